@@ -1,0 +1,159 @@
+import { fileURLToPath } from 'node:url'
+
+/**
+ * The one typed configuration object. Flags and environment variables are both
+ * read through the option table below, so `--help`, the parser and the docs
+ * never disagree.
+ */
+export interface Config {
+  host: string
+  port: number
+  logLevel: LogLevel
+  /** One structured log line per finished request (off costs nothing on the hot path). */
+  accessLog: boolean
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number
+  /** How long graceful shutdown waits for in-flight requests before closing sockets. */
+  shutdownTimeoutMs: number
+  students: StudentsConfig
+}
+
+export interface StudentsConfig {
+  enabled: boolean
+  /** Base path the student records service is mounted under, e.g. `/students`. */
+  base: string
+  /** Folder whose files are served under `{base}/assets/`. */
+  assetsDir: string
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL('../public', import.meta.url))
+
+export function defaultConfig(): Config {
+  return {
+    host: '127.0.0.1',
+    port: 8080,
+    logLevel: 'info',
+    accessLog: false,
+    bodyLimit: 1024 * 1024,
+    shutdownTimeoutMs: 10_000,
+    students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR }
+  }
+}
+
+/** Thrown for a flag or environment value that cannot be used; the CLI exits with code 2. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+type OptionType = 'string' | 'boolean' | 'integer' | 'bytes' | 'path' | 'base'
+
+export interface OptionSpec {
+  /** Long flag name without dashes. */
+  flag: string
+  env?: string
+  type: OptionType
+  description: string
+  apply: (config: Config, value: string | number | boolean) => void
+  /** Extra check after parsing; throw ConfigError with a message naming the flag. */
+  choices?: readonly string[]
+}
+
+/**
+ * Every option `rqs serve` understands. Services add theirs here so that one
+ * table drives parsing, validation and `--help`.
+ */
+export const OPTIONS: OptionSpec[] = [
+  { flag: 'port', env: 'PORT', type: 'integer', description: 'TCP port to listen on (default 8080; 0 picks a free one)', apply: (c, v) => { c.port = v as number } },
+  { flag: 'host', env: 'HOST', type: 'string', description: 'interface to bind (default 127.0.0.1)', apply: (c, v) => { c.host = v as string } },
+  { flag: 'log-level', env: 'LOG_LEVEL', type: 'string', choices: LOG_LEVELS, description: `log level: ${LOG_LEVELS.join(', ')} (default info)`, apply: (c, v) => { c.logLevel = v as LogLevel } },
+  { flag: 'access-log', env: 'RQS_ACCESS_LOG', type: 'boolean', description: 'log one line per finished request (default off)', apply: (c, v) => { c.accessLog = v as boolean } },
+  { flag: 'body-limit', env: 'RQS_BODY_LIMIT', type: 'bytes', description: 'largest request body, e.g. 1048576, 512kb, 1mb (default 1mb)', apply: (c, v) => { c.bodyLimit = v as number } },
+  { flag: 'shutdown-timeout', env: 'RQS_SHUTDOWN_TIMEOUT_MS', type: 'integer', description: 'ms to wait for in-flight requests on SIGTERM (default 10000)', apply: (c, v) => { c.shutdownTimeoutMs = v as number } },
+  { flag: 'students-base', env: 'RQS_STUDENTS_BASE', type: 'base', description: 'base path of the student records service (default /students)', apply: (c, v) => { c.students.base = v as string } },
+  { flag: 'assets-dir', env: 'RQS_ASSETS_DIR', type: 'path', description: "folder served under {students-base}/assets/ (default the package's public/)", apply: (c, v) => { c.students.assetsDir = v as string } },
+  { flag: 'no-students', type: 'boolean', description: 'do not mount the student records service', apply: (c, v) => { c.students.enabled = !(v as boolean) } }
+]
+
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }
+
+function parseValue (spec: OptionSpec, raw: string | boolean, source: string): string | number | boolean {
+  const name = source
+  if (spec.type === 'boolean') {
+    if (typeof raw === 'boolean') return raw
+    const v = raw.trim().toLowerCase()
+    if (['1', 'true', 'yes', 'on'].includes(v)) return true
+    if (['0', 'false', 'no', 'off', ''].includes(v)) return false
+    throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+  }
+  if (typeof raw === 'boolean') throw new ConfigError(`${name} needs a value`)
+  switch (spec.type) {
+    case 'integer': {
+      if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`)
+      const n = Number(raw)
+      if (spec.flag === 'port' && n > 65535) throw new ConfigError(`${name} must be between 0 and 65535, got ${raw}`)
+      if (!Number.isSafeInteger(n)) throw new ConfigError(`${name} is too large: "${raw}"`)
+      return n
+    }
+    case 'bytes': {
+      const m = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(raw.trim())
+      if (m === null) throw new ConfigError(`${name} must be a size such as 1048576, 512kb or 1mb, got "${raw}"`)
+      const n = Number(m[1]) * (BYTE_UNITS[(m[2] ?? '').toLowerCase()] ?? 1)
+      if (n < 1 || !Number.isSafeInteger(n)) throw new ConfigError(`${name} must be at least 1 byte, got "${raw}"`)
+      return n
+    }
+    case 'base': {
+      if (!/^\/[A-Za-z0-9._~\-/]*$/.test(raw) || raw.includes('//')) {
+        throw new ConfigError(`${name} must be a path such as /students, got "${raw}"`)
+      }
+      return normaliseBase(raw)
+    }
+    case 'path':
+    case 'string':
+      if (raw === '') throw new ConfigError(`${name} must not be empty`)
+      if (spec.choices !== undefined && !spec.choices.includes(raw)) {
+        throw new ConfigError(`${name} must be one of ${spec.choices.join(', ')}, got "${raw}"`)
+      }
+      return raw
+  }
+}
+
+/** `/students/` → `/students`; `/` stays `/`. */
+export function normaliseBase (base: string): string {
+  return base.length > 1 && base.endsWith('/') ? base.slice(0, -1) : base
+}
+
+/**
+ * Builds a Config from parsed flag values and the environment. Flags win over
+ * environment variables, which win over defaults.
+ */
+export function resolveConfig (flags: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): Config {
+  const config = defaultConfig()
+  for (const spec of OPTIONS) {
+    const fromFlag = flags[spec.flag]
+    if (fromFlag !== undefined) {
+      spec.apply(config, parseValue(spec, fromFlag, `--${spec.flag}`))
+    } else if (spec.env !== undefined && env[spec.env] !== undefined) {
+      spec.apply(config, parseValue(spec, env[spec.env] as string, spec.env))
+    }
+  }
+  return config
+}
+
+/** A Config for tests and embedding: defaults, then the given overrides (one level deep per section). */
+export function makeConfig (overrides: DeepPartial<Config> = {}): Config {
+  const config = defaultConfig() as unknown as Record<string, unknown>
+  for (const [key, value] of Object.entries(overrides)) {
+    const current = config[key]
+    config[key] = isPlainObject(current) && isPlainObject(value) ? { ...current, ...value } : value
+  }
+  return config as unknown as Config
+}
+
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? Partial<T[K]> : T[K] }
+
+function isPlainObject (v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}

@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+
+const MAX_LENGTH = 128
+
+/** True when an incoming X-Request-Id is safe to adopt: 1–128 of [A-Za-z0-9._:-]. */
+function acceptable (value: string): boolean {
+  if (value.length === 0 || value.length > MAX_LENGTH) return false
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    const ok = (c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 46 || c === 95
+    if (!ok) return false
+  }
+  return true
+}
+
+/**
+ * Fastify's genReqId: keep a well-formed X-Request-Id from a proxy or client
+ * so one id follows a request across systems, otherwise make a fresh UUID.
+ */
+export function requestId (req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id']
+  return typeof incoming === 'string' && acceptable(incoming) ? incoming : randomUUID()
+}

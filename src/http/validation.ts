@@ -1,0 +1,19 @@
+import { Ajv, type Options } from 'ajv'
+import type { FastifyInstance } from 'fastify'
+
+/**
+ * Two validators: bodies are checked strictly (no type coercion: `"42"` is
+ * not an age), query strings and params are coerced from their text form.
+ * Both strip properties a schema does not declare (`additionalProperties:
+ * false` + removeAdditional), so unknown fields are never stored, and report
+ * every failure at once so a client can fix them in one go.
+ */
+export function installValidators (app: FastifyInstance): void {
+  const common: Options = { removeAdditional: true, useDefaults: true, allErrors: true, strict: false, addUsedSchema: false }
+  const bodyAjv = new Ajv({ ...common, coerceTypes: false })
+  const textAjv = new Ajv({ ...common, coerceTypes: 'array' })
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv
+    return ajv.compile(schema)
+  })
+}

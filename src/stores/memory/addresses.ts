@@ -1,0 +1,69 @@
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import { conditionHolds } from '../conditions.js'
+
+export const MAX_ADDRESS_ID = 9223372036854775807n
+
+/**
+ * Address records in a Map keyed by bigint. Generated ids count up from 1 and
+ * skip any id a PUT already created, so they never collide.
+ */
+export class MemoryAddressStore implements AddressStore {
+  readonly #records = new Map<bigint, Address>()
+  #nextId = 1n
+
+  async create (input: AddressInput): Promise<Address> {
+    while (this.#records.has(this.#nextId)) this.#nextId++
+    if (this.#nextId > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
+    const address: Address = { id: this.#nextId++, name: input.name, city: input.city, postalCode: input.postalCode }
+    this.#records.set(address.id, address)
+    return address
+  }
+
+  async get (id: bigint): Promise<Address | undefined> {
+    return this.#records.get(id)
+  }
+
+  async list (query: AddressListQuery): Promise<Address[]> {
+    const out: Address[] = []
+    // Ids are sorted on demand: paging is rare next to reads by id, and a Map keeps inserts O(1).
+    const ids = [...this.#records.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    for (const id of ids) {
+      if (query.after !== undefined && id <= query.after) continue
+      const a = this.#records.get(id) as Address
+      if (query.city !== undefined && a.city !== query.city) continue
+      if (query.postalCode !== undefined && a.postalCode !== query.postalCode) continue
+      out.push(a)
+      if (out.length >= query.limit) break
+    }
+    return out
+  }
+
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
+    const current = this.#records.get(id)
+    if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
+    if (current === undefined) {
+      const created: Address = { id, name: input.name, city: input.city, postalCode: input.postalCode }
+      this.#records.set(id, created)
+      return { outcome: 'created', record: created }
+    }
+    // The spec: city and postalCode come from the submitted entity; the stored name is kept.
+    const updated: Address = { id, name: current.name, city: input.city, postalCode: input.postalCode }
+    this.#records.set(id, updated)
+    return { outcome: 'updated', record: updated }
+  }
+
+  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
+    const current = this.#records.get(id)
+    if (current === undefined) return { outcome: 'not-found' }
+    if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
+    this.#records.delete(id)
+    return { outcome: 'deleted' }
+  }
+}
+
+export function sameAddress (a: Address, b: Address): boolean {
+  return a.id === b.id && a.name === b.name && a.city === b.city && a.postalCode === b.postalCode
+}
+
+const NONE: WriteCondition<Address> = { kind: 'none' }
+const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const
