@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+
+export interface ServerProcess {
+  child: ChildProcess
+  origin: string
+  /** Every line the process wrote to stdout so far (JSON log lines). */
+  lines: string[]
+  stderr: () => string
+  exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
+}
+
+/** Runs the CLI from source (no build needed) and collects its output. */
+export function runCli (args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+}
+
+export async function runCliToEnd (args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  const child = runCli(args, env)
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (c: Buffer) => { stdout += c.toString() })
+  child.stderr?.on('data', (c: Buffer) => { stderr += c.toString() })
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)))
+  return { code, stdout, stderr }
+}
+
+/**
+ * Starts `rqs serve` on a free port (--port 0) and resolves once its
+ * "Server listening" log line tells the address.
+ */
+export async function startServerProcess (args: string[] = [], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<ServerProcess> {
+  const child = runCli(['serve', '--port', '0', ...args], env)
+  const lines: string[] = []
+  let err = ''
+  let pending = ''
+  child.stderr?.on('data', (c: Buffer) => { err += c.toString() })
+  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal }))
+  })
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start in time: ${err}`)) }, timeoutMs)
+    child.stdout?.on('data', (c: Buffer) => {
+      pending += c.toString()
+      let nl
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl)
+        pending = pending.slice(nl + 1)
+        lines.push(line)
+        const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line)
+        if (m !== null) { clearTimeout(timer); resolve(m[1] as string) }
+      }
+    })
+    void exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`server exited with ${String(code)} before listening: ${err}`)) })
+  })
+  return { child, origin, lines, stderr: () => err, exited }
+}
