@@ -16,6 +16,22 @@ export interface Config {
   /** How long graceful shutdown waits for in-flight requests before closing sockets. */
   shutdownTimeoutMs: number
   students: StudentsConfig
+  versioning: VersioningConfig
+}
+
+export interface VersioningConfig {
+  /** `rqs` in `application/vnd.rqs.v2+json`. */
+  vendor: string
+  /** Serve versions by Accept header (media type versioning). */
+  mediaType: boolean
+  /** Also mount every REST service under /v1/… and /v2/… (URI versioning). */
+  uri: boolean
+  /** Versions announced as deprecated (Deprecation, Sunset and Link headers). */
+  deprecated: number[]
+  /** When the deprecation took or takes effect (default: start-up). */
+  deprecatedSince?: Date
+  /** When deprecated versions stop being served. */
+  sunset?: Date
 }
 
 export interface StudentsConfig {
@@ -39,7 +55,8 @@ export function defaultConfig(): Config {
     accessLog: false,
     bodyLimit: 1024 * 1024,
     shutdownTimeoutMs: 10_000,
-    students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR }
+    students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR },
+    versioning: { vendor: 'rqs', mediaType: true, uri: true, deprecated: [] }
   }
 }
 
@@ -48,7 +65,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
-type OptionType = 'string' | 'boolean' | 'integer' | 'bytes' | 'path' | 'base'
+type OptionType = 'string' | 'boolean' | 'integer' | 'bytes' | 'path' | 'base' | 'date' | 'versions' | 'token'
 
 export interface OptionSpec {
   /** Long flag name without dashes. */
@@ -56,7 +73,7 @@ export interface OptionSpec {
   env?: string
   type: OptionType
   description: string
-  apply: (config: Config, value: string | number | boolean) => void
+  apply: (config: Config, value: OptionValue) => void
   /** Extra check after parsing; throw ConfigError with a message naming the flag. */
   choices?: readonly string[]
 }
@@ -74,12 +91,20 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'shutdown-timeout', env: 'RQS_SHUTDOWN_TIMEOUT_MS', type: 'integer', description: 'ms to wait for in-flight requests on SIGTERM (default 10000)', apply: (c, v) => { c.shutdownTimeoutMs = v as number } },
   { flag: 'students-base', env: 'RQS_STUDENTS_BASE', type: 'base', description: 'base path of the student records service (default /students)', apply: (c, v) => { c.students.base = v as string } },
   { flag: 'assets-dir', env: 'RQS_ASSETS_DIR', type: 'path', description: "folder served under {students-base}/assets/ (default the package's public/)", apply: (c, v) => { c.students.assetsDir = v as string } },
-  { flag: 'no-students', type: 'boolean', description: 'do not mount the student records service', apply: (c, v) => { c.students.enabled = !(v as boolean) } }
+  { flag: 'no-students', type: 'boolean', description: 'do not mount the student records service', apply: (c, v) => { c.students.enabled = !(v as boolean) } },
+  { flag: 'vendor', env: 'RQS_VENDOR', type: 'token', description: 'vendor name in media types application/vnd.<vendor>.v<N>+json (default rqs)', apply: (c, v) => { c.versioning.vendor = v as string } },
+  { flag: 'no-media-type-versioning', env: 'RQS_NO_MEDIA_TYPE_VERSIONING', type: 'boolean', description: 'do not negotiate versions by Accept (plain JSON gets v1)', apply: (c, v) => { c.versioning.mediaType = !(v as boolean) } },
+  { flag: 'no-uri-versioning', env: 'RQS_NO_URI_VERSIONING', type: 'boolean', description: 'do not mount the REST services under /v1/ and /v2/', apply: (c, v) => { c.versioning.uri = !(v as boolean) } },
+  { flag: 'deprecate', env: 'RQS_DEPRECATE', type: 'versions', description: 'versions to announce as deprecated, e.g. 1 or 1,2', apply: (c, v) => { c.versioning.deprecated = v as unknown as number[] } },
+  { flag: 'deprecated-since', env: 'RQS_DEPRECATED_SINCE', type: 'date', description: 'date of the deprecation (ISO 8601; default start-up)', apply: (c, v) => { c.versioning.deprecatedSince = v as unknown as Date } },
+  { flag: 'sunset', env: 'RQS_SUNSET', type: 'date', description: 'date deprecated versions stop being served (ISO 8601)', apply: (c, v) => { c.versioning.sunset = v as unknown as Date } }
 ]
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }
 
-function parseValue (spec: OptionSpec, raw: string | boolean, source: string): string | number | boolean {
+type OptionValue = string | number | boolean | Date | number[]
+
+function parseValue (spec: OptionSpec, raw: string | boolean, source: string): OptionValue {
   const name = source
   if (spec.type === 'boolean') {
     if (typeof raw === 'boolean') return raw
@@ -110,6 +135,19 @@ function parseValue (spec: OptionSpec, raw: string | boolean, source: string): s
       }
       return normaliseBase(raw)
     }
+    case 'date': {
+      const d = new Date(raw)
+      if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(d.getTime())) throw new ConfigError(`${name} must be an ISO 8601 date such as 2027-06-30, got "${raw}"`)
+      return d
+    }
+    case 'versions': {
+      const parts = raw.split(',').map((p) => p.trim().replace(/^v/i, ''))
+      if (parts.some((p) => !/^[1-9]\d{0,2}$/.test(p))) throw new ConfigError(`${name} must list versions such as 1 or 1,2, got "${raw}"`)
+      return parts.map(Number)
+    }
+    case 'token':
+      if (!/^[a-z0-9][a-z0-9.-]{0,62}$/.test(raw)) throw new ConfigError(`${name} must be lower-case letters, digits, dots and dashes, got "${raw}"`)
+      return raw
     case 'path':
     case 'string':
       if (raw === '') throw new ConfigError(`${name} must not be empty`)

@@ -4,7 +4,9 @@ import type { Stores } from './stores/types.js'
 import { openStores } from './stores/index.js'
 import { installValidators } from './http/validation.js'
 import { requestId } from './http/request-id.js'
-import { studentsService } from './services/students/routes.js'
+import { studentsService } from './services/students/index.js'
+import { apiVersionConstraint, VersionNegotiator, vendorType } from './http/versioning.js'
+import type { DeprecationPolicy } from './http/deprecation.js'
 
 /**
  * Access logging: one line per finished request (Fastify's "request completed",
@@ -32,6 +34,12 @@ export interface ServerDependencies {
  * times in one process: nothing here is global.
  */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
+  const { versioning } = config
+  const versions = [1, 2]
+  // The header approach: one negotiator for every REST service at its plain base path.
+  const negotiator = new VersionNegotiator(versioning.vendor, versions, 1, versioning.mediaType)
+  const deprecations = deprecationPolicies(config)
+
   const app = Fastify({
     logger: { level: config.logLevel },
     logController: new AccessLogController({ disableRequestLogging: !config.accessLog }),
@@ -44,6 +52,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     forceCloseConnections: 'idle'
   })
   installValidators(app)
+  app.addConstraintStrategy(apiVersionConstraint(negotiator))
 
   const stores = deps.stores ?? await openStores(config)
   if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
@@ -55,14 +64,44 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
 
   app.get('/healthz', { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
 
+  app.decorateRequest('apiVersion', 0)
+  const notAcceptable = (request: FastifyRequest, reply: FastifyReply, available: readonly string[]): unknown =>
+    reply.code(406).header('content-type', 'application/problem+json').send(JSON.stringify({
+      type: 'about:blank', title: 'Not Acceptable', status: 406, detail: `Acceptable media types: ${available.join(', ')}`, instance: request.url, available
+    }))
+
   if (config.students.enabled) {
-    await app.register(studentsService, {
-      prefix: config.students.base === '/' ? '' : config.students.base,
-      store: stores.students,
-      assetsDir: config.students.assetsDir
-    })
+    const base = prefixOf(config.students.base)
+    const serviceConfig = { store: stores.students, assetsDir: config.students.assetsDir, deprecations, notAcceptable }
+    await app.register(studentsService({
+      prefix: base,
+      negotiator,
+      successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) })
+    }, serviceConfig), { prefix: base })
+    if (versioning.uri) {
+      for (const version of versions) {
+        const prefix = `/v${version}${base}`
+        await app.register(studentsService({
+          prefix,
+          negotiator: new VersionNegotiator(versioning.vendor, [version], version, versioning.mediaType),
+          fixedVersion: version,
+          successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) })
+        }, serviceConfig), { prefix })
+      }
+    }
   }
 
   await app.ready()
   return app
+}
+
+/** `/` mounts at the root (Fastify's empty prefix); anything else as given. */
+function prefixOf (base: string): string {
+  return base === '/' ? '' : base
+}
+
+function deprecationPolicies (config: Config): Map<number, DeprecationPolicy> {
+  const since = config.versioning.deprecatedSince ?? new Date()
+  const policy: DeprecationPolicy = { since, sunset: config.versioning.sunset, docsUrl: '/docs/versioning.md' }
+  return new Map(config.versioning.deprecated.map((v) => [v, policy]))
 }

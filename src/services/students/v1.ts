@@ -1,33 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import fastifyStatic from '@fastify/static'
-import type { StudentStore } from '../../stores/types.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
-import { routeOtherMethods } from '../../http/method-not-allowed.js'
+import type { Representation } from '../../http/versioned-mount.js'
+import type { StudentsServiceOptions } from './options.js'
 import { fail, messages, ok } from './envelope.js'
 import { studentErrorHandler } from './errors.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
 } from './schema.js'
 
-export interface StudentsServiceOptions {
-  store: StudentStore
-  assetsDir: string
-}
-
 const errorResponses = { '4xx': MessageEnvelope, '5xx': MessageEnvelope }
 
 /**
- * The student records service (spec: "Student records service"). Mount it
- * with a prefix; every answer under that prefix, errors included, is the
- * `{isSuccessful, body}` envelope.
+ * Version 1: the spec's student records service, exactly. Every answer,
+ * errors included, is the `{isSuccessful, body}` envelope.
  */
-export async function studentsService (app: FastifyInstance, opts: StudentsServiceOptions): Promise<void> {
+async function routesV1 (app: FastifyInstance, opts: StudentsServiceOptions): Promise<void> {
   const { store } = opts
-
-  app.setErrorHandler(studentErrorHandler)
-  app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send(fail(messages.noRoute(request.method, request.url)))
-  })
 
   app.get('/', { schema: { response: { 200: StudentListEnvelope, ...errorResponses } } }, async () => {
     return ok(await store.list())
@@ -67,22 +55,13 @@ export async function studentsService (app: FastifyInstance, opts: StudentsServi
     if (result.outcome !== 'deleted') return reply.code(404).send(fail(messages.notFound(id)))
     return ok(messages.deleted(id))
   })
+}
 
-  // Spec rule 1: the assets route is always present. @fastify/static gives
-  // content types, ETag, Last-Modified and range support, and refuses paths
-  // that leave the folder; a missing file falls through to the 404 above.
-  await app.register(fastifyStatic, {
-    root: opts.assetsDir,
-    prefix: '/assets/',
-    decorateReply: false,
-    index: false,
-    dotfiles: 'deny',
-    wildcard: true
-  })
-
-  const methodNotAllowed = (request: FastifyRequest, reply: FastifyReply, allow: string): unknown =>
+export const studentsV1: Representation<StudentsServiceOptions> = {
+  version: 1,
+  plugin: routesV1,
+  errorHandler: studentErrorHandler,
+  notFound: (request: FastifyRequest, reply: FastifyReply) => reply.code(404).send(fail(messages.noRoute(request.method, request.url))),
+  methodNotAllowed: (request: FastifyRequest, reply: FastifyReply, allow: string) =>
     reply.code(405).send(fail(messages.methodNotAllowed(request.method, allow)))
-  routeOtherMethods(app, '/', ['GET', 'POST', 'PUT'], methodNotAllowed)
-  routeOtherMethods(app, '/:id', ['GET', 'DELETE'], methodNotAllowed)
-  routeOtherMethods(app, '/assets/*', ['GET', 'HEAD'], methodNotAllowed)
 }

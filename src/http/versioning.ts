@@ -1,0 +1,97 @@
+import Negotiator from 'negotiator'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+
+/**
+ * API versions by media type (spec: "Media type versioning"). A client asks
+ * for `application/vnd.<vendor>.v<N>+json`; `application/json`, `*\/*` or no
+ * Accept get the default version. The answer carries the type the client
+ * asked for in Content-Type, and `Vary: Accept`.
+ */
+export interface VersionChoice {
+  version: number
+  /** The Content-Type of a successful answer. */
+  contentType: string
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8'
+const CACHE_LIMIT = 512
+
+export function vendorType (vendor: string, version: number): string {
+  return `application/vnd.${vendor}.v${version}+json`
+}
+
+export class VersionNegotiator {
+  /** Media types this negotiator serves, plain JSON first so that wildcards pick the default. */
+  readonly available: readonly string[]
+  readonly #byType = new Map<string, VersionChoice>()
+  readonly #defaultChoice: VersionChoice
+  readonly #cache = new Map<string, VersionChoice | null>()
+
+  /**
+   * @param versions the versions served, e.g. [1, 2]
+   * @param defaultVersion what plain JSON and wildcards get
+   * @param vendorTypes false when media type versioning is switched off: only plain JSON is served
+   */
+  constructor (readonly vendor: string, readonly versions: readonly number[], defaultVersion: number, vendorTypes = true) {
+    this.#defaultChoice = { version: defaultVersion, contentType: JSON_TYPE }
+    this.#byType.set('application/json', this.#defaultChoice)
+    if (vendorTypes) {
+      for (const v of versions) this.#byType.set(vendorType(vendor, v), { version: v, contentType: vendorType(vendor, v) })
+    }
+    this.available = [...this.#byType.keys()]
+  }
+
+  get defaultChoice (): VersionChoice {
+    return this.#defaultChoice
+  }
+
+  /** The version and content type for an Accept header, or undefined when nothing served is acceptable (406). */
+  negotiate (accept: string | undefined): VersionChoice | undefined {
+    // Fast path for what almost every client sends; no parsing, no allocation.
+    if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept === '') return this.#defaultChoice
+    const cached = this.#cache.get(accept)
+    if (cached !== undefined) return cached ?? undefined
+    const best = new Negotiator({ headers: { accept } }).mediaType(this.available as string[])
+    const choice = best === undefined ? undefined : this.#byType.get(best.toLowerCase())
+    if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear()
+    this.#cache.set(accept, choice ?? null)
+    return choice
+  }
+}
+
+/**
+ * A find-my-way constraint: routes registered with `constraints: { apiVersion: '2' }`
+ * answer only requests whose Accept negotiates to version 2. A request whose
+ * Accept matches nothing derives 'none' and falls through to the not-found
+ * handler, which answers 406.
+ */
+type ConstraintStrategy = Parameters<FastifyInstance['addConstraintStrategy']>[0]
+type RouteHandler = NonNullable<ReturnType<ReturnType<ConstraintStrategy['storage']>['get']>>
+
+export function apiVersionConstraint (negotiator: VersionNegotiator): ConstraintStrategy {
+  return {
+    name: 'apiVersion',
+    storage () {
+      const handlers = new Map<string, RouteHandler>()
+      return {
+        get: (version: string) => handlers.get(version) ?? null,
+        set: (version: string, handler: RouteHandler) => { handlers.set(version, handler) }
+      }
+    },
+    deriveConstraint (req: IncomingMessage): string {
+      const choice = negotiator.negotiate(req.headers.accept)
+      return choice === undefined ? 'none' : String(choice.version)
+    },
+    mustMatchWhenDerived: false,
+    validate (value: unknown) {
+      if (typeof value !== 'string') throw new TypeError('apiVersion constraint must be a string')
+    }
+  }
+}
+
+/** Sets Vary and the negotiated Content-Type on a reply (plain JSON is Fastify's default already). */
+export function applyChoice (reply: FastifyReply, choice: VersionChoice): void {
+  reply.header('vary', 'Accept')
+  if (choice.contentType !== JSON_TYPE) reply.header('content-type', choice.contentType)
+}

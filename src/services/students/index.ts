@@ -1,0 +1,56 @@
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { StudentStore } from '../../stores/types.js'
+import { mountVersioned } from '../../http/versioned-mount.js'
+import type { VersionNegotiator } from '../../http/versioning.js'
+import type { DeprecationPolicy } from '../../http/deprecation.js'
+import { studentsV1 } from './v1.js'
+import type { StudentsServiceOptions } from './options.js'
+
+export interface StudentsMount {
+  /** URL prefix, e.g. `/students` or `/v2/students`. */
+  prefix: string
+  negotiator: VersionNegotiator
+  fixedVersion?: number
+  successor?: (url: string, version: number) => { url: string, type?: string }
+}
+
+export interface StudentsServiceConfig {
+  store: StudentStore
+  assetsDir: string
+  deprecations: ReadonlyMap<number, DeprecationPolicy>
+  notAcceptable: (request: FastifyRequest, reply: FastifyReply, available: readonly string[]) => unknown
+}
+
+export const STUDENT_REPRESENTATIONS = [studentsV1]
+
+/**
+ * The student records service at one prefix: its versioned representations,
+ * 404/405/406 in the shape the client asked for, and the static assets
+ * (spec rule 1: the assets route is always present).
+ */
+export function studentsService (mount: StudentsMount, config: StudentsServiceConfig) {
+  return async function students (app: FastifyInstance): Promise<void> {
+    const serviceOptions: StudentsServiceOptions = { store: config.store }
+    await mountVersioned(app, {
+      negotiator: mount.negotiator,
+      fixedVersion: mount.fixedVersion,
+      representations: STUDENT_REPRESENTATIONS,
+      methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'DELETE']], ['/assets/*', ['GET', 'HEAD']]],
+      serviceOptions,
+      deprecations: config.deprecations,
+      successor: mount.successor,
+      notAcceptable: config.notAcceptable
+    })
+    // @fastify/static gives content types, ETag, Last-Modified and ranges, and
+    // refuses paths that leave the folder; a missing file falls through to 404.
+    await app.register(fastifyStatic, {
+      root: config.assetsDir,
+      prefix: '/assets/',
+      decorateReply: false,
+      index: false,
+      dotfiles: 'deny',
+      wildcard: true
+    })
+  }
+}

@@ -1,0 +1,5 @@
+import type { StudentStore } from '../../stores/types.js'
+
+export interface StudentsServiceOptions {
+  store: StudentStore
+}
