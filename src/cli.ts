@@ -1,14 +1,13 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError, OPTIONS, resolveConfig } from './config.js'
 import { buildServer } from './server.js'
+import { PACKAGE_VERSION as version } from './version.js'
 
 /** Exit codes: 0 ok, 1 failed at run time, 2 bad usage or configuration. */
 const EXIT_USAGE = 2
 const EXIT_FAILURE = 1
 
-const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
 function usage (): string {
   const width = Math.max(...OPTIONS.map((o) => o.flag.length)) + 4

@@ -7,6 +7,10 @@ import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/index.js'
 import { apiVersionConstraint, VersionNegotiator, vendorType } from './http/versioning.js'
 import type { DeprecationPolicy } from './http/deprecation.js'
+import { homeService, type DirectoryLink } from './services/home/index.js'
+import { docsService } from './services/docs/index.js'
+import { PACKAGE_VERSION } from './version.js'
+import { API_DOCS_PATH, OPENAPI_PATH, registerOpenApi } from './http/openapi.js'
 
 /**
  * Access logging: one line per finished request (Fastify's "request completed",
@@ -65,13 +69,18 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   app.get('/healthz', { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
 
   app.decorateRequest('apiVersion', 0)
+  await registerOpenApi(app) // before the routes: it collects them as they are added
   const notAcceptable = (request: FastifyRequest, reply: FastifyReply, available: readonly string[]): unknown =>
     reply.code(406).header('content-type', 'application/problem+json').send(JSON.stringify({
       type: 'about:blank', title: 'Not Acceptable', status: 406, detail: `Acceptable media types: ${available.join(', ')}`, instance: request.url, available
     }))
 
+  // The entry point's directory (spec, Versioning rule 4): each mounted service adds its links.
+  const directory: DirectoryLink[] = [{ rel: 'self', href: '/', title: 'This directory', type: 'application/json' }]
+
   if (config.students.enabled) {
     const base = prefixOf(config.students.base)
+    directory.push({ rel: 'students', href: config.students.base, title: 'Student records service (REST)', type: 'application/json' })
     const serviceConfig = { store: stores.students, assetsDir: config.students.assetsDir, deprecations, notAcceptable }
     await app.register(studentsService({
       prefix: base,
@@ -90,6 +99,13 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
       }
     }
   }
+
+  directory.push({ rel: 'service-desc', href: OPENAPI_PATH, title: 'OpenAPI document', type: 'application/openapi+json' })
+  directory.push({ rel: 'service-doc', href: API_DOCS_PATH, title: 'API reference (Swagger UI)', type: 'text/html' })
+  await app.register(docsService)
+  directory.push({ rel: 'help', href: '/docs/', title: 'Documentation: decisions, errors, versioning', type: 'text/html' })
+  directory.push({ rel: 'status', href: '/healthz', title: 'Health check', type: 'application/json' })
+  await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links: directory })
 
   await app.ready()
   return app

@@ -9,6 +9,7 @@ import {
 } from './schema.js'
 
 const errorResponses = { '4xx': MessageEnvelope, '5xx': MessageEnvelope }
+const tags = ['students v1 (envelope)']
 
 /**
  * Version 1: the spec's student records service, exactly. Every answer,
@@ -17,12 +18,12 @@ const errorResponses = { '4xx': MessageEnvelope, '5xx': MessageEnvelope }
 async function routesV1 (app: FastifyInstance, opts: StudentsServiceOptions): Promise<void> {
   const { store } = opts
 
-  app.get('/', { schema: { response: { 200: StudentListEnvelope, ...errorResponses } } }, async () => {
+  app.get('/', { schema: { tags, summary: 'List students', response: { 200: StudentListEnvelope, ...errorResponses } } }, async () => {
     return ok(await store.list())
   })
 
   app.get<{ Params: IdParams }>('/:id', {
-    schema: { params: IdParams, response: { 200: StudentEnvelope, ...errorResponses } }
+    schema: { tags, summary: 'Retrieve a student', params: IdParams, response: { 200: StudentEnvelope, ...errorResponses } }
   }, async (request, reply) => {
     const id = parseNonNegativeInteger(request.params.id)
     if (id < 0) return reply.code(400).send(fail(messages.badId))
@@ -32,14 +33,14 @@ async function routesV1 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
-    schema: { body: StudentCreateBody, response: { 201: StudentEnvelope, ...errorResponses } }
+    schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: StudentEnvelope, ...errorResponses } }
   }, async (request, reply) => {
     const student = await store.create(request.body)
     return reply.code(201).send(ok(student))
   })
 
   app.put<{ Body: StudentReplaceBody }>('/', {
-    schema: { body: StudentReplaceBody, response: { 200: StudentEnvelope, ...errorResponses } }
+    schema: { tags, summary: 'Replace a student (never creates)', body: StudentReplaceBody, response: { 200: StudentEnvelope, ...errorResponses } }
   }, async (request, reply) => {
     const result = await store.replace(request.body)
     if (result.outcome !== 'replaced') return reply.code(404).send(fail(messages.notFound(request.body.id)))
@@ -47,7 +48,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
   })
 
   app.delete<{ Params: IdParams }>('/:id', {
-    schema: { params: IdParams, response: { 200: MessageEnvelope, ...errorResponses } }
+    schema: { tags, summary: 'Delete a student', params: IdParams, response: { 200: MessageEnvelope, ...errorResponses } }
   }, async (request, reply) => {
     const id = parseNonNegativeInteger(request.params.id)
     if (id < 0) return reply.code(400).send(fail(messages.badId))
