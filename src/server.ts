@@ -5,7 +5,7 @@ import { openStores } from './stores/index.js'
 import { installValidators } from './http/validation.js'
 import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/index.js'
-import { apiVersionConstraint, VersionNegotiator, vendorType } from './http/versioning.js'
+import { apiVersionConstraint, VersionNegotiator, vendorJsonPattern, vendorType } from './http/versioning.js'
 import type { DeprecationPolicy } from './http/deprecation.js'
 import { homeService, type DirectoryLink } from './services/home/index.js'
 import { docsService } from './services/docs/index.js'
@@ -57,6 +57,8 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   })
   installValidators(app)
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
+  // Bodies sent as a versioned type (application/vnd.rqs.v2+json) are JSON like application/json.
+  app.addContentTypeParser(vendorJsonPattern(versioning.vendor), { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
 
   const stores = deps.stores ?? await openStores(config)
   if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })

@@ -21,6 +21,11 @@ export function vendorType (vendor: string, version: number): string {
   return `application/vnd.${vendor}.v${version}+json`
 }
 
+/** Matches `application/vnd.<vendor>.v<N>+json` as a request Content-Type (parameters allowed). */
+export function vendorJsonPattern (vendor: string): RegExp {
+  return new RegExp(`^application/vnd\\.${vendor.replace(/[.]/g, '\\.')}\\.v\\d+\\+json(\\s*;|$)`, 'i')
+}
+
 export class VersionNegotiator {
   /** Media types this negotiator serves, plain JSON first so that wildcards pick the default. */
   readonly available: readonly string[]
