@@ -11,6 +11,8 @@ export interface Representation<Options extends FastifyPluginOptions> {
   plugin: FastifyPluginAsync<Options>
   /** Renders errors thrown in this representation's routes (and, for its clients, around them). */
   errorHandler: (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
+  /** Paths and the methods each serves in this version; other methods answer 405 with Allow. */
+  methods: ReadonlyArray<[string, HTTPMethods[]]>
   notFound: (request: FastifyRequest, reply: FastifyReply) => unknown
   methodNotAllowed: (request: FastifyRequest, reply: FastifyReply, allow: string) => unknown
 }
@@ -21,7 +23,7 @@ export interface MountOptions<Options extends FastifyPluginOptions> {
   /** Set for a URI-versioned mount (/v2/...): the URI fixes the version, Accept may only agree. */
   fixedVersion?: number
   representations: ReadonlyArray<Representation<Options>>
-  /** Paths and the methods each serves, so other methods answer 405 with Allow. */
+  /** Version-independent paths (static files) and their methods; other methods answer 405. */
   methods: ReadonlyArray<[string, HTTPMethods[]]>
   serviceOptions: Options
   /** Deprecated versions and their policy (headers on every answer of that version). */
@@ -74,6 +76,8 @@ export async function mountVersioned<Options extends FastifyPluginOptions> (app:
         done()
       })
       await scope.register(representation.plugin as FastifyPluginAsync, opts.serviceOptions)
+      // Registered in this scope, the 405 routes carry the version constraint too.
+      for (const [url, allowed] of representation.methods) routeOtherMethods(scope, url, allowed, representation.methodNotAllowed)
     })
   }
 

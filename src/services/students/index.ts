@@ -36,7 +36,7 @@ export function studentsService (mount: StudentsMount, config: StudentsServiceCo
       negotiator: mount.negotiator,
       fixedVersion: mount.fixedVersion,
       representations: STUDENT_REPRESENTATIONS,
-      methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'DELETE']], ['/assets/*', ['GET', 'HEAD']]],
+      methods: [['/assets/*', ['GET', 'HEAD']]],
       serviceOptions,
       deprecations: config.deprecations,
       successor: mount.successor,

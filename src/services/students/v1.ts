@@ -62,6 +62,7 @@ export const studentsV1: Representation<StudentsServiceOptions> = {
   version: 1,
   plugin: routesV1,
   errorHandler: studentErrorHandler,
+  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'DELETE']]],
   notFound: (request: FastifyRequest, reply: FastifyReply) => reply.code(404).send(fail(messages.noRoute(request.method, request.url))),
   methodNotAllowed: (request: FastifyRequest, reply: FastifyReply, allow: string) =>
     reply.code(405).send(fail(messages.methodNotAllowed(request.method, allow)))
