@@ -16,6 +16,7 @@ export interface Config {
   /** How long graceful shutdown waits for in-flight requests before closing sockets. */
   shutdownTimeoutMs: number
   students: StudentsConfig
+  addresses: AddressesConfig
 }
 
 export interface StudentsConfig {
@@ -24,6 +25,12 @@ export interface StudentsConfig {
   base: string
   /** Folder whose files are served under `{base}/assets/`. */
   assetsDir: string
+}
+
+export interface AddressesConfig {
+  enabled: boolean
+  /** Base path the address book is mounted under; its collection is `{base}/addresses`. */
+  base: string
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -39,7 +46,8 @@ export function defaultConfig(): Config {
     accessLog: false,
     bodyLimit: 1024 * 1024,
     shutdownTimeoutMs: 10_000,
-    students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR }
+    students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR },
+    addresses: { enabled: true, base: '/' }
   }
 }
 
@@ -74,7 +82,9 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'shutdown-timeout', env: 'RQS_SHUTDOWN_TIMEOUT_MS', type: 'integer', description: 'ms to wait for in-flight requests on SIGTERM (default 10000)', apply: (c, v) => { c.shutdownTimeoutMs = v as number } },
   { flag: 'students-base', env: 'RQS_STUDENTS_BASE', type: 'base', description: 'base path of the student records service (default /students)', apply: (c, v) => { c.students.base = v as string } },
   { flag: 'assets-dir', env: 'RQS_ASSETS_DIR', type: 'path', description: "folder served under {students-base}/assets/ (default the package's public/)", apply: (c, v) => { c.students.assetsDir = v as string } },
-  { flag: 'no-students', type: 'boolean', description: 'do not mount the student records service', apply: (c, v) => { c.students.enabled = !(v as boolean) } }
+  { flag: 'no-students', type: 'boolean', description: 'do not mount the student records service', apply: (c, v) => { c.students.enabled = !(v as boolean) } },
+  { flag: 'addresses-base', env: 'RQS_ADDRESSES_BASE', type: 'base', description: 'base path of the address book; its collection is {base}/addresses (default /)', apply: (c, v) => { c.addresses.base = v as string } },
+  { flag: 'no-addresses', type: 'boolean', description: 'do not mount the address book service', apply: (c, v) => { c.addresses.enabled = !(v as boolean) } }
 ]
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }

@@ -5,6 +5,9 @@ import { openStores } from './stores/index.js'
 import { installValidators } from './http/validation.js'
 import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/routes.js'
+import { addressesService } from './services/addresses/routes.js'
+import { problemErrorHandler, problemNotFound } from './http/errors/handler.js'
+import { errorCatalogueRoutes } from './http/errors/route.js'
 
 /**
  * Access logging: one line per finished request (Fastify's "request completed",
@@ -32,6 +35,7 @@ export interface ServerDependencies {
  * times in one process: nothing here is global.
  */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
+  const problems = problemErrorHandler()
   const app = Fastify({
     logger: { level: config.logLevel },
     logController: new AccessLogController({ disableRequestLogging: !config.accessLog }),
@@ -41,7 +45,9 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     return503OnClosing: true,
     // Keep-alive sockets that are idle are closed at once on shutdown; busy ones finish their request.
-    forceCloseConnections: 'idle'
+    forceCloseConnections: 'idle',
+    // Malformed URLs and over-long path parameters are rejected before routing; answer them as problems too.
+    frameworkErrors: problems
   })
   installValidators(app)
 
@@ -53,6 +59,13 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     done()
   })
 
+  // Outside the services, errors are RFC 9457 problems too. A student service
+  // mounted at / owns every unknown path (its own 404 envelope), so the root
+  // not-found handler is left to it then.
+  app.setErrorHandler(problems)
+  if (!(config.students.enabled && config.students.base === '/')) app.setNotFoundHandler(problemNotFound)
+  await app.register(errorCatalogueRoutes)
+
   app.get('/healthz', { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
 
   if (config.students.enabled) {
@@ -60,6 +73,13 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
       prefix: config.students.base === '/' ? '' : config.students.base,
       store: stores.students,
       assetsDir: config.students.assetsDir
+    })
+  }
+
+  if (config.addresses.enabled) {
+    await app.register(addressesService, {
+      prefix: config.addresses.base === '/' ? '' : config.addresses.base,
+      store: stores.addresses
     })
   }
 
