@@ -134,6 +134,14 @@ describe('64-bit ids', () => {
     expect(same.text).toContain('"id":9007199254740993,')
   })
 
+  it('rejects a body id beyond 2^53 that is not in plain digits (1e19, 9223372036854775807.0) as FIELD_TYPE', async () => {
+    for (const id of ['1e19', `${MAX_ID}.0`]) {
+      const res = await sendRaw(`${base}/${MAX_ID}`, 'PUT', `{"id":${id},"name":"Max","city":"Kiel","postalCode":"24103"}`)
+      expect(expectProblem(res, 400, 'VALIDATION_FAILED').errors[0]).toMatchObject({ error: 'FIELD_TYPE', detail: 'body.id must be an integer in plain decimal digits' })
+    }
+    expect((await request(`${base}/${MAX_ID}`)).status).toBe(404)
+  })
+
   it.each([
     ['0'], ['-1'], ['9223372036854775808'], ['99999999999999999999'], ['abc'], ['1.5'], ['01'], ['+1'], ['1e3'], ['0x10'], ['%201']
   ])('answers 400 INVALID_ID for path id %s on GET, PUT and DELETE', async (id) => {

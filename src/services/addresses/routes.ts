@@ -88,7 +88,7 @@ export async function addressesService (app: FastifyInstance, opts: AddressesSer
     const body = request.body
     if (body.id !== undefined) {
       const check = checkBodyId(body.id, id)
-      if (check === 'invalid') throw fieldProblem('FIELD_TYPE', 'id', 'body.id must be an integer')
+      if (check === 'invalid') throw fieldProblem('FIELD_TYPE', 'id', 'body.id must be an integer in plain decimal digits')
       if (check === 'different') throw new AppError('ID_MISMATCH', `body.id ${String(body.id)} differs from the path id ${id}`)
     }
     const conditional = hasPreconditions(request.headers)
