@@ -16,6 +16,7 @@ export interface Config {
   /** How long graceful shutdown waits for in-flight requests before closing sockets. */
   shutdownTimeoutMs: number
   students: StudentsConfig
+  addresses: AddressesConfig
   versioning: VersioningConfig
 }
 
@@ -42,6 +43,12 @@ export interface StudentsConfig {
   assetsDir: string
 }
 
+export interface AddressesConfig {
+  enabled: boolean
+  /** Base path the address book is mounted under; its collection is `{base}/addresses`. */
+  base: string
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
@@ -56,6 +63,7 @@ export function defaultConfig(): Config {
     bodyLimit: 1024 * 1024,
     shutdownTimeoutMs: 10_000,
     students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR },
+    addresses: { enabled: true, base: '/' },
     versioning: { vendor: 'rqs', mediaType: true, uri: true, deprecated: [] }
   }
 }
@@ -97,7 +105,9 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'no-uri-versioning', env: 'RQS_NO_URI_VERSIONING', type: 'boolean', description: 'do not mount the REST services under /v1/ and /v2/', apply: (c, v) => { c.versioning.uri = !(v as boolean) } },
   { flag: 'deprecate', env: 'RQS_DEPRECATE', type: 'versions', description: 'versions to announce as deprecated, e.g. 1 or 1,2', apply: (c, v) => { c.versioning.deprecated = v as unknown as number[] } },
   { flag: 'deprecated-since', env: 'RQS_DEPRECATED_SINCE', type: 'date', description: 'date of the deprecation (ISO 8601; default start-up)', apply: (c, v) => { c.versioning.deprecatedSince = v as unknown as Date } },
-  { flag: 'sunset', env: 'RQS_SUNSET', type: 'date', description: 'date deprecated versions stop being served (ISO 8601)', apply: (c, v) => { c.versioning.sunset = v as unknown as Date } }
+  { flag: 'sunset', env: 'RQS_SUNSET', type: 'date', description: 'date deprecated versions stop being served (ISO 8601)', apply: (c, v) => { c.versioning.sunset = v as unknown as Date } },
+  { flag: 'addresses-base', env: 'RQS_ADDRESSES_BASE', type: 'base', description: 'base path of the address book; its collection is {base}/addresses (default /)', apply: (c, v) => { c.addresses.base = v as string } },
+  { flag: 'no-addresses', type: 'boolean', description: 'do not mount the address book service', apply: (c, v) => { c.addresses.enabled = !(v as boolean) } }
 ]
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }

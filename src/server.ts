@@ -7,6 +7,11 @@ import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/index.js'
 import { apiVersionConstraint, VersionNegotiator, vendorJsonPattern, vendorType } from './http/versioning.js'
 import type { DeprecationPolicy } from './http/deprecation.js'
+import type { ServiceMount } from './http/versioned-mount.js'
+import { addressesService } from './services/addresses/index.js'
+import { problemErrorHandler, problemNotFound } from './http/errors/handler.js'
+import { errorCatalogueRoutes } from './http/errors/route.js'
+import { sendProblem } from './http/problem.js'
 import { homeService, type DirectoryLink } from './services/home/index.js'
 import { docsService } from './services/docs/index.js'
 import { PACKAGE_VERSION } from './version.js'
@@ -43,6 +48,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // The header approach: one negotiator for every REST service at its plain base path.
   const negotiator = new VersionNegotiator(versioning.vendor, versions, 1, versioning.mediaType)
   const deprecations = deprecationPolicies(config)
+  const problems = problemErrorHandler()
 
   const app = Fastify({
     logger: { level: config.logLevel },
@@ -53,7 +59,9 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     return503OnClosing: true,
     // Keep-alive sockets that are idle are closed at once on shutdown; busy ones finish their request.
-    forceCloseConnections: 'idle'
+    forceCloseConnections: 'idle',
+    // Malformed URLs and over-long path parameters are rejected before routing; answer them as problems too.
+    frameworkErrors: problems
   })
   installValidators(app)
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
@@ -72,35 +80,59 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
 
   app.decorateRequest('apiVersion', 0)
   await registerOpenApi(app) // before the routes: it collects them as they are added
-  const notAcceptable = (request: FastifyRequest, reply: FastifyReply, available: readonly string[]): unknown =>
-    reply.code(406).header('content-type', 'application/problem+json').send(JSON.stringify({
-      type: 'about:blank', title: 'Not Acceptable', status: 406, detail: `Acceptable media types: ${available.join(', ')}`, instance: request.url, available
-    }))
+
+  // Outside the services, errors are RFC 9457 problems too.
+  app.setErrorHandler(problems)
+  await app.register(errorCatalogueRoutes)
+
+  // Which prefixes already have a not-found handler (Fastify allows one per prefix).
+  // Unknown paths: the service whose resources the path is under answers (in its shape and
+  // version); anything else is a problem 404. One handler, dispatching by path prefix.
+  const notFoundRoutes: Array<[string, (request: FastifyRequest, reply: FastifyReply) => unknown]> = []
+  const notAcceptable = (_request: FastifyRequest, reply: FastifyReply, available: readonly string[]): unknown =>
+    sendProblem(reply, 'NOT_ACCEPTABLE', { detail: `This resource is available as: ${available.join(', ')}` })
+
+  /**
+   * Mounts a REST service at its base (versions negotiated by Accept) and,
+   * with URI versioning, under /v1/…, /v2/… (the URI fixes the version).
+   * Both routes lead to the same handlers and records.
+   */
+  const mountEverywhere = async (base: string, resources: string, service: (mount: ServiceMount) => (app: FastifyInstance) => Promise<void>): Promise<void> => {
+    const prefix = prefixOf(base)
+    await app.register(service({
+      negotiator,
+      successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) }),
+      deprecations,
+      exposeNotFound: (handler) => notFoundRoutes.push([prefix + resources, handler]),
+      notAcceptable
+    }), { prefix })
+    if (!versioning.uri) return
+    for (const version of versions) {
+      const uriPrefix = `/v${version}${prefix}`
+      await app.register(service({
+        negotiator: new VersionNegotiator(versioning.vendor, [version], version, versioning.mediaType),
+        fixedVersion: version,
+        successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) }),
+        deprecations,
+        exposeNotFound: (handler) => notFoundRoutes.push([uriPrefix + resources, handler]),
+        notAcceptable
+      }), { prefix: uriPrefix })
+    }
+  }
 
   // The entry point's directory (spec, Versioning rule 4): each mounted service adds its links.
   const directory: DirectoryLink[] = [{ rel: 'self', href: '/', title: 'This directory', type: 'application/json' }]
 
   if (config.students.enabled) {
-    const base = prefixOf(config.students.base)
     directory.push({ rel: 'students', href: config.students.base, title: 'Student records service (REST)', type: 'application/json' })
-    const serviceConfig = { store: stores.students, assetsDir: config.students.assetsDir, deprecations, notAcceptable }
-    await app.register(studentsService({
-      prefix: base,
-      negotiator,
-      successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) })
-    }, serviceConfig), { prefix: base })
-    if (versioning.uri) {
-      for (const version of versions) {
-        const prefix = `/v${version}${base}`
-        await app.register(studentsService({
-          prefix,
-          negotiator: new VersionNegotiator(versioning.vendor, [version], version, versioning.mediaType),
-          fixedVersion: version,
-          successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) })
-        }, serviceConfig), { prefix })
-      }
-    }
+    await mountEverywhere(config.students.base, '', (mount) => studentsService(mount, { store: stores.students, assetsDir: config.students.assetsDir }))
   }
+  if (config.addresses.enabled) {
+    const collection = `${prefixOf(config.addresses.base)}/addresses`
+    directory.push({ rel: 'addresses', href: collection, title: 'Address book service (REST)', type: 'application/json' })
+    await mountEverywhere(config.addresses.base, '/addresses', (mount) => addressesService(mount, { store: stores.addresses, vendor: versioning.vendor }))
+  }
+  directory.push({ rel: 'errors', href: '/errors', title: 'Error catalogue', type: 'text/html' })
 
   directory.push({ rel: 'service-desc', href: OPENAPI_PATH, title: 'OpenAPI document', type: 'application/openapi+json' })
   directory.push({ rel: 'service-doc', href: API_DOCS_PATH, title: 'API reference (Swagger UI)', type: 'text/html' })
@@ -108,6 +140,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   directory.push({ rel: 'help', href: '/docs/', title: 'Documentation: decisions, errors, versioning', type: 'text/html' })
   directory.push({ rel: 'status', href: '/healthz', title: 'Health check', type: 'application/json' })
   await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links: directory })
+  app.setNotFoundHandler(notFoundDispatcher(notFoundRoutes))
 
   await app.ready()
   return app
@@ -122,4 +155,20 @@ function deprecationPolicies (config: Config): Map<number, DeprecationPolicy> {
   const since = config.versioning.deprecatedSince ?? new Date()
   const policy: DeprecationPolicy = { since, sunset: config.versioning.sunset, docsUrl: '/docs/versioning.md' }
   return new Map(config.versioning.deprecated.map((v) => [v, policy]))
+}
+
+type NotFoundHandler = (request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** Picks the handler of the longest resource path the URL is under; a problem 404 otherwise. */
+function notFoundDispatcher (routes: Array<[string, NotFoundHandler]>): NotFoundHandler {
+  const sorted = [...routes].sort((a, b) => b[0].length - a[0].length)
+  return (request, reply) => {
+    const url = request.url
+    for (const [root, handler] of sorted) {
+      if (root === '' || (url.startsWith(root) && (url.length === root.length || url[root.length] === '/' || url[root.length] === '?'))) {
+        return handler(request, reply)
+      }
+    }
+    return problemNotFound(request, reply)
+  }
 }

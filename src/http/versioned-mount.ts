@@ -17,6 +17,22 @@ export interface Representation<Options extends FastifyPluginOptions> {
   methodNotAllowed: (request: FastifyRequest, reply: FastifyReply, allow: string) => unknown
 }
 
+/** Where and how one service is mounted: at its base (header approach) or under /vN (URI approach). */
+export interface ServiceMount {
+  negotiator: VersionNegotiator
+  /** Set for a URI-versioned mount (/v2/...): the URI fixes the version. */
+  fixedVersion?: number
+  successor?: (url: string, version: number) => { url: string, type?: string }
+  deprecations?: ReadonlyMap<number, DeprecationPolicy>
+  /**
+   * Receives this mount's handler for unknown paths; the server dispatches to
+   * it by path (Fastify allows only one not-found handler per prefix, and
+   * several services may share one).
+   */
+  exposeNotFound: (handler: (request: FastifyRequest, reply: FastifyReply) => unknown) => void
+  notAcceptable: (request: FastifyRequest, reply: FastifyReply, available: readonly string[]) => unknown
+}
+
 export interface MountOptions<Options extends FastifyPluginOptions> {
   /** Negotiates Accept for this mount: every served version for the header approach, one for a URI mount. */
   negotiator: VersionNegotiator
@@ -35,6 +51,7 @@ export interface MountOptions<Options extends FastifyPluginOptions> {
   successor?: (url: string, version: number) => { url: string, type?: string }
   /** Answers a request whose Accept matches no served media type. */
   notAcceptable: (request: FastifyRequest, reply: FastifyReply, available: readonly string[]) => unknown
+  exposeNotFound: ServiceMount['exposeNotFound']
 }
 
 /**
@@ -85,7 +102,7 @@ export async function mountVersioned<Options extends FastifyPluginOptions> (app:
   app.setErrorHandler(function (error: FastifyError, request, reply) {
     return (representationFor(request) ?? fallback).errorHandler.call(this, error, request, reply)
   })
-  app.setNotFoundHandler((request, reply) => {
+  opts.exposeNotFound((request, reply) => {
     reply.header('vary', 'Accept')
     const representation = representationFor(request)
     if (representation === undefined) return opts.notAcceptable(request, reply, negotiator.available)

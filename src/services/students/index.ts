@@ -1,25 +1,13 @@
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { StudentStore } from '../../stores/types.js'
-import { mountVersioned } from '../../http/versioned-mount.js'
-import type { VersionNegotiator } from '../../http/versioning.js'
-import type { DeprecationPolicy } from '../../http/deprecation.js'
+import { mountVersioned, type ServiceMount } from '../../http/versioned-mount.js'
 import { studentsV1 } from './v1.js'
 import type { StudentsServiceOptions } from './options.js'
-
-export interface StudentsMount {
-  /** URL prefix, e.g. `/students` or `/v2/students`. */
-  prefix: string
-  negotiator: VersionNegotiator
-  fixedVersion?: number
-  successor?: (url: string, version: number) => { url: string, type?: string }
-}
 
 export interface StudentsServiceConfig {
   store: StudentStore
   assetsDir: string
-  deprecations: ReadonlyMap<number, DeprecationPolicy>
-  notAcceptable: (request: FastifyRequest, reply: FastifyReply, available: readonly string[]) => unknown
 }
 
 export const STUDENT_REPRESENTATIONS = [studentsV1]
@@ -29,7 +17,7 @@ export const STUDENT_REPRESENTATIONS = [studentsV1]
  * 404/405/406 in the shape the client asked for, and the static assets
  * (spec rule 1: the assets route is always present).
  */
-export function studentsService (mount: StudentsMount, config: StudentsServiceConfig) {
+export function studentsService (mount: ServiceMount, config: StudentsServiceConfig) {
   return async function students (app: FastifyInstance): Promise<void> {
     const serviceOptions: StudentsServiceOptions = { store: config.store }
     await mountVersioned(app, {
@@ -38,9 +26,10 @@ export function studentsService (mount: StudentsMount, config: StudentsServiceCo
       representations: STUDENT_REPRESENTATIONS,
       methods: [['/assets/*', ['GET', 'HEAD']]],
       serviceOptions,
-      deprecations: config.deprecations,
+      deprecations: mount.deprecations,
       successor: mount.successor,
-      notAcceptable: config.notAcceptable
+      notAcceptable: mount.notAcceptable,
+      exposeNotFound: mount.exposeNotFound
     })
     // @fastify/static gives content types, ETag, Last-Modified and ranges, and
     // refuses paths that leave the folder; a missing file falls through to 404.

@@ -1,0 +1,63 @@
+/**
+ * The one list of application error codes. Each code has a fixed HTTP status
+ * (the most specific one that applies) and a description for client
+ * developers; the user-facing title and message of every code, per language,
+ * live in ../messages/. docs/errors.md is generated from this list and a test
+ * keeps the two equal.
+ *
+ * Codes are stable: clients may branch on them. Letters, digits, dash and
+ * underscore only, and never an HTTP status.
+ */
+export interface CatalogueEntry {
+  /** The HTTP status a response with this code carries (CLIENT_ERROR may carry another 4xx). */
+  status: number
+  /** When the code is used and what a client can do about it. English, for developers. */
+  description: string
+}
+
+export const CATALOGUE = {
+  // Request shape and content
+  VALIDATION_FAILED: { status: 400, description: 'One or more parts of the request are invalid. The `errors` list has one entry per problem, each with its own code (FIELD_*).' },
+  FIELD_REQUIRED: { status: 400, description: 'A required field (body member, query or path parameter) is missing. `detail` names it.' },
+  FIELD_TYPE: { status: 400, description: 'A field has the wrong JSON type, for example a number where a string is expected. `detail` names the field and the expected type.' },
+  FIELD_TOO_SHORT: { status: 400, description: 'A string field is shorter than its minimum length (for example empty where a value is needed).' },
+  FIELD_TOO_LONG: { status: 400, description: 'A string field is longer than its maximum length. `detail` gives the limit.' },
+  FIELD_OUT_OF_RANGE: { status: 400, description: 'A number is below its minimum or above its maximum. `detail` gives the bound.' },
+  FIELD_INVALID: { status: 400, description: 'A field does not have an allowed value or form.' },
+  JSON_EXPECTED: { status: 400, description: 'The request needs a JSON object as its body, and the body is absent, empty or another JSON value (array, string, number, null).' },
+  MALFORMED_JSON: { status: 400, description: 'The body is declared as JSON but is not valid JSON. `detail` carries the parser message with the position.' },
+  FORBIDDEN_PROPERTY: { status: 400, description: 'The JSON body has a `__proto__` or `constructor.prototype` member, which could alter object prototypes. Remove it.' },
+  BODY_TOO_LARGE: { status: 413, description: 'The request body is larger than the server accepts (`--body-limit`, 1 MiB by default).' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The request body has a Content-Type the resource does not accept; send `application/json`.' },
+  NOT_ACCEPTABLE: { status: 406, description: 'The Accept header names no media type the resource can produce; accept `application/json`.' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'The resource exists but does not support this method. The `Allow` header lists the methods it does support.' },
+  ROUTE_NOT_FOUND: { status: 404, description: 'No resource exists at this path. Check the base path and the spelling.' },
+  CLIENT_ERROR: { status: 400, description: 'The request was rejected for a reason without a more specific code (for example a Content-Length that does not match the body). The status may be another 4xx.' },
+
+  // Identifiers, paging and preconditions
+  INVALID_ID: { status: 400, description: 'The id in the path is not a valid id. Address ids are integers from 1 to 9223372036854775807 written in plain decimal digits without leading zeros; student ids are integers from 0.' },
+  ID_MISMATCH: { status: 400, description: 'The body has an `id` that differs from the id in the path. Leave `id` out of the body or send the same value.' },
+  INVALID_CURSOR: { status: 400, description: 'The `cursor` query parameter is not one this service issued. Use the `next` link of the previous page unchanged, or start again without a cursor.' },
+  PRECONDITION_FAILED: { status: 412, description: 'A condition in If-Match or If-None-Match evaluated to false: the record changed since you read it (or, with `If-None-Match: *`, it already exists). Read it again, reapply your change and retry with the new ETag.' },
+
+  // Records
+  ADDRESS_NOT_FOUND: { status: 404, description: 'No address has the id in the path.' },
+  STUDENT_NOT_FOUND: { status: 404, description: 'No student record has the id in the path.' },
+  RECORD_NOT_CREATED: { status: 500, description: 'The record could not be stored because of a server fault. Nothing was created; the request may be retried.' },
+  UNKNOWN_ERROR_CODE: { status: 404, description: 'The error catalogue has no entry for the code in the path.' },
+
+  // Server side
+  STORE_UNAVAILABLE: { status: 503, description: 'The data store cannot be reached right now. Nothing was changed; retry after the number of seconds in the `Retry-After` header.' },
+  INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' }
+} as const satisfies Record<string, CatalogueEntry>
+
+export type ErrorCode = keyof typeof CATALOGUE
+
+export const ERROR_CODES = Object.keys(CATALOGUE) as ErrorCode[]
+
+/** Where the catalogue is served: `GET {ERRORS_PATH}/{code}`. */
+export const ERRORS_PATH = '/errors'
+
+export function isErrorCode (value: string): value is ErrorCode {
+  return Object.hasOwn(CATALOGUE, value)
+}

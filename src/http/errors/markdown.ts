@@ -1,0 +1,33 @@
+import { CATALOGUE, ERROR_CODES, ERRORS_PATH } from './catalogue.js'
+import { MESSAGES } from '../messages/index.js'
+
+/**
+ * docs/errors.md, rendered from the catalogue and the message tables. A test
+ * fails when the file and this output differ; `npm run docs:errors` rewrites it.
+ */
+export function renderErrorsMarkdown (): string {
+  const lines = [
+    '# Error catalogue',
+    '',
+    '<!-- Generated from src/http/errors/catalogue.ts and src/http/messages/ by `npm run docs:errors`. Do not edit. -->',
+    '',
+    'Every REST error except the student service\'s v1 envelope is an RFC 9457 problem',
+    '(`Content-Type: application/problem+json`) whose `errors` list holds one entry per failure, each',
+    'with one of these codes. Codes are stable; clients may branch on them. The running server serves',
+    `this catalogue at \`GET ${ERRORS_PATH}\` and \`GET ${ERRORS_PATH}/{code}\` (HTML for browsers, JSON otherwise).`,
+    '',
+    '| Code | Status | Title (en) | Message (en) | Message (de) | When and what to do |',
+    '|---|---|---|---|---|---|'
+  ]
+  for (const code of ERROR_CODES) {
+    const en = MESSAGES.en[code]
+    const de = MESSAGES.de[code]
+    lines.push(`| \`${code}\` | ${CATALOGUE[code].status} | ${cell(en.title)} | ${cell(en.message)} | ${cell(de.message)} | ${cell(CATALOGUE[code].description)} |`)
+  }
+  lines.push('')
+  return lines.join('\n')
+}
+
+function cell (text: string): string {
+  return text.replace(/\|/g, '\\|')
+}

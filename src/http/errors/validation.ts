@@ -1,0 +1,51 @@
+import type { FastifySchemaValidationError } from 'fastify'
+import type { Failure } from '../problem.js'
+import type { ErrorCode } from './catalogue.js'
+
+const CODE_BY_KEYWORD: Record<string, ErrorCode> = {
+  required: 'FIELD_REQUIRED',
+  type: 'FIELD_TYPE',
+  minLength: 'FIELD_TOO_SHORT',
+  maxLength: 'FIELD_TOO_LONG',
+  minimum: 'FIELD_OUT_OF_RANGE',
+  maximum: 'FIELD_OUT_OF_RANGE',
+  exclusiveMinimum: 'FIELD_OUT_OF_RANGE',
+  exclusiveMaximum: 'FIELD_OUT_OF_RANGE'
+}
+
+/**
+ * One entry per ajv failure, so a client can fix every field in one go. The
+ * detail names where the field is (`body.city`, `querystring.limit`); the
+ * message names the field alone. A body that is not a JSON object at all is
+ * JSON_EXPECTED, since field-level complaints would not help then.
+ */
+export function validationFailures (issues: readonly FastifySchemaValidationError[], context: string | undefined): Failure[] {
+  const where = context ?? 'request'
+  const failures: Failure[] = []
+  const seen = new Set<string>()
+  for (const issue of issues) {
+    const pointer = issue.instancePath
+    if (pointer === '' && issue.keyword !== 'required') {
+      if (where === 'body') return [{ code: 'JSON_EXPECTED', detail: `The request body must be a JSON object (${issue.message ?? 'invalid'})` }]
+      failures.push({ code: 'FIELD_INVALID', field: where, detail: `${where} ${issue.message ?? 'is invalid'}` })
+      continue
+    }
+    const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined
+    const segments = pointer.split('/').slice(1).map(unescapePointer)
+    if (missing !== undefined) segments.push(missing)
+    const field = segments.join('.')
+    const location = `${where}.${field}`
+    // ajv may report one field twice (anyOf branches); one entry per field and code is enough.
+    const code = CODE_BY_KEYWORD[issue.keyword] ?? 'FIELD_INVALID'
+    const key = `${code} ${location}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    const detail = missing !== undefined ? `${location} is required` : `${location} ${issue.message ?? 'is invalid'}`
+    failures.push({ code, field, detail })
+  }
+  return failures
+}
+
+function unescapePointer (segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~')
+}

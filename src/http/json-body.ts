@@ -1,0 +1,59 @@
+import sjson from 'secure-json-parse'
+import { isInteger, parse as parseLossless } from 'lossless-json'
+import type { FastifyRequest } from 'fastify'
+import { AppError } from './problem.js'
+
+const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
+
+/**
+ * A JSON body parser (for `addContentTypeParser('application/json', {parseAs:
+ * 'string'}, ...)`) that reports each kind of bad body with its own code, and
+ * keeps top-level integers beyond 2^53 exact: JSON.parse would round
+ * 9223372036854775807 to 9223372036854775808, so such members are read again
+ * from the text with lossless-json and arrive as `bigint`. That second parse
+ * happens only when a rounded integer is present.
+ */
+export function exactJsonParser (_request: FastifyRequest, text: string, done: (err: Error | null, body?: unknown) => void): void {
+  if (text.length === 0) {
+    done(new AppError('JSON_EXPECTED', 'The request body is empty'))
+    return
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    done(new AppError('MALFORMED_JSON', `The request body is not valid JSON: ${(err as Error).message}`))
+    return
+  }
+  try {
+    // JSON.parse makes `__proto__` an own property (harmless here), but code that copies objects could be fooled.
+    if (typeof value === 'object' && value !== null) sjson.scan(value, SCAN_OPTIONS)
+  } catch {
+    done(new AppError('FORBIDDEN_PROPERTY', 'The request body has a __proto__ or constructor.prototype member'))
+    return
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    try {
+      restoreExactIntegers(value as Record<string, unknown>, text)
+    } catch (err) {
+      done(new AppError('MALFORMED_JSON', `The request body is not valid JSON: ${(err as Error).message}`))
+      return
+    }
+  }
+  done(null, value)
+}
+
+function restoreExactIntegers (object: Record<string, unknown>, text: string): void {
+  let exact: Record<string, unknown> | undefined
+  for (const key of Object.keys(object)) {
+    const v = object[key]
+    if (typeof v !== 'number' || Number.isSafeInteger(v) || !Number.isInteger(v)) continue
+    exact ??= parseLossless(text, null, exactNumber) as Record<string, unknown>
+    object[key] = exact[key]
+  }
+}
+
+/** Plain integer literals become bigint (exact); anything else (1e30, 2.0) a number. */
+function exactNumber (literal: string): unknown {
+  return isInteger(literal) ? BigInt(literal) : Number(literal)
+}

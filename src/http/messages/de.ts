@@ -1,0 +1,30 @@
+import type { MessageTable } from './types.js'
+
+export const de: MessageTable = {
+  VALIDATION_FAILED: { title: 'Ungültige Anfrage', message: 'Einige der gesendeten Daten sind ungültig.' },
+  FIELD_REQUIRED: { title: 'Fehlendes Feld', message: '{field} ist erforderlich.' },
+  FIELD_TYPE: { title: 'Falscher Feldtyp', message: '{field} hat den falschen Typ.' },
+  FIELD_TOO_SHORT: { title: 'Feld zu kurz', message: '{field} ist zu kurz.' },
+  FIELD_TOO_LONG: { title: 'Feld zu lang', message: '{field} ist zu lang.' },
+  FIELD_OUT_OF_RANGE: { title: 'Wert außerhalb des Bereichs', message: '{field} liegt außerhalb des erlaubten Bereichs.' },
+  FIELD_INVALID: { title: 'Ungültiges Feld', message: '{field} ist ungültig.' },
+  JSON_EXPECTED: { title: 'JSON-Daten erwartet', message: 'Es werden JSON-Daten erwartet.' },
+  MALFORMED_JSON: { title: 'Fehlerhaftes JSON', message: 'Die gesendeten Daten sind kein gültiges JSON.' },
+  FORBIDDEN_PROPERTY: { title: 'Unzulässige Eigenschaft', message: 'Die Daten enthalten eine unzulässige Eigenschaft.' },
+  BODY_TOO_LARGE: { title: 'Anfrage zu groß', message: 'Die gesendeten Daten sind zu groß.' },
+  UNSUPPORTED_MEDIA_TYPE: { title: 'Nicht unterstützter Medientyp', message: 'Die Daten müssen als JSON gesendet werden.' },
+  NOT_ACCEPTABLE: { title: 'Nicht akzeptabel', message: 'Die Antwort kann in keinem von Ihnen akzeptierten Format geliefert werden.' },
+  METHOD_NOT_ALLOWED: { title: 'Methode nicht erlaubt', message: 'Diese Aktion ist hier nicht möglich.' },
+  ROUTE_NOT_FOUND: { title: 'Nicht gefunden', message: 'Unter dieser Adresse gibt es nichts.' },
+  CLIENT_ERROR: { title: 'Anfrage abgelehnt', message: 'Die Anfrage konnte nicht verstanden werden.' },
+  INVALID_ID: { title: 'Ungültige ID', message: 'Die ID ist ungültig.' },
+  ID_MISMATCH: { title: 'ID stimmt nicht überein', message: 'Die ID in den Daten stimmt nicht mit der ID in der Adresse überein.' },
+  INVALID_CURSOR: { title: 'Ungültiger Cursor', message: 'Die Seitenposition ist ungültig; beginnen Sie wieder mit der ersten Seite.' },
+  PRECONDITION_FAILED: { title: 'Vorbedingung fehlgeschlagen', message: 'Der Datensatz wurde inzwischen geändert. Laden Sie ihn neu und versuchen Sie es erneut.' },
+  ADDRESS_NOT_FOUND: { title: 'Adresse nicht gefunden', message: 'Die Adresse existiert nicht.' },
+  STUDENT_NOT_FOUND: { title: 'Student nicht gefunden', message: 'Der Student existiert nicht.' },
+  RECORD_NOT_CREATED: { title: 'Datensatz nicht angelegt', message: 'Die Daten konnten nicht angelegt werden.' },
+  UNKNOWN_ERROR_CODE: { title: 'Unbekannter Fehlercode', message: 'Diesen Fehlercode gibt es nicht.' },
+  STORE_UNAVAILABLE: { title: 'Dienst nicht verfügbar', message: 'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.' },
+  INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' }
+}

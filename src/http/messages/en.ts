@@ -1,0 +1,30 @@
+import type { MessageTable } from './types.js'
+
+export const en: MessageTable = {
+  VALIDATION_FAILED: { title: 'Invalid request', message: 'Some of the data you sent is not valid.' },
+  FIELD_REQUIRED: { title: 'Missing field', message: '{field} is required.' },
+  FIELD_TYPE: { title: 'Wrong field type', message: '{field} has the wrong type.' },
+  FIELD_TOO_SHORT: { title: 'Field too short', message: '{field} is too short.' },
+  FIELD_TOO_LONG: { title: 'Field too long', message: '{field} is too long.' },
+  FIELD_OUT_OF_RANGE: { title: 'Value out of range', message: '{field} is out of the allowed range.' },
+  FIELD_INVALID: { title: 'Invalid field', message: '{field} is not valid.' },
+  JSON_EXPECTED: { title: 'JSON data expected', message: 'JSON data is expected.' },
+  MALFORMED_JSON: { title: 'Malformed JSON', message: 'The data sent is not valid JSON.' },
+  FORBIDDEN_PROPERTY: { title: 'Forbidden property', message: 'The data contains a property that is not allowed.' },
+  BODY_TOO_LARGE: { title: 'Request body too large', message: 'The data sent is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { title: 'Unsupported media type', message: 'The data must be sent as JSON.' },
+  NOT_ACCEPTABLE: { title: 'Not acceptable', message: 'The response cannot be produced in a format you accept.' },
+  METHOD_NOT_ALLOWED: { title: 'Method not allowed', message: 'This action is not possible here.' },
+  ROUTE_NOT_FOUND: { title: 'Not found', message: 'There is nothing at this address.' },
+  CLIENT_ERROR: { title: 'Request rejected', message: 'The request could not be understood.' },
+  INVALID_ID: { title: 'Invalid id', message: 'The id is not valid.' },
+  ID_MISMATCH: { title: 'Id mismatch', message: 'The id in the data does not match the id in the address.' },
+  INVALID_CURSOR: { title: 'Invalid cursor', message: 'The page position is not valid; start again from the first page.' },
+  PRECONDITION_FAILED: { title: 'Precondition failed', message: 'The record was changed by someone else. Reload it and try again.' },
+  ADDRESS_NOT_FOUND: { title: 'Address not found', message: 'The address does not exist.' },
+  STUDENT_NOT_FOUND: { title: 'Student not found', message: 'The student does not exist.' },
+  RECORD_NOT_CREATED: { title: 'Record not created', message: 'The data could not be created.' },
+  UNKNOWN_ERROR_CODE: { title: 'Unknown error code', message: 'There is no such error code.' },
+  STORE_UNAVAILABLE: { title: 'Service unavailable', message: 'The service is temporarily unavailable. Please try again shortly.' },
+  INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' }
+}

@@ -1,0 +1,183 @@
+import type { FastifyInstance } from 'fastify'
+import type { Address as StoredAddress, AddressStore, WriteCondition } from '../../stores/types.js'
+import { evaluatePreconditions, hasPreconditions } from '../../http/conditional.js'
+import { methodNotAllowedProblem, problemErrorHandler, problemNotFound } from '../../http/errors/handler.js'
+import { exactJsonParser } from '../../http/json-body.js'
+import { AppError } from '../../http/problem.js'
+import type { Representation } from '../../http/versioned-mount.js'
+import { vendorJsonPattern } from '../../http/versioning.js'
+import { addressEtag, checkBodyId, decodeCursor, encodeCursor, parseAddressId } from './ids.js'
+import { Address, AddressCreateBody, AddressPage, AddressPutBody, ListQuery, type IdParams } from './schema.js'
+
+export interface AddressesServiceOptions {
+  store: AddressStore
+  /** Vendor name of the versioned media types, whose bodies are JSON too. */
+  vendor: string
+}
+
+const NONE: WriteCondition<StoredAddress> = { kind: 'none' }
+const ABSENT: WriteCondition<StoredAddress> = { kind: 'absent' }
+const PRESENT: WriteCondition<StoredAddress> = { kind: 'present' }
+
+/**
+ * The address book service (spec: "Address book service"), its collection at
+ * `{prefix}/addresses`. POST creates a new record every time; PUT stores the
+ * entity at its id (update keeps the stored name; create uses the path id).
+ * Every error is an RFC 9457 problem (src/http/problem.ts). Reads carry a
+ * strong ETag; PUT and DELETE honour If-Match / If-None-Match with an atomic
+ * compare-and-set in the store, so no update is lost to a race.
+ */
+async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOptions): Promise<void> {
+  const { store } = opts
+  const collection = `${app.prefix}/addresses`
+
+  // Only JSON bodies (plain or versioned), parsed so ids beyond 2^53 stay exact; any other Content-Type is 415.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, exactJsonParser)
+  app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, exactJsonParser)
+
+  app.get<{ Querystring: ListQuery }>('/addresses', {
+    schema: { querystring: ListQuery, response: { 200: AddressPage } }
+  }, async (request, reply) => {
+    const { limit, cursor, city, postalCode } = request.query
+    let after: bigint | undefined
+    if (cursor !== undefined) {
+      after = decodeCursor(cursor)
+      if (after === undefined) throw new AppError('INVALID_CURSOR', `cursor "${cursor}" was not issued by this service`)
+    }
+    // One record more than asked tells whether a next page exists without a second query.
+    const records = await store.list({ limit: limit + 1, after, city, postalCode })
+    if (records.length <= limit) return { items: records }
+    const items = records.slice(0, limit)
+    const next = nextLink(collection, limit, encodeCursor((items[limit - 1] as StoredAddress).id), city, postalCode)
+    reply.header('link', `<${next}>; rel="next"`)
+    return { items, next }
+  })
+
+  app.get<{ Params: IdParams }>('/addresses/:id', {
+    schema: { response: { 200: Address } }
+  }, async (request, reply) => {
+    const id = pathId(request.params.id)
+    const address = await store.get(id)
+    if (address === undefined) throw notFound(id)
+    const etag = addressEtag(address)
+    reply.header('etag', etag)
+    if (hasPreconditions(request.headers)) {
+      const outcome = evaluatePreconditions(request.headers, etag, true)
+      if (outcome === 'not-modified') return reply.code(304).send()
+      if (outcome === 'failed') throw preconditionFailed(id)
+    }
+    return address
+  })
+
+  app.post<{ Body: AddressCreateBody }>('/addresses', {
+    schema: { body: AddressCreateBody, response: { 201: Address } }
+  }, async (request, reply) => {
+    const { name, city, postalCode } = request.body
+    const address = await store.create({ name, city, postalCode })
+    reply.code(201).header('location', `${collection}/${address.id}`).header('etag', addressEtag(address))
+    return address
+  })
+
+  app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
+    schema: { body: AddressPutBody, response: { 200: Address, 201: Address } }
+  }, async (request, reply) => {
+    const id = pathId(request.params.id)
+    const body = request.body
+    if (body.id !== undefined) {
+      const check = checkBodyId(body.id, id)
+      if (check === 'invalid') throw fieldProblem('FIELD_TYPE', 'id', 'body.id must be an integer in plain decimal digits')
+      if (check === 'different') throw new AppError('ID_MISMATCH', `body.id ${String(body.id)} differs from the path id ${id}`)
+    }
+    const conditional = hasPreconditions(request.headers)
+    let name = body.name
+    let condition = NONE
+    if (conditional || name === undefined) {
+      // Read first only when a precondition or a missing name makes the current record matter.
+      const current = await store.get(id)
+      if (current === undefined && name === undefined) throw nameRequired()
+      if (conditional) {
+        const outcome = evaluatePreconditions(request.headers, current === undefined ? undefined : addressEtag(current), false)
+        if (outcome !== 'proceed') throw preconditionFailed(id)
+        // Pin the write to the state the precondition was checked against: compare-and-set in the store.
+        condition = current === undefined ? ABSENT : { kind: 'matches', current }
+      } else {
+        condition = PRESENT // no name: only an update may happen
+      }
+      name ??= (current as StoredAddress).name
+    }
+    const result = await store.put(id, { name, city: body.city, postalCode: body.postalCode }, condition)
+    if (result.outcome === 'precondition-failed') {
+      // Changed between our read and the write: the client's precondition no longer holds,
+      // or (no name, no precondition) the record vanished and a create needs the name.
+      throw conditional ? preconditionFailed(id) : nameRequired()
+    }
+    reply.header('etag', addressEtag(result.record))
+    if (result.outcome === 'created') reply.code(201).header('location', `${collection}/${id}`)
+    return result.record
+  })
+
+  app.delete<{ Params: IdParams }>('/addresses/:id', async (request, reply) => {
+    const id = pathId(request.params.id)
+    let condition = NONE
+    if (hasPreconditions(request.headers)) {
+      // RFC 9110 §13.2.1: a missing record is 404 whatever the preconditions say.
+      const current = await store.get(id)
+      if (current === undefined) throw notFound(id)
+      if (evaluatePreconditions(request.headers, addressEtag(current), false) !== 'proceed') throw preconditionFailed(id)
+      condition = { kind: 'matches', current }
+    }
+    const result = await store.delete(id, condition)
+    if (result.outcome === 'not-found') throw notFound(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    return reply.code(204).send()
+  })
+}
+
+function pathId (segment: string): bigint {
+  const id = parseAddressId(segment)
+  if (id === undefined) {
+    throw new AppError('INVALID_ID', `"${segment.slice(0, 40)}" is not an address id: use an integer from 1 to 9223372036854775807 in plain decimal`)
+  }
+  return id
+}
+
+function notFound (id: bigint): AppError {
+  return new AppError('ADDRESS_NOT_FOUND', `No address has the id ${id}`)
+}
+
+function preconditionFailed (id: bigint): AppError {
+  return new AppError('PRECONDITION_FAILED', `A precondition (If-Match / If-None-Match) is false for address ${id}`)
+}
+
+function nameRequired (): AppError {
+  return fieldProblem('FIELD_REQUIRED', 'name', 'body.name is required when the PUT creates the record')
+}
+
+function fieldProblem (code: 'FIELD_REQUIRED' | 'FIELD_TYPE', field: string, detail: string): AppError {
+  return new AppError('VALIDATION_FAILED', detail, { errors: [{ code, field, detail }] })
+}
+
+function nextLink (collection: string, limit: number, cursor: string, city: string | undefined, postalCode: string | undefined): string {
+  let link = `${collection}?limit=${limit}&cursor=${cursor}`
+  if (city !== undefined) link += `&city=${encodeURIComponent(city)}`
+  if (postalCode !== undefined) link += `&postalCode=${encodeURIComponent(postalCode)}`
+  return link
+}
+
+/**
+ * Version 1 of the address book. Version 2 of the API serves the very same
+ * representation: nothing in it broke, so nothing changed (spec, rule 1).
+ */
+function addressRepresentation (version: number): Representation<AddressesServiceOptions> {
+  return {
+    version,
+    plugin: addressRoutes,
+    errorHandler: problemErrorHandler(),
+    methods: [['/addresses', ['GET', 'POST']], ['/addresses/:id', ['GET', 'PUT', 'DELETE']]],
+    notFound: problemNotFound,
+    methodNotAllowed: methodNotAllowedProblem
+  }
+}
+
+export const ADDRESS_REPRESENTATIONS = [addressRepresentation(1), addressRepresentation(2)]
