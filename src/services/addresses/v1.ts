@@ -15,6 +15,9 @@ export interface AddressesServiceOptions {
   vendor: string
 }
 
+const tags = ['addresses']
+/** Documents the path parameter; the id itself is parsed exactly (64-bit) by the route. */
+const IdParamsSchema = { type: 'object', properties: { id: { type: 'string', description: 'integer 1 … 9223372036854775807' } }, required: ['id'] } as const
 const NONE: WriteCondition<StoredAddress> = { kind: 'none' }
 const ABSENT: WriteCondition<StoredAddress> = { kind: 'absent' }
 const PRESENT: WriteCondition<StoredAddress> = { kind: 'present' }
@@ -37,7 +40,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
   app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, exactJsonParser)
 
   app.get<{ Querystring: ListQuery }>('/addresses', {
-    schema: { querystring: ListQuery, response: { 200: AddressPage } }
+    schema: { tags, summary: 'List addresses (paged; exact filters city, postalCode)', querystring: ListQuery, response: { 200: AddressPage } }
   }, async (request, reply) => {
     const { limit, cursor, city, postalCode } = request.query
     let after: bigint | undefined
@@ -55,7 +58,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
-    schema: { response: { 200: Address } }
+    schema: { tags, summary: 'Retrieve an address (ETag; If-None-Match → 304)', params: IdParamsSchema, response: { 200: Address } }
   }, async (request, reply) => {
     const id = pathId(request.params.id)
     const address = await store.get(id)
@@ -71,7 +74,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
   })
 
   app.post<{ Body: AddressCreateBody }>('/addresses', {
-    schema: { body: AddressCreateBody, response: { 201: Address } }
+    schema: { tags, summary: 'Create an address (not idempotent: a new id every time)', body: AddressCreateBody, response: { 201: Address } }
   }, async (request, reply) => {
     const { name, city, postalCode } = request.body
     const address = await store.create({ name, city, postalCode })
@@ -80,7 +83,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
   })
 
   app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
-    schema: { body: AddressPutBody, response: { 200: Address, 201: Address } }
+    schema: { tags, summary: 'Update city and postalCode (name kept), or create at this id; idempotent', params: IdParamsSchema, body: AddressPutBody, response: { 200: Address, 201: Address } }
   }, async (request, reply) => {
     const id = pathId(request.params.id)
     const body = request.body
@@ -117,7 +120,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
     return result.record
   })
 
-  app.delete<{ Params: IdParams }>('/addresses/:id', async (request, reply) => {
+  app.delete<{ Params: IdParams }>('/addresses/:id', { schema: { tags, summary: 'Delete an address (204; If-Match honoured)', params: IdParamsSchema } }, async (request, reply) => {
     const id = pathId(request.params.id)
     let condition = NONE
     if (hasPreconditions(request.headers)) {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { StudentStore } from '../../stores/types.js'
 import { mountVersioned, type ServiceMount } from '../../http/versioned-mount.js'
 import { studentsV1 } from './v1.js'
+import { studentsV2 } from './v2.js'
 import type { StudentsServiceOptions } from './options.js'
 
 export interface StudentsServiceConfig {
@@ -10,7 +11,7 @@ export interface StudentsServiceConfig {
   assetsDir: string
 }
 
-export const STUDENT_REPRESENTATIONS = [studentsV1]
+export const STUDENT_REPRESENTATIONS = [studentsV1, studentsV2]
 
 /**
  * The student records service at one prefix: its versioned representations,

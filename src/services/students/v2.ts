@@ -1,0 +1,140 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { Student as StoredStudent, WriteCondition } from '../../stores/types.js'
+import { parseNonNegativeInteger } from '../../http/ids.js'
+import { evaluatePreconditions, hasPreconditions, strongEtag } from '../../http/conditional.js'
+import { methodNotAllowedProblem, problemErrorHandler, problemNotFound } from '../../http/errors/handler.js'
+import { AppError } from '../../http/problem.js'
+import type { Representation } from '../../http/versioned-mount.js'
+import type { StudentsServiceOptions } from './options.js'
+import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
+
+const tags = ['students v2']
+const NONE: WriteCondition<StoredStudent> = { kind: 'none' }
+
+/** PUT /{id} body: the id comes from the path; a body id, if sent, must agree. */
+const StudentPutBody = Type.Object(
+  { id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })), firstName: StudentCreateBody.properties.firstName, lastName: StudentCreateBody.properties.lastName, age: StudentCreateBody.properties.age },
+  { additionalProperties: false }
+)
+
+/** A strong ETag for a student's representation: any change of a field changes it. */
+export function studentEtag (s: StoredStudent): string {
+  return strongEtag(`${s.id}\u0000${s.firstName}\u0000${s.lastName}\u0000${s.age}`)
+}
+
+/**
+ * Version 2 of the student records service: the same records and id rule,
+ * restructured (hence a new media type): plain Student bodies, 201 with
+ * Location, 204 on delete, RFC 9457 problem details for every error, and
+ * ETag / If-Match / If-None-Match like the address book.
+ */
+async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Promise<void> {
+  const { store } = opts
+  const collection = app.prefix === '' ? '' : app.prefix
+  // Only JSON bodies here: text/plain is 415, not a string to validate.
+  app.removeContentTypeParser('text/plain')
+
+  app.get('/', { schema: { tags, summary: 'List students', response: { 200: Type.Array(Student) } } }, async () => store.list())
+
+  app.get<{ Params: IdParams }>('/:id', {
+    schema: { tags, summary: 'Retrieve a student (ETag; If-None-Match → 304)', params: IdParams, response: { 200: Student } }
+  }, async (request, reply) => {
+    const id = pathId(request.params.id)
+    const student = await store.get(id)
+    if (student === undefined) throw notFound(id)
+    const etag = studentEtag(student)
+    reply.header('etag', etag)
+    if (hasPreconditions(request.headers)) {
+      const outcome = evaluatePreconditions(request.headers, etag, true)
+      if (outcome === 'not-modified') return reply.code(304).send()
+      if (outcome === 'failed') throw preconditionFailed(id)
+    }
+    return student
+  })
+
+  app.post<{ Body: StudentCreateBody }>('/', {
+    schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: Student } }
+  }, async (request, reply) => {
+    let student: StoredStudent
+    try {
+      student = await store.create(request.body)
+    } catch (err) {
+      if (err instanceof Error && err.name === 'StoreUnavailableError') throw err
+      request.log.error({ err }, 'student create failed')
+      throw new AppError('RECORD_NOT_CREATED', 'The student could not be stored; nothing was created')
+    }
+    reply.code(201).header('location', `${collection}/${student.id}`).header('etag', studentEtag(student))
+    return student
+  })
+
+  const replace = async (request: FastifyRequest, reply: FastifyReply, id: number, body: StudentCreateBody): Promise<StoredStudent> => {
+    let condition = NONE
+    if (hasPreconditions(request.headers)) {
+      // RFC 9110 §13.2.1: PUT never creates here, so a missing record is 404 whatever the preconditions say.
+      const current = await store.get(id)
+      if (current === undefined) throw notFound(id)
+      if (evaluatePreconditions(request.headers, studentEtag(current), false) !== 'proceed') throw preconditionFailed(id)
+      condition = { kind: 'matches', current }
+    }
+    const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition)
+    if (result.outcome === 'not-found') throw notFound(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    reply.header('etag', studentEtag(result.record))
+    return result.record
+  }
+
+  app.put<{ Params: IdParams, Body: typeof StudentPutBody.static }>('/:id', {
+    schema: { tags, summary: 'Replace a student (If-Match for safe updates; never creates)', params: IdParams, body: StudentPutBody, response: { 200: Student } }
+  }, async (request, reply) => {
+    const id = pathId(request.params.id)
+    if (request.body.id !== undefined && request.body.id !== id) {
+      throw new AppError('ID_MISMATCH', `body.id ${request.body.id} differs from the path id ${id}`)
+    }
+    return replace(request, reply, id, request.body)
+  })
+
+  app.put<{ Body: StudentReplaceBody }>('/', {
+    schema: { tags, summary: 'Replace the student named by body.id (as in v1)', body: StudentReplaceBody, response: { 200: Student } }
+  }, async (request, reply) => replace(request, reply, request.body.id, request.body))
+
+  app.delete<{ Params: IdParams }>('/:id', {
+    schema: { tags, summary: 'Delete a student (204; If-Match honoured)', params: IdParams }
+  }, async (request, reply) => {
+    const id = pathId(request.params.id)
+    let condition = NONE
+    if (hasPreconditions(request.headers)) {
+      const current = await store.get(id)
+      if (current === undefined) throw notFound(id)
+      if (evaluatePreconditions(request.headers, studentEtag(current), false) !== 'proceed') throw preconditionFailed(id)
+      condition = { kind: 'matches', current }
+    }
+    const result = await store.delete(id, condition)
+    if (result.outcome === 'not-found') throw notFound(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    return reply.code(204).send()
+  })
+}
+
+function pathId (segment: string): number {
+  const id = parseNonNegativeInteger(segment)
+  if (id < 0) throw new AppError('INVALID_ID', `"${segment.slice(0, 40)}" is not a student id: use a non-negative integer in decimal digits`)
+  return id
+}
+
+function notFound (id: number): AppError {
+  return new AppError('STUDENT_NOT_FOUND', `No student has the id ${id}`)
+}
+
+function preconditionFailed (id: number): AppError {
+  return new AppError('PRECONDITION_FAILED', `A precondition (If-Match / If-None-Match) is false for student ${id}`)
+}
+
+export const studentsV2: Representation<StudentsServiceOptions> = {
+  version: 2,
+  plugin: routesV2,
+  errorHandler: problemErrorHandler(),
+  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'PUT', 'DELETE']]],
+  notFound: problemNotFound,
+  methodNotAllowed: methodNotAllowedProblem
+}
