@@ -7,7 +7,7 @@ import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/index.js'
 import { apiVersionConstraint, VersionNegotiator, vendorJsonPattern, vendorType } from './http/versioning.js'
 import type { DeprecationPolicy } from './http/deprecation.js'
-import type { ServiceMount } from './http/versioned-mount.js'
+import type { MountHandlers, ServiceMount } from './http/versioned-mount.js'
 import { addressesService } from './services/addresses/index.js'
 import { problemErrorHandler, problemNotFound } from './http/errors/handler.js'
 import { errorCatalogueRoutes } from './http/errors/route.js'
@@ -49,6 +49,9 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   const negotiator = new VersionNegotiator(versioning.vendor, versions, 1, versioning.mediaType)
   const deprecations = deprecationPolicies(config)
   const problems = problemErrorHandler()
+  // Unknown paths and pre-routing errors: the service whose resources the path is under answers
+  // (in its shape and version); anything else gets a problem. Dispatched by path prefix.
+  const mounts: Array<[string, MountHandlers]> = []
 
   const app = Fastify({
     logger: { level: config.logLevel },
@@ -60,8 +63,12 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     return503OnClosing: true,
     // Keep-alive sockets that are idle are closed at once on shutdown; busy ones finish their request.
     forceCloseConnections: 'idle',
-    // Malformed URLs and over-long path parameters are rejected before routing; answer them as problems too.
-    frameworkErrors: problems
+    // Malformed URLs and over-long path parameters are rejected before routing; the service the
+    // path belongs to answers them in its own shape (a problem elsewhere).
+    frameworkErrors: function (this: FastifyInstance, error, request, reply) {
+      const mount = mountFor(mounts, request.url)
+      return mount === undefined ? problems(error, request, reply) : mount.error.call(this, error, request, reply)
+    }
   })
   installValidators(app)
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
@@ -86,9 +93,6 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   await app.register(errorCatalogueRoutes)
 
   // Which prefixes already have a not-found handler (Fastify allows one per prefix).
-  // Unknown paths: the service whose resources the path is under answers (in its shape and
-  // version); anything else is a problem 404. One handler, dispatching by path prefix.
-  const notFoundRoutes: Array<[string, (request: FastifyRequest, reply: FastifyReply) => unknown]> = []
   const notAcceptable = (_request: FastifyRequest, reply: FastifyReply, available: readonly string[]): unknown =>
     sendProblem(reply, 'NOT_ACCEPTABLE', { detail: `This resource is available as: ${available.join(', ')}` })
 
@@ -103,7 +107,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
       negotiator,
       successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) }),
       deprecations,
-      exposeNotFound: (handler) => notFoundRoutes.push([prefix + resources, handler]),
+      expose: (handlers) => addMount(mounts, prefix + resources, handlers),
       notAcceptable
     }), { prefix })
     if (!versioning.uri) return
@@ -114,7 +118,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
         fixedVersion: version,
         successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) }),
         deprecations,
-        exposeNotFound: (handler) => notFoundRoutes.push([uriPrefix + resources, handler]),
+        expose: (handlers) => addMount(mounts, uriPrefix + resources, handlers),
         notAcceptable
       }), { prefix: uriPrefix })
     }
@@ -140,7 +144,10 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   directory.push({ rel: 'help', href: '/docs/', title: 'Documentation: decisions, errors, versioning', type: 'text/html' })
   directory.push({ rel: 'status', href: '/healthz', title: 'Health check', type: 'application/json' })
   await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links: directory })
-  app.setNotFoundHandler(notFoundDispatcher(notFoundRoutes))
+  app.setNotFoundHandler((request, reply) => {
+    const mount = mountFor(mounts, request.url)
+    return mount === undefined ? problemNotFound(request, reply) : mount.notFound(request, reply)
+  })
 
   await app.ready()
   return app
@@ -157,18 +164,16 @@ function deprecationPolicies (config: Config): Map<number, DeprecationPolicy> {
   return new Map(config.versioning.deprecated.map((v) => [v, policy]))
 }
 
-type NotFoundHandler = (request: FastifyRequest, reply: FastifyReply) => unknown
+/** Keeps mounts longest resource path first, so /v2/students wins over a mount at the root. */
+function addMount (mounts: Array<[string, MountHandlers]>, root: string, handlers: MountHandlers): void {
+  mounts.push([root, handlers])
+  mounts.sort((a, b) => b[0].length - a[0].length)
+}
 
-/** Picks the handler of the longest resource path the URL is under; a problem 404 otherwise. */
-function notFoundDispatcher (routes: Array<[string, NotFoundHandler]>): NotFoundHandler {
-  const sorted = [...routes].sort((a, b) => b[0].length - a[0].length)
-  return (request, reply) => {
-    const url = request.url
-    for (const [root, handler] of sorted) {
-      if (root === '' || (url.startsWith(root) && (url.length === root.length || url[root.length] === '/' || url[root.length] === '?'))) {
-        return handler(request, reply)
-      }
-    }
-    return problemNotFound(request, reply)
+/** The mount whose resource path the URL is under. */
+function mountFor (mounts: ReadonlyArray<[string, MountHandlers]>, url: string): MountHandlers | undefined {
+  for (const [root, handlers] of mounts) {
+    if (root === '' || (url.startsWith(root) && (url.length === root.length || url[root.length] === '/' || url[root.length] === '?'))) return handlers
   }
+  return undefined
 }

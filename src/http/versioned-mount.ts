@@ -17,6 +17,12 @@ export interface Representation<Options extends FastifyPluginOptions> {
   methodNotAllowed: (request: FastifyRequest, reply: FastifyReply, allow: string) => unknown
 }
 
+/** How a mount answers what its routes do not: unknown paths, and errors raised before routing. */
+export interface MountHandlers {
+  notFound: (request: FastifyRequest, reply: FastifyReply) => unknown
+  error: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
+}
+
 /** Where and how one service is mounted: at its base (header approach) or under /vN (URI approach). */
 export interface ServiceMount {
   negotiator: VersionNegotiator
@@ -29,7 +35,7 @@ export interface ServiceMount {
    * it by path (Fastify allows only one not-found handler per prefix, and
    * several services may share one).
    */
-  exposeNotFound: (handler: (request: FastifyRequest, reply: FastifyReply) => unknown) => void
+  expose: (handlers: MountHandlers) => void
   notAcceptable: (request: FastifyRequest, reply: FastifyReply, available: readonly string[]) => unknown
 }
 
@@ -51,7 +57,7 @@ export interface MountOptions<Options extends FastifyPluginOptions> {
   successor?: (url: string, version: number) => { url: string, type?: string }
   /** Answers a request whose Accept matches no served media type. */
   notAcceptable: (request: FastifyRequest, reply: FastifyReply, available: readonly string[]) => unknown
-  exposeNotFound: ServiceMount['exposeNotFound']
+  expose: ServiceMount['expose']
 }
 
 /**
@@ -99,15 +105,19 @@ export async function mountVersioned<Options extends FastifyPluginOptions> (app:
   }
 
   // Errors outside the representations' routes (static files, 405 routes) speak the client's version too.
-  app.setErrorHandler(function (error: FastifyError, request, reply) {
-    return (representationFor(request) ?? fallback).errorHandler.call(this, error, request, reply)
-  })
-  opts.exposeNotFound((request, reply) => {
-    reply.header('vary', 'Accept')
-    const representation = representationFor(request)
-    if (representation === undefined) return opts.notAcceptable(request, reply, negotiator.available)
-    request.apiVersion = representation.version
-    return representation.notFound(request, reply)
+  const error = function (this: FastifyInstance, err: FastifyError, request: FastifyRequest, reply: FastifyReply): unknown {
+    return (representationFor(request) ?? fallback).errorHandler.call(this, err, request, reply)
+  }
+  app.setErrorHandler(error)
+  opts.expose({
+    error,
+    notFound: (request, reply) => {
+      reply.header('vary', 'Accept')
+      const representation = representationFor(request)
+      if (representation === undefined) return opts.notAcceptable(request, reply, negotiator.available)
+      request.apiVersion = representation.version
+      return representation.notFound(request, reply)
+    }
   })
   for (const [url, allowed] of opts.methods) {
     routeOtherMethods(app, url, allowed, (request, reply, allow) => {

@@ -116,6 +116,20 @@ describe('URI versioning (/v1, /v2)', () => {
   })
 })
 
+describe('requests rejected before routing speak the shape of the service they were for', () => {
+  it('a malformed URL is a 400 envelope under /students, a problem under /v2/students and elsewhere', async () => {
+    const v1 = await request(`${o}/students/%E0%A4%A`)
+    expect(v1.status).toBe(400)
+    expect(v1.body.isSuccessful).toBe(false)
+    const v2 = await request(`${o}/v2/students/%E0%A4%A`)
+    expect(v2.status).toBe(400)
+    expect(v2.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    const other = await request(`${o}/addresses/%E0%A4%A`)
+    expect(other.status).toBe(400)
+    expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+  })
+})
+
 describe('one set of records behind every version', () => {
   it('a student created through v1 is read through v2, and one created through v2 through v1', async () => {
     const viaV1 = await request(`${o}/v1/students`, { method: 'POST', json: { firstName: 'Alan', lastName: 'Turing', age: 41 } })

@@ -14,7 +14,7 @@ export function addressesService (mount: ServiceMount, options: AddressesService
       deprecations: mount.deprecations,
       successor: mount.successor,
       notAcceptable: mount.notAcceptable,
-      exposeNotFound: mount.exposeNotFound
+      expose: mount.expose
     })
   }
 }

@@ -30,7 +30,7 @@ export function studentsService (mount: ServiceMount, config: StudentsServiceCon
       deprecations: mount.deprecations,
       successor: mount.successor,
       notAcceptable: mount.notAcceptable,
-      exposeNotFound: mount.exposeNotFound
+      expose: mount.expose
     })
     // @fastify/static gives content types, ETag, Last-Modified and ranges, and
     // refuses paths that leave the folder; a missing file falls through to 404.
