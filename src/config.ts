@@ -16,6 +16,7 @@ export interface Config {
   /** How long graceful shutdown waits for in-flight requests before closing sockets. */
   shutdownTimeoutMs: number
   students: StudentsConfig
+  albums: AlbumsConfig
 }
 
 export interface StudentsConfig {
@@ -26,10 +27,34 @@ export interface StudentsConfig {
   assetsDir: string
 }
 
+export interface AlbumsConfig {
+  enabled: boolean
+  /** Prefix of the album query service: '' serves `/graphql` and `/graphiql`. */
+  base: string
+  /** JSON file replacing the built-in list of three albums (validated at start-up). */
+  albumsFile?: string
+  /** Deepest selection nesting a document may have (introspection included). */
+  maxDepth: number
+  /** Most field selections a document may make once fragments are expanded (the cost). */
+  maxFields: number
+  /** Most aliased fields a document may have. */
+  maxAliases: number
+  /** Largest GraphQL document (the `query` text) in UTF-8 bytes. */
+  maxDocumentBytes: number
+  /** Whether `__schema` / `__type` queries are allowed (turn off in production if wanted). */
+  introspection: boolean
+  /** How many distinct documents keep their parsed, validated and compiled form. */
+  documentCacheSize: number
+  /** Folder of the GraphiQL bundle that `npm run build` writes (no flag: tests point it elsewhere). */
+  graphiqlDir: string
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL('../public', import.meta.url))
+/** src/ and dist/ are siblings, so this is <package>/dist/graphiql under tsx and node alike. */
+export const DEFAULT_GRAPHIQL_DIR = fileURLToPath(new URL('../dist/graphiql', import.meta.url))
 
 export function defaultConfig(): Config {
   return {
@@ -39,7 +64,18 @@ export function defaultConfig(): Config {
     accessLog: false,
     bodyLimit: 1024 * 1024,
     shutdownTimeoutMs: 10_000,
-    students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR }
+    students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR },
+    albums: {
+      enabled: true,
+      base: '',
+      maxDepth: 15,
+      maxFields: 500,
+      maxAliases: 30,
+      maxDocumentBytes: 16 * 1024,
+      introspection: true,
+      documentCacheSize: 1000,
+      graphiqlDir: DEFAULT_GRAPHIQL_DIR
+    }
   }
 }
 
@@ -74,7 +110,15 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'shutdown-timeout', env: 'RQS_SHUTDOWN_TIMEOUT_MS', type: 'integer', description: 'ms to wait for in-flight requests on SIGTERM (default 10000)', apply: (c, v) => { c.shutdownTimeoutMs = v as number } },
   { flag: 'students-base', env: 'RQS_STUDENTS_BASE', type: 'base', description: 'base path of the student records service (default /students)', apply: (c, v) => { c.students.base = v as string } },
   { flag: 'assets-dir', env: 'RQS_ASSETS_DIR', type: 'path', description: "folder served under {students-base}/assets/ (default the package's public/)", apply: (c, v) => { c.students.assetsDir = v as string } },
-  { flag: 'no-students', type: 'boolean', description: 'do not mount the student records service', apply: (c, v) => { c.students.enabled = !(v as boolean) } }
+  { flag: 'no-students', type: 'boolean', description: 'do not mount the student records service', apply: (c, v) => { c.students.enabled = !(v as boolean) } },
+  { flag: 'albums-base', env: 'RQS_ALBUMS_BASE', type: 'base', description: 'prefix of the album query service: {albums-base}/graphql, {albums-base}/graphiql (default none)', apply: (c, v) => { c.albums.base = v === '/' ? '' : v as string } },
+  { flag: 'albums-file', env: 'RQS_ALBUMS_FILE', type: 'path', description: 'JSON array of {title, artist, recordNo} replacing the three built-in albums', apply: (c, v) => { c.albums.albumsFile = v as string } },
+  { flag: 'no-albums', type: 'boolean', description: 'do not mount the album query service', apply: (c, v) => { c.albums.enabled = !(v as boolean) } },
+  { flag: 'graphql-max-depth', env: 'RQS_GRAPHQL_MAX_DEPTH', type: 'integer', description: 'deepest selection nesting of a GraphQL document (default 15)', apply: (c, v) => { c.albums.maxDepth = v as number } },
+  { flag: 'graphql-max-fields', env: 'RQS_GRAPHQL_MAX_FIELDS', type: 'integer', description: 'most field selections of a GraphQL document, fragments expanded (default 500)', apply: (c, v) => { c.albums.maxFields = v as number } },
+  { flag: 'graphql-max-aliases', env: 'RQS_GRAPHQL_MAX_ALIASES', type: 'integer', description: 'most aliased fields of a GraphQL document (default 30)', apply: (c, v) => { c.albums.maxAliases = v as number } },
+  { flag: 'graphql-max-document-size', env: 'RQS_GRAPHQL_MAX_DOCUMENT_SIZE', type: 'bytes', description: 'largest GraphQL document text, e.g. 16kb (default 16kb)', apply: (c, v) => { c.albums.maxDocumentBytes = v as number } },
+  { flag: 'no-graphql-introspection', env: 'RQS_GRAPHQL_NO_INTROSPECTION', type: 'boolean', description: 'reject __schema and __type queries (GraphiQL then has no docs or completion)', apply: (c, v) => { c.albums.introspection = !(v as boolean) } }
 ]
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }

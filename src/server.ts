@@ -5,6 +5,7 @@ import { openStores } from './stores/index.js'
 import { installValidators } from './http/validation.js'
 import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/routes.js'
+import { albumsService } from './services/albums/routes.js'
 
 /**
  * Access logging: one line per finished request (Fastify's "request completed",
@@ -61,6 +62,10 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
       store: stores.students,
       assetsDir: config.students.assetsDir
     })
+  }
+
+  if (config.albums.enabled) {
+    await app.register(albumsService, { prefix: config.albums.base, config: config.albums, base: config.albums.base })
   }
 
   await app.ready()
