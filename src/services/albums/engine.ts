@@ -114,14 +114,16 @@ function isPromise<T> (value: T | Promise<T>): value is Promise<T> {
 
 /** A copy of a GraphQL error carrying `extensions.code` (kept when it already has one). */
 export function withCode (error: GraphQLError, code: string): GraphQLError {
-  if (error.extensions.code !== undefined) return error
+  // graphql-jit builds some errors without an extensions object.
+  const extensions = error.extensions as GraphQLError['extensions'] | undefined
+  if (extensions?.code !== undefined) return error
   return new GraphQLError(error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: { ...error.extensions, code }
+    extensions: { ...extensions, code }
   })
 }
 

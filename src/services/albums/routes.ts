@@ -4,7 +4,7 @@ import { GraphQLError, type ExecutionArgs } from 'graphql'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from '../../config.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
-import { QueryEngine } from './engine.js'
+import { QueryEngine, withCode } from './engine.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
 import { ErrorCode } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
@@ -46,8 +46,9 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
     },
     execute: (args) => engine.execute(args),
     onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, result),
+    // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault.
     formatError: (error) => error instanceof GraphQLError
-      ? (error.extensions.code === undefined ? new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: ErrorCode.badRequest } }) : error)
+      ? withCode(error, ErrorCode.badRequest)
       : new GraphQLError(error.message, { extensions: { code: ErrorCode.badRequest } })
   })
 
