@@ -68,7 +68,7 @@ export function defaultConfig(): Config {
     albums: {
       enabled: true,
       base: '',
-      maxDepth: 15,
+      maxDepth: 20,
       maxFields: 500,
       maxAliases: 30,
       maxDocumentBytes: 16 * 1024,
@@ -114,7 +114,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'albums-base', env: 'RQS_ALBUMS_BASE', type: 'base', description: 'prefix of the album query service: {albums-base}/graphql, {albums-base}/graphiql (default none)', apply: (c, v) => { c.albums.base = v === '/' ? '' : v as string } },
   { flag: 'albums-file', env: 'RQS_ALBUMS_FILE', type: 'path', description: 'JSON array of {title, artist, recordNo} replacing the three built-in albums', apply: (c, v) => { c.albums.albumsFile = v as string } },
   { flag: 'no-albums', type: 'boolean', description: 'do not mount the album query service', apply: (c, v) => { c.albums.enabled = !(v as boolean) } },
-  { flag: 'graphql-max-depth', env: 'RQS_GRAPHQL_MAX_DEPTH', type: 'integer', description: 'deepest selection nesting of a GraphQL document (default 15)', apply: (c, v) => { c.albums.maxDepth = v as number } },
+  { flag: 'graphql-max-depth', env: 'RQS_GRAPHQL_MAX_DEPTH', type: 'integer', description: 'deepest selection nesting of a GraphQL document (default 20)', apply: (c, v) => { c.albums.maxDepth = v as number } },
   { flag: 'graphql-max-fields', env: 'RQS_GRAPHQL_MAX_FIELDS', type: 'integer', description: 'most field selections of a GraphQL document, fragments expanded (default 500)', apply: (c, v) => { c.albums.maxFields = v as number } },
   { flag: 'graphql-max-aliases', env: 'RQS_GRAPHQL_MAX_ALIASES', type: 'integer', description: 'most aliased fields of a GraphQL document (default 30)', apply: (c, v) => { c.albums.maxAliases = v as number } },
   { flag: 'graphql-max-document-size', env: 'RQS_GRAPHQL_MAX_DOCUMENT_SIZE', type: 'bytes', description: 'largest GraphQL document text, e.g. 16kb (default 16kb)', apply: (c, v) => { c.albums.maxDocumentBytes = v as number } },

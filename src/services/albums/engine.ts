@@ -81,6 +81,11 @@ export class QueryEngine {
     return isPromise(result) ? result.then(withResultCodes) : withResultCodes(result)
   }
 
+  /** Whether an operation of a prepared document runs compiled (for tests and diagnostics). */
+  isCompiled (document: DocumentNode, operationName?: string): boolean {
+    return this.preparedByDocument.get(document)?.compiled.has(operationName ?? '') ?? false
+  }
+
   /** graphql-jit's fast serialiser for an error-free result of a compiled document; JSON.stringify otherwise. */
   stringify (args: ExecutionArgs, result: ExecutionResult): string {
     if (result.errors === undefined) {
