@@ -25,7 +25,8 @@ describe('albums file', () => {
     const albumsFile = await file('ok.json', JSON.stringify([
       { title: 'Blue', artist: 'Joni Mitchell', recordNo: 7 },
       { title: 'Blue Train', artist: null },
-      { title: 'Kind of Blue', artist: 'Miles Davis', recordNo: -1 }
+      { title: 'Kind of Blue', artist: 'Miles Davis', recordNo: -1 },
+      { artist: 'Nobody', recordNo: 1 }
     ]))
     const server = await startServer({ albums: { albumsFile } })
     try {
@@ -35,12 +36,16 @@ describe('albums file', () => {
           albums: [
             { title: 'Blue', artist: 'Joni Mitchell', recordNo: 7 },
             { title: 'Blue Train', artist: null, recordNo: null },
-            { title: 'Kind of Blue', artist: 'Miles Davis', recordNo: -1 }
+            { title: 'Kind of Blue', artist: 'Miles Davis', recordNo: -1 },
+            { title: null, artist: 'Nobody', recordNo: 1 }
           ]
         }
       })
+      // An album without a title matches no filter, not even the empty string.
       const filtered = await graphql(server.origin, '{ albums(titleFilter: "Blue") { title } }')
       expect(filtered.body.data.albums.map((a: { title: string }) => a.title)).toEqual(['Blue', 'Blue Train', 'Kind of Blue'])
+      const empty = await graphql(server.origin, '{ albums(titleFilter: "") { artist } }')
+      expect(empty.body.data.albums).toHaveLength(3)
       const none = await graphql(server.origin, '{ albums(titleFilter: "blue") { title } }')
       expect(none.body.data.albums).toEqual([])
     } finally {

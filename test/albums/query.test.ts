@@ -145,10 +145,14 @@ describe('albums query', () => {
       expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT')
     })
 
-    it('an unknown operationName is a BAD_REQUEST error', async () => {
+    it('an unknown operationName is a BAD_REQUEST error naming it', async () => {
       const res = await graphql(server.origin, 'query A { albums { title } }', undefined, {}, 'B')
-      expect(res.body.data).toBeUndefined()
-      expect(res.body.errors[0].extensions.code).toBe('BAD_REQUEST')
+      expect(res.body).toEqual({ errors: [{ message: 'The document has no operation named "B".', extensions: { code: 'BAD_REQUEST' } }] })
+    })
+
+    it('several operations and no operationName is a BAD_REQUEST error', async () => {
+      const res = await graphql(server.origin, 'query A { albums { title } } query B { albums { artist } }')
+      expect(res.body).toEqual({ errors: [{ message: 'The document has several operations: say which one to run with operationName.', extensions: { code: 'BAD_REQUEST' } }] })
     })
 
     it('a mutation (the schema has none) is an OPERATION_NOT_SUPPORTED error', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import { GraphQLError, type ExecutionArgs } from 'graphql'
+import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from '../../config.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
@@ -26,6 +26,13 @@ function errorBody (message: string, code: string): string {
   return JSON.stringify({ errors: [{ message, extensions: { code } }] })
 }
 
+function unknownOperation (operationName: string | null | undefined): GraphQLError {
+  const message = operationName == null
+    ? 'The document has several operations: say which one to run with operationName.'
+    : `The document has no operation named "${operationName}".`
+  return new GraphQLError(message, { extensions: { code: ErrorCode.badRequest } })
+}
+
 /**
  * The album query service (spec: "Album query service (GraphQL)"): GraphQL over
  * HTTP at `/graphql` (graphql-http does the protocol), the schema as SDL, and
@@ -42,6 +49,8 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
     onSubscribe: (_req, params) => {
       const prepared = engine.prepare(params.query)
       if (prepared.errors !== undefined) return prepared.errors
+      // Say which operation is missing rather than graphql-http's "Unable to detect operation AST".
+      if (getOperationAST(prepared.document, params.operationName) == null) return [unknownOperation(params.operationName)]
       return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables }
     },
     execute: (args) => engine.execute(args),
