@@ -3,11 +3,16 @@
  *  1. bundles GraphiQL (React 19, Monaco) from web/graphiql/ with esbuild into
  *     dist/graphiql/: graphiql.js + graphiql.css, and the three Monaco web
  *     workers as separate files, so /graphiql needs nothing but this server;
- *  2. copies the SDL next to the compiled service (dist/services/albums/),
+ *  2. writes .br and .gz copies of the scripts and styles (about 5 MB of
+ *     Monaco and React shrink to about a fifth), which @fastify/static serves
+ *     to clients that accept them (preCompressed);
+ *  3. copies the SDL next to the compiled service (dist/services/albums/),
  *     where schema.ts reads it from.
  */
-import { copyFile, mkdir, rm } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib'
 import { build, type BuildOptions } from 'esbuild'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -49,6 +54,15 @@ await Promise.all([
     format: 'iife'
   })
 ])
+
+const brotli = promisify(brotliCompress)
+const gzipped = promisify(gzip)
+// Brotli quality 9 is within a few per cent of 11 at a fraction of the build time.
+await Promise.all((await readdir(outdir)).filter((name) => /\.(js|css)$/.test(name)).map(async (name) => {
+  const content = await readFile(`${outdir}/${name}`)
+  await writeFile(`${outdir}/${name}.br`, await brotli(content, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: content.length } }))
+  await writeFile(`${outdir}/${name}.gz`, await gzipped(content, { level: 9 }))
+}))
 
 await mkdir(`${root}dist/services/albums`, { recursive: true })
 await copyFile(`${root}src/services/albums/schema.graphql`, `${root}dist/services/albums/schema.graphql`)

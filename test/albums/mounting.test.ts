@@ -1,10 +1,24 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { get } from 'node:http'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, resolveConfig } from '../../src/config.js'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { graphql } from './helpers.js'
+
+/** A GET whose body is not decoded (fetch would decode it and hide the encoding). */
+async function rawGet (url: string, acceptEncoding: string): Promise<{ status: number, encoding: string | undefined, body: Buffer }> {
+  return await new Promise((resolve, reject) => {
+    get(url, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }) })
+      res.on('error', reject)
+    }).on('error', reject)
+  })
+}
 
 describe('album service configuration', () => {
   it('flags and environment variables fill config.albums', () => {
@@ -68,6 +82,20 @@ describe('album service mounting', () => {
       const escape = await request(`${server.origin}/music/graphiql/..%2f..%2fpackage.json`)
       expect([403, 404]).toContain(escape.status)
       expect(escape.text).not.toContain('"name": "rqs"')
+    })
+
+    it('sends the bundle pre-compressed to clients that accept it, as is to the others', async () => {
+      const url = `${server.origin}/music/graphiql/graphiql.js`
+      const plain = await rawGet(url, 'identity')
+      for (const encoding of ['br', 'gzip']) {
+        const res = await rawGet(url, encoding)
+        expect(res.status).toBe(200)
+        expect(res.encoding).toBe(encoding)
+        expect(res.body.length).toBeLessThan(plain.body.length / 2)
+        const decoded = encoding === 'br' ? brotliDecompressSync(res.body) : gunzipSync(res.body)
+        expect(decoded.equals(plain.body)).toBe(true)
+      }
+      expect(plain.encoding).toBeUndefined()
     })
 
     it('/graphiql with a trailing slash is the same page', async () => {

@@ -131,6 +131,7 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
       prefix: '/graphiql/',
       decorateReply: false,
       index: false,
+      preCompressed: true, // the build writes .br and .gz beside each script and style
       dotfiles: 'deny',
       wildcard: true
     })
