@@ -55,6 +55,11 @@ describe.skipIf(!hasChromium)(title, () => {
     page.on('pageerror', (error) => pageErrors.push(error.message))
     const workers: string[] = []
     page.on('worker', (worker) => workers.push(worker.url()))
+    // GraphiQL's own requests: its introspection query (docs, completion) and the query run.
+    const graphqlAnswers: Array<Promise<{ status: number, body: any }>> = []
+    page.on('response', (res) => {
+      if (new URL(res.url()).pathname === '/graphql') graphqlAnswers.push(res.json().then((body) => ({ status: res.status(), body })))
+    })
 
     const response = await page.goto(`${server.origin}/graphiql`)
     expect(response?.status()).toBe(200)
@@ -74,6 +79,14 @@ describe.skipIf(!hasChromium)(title, () => {
     await expect.poll(() => workers.map((url) => new URL(url).pathname).sort(), { timeout: 30_000 })
       .toEqual(expect.arrayContaining(['/graphiql/editor.worker.js', '/graphiql/graphql.worker.js', '/graphiql/json.worker.js']))
     for (const url of workers) expect(new URL(url).origin).toBe(server.origin)
+
+    const answers = await Promise.all(graphqlAnswers)
+    expect(answers.some((a) => a.body.data?.__schema !== undefined)).toBe(true) // introspection passed the default limits
+    expect(answers.some((a) => Array.isArray(a.body.data?.albums))).toBe(true)
+    for (const answer of answers) {
+      expect(answer.status).toBe(200)
+      expect(answer.body.errors).toBeUndefined()
+    }
 
     if (screenshotPath !== undefined) {
       await mkdir(dirname(screenshotPath), { recursive: true })
