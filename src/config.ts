@@ -17,6 +17,7 @@ export interface Config {
   shutdownTimeoutMs: number
   students: StudentsConfig
   addresses: AddressesConfig
+  albums: AlbumsConfig
   versioning: VersioningConfig
 }
 
@@ -49,10 +50,34 @@ export interface AddressesConfig {
   base: string
 }
 
+export interface AlbumsConfig {
+  enabled: boolean
+  /** Prefix of the album query service: '' serves `/graphql` and `/graphiql`. */
+  base: string
+  /** JSON file replacing the built-in list of three albums (validated at start-up). */
+  albumsFile?: string
+  /** Deepest selection nesting a document may have (introspection included). */
+  maxDepth: number
+  /** Most field selections a document may make once fragments are expanded (the cost). */
+  maxFields: number
+  /** Most aliased fields a document may have. */
+  maxAliases: number
+  /** Largest GraphQL document (the `query` text) in UTF-8 bytes. */
+  maxDocumentBytes: number
+  /** Whether `__schema` / `__type` queries are allowed (turn off in production if wanted). */
+  introspection: boolean
+  /** How many distinct documents keep their parsed, validated and compiled form. */
+  documentCacheSize: number
+  /** Folder of the GraphiQL bundle that `npm run build` writes (no flag: tests point it elsewhere). */
+  graphiqlDir: string
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL('../public', import.meta.url))
+/** src/ and dist/ are siblings, so this is <package>/dist/graphiql under tsx and node alike. */
+export const DEFAULT_GRAPHIQL_DIR = fileURLToPath(new URL('../dist/graphiql', import.meta.url))
 
 export function defaultConfig(): Config {
   return {
@@ -64,7 +89,18 @@ export function defaultConfig(): Config {
     shutdownTimeoutMs: 10_000,
     students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR },
     addresses: { enabled: true, base: '/' },
-    versioning: { vendor: 'rqs', mediaType: true, uri: true, deprecated: [] }
+    versioning: { vendor: 'rqs', mediaType: true, uri: true, deprecated: [] },
+    albums: {
+      enabled: true,
+      base: '',
+      maxDepth: 20,
+      maxFields: 500,
+      maxAliases: 30,
+      maxDocumentBytes: 16 * 1024,
+      introspection: true,
+      documentCacheSize: 1000,
+      graphiqlDir: DEFAULT_GRAPHIQL_DIR
+    }
   }
 }
 
@@ -107,7 +143,15 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'deprecated-since', env: 'RQS_DEPRECATED_SINCE', type: 'date', description: 'date of the deprecation (ISO 8601; default start-up)', apply: (c, v) => { c.versioning.deprecatedSince = v as unknown as Date } },
   { flag: 'sunset', env: 'RQS_SUNSET', type: 'date', description: 'date deprecated versions stop being served (ISO 8601)', apply: (c, v) => { c.versioning.sunset = v as unknown as Date } },
   { flag: 'addresses-base', env: 'RQS_ADDRESSES_BASE', type: 'base', description: 'base path of the address book; its collection is {base}/addresses (default /)', apply: (c, v) => { c.addresses.base = v as string } },
-  { flag: 'no-addresses', type: 'boolean', description: 'do not mount the address book service', apply: (c, v) => { c.addresses.enabled = !(v as boolean) } }
+  { flag: 'no-addresses', type: 'boolean', description: 'do not mount the address book service', apply: (c, v) => { c.addresses.enabled = !(v as boolean) } },
+  { flag: 'albums-base', env: 'RQS_ALBUMS_BASE', type: 'base', description: 'prefix of the album query service: {albums-base}/graphql, {albums-base}/graphiql (default none)', apply: (c, v) => { c.albums.base = v === '/' ? '' : v as string } },
+  { flag: 'albums-file', env: 'RQS_ALBUMS_FILE', type: 'path', description: 'JSON array of {title, artist, recordNo} replacing the three built-in albums', apply: (c, v) => { c.albums.albumsFile = v as string } },
+  { flag: 'no-albums', type: 'boolean', description: 'do not mount the album query service', apply: (c, v) => { c.albums.enabled = !(v as boolean) } },
+  { flag: 'graphql-max-depth', env: 'RQS_GRAPHQL_MAX_DEPTH', type: 'integer', description: 'deepest selection nesting of a GraphQL document (default 20)', apply: (c, v) => { c.albums.maxDepth = v as number } },
+  { flag: 'graphql-max-fields', env: 'RQS_GRAPHQL_MAX_FIELDS', type: 'integer', description: 'most field selections of a GraphQL document, fragments expanded (default 500)', apply: (c, v) => { c.albums.maxFields = v as number } },
+  { flag: 'graphql-max-aliases', env: 'RQS_GRAPHQL_MAX_ALIASES', type: 'integer', description: 'most aliased fields of a GraphQL document (default 30)', apply: (c, v) => { c.albums.maxAliases = v as number } },
+  { flag: 'graphql-max-document-size', env: 'RQS_GRAPHQL_MAX_DOCUMENT_SIZE', type: 'bytes', description: 'largest GraphQL document text, e.g. 16kb (default 16kb)', apply: (c, v) => { c.albums.maxDocumentBytes = v as number } },
+  { flag: 'no-graphql-introspection', env: 'RQS_GRAPHQL_NO_INTROSPECTION', type: 'boolean', description: 'reject __schema and __type queries (GraphiQL then has no docs or completion)', apply: (c, v) => { c.albums.introspection = !(v as boolean) } }
 ]
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }

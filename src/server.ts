@@ -16,6 +16,7 @@ import { homeService, type DirectoryLink } from './services/home/index.js'
 import { docsService } from './services/docs/index.js'
 import { PACKAGE_VERSION } from './version.js'
 import { API_DOCS_PATH, OPENAPI_PATH, registerOpenApi } from './http/openapi.js'
+import { albumsService } from './services/albums/routes.js'
 
 /**
  * Access logging: one line per finished request (Fastify's "request completed",
@@ -135,6 +136,12 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     const collection = `${prefixOf(config.addresses.base)}/addresses`
     directory.push({ rel: 'addresses', href: collection, title: 'Address book service (REST)', type: 'application/json' })
     await mountEverywhere(config.addresses.base, '/addresses', (mount) => addressesService(mount, { store: stores.addresses, vendor: versioning.vendor }))
+  }
+  if (config.albums.enabled) {
+    const base = prefixOf(config.albums.base)
+    await app.register(albumsService, { prefix: base, config: config.albums, base: config.albums.base })
+    directory.push({ rel: 'albums', href: `${base}/graphql`, title: 'Album query service (GraphQL)', type: 'application/graphql-response+json' })
+    directory.push({ rel: 'albums-editor', href: `${base}/graphiql`, title: 'GraphiQL editor for the album query service', type: 'text/html' })
   }
   directory.push({ rel: 'errors', href: '/errors', title: 'Error catalogue', type: 'text/html' })
 

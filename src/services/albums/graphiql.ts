@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** The files the esbuild step (scripts/build-graphiql.ts) writes; the page needs these two, the workers load on demand. */
+export const GRAPHIQL_SCRIPT = 'graphiql.js'
+export const GRAPHIQL_STYLES = 'graphiql.css'
+
+export function graphiqlBundleExists (dir: string): boolean {
+  return existsSync(join(dir, GRAPHIQL_SCRIPT)) && existsSync(join(dir, GRAPHIQL_STYLES))
+}
+
+function escapeAttribute (value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
+}
+
+/**
+ * The GraphiQL page. It is rendered once at start-up because the endpoint and
+ * the asset paths depend on the configured base; everything it loads comes
+ * from `assetsPath` on this server (no CDN).
+ */
+export function graphiqlPage (endpoint: string, assetsPath: string): string {
+  const assets = escapeAttribute(assetsPath)
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>GraphiQL · rqs album query service</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${assets}${GRAPHIQL_STYLES}">
+<style>html, body, #graphiql { height: 100%; margin: 0; }</style>
+</head>
+<body>
+<div id="graphiql" data-endpoint="${escapeAttribute(endpoint)}">Loading GraphiQL…</div>
+<script type="module" src="${assets}${GRAPHIQL_SCRIPT}"></script>
+</body>
+</html>
+`
+}
+
+export const BUNDLE_MISSING_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>GraphiQL not built</title></head>
+<body><h1>GraphiQL is not built</h1><p>The GraphiQL bundle is missing from this installation. Run <code>npm run build</code> (or <code>npm ci</code>) and restart.</p></body></html>
+`
