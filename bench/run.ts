@@ -4,13 +4,13 @@
  * scenario prints requests/s, p99 latency and the ratio to its baseline
  * measured in the same run — absolute numbers vary by machine, ratios less so.
  *
- *   npm run bench [-- --duration 5 --connections 50 --only students]
+ *   npm run bench [-- --duration 5 --connections 50 --rounds 2 --only students,addresses,albums]
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
-import { STUDENT_BODY } from './servers/shared.js'
+import { ADDRESS_BODY, ALBUMS_BODY, ALBUMS_QUERY, STUDENT_BODY } from './servers/shared.js'
 
 export interface Target {
   /** Row label. */
@@ -60,27 +60,38 @@ async function measure (origin: string, s: Scenario, duration: number, connectio
   return await autocannon({ ...opts, duration })
 }
 
-export async function runScenarios (scenarios: Scenario[], duration: number, connections: number): Promise<Row[]> {
+/**
+ * Measures every target of every scenario `rounds` times, alternating the
+ * targets, and keeps each target's best round: noise from other work on the
+ * machine only ever lowers a figure, so the best is the fairest comparison.
+ */
+export async function runScenarios (scenarios: Scenario[], duration: number, connections: number, rounds = 2): Promise<Row[]> {
   const rows: Row[] = []
   for (const s of scenarios) {
-    let baseline = 0
-    for (const target of s.targets) {
-      const { child, origin } = await startTarget(target)
-      try {
-        if (s.expect !== undefined) {
-          const res = await fetch(`${origin}${s.path}`, { method: s.method, body: s.body, headers: s.headers })
-          const text = await res.text()
-          if (!s.expect(res.status, text)) throw new Error(`${s.name} / ${target.name}: unexpected answer ${res.status} ${text.slice(0, 200)}`)
+    const best = new Map<string, { rps: number, p99: number, errors: number }>()
+    for (let round = 0; round < rounds; round++) {
+      for (const target of s.targets) {
+        const { child, origin } = await startTarget(target)
+        try {
+          if (s.expect !== undefined) {
+            const res = await fetch(`${origin}${s.path}`, { method: s.method, body: s.body, headers: s.headers })
+            const text = await res.text()
+            if (!s.expect(res.status, text)) throw new Error(`${s.name} / ${target.name}: unexpected answer ${res.status} ${text.slice(0, 200)}`)
+          }
+          const r = await measure(origin, s, duration, connections)
+          const rps = r.requests.average
+          const previous = best.get(target.name)
+          if (previous === undefined || rps > previous.rps) best.set(target.name, { rps, p99: r.latency.p99, errors: r.errors + r.non2xx })
+          process.stderr.write(`  ${s.name} · ${target.name} · round ${round + 1}: ${Math.round(rps)} req/s\n`)
+        } finally {
+          child.kill('SIGKILL')
         }
-        const r = await measure(origin, s, duration, connections)
-        const rps = r.requests.average
-        if (baseline === 0) baseline = rps
-        const row = { scenario: s.name, target: target.name, rps, p99: r.latency.p99, ratio: rps / baseline, errors: r.errors + r.non2xx }
-        rows.push(row)
-        process.stderr.write(`  ${s.name} · ${target.name}: ${Math.round(rps)} req/s\n`)
-      } finally {
-        child.kill('SIGKILL')
       }
+    }
+    const baseline = best.get(s.targets[0]?.name ?? '')?.rps ?? 1
+    for (const target of s.targets) {
+      const b = best.get(target.name)
+      if (b !== undefined) rows.push({ scenario: s.name, target: target.name, rps: b.rps, p99: b.p99, ratio: b.rps / baseline, errors: b.errors })
     }
   }
   return rows
@@ -109,14 +120,41 @@ export const studentRead: Scenario = {
   expect: (status, body) => status === 200 && body === STUDENT_BODY
 }
 
-/** Scenario groups, by name for --only. Other modules (albums, stores) add theirs here. */
+export const addressRead: Scenario = {
+  name: 'GET /addresses/1',
+  method: 'GET',
+  path: '/addresses/1',
+  targets: [
+    { name: 'node:http (same bytes)', script: 'servers/node-http.ts', env: { BENCH_PATH: '/addresses/1', BENCH_BODY: ADDRESS_BODY } },
+    { name: 'rqs (default config)', script: 'servers/rqs.ts' }
+  ],
+  expect: (status, body) => status === 200 && body === ADDRESS_BODY
+}
+
+export const albumsQuery: Scenario = {
+  name: 'POST /graphql albums',
+  method: 'POST',
+  path: '/graphql',
+  body: ALBUMS_QUERY,
+  headers: { 'content-type': 'application/json' },
+  targets: [
+    { name: 'node:http (same bytes)', script: 'servers/node-http.ts', env: { BENCH_PATH: '/graphql', BENCH_BODY: ALBUMS_BODY } },
+    { name: 'apollo server 5', script: 'servers/apollo.ts' },
+    { name: 'rqs (default config)', script: 'servers/rqs.ts' }
+  ],
+  expect: (status, body) => status === 200 && JSON.parse(body).data.albums.length === 3
+}
+
+/** Scenario groups, by name for --only. */
 export const GROUPS: Record<string, () => Promise<Scenario[]>> = {
-  students: async () => [studentRead]
+  students: async () => [studentRead],
+  addresses: async () => [addressRead],
+  albums: async () => [albumsQuery]
 }
 
 async function main (): Promise<void> {
   const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, only: { type: 'string' } }
+    options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, only: { type: 'string' } }
   })
   const duration = Number(values.duration)
   const connections = Number(values.connections)
@@ -127,8 +165,9 @@ async function main (): Promise<void> {
     if (group === undefined) throw new Error(`unknown group ${n}; known: ${Object.keys(GROUPS).join(', ')}`)
     scenarios.push(...await group())
   }
-  console.log(`rqs bench: ${duration}s per server after 1s warm-up, ${connections} connections, node ${process.version}`)
-  printTable(await runScenarios(scenarios, duration, connections))
+  const rounds = Number(values.rounds)
+  console.log(`rqs bench: best of ${rounds} rounds of ${duration}s per server (after 1s warm-up), ${connections} connections, node ${process.version}`)
+  printTable(await runScenarios(scenarios, duration, connections, rounds))
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main()

@@ -10,3 +10,14 @@ export function announce (server: Server): void {
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
   process.stdout.write(`LISTENING ${address.port}\n`)
 }
+
+/** The spec's three albums, as rqs serves them by default. */
+export const ALBUMS = [
+  { title: 'Rumours', artist: 'Fleetwood Mac', recordNo: 20 },
+  { title: "What's Going On", artist: 'Marvin Gaye', recordNo: 10 },
+  { title: 'Pet Sounds', artist: 'The Beach Boys', recordNo: 12 }
+]
+export const ALBUMS_QUERY = JSON.stringify({ query: '{ albums { title artist recordNo } }' })
+export const ALBUMS_BODY = JSON.stringify({ data: { albums: ALBUMS } })
+export const ADDRESS = { name: 'Ada Lovelace', city: 'London', postalCode: 'W1' }
+export const ADDRESS_BODY = JSON.stringify({ id: 1, ...ADDRESS })
