@@ -86,6 +86,19 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
 
   app.get('/healthz', { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
 
+  // Readiness, unlike liveness, follows the database: a load balancer stops
+  // sending traffic while the store is unreachable, and resumes by itself.
+  const statusSchema = { type: 'object', properties: { status: { type: 'string' } } }
+  app.get('/readyz', { schema: { response: { 200: statusSchema, 503: statusSchema } } }, async (request, reply) => {
+    try {
+      await stores.ping()
+      return { status: 'ready' }
+    } catch (err) {
+      request.log.warn({ err }, 'not ready: store unavailable')
+      return reply.code(503).header('retry-after', '5').send({ status: 'unavailable' })
+    }
+  })
+
   app.decorateRequest('apiVersion', 0)
   await registerOpenApi(app) // before the routes: it collects them as they are added
 
