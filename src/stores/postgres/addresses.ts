@@ -13,7 +13,9 @@ interface AddressRow {
 }
 
 const COLUMNS = 'id, name, city, postal_code'
+// After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
 const RETURNING = 'RETURNING a.id, a.name, a.city, a.postal_code, a.xmax = 0 AS inserted'
+const RETURNING_UPDATED = 'RETURNING a.id, a.name, a.city, a.postal_code, false AS inserted'
 
 const CREATE = { name: 'rqs-addresses-create', text: 'SELECT rqs_create_address($1, $2, $3) AS id' }
 const GET = { name: 'rqs-addresses-get', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1` }
@@ -35,12 +37,12 @@ const PUT_IF_ABSENT = {
 }
 const PUT_IF_PRESENT = {
   name: 'rqs-addresses-put-if-present',
-  text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3 WHERE id = $1 ${RETURNING}`
+  text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3 WHERE id = $1 ${RETURNING_UPDATED}`
 }
 const PUT_IF_MATCHES = {
   name: 'rqs-addresses-put-if-matches',
   text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3
-    WHERE id = $1 AND name = $4 AND city = $5 AND postal_code = $6 ${RETURNING}`
+    WHERE id = $1 AND name = $4 AND city = $5 AND postal_code = $6 ${RETURNING_UPDATED}`
 }
 const DELETE = { name: 'rqs-addresses-delete', text: 'DELETE FROM rqs_addresses WHERE id = $1' }
 const LOCK = { name: 'rqs-addresses-lock', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1 FOR UPDATE` }
