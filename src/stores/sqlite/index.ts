@@ -23,7 +23,7 @@ export function openSqliteStores (options: SqliteOptions): Stores {
     db = new Database(options.path)
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = FULL')
-    db.pragma('busy_timeout = 5000')
+    db.pragma('busy_timeout = 2000')
     db.pragma('foreign_keys = ON')
     migrate(db, SQLITE_MIGRATIONS)
   } catch (err) {
