@@ -1,64 +1,29 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createInterface } from 'node:readline'
 import { createServer, type Server, type Socket } from 'node:net'
-import { fileURLToPath } from 'node:url'
+import { runCliToEnd, startServerProcess, type ServerProcess as CliProcess } from '../helpers/process.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-export interface ServerProcess {
-  origin: string
-  child: ChildProcess
-  /** Resolves with the exit code (or the signal's name). */
-  exited: Promise<number | string>
+export interface ServerProcess extends CliProcess {
+  /** Sends `signal` (SIGTERM by default) and resolves with the exit code, or the signal's name. */
   stop: (signal?: NodeJS.Signals) => Promise<number | string>
 }
 
-/**
- * A child `rqs serve` process on a free port (port 0; the bound address is
- * read from its "Server listening at" log line). The environment is the
- * test's own minus the store variables, so only `args` choose the store.
- */
-export async function spawnServer (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv }
-  if (!('DATABASE_URL' in extraEnv)) delete env.DATABASE_URL
-  if (!('RQS_STORE' in extraEnv)) delete env.RQS_STORE
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'info', ...args], {
-    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']
-  })
-  const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => { resolve(code ?? signal ?? -1) })
-  })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
-  const origin = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line)
-      if (m !== null) resolve(m[1] as string)
-    })
-    void exited.then((code) => { reject(new Error(`rqs serve exited (${code}) before listening: ${stderr}`)) })
-  })
+/** A child `rqs serve` on a free port; only `args` choose the store. */
+export async function spawnServer (args: string[]): Promise<ServerProcess> {
+  const server = await startServerProcess(['--log-level', 'info', ...args])
   return {
-    origin,
-    child,
-    exited,
+    ...server,
     stop: async (signal = 'SIGTERM') => {
+      const { child } = server
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
-      return await exited
+      const { code, signal: by } = await server.exited
+      return code ?? by ?? -1
     }
   }
 }
 
 /** Runs `rqs serve` expecting it to exit by itself; returns its exit code and stderr. */
 export async function runServeToExit (args: string[]): Promise<{ code: number | null, stderr: string }> {
-  const env = { ...process.env }
-  delete env.DATABASE_URL
-  delete env.RQS_STORE
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  const [code] = await once(child, 'exit') as [number | null]
+  const { code, stderr } = await runCliToEnd(['serve', '--port', '0', ...args])
   return { code, stderr }
 }
 
