@@ -1,41 +1,71 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PutResult, Stores } from '../../src/stores/types.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
+import { join } from 'node:path'
+import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, tempDir, type TestDatabase } from '../stores/harness.js'
 import { spawnServer, type ServerProcess } from '../stores/process.js'
 import { request } from '../helpers/server.js'
 
 /**
- * Several instances against one PostgreSQL database: the spec's id rule stays
- * exact and every acknowledged write is visible from every instance.
+ * Several instances on one store (PostgreSQL, or one SQLite file): the spec's
+ * id rule stays exact and every acknowledged write is visible from every
+ * instance.
  */
-describe.skipIf(SKIP_POSTGRES)(`several instances on one PostgreSQL database${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
+interface Shared {
+  name: string
+  skip?: string
+  setup: () => Promise<string>
+  teardown: () => Promise<void>
+}
+
+const tmp = tempDir()
+let studentsDatabase: TestDatabase | undefined
+const sharedStores: Shared[] = [
+  // Several processes on one SQLite file: the file's write lock (BEGIN IMMEDIATE) serialises creates.
+  { name: 'SQLite file', setup: async () => `sqlite:${join(tmp.dir, 'shared.db')}`, teardown: async () => { tmp.remove() } },
+  {
+    name: 'PostgreSQL database',
+    skip: SKIP_POSTGRES ? POSTGRES_SKIP_REASON : undefined,
+    setup: async () => { studentsDatabase = await createTestDatabase(); return studentsDatabase.url },
+    teardown: async () => { await studentsDatabase?.drop() }
+  }
+]
+
+for (const shared of sharedStores) {
+  describe.skipIf(shared.skip !== undefined)(`several instances on one ${shared.name}${shared.skip === undefined ? '' : ` (${shared.skip})`}`, () => {
+    let spec: string
+    beforeAll(async () => { spec = await shared.setup() })
+    afterAll(shared.teardown)
+
+    it('2 server processes × 200 concurrent student creates store exactly the ids 0…399, each readable from both', async () => {
+      const servers: ServerProcess[] = await Promise.all([0, 1].map(() => spawnServer(['--store', spec, '--pg-pool-size', '8'])))
+      try {
+        const posts = servers.flatMap((s, n) => Array.from({ length: 200 }, (_, i) =>
+          request(`${s.origin}/students`, { method: 'POST', json: { firstName: `s${n}`, lastName: `n${i}`, age: i } })))
+        const answers = await Promise.all(posts)
+        expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201))
+        const created = answers.map((a) => a.body.body)
+        expect(created.map((s) => s.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i))
+
+        for (const server of servers) {
+          const listed = await request(`${server.origin}/students`)
+          expect(listed.body.body).toEqual([...created].sort((a, b) => a.id - b.id))
+        }
+        // Read-your-writes across instances, record by record.
+        const reads = await Promise.all(created.flatMap((s) => servers.map((server) => request(`${server.origin}/students/${s.id}`))))
+        expect(reads.map((r) => r.body.body)).toEqual(created.flatMap((s) => [s, s]))
+      } finally {
+        await Promise.all(servers.map((s) => s.stop()))
+      }
+    }, 90_000)
+  })
+}
+
+describe.skipIf(SKIP_POSTGRES)(`addresses on one PostgreSQL database${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
   let database: TestDatabase
 
   beforeAll(async () => { database = await createTestDatabase() })
   afterAll(async () => { await database?.drop() })
-
-  it('2 server processes × 200 concurrent student creates store exactly the ids 0…399, each readable from both', async () => {
-    const servers: ServerProcess[] = await Promise.all([0, 1].map(() => spawnServer(['--store', database.url, '--pg-pool-size', '8'])))
-    try {
-      const posts = servers.flatMap((s, n) => Array.from({ length: 200 }, (_, i) =>
-        request(`${s.origin}/students`, { method: 'POST', json: { firstName: `s${n}`, lastName: `n${i}`, age: i } })))
-      const answers = await Promise.all(posts)
-      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201))
-      const created = answers.map((a) => a.body.body)
-      expect(created.map((s) => s.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i))
-
-      for (const server of servers) {
-        const listed = await request(`${server.origin}/students`)
-        expect(listed.body.body).toEqual([...created].sort((a, b) => a.id - b.id))
-      }
-      // Read-your-writes across instances, record by record.
-      const reads = await Promise.all(created.flatMap((s) => servers.map((server) => request(`${server.origin}/students/${s.id}`))))
-      expect(reads.map((r) => r.body.body)).toEqual(created.flatMap((s) => [s, s]))
-    } finally {
-      await Promise.all(servers.map((s) => s.stop()))
-    }
-  }, 90_000)
 
   describe('address writes through two store instances (separate pools)', () => {
     let a: Stores
