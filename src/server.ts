@@ -76,7 +76,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // Bodies sent as a versioned type (application/vnd.rqs.v2+json) are JSON like application/json.
   app.addContentTypeParser(vendorJsonPattern(versioning.vendor), { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
 
-  const stores = deps.stores ?? await openStores(config)
+  const stores = deps.stores ?? await openStores(config, app.log)
   if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
 
   app.addHook('onRequest', (request, reply, done) => {

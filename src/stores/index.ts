@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
 import type { Stores } from './types.js'
+import type { StoreLog } from './postgres/index.js'
 import { MemoryStudentStore } from './memory/students.js'
 import { MemoryAddressStore } from './memory/addresses.js'
 
@@ -8,7 +9,7 @@ import { MemoryAddressStore } from './memory/addresses.js'
  * spec says. The database drivers load only when asked for, so the memory
  * store starts as fast as before and needs neither native module.
  */
-export async function openStores (config: Config): Promise<Stores> {
+export async function openStores (config: Config, log?: StoreLog): Promise<Stores> {
   const store = config.store
   switch (store.kind) {
     case 'memory':
@@ -19,10 +20,12 @@ export async function openStores (config: Config): Promise<Stores> {
     }
     case 'postgres': {
       const { openPostgresStores } = await import('./postgres/index.js')
-      return await openPostgresStores({ url: store.url, poolSize: store.poolSize, startupWaitMs: store.startupWaitMs })
+      return await openPostgresStores({ url: store.url, poolSize: store.poolSize, startupWaitMs: store.startupWaitMs, log })
     }
   }
 }
+
+export type { StoreLog }
 
 export function memoryStores (): Stores {
   return {

@@ -98,6 +98,7 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL outage${SKIP_POSTGRES ? ` (${POSTGRES
         proxy.restore()
         const server = await starting
         try {
+          expect(server.lines.some((l) => l.includes('PostgreSQL unreachable; retrying'))).toBe(true)
           expect((await request(`${server.origin}/readyz`)).status).toBe(200)
           expect((await request(`${server.origin}/students`)).status).toBe(200)
         } finally {

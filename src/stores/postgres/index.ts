@@ -12,6 +12,13 @@ export interface PostgresOptions {
   poolSize: number
   /** Keep retrying an unreachable database for this long at start-up (ms); 0 fails at once. */
   startupWaitMs: number
+  /** Where start-up retries are reported (the server's logger). */
+  log?: StoreLog
+}
+
+/** The part of a pino logger the stores use. */
+export interface StoreLog {
+  warn: (obj: object, msg: string) => void
 }
 
 const INT8_OID = 20
@@ -52,6 +59,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
     } catch (err) {
       const remaining = deadline - Date.now()
       if (isUnavailable(err) && remaining > 0) {
+        options.log?.warn({ err, database: describe(options.url), remainingMs: remaining }, 'PostgreSQL unreachable; retrying (--store-wait)')
         await new Promise((resolve) => setTimeout(resolve, Math.min(1000, remaining)))
         continue
       }
