@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, DATABASE_URL, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
 import { closedPort, runServeToExit, spawnServer, startTcpProxy, type TcpProxy } from '../stores/process.js'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
+import { openPostgresStores } from '../../src/stores/postgres/index.js'
 
 /**
  * PostgreSQL goes away mid-run: a TCP proxy between the server and the
@@ -79,6 +80,30 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL outage${SKIP_POSTGRES ? ` (${POSTGRES
       expect([200, 503]).toContain(first.status)
       expect((await request(`${server.origin}/students`)).status).toBe(200)
     })
+  })
+
+  it('answers 503 within the query timeout when the network drops packets instead of refusing, and recovers', async () => {
+    const stores = await openPostgresStores({ url: proxiedUrl, poolSize: 2, startupWaitMs: 0, queryTimeoutMs: 500, connectTimeoutMs: 500 })
+    const server = await startServer({}, { stores })
+    try {
+      const before = await request(`${server.origin}/students`, { method: 'POST', json: { firstName: 'Before', lastName: 'Freeze', age: 1 } })
+      expect(before.status).toBe(201)
+      proxy.freeze()
+      const during = await request(`${server.origin}/students`, { method: 'POST', json: { firstName: 'During', lastName: 'Freeze', age: 2 } })
+      expect(during.status).toBe(503)
+      expect(during.headers.get('retry-after')).toMatch(/^\d+$/)
+      expect((await request(`${server.origin}/readyz`)).status).toBe(503)
+      proxy.restore()
+      expect((await request(`${server.origin}/readyz`)).status).toBe(200)
+      const after = await request(`${server.origin}/students`, { method: 'POST', json: { firstName: 'After', lastName: 'Freeze', age: 3 } })
+      expect(after.status).toBe(201)
+      const listed = (await request(`${server.origin}/students/${before.body.body.id}`)).body.body
+      expect(listed).toEqual(before.body.body)
+    } finally {
+      proxy.restore()
+      await server.close()
+      await stores.close()
+    }
   })
 
   describe('at start-up', () => {

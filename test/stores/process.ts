@@ -33,6 +33,8 @@ export interface TcpProxy {
   readonly attempts: number
   /** Drops every open connection and refuses new ones, as a database outage would. */
   cut: () => void
+  /** Stops all traffic without closing anything, as a network that drops packets would. */
+  freeze: () => void
   restore: () => void
   close: () => Promise<void>
 }
@@ -41,12 +43,14 @@ export interface TcpProxy {
 export async function startTcpProxy (targetHost: string, targetPort: number): Promise<TcpProxy> {
   const open = new Set<Socket>()
   let up = true
+  let frozen = false
   let attempts = 0
   const server: Server = createServer((client) => {
     attempts++
     if (!up) { client.destroy(); return }
-    const upstream = new (client.constructor as typeof Socket)()
     open.add(client)
+    if (frozen) { client.on('error', () => {}).pause(); return } // accepted, never answered
+    const upstream = new (client.constructor as typeof Socket)()
     open.add(upstream)
     const drop = (): void => { client.destroy(); upstream.destroy(); open.delete(client); open.delete(upstream) }
     client.on('error', drop).on('close', drop)
@@ -65,7 +69,14 @@ export async function startTcpProxy (targetHost: string, targetPort: number): Pr
       for (const s of open) s.destroy()
       open.clear()
     },
-    restore: () => { up = true },
+    freeze: () => {
+      frozen = true
+      for (const s of open) { s.unpipe(); s.pause() }
+    },
+    restore: () => {
+      up = true
+      frozen = false
+    },
     close: async () => {
       up = false
       for (const s of open) s.destroy()

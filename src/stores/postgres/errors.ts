@@ -2,7 +2,7 @@ import { DatabaseError } from 'pg'
 import { StoreUnavailableError } from '../errors.js'
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
-const DRIVER_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Client was closed/i
+const DRIVER_MESSAGES = /Connection terminated|Query read timeout|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Client was closed/i
 
 /**
  * True when `err` says PostgreSQL cannot be reached or cannot serve right now:

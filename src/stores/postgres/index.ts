@@ -12,6 +12,10 @@ export interface PostgresOptions {
   poolSize: number
   /** Keep retrying an unreachable database for this long at start-up (ms); 0 fails at once. */
   startupWaitMs: number
+  /** A query with no answer after this long fails (→ 503) and its connection is dropped. Default 30 s. */
+  queryTimeoutMs?: number
+  /** Opening a connection, or waiting for a free one, fails (→ 503) after this long. Default 5 s. */
+  connectTimeoutMs?: number
   /** Where start-up retries are reported (the server's logger). */
   log?: StoreLog
 }
@@ -40,8 +44,10 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
-    // Fail a request (→ 503) rather than hang while the database is unreachable.
-    connectionTimeoutMillis: 5000,
+    // Fail a request (→ 503) rather than hang while the database is unreachable,
+    // even when the network drops packets instead of refusing connections.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    query_timeout: options.queryTimeoutMs ?? 30_000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: 'rqs',
