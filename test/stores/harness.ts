@@ -17,6 +17,7 @@ import { openPostgresStores } from '../../src/stores/postgres/index.js'
 export const DATABASE_URL = process.env.DATABASE_URL
 export const SKIP_POSTGRES = DATABASE_URL === undefined || DATABASE_URL === ''
 export const POSTGRES_SKIP_REASON = 'skipped: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run the PostgreSQL tests'
+if (SKIP_POSTGRES) process.stderr.write(`PostgreSQL store tests ${POSTGRES_SKIP_REASON}\n`)
 
 export interface TestDatabase {
   url: string
