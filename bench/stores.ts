@@ -1,15 +1,15 @@
 /**
  * Store benchmark (not a test): GET-by-id and POST throughput of the student
  * service per store, over HTTP on 127.0.0.1, against a child `rqs serve`
- * process per store so the load generator does not share its event loop.
- * Counts are bounded; PostgreSQL runs only when DATABASE_URL is set, on a
- * fresh database that is dropped afterwards.
+ * process per store (autocannon in this process makes the load, as in
+ * bench/run.ts). Request counts are bounded (autocannon `amount`); PostgreSQL
+ * runs only when DATABASE_URL is set, on a fresh database dropped afterwards.
  *
  *   npx tsx bench/stores.ts                    # all stores available here
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/stores.ts
  */
 import { spawn } from 'node:child_process'
-import { Agent, request } from 'node:http'
+import autocannon from 'autocannon'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -44,26 +44,23 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export async function benchStores (options: StoreBenchOptions = {}): Promise<StoreBenchRow[]> {
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL
   const stores = options.stores ?? (databaseUrl ? ['memory', 'sqlite', 'postgres'] : ['memory', 'sqlite'])
-  const getRequests = options.getRequests ?? 5000
-  const postRequests = options.postRequests ?? 2000
+  const getRequests = options.getRequests ?? 20_000
+  const postRequests = options.postRequests ?? 5000
   const concurrency = options.concurrency ?? 16
-  const warmup = options.warmupRequests ?? 500
+  const warmup = options.warmupRequests ?? 1000
   const rows: StoreBenchRow[] = []
 
   for (const store of stores) {
     const target = await prepare(store, databaseUrl)
     const server = await serve(target.spec)
-    const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
     try {
-      const body = (i: number): string => JSON.stringify({ firstName: 'Bench', lastName: `N${i}`, age: i % 100 })
-      await load(warmup, concurrency, (i) => send(agent, server.origin, 'POST', '/students', body(i), 201))
-      const postSeconds = await load(postRequests, concurrency, (i) => send(agent, server.origin, 'POST', '/students', body(i), 201))
-      rows.push(row(store, 'POST /students', postRequests, concurrency, postSeconds))
-      await load(warmup, concurrency, (i) => send(agent, server.origin, 'GET', `/students/${i % 100}`, undefined, 200))
-      const getSeconds = await load(getRequests, concurrency, (i) => send(agent, server.origin, 'GET', `/students/${i % 100}`, undefined, 200))
-      rows.push(row(store, 'GET /students/:id', getRequests, concurrency, getSeconds))
+      const post = { url: `${server.origin}/students`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: STUDENT }
+      const get = { url: `${server.origin}/students/1`, method: 'GET' as const }
+      await measure({ ...post, amount: warmup, connections: concurrency }, 201)
+      rows.push(row(store, 'POST /students', concurrency, await measure({ ...post, amount: postRequests, connections: concurrency }, 201)))
+      await measure({ ...get, amount: warmup, connections: concurrency }, 200)
+      rows.push(row(store, 'GET /students/:id', concurrency, await measure({ ...get, amount: getRequests, connections: concurrency }, 200)))
     } finally {
-      agent.destroy()
       await server.stop()
       await target.cleanup()
     }
@@ -71,8 +68,25 @@ export async function benchStores (options: StoreBenchOptions = {}): Promise<Sto
   return rows
 }
 
-function row (store: BenchStore, operation: StoreBenchRow['operation'], requests: number, concurrency: number, seconds: number): StoreBenchRow {
-  return { store, operation, requests, concurrency, seconds: Number(seconds.toFixed(3)), requestsPerSecond: Math.round(requests / seconds) }
+const STUDENT = JSON.stringify({ firstName: 'Bench', lastName: 'Mark', age: 42 })
+
+function row (store: BenchStore, operation: StoreBenchRow['operation'], concurrency: number, r: { requests: number, seconds: number }): StoreBenchRow {
+  return { store, operation, requests: r.requests, concurrency, seconds: Number(r.seconds.toFixed(3)), requestsPerSecond: Math.round(r.requests / r.seconds) }
+}
+
+/** Sends exactly `amount` requests; fails on any answer but `status`. */
+async function measure (opts: autocannon.Options & { amount: number }, status: number): Promise<{ requests: number, seconds: number }> {
+  // autocannon ends a run on its one-second ticker, so time the run from the first request to the last answer.
+  const start = process.hrtime.bigint()
+  let last = start
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ ...opts, pipelining: 1 }, (err, r) => { if (err != null) reject(err); else resolve(r) })
+    instance.on('response', () => { last = process.hrtime.bigint() })
+  })
+  const wrong = result.non2xx + result.errors + result.timeouts
+  const ok = result.statusCodeStats?.[String(status) as keyof typeof result.statusCodeStats]?.count ?? 0
+  if (wrong > 0 || ok < opts.amount) throw new Error(`${opts.method} ${opts.url}: ${ok} of ${opts.amount} answered ${status} (${wrong} failed)`)
+  return { requests: opts.amount, seconds: Number(last - start) / 1e9 }
 }
 
 async function prepare (store: BenchStore, databaseUrl: string | undefined): Promise<{ spec: string, cleanup: () => Promise<void> }> {
@@ -117,31 +131,6 @@ async function serve (store: string): Promise<{ origin: string, stop: () => Prom
     void exited.then(() => reject(new Error(`rqs serve --store ${store} exited before listening`)))
   })
   return { origin, stop: async () => { child.kill('SIGTERM'); await exited } }
-}
-
-/** Runs `count` requests, `concurrency` at a time; returns the elapsed seconds. */
-async function load (count: number, concurrency: number, one: (i: number) => Promise<void>): Promise<number> {
-  let next = 0
-  const start = process.hrtime.bigint()
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await one(next++)
-  }))
-  return Number(process.hrtime.bigint() - start) / 1e9
-}
-
-function send (agent: Agent, origin: string, method: string, path: string, body: string | undefined, expected: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
-    const req = request(`${origin}${path}`, { method, agent, headers }, (res) => {
-      res.resume()
-      res.on('end', () => {
-        if (res.statusCode === expected) resolve()
-        else reject(new Error(`${method} ${path}: expected ${expected}, got ${res.statusCode}`))
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
 }
 
 /** Prints the rows as a Markdown table. */
