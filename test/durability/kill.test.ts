@@ -10,6 +10,7 @@ import { request } from '../helpers/server.js'
  * finds all N (and keeps counting ids from there).
  */
 const N = 40
+const MAX_ID = '9223372036854775807'
 
 interface Durable {
   name: string
@@ -39,6 +40,7 @@ for (const store of durableStores) {
     it(`keeps all ${N} acknowledged writes after SIGKILL and restart`, async () => {
       const first = await spawnServer(['--store', spec])
       const acknowledged = []
+      const addresses: string[] = [] // response texts: ids beyond 2^53 keep every digit
       try {
         for (let i = 0; i < N; i++) {
           const res = await request(`${first.origin}/students`, { method: 'POST', json: { firstName: `F${i}`, lastName: `L${i}`, age: i } })
@@ -50,6 +52,14 @@ for (const store of durableStores) {
         acknowledged[3] = replaced.body.body
         expect((await request(`${first.origin}/students/7`, { method: 'DELETE' })).status).toBe(200)
         acknowledged.splice(7, 1)
+        for (let i = 0; i < 5; i++) {
+          const res = await request(`${first.origin}/addresses`, { method: 'POST', json: { name: `N${i}`, city: `C${i}`, postalCode: `P${i}` } })
+          expect(res.status).toBe(201)
+          addresses.push(res.text)
+        }
+        const put = await request(`${first.origin}/addresses/${MAX_ID}`, { method: 'PUT', json: { name: 'Far', city: 'Away', postalCode: '0' } })
+        expect(put.status).toBe(201)
+        addresses.push(put.text)
       } finally {
         expect(await first.stop('SIGKILL')).toBe('SIGKILL')
       }
@@ -58,6 +68,10 @@ for (const store of durableStores) {
       try {
         const listed = await request(`${second.origin}/students`)
         expect(listed.body.body).toEqual(acknowledged)
+        for (const text of addresses) {
+          const id = /"id":(\d+)/.exec(text)?.[1]
+          expect((await request(`${second.origin}/addresses/${id}`)).text).toBe(text)
+        }
         // The record count survived too: N - 1 records held, so the next id is N - 1.
         const next = await request(`${second.origin}/students`, { method: 'POST', json: { firstName: 'After', lastName: 'Restart', age: 1 } })
         expect(next.body.body.id).toBe(N - 1)
