@@ -21,9 +21,26 @@ export function isUnavailable (err: unknown): boolean {
   return (typeof code === 'string' && NETWORK_CODES.has(code)) || DRIVER_MESSAGES.test(err.message)
 }
 
+/**
+ * A value PostgreSQL's text type cannot hold (the character U+0000). It
+ * carries statusCode 400, so each service answers it as a client error in its
+ * own shape rather than as a 500.
+ */
+export class UnstorableTextError extends Error {
+  override name = 'UnstorableTextError'
+  readonly statusCode = 400
+  readonly code = 'RQS_UNSTORABLE_TEXT'
+}
+
+/** SQLSTATE character_not_in_repertoire, untranslatable_character. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05'])
+
 /** Re-throws `err`, as StoreUnavailableError when the database is the cause. */
 export function rethrow (err: unknown): never {
   if (err instanceof StoreUnavailableError) throw err
+  if (err instanceof DatabaseError && UNSTORABLE_TEXT.has(err.code ?? '')) {
+    throw new UnstorableTextError('Text fields must not contain the character U+0000', { cause: err })
+  }
   if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
   throw err
 }
