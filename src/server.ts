@@ -44,6 +44,18 @@ export interface ServerDependencies {
  * times in one process: nothing here is global.
  */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
+  const opened: { stores?: Stores } = {}
+  try {
+    return await assembleServer(config, deps, opened)
+  } catch (err) {
+    // A start-up step after the stores opened failed: close them, or an open
+    // database pool would keep the process from exiting.
+    await opened.stores?.close().catch(() => {})
+    throw err
+  }
+}
+
+async function assembleServer (config: Config, deps: ServerDependencies, opened: { stores?: Stores }): Promise<FastifyInstance> {
   const { versioning } = config
   const versions = [1, 2]
   // The header approach: one negotiator for every REST service at its plain base path.
@@ -77,7 +89,10 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   app.addContentTypeParser(vendorJsonPattern(versioning.vendor), { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
 
   const stores = deps.stores ?? await openStores(config, app.log)
-  if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
+  if (deps.stores === undefined) {
+    opened.stores = stores
+    app.addHook('onClose', async () => { await stores.close() })
+  }
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)

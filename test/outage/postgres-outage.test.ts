@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createTestDatabase, DATABASE_URL, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
 import { closedPort, runServeToExit, spawnServer, startTcpProxy, type TcpProxy } from '../stores/process.js'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
@@ -116,6 +119,19 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL outage${SKIP_POSTGRES ? ` (${POSTGRES
       const { code, stderr } = await runServeToExit(['--store', `postgres://postgres@127.0.0.1:${port}/nowhere`])
       expect(code).toBe(1)
       expect(stderr).toContain(`cannot reach PostgreSQL at 127.0.0.1:${port}/nowhere`)
+    })
+
+    it('a start-up failure after the database opened still exits with code 1 (the pool is closed)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'rqs-albums-'))
+      try {
+        const albums = join(dir, 'bad.json')
+        writeFileSync(albums, '[{"title": "x", "year": 1971}]')
+        const { code, stderr } = await runServeToExit(['--store', database.url, '--albums-file', albums])
+        expect(code).toBe(1)
+        expect(stderr).toContain('rqs: could not start: albums file')
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
     })
 
     it('with --store-wait, keeps retrying until the database is reachable, then serves', async () => {
