@@ -19,6 +19,7 @@ export interface Config {
   addresses: AddressesConfig
   albums: AlbumsConfig
   versioning: VersioningConfig
+  store: StoreConfig
 }
 
 export interface VersioningConfig {
@@ -72,6 +73,22 @@ export interface AlbumsConfig {
   graphiqlDir: string
 }
 
+export const STORE_KINDS = ['memory', 'sqlite', 'postgres'] as const
+export type StoreKind = (typeof STORE_KINDS)[number]
+
+/** Where records live: in memory (the spec's default), an SQLite file, or PostgreSQL. */
+export interface StoreConfig {
+  kind: StoreKind
+  /** SQLite database file (kind sqlite). */
+  path: string
+  /** PostgreSQL connection URL (kind postgres). */
+  url: string
+  /** Most PostgreSQL connections one instance opens. */
+  poolSize: number
+  /** How long start-up keeps retrying an unreachable database, in ms; 0 fails at once. */
+  startupWaitMs: number
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
@@ -100,7 +117,8 @@ export function defaultConfig(): Config {
       introspection: true,
       documentCacheSize: 1000,
       graphiqlDir: DEFAULT_GRAPHIQL_DIR
-    }
+    },
+    store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 }
   }
 }
 
@@ -151,8 +169,36 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'graphql-max-fields', env: 'RQS_GRAPHQL_MAX_FIELDS', type: 'integer', description: 'most field selections of a GraphQL document, fragments expanded (default 500)', apply: (c, v) => { c.albums.maxFields = v as number } },
   { flag: 'graphql-max-aliases', env: 'RQS_GRAPHQL_MAX_ALIASES', type: 'integer', description: 'most aliased fields of a GraphQL document (default 30)', apply: (c, v) => { c.albums.maxAliases = v as number } },
   { flag: 'graphql-max-document-size', env: 'RQS_GRAPHQL_MAX_DOCUMENT_SIZE', type: 'bytes', description: 'largest GraphQL document text, e.g. 16kb (default 16kb)', apply: (c, v) => { c.albums.maxDocumentBytes = v as number } },
-  { flag: 'no-graphql-introspection', env: 'RQS_GRAPHQL_NO_INTROSPECTION', type: 'boolean', description: 'reject __schema and __type queries (GraphiQL then has no docs or completion)', apply: (c, v) => { c.albums.introspection = !(v as boolean) } }
+  { flag: 'no-graphql-introspection', env: 'RQS_GRAPHQL_NO_INTROSPECTION', type: 'boolean', description: 'reject __schema and __type queries (GraphiQL then has no docs or completion)', apply: (c, v) => { c.albums.introspection = !(v as boolean) } },
+  // database-url comes before store so that --store / RQS_STORE win over DATABASE_URL.
+  { flag: 'database-url', env: 'DATABASE_URL', type: 'string', description: 'PostgreSQL URL; used when --store is not given', apply: (c, v) => { applyStore(c, v as string, '--database-url / DATABASE_URL') } },
+  { flag: 'store', env: 'RQS_STORE', type: 'string', description: 'where records live: memory (default), sqlite:PATH or postgres://user@host:port/db', apply: (c, v) => { applyStore(c, v as string, '--store / RQS_STORE') } },
+  { flag: 'pg-pool-size', env: 'RQS_PG_POOL_SIZE', type: 'integer', description: 'most PostgreSQL connections per instance (default 10)', apply: (c, v) => { c.store.poolSize = positive(v as number, '--pg-pool-size') } },
+  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } }
 ]
+
+/** `memory`, `sqlite:PATH` or a `postgres://` / `postgresql://` URL. */
+function applyStore (config: Config, value: string, name: string): void {
+  if (value === 'memory') {
+    config.store.kind = 'memory'
+  } else if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length)
+    if (path === '') throw new ConfigError(`${name}: sqlite: needs a file path, e.g. sqlite:./rqs.db`)
+    config.store.kind = 'sqlite'
+    config.store.path = path
+  } else if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
+    try { new URL(value) } catch { throw new ConfigError(`${name}: not a valid PostgreSQL URL`) }
+    config.store.kind = 'postgres'
+    config.store.url = value
+  } else {
+    throw new ConfigError(`${name} must be memory, sqlite:PATH or postgres://…, got "${value}"`)
+  }
+}
+
+function positive (n: number, name: string): number {
+  if (n < 1) throw new ConfigError(`${name} must be at least 1`)
+  return n
+}
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }
 

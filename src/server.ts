@@ -44,6 +44,18 @@ export interface ServerDependencies {
  * times in one process: nothing here is global.
  */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
+  const opened: { stores?: Stores } = {}
+  try {
+    return await assembleServer(config, deps, opened)
+  } catch (err) {
+    // A start-up step after the stores opened failed: close them, or an open
+    // database pool would keep the process from exiting.
+    await opened.stores?.close().catch(() => {})
+    throw err
+  }
+}
+
+async function assembleServer (config: Config, deps: ServerDependencies, opened: { stores?: Stores }): Promise<FastifyInstance> {
   const { versioning } = config
   const versions = [1, 2]
   // The header approach: one negotiator for every REST service at its plain base path.
@@ -76,8 +88,11 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // Bodies sent as a versioned type (application/vnd.rqs.v2+json) are JSON like application/json.
   app.addContentTypeParser(vendorJsonPattern(versioning.vendor), { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
 
-  const stores = deps.stores ?? await openStores(config)
-  if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
+  const stores = deps.stores ?? await openStores(config, app.log)
+  if (deps.stores === undefined) {
+    opened.stores = stores
+    app.addHook('onClose', async () => { await stores.close() })
+  }
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
@@ -85,6 +100,19 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   })
 
   app.get('/healthz', { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
+
+  // Readiness, unlike liveness, follows the database: a load balancer stops
+  // sending traffic while the store is unreachable, and resumes by itself.
+  const statusSchema = { type: 'object', properties: { status: { type: 'string' } } }
+  app.get('/readyz', { schema: { response: { 200: statusSchema, 503: statusSchema } } }, async (request, reply) => {
+    try {
+      await stores.ping()
+      return { status: 'ready' }
+    } catch (err) {
+      request.log.warn({ err }, 'not ready: store unavailable')
+      return reply.code(503).header('retry-after', '5').send({ status: 'unavailable' })
+    }
+  })
 
   app.decorateRequest('apiVersion', 0)
   await registerOpenApi(app) // before the routes: it collects them as they are added

@@ -13,11 +13,18 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
 }
 
-/** Runs the CLI from source (no build needed) and collects its output. */
+/**
+ * Runs the CLI from source (no build needed) and collects its output. The
+ * store variables of the test's own environment are dropped (CI sets
+ * DATABASE_URL for the store tests), so only `args` and `env` choose the store.
+ */
 export function runCli (args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const inherited = { ...process.env }
+  delete inherited.DATABASE_URL
+  delete inherited.RQS_STORE
   return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
 }

@@ -1,0 +1,123 @@
+import type { Pool, QueryConfig } from 'pg'
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import { conditionHolds } from '../conditions.js'
+import { sameAddress } from '../memory/addresses.js'
+import { rethrow } from './errors.js'
+import { inTransaction } from './transaction.js'
+
+interface AddressRow {
+  id: bigint
+  name: string
+  city: string
+  postal_code: string
+}
+
+const COLUMNS = 'id, name, city, postal_code'
+// After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
+const RETURNING = 'RETURNING a.id, a.name, a.city, a.postal_code, a.xmax = 0 AS inserted'
+const RETURNING_UPDATED = 'RETURNING a.id, a.name, a.city, a.postal_code, false AS inserted'
+
+const CREATE = { name: 'rqs-addresses-create', text: 'SELECT rqs_create_address($1, $2, $3) AS id' }
+const GET = { name: 'rqs-addresses-get', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1` }
+const LIST = {
+  name: 'rqs-addresses-list',
+  text: `SELECT ${COLUMNS} FROM rqs_addresses
+    WHERE id > $1 AND ($2::text IS NULL OR city = $2) AND ($3::text IS NULL OR postal_code = $3)
+    ORDER BY id LIMIT $4`
+}
+// PUT, one atomic statement per kind of condition; no read-then-write race between instances.
+const PUT = {
+  name: 'rqs-addresses-put',
+  text: `INSERT INTO rqs_addresses AS a (id, name, city, postal_code) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (id) DO UPDATE SET city = EXCLUDED.city, postal_code = EXCLUDED.postal_code ${RETURNING}`
+}
+const PUT_IF_ABSENT = {
+  name: 'rqs-addresses-put-if-absent',
+  text: `INSERT INTO rqs_addresses AS a (id, name, city, postal_code) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING ${RETURNING}`
+}
+const PUT_IF_PRESENT = {
+  name: 'rqs-addresses-put-if-present',
+  text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3 WHERE id = $1 ${RETURNING_UPDATED}`
+}
+const PUT_IF_MATCHES = {
+  name: 'rqs-addresses-put-if-matches',
+  text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3
+    WHERE id = $1 AND name = $4 AND city = $5 AND postal_code = $6 ${RETURNING_UPDATED}`
+}
+const DELETE = { name: 'rqs-addresses-delete', text: 'DELETE FROM rqs_addresses WHERE id = $1' }
+const LOCK = { name: 'rqs-addresses-lock', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1 FOR UPDATE` }
+
+/**
+ * Address records in PostgreSQL; ids are bigint in SQL and in JS (the pool
+ * parses int8 as BigInt). Generated ids come from a sequence (see migration 1).
+ */
+export class PostgresAddressStore implements AddressStore {
+  readonly #pool: Pool
+
+  constructor (pool: Pool) {
+    this.#pool = pool
+  }
+
+  async #query<R extends object> (query: { name: string, text: string }, values: unknown[]): Promise<{ rows: R[], rowCount: number | null }> {
+    try {
+      return await this.#pool.query<R>({ ...query, values } as QueryConfig)
+    } catch (err) { return rethrow(err) }
+  }
+
+  async create (input: AddressInput): Promise<Address> {
+    const { rows } = await this.#query<{ id: bigint }>(CREATE, [input.name, input.city, input.postalCode])
+    return { id: rows[0]?.id as bigint, name: input.name, city: input.city, postalCode: input.postalCode }
+  }
+
+  async get (id: bigint): Promise<Address | undefined> {
+    const row = (await this.#query<AddressRow>(GET, [id])).rows[0]
+    return row === undefined ? undefined : toAddress(row)
+  }
+
+  async list (query: AddressListQuery): Promise<Address[]> {
+    const values = [query.after ?? -1n, query.city ?? null, query.postalCode ?? null, query.limit]
+    return (await this.#query<AddressRow>(LIST, values)).rows.map(toAddress)
+  }
+
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
+    let statement = PUT
+    let values: unknown[] = [id, input.name, input.city, input.postalCode]
+    switch (condition.kind) {
+      case 'none': break
+      case 'absent': statement = PUT_IF_ABSENT; break
+      case 'present': statement = PUT_IF_PRESENT; values = [id, input.city, input.postalCode]; break
+      case 'matches': {
+        const seen = condition.current
+        // A record the client saw under another id never matches this one.
+        if (seen.id !== id) return PRECONDITION_FAILED
+        statement = PUT_IF_MATCHES
+        values = [id, input.city, input.postalCode, seen.name, seen.city, seen.postalCode]
+        break
+      }
+    }
+    const row = (await this.#query<AddressRow & { inserted: boolean }>(statement, values)).rows[0]
+    if (row === undefined) return PRECONDITION_FAILED
+    return { outcome: row.inserted ? 'created' : 'updated', record: toAddress(row) }
+  }
+
+  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
+    if (condition.kind === 'none') {
+      const { rowCount } = await this.#query(DELETE, [id])
+      return rowCount === 1 ? { outcome: 'deleted' } : { outcome: 'not-found' }
+    }
+    return await inTransaction(this.#pool, async (client) => {
+      const row = (await client.query<AddressRow>({ ...LOCK, values: [id] })).rows[0]
+      if (row === undefined) return { outcome: 'not-found' }
+      if (!conditionHolds(condition, toAddress(row), sameAddress)) return PRECONDITION_FAILED
+      await client.query({ ...DELETE, values: [id] })
+      return { outcome: 'deleted' }
+    })
+  }
+}
+
+function toAddress (row: AddressRow): Address {
+  return { id: row.id, name: row.name, city: row.city, postalCode: row.postal_code }
+}
+
+const NONE: WriteCondition<Address> = { kind: 'none' }
+const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const

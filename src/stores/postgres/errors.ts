@@ -1,0 +1,46 @@
+import { DatabaseError } from 'pg'
+import { StoreUnavailableError } from '../errors.js'
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
+const DRIVER_MESSAGES = /Connection terminated|Query read timeout|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Client was closed/i
+
+/**
+ * True when `err` says PostgreSQL cannot be reached or cannot serve right now:
+ * a network failure, a dropped or timed-out connection, or a server-side
+ * SQLSTATE of class 08 (connection), 53 (out of resources), 57P (shutting
+ * down, starting up) or 3D000 (the database does not exist).
+ */
+export function isUnavailable (err: unknown): boolean {
+  if (err instanceof StoreUnavailableError) return true
+  if (err instanceof DatabaseError) {
+    const code = err.code ?? ''
+    return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P') || code === '3D000'
+  }
+  if (!(err instanceof Error)) return false
+  const code = (err as { code?: unknown }).code
+  return (typeof code === 'string' && NETWORK_CODES.has(code)) || DRIVER_MESSAGES.test(err.message)
+}
+
+/**
+ * A value PostgreSQL's text type cannot hold (the character U+0000). It
+ * carries statusCode 400, so each service answers it as a client error in its
+ * own shape rather than as a 500.
+ */
+export class UnstorableTextError extends Error {
+  override name = 'UnstorableTextError'
+  readonly statusCode = 400
+  readonly code = 'RQS_UNSTORABLE_TEXT'
+}
+
+/** SQLSTATE character_not_in_repertoire, untranslatable_character. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05'])
+
+/** Re-throws `err`, as StoreUnavailableError when the database is the cause. */
+export function rethrow (err: unknown): never {
+  if (err instanceof StoreUnavailableError) throw err
+  if (err instanceof DatabaseError && UNSTORABLE_TEXT.has(err.code ?? '')) {
+    throw new UnstorableTextError('Text fields must not contain the character U+0000', { cause: err })
+  }
+  if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
+  throw err
+}

@@ -1,0 +1,97 @@
+/**
+ * The PostgreSQL schema, one versioned step at a time. A released step never
+ * changes: a later change is a new step. ./index.ts applies the missing steps
+ * in one transaction that first takes an advisory lock, so instances starting
+ * together apply each step exactly once.
+ */
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'students and addresses',
+    sql: `
+      CREATE TABLE rqs_students (
+        id bigint PRIMARY KEY,
+        first_name text NOT NULL,
+        last_name text NOT NULL,
+        age integer NOT NULL
+      );
+
+      -- The number of student records, kept in step with rqs_students by the two
+      -- functions below. Its row lock serialises every create and delete, from any
+      -- connection of any instance, so the spec's id rule (id = records held now)
+      -- is exact without a count(*) per create.
+      CREATE TABLE rqs_student_count (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        n bigint NOT NULL
+      );
+      INSERT INTO rqs_student_count (n) VALUES (0);
+
+      -- One round trip per create, and the counter lock is held only while the
+      -- function runs. A record already under the new id is replaced and the
+      -- count stays (xmax <> 0 tells an upsert's update from its insert).
+      CREATE FUNCTION rqs_create_student (p_first_name text, p_last_name text, p_age integer) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+        replaced boolean;
+      BEGIN
+        SELECT n INTO new_id FROM rqs_student_count WHERE singleton FOR UPDATE;
+        INSERT INTO rqs_students AS s (id, first_name, last_name, age) VALUES (new_id, p_first_name, p_last_name, p_age)
+          ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, age = EXCLUDED.age
+          RETURNING s.xmax <> 0 INTO replaced;
+        IF NOT replaced THEN
+          UPDATE rqs_student_count SET n = n + 1 WHERE singleton;
+        END IF;
+        RETURN new_id;
+      END $$;
+
+      -- Takes the counter lock before the record's, in the same order as a
+      -- create, so a delete and a create never deadlock.
+      CREATE FUNCTION rqs_delete_student (p_id bigint) RETURNS boolean
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM 1 FROM rqs_student_count WHERE singleton FOR UPDATE;
+        DELETE FROM rqs_students WHERE id = p_id;
+        IF NOT FOUND THEN
+          RETURN false;
+        END IF;
+        UPDATE rqs_student_count SET n = n - 1 WHERE singleton;
+        RETURN true;
+      END $$;
+
+      CREATE TABLE rqs_addresses (
+        id bigint PRIMARY KEY,
+        name text NOT NULL,
+        city text NOT NULL,
+        postal_code text NOT NULL
+      );
+      CREATE INDEX rqs_addresses_city ON rqs_addresses (city, id);
+      CREATE INDEX rqs_addresses_postal_code ON rqs_addresses (postal_code, id);
+      CREATE SEQUENCE rqs_address_ids AS bigint START 1;
+
+      -- Generated ids come from the sequence; one that a PUT already holds is
+      -- skipped (ON CONFLICT waits for a PUT still in flight on that id).
+      CREATE FUNCTION rqs_create_address (p_name text, p_city text, p_postal_code text) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+      BEGIN
+        LOOP
+          INSERT INTO rqs_addresses (id, name, city, postal_code)
+            VALUES (nextval('rqs_address_ids'), p_name, p_city, p_postal_code)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id INTO new_id;
+          IF new_id IS NOT NULL THEN
+            RETURN new_id;
+          END IF;
+        END LOOP;
+      END $$;
+    `
+  }
+]

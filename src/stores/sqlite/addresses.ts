@@ -1,0 +1,96 @@
+import type { Database, Statement } from 'better-sqlite3'
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import { conditionHolds } from '../conditions.js'
+import { MAX_ADDRESS_ID, sameAddress } from '../memory/addresses.js'
+import { rethrow } from './errors.js'
+
+const COLUMNS = 'id, name, city, postal_code AS postalCode'
+
+/**
+ * Address records in an SQLite file, ids as 64-bit INTEGER read back as
+ * bigint (safeIntegers). Generated ids count up from 1 in rqs_address_ids and
+ * skip any id a PUT already holds, inside one write transaction.
+ */
+export class SqliteAddressStore implements AddressStore {
+  readonly #get: Statement<[bigint], Address>
+  readonly #list: Statement<[ListParams], Address>
+  readonly #create: (input: AddressInput) => Address
+  readonly #put: (id: bigint, input: AddressInput, condition: WriteCondition<Address>) => PutResult
+  readonly #remove: (id: bigint, condition: WriteCondition<Address>) => DeleteResult
+
+  constructor (db: Database) {
+    this.#get = db.prepare<[bigint], Address>(`SELECT ${COLUMNS} FROM rqs_addresses WHERE id = ?`).safeIntegers(true)
+    this.#list = db.prepare<[ListParams], Address>(`SELECT ${COLUMNS} FROM rqs_addresses
+      WHERE id > @after AND (@city IS NULL OR city = @city) AND (@postalCode IS NULL OR postal_code = @postalCode)
+      ORDER BY id LIMIT @limit`).safeIntegers(true)
+    const nextId = db.prepare<[], bigint>('SELECT next FROM rqs_address_ids WHERE singleton = 1').pluck().safeIntegers(true)
+    const setNextId = db.prepare<[bigint]>('UPDATE rqs_address_ids SET next = ? WHERE singleton = 1')
+    const insert = db.prepare<[bigint, string, string, string]>('INSERT INTO rqs_addresses (id, name, city, postal_code) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
+    const update = db.prepare<[string, string, bigint]>('UPDATE rqs_addresses SET city = ?, postal_code = ? WHERE id = ?')
+    const remove = db.prepare<[bigint]>('DELETE FROM rqs_addresses WHERE id = ?')
+
+    const create = db.transaction((input: AddressInput): Address => {
+      for (let id = nextId.get() as bigint; ; id++) {
+        if (id > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
+        if (insert.run(id, input.name, input.city, input.postalCode).changes === 1) {
+          setNextId.run(id + 1n)
+          return { id, name: input.name, city: input.city, postalCode: input.postalCode }
+        }
+      }
+    })
+    this.#create = (input) => create.immediate(input)
+
+    const put = db.transaction((id: bigint, input: AddressInput, condition: WriteCondition<Address>): PutResult => {
+      const current = this.#get.get(id)
+      if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
+      if (current === undefined) {
+        insert.run(id, input.name, input.city, input.postalCode)
+        return { outcome: 'created', record: { id, name: input.name, city: input.city, postalCode: input.postalCode } }
+      }
+      // The spec: city and postalCode come from the submitted entity; the stored name is kept.
+      update.run(input.city, input.postalCode, id)
+      return { outcome: 'updated', record: { id, name: current.name, city: input.city, postalCode: input.postalCode } }
+    })
+    this.#put = (id, input, condition) => put.immediate(id, input, condition)
+
+    const del = db.transaction((id: bigint, condition: WriteCondition<Address>): DeleteResult => {
+      const current = this.#get.get(id)
+      if (current === undefined) return { outcome: 'not-found' }
+      if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
+      remove.run(id)
+      return { outcome: 'deleted' }
+    })
+    this.#remove = (id, condition) => del.immediate(id, condition)
+  }
+
+  async create (input: AddressInput): Promise<Address> {
+    try { return this.#create(input) } catch (err) { return rethrow(err) }
+  }
+
+  async get (id: bigint): Promise<Address | undefined> {
+    try { return this.#get.get(id) } catch (err) { return rethrow(err) }
+  }
+
+  async list (query: AddressListQuery): Promise<Address[]> {
+    const params: ListParams = { after: query.after ?? -1n, city: query.city ?? null, postalCode: query.postalCode ?? null, limit: query.limit }
+    try { return this.#list.all(params) } catch (err) { return rethrow(err) }
+  }
+
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
+    try { return this.#put(id, input, condition) } catch (err) { return rethrow(err) }
+  }
+
+  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
+    try { return this.#remove(id, condition) } catch (err) { return rethrow(err) }
+  }
+}
+
+interface ListParams {
+  after: bigint
+  city: string | null
+  postalCode: string | null
+  limit: number
+}
+
+const NONE: WriteCondition<Address> = { kind: 'none' }
+const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const

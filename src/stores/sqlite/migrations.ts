@@ -1,0 +1,48 @@
+/**
+ * The SQLite schema, one versioned step at a time. A step never changes once
+ * released: a later change is a new step. Applied by ./index.ts inside one
+ * BEGIN IMMEDIATE transaction, so two processes opening the same file at once
+ * apply each step exactly once.
+ */
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'students and addresses',
+    sql: `
+      CREATE TABLE rqs_students (
+        id INTEGER PRIMARY KEY,
+        first_name TEXT NOT NULL,
+        last_name TEXT NOT NULL,
+        age INTEGER NOT NULL
+      );
+      -- The number of student records, kept in step with rqs_students in every
+      -- write transaction, so a create never counts rows (the spec's id rule).
+      CREATE TABLE rqs_student_count (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        n INTEGER NOT NULL
+      );
+      INSERT INTO rqs_student_count (singleton, n) VALUES (1, 0);
+
+      CREATE TABLE rqs_addresses (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        city TEXT NOT NULL,
+        postal_code TEXT NOT NULL
+      );
+      CREATE INDEX rqs_addresses_city ON rqs_addresses (city, id);
+      CREATE INDEX rqs_addresses_postal_code ON rqs_addresses (postal_code, id);
+      -- The next generated address id; creates skip ids a PUT already holds.
+      CREATE TABLE rqs_address_ids (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        next INTEGER NOT NULL
+      );
+      INSERT INTO rqs_address_ids (singleton, next) VALUES (1, 1);
+    `
+  }
+]

@@ -1,0 +1,90 @@
+import type { Database, Statement } from 'better-sqlite3'
+import type { DeleteResult, ReplaceResult, Student, StudentInput, StudentStore, WriteCondition } from '../types.js'
+import { conditionHolds } from '../conditions.js'
+import { sameStudent } from '../memory/students.js'
+import { rethrow } from './errors.js'
+
+const COLUMNS = 'id, first_name AS firstName, last_name AS lastName, age'
+
+/**
+ * Student records in an SQLite file. Every write runs in a BEGIN IMMEDIATE
+ * transaction, which holds the file's write lock across processes, so the id
+ * rule (id = records held now) stays exact even with several processes on
+ * one file. The record count lives in rqs_student_count, updated in the same
+ * transaction, so a create is O(log n), not a count(*).
+ */
+export class SqliteStudentStore implements StudentStore {
+  readonly #list: Statement<[], Student>
+  readonly #get: Statement<[number], Student>
+  readonly #count: Statement<[], number>
+  readonly #addToCount: Statement<[number]>
+  readonly #insert: Statement<[number, string, string, number]>
+  readonly #update: Statement<[string, string, number, number]>
+  readonly #delete: Statement<[number]>
+  readonly #create: (input: StudentInput) => Student
+  readonly #replace: (student: Student, condition: WriteCondition<Student>) => ReplaceResult<Student>
+  readonly #remove: (id: number, condition: WriteCondition<Student>) => DeleteResult
+
+  constructor (db: Database) {
+    this.#list = db.prepare(`SELECT ${COLUMNS} FROM rqs_students ORDER BY id`)
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM rqs_students WHERE id = ?`)
+    this.#count = db.prepare<[], number>('SELECT n FROM rqs_student_count WHERE singleton = 1').pluck()
+    this.#addToCount = db.prepare('UPDATE rqs_student_count SET n = n + ? WHERE singleton = 1')
+    this.#insert = db.prepare('INSERT INTO rqs_students (id, first_name, last_name, age) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
+    this.#update = db.prepare('UPDATE rqs_students SET first_name = ?, last_name = ?, age = ? WHERE id = ?')
+    this.#delete = db.prepare('DELETE FROM rqs_students WHERE id = ?')
+
+    const create = db.transaction((input: StudentInput): Student => {
+      const id = this.#count.get() as number
+      // A record already under this id is replaced and the count stays (the spec's rule).
+      if (this.#insert.run(id, input.firstName, input.lastName, input.age).changes === 1) this.#addToCount.run(1)
+      else this.#update.run(input.firstName, input.lastName, input.age, id)
+      return { id, firstName: input.firstName, lastName: input.lastName, age: input.age }
+    })
+    this.#create = (input) => create.immediate(input)
+
+    const replace = db.transaction((student: Student, condition: WriteCondition<Student>): ReplaceResult<Student> => {
+      const current = this.#get.get(student.id)
+      if (current === undefined) return NOT_FOUND
+      if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
+      this.#update.run(student.firstName, student.lastName, student.age, student.id)
+      return { outcome: 'replaced', record: { id: student.id, firstName: student.firstName, lastName: student.lastName, age: student.age } }
+    })
+    this.#replace = (student, condition) => replace.immediate(student, condition)
+
+    const remove = db.transaction((id: number, condition: WriteCondition<Student>): DeleteResult => {
+      const current = this.#get.get(id)
+      if (current === undefined) return NOT_FOUND
+      if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
+      this.#delete.run(id)
+      this.#addToCount.run(-1)
+      return DELETED
+    })
+    this.#remove = (id, condition) => remove.immediate(id, condition)
+  }
+
+  async list (): Promise<Student[]> {
+    try { return this.#list.all() } catch (err) { return rethrow(err) }
+  }
+
+  async get (id: number): Promise<Student | undefined> {
+    try { return this.#get.get(id) } catch (err) { return rethrow(err) }
+  }
+
+  async create (input: StudentInput): Promise<Student> {
+    try { return this.#create(input) } catch (err) { return rethrow(err) }
+  }
+
+  async replace (student: Student, condition: WriteCondition<Student> = NONE): Promise<ReplaceResult<Student>> {
+    try { return this.#replace(student, condition) } catch (err) { return rethrow(err) }
+  }
+
+  async delete (id: number, condition: WriteCondition<Student> = NONE): Promise<DeleteResult> {
+    try { return this.#remove(id, condition) } catch (err) { return rethrow(err) }
+  }
+}
+
+const NONE: WriteCondition<Student> = { kind: 'none' }
+const NOT_FOUND = { outcome: 'not-found' } as const
+const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const
+const DELETED = { outcome: 'deleted' } as const

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import type { Stores } from '../../src/stores/types.js'
+import { memoryStores } from '../../src/stores/index.js'
+import { openSqliteStores } from '../../src/stores/sqlite/index.js'
+import { openPostgresStores } from '../../src/stores/postgres/index.js'
+
+/**
+ * What the store tests need from each kind of store, so that one suite runs
+ * against all three. PostgreSQL tests use the server in DATABASE_URL (an
+ * admin connection that may create databases); each test file gets its own
+ * fresh database and drops it afterwards, so runs never collide.
+ */
+export const DATABASE_URL = process.env.DATABASE_URL
+export const SKIP_POSTGRES = DATABASE_URL === undefined || DATABASE_URL === ''
+export const POSTGRES_SKIP_REASON = 'skipped: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run the PostgreSQL tests'
+if (SKIP_POSTGRES) process.stderr.write(`PostgreSQL store tests ${POSTGRES_SKIP_REASON}\n`)
+
+export interface TestDatabase {
+  url: string
+  drop: () => Promise<void>
+}
+
+/** CREATE DATABASE rqs_t_<random> on the DATABASE_URL server; drop() removes it (forcing off stray connections). */
+export async function createTestDatabase (): Promise<TestDatabase> {
+  if (SKIP_POSTGRES) throw new Error(POSTGRES_SKIP_REASON)
+  const name = `rqs_t_${randomBytes(6).toString('hex')}`
+  await adminQuery(`CREATE DATABASE ${name}`)
+  const url = new URL(DATABASE_URL as string)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => { await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+  }
+}
+
+async function adminQuery (sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: DATABASE_URL })
+  await client.connect()
+  try { await client.query(sql) } finally { await client.end() }
+}
+
+/** A private temp folder for SQLite files; remove() deletes it. */
+export function tempDir (): { dir: string, remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'rqs-store-'))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+export interface StoreKind {
+  name: 'memory' | 'sqlite' | 'postgres'
+  /** Why this kind does not run here, or undefined. */
+  skip?: string
+  /** Once per file. */
+  setup: () => Promise<void>
+  /** Stores holding no records, for one test; close them when done. */
+  fresh: () => Promise<Stores>
+  teardown: () => Promise<void>
+}
+
+export function storeKinds (): StoreKind[] {
+  let sqliteDir: ReturnType<typeof tempDir> | undefined
+  let sqliteFiles = 0
+  let database: TestDatabase | undefined
+  let shared: Stores | undefined
+  let admin: pg.Client | undefined
+
+  return [
+    {
+      name: 'memory',
+      setup: async () => {},
+      fresh: async () => memoryStores(),
+      teardown: async () => {}
+    },
+    {
+      name: 'sqlite',
+      setup: async () => { sqliteDir = tempDir() },
+      fresh: async () => openSqliteStores({ path: join((sqliteDir as { dir: string }).dir, `t${sqliteFiles++}.db`) }),
+      teardown: async () => { sqliteDir?.remove() }
+    },
+    {
+      name: 'postgres',
+      skip: SKIP_POSTGRES ? POSTGRES_SKIP_REASON : undefined,
+      setup: async () => {
+        database = await createTestDatabase()
+        shared = await openPostgresStores({ url: database.url, poolSize: 8, startupWaitMs: 0 })
+        admin = new pg.Client({ connectionString: database.url })
+        await admin.connect()
+      },
+      // One database per file, emptied before each test: far faster than a database per test.
+      fresh: async () => {
+        await (admin as pg.Client).query(`
+          TRUNCATE rqs_students, rqs_addresses;
+          UPDATE rqs_student_count SET n = 0;
+          ALTER SEQUENCE rqs_address_ids RESTART`)
+        return { ...(shared as Stores), close: async () => {} }
+      },
+      teardown: async () => {
+        await admin?.end()
+        await shared?.close()
+        await database?.drop()
+      }
+    }
+  ]
+}

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { openSqliteStores } from '../../src/stores/sqlite/index.js'
+import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrations.js'
+import { openPostgresStores } from '../../src/stores/postgres/index.js'
+import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js'
+import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, tempDir, type TestDatabase } from './harness.js'
+
+describe('SQLite migrations', () => {
+  const tmp = tempDir()
+  afterAll(() => { tmp.remove() })
+
+  it('apply once, record each version, and keep data when the file is opened again', async () => {
+    const path = join(tmp.dir, 'm.db')
+    const first = openSqliteStores({ path })
+    await first.students.create({ firstName: 'A', lastName: 'B', age: 1 })
+    await first.close()
+    const second = openSqliteStores({ path })
+    expect(await second.students.list()).toEqual([{ id: 0, firstName: 'A', lastName: 'B', age: 1 }])
+    await second.close()
+    const db = new Database(path, { readonly: true })
+    const versions = db.prepare('SELECT version FROM rqs_migrations ORDER BY version').pluck().all()
+    expect(versions).toEqual(SQLITE_MIGRATIONS.map((m) => m.version))
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    db.close()
+  })
+
+  it('refuse a file written by a newer rqs', async () => {
+    const path = join(tmp.dir, 'newer.db')
+    await openSqliteStores({ path }).close()
+    const db = new Database(path)
+    db.prepare("INSERT INTO rqs_migrations (version, name, applied_at) VALUES (999, 'future', 'x')").run()
+    db.close()
+    expect(() => openSqliteStores({ path })).toThrow(/schema version 999, newer than this rqs/)
+  })
+
+  it('fail with a clear message when the file cannot be opened', () => {
+    expect(() => openSqliteStores({ path: join(tmp.dir, 'no', 'such', 'folder', 'x.db') })).toThrow(/cannot open SQLite database/)
+  })
+})
+
+describe.skipIf(SKIP_POSTGRES)(`PostgreSQL migrations${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
+  let database: TestDatabase
+  beforeAll(async () => { database = await createTestDatabase() })
+  afterAll(async () => { await database?.drop() })
+
+  it('survive several instances starting at once on a fresh database, each step applied exactly once', async () => {
+    const instances = await Promise.all(Array.from({ length: 5 }, () => openPostgresStores({ url: database.url, poolSize: 2, startupWaitMs: 0 })))
+    try {
+      const created = await Promise.all(instances.map((s, i) => s.students.create({ firstName: `i${i}`, lastName: 'x', age: i })))
+      expect(created.map((s) => s.id).sort()).toEqual([0, 1, 2, 3, 4])
+    } finally {
+      await Promise.all(instances.map((s) => s.close()))
+    }
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const { rows } = await client.query('SELECT version FROM rqs_migrations ORDER BY version')
+      expect(rows.map((r) => r.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version))
+      // Opening again is a no-op and keeps the data.
+      const again = await openPostgresStores({ url: database.url, poolSize: 1, startupWaitMs: 0 })
+      expect(await again.students.list()).toHaveLength(5)
+      await again.close()
+      await client.query("INSERT INTO rqs_migrations (version, name) VALUES (999, 'future')")
+      await expect(openPostgresStores({ url: database.url, poolSize: 1, startupWaitMs: 0 })).rejects.toThrow(/schema version 999, newer than this rqs/)
+    } finally {
+      await client.end()
+    }
+  })
+})
