@@ -68,15 +68,22 @@ async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
     return student
   })
 
+  /**
+   * Evaluates If-Match / If-None-Match for a write and pins the write to the
+   * record they were checked against (compare-and-set in the store). RFC 9110
+   * §13.2.1: neither PUT (it never creates here) nor DELETE answers anything
+   * but 404 for a missing record, whatever the preconditions say.
+   */
+  const writeCondition = async (request: FastifyRequest, id: number): Promise<WriteCondition<StoredStudent>> => {
+    if (!hasPreconditions(request.headers)) return NONE
+    const current = await store.get(id)
+    if (current === undefined) throw notFound(id)
+    if (evaluatePreconditions(request.headers, studentEtag(current), false) !== 'proceed') throw preconditionFailed(id)
+    return { kind: 'matches', current }
+  }
+
   const replace = async (request: FastifyRequest, reply: FastifyReply, id: number, body: StudentCreateBody): Promise<StoredStudent> => {
-    let condition = NONE
-    if (hasPreconditions(request.headers)) {
-      // RFC 9110 §13.2.1: PUT never creates here, so a missing record is 404 whatever the preconditions say.
-      const current = await store.get(id)
-      if (current === undefined) throw notFound(id)
-      if (evaluatePreconditions(request.headers, studentEtag(current), false) !== 'proceed') throw preconditionFailed(id)
-      condition = { kind: 'matches', current }
-    }
+    const condition = await writeCondition(request, id)
     const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition)
     if (result.outcome === 'not-found') throw notFound(id)
     if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
@@ -102,14 +109,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
     schema: { tags, summary: 'Delete a student (204; If-Match honoured)', params: IdParams }
   }, async (request, reply) => {
     const id = pathId(request.params.id)
-    let condition = NONE
-    if (hasPreconditions(request.headers)) {
-      const current = await store.get(id)
-      if (current === undefined) throw notFound(id)
-      if (evaluatePreconditions(request.headers, studentEtag(current), false) !== 'proceed') throw preconditionFailed(id)
-      condition = { kind: 'matches', current }
-    }
-    const result = await store.delete(id, condition)
+    const result = await store.delete(id, await writeCondition(request, id))
     if (result.outcome === 'not-found') throw notFound(id)
     if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
     return reply.code(204).send()
