@@ -1,5 +1,7 @@
 import { hash } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { WriteCondition } from '../stores/types.js'
 
 /**
  * Conditional requests (RFC 9110 §13): strong ETags and the evaluation of
@@ -87,4 +89,30 @@ export function parseEntityTags (header: string): '*' | EntityTag[] {
     while (i < n && header[i] !== ',') i++
   }
   return tags
+}
+
+/**
+ * A conditional read: sets the representation's ETag and evaluates
+ * If-None-Match / If-Match. 'not-modified' has already been answered (304);
+ * 'failed' is the caller's 412 in its own shape.
+ */
+export function conditionalRead (request: FastifyRequest, reply: FastifyReply, etag: string): PreconditionOutcome {
+  reply.header('etag', etag)
+  if (!hasPreconditions(request.headers)) return 'proceed'
+  const outcome = evaluatePreconditions(request.headers, etag, true)
+  if (outcome === 'not-modified') void reply.code(304).send()
+  return outcome
+}
+
+const ABSENT = { kind: 'absent' } as const
+
+/**
+ * A conditional write: evaluates the preconditions against the current record
+ * (undefined when there is none) and pins the write to the state they were
+ * checked against, as the store's compare-and-set condition. Undefined when a
+ * precondition is false (412).
+ */
+export function writeConditionFor<T> (headers: IncomingHttpHeaders, current: T | undefined, etagOf: (record: T) => string): WriteCondition<T> | undefined {
+  if (evaluatePreconditions(headers, current === undefined ? undefined : etagOf(current), false) !== 'proceed') return undefined
+  return current === undefined ? ABSENT : { kind: 'matches', current }
 }

@@ -1,7 +1,7 @@
 import sjson from 'secure-json-parse'
 import { isInteger, parse as parseLossless } from 'lossless-json'
 import type { FastifyRequest } from 'fastify'
-import { AppError } from './problem.js'
+import { AppError } from './errors/app-error.js'
 
 const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
 

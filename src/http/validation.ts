@@ -1,5 +1,7 @@
 import { Ajv, type Options } from 'ajv'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { vendorJsonPattern } from './versioning.js'
 
 /**
  * Two validators: bodies are checked strictly (no type coercion: `"42"` is
@@ -17,3 +19,12 @@ export function installValidators (app: FastifyInstance): void {
     return ajv.compile(schema)
   })
 }
+
+/**
+ * Request validation for the whole server, and bodies sent as a versioned
+ * type (`application/vnd.rqs.v2+json`) parsed as the JSON they are.
+ */
+export const validationPlugin = fp(async function rqsValidation (app: FastifyInstance, opts: { vendor: string }) {
+  installValidators(app)
+  app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
+}, { name: 'rqs-validation', fastify: '5.x' })

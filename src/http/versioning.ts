@@ -1,6 +1,7 @@
-import Negotiator from 'negotiator'
-import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { MediaTypeChooser } from '../lib/negotiate.js'
+import { appendVary } from '../lib/vary.js'
 
 /**
  * API versions by media type (spec: "Media type versioning"). A client asks
@@ -15,7 +16,6 @@ export interface VersionChoice {
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
-const CACHE_LIMIT = 512
 
 export function vendorType (vendor: string, version: number): string {
   return `application/vnd.${vendor}.v${version}+json`
@@ -30,8 +30,8 @@ export class VersionNegotiator {
   /** Media types this negotiator serves, plain JSON first so that wildcards pick the default. */
   readonly available: readonly string[]
   readonly #byType = new Map<string, VersionChoice>()
-  readonly #defaultChoice: VersionChoice
-  readonly #cache = new Map<string, VersionChoice | null>()
+  readonly #default: VersionChoice
+  readonly #chooser: MediaTypeChooser
 
   /**
    * @param versions the versions served, e.g. [1, 2]
@@ -39,29 +39,21 @@ export class VersionNegotiator {
    * @param vendorTypes false when media type versioning is switched off: only plain JSON is served
    */
   constructor (readonly vendor: string, readonly versions: readonly number[], defaultVersion: number, vendorTypes = true) {
-    this.#defaultChoice = { version: defaultVersion, contentType: JSON_TYPE }
-    this.#byType.set('application/json', this.#defaultChoice)
+    this.#default = { version: defaultVersion, contentType: JSON_TYPE }
+    this.#byType.set('application/json', this.#default)
     if (vendorTypes) {
       for (const v of versions) this.#byType.set(vendorType(vendor, v), { version: v, contentType: vendorType(vendor, v) })
     }
     this.available = [...this.#byType.keys()]
-  }
-
-  get defaultChoice (): VersionChoice {
-    return this.#defaultChoice
+    this.#chooser = new MediaTypeChooser(this.available)
   }
 
   /** The version and content type for an Accept header, or undefined when nothing served is acceptable (406). */
   negotiate (accept: string | undefined): VersionChoice | undefined {
-    // Fast path for what almost every client sends; no parsing, no allocation.
-    if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept === '') return this.#defaultChoice
-    const cached = this.#cache.get(accept)
-    if (cached !== undefined) return cached ?? undefined
-    const best = new Negotiator({ headers: { accept } }).mediaType(this.available as string[])
-    const choice = best === undefined ? undefined : this.#byType.get(best.toLowerCase())
-    if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear()
-    this.#cache.set(accept, choice ?? null)
-    return choice
+    // Fast path for what almost every client sends: no lookup at all.
+    if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept === '') return this.#default
+    const best = this.#chooser.select(accept)
+    return best === undefined ? undefined : this.#byType.get(best.toLowerCase())
   }
 }
 
@@ -97,6 +89,6 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
 
 /** Sets Vary and the negotiated Content-Type on a reply (plain JSON is Fastify's default already). */
 export function applyChoice (reply: FastifyReply, choice: VersionChoice): void {
-  reply.header('vary', 'Accept')
+  appendVary(reply, 'Accept')
   if (choice.contentType !== JSON_TYPE) reply.header('content-type', choice.contentType)
 }

@@ -11,6 +11,8 @@
 export interface CatalogueEntry {
   /** The HTTP status a response with this code carries (CLIENT_ERROR may carry another 4xx). */
   status: number
+  /** Which error shape carries the code: REST problems and the v1 envelope, or GraphQL `extensions.code`. */
+  scope?: 'rest' | 'graphql'
   /** When the code is used and what a client can do about it. English, for developers. */
   description: string
 }
@@ -48,7 +50,22 @@ export const CATALOGUE = {
 
   // Server side
   STORE_UNAVAILABLE: { status: 503, description: 'The data store cannot be reached right now. Nothing was changed; retry after the number of seconds in the `Retry-After` header.' },
-  INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' }
+  INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' },
+
+  // Album query service (GraphQL): `extensions.code` of each entry of `errors`. The REST codes
+  // METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE and NOT_ACCEPTABLE are used there too.
+  GRAPHQL_PARSE_FAILED: { scope: 'graphql', status: 400, description: 'The GraphQL document has a syntax error. `message` and `locations` say where.' },
+  GRAPHQL_VALIDATION_FAILED: { scope: 'graphql', status: 400, description: 'The document does not fit the schema (an unknown field or argument, a wrong type). `message` names it.' },
+  QUERY_TOO_DEEP: { scope: 'graphql', status: 400, description: 'The selection nesting is deeper than `--graphql-max-depth` (20 by default).' },
+  QUERY_TOO_COMPLEX: { scope: 'graphql', status: 400, description: 'The document selects more fields than `--graphql-max-fields` (500 by default), fragments counted once per use.' },
+  TOO_MANY_ALIASES: { scope: 'graphql', status: 400, description: 'The document uses more aliases than `--graphql-max-aliases` (30 by default).' },
+  QUERY_TOO_LARGE: { scope: 'graphql', status: 400, description: 'The document text is larger than `--graphql-max-document-size` (16 KiB by default).' },
+  INTROSPECTION_DISABLED: { scope: 'graphql', status: 400, description: '`__schema` and `__type` queries are switched off on this server (`--no-graphql-introspection`).' },
+  OPERATION_NOT_SUPPORTED: { scope: 'graphql', status: 400, description: 'The operation is a mutation or subscription; this service answers queries only.' },
+  BAD_REQUEST: { scope: 'graphql', status: 400, description: 'The GraphQL-over-HTTP request is malformed: no `query`, a body that is not JSON, several operations without `operationName`, an unknown `operationName`.' },
+  BAD_USER_INPUT: { scope: 'graphql', status: 400, description: 'The variables do not fit the types the operation declares.' },
+  PAYLOAD_TOO_LARGE: { scope: 'graphql', status: 413, description: 'The GraphQL request body is larger than the server accepts (`--body-limit`).' },
+  INTERNAL_SERVER_ERROR: { scope: 'graphql', status: 500, description: 'An unexpected fault while answering a GraphQL request. Report the request id (`X-Request-Id`) to the operators.' }
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorCode = keyof typeof CATALOGUE

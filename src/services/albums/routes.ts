@@ -1,12 +1,16 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyStatic from '@fastify/static'
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from '../../config.js'
+import type { Classified } from '../../http/errors/classify.js'
+import { errorPipeline } from '../../http/errors/handler.js'
+import { HTTP_METHODS } from '../../http/method-not-allowed.js'
+import { appendVary } from '../../lib/vary.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { QueryEngine, withCode } from './engine.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
-import { ErrorCode } from './limits.js'
+import { GRAPHQL_CODES } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
 
@@ -16,8 +20,6 @@ export interface AlbumsServiceOptions {
   base: string
 }
 
-/** Every method reaches graphql-http, which answers 405 + Allow for all but GET and POST. */
-const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 type HandlerRequest = GraphQLHttpRequest<FastifyRequest, string>
 
@@ -30,15 +32,28 @@ function unknownOperation (operationName: string | null | undefined): GraphQLErr
   const message = operationName == null
     ? 'The document has several operations: say which one to run with operationName.'
     : `The document has no operation named "${operationName}".`
-  return new GraphQLError(message, { extensions: { code: ErrorCode.badRequest } })
+  return new GraphQLError(message, { extensions: { code: GRAPHQL_CODES.badRequest } })
 }
 
 /**
- * The album query service (spec: "Album query service (GraphQL)"): GraphQL over
- * HTTP at `/graphql` (graphql-http does the protocol), the schema as SDL, and
- * GraphiQL bundled into this package at `/graphiql`.
+ * The GraphQL renderer of the error pipeline: what fails around the GraphQL
+ * protocol itself (a body over the limit, a request the server cannot read)
+ * as `{errors: [...]}`, with the framework's own message for a client error.
  */
-export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOptions): Promise<void> {
+function renderGraphQLError (error: Classified, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error.status >= 500) return reply.code(500).type(JSON_UTF8).send(errorBody('Internal server error.', GRAPHQL_CODES.internal))
+  const code = error.code === 'BODY_TOO_LARGE' ? GRAPHQL_CODES.payloadTooLarge : error.code === 'UNSUPPORTED_MEDIA_TYPE' ? GRAPHQL_CODES.unsupportedMediaType : GRAPHQL_CODES.badRequest
+  return reply.code(error.status).type(JSON_UTF8).send(errorBody(error.cause?.message ?? error.detail, code))
+}
+
+const graphqlErrors = errorPipeline(renderGraphQLError)
+
+/**
+ * The album query service's routes (spec: "Album query service (GraphQL)"):
+ * GraphQL over HTTP at `/graphql` (graphql-http does the protocol), the schema
+ * as SDL, and GraphiQL bundled into this package at `/graphiql`.
+ */
+export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOptions): Promise<void> {
   const { config, base } = opts
   const albums = config.albumsFile === undefined ? DEFAULT_ALBUMS : await loadAlbumsFile(config.albumsFile)
   const engine = new QueryEngine(buildAlbumSchema(albums), config)
@@ -57,8 +72,8 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
     onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, result),
     // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault.
     formatError: (error) => error instanceof GraphQLError
-      ? withCode(error, ErrorCode.badRequest)
-      : new GraphQLError(error.message, { extensions: { code: ErrorCode.badRequest } })
+      ? withCode(error, GRAPHQL_CODES.badRequest)
+      : new GraphQLError(error.message, { extensions: { code: GRAPHQL_CODES.badRequest } })
   })
 
   /**
@@ -75,22 +90,14 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
   // what a wrong content type or malformed JSON gets (415, 400 per the spec).
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => { done(null, body) })
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode ?? 500
-    if (status >= 500) {
-      request.log.error({ err: error }, 'album query service failed')
-      return reply.code(500).type(JSON_UTF8).send(errorBody('Internal server error.', ErrorCode.internal))
-    }
-    const code = status === 413 ? ErrorCode.payloadTooLarge : status === 415 ? ErrorCode.unsupportedMediaType : ErrorCode.badRequest
-    return reply.code(status).type(JSON_UTF8).send(errorBody(error.message, code))
-  })
+  app.setErrorHandler(graphqlErrors.handleError)
 
   async function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    void reply.header('vary', 'Accept')
+    appendVary(reply, 'Accept')
     const mediaType = responseMediaType(request.headers.accept)
     if (mediaType === undefined) {
       return reply.code(406).header('accept', `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}`).type(JSON_UTF8)
-        .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', ErrorCode.notAcceptable))
+        .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', GRAPHQL_CODES.notAcceptable))
     }
     const headers = request.headers
     const req: HandlerRequest = {
@@ -108,15 +115,16 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
       const message = request.method === 'GET'
         ? 'Mutations cannot be sent with GET; use POST.'
         : `Method ${request.method} is not allowed; use GET or POST.`
-      return reply.header('allow', init.headers?.allow ?? 'GET, POST').type(mediaType).send(errorBody(message, ErrorCode.methodNotAllowed))
+      return reply.header('allow', init.headers?.allow ?? 'GET, POST').type(mediaType).send(errorBody(message, GRAPHQL_CODES.methodNotAllowed))
     }
     if (init.status === 415) {
-      return reply.type(mediaType).send(errorBody('A POST body must be JSON: Content-Type application/json (charset utf-8, if given).', ErrorCode.unsupportedMediaType))
+      return reply.type(mediaType).send(errorBody('A POST body must be JSON: Content-Type application/json (charset utf-8, if given).', GRAPHQL_CODES.unsupportedMediaType))
     }
     return reply.headers(init.headers ?? {}).send(body)
   }
 
-  app.route({ method: ALL_METHODS, url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
+  // Every method reaches graphql-http, which answers 405 + Allow for all but GET and POST.
+  app.route({ method: [...HTTP_METHODS], url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
 
   app.get('/graphql/schema.graphql', (_request, reply) => {
     void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)

@@ -1,6 +1,5 @@
+import escape from 'escape-html'
 import type { HomeOptions } from './index.js'
-
-const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /**
  * The landing page a browser gets at `/`: what runs here and where to go.
@@ -38,7 +37,7 @@ export function renderLanding (opts: HomeOptions): string {
   <pre>curl -s -X POST ${escape(opts.links.find((l) => l.rel === 'students')?.href ?? '/students')} \\
   -H 'content-type: application/json' \\
   -d '{"firstName":"Ada","lastName":"Lovelace","age":36}'</pre>
-  <p>Versions: ask for <code>application/vnd.rqs.v2+json</code> in <code>Accept</code>, or use the <code>/v2/</code> paths.
+  <p>Versions: ask for <code>${escape(opts.newestType)}</code> in <code>Accept</code>, or use the <code>/v2/</code> paths.
   Machine clients: <code>curl -H 'accept: application/json' /</code> returns these links as JSON.</p>
 </body>
 </html>

@@ -1,12 +1,14 @@
-import Negotiator from 'negotiator'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { negotiateLanguage, type Language } from '../language.js'
-import { MESSAGES } from '../messages/index.js'
-import { appendVary, AppError } from '../problem.js'
-import { methodNotAllowedProblem, problemErrorHandler } from './handler.js'
-import { CATALOGUE, ERROR_CODES, ERRORS_PATH, isErrorCode, type ErrorCode } from './catalogue.js'
-import { routeOtherMethods } from '../method-not-allowed.js'
+import escapeHtml from 'escape-html'
+import { MediaTypeChooser } from '../lib/negotiate.js'
+import { appendVary } from '../lib/vary.js'
+import { routeOtherMethods } from './method-not-allowed.js'
+import { AppError } from './errors/app-error.js'
+import { CATALOGUE, ERROR_CODES, ERRORS_PATH, isErrorCode, type ErrorCode } from './errors/catalogue.js'
+import { problems } from './errors/handler.js'
+import { negotiateLanguage, type Language } from './errors/language.js'
+import { MESSAGES } from './errors/messages/index.js'
 
 const EntrySchema = Type.Object({
   code: Type.String(),
@@ -16,7 +18,7 @@ const EntrySchema = Type.Object({
   description: Type.String()
 }, { additionalProperties: false })
 
-const MEDIA_TYPES = ['application/json', 'text/html']
+const pages = new MediaTypeChooser(['application/json', 'text/html'])
 
 /**
  * The served error catalogue: `GET /errors` and `GET /errors/{code}`, the
@@ -25,7 +27,7 @@ const MEDIA_TYPES = ['application/json', 'text/html']
  * follow Accept-Language like the problems themselves.
  */
 export async function errorCatalogueRoutes (app: FastifyInstance): Promise<void> {
-  app.setErrorHandler(problemErrorHandler())
+  app.setErrorHandler(problems.handleError)
 
   app.get(ERRORS_PATH, { schema: { response: { 200: Type.Object({ errors: Type.Array(EntrySchema) }) } } }, async (request, reply) => {
     const language = prepare(request, reply)
@@ -43,8 +45,8 @@ export async function errorCatalogueRoutes (app: FastifyInstance): Promise<void>
     return entry
   })
 
-  routeOtherMethods(app, ERRORS_PATH, ['GET'], methodNotAllowedProblem)
-  routeOtherMethods(app, `${ERRORS_PATH}/:code`, ['GET'], methodNotAllowedProblem)
+  routeOtherMethods(app, ERRORS_PATH, ['GET'], problems.methodNotAllowed)
+  routeOtherMethods(app, `${ERRORS_PATH}/:code`, ['GET'], problems.methodNotAllowed)
 }
 
 interface Entry {
@@ -69,9 +71,7 @@ function prepare (request: FastifyRequest, reply: FastifyReply): Language {
 }
 
 function wantsHtml (request: FastifyRequest): boolean {
-  const accept = request.headers.accept
-  if (accept === undefined) return false
-  return new Negotiator({ headers: { accept } }).mediaType(MEDIA_TYPES) === 'text/html'
+  return pages.prefers(request.headers.accept, 'text/html')
 }
 
 const HEADINGS: Record<Language, { catalogue: string, status: string, message: string, all: string }> = {
@@ -107,8 +107,4 @@ function page (language: Language, title: string, body: string): string {
 </body>
 </html>
 `
-}
-
-function escapeHtml (text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }

@@ -26,5 +26,17 @@ export const en: MessageTable = {
   RECORD_NOT_CREATED: { title: 'Record not created', message: 'The data could not be created.' },
   UNKNOWN_ERROR_CODE: { title: 'Unknown error code', message: 'There is no such error code.' },
   STORE_UNAVAILABLE: { title: 'Service unavailable', message: 'The service is temporarily unavailable. Please try again shortly.' },
-  INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' }
+  INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' },
+  GRAPHQL_PARSE_FAILED: { title: 'Syntax error in the query', message: 'The query has a syntax error.' },
+  GRAPHQL_VALIDATION_FAILED: { title: 'Invalid query', message: 'The query does not fit the schema.' },
+  QUERY_TOO_DEEP: { title: 'Query too deep', message: 'The query is nested too deeply.' },
+  QUERY_TOO_COMPLEX: { title: 'Query too complex', message: 'The query selects too many fields.' },
+  TOO_MANY_ALIASES: { title: 'Too many aliases', message: 'The query uses too many aliases.' },
+  QUERY_TOO_LARGE: { title: 'Query too large', message: 'The query text is too long.' },
+  INTROSPECTION_DISABLED: { title: 'Introspection disabled', message: 'Schema introspection is switched off on this server.' },
+  OPERATION_NOT_SUPPORTED: { title: 'Operation not supported', message: 'Only queries can be run here.' },
+  BAD_REQUEST: { title: 'Bad GraphQL request', message: 'The GraphQL request is malformed.' },
+  BAD_USER_INPUT: { title: 'Invalid variables', message: 'The query variables are invalid.' },
+  PAYLOAD_TOO_LARGE: { title: 'Request too large', message: 'The request is too large.' },
+  INTERNAL_SERVER_ERROR: { title: 'Internal error', message: 'Something went wrong on our side.' }
 }

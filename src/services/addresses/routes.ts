@@ -1,15 +1,17 @@
 import type { FastifyInstance } from 'fastify'
 import type { Address as StoredAddress, AddressStore, WriteCondition } from '../../stores/types.js'
-import { evaluatePreconditions, hasPreconditions } from '../../http/conditional.js'
-import { methodNotAllowedProblem, problemErrorHandler, problemNotFound } from '../../http/errors/handler.js'
+import { conditionalRead, hasPreconditions, writeConditionFor } from '../../http/conditional.js'
+import { AppError } from '../../http/errors/app-error.js'
+import { problems } from '../../http/errors/handler.js'
 import { exactJsonParser } from '../../http/json-body.js'
-import { AppError } from '../../http/problem.js'
-import type { Representation } from '../../http/versioned-mount.js'
+import type { Representation } from '../../http/mounts.js'
 import { vendorJsonPattern } from '../../http/versioning.js'
-import { addressEtag, checkBodyId, decodeCursor, encodeCursor, parseAddressId } from './ids.js'
+import { decodeCursor, encodeCursor } from './cursor.js'
+import { addressEtag } from './etag.js'
+import { checkBodyId, parseAddressId } from './id.js'
 import { Address, AddressCreateBody, AddressPage, AddressPutBody, ListQuery, type IdParams } from './schema.js'
 
-export interface AddressesServiceOptions {
+export interface AddressRoutesOptions {
   store: AddressStore
   /** Vendor name of the versioned media types, whose bodies are JSON too. */
   vendor: string
@@ -19,7 +21,6 @@ const tags = ['addresses']
 /** Documents the path parameter; the id itself is parsed exactly (64-bit) by the route. */
 const IdParamsSchema = { type: 'object', properties: { id: { type: 'string', description: 'integer 1 … 9223372036854775807' } }, required: ['id'] } as const
 const NONE: WriteCondition<StoredAddress> = { kind: 'none' }
-const ABSENT: WriteCondition<StoredAddress> = { kind: 'absent' }
 const PRESENT: WriteCondition<StoredAddress> = { kind: 'present' }
 
 /**
@@ -30,7 +31,7 @@ const PRESENT: WriteCondition<StoredAddress> = { kind: 'present' }
  * strong ETag; PUT and DELETE honour If-Match / If-None-Match with an atomic
  * compare-and-set in the store, so no update is lost to a race.
  */
-async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOptions): Promise<void> {
+async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions): Promise<void> {
   const { store } = opts
   const collection = `${app.prefix}/addresses`
 
@@ -63,13 +64,9 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
     const id = pathId(request.params.id)
     const address = await store.get(id)
     if (address === undefined) throw notFound(id)
-    const etag = addressEtag(address)
-    reply.header('etag', etag)
-    if (hasPreconditions(request.headers)) {
-      const outcome = evaluatePreconditions(request.headers, etag, true)
-      if (outcome === 'not-modified') return reply.code(304).send()
-      if (outcome === 'failed') throw preconditionFailed(id)
-    }
+    const outcome = conditionalRead(request, reply, addressEtag(address))
+    if (outcome === 'not-modified') return reply
+    if (outcome === 'failed') throw preconditionFailed(id)
     return address
   })
 
@@ -100,10 +97,10 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
       const current = await store.get(id)
       if (current === undefined && name === undefined) throw nameRequired()
       if (conditional) {
-        const outcome = evaluatePreconditions(request.headers, current === undefined ? undefined : addressEtag(current), false)
-        if (outcome !== 'proceed') throw preconditionFailed(id)
         // Pin the write to the state the precondition was checked against: compare-and-set in the store.
-        condition = current === undefined ? ABSENT : { kind: 'matches', current }
+        const pinned = writeConditionFor(request.headers, current, addressEtag)
+        if (pinned === undefined) throw preconditionFailed(id)
+        condition = pinned
       } else {
         condition = PRESENT // no name: only an update may happen
       }
@@ -127,8 +124,9 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
       // RFC 9110 §13.2.1: a missing record is 404 whatever the preconditions say.
       const current = await store.get(id)
       if (current === undefined) throw notFound(id)
-      if (evaluatePreconditions(request.headers, addressEtag(current), false) !== 'proceed') throw preconditionFailed(id)
-      condition = { kind: 'matches', current }
+      const pinned = writeConditionFor(request.headers, current, addressEtag)
+      if (pinned === undefined) throw preconditionFailed(id)
+      condition = pinned
     }
     const result = await store.delete(id, condition)
     if (result.outcome === 'not-found') throw notFound(id)
@@ -172,14 +170,12 @@ function nextLink (collection: string, limit: number, cursor: string, city: stri
  * Version 1 of the address book. Version 2 of the API serves the very same
  * representation: nothing in it broke, so nothing changed (spec, rule 1).
  */
-function addressRepresentation (version: number): Representation<AddressesServiceOptions> {
+function addressRepresentation (version: number): Representation<AddressRoutesOptions> {
   return {
     version,
     plugin: addressRoutes,
-    errorHandler: problemErrorHandler(),
-    methods: [['/addresses', ['GET', 'POST']], ['/addresses/:id', ['GET', 'PUT', 'DELETE']]],
-    notFound: problemNotFound,
-    methodNotAllowed: methodNotAllowedProblem
+    errors: problems,
+    methods: [['/addresses', ['GET', 'POST']], ['/addresses/:id', ['GET', 'PUT', 'DELETE']]]
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors/catalogue.js'
+import type { ErrorCode } from '../catalogue.js'
 
 /**
  * User-facing texts of one error code in one language. `{field}` in a

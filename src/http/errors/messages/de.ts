@@ -26,5 +26,17 @@ export const de: MessageTable = {
   RECORD_NOT_CREATED: { title: 'Datensatz nicht angelegt', message: 'Die Daten konnten nicht angelegt werden.' },
   UNKNOWN_ERROR_CODE: { title: 'Unbekannter Fehlercode', message: 'Diesen Fehlercode gibt es nicht.' },
   STORE_UNAVAILABLE: { title: 'Dienst nicht verfügbar', message: 'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.' },
-  INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' }
+  INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' },
+  GRAPHQL_PARSE_FAILED: { title: 'Syntaxfehler in der Abfrage', message: 'Die Abfrage enthält einen Syntaxfehler.' },
+  GRAPHQL_VALIDATION_FAILED: { title: 'Ungültige Abfrage', message: 'Die Abfrage passt nicht zum Schema.' },
+  QUERY_TOO_DEEP: { title: 'Abfrage zu tief', message: 'Die Abfrage ist zu tief verschachtelt.' },
+  QUERY_TOO_COMPLEX: { title: 'Abfrage zu umfangreich', message: 'Die Abfrage wählt zu viele Felder aus.' },
+  TOO_MANY_ALIASES: { title: 'Zu viele Aliase', message: 'Die Abfrage verwendet zu viele Aliase.' },
+  QUERY_TOO_LARGE: { title: 'Abfrage zu groß', message: 'Der Abfragetext ist zu lang.' },
+  INTROSPECTION_DISABLED: { title: 'Introspektion abgeschaltet', message: 'Die Schema-Introspektion ist auf diesem Server abgeschaltet.' },
+  OPERATION_NOT_SUPPORTED: { title: 'Operation nicht unterstützt', message: 'Hier können nur Abfragen ausgeführt werden.' },
+  BAD_REQUEST: { title: 'Fehlerhafte GraphQL-Anfrage', message: 'Die GraphQL-Anfrage ist fehlerhaft.' },
+  BAD_USER_INPUT: { title: 'Ungültige Variablen', message: 'Die Variablen der Abfrage sind ungültig.' },
+  PAYLOAD_TOO_LARGE: { title: 'Anfrage zu groß', message: 'Die Anfrage ist zu groß.' },
+  INTERNAL_SERVER_ERROR: { title: 'Interner Fehler', message: 'Auf unserer Seite ist etwas schiefgegangen.' }
 }

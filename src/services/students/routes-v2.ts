@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { Student as StoredStudent, WriteCondition } from '../../stores/types.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
-import { evaluatePreconditions, hasPreconditions, strongEtag } from '../../http/conditional.js'
-import { methodNotAllowedProblem, problemErrorHandler, problemNotFound } from '../../http/errors/handler.js'
-import { AppError } from '../../http/problem.js'
-import type { Representation } from '../../http/versioned-mount.js'
-import type { StudentsServiceOptions } from './options.js'
+import { conditionalRead, hasPreconditions, strongEtag, writeConditionFor } from '../../http/conditional.js'
+import { AppError } from '../../http/errors/app-error.js'
+import { problems } from '../../http/errors/handler.js'
+import type { Representation } from '../../http/mounts.js'
+import type { StudentRoutesOptions } from './options.js'
+import { invalidId, preconditionFailed, studentNotFound as notFound } from './failures.js'
 import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
 
 const tags = ['students v2']
@@ -29,7 +30,7 @@ export function studentEtag (s: StoredStudent): string {
  * Location, 204 on delete, RFC 9457 problem details for every error, and
  * ETag / If-Match / If-None-Match like the address book.
  */
-async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Promise<void> {
+async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const { store } = opts
   const collection = app.prefix === '' ? '' : app.prefix
   // Only JSON bodies here: text/plain is 415, not a string to validate.
@@ -43,27 +44,16 @@ async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
     const id = pathId(request.params.id)
     const student = await store.get(id)
     if (student === undefined) throw notFound(id)
-    const etag = studentEtag(student)
-    reply.header('etag', etag)
-    if (hasPreconditions(request.headers)) {
-      const outcome = evaluatePreconditions(request.headers, etag, true)
-      if (outcome === 'not-modified') return reply.code(304).send()
-      if (outcome === 'failed') throw preconditionFailed(id)
-    }
+    const outcome = conditionalRead(request, reply, studentEtag(student))
+    if (outcome === 'not-modified') return reply
+    if (outcome === 'failed') throw preconditionFailed(id)
     return student
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
     schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: Student } }
   }, async (request, reply) => {
-    let student: StoredStudent
-    try {
-      student = await store.create(request.body)
-    } catch (err) {
-      if (err instanceof Error && err.name === 'StoreUnavailableError') throw err
-      request.log.error({ err }, 'student create failed')
-      throw new AppError('RECORD_NOT_CREATED', 'The student could not be stored; nothing was created')
-    }
+    const student = await store.create(request.body)
     reply.code(201).header('location', `${collection}/${student.id}`).header('etag', studentEtag(student))
     return student
   })
@@ -78,8 +68,9 @@ async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
     if (!hasPreconditions(request.headers)) return NONE
     const current = await store.get(id)
     if (current === undefined) throw notFound(id)
-    if (evaluatePreconditions(request.headers, studentEtag(current), false) !== 'proceed') throw preconditionFailed(id)
-    return { kind: 'matches', current }
+    const condition = writeConditionFor(request.headers, current, studentEtag)
+    if (condition === undefined) throw preconditionFailed(id)
+    return condition
   }
 
   const replace = async (request: FastifyRequest, reply: FastifyReply, id: number, body: StudentCreateBody): Promise<StoredStudent> => {
@@ -118,23 +109,13 @@ async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
 
 function pathId (segment: string): number {
   const id = parseNonNegativeInteger(segment)
-  if (id < 0) throw new AppError('INVALID_ID', `"${segment.slice(0, 40)}" is not a student id: use a non-negative integer in decimal digits`)
+  if (id < 0) throw invalidId(segment)
   return id
 }
 
-function notFound (id: number): AppError {
-  return new AppError('STUDENT_NOT_FOUND', `No student has the id ${id}`)
-}
-
-function preconditionFailed (id: number): AppError {
-  return new AppError('PRECONDITION_FAILED', `A precondition (If-Match / If-None-Match) is false for student ${id}`)
-}
-
-export const studentsV2: Representation<StudentsServiceOptions> = {
+export const studentsV2: Representation<StudentRoutesOptions> = {
   version: 2,
   plugin: routesV2,
-  errorHandler: problemErrorHandler(),
-  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'PUT', 'DELETE']]],
-  notFound: problemNotFound,
-  methodNotAllowed: methodNotAllowedProblem
+  errors: problems,
+  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'PUT', 'DELETE']]]
 }

@@ -1,5 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { CATALOGUE, ERRORS_PATH, type ErrorCode } from './errors/catalogue.js'
+import { appendVary } from '../../lib/vary.js'
+import type { Failure } from './app-error.js'
+import { CATALOGUE, ERRORS_PATH, type ErrorCode } from './catalogue.js'
+import { pathOnly, type Classified } from './classify.js'
 import { negotiateLanguage, type Language } from './language.js'
 import { MESSAGES } from './messages/index.js'
 
@@ -33,14 +36,6 @@ export interface Problem {
   errors: ErrorEntry[]
 }
 
-/** One thing that went wrong: a catalogue code, a developer detail and, for FIELD_* codes, the field. */
-export interface Failure {
-  code: ErrorCode
-  detail: string
-  /** Substituted for `{field}` in the translated message. */
-  field?: string
-}
-
 export interface ProblemOptions {
   /** For developers, not translated. Also the single entry's detail when `errors` is not given. */
   detail: string
@@ -50,24 +45,6 @@ export interface ProblemOptions {
   headers?: Record<string, string>
   /** Overrides the catalogue status (only CLIENT_ERROR needs this). */
   status?: number
-}
-
-/**
- * Throw from a route, hook or parser to answer with a problem; the error
- * handler from ./errors/handler.ts renders it.
- */
-export class AppError extends Error {
-  override name = 'AppError'
-  readonly code: ErrorCode
-  readonly statusCode: number
-  readonly options: ProblemOptions
-
-  constructor (code: ErrorCode, detail: string, options: Omit<ProblemOptions, 'detail'> = {}) {
-    super(detail)
-    this.code = code
-    this.statusCode = options.status ?? CATALOGUE[code].status
-    this.options = { ...options, detail }
-  }
 }
 
 /** Builds the problem object for a request in a given language. */
@@ -80,7 +57,7 @@ export function buildProblem (request: FastifyRequest, code: ErrorCode, options:
     title: texts[code].title,
     status: options.status ?? CATALOGUE[code].status,
     detail: options.detail,
-    instance: pathOf(request.url),
+    instance: pathOnly(request.url),
     traceId: request.id,
     errors: failures.map((f) => ({
       error: f.code,
@@ -102,17 +79,15 @@ export function sendProblem (reply: FastifyReply, code: ErrorCode, options: Prob
   if (options.headers !== undefined) reply.headers(options.headers)
   appendVary(reply, 'Accept-Language')
   return reply
-    // Also set here because errors raised before routing (frameworkErrors) skip the onRequest hook.
-    .header('x-request-id', request.id)
     .code(problem.status)
     .header('content-type', PROBLEM_CONTENT_TYPE)
     .header('content-language', language)
     .send(JSON.stringify(problem))
 }
 
-/** Renders an AppError (thrown anywhere) as its problem. */
-export function sendAppError (reply: FastifyReply, error: AppError): FastifyReply {
-  return sendProblem(reply, error.code, error.options)
+/** The problem renderer of the error pipeline: a classified error as an RFC 9457 problem. */
+export function renderProblem (error: Classified, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(reply, error.code, error)
 }
 
 /**
@@ -134,23 +109,6 @@ function isPlainHost (host: string): boolean {
   return true
 }
 
-function pathOf (url: string): string {
-  const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
-}
-
 function fill (message: string, field: string | undefined): string {
   return field === undefined ? message : message.replace('{field}', field)
-}
-
-/** Adds a token to Vary without dropping what another part of the app put there. */
-export function appendVary (reply: FastifyReply, token: string): void {
-  const current = reply.getHeader('vary')
-  if (current === undefined || current === '') {
-    reply.header('vary', token)
-    return
-  }
-  const text = Array.isArray(current) ? current.join(', ') : String(current)
-  const present = text.toLowerCase().split(',').some((t) => t.trim() === token.toLowerCase() || t.trim() === '*')
-  if (!present) reply.header('vary', `${text}, ${token}`)
 }

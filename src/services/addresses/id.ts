@@ -1,7 +1,4 @@
-import type { Address } from '../../stores/types.js'
-import { strongEtag } from '../../http/conditional.js'
-
-export const MAX_ID = 9223372036854775807n
+/** The largest address id (2^63 - 1), as text. */
 const MAX_ID_TEXT = '9223372036854775807'
 
 /**
@@ -28,22 +25,4 @@ export function checkBodyId (value: unknown, pathId: bigint): BodyIdCheck {
   if (typeof value === 'bigint') return value === pathId ? 'same' : 'different'
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value) === pathId ? 'same' : 'different'
   return 'invalid'
-}
-
-/** The opaque paging cursor: base64url of the last id on the page. */
-export function encodeCursor (lastId: bigint): string {
-  return Buffer.from(lastId.toString(), 'latin1').toString('base64url')
-}
-
-/** The id a cursor stands for, or undefined when the cursor is not one encodeCursor made. */
-export function decodeCursor (cursor: string): bigint | undefined {
-  const text = Buffer.from(cursor, 'base64url').toString('latin1')
-  const id = parseAddressId(text)
-  // Buffer's decoder skips stray characters; insisting on a round trip rejects them.
-  return id !== undefined && encodeCursor(id) === cursor ? id : undefined
-}
-
-/** Strong ETag of an address representation; length-prefixed fields so no two records share a fingerprint. */
-export function addressEtag (a: Address): string {
-  return strongEtag(`${a.id}|${a.name.length}:${a.name}|${a.city.length}:${a.city}|${a.postalCode}`)
 }

@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import type { Representation } from '../../http/mounts.js'
+import type { StudentRoutesOptions } from './options.js'
+import { messages, ok } from './envelope.js'
+import { invalidId, studentNotFound } from './failures.js'
+import { envelopeErrors } from './v1-errors.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
-import type { Representation } from '../../http/versioned-mount.js'
-import type { StudentsServiceOptions } from './options.js'
-import { fail, messages, ok } from './envelope.js'
-import { studentErrorHandler } from './errors.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
 } from './schema.js'
@@ -13,9 +14,10 @@ const tags = ['students v1 (envelope)']
 
 /**
  * Version 1: the spec's student records service, exactly. Every answer,
- * errors included, is the `{isSuccessful, body}` envelope.
+ * errors included, is the `{isSuccessful, body}` envelope (./v1-errors.ts
+ * words the errors the routes throw).
  */
-async function routesV1 (app: FastifyInstance, opts: StudentsServiceOptions): Promise<void> {
+async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const { store } = opts
 
   app.get('/', { schema: { tags, summary: 'List students', response: { 200: StudentListEnvelope, ...errorResponses } } }, async () => {
@@ -24,11 +26,10 @@ async function routesV1 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
 
   app.get<{ Params: IdParams }>('/:id', {
     schema: { tags, summary: 'Retrieve a student', params: IdParams, response: { 200: StudentEnvelope, ...errorResponses } }
-  }, async (request, reply) => {
-    const id = parseNonNegativeInteger(request.params.id)
-    if (id < 0) return reply.code(400).send(fail(messages.badId))
+  }, async (request) => {
+    const id = pathId(request.params.id)
     const student = await store.get(id)
-    if (student === undefined) return reply.code(404).send(fail(messages.notFound(id)))
+    if (student === undefined) throw studentNotFound(id)
     return ok(student)
   })
 
@@ -41,29 +42,31 @@ async function routesV1 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
 
   app.put<{ Body: StudentReplaceBody }>('/', {
     schema: { tags, summary: 'Replace a student (never creates)', body: StudentReplaceBody, response: { 200: StudentEnvelope, ...errorResponses } }
-  }, async (request, reply) => {
+  }, async (request) => {
     const result = await store.replace(request.body)
-    if (result.outcome !== 'replaced') return reply.code(404).send(fail(messages.notFound(request.body.id)))
+    if (result.outcome !== 'replaced') throw studentNotFound(request.body.id)
     return ok(result.record)
   })
 
   app.delete<{ Params: IdParams }>('/:id', {
     schema: { tags, summary: 'Delete a student', params: IdParams, response: { 200: MessageEnvelope, ...errorResponses } }
-  }, async (request, reply) => {
-    const id = parseNonNegativeInteger(request.params.id)
-    if (id < 0) return reply.code(400).send(fail(messages.badId))
+  }, async (request) => {
+    const id = pathId(request.params.id)
     const result = await store.delete(id)
-    if (result.outcome !== 'deleted') return reply.code(404).send(fail(messages.notFound(id)))
+    if (result.outcome !== 'deleted') throw studentNotFound(id)
     return ok(messages.deleted(id))
   })
 }
 
-export const studentsV1: Representation<StudentsServiceOptions> = {
+function pathId (segment: string): number {
+  const id = parseNonNegativeInteger(segment)
+  if (id < 0) throw invalidId(segment)
+  return id
+}
+
+export const studentsV1: Representation<StudentRoutesOptions> = {
   version: 1,
   plugin: routesV1,
-  errorHandler: studentErrorHandler,
-  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'DELETE']]],
-  notFound: (request: FastifyRequest, reply: FastifyReply) => reply.code(404).send(fail(messages.noRoute(request.method, request.url))),
-  methodNotAllowed: (request: FastifyRequest, reply: FastifyReply, allow: string) =>
-    reply.code(405).send(fail(messages.methodNotAllowed(request.method, allow)))
+  errors: envelopeErrors,
+  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'DELETE']]]
 }

@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Failure } from '../../http/errors/app-error.js'
+import type { Classified } from '../../http/errors/classify.js'
+import { errorPipeline } from '../../http/errors/handler.js'
+import { fail, messages } from './envelope.js'
+
+const FIELD_TEXT: Record<string, string> = {
+  firstName: 'a non-empty string',
+  lastName: 'a non-empty string',
+  age: 'an integer from 0 to 2147483647',
+  id: 'a non-negative integer'
+}
+
+/** "firstName is required; age must be an integer from 0 to 2147483647", in field order. */
+export function describeFailures (failures: readonly Failure[]): string {
+  const parts = new Map<string, string>()
+  for (const failure of failures) {
+    const field = (failure.field ?? '').split('.')[0] ?? ''
+    if (failure.code === 'FIELD_REQUIRED') parts.set(field, `${field} is required`)
+    else if (!parts.has(field)) parts.set(field, `${field} must be ${FIELD_TEXT[field] ?? 'valid'}`)
+  }
+  return [...parts.values()].join('; ')
+}
+
+/**
+ * Version 1 words every error in the spec's envelope. A body that is absent,
+ * unreadable or not JSON is the spec's 400 "JSON data is expected" whatever
+ * the finer cause; only the unexpected is a 500, and then without internals.
+ */
+export function renderEnvelope (error: Classified, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error.headers !== undefined) reply.headers(error.headers)
+  const [status, text] = envelopeText(error, request)
+  return reply.code(status).send(fail(text))
+}
+
+function envelopeText (error: Classified, request: FastifyRequest): [number, string] {
+  switch (error.code) {
+    case 'VALIDATION_FAILED':
+      return [400, error.subject === 'body' && error.errors !== undefined ? `Invalid student data: ${describeFailures(error.errors)}` : messages.jsonExpected]
+    case 'STUDENT_NOT_FOUND':
+      return [404, messages.notFound(error.args?.id ?? '')]
+    case 'INVALID_ID':
+      return [400, messages.badId]
+    case 'STORE_UNAVAILABLE':
+      return [503, messages.unavailable]
+    case 'BODY_TOO_LARGE':
+      return [413, messages.tooLarge(request.routeOptions.bodyLimit ?? 0)]
+    case 'ROUTE_NOT_FOUND':
+      return [404, messages.noRoute(request.method, request.url)]
+    case 'METHOD_NOT_ALLOWED':
+      return [405, messages.methodNotAllowed(request.method, String(error.args?.allow ?? ''))]
+  }
+  if (error.status < 500) return error.subject === 'body' ? [400, messages.jsonExpected] : [error.status, error.detail]
+  return [500, request.method === 'POST' ? messages.couldNotCreate : messages.couldNotProcess]
+}
+
+export const envelopeErrors = errorPipeline(renderEnvelope)
