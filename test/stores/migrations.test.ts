@@ -3,9 +3,9 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { openSqliteStores } from '../../src/stores/sqlite/index.js'
-import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrations.js'
+import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/schema.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
-import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js'
+import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/schema.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, tempDir, type TestDatabase } from './harness.js'
 
 describe('SQLite migrations', () => {

@@ -1,7 +1,6 @@
 import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
-
-export const MAX_ADDRESS_ID = 9223372036854775807n
+import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
 
 /**
  * Address records in a Map keyed by bigint. Generated ids count up from 1 and
@@ -38,7 +37,7 @@ export class MemoryAddressStore implements AddressStore {
     return out
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION): Promise<PutResult> {
     const current = this.#records.get(id)
     if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
     if (current === undefined) {
@@ -52,18 +51,11 @@ export class MemoryAddressStore implements AddressStore {
     return { outcome: 'updated', record: updated }
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION): Promise<DeleteResult> {
     const current = this.#records.get(id)
-    if (current === undefined) return { outcome: 'not-found' }
+    if (current === undefined) return NOT_FOUND
     if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
     this.#records.delete(id)
-    return { outcome: 'deleted' }
+    return DELETED
   }
 }
-
-export function sameAddress (a: Address, b: Address): boolean {
-  return a.id === b.id && a.name === b.name && a.city === b.city && a.postalCode === b.postalCode
-}
-
-const NONE: WriteCondition<Address> = { kind: 'none' }
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const

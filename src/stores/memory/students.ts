@@ -1,5 +1,6 @@
 import type { DeleteResult, ReplaceResult, Student, StudentInput, StudentStore, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
+import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
 
 /**
  * Student records in a Map. Every operation is O(1) except list(); the id
@@ -22,7 +23,7 @@ export class MemoryStudentStore implements StudentStore {
     return student
   }
 
-  async replace (student: Student, condition: WriteCondition<Student> = NONE): Promise<ReplaceResult<Student>> {
+  async replace (student: Student, condition: WriteCondition<Student> = NO_CONDITION): Promise<ReplaceResult<Student>> {
     const current = this.#records.get(student.id)
     if (current === undefined) return NOT_FOUND
     if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
@@ -31,7 +32,7 @@ export class MemoryStudentStore implements StudentStore {
     return { outcome: 'replaced', record: replaced }
   }
 
-  async delete (id: number, condition: WriteCondition<Student> = NONE): Promise<DeleteResult> {
+  async delete (id: number, condition: WriteCondition<Student> = NO_CONDITION): Promise<DeleteResult> {
     const current = this.#records.get(id)
     if (current === undefined) return NOT_FOUND
     if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
@@ -40,12 +41,4 @@ export class MemoryStudentStore implements StudentStore {
   }
 }
 
-export function sameStudent (a: Student, b: Student): boolean {
-  return a.id === b.id && a.firstName === b.firstName && a.lastName === b.lastName && a.age === b.age
-}
-
 const byId = (a: Student, b: Student): number => a.id - b.id
-const NONE: WriteCondition<Student> = { kind: 'none' }
-const NOT_FOUND = { outcome: 'not-found' } as const
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const
-const DELETED = { outcome: 'deleted' } as const

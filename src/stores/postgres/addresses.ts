@@ -1,7 +1,7 @@
 import type { Pool, QueryConfig } from 'pg'
 import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
-import { sameAddress } from '../memory/addresses.js'
+import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
 import { rethrow } from './errors.js'
 import { inTransaction } from './transaction.js'
 
@@ -79,7 +79,7 @@ export class PostgresAddressStore implements AddressStore {
     return (await this.#query<AddressRow>(LIST, values)).rows.map(toAddress)
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION): Promise<PutResult> {
     let statement = PUT
     let values: unknown[] = [id, input.name, input.city, input.postalCode]
     switch (condition.kind) {
@@ -100,17 +100,17 @@ export class PostgresAddressStore implements AddressStore {
     return { outcome: row.inserted ? 'created' : 'updated', record: toAddress(row) }
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION): Promise<DeleteResult> {
     if (condition.kind === 'none') {
       const { rowCount } = await this.#query(DELETE, [id])
-      return rowCount === 1 ? { outcome: 'deleted' } : { outcome: 'not-found' }
+      return rowCount === 1 ? DELETED : NOT_FOUND
     }
     return await inTransaction(this.#pool, async (client) => {
       const row = (await client.query<AddressRow>({ ...LOCK, values: [id] })).rows[0]
-      if (row === undefined) return { outcome: 'not-found' }
+      if (row === undefined) return NOT_FOUND
       if (!conditionHolds(condition, toAddress(row), sameAddress)) return PRECONDITION_FAILED
       await client.query({ ...DELETE, values: [id] })
-      return { outcome: 'deleted' }
+      return DELETED
     })
   }
 }
@@ -118,6 +118,3 @@ export class PostgresAddressStore implements AddressStore {
 function toAddress (row: AddressRow): Address {
   return { id: row.id, name: row.name, city: row.city, postalCode: row.postal_code }
 }
-
-const NONE: WriteCondition<Address> = { kind: 'none' }
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const

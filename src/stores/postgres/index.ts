@@ -1,7 +1,8 @@
 import pg from 'pg'
 import type { Stores } from '../types.js'
 import { StoreUnavailableError } from '../errors.js'
-import { POSTGRES_MIGRATIONS, type Migration } from './migrations.js'
+import { POSTGRES_MIGRATIONS } from './schema.js'
+import { migrate } from './migrate.js'
 import { PostgresStudentStore } from './students.js'
 import { PostgresAddressStore } from './addresses.js'
 import { isUnavailable, rethrow } from './errors.js'
@@ -31,9 +32,6 @@ const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary' ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)
 }
-
-/** Any 64-bit key for pg_advisory_xact_lock, the same in every rqs instance ("rqs-mig" in ASCII). */
-const MIGRATION_LOCK_KEY = '32212886842337639'
 
 /**
  * Connects a pool, applies migrations and returns the PostgreSQL stores. The
@@ -89,38 +87,6 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
       closed = true
       await pool.end()
     }
-  }
-}
-
-/**
- * Applies the missing steps in one transaction under an advisory lock, each
- * recorded in rqs_migrations. A second instance starting at the same moment
- * waits for the lock, then finds the steps applied. Refuses a database
- * written by a newer rqs rather than guess at its schema.
- */
-export async function migrate (pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
-  const client = await pool.connect()
-  let failed: Error | undefined
-  try {
-    await client.query('BEGIN')
-    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`)
-    await client.query('CREATE TABLE IF NOT EXISTS rqs_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())')
-    const applied = new Set((await client.query<{ version: number }>('SELECT version FROM rqs_migrations')).rows.map((r) => r.version))
-    const newest = Math.max(0, ...migrations.map((m) => m.version))
-    const ahead = [...applied].filter((v) => v > newest)
-    if (ahead.length > 0) throw new Error(`the database has schema version ${Math.max(...ahead)}, newer than this rqs knows (${newest}); upgrade rqs`)
-    for (const m of migrations) {
-      if (applied.has(m.version)) continue
-      await client.query(m.sql)
-      await client.query('INSERT INTO rqs_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
-    }
-    await client.query('COMMIT')
-  } catch (err) {
-    failed = err as Error
-    await client.query('ROLLBACK').catch(() => {})
-    throw err
-  } finally {
-    client.release(failed !== undefined && isUnavailable(failed) ? failed : undefined)
   }
 }
 

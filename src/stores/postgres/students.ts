@@ -1,7 +1,7 @@
 import type { Pool, QueryConfig } from 'pg'
 import type { DeleteResult, ReplaceResult, Student, StudentInput, StudentStore, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
-import { sameStudent } from '../memory/students.js'
+import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
 import { rethrow } from './errors.js'
 import { inTransaction } from './transaction.js'
 
@@ -58,7 +58,7 @@ export class PostgresStudentStore implements StudentStore {
     return { id: Number(rows[0]?.id), firstName: input.firstName, lastName: input.lastName, age: input.age }
   }
 
-  async replace (student: Student, condition: WriteCondition<Student> = NONE): Promise<ReplaceResult<Student>> {
+  async replace (student: Student, condition: WriteCondition<Student> = NO_CONDITION): Promise<ReplaceResult<Student>> {
     const values = [student.id, student.firstName, student.lastName, student.age]
     const record = { id: student.id, firstName: student.firstName, lastName: student.lastName, age: student.age }
     if (condition.kind === 'none') {
@@ -74,7 +74,7 @@ export class PostgresStudentStore implements StudentStore {
     })
   }
 
-  async delete (id: number, condition: WriteCondition<Student> = NONE): Promise<DeleteResult> {
+  async delete (id: number, condition: WriteCondition<Student> = NO_CONDITION): Promise<DeleteResult> {
     if (condition.kind === 'none') {
       const { rows } = await this.#query<{ deleted: boolean }>(DELETE, [id])
       return rows[0]?.deleted === true ? DELETED : NOT_FOUND
@@ -94,8 +94,3 @@ export class PostgresStudentStore implements StudentStore {
 function toStudent (row: StudentRow): Student {
   return { id: Number(row.id), firstName: row.first_name, lastName: row.last_name, age: row.age }
 }
-
-const NONE: WriteCondition<Student> = { kind: 'none' }
-const NOT_FOUND = { outcome: 'not-found' } as const
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const
-const DELETED = { outcome: 'deleted' } as const

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
-import { MAX_ADDRESS_ID, sameAddress } from '../memory/addresses.js'
+import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
 import { rethrow } from './errors.js'
 
 const COLUMNS = 'id, name, city, postal_code AS postalCode'
@@ -55,10 +55,10 @@ export class SqliteAddressStore implements AddressStore {
 
     const del = db.transaction((id: bigint, condition: WriteCondition<Address>): DeleteResult => {
       const current = this.#get.get(id)
-      if (current === undefined) return { outcome: 'not-found' }
+      if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
       remove.run(id)
-      return { outcome: 'deleted' }
+      return DELETED
     })
     this.#remove = (id, condition) => del.immediate(id, condition)
   }
@@ -76,11 +76,11 @@ export class SqliteAddressStore implements AddressStore {
     try { return this.#list.all(params) } catch (err) { return rethrow(err) }
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION): Promise<PutResult> {
     try { return this.#put(id, input, condition) } catch (err) { return rethrow(err) }
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION): Promise<DeleteResult> {
     try { return this.#remove(id, condition) } catch (err) { return rethrow(err) }
   }
 }
@@ -91,6 +91,3 @@ interface ListParams {
   postalCode: string | null
   limit: number
 }
-
-const NONE: WriteCondition<Address> = { kind: 'none' }
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3'
 import type { Stores } from '../types.js'
 import { StoreUnavailableError } from '../errors.js'
-import { SQLITE_MIGRATIONS, type Migration } from './migrations.js'
+import { SQLITE_MIGRATIONS } from './schema.js'
+import { migrate } from './migrate.js'
 import { SqliteStudentStore } from './students.js'
 import { SqliteAddressStore } from './addresses.js'
 import { rethrow } from './errors.js'
@@ -36,25 +37,4 @@ export function openSqliteStores (options: SqliteOptions): Stores {
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => { if (db.open) db.close() }
   }
-}
-
-/**
- * Applies the steps newer than the file's version, each recorded in
- * rqs_migrations, all under the write lock (BEGIN IMMEDIATE). Refuses a file
- * written by a newer rqs rather than guess at its schema.
- */
-export function migrate (db: Database.Database, migrations: readonly Migration[]): void {
-  db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS rqs_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
-    const applied = new Set(db.prepare<[], number>('SELECT version FROM rqs_migrations').pluck().all())
-    const newest = Math.max(0, ...migrations.map((m) => m.version))
-    const ahead = [...applied].filter((v) => v > newest)
-    if (ahead.length > 0) throw new Error(`the database has schema version ${Math.max(...ahead)}, newer than this rqs knows (${newest}); upgrade rqs`)
-    const record = db.prepare('INSERT INTO rqs_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-    for (const m of migrations) {
-      if (applied.has(m.version)) continue
-      db.exec(m.sql)
-      record.run(m.version, m.name, new Date().toISOString())
-    }
-  }).immediate()
 }

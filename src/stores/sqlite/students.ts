@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import type { DeleteResult, ReplaceResult, Student, StudentInput, StudentStore, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
-import { sameStudent } from '../memory/students.js'
+import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
 import { rethrow } from './errors.js'
 
 const COLUMNS = 'id, first_name AS firstName, last_name AS lastName, age'
@@ -75,16 +75,11 @@ export class SqliteStudentStore implements StudentStore {
     try { return this.#create(input) } catch (err) { return rethrow(err) }
   }
 
-  async replace (student: Student, condition: WriteCondition<Student> = NONE): Promise<ReplaceResult<Student>> {
+  async replace (student: Student, condition: WriteCondition<Student> = NO_CONDITION): Promise<ReplaceResult<Student>> {
     try { return this.#replace(student, condition) } catch (err) { return rethrow(err) }
   }
 
-  async delete (id: number, condition: WriteCondition<Student> = NONE): Promise<DeleteResult> {
+  async delete (id: number, condition: WriteCondition<Student> = NO_CONDITION): Promise<DeleteResult> {
     try { return this.#remove(id, condition) } catch (err) { return rethrow(err) }
   }
 }
-
-const NONE: WriteCondition<Student> = { kind: 'none' }
-const NOT_FOUND = { outcome: 'not-found' } as const
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const
-const DELETED = { outcome: 'deleted' } as const

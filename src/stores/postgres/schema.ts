@@ -1,14 +1,11 @@
+import type { Migration } from '../migrations.js'
+
 /**
  * The PostgreSQL schema, one versioned step at a time. A released step never
- * changes: a later change is a new step. ./index.ts applies the missing steps
+ * changes: a later change is a new step. ./migrate.ts applies the missing steps
  * in one transaction that first takes an advisory lock, so instances starting
  * together apply each step exactly once.
  */
-export interface Migration {
-  version: number
-  name: string
-  sql: string
-}
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {

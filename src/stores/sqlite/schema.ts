@@ -1,14 +1,11 @@
+import type { Migration } from '../migrations.js'
+
 /**
  * The SQLite schema, one versioned step at a time. A step never changes once
- * released: a later change is a new step. Applied by ./index.ts inside one
+ * released: a later change is a new step. Applied by ./migrate.ts inside one
  * BEGIN IMMEDIATE transaction, so two processes opening the same file at once
  * apply each step exactly once.
  */
-export interface Migration {
-  version: number
-  name: string
-  sql: string
-}
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
