@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { IF_ABSENT } from '../stores/records.js'
 import type { WriteCondition } from '../stores/types.js'
 
 /**
@@ -104,8 +105,6 @@ export function conditionalRead (request: FastifyRequest, reply: FastifyReply, e
   return outcome
 }
 
-const ABSENT = { kind: 'absent' } as const
-
 /**
  * A conditional write: evaluates the preconditions against the current record
  * (undefined when there is none) and pins the write to the state they were
@@ -114,5 +113,5 @@ const ABSENT = { kind: 'absent' } as const
  */
 export function writeConditionFor<T> (headers: IncomingHttpHeaders, current: T | undefined, etagOf: (record: T) => string): WriteCondition<T> | undefined {
   if (evaluatePreconditions(headers, current === undefined ? undefined : etagOf(current), false) !== 'proceed') return undefined
-  return current === undefined ? ABSENT : { kind: 'matches', current }
+  return current === undefined ? IF_ABSENT : { kind: 'matches', current }
 }

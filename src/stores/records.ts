@@ -22,3 +22,7 @@ export const NO_CONDITION: WriteCondition<never> = { kind: 'none' }
 export const NOT_FOUND = { outcome: 'not-found' } as const
 export const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const
 export const DELETED = { outcome: 'deleted' } as const
+/** Write only when no record holds the id (If-None-Match: *). */
+export const IF_ABSENT: WriteCondition<never> = { kind: 'absent' }
+/** Write only when a record holds the id (an update that must not create). */
+export const IF_PRESENT: WriteCondition<never> = { kind: 'present' }

@@ -1,5 +1,6 @@
-/** The largest address id (2^63 - 1), as text. */
-const MAX_ID_TEXT = '9223372036854775807'
+import { MAX_ADDRESS_ID } from '../../stores/records.js'
+
+const MAX_ID_TEXT = MAX_ADDRESS_ID.toString()
 
 /**
  * A path id: 1 … 9223372036854775807 in canonical decimal (digits only, no

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { IF_PRESENT, NO_CONDITION } from '../../stores/records.js'
 import type { Address as StoredAddress, AddressStore, WriteCondition } from '../../stores/types.js'
 import { conditionalRead, hasPreconditions, writeConditionFor } from '../../http/conditional.js'
 import { AppError } from '../../http/errors/app-error.js'
@@ -20,8 +21,6 @@ export interface AddressRoutesOptions {
 const tags = ['addresses']
 /** Documents the path parameter; the id itself is parsed exactly (64-bit) by the route. */
 const IdParamsSchema = { type: 'object', properties: { id: { type: 'string', description: 'integer 1 … 9223372036854775807' } }, required: ['id'] } as const
-const NONE: WriteCondition<StoredAddress> = { kind: 'none' }
-const PRESENT: WriteCondition<StoredAddress> = { kind: 'present' }
 
 /**
  * The address book service (spec: "Address book service"), its collection at
@@ -91,7 +90,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     }
     const conditional = hasPreconditions(request.headers)
     let name = body.name
-    let condition = NONE
+    let condition: WriteCondition<StoredAddress> = NO_CONDITION
     if (conditional || name === undefined) {
       // Read first only when a precondition or a missing name makes the current record matter.
       const current = await store.get(id)
@@ -102,7 +101,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
         if (pinned === undefined) throw preconditionFailed(id)
         condition = pinned
       } else {
-        condition = PRESENT // no name: only an update may happen
+        condition = IF_PRESENT // no name: only an update may happen
       }
       name ??= (current as StoredAddress).name
     }
@@ -119,7 +118,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
 
   app.delete<{ Params: IdParams }>('/addresses/:id', { schema: { tags, summary: 'Delete an address (204; If-Match honoured)', params: IdParamsSchema } }, async (request, reply) => {
     const id = pathId(request.params.id)
-    let condition = NONE
+    let condition: WriteCondition<StoredAddress> = NO_CONDITION
     if (hasPreconditions(request.headers)) {
       // RFC 9110 §13.2.1: a missing record is 404 whatever the preconditions say.
       const current = await store.get(id)

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
+import { NO_CONDITION } from '../../stores/records.js'
 import type { Student as StoredStudent, WriteCondition } from '../../stores/types.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
 import { conditionalRead, hasPreconditions, strongEtag, writeConditionFor } from '../../http/conditional.js'
@@ -11,7 +12,6 @@ import { invalidId, preconditionFailed, studentNotFound as notFound } from './fa
 import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
 
 const tags = ['students v2']
-const NONE: WriteCondition<StoredStudent> = { kind: 'none' }
 
 /** PUT /{id} body: the id comes from the path; a body id, if sent, must agree. */
 const StudentPutBody = Type.Object(
@@ -65,7 +65,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
    * but 404 for a missing record, whatever the preconditions say.
    */
   const writeCondition = async (request: FastifyRequest, id: number): Promise<WriteCondition<StoredStudent>> => {
-    if (!hasPreconditions(request.headers)) return NONE
+    if (!hasPreconditions(request.headers)) return NO_CONDITION
     const current = await store.get(id)
     if (current === undefined) throw notFound(id)
     const condition = writeConditionFor(request.headers, current, studentEtag)
