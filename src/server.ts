@@ -14,6 +14,7 @@ import { errorCatalogueRoutes } from './http/errors/route.js'
 import { sendProblem } from './http/problem.js'
 import { homeService, type DirectoryLink } from './services/home/index.js'
 import { docsService } from './services/docs/index.js'
+import { appService } from './services/app/index.js'
 import { PACKAGE_VERSION } from './version.js'
 import { API_DOCS_PATH, OPENAPI_PATH, registerOpenApi } from './http/openapi.js'
 import { albumsService } from './services/albums/routes.js'
@@ -178,6 +179,7 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
   await app.register(docsService)
   directory.push({ rel: 'help', href: '/docs/', title: 'Documentation: decisions, errors, versioning', type: 'text/html' })
   directory.push({ rel: 'status', href: '/healthz', title: 'Health check', type: 'application/json' })
+  await app.register(appService, { directory, versioning })
   await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links: directory })
   app.setNotFoundHandler((request, reply) => {
     const mount = mountFor(mounts, request.url)
