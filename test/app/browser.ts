@@ -109,3 +109,8 @@ export async function seriousViolations (page: Page): Promise<string[]> {
 export async function focusedId (page: Page): Promise<string | undefined> {
   return await page.evaluate(() => document.activeElement?.id)
 }
+
+/** expect.poll with room for a busy machine: it passes as soon as the page gets there. */
+export function poll<T> (read: () => T | Promise<T>): ReturnType<typeof expect.poll<T>> {
+  return expect.poll(read, { timeout: 15_000, interval: 50 })
+}

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
-import { CHROMIUM, expectClean, focusedId, hasChromium, launch, openSession, type Session } from './browser.js'
+import { CHROMIUM, expectClean, focusedId, hasChromium, launch, openSession, poll, type Session } from './browser.js'
 
 const V2 = { accept: 'application/vnd.rqs.v2+json' }
 const MAX_ID = '9223372036854775807'
@@ -49,7 +49,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await label(page, 'Age').fill('old')
     await page.getByRole('button', { name: 'Add student' }).click()
     const age = label(page, 'Age')
-    await expect.poll(() => age.getAttribute('aria-invalid')).toBe('true')
+    await poll(() => age.getAttribute('aria-invalid')).toBe('true')
     const messageId = await age.getAttribute('aria-describedby')
     expect(await page.locator(`#${messageId as string}`).innerText()).toBe('age has the wrong type.')
     expect(await focusedId(page)).toBe('add-students-age')
@@ -69,11 +69,11 @@ describe.skipIf(!hasChromium)(title, () => {
     // Edit in place: Enter saves, and focus returns to the row's Edit button.
     await page.getByRole('button', { name: 'Edit Ada Lovelace' }).click()
     const lastName = page.locator('#edit-students-0-lastName')
-    await expect.poll(() => lastName.getAttribute('readonly')).toBeNull()
+    await poll(() => lastName.getAttribute('readonly')).toBeNull()
     expect(await focusedId(page)).toBe('edit-students-0-firstName')
     await lastName.fill('King')
     await lastName.press('Enter')
-    await expect.poll(() => status(page).innerText()).toBe('Ada King was saved.')
+    await poll(() => status(page).innerText()).toBe('Ada King was saved.')
     expect(await row(page, 0).locator('td').nth(2).innerText()).toBe('King')
     expect(await focusedId(page)).toBe('edit-students-0')
     expect((await request(`${server.origin}/students/0`, { headers: V2 })).body).toEqual({ id: 0, firstName: 'Ada', lastName: 'King', age: 36 })
@@ -81,13 +81,13 @@ describe.skipIf(!hasChromium)(title, () => {
     // A rejected edit shows the message at the field; Escape leaves the record as it was.
     await page.getByRole('button', { name: 'Edit Ada King' }).click()
     const firstName = page.locator('#edit-students-0-firstName')
-    await expect.poll(() => firstName.getAttribute('readonly')).toBeNull()
+    await poll(() => firstName.getAttribute('readonly')).toBeNull()
     await firstName.fill('')
     await page.getByRole('button', { name: 'Save' }).click()
-    await expect.poll(() => firstName.getAttribute('aria-invalid')).toBe('true')
+    await poll(() => firstName.getAttribute('aria-invalid')).toBe('true')
     expect(await page.locator('#edit-students-0-firstName-error').innerText()).toBe('firstName is too short.')
     await firstName.press('Escape')
-    await expect.poll(() => row(page, 0).locator('td').nth(1).innerText()).toBe('Ada')
+    await poll(() => row(page, 0).locator('td').nth(1).innerText()).toBe('Ada')
     expect(await focusedId(page)).toBe('edit-students-0')
     expect((await request(`${server.origin}/students/0`, { headers: V2 })).body.firstName).toBe('Ada')
 
@@ -121,11 +121,11 @@ describe.skipIf(!hasChromium)(title, () => {
     await label(page, 'Postal code').fill('22201')
     await page.getByRole('button', { name: 'Add address' }).click()
     const city = label(page, 'City')
-    await expect.poll(() => city.getAttribute('aria-invalid')).toBe('true')
+    await poll(() => city.getAttribute('aria-invalid')).toBe('true')
     expect(await page.locator('#add-addresses-city-error').innerText()).toBe('city is too short.')
     await city.fill('Arlington')
     await page.getByRole('button', { name: 'Add address' }).click()
-    await expect.poll(() => status(page).innerText()).toBe('Grace Hopper, Arlington was added.')
+    await poll(() => status(page).innerText()).toBe('Grace Hopper, Arlington was added.')
     const listed = await request(`${server.origin}/addresses`)
     expect(listed.body.items).toEqual([{ id: 1, name: 'Grace Hopper', city: 'Arlington', postalCode: '22201' }])
     await row(page, 1).waitFor()
@@ -139,12 +139,12 @@ describe.skipIf(!hasChromium)(title, () => {
 
     await page.getByRole('button', { name: 'Edit Max Mustermann, Kiel' }).click()
     const editCity = page.locator(`#edit-addresses-${MAX_ID}-city`)
-    await expect.poll(() => editCity.getAttribute('readonly')).toBeNull()
+    await poll(() => editCity.getAttribute('readonly')).toBeNull()
     expect(await page.locator(`#edit-addresses-${MAX_ID}-name`).count()).toBe(0) // the name is not editable
     await editCity.fill('Lübeck')
     await page.locator(`#edit-addresses-${MAX_ID}-postalCode`).fill('23552')
     await page.getByRole('button', { name: 'Save' }).click()
-    await expect.poll(() => status(page).innerText()).toBe('Max Mustermann, Lübeck was saved.')
+    await poll(() => status(page).innerText()).toBe('Max Mustermann, Lübeck was saved.')
     const stored = await request(`${server.origin}/addresses/${MAX_ID}`)
     expect(stored.text).toBe(`{"id":${MAX_ID},"name":"Max Mustermann","city":"Lübeck","postalCode":"23552"}`)
 
@@ -165,19 +165,19 @@ describe.skipIf(!hasChromium)(title, () => {
     for (const { page } of [a, b]) {
       await page.goto(`${server.origin}/app/`)
       await page.getByRole('button', { name: 'Edit Alan Turing' }).click()
-      await expect.poll(() => page.locator('#edit-students-0-age').getAttribute('readonly')).toBeNull()
+      await poll(() => page.locator('#edit-students-0-age').getAttribute('readonly')).toBeNull()
     }
 
     // B saves first.
     await b.page.locator('#edit-students-0-age').fill('42')
     await b.page.getByRole('button', { name: 'Save' }).click()
-    await expect.poll(() => status(b.page).innerText()).toBe('Alan Turing was saved.')
+    await poll(() => status(b.page).innerText()).toBe('Alan Turing was saved.')
 
     // A saves a change made to the version it read: refused, told, shown the current version.
     await a.page.locator('#edit-students-0-lastName').fill('Mathison')
     await a.page.getByRole('button', { name: 'Save' }).click()
     const alert = a.page.getByRole('alert')
-    await expect.poll(() => alert.innerText()).toContain('Someone else changed this record meanwhile.')
+    await poll(() => alert.innerText()).toContain('Someone else changed this record meanwhile.')
     expect(await alert.innerText()).toContain('Your changes were: First name: Alan, Last name: Mathison, Age: 41')
     expect(await a.page.locator('#edit-students-0-age').inputValue()).toBe('42')
     expect(await a.page.locator('#edit-students-0-lastName').inputValue()).toBe('Turing')
@@ -187,7 +187,7 @@ describe.skipIf(!hasChromium)(title, () => {
     // Reapplied on the current version, the save goes through.
     await a.page.locator('#edit-students-0-lastName').fill('Mathison')
     await a.page.getByRole('button', { name: 'Save' }).click()
-    await expect.poll(() => status(a.page).innerText()).toBe('Alan Mathison was saved.')
+    await poll(() => status(a.page).innerText()).toBe('Alan Mathison was saved.')
     expect((await request(`${server.origin}/students/0`, { headers: V2 })).body).toEqual({ id: 0, firstName: 'Alan', lastName: 'Mathison', age: 42 })
 
     // A delete confirmed after someone else's change is refused too, showing what would be deleted now.
@@ -196,12 +196,12 @@ describe.skipIf(!hasChromium)(title, () => {
     await dialog.waitFor()
     await b.page.getByRole('button', { name: 'Reload' }).click()
     await b.page.getByRole('button', { name: 'Edit Alan Mathison' }).click()
-    await expect.poll(() => b.page.locator('#edit-students-0-age').getAttribute('readonly')).toBeNull()
+    await poll(() => b.page.locator('#edit-students-0-age').getAttribute('readonly')).toBeNull()
     await b.page.locator('#edit-students-0-age').fill('43')
     await b.page.getByRole('button', { name: 'Save' }).click()
-    await expect.poll(() => status(b.page).innerText()).toBe('Alan Mathison was saved.')
+    await poll(() => status(b.page).innerText()).toBe('Alan Mathison was saved.')
     await dialog.getByRole('button', { name: 'Delete' }).click()
-    await expect.poll(() => dialog.getByRole('alert').innerText()).toContain('Someone else changed this record meanwhile, so it was not deleted.')
+    await poll(() => dialog.getByRole('alert').innerText()).toContain('Someone else changed this record meanwhile, so it was not deleted.')
     expect(await dialog.locator('dd').allInnerTexts()).toEqual(['0', 'Alan', 'Mathison', '43'])
     expect((await request(`${server.origin}/students/0`, { headers: V2 })).status).toBe(200)
     await dialog.getByRole('button', { name: 'Delete' }).click()
@@ -221,7 +221,7 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('de')
     for (const text of ['Vorname', 'Nachname', 'Alter']) expect(await label(page, text).count(), text).toBe(1)
     await page.getByRole('button', { name: 'Studierende hinzufügen' }).click()
-    await expect.poll(() => page.locator('#add-students-age-error').innerText()).toBe('age ist erforderlich.')
+    await poll(() => page.locator('#add-students-age-error').innerText()).toBe('age ist erforderlich.')
     expect(await page.locator('#add-students-firstName-error').innerText()).toBe('firstName ist zu kurz.')
     expect(session.requests).toContain('POST /students')
 
@@ -251,34 +251,34 @@ describe.skipIf(!hasChromium)(title, () => {
     const { page } = session
     await page.goto(`${server.origin}/app/`)
     const count = page.locator('.pager .count')
-    await expect.poll(() => count.innerText()).toBe('1–20 of 25')
+    await poll(() => count.innerText()).toBe('1–20 of 25')
     expect(await page.locator('section').getAttribute('data-listing')).toBe('client')
     expect(await page.locator('tbody tr').count()).toBe(20)
 
     await page.getByRole('button', { name: 'Next page' }).click()
-    await expect.poll(() => count.innerText()).toBe('21–25 of 25')
+    await poll(() => count.innerText()).toBe('21–25 of 25')
     expect(await page.locator('tbody tr').first().getAttribute('data-id')).toBe('20')
     expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true)
     expect(await focusedId(page)).toBe('previous-students') // focus is not lost on a disabled button
     await page.getByRole('button', { name: 'Previous page' }).click()
-    await expect.poll(() => count.innerText()).toBe('1–20 of 25')
+    await poll(() => count.innerText()).toBe('1–20 of 25')
 
     await page.getByRole('button', { name: 'Age', exact: true }).click()
     const ageHeader = page.locator('th', { has: page.getByRole('button', { name: 'Age', exact: true }) })
-    await expect.poll(() => ageHeader.getAttribute('aria-sort')).toBe('ascending')
+    await poll(() => ageHeader.getAttribute('aria-sort')).toBe('ascending')
     const ages = async (): Promise<number[]> => (await page.locator('tbody tr td:nth-child(4)').allInnerTexts()).map(Number)
     const ascending = await ages()
     expect(ascending).toEqual([...ascending].sort((x, y) => x - y))
     expect(ascending[0]).toBe(20)
     await page.getByRole('button', { name: 'Age', exact: true }).click()
-    await expect.poll(() => ageHeader.getAttribute('aria-sort')).toBe('descending')
+    await poll(() => ageHeader.getAttribute('aria-sort')).toBe('descending')
     expect((await ages())[0]).toBe(44)
 
     await label(page, 'Search').fill('wong')
-    await expect.poll(() => count.innerText()).toBe('1–5 of 5')
+    await poll(() => count.innerText()).toBe('1–5 of 5')
     for (const text of await page.locator('tbody tr td:nth-child(3)').allInnerTexts()) expect(text).toMatch(/^Wong\d+$/)
     await label(page, 'Search').fill('nobody')
-    await expect.poll(() => page.getByText('Nothing matches “nobody”.').count()).toBe(1)
+    await poll(() => page.getByText('Nothing matches “nobody”.').count()).toBe(1)
 
     // Everything above happened in the page: the collection was asked for once.
     expect(session.requests.filter((r) => r.startsWith('GET /students'))).toEqual(['GET /students?limit=20&count=true'])
@@ -306,22 +306,22 @@ describe.skipIf(!hasChromium)(title, () => {
     })
     await page.goto(`${server.origin}/app/`)
     const count = page.locator('.pager .count')
-    await expect.poll(() => count.innerText()).toBe('1–12 of 12')
+    await poll(() => count.innerText()).toBe('1–12 of 12')
     expect(await page.locator('section').getAttribute('data-listing')).toBe('server')
 
     await page.getByLabel('Rows per page').selectOption('10')
-    await expect.poll(() => count.innerText()).toBe('1–10 of 12')
+    await poll(() => count.innerText()).toBe('1–10 of 12')
     await page.getByRole('button', { name: 'Next page' }).click()
-    await expect.poll(() => count.innerText()).toBe('11–12 of 12')
+    await poll(() => count.innerText()).toBe('11–12 of 12')
     expect(await page.locator('tbody tr').first().getAttribute('data-id')).toBe('10')
     await page.getByRole('button', { name: 'Previous page' }).click()
-    await expect.poll(() => count.innerText()).toBe('1–10 of 12')
+    await poll(() => count.innerText()).toBe('1–10 of 12')
 
     await page.getByRole('button', { name: 'Last name', exact: true }).click()
     await page.getByRole('button', { name: 'Last name', exact: true }).click()
-    await expect.poll(() => page.locator('tbody tr').first().getAttribute('data-id')).toBe('0') // L11 first
+    await poll(() => page.locator('tbody tr').first().getAttribute('data-id')).toBe('0') // L11 first
     await label(page, 'Search').fill('f1')
-    await expect.poll(() => count.innerText()).toBe('1–3 of 3')
+    await poll(() => count.innerText()).toBe('1–3 of 3')
 
     expect(session.requests.filter((r) => r.startsWith('GET /students'))).toEqual([
       'GET /students?limit=20&count=true',

@@ -37,9 +37,9 @@ const MAX_RETRY_MS = 30_000
  * `Authorization` header the feed needs when authentication is on, and it
  * reports every failed (re)connection on the console. This keeps
  * EventSource's behaviour where it matters: `Last-Event-ID` on reconnect (the
- * server then replays what was missed), the server's `retry:` hint, and
- * backing off quietly while the server is away. A 4xx other than 401 (no
- * feed here) ends the subscription without retrying.
+ * server then replays what was missed), the server's `retry:` hint, 204 to
+ * stop, and backing off quietly while the server is away. A 4xx other than
+ * 401 (no feed here) ends the subscription without retrying.
  *
  * Returns a function that closes the subscription.
  */
@@ -87,6 +87,8 @@ export function openFeed (opts: FeedOptions, on: FeedHandlers): () => void {
       return
     }
     if (res.status === 401) { on.status('off'); on.authRequired(); return }
+    // 204 No Content: the server asks clients to stop (as EventSource does).
+    if (res.status === 204) { on.status('off'); return }
     if (!res.ok || res.body === null || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
       void res.body?.cancel()
       if (res.status >= 400 && res.status < 500) { on.status('off'); return }
