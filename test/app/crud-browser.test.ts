@@ -96,7 +96,7 @@ describe.skipIf(!hasChromium)(title, () => {
     const dialog = page.getByRole('dialog', { name: 'Delete this record?' })
     await dialog.waitFor()
     expect(await dialog.innerText()).toContain('Ada King will be deleted. This cannot be undone.')
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel')
+    expect(await page.evaluate<string>('document.activeElement?.textContent')).toBe('Cancel')
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })
     expect(await focusedId(page)).toBe('delete-students-0')
@@ -218,7 +218,7 @@ describe.skipIf(!hasChromium)(title, () => {
     const { page } = session
     await page.goto(`${server.origin}/app/`)
     await page.getByRole('heading', { level: 1, name: 'Studierende' }).waitFor()
-    expect(await page.evaluate(() => document.documentElement.lang)).toBe('de')
+    expect(await page.evaluate<string>('document.documentElement.lang')).toBe('de')
     for (const text of ['Vorname', 'Nachname', 'Alter']) expect(await label(page, text).count(), text).toBe(1)
     await page.getByRole('button', { name: 'Studierende hinzufügen' }).click()
     await poll(() => page.locator('#add-students-age-error').innerText()).toBe('age ist erforderlich.')
@@ -232,7 +232,7 @@ describe.skipIf(!hasChromium)(title, () => {
 
     await page.getByRole('button', { name: 'English' }).click()
     await page.getByRole('heading', { level: 1, name: 'Addresses' }).waitFor()
-    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en')
+    expect(await page.evaluate<string>('document.documentElement.lang')).toBe('en')
     expect(await page.getByRole('button', { name: 'English' }).getAttribute('aria-pressed')).toBe('true')
     await page.reload()
     await page.getByRole('button', { name: 'Add address' }).waitFor()

@@ -175,17 +175,13 @@ export class Listing {
     if (q !== '') rows = rows.filter((row) => searchable.some((key) => String(row[key] ?? '').toLowerCase().includes(q)))
     const { sort } = this.query
     const kind = this.spec.fields.find((f) => f.key === sort?.field)?.kind
+    const direction = sort?.desc === true ? -1 : 1
     rows.sort((a, b) => {
-      let order = 0
-      if (sort !== undefined && sort.field !== 'id') {
-        const x = a[sort.field]
-        const y = b[sort.field]
-        order = kind === 'integer' ? Number(x) - Number(y) : collator.compare(String(x ?? ''), String(y ?? ''))
-        if (order === 0) order = compareIds(a.id, b.id)
-      } else {
-        order = compareIds(a.id, b.id)
-      }
-      return sort?.desc === true ? -order : order
+      if (sort === undefined || sort.field === 'id') return direction * compareIds(a.id, b.id)
+      const x = a[sort.field]
+      const y = b[sort.field]
+      const order = kind === 'integer' ? Number(x) - Number(y) : collator.compare(String(x ?? ''), String(y ?? ''))
+      return direction * order || compareIds(a.id, b.id)
     })
     return rows
   }

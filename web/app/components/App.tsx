@@ -24,6 +24,8 @@ export function App ({ config }: { config: AppPageConfig }) {
   const [tokenPanel, setTokenPanel] = useState<TokenReason | null>(null)
   const [epoch, setEpoch] = useState(0)
   const [live, setLive] = useState<FeedStatus>('off')
+  /** After a switch of view (not on the first load), focus goes to the new view's heading. */
+  const navigated = useRef(false)
   const t = useMemo(() => translator(lang), [lang])
 
   // Requests read the language and token at the time they are made.
@@ -48,7 +50,7 @@ export function App ({ config }: { config: AppPageConfig }) {
   }, [lang])
 
   useEffect(() => {
-    const onHash = (): void => { setView(viewFromHash(available)) }
+    const onHash = (): void => { navigated.current = true; setView(viewFromHash(available)) }
     addEventListener('hashchange', onHash)
     return () => { removeEventListener('hashchange', onHash) }
   }, [])
@@ -90,8 +92,7 @@ export function App ({ config }: { config: AppPageConfig }) {
       <div class="app-top">
         <nav class="views" aria-label={t('views')}>
           {available.map((key) => (
-            <a key={key} href={`#/${key}`} aria-current={key === view ? 'page' : undefined}
-              onClick={() => { setTimeout(() => { document.getElementById(`heading-${key}`)?.focus() }, 0) }}>{t(SPECS[key].title)}</a>
+            <a key={key} href={`#/${key}`} aria-current={key === view ? 'page' : undefined}>{t(SPECS[key].title)}</a>
           ))}
         </nav>
         <div class="tools">
@@ -114,7 +115,7 @@ export function App ({ config }: { config: AppPageConfig }) {
         <TokenPanel t={t} reason={tokenPanel} hasToken={token !== undefined} onUse={applyToken} onForget={dropToken} onClose={() => { setTokenPanel(null) }} />
       )}
       {spec !== undefined && endpoint !== undefined
-        ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} />
+        ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} />
         : <p class="notice warn">{t('unavailable')}</p>}
     </>
   )

@@ -23,6 +23,8 @@ interface Props {
   changes: ChangeBus
   /** Changes when the page must reload its data (a token was given). */
   epoch: number
+  /** Move the focus to the view's heading when it appears (the person switched views). */
+  focusHeading: boolean
 }
 
 interface Status {
@@ -45,7 +47,7 @@ function focusById (id: string): void {
  * One collection (students or addresses): search, sortable columns, paging,
  * add, edit in place, delete with confirmation; live changes from the feed.
  */
-export function ResourceView ({ spec, endpoint, api, t, changes, epoch }: Props) {
+export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHeading }: Props) {
   const listing = useMemo(() => new Listing(api, spec, endpoint), [api, spec, endpoint])
   const [query, setQuery] = useState<ListQuery>({ q: '', limit: 20 })
   const [search, setSearch] = useState('')
@@ -101,7 +103,10 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch }: Props)
 
   useEffect(() => { void show(listing.setQuery(query)) }, [listing, query])
   useEffect(() => { if (epoch > 0) void show(listing.refresh()) }, [epoch])
-  useEffect(() => () => { clearTimeout(refreshTimer.current) }, [])
+  useEffect(() => {
+    if (focusHeading) document.getElementById(`heading-${spec.key}`)?.focus()
+    return () => { clearTimeout(refreshTimer.current) }
+  }, [])
 
   // The search box queries once typing pauses.
   useEffect(() => {
