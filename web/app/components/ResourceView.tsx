@@ -102,7 +102,9 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   }
 
   useEffect(() => { void show(listing.setQuery(query)) }, [listing, query])
-  useEffect(() => { if (epoch > 0) void show(listing.refresh()) }, [epoch])
+  // A new token: read again (not on mount, where the query effect reads already).
+  const mountEpoch = useRef(epoch)
+  useEffect(() => { if (epoch !== mountEpoch.current) void show(listing.refresh()) }, [epoch])
   useEffect(() => {
     if (focusHeading) document.getElementById(`heading-${spec.key}`)?.focus()
     return () => { clearTimeout(refreshTimer.current) }
@@ -160,13 +162,19 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     const first = spec.fields.find((f) => f.editable)
     if (first !== undefined) focusById(editInputId(spec, record.id, first.key))
     const current = await readCurrent(record.id)
-    if ('gone' in current) { setEditing(null); gone(record.id, record); return }
+    // The person may have cancelled, or started on another row, meanwhile.
+    const stillThis = (e: EditState | null): e is EditState => e !== null && e.id === record.id
+    if ('gone' in current) {
+      setEditing((e) => stillThis(e) ? null : e)
+      gone(record.id, record)
+      return
+    }
     if ('problem' in current) {
-      setEditing((e) => e === null ? e : { ...e, loading: false, notice: { kind: 'error', lines: [problemText(current.problem)] } })
+      setEditing((e) => stillThis(e) ? { ...e, loading: false, notice: { kind: 'error', lines: [problemText(current.problem)] } } : e)
       return
     }
     applyChange('replaced', record.id, current.record)
-    setEditing((e) => e === null || e.id !== record.id ? e : { ...e, loading: false, etag: current.etag, values: formValues(spec, current.record) })
+    setEditing((e) => stillThis(e) ? { ...e, loading: false, etag: current.etag, values: formValues(spec, current.record) } : e)
   }
 
   const cancelEdit = (): void => {
