@@ -10,6 +10,7 @@ import { validationPlugin } from './http/validation.js'
 import { vendorType } from './http/versioning.js'
 import { addressesService } from './services/addresses/index.js'
 import { albumsService } from './services/albums/index.js'
+import { appService } from './services/app/index.js'
 import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
 import { studentsService } from './services/students/index.js'
@@ -19,7 +20,7 @@ import type { Stores } from './stores/types.js'
 import { PACKAGE_VERSION } from './version.js'
 
 /** Every service this server can run, in the order of the entry point's directory. */
-const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService]
+const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, appService]
 
 export interface ServerDependencies {
   /** Stores to use instead of opening the configured ones (tests inject failing or shared stores). */
@@ -55,9 +56,10 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     await app.register(openApiPlugin, { newestType: vendorType(config.versioning.vendor, Math.max(1, ...versions)), tags: services.flatMap((s) => s.tags) })
     await app.register(mountsPlugin, { versioning: config.versioning, versions, table: mounts })
     await app.register(errorCatalogueRoutes)
-    for (const service of services) await service.register(app, { config, stores })
+    const links = services.flatMap((s) => s.links(config))
+    for (const service of services) await service.register(app, { config, stores, links })
     await app.register(docsService)
-    await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links: services.flatMap((s) => s.links(config)), newestType: vendorType(config.versioning.vendor, Math.max(1, ...versions)) })
+    await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links, newestType: vendorType(config.versioning.vendor, Math.max(1, ...versions)) })
     await app.ready()
     return app
   } catch (err) {

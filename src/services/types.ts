@@ -15,6 +15,8 @@ export interface DirectoryLink {
 export interface ServiceContext {
   config: Config
   stores: Stores
+  /** Every enabled service's directory links (a page that links to the others reads them here). */
+  links: readonly DirectoryLink[]
 }
 
 /**

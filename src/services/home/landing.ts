@@ -1,6 +1,12 @@
 import escape from 'escape-html'
 import type { HomeOptions } from './index.js'
 
+/** A prominent way into the web application, when it is served. */
+function appLink (opts: HomeOptions): string {
+  const app = opts.links.find((l) => l.rel === 'app')
+  return app === undefined ? '' : `\n  <p class="cta"><a href="${escape(app.href)}"><strong>Open the web application</strong></a> to list, search, add, edit and delete students and addresses.</p>`
+}
+
 /**
  * The landing page a browser gets at `/`: what runs here and where to go.
  * Self-contained (inline CSS, no script, nothing from elsewhere).
@@ -29,7 +35,7 @@ export function renderLanding (opts: HomeOptions): string {
   <h1>${escape(opts.name)}</h1>
   <p class="sub">Record and Query Services · version ${escape(opts.version)}</p>
   <p>This server runs a student records service and an address book (REST, JSON) and an album query
-  service (GraphQL). Start here:</p>
+  service (GraphQL). Start here:</p>${appLink(opts)}
   <ul>
         ${items}
   </ul>
