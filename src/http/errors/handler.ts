@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { StoreUnavailableError } from '../../stores/errors.js'
+import { StoreOutcomeUnknownError, StoreUnavailableError } from '../../stores/errors.js'
 import { AppError, sendAppError, sendProblem } from '../problem.js'
 import { validationFailures } from './validation.js'
 
@@ -36,6 +36,10 @@ export function problemErrorHandler (options: ProblemErrorHandlerOptions = {}): 
     if (error instanceof StoreUnavailableError) {
       request.log.warn({ err: error }, 'store unavailable')
       return sendProblem(reply, 'STORE_UNAVAILABLE', { detail: 'The data store did not answer; nothing was changed', headers: { 'retry-after': retryAfter } })
+    }
+    if (error instanceof StoreOutcomeUnknownError) {
+      request.log.warn({ err: error }, 'write outcome unknown')
+      return sendProblem(reply, 'WRITE_OUTCOME_UNKNOWN', { detail: 'The data store did not confirm the write: it may or may not have been stored. Retry with the same Idempotency-Key to apply it exactly once', headers: { 'retry-after': retryAfter } })
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -20,11 +20,14 @@ export const de: MessageTable = {
   INVALID_ID: { title: 'Ungültige ID', message: 'Die ID ist ungültig.' },
   ID_MISMATCH: { title: 'ID stimmt nicht überein', message: 'Die ID in den Daten stimmt nicht mit der ID in der Adresse überein.' },
   INVALID_CURSOR: { title: 'Ungültiger Cursor', message: 'Die Seitenposition ist ungültig; beginnen Sie wieder mit der ersten Seite.' },
+  IDEMPOTENCY_KEY_INVALID: { title: 'Ungültiger Idempotenzschlüssel', message: 'Der Anfrageschlüssel ist ungültig.' },
+  IDEMPOTENCY_KEY_REUSED: { title: 'Idempotenzschlüssel wiederverwendet', message: 'Dieser Anfrageschlüssel wurde bereits für eine andere Anfrage verwendet.' },
   PRECONDITION_FAILED: { title: 'Vorbedingung fehlgeschlagen', message: 'Der Datensatz wurde inzwischen geändert. Laden Sie ihn neu und versuchen Sie es erneut.' },
   ADDRESS_NOT_FOUND: { title: 'Adresse nicht gefunden', message: 'Die Adresse existiert nicht.' },
   STUDENT_NOT_FOUND: { title: 'Student nicht gefunden', message: 'Der Student existiert nicht.' },
   RECORD_NOT_CREATED: { title: 'Datensatz nicht angelegt', message: 'Die Daten konnten nicht angelegt werden.' },
   UNKNOWN_ERROR_CODE: { title: 'Unbekannter Fehlercode', message: 'Diesen Fehlercode gibt es nicht.' },
   STORE_UNAVAILABLE: { title: 'Dienst nicht verfügbar', message: 'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.' },
+  WRITE_OUTCOME_UNKNOWN: { title: 'Ergebnis unbekannt', message: 'Wir konnten nicht bestätigen, ob Ihre Änderung gespeichert wurde. Bitte prüfen Sie das oder versuchen Sie es gleich noch einmal.' },
   INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' }
 }

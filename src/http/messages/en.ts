@@ -20,11 +20,14 @@ export const en: MessageTable = {
   INVALID_ID: { title: 'Invalid id', message: 'The id is not valid.' },
   ID_MISMATCH: { title: 'Id mismatch', message: 'The id in the data does not match the id in the address.' },
   INVALID_CURSOR: { title: 'Invalid cursor', message: 'The page position is not valid; start again from the first page.' },
+  IDEMPOTENCY_KEY_INVALID: { title: 'Invalid idempotency key', message: 'The request key is not valid.' },
+  IDEMPOTENCY_KEY_REUSED: { title: 'Idempotency key reused', message: 'This request key was already used for a different request.' },
   PRECONDITION_FAILED: { title: 'Precondition failed', message: 'The record was changed by someone else. Reload it and try again.' },
   ADDRESS_NOT_FOUND: { title: 'Address not found', message: 'The address does not exist.' },
   STUDENT_NOT_FOUND: { title: 'Student not found', message: 'The student does not exist.' },
   RECORD_NOT_CREATED: { title: 'Record not created', message: 'The data could not be created.' },
   UNKNOWN_ERROR_CODE: { title: 'Unknown error code', message: 'There is no such error code.' },
   STORE_UNAVAILABLE: { title: 'Service unavailable', message: 'The service is temporarily unavailable. Please try again shortly.' },
+  WRITE_OUTCOME_UNKNOWN: { title: 'Outcome unknown', message: 'We could not confirm whether your change was saved. Please check, or try again shortly.' },
   INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' }
 }

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import type { Address as StoredAddress, AddressStore, WriteCondition } from '../../stores/types.js'
+import type { Address as StoredAddress, AddressStore, DeleteResult, PutResult, WriteCondition } from '../../stores/types.js'
 import { evaluatePreconditions, hasPreconditions } from '../../http/conditional.js'
 import { methodNotAllowedProblem, problemErrorHandler, problemNotFound } from '../../http/errors/handler.js'
 import { exactJsonParser } from '../../http/json-body.js'
 import { AppError } from '../../http/problem.js'
 import type { Representation } from '../../http/versioned-mount.js'
+import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
 import { vendorJsonPattern } from '../../http/versioning.js'
 import { addressEtag, checkBodyId, decodeCursor, encodeCursor, parseAddressId } from './ids.js'
 import { Address, AddressCreateBody, AddressPage, AddressPutBody, ListQuery, type IdParams } from './schema.js'
@@ -75,16 +76,15 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
 
   app.post<{ Body: AddressCreateBody }>('/addresses', {
     schema: { tags, summary: 'Create an address (not idempotent: a new id every time)', body: AddressCreateBody, response: { 201: Address } }
-  }, async (request, reply) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const { name, city, postalCode } = request.body
-    const address = await store.create({ name, city, postalCode })
-    reply.code(201).header('location', `${collection}/${address.id}`).header('etag', addressEtag(address))
-    return address
-  })
+    const created = (address: StoredAddress): WriteAnswer => ({ status: 201, headers: { location: `${collection}/${address.id}`, etag: addressEtag(address) }, body: address })
+    return created(await store.create({ name, city, postalCode }, keep(created)))
+  }))
 
   app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
     schema: { tags, summary: 'Update city and postalCode (name kept), or create at this id; idempotent', params: IdParamsSchema, body: AddressPutBody, response: { 200: Address, 201: Address } }
-  }, async (request, reply) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     const body = request.body
     if (body.id !== undefined) {
@@ -109,18 +109,22 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
       }
       name ??= (current as StoredAddress).name
     }
-    const result = await store.put(id, { name, city: body.city, postalCode: body.postalCode }, condition)
+    const stored = (result: PutResult): WriteAnswer | undefined => {
+      if (result.outcome === 'precondition-failed') return undefined
+      const etag = addressEtag(result.record)
+      if (result.outcome === 'created') return { status: 201, headers: { etag, location: `${collection}/${id}` }, body: result.record }
+      return { status: 200, headers: { etag }, body: result.record }
+    }
+    const result = await store.put(id, { name, city: body.city, postalCode: body.postalCode }, condition, keep(stored))
     if (result.outcome === 'precondition-failed') {
       // Changed between our read and the write: the client's precondition no longer holds,
       // or (no name, no precondition) the record vanished and a create needs the name.
       throw conditional ? preconditionFailed(id) : nameRequired()
     }
-    reply.header('etag', addressEtag(result.record))
-    if (result.outcome === 'created') reply.code(201).header('location', `${collection}/${id}`)
-    return result.record
-  })
+    return stored(result) as WriteAnswer
+  }))
 
-  app.delete<{ Params: IdParams }>('/addresses/:id', { schema: { tags, summary: 'Delete an address (204; If-Match honoured)', params: IdParamsSchema } }, async (request, reply) => {
+  app.delete<{ Params: IdParams }>('/addresses/:id', { schema: { tags, summary: 'Delete an address (204; If-Match honoured)', params: IdParamsSchema } }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     let condition = NONE
     if (hasPreconditions(request.headers)) {
@@ -130,11 +134,12 @@ async function addressRoutes (app: FastifyInstance, opts: AddressesServiceOption
       if (evaluatePreconditions(request.headers, addressEtag(current), false) !== 'proceed') throw preconditionFailed(id)
       condition = { kind: 'matches', current }
     }
-    const result = await store.delete(id, condition)
+    const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
+    const result = await store.delete(id, condition, keep(deleted))
     if (result.outcome === 'not-found') throw notFound(id)
     if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
-    return reply.code(204).send()
-  })
+    return deleted(result) as WriteAnswer
+  }))
 }
 
 function pathId (segment: string): bigint {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { StoreUnavailableError } from '../../stores/errors.js'
+import { StoreOutcomeUnknownError, StoreUnavailableError } from '../../stores/errors.js'
 import { fail, messages } from './envelope.js'
 
 interface AjvIssue {
@@ -49,6 +49,11 @@ export function studentErrorHandler (this: unknown, error: FastifyError, request
   if (error instanceof StoreUnavailableError) {
     request.log.warn({ err: error }, 'store unavailable')
     void reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(fail(messages.unavailable))
+    return
+  }
+  if (error instanceof StoreOutcomeUnknownError) {
+    request.log.warn({ err: error }, 'write outcome unknown')
+    void reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(fail(messages.outcomeUnknown))
     return
   }
   switch (error.code) {

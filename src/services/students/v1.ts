@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parseNonNegativeInteger } from '../../http/ids.js'
 import type { Representation } from '../../http/versioned-mount.js'
+import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
+import type { DeleteResult, ReplaceResult, Student } from '../../stores/types.js'
 import type { StudentsServiceOptions } from './options.js'
 import { fail, messages, ok } from './envelope.js'
 import { studentErrorHandler } from './errors.js'
@@ -34,28 +36,28 @@ async function routesV1 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
 
   app.post<{ Body: StudentCreateBody }>('/', {
     schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: StudentEnvelope, ...errorResponses } }
-  }, async (request, reply) => {
-    const student = await store.create(request.body)
-    return reply.code(201).send(ok(student))
-  })
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const created = (student: Student): WriteAnswer => ({ status: 201, body: ok(student) })
+    return created(await store.create(request.body, keep(created)))
+  }))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
     schema: { tags, summary: 'Replace a student (never creates)', body: StudentReplaceBody, response: { 200: StudentEnvelope, ...errorResponses } }
-  }, async (request, reply) => {
-    const result = await store.replace(request.body)
-    if (result.outcome !== 'replaced') return reply.code(404).send(fail(messages.notFound(request.body.id)))
-    return ok(result.record)
-  })
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const replaced = (result: ReplaceResult<Student>): WriteAnswer | undefined => result.outcome === 'replaced' ? { status: 200, body: ok(result.record) } : undefined
+    const result = await store.replace(request.body, undefined, keep(replaced))
+    return replaced(result) ?? { status: 404, body: fail(messages.notFound(request.body.id)) }
+  }))
 
   app.delete<{ Params: IdParams }>('/:id', {
     schema: { tags, summary: 'Delete a student', params: IdParams, response: { 200: MessageEnvelope, ...errorResponses } }
-  }, async (request, reply) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = parseNonNegativeInteger(request.params.id)
-    if (id < 0) return reply.code(400).send(fail(messages.badId))
-    const result = await store.delete(id)
-    if (result.outcome !== 'deleted') return reply.code(404).send(fail(messages.notFound(id)))
-    return ok(messages.deleted(id))
-  })
+    if (id < 0) return { status: 400, body: fail(messages.badId) }
+    const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 200, body: ok(messages.deleted(id)) } : undefined
+    const result = await store.delete(id, undefined, keep(deleted))
+    return deleted(result) ?? { status: 404, body: fail(messages.notFound(id)) }
+  }))
 }
 
 export const studentsV1: Representation<StudentsServiceOptions> = {

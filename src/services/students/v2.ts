@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import type { Student as StoredStudent, WriteCondition } from '../../stores/types.js'
+import type { DeleteResult, ReplaceResult, Student as StoredStudent, WriteCondition } from '../../stores/types.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
 import { evaluatePreconditions, hasPreconditions, strongEtag } from '../../http/conditional.js'
 import { methodNotAllowedProblem, problemErrorHandler, problemNotFound } from '../../http/errors/handler.js'
 import { AppError } from '../../http/problem.js'
 import type { Representation } from '../../http/versioned-mount.js'
+import { answerOnce, type Keep, type WriteAnswer } from '../../http/idempotency.js'
 import type { StudentsServiceOptions } from './options.js'
 import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
 
 const tags = ['students v2']
+/** Store errors a create passes on as they are (each has its own answer); anything else is RECORD_NOT_CREATED. */
+const PASSED_ON = new Set(['StoreUnavailableError', 'StoreOutcomeUnknownError', 'IdempotencyKeyUsedError'])
 const NONE: WriteCondition<StoredStudent> = { kind: 'none' }
 
 /** PUT /{id} body: the id comes from the path; a body id, if sent, must agree. */
@@ -55,18 +58,18 @@ async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
 
   app.post<{ Body: StudentCreateBody }>('/', {
     schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: Student } }
-  }, async (request, reply) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const created = (s: StoredStudent): WriteAnswer => ({ status: 201, headers: { location: `${collection}/${s.id}`, etag: studentEtag(s) }, body: s })
     let student: StoredStudent
     try {
-      student = await store.create(request.body)
+      student = await store.create(request.body, keep(created))
     } catch (err) {
-      if (err instanceof Error && err.name === 'StoreUnavailableError') throw err
+      if (err instanceof Error && PASSED_ON.has(err.name)) throw err
       request.log.error({ err }, 'student create failed')
       throw new AppError('RECORD_NOT_CREATED', 'The student could not be stored; nothing was created')
     }
-    reply.code(201).header('location', `${collection}/${student.id}`).header('etag', studentEtag(student))
-    return student
-  })
+    return created(student)
+  }))
 
   /**
    * Evaluates If-Match / If-None-Match for a write and pins the write to the
@@ -82,14 +85,16 @@ async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
     return { kind: 'matches', current }
   }
 
-  const replace = async (request: FastifyRequest, reply: FastifyReply, id: number, body: StudentCreateBody): Promise<StoredStudent> => {
+  const replaced = (result: ReplaceResult<StoredStudent>): WriteAnswer | undefined =>
+    result.outcome === 'replaced' ? { status: 200, headers: { etag: studentEtag(result.record) }, body: result.record } : undefined
+
+  const replace = async (request: FastifyRequest, reply: FastifyReply, id: number, body: StudentCreateBody): Promise<FastifyReply> => await answerOnce(request, reply, store, async (keep: Keep) => {
     const condition = await writeCondition(request, id)
-    const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition)
+    const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition, keep(replaced))
     if (result.outcome === 'not-found') throw notFound(id)
     if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
-    reply.header('etag', studentEtag(result.record))
-    return result.record
-  }
+    return replaced(result) as WriteAnswer
+  })
 
   app.put<{ Params: IdParams, Body: typeof StudentPutBody.static }>('/:id', {
     schema: { tags, summary: 'Replace a student (If-Match for safe updates; never creates)', params: IdParams, body: StudentPutBody, response: { 200: Student } }
@@ -107,13 +112,14 @@ async function routesV2 (app: FastifyInstance, opts: StudentsServiceOptions): Pr
 
   app.delete<{ Params: IdParams }>('/:id', {
     schema: { tags, summary: 'Delete a student (204; If-Match honoured)', params: IdParams }
-  }, async (request, reply) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
-    const result = await store.delete(id, await writeCondition(request, id))
+    const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
+    const result = await store.delete(id, await writeCondition(request, id), keep(deleted))
     if (result.outcome === 'not-found') throw notFound(id)
     if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
-    return reply.code(204).send()
-  })
+    return deleted(result) as WriteAnswer
+  }))
 }
 
 function pathId (segment: string): number {
