@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { STUDENT_ID_RULES, type StudentIdRule } from './stores/types.js'
 
 /**
  * The one typed configuration object. Flags and environment variables are both
@@ -87,6 +88,8 @@ export interface StoreConfig {
   poolSize: number
   /** How long start-up keeps retrying an unreachable database, in ms; 0 fails at once. */
   startupWaitMs: number
+  /** How created students get their id: `count` (the spec's rule, the default when absent) or `sequence` (never reused). */
+  studentIds?: StudentIdRule
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -174,7 +177,8 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'database-url', env: 'DATABASE_URL', type: 'string', description: 'PostgreSQL URL; used when --store is not given', apply: (c, v) => { applyStore(c, v as string, '--database-url / DATABASE_URL') } },
   { flag: 'store', env: 'RQS_STORE', type: 'string', description: 'where records live: memory (default), sqlite:PATH or postgres://user@host:port/db', apply: (c, v) => { applyStore(c, v as string, '--store / RQS_STORE') } },
   { flag: 'pg-pool-size', env: 'RQS_PG_POOL_SIZE', type: 'integer', description: 'most PostgreSQL connections per instance (default 10)', apply: (c, v) => { c.store.poolSize = positive(v as number, '--pg-pool-size') } },
-  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } }
+  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } },
+  { flag: 'student-ids', env: 'RQS_STUDENT_IDS', type: 'string', choices: STUDENT_ID_RULES, description: 'student ids: count (default, the spec: id = records held, may reuse) or sequence (never reused)', apply: (c, v) => { c.store.studentIds = v as StudentIdRule } }
 ]
 
 /** `memory`, `sqlite:PATH` or a `postgres://` / `postgresql://` URL. */

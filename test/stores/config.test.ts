@@ -29,6 +29,14 @@ describe('store configuration', () => {
     expect(resolveConfig({}, { RQS_PG_POOL_SIZE: '7', RQS_STORE_WAIT_MS: '9' }).store).toMatchObject({ poolSize: 7, startupWaitMs: 9 })
   })
 
+  it('reads --student-ids count|sequence (absent: the spec\'s count rule)', () => {
+    expect(resolveConfig({}, {}).store.studentIds).toBeUndefined()
+    expect(resolveConfig({ 'student-ids': 'sequence' }, {}).store.studentIds).toBe('sequence')
+    expect(resolveConfig({}, { RQS_STUDENT_IDS: 'count' }).store.studentIds).toBe('count')
+    expect(resolveConfig({ 'student-ids': 'count' }, { RQS_STUDENT_IDS: 'sequence' }).store.studentIds).toBe('count')
+    expect(() => resolveConfig({ 'student-ids': 'uuid' }, {})).toThrow(/--student-ids must be one of count, sequence/)
+  })
+
   it('refuses values it cannot use, naming the option', () => {
     expect(() => resolveConfig({ store: 'mysql://x' }, {})).toThrow(ConfigError)
     expect(() => resolveConfig({ store: 'sqlite:' }, {})).toThrow(/sqlite: needs a file path/)

@@ -40,6 +40,8 @@ export const CATALOGUE = {
   INVALID_ID: { status: 400, description: 'The id in the path is not a valid id. Address ids are integers from 1 to 9223372036854775807 written in plain decimal digits without leading zeros; student ids are integers from 0.' },
   ID_MISMATCH: { status: 400, description: 'The body has an `id` that differs from the id in the path. Leave `id` out of the body or send the same value.' },
   INVALID_CURSOR: { status: 400, description: 'The `cursor` query parameter is not one this service issued. Use the `next` link of the previous page unchanged, or start again without a cursor.' },
+  IDEMPOTENCY_KEY_INVALID: { status: 400, description: 'The `Idempotency-Key` header must be sent once, as 1 to 255 visible ASCII characters (letters, digits, punctuation; no spaces), optionally in double quotes. A UUID is a good key.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used within the last 24 hours for a different request (another method, path, API version or body). A retry must repeat the original request exactly; a new request needs a new key.' },
   PRECONDITION_FAILED: { status: 412, description: 'A condition in If-Match or If-None-Match evaluated to false: the record changed since you read it (or, with `If-None-Match: *`, it already exists). Read it again, reapply your change and retry with the new ETag.' },
 
   // Records
@@ -50,6 +52,7 @@ export const CATALOGUE = {
 
   // Server side
   STORE_UNAVAILABLE: { status: 503, description: 'The data store cannot be reached right now. Nothing was changed; retry after the number of seconds in the `Retry-After` header.' },
+  WRITE_OUTCOME_UNKNOWN: { status: 503, description: 'The data store did not confirm a write in time, or the connection was lost while waiting: the change may or may not have been stored. Retry after `Retry-After` seconds with the same `Idempotency-Key` header, which applies it exactly once; without a key, read the resource before retrying.' },
   INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' },
 
   // Album query service (GraphQL): `extensions.code` of each entry of `errors`. The REST codes

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { StoreUnavailableError } from '../../stores/errors.js'
+import { StoreOutcomeUnknownError, StoreUnavailableError } from '../../stores/errors.js'
 import { CATALOGUE, type ErrorCode } from './catalogue.js'
 import { AppError, type Failure } from './app-error.js'
 import { validationFailures } from './validation.js'
@@ -45,6 +45,15 @@ export function classifyError (error: FastifyError, request: FastifyRequest): Cl
   }
   if (error instanceof StoreUnavailableError) {
     return { code: 'STORE_UNAVAILABLE', status: 503, detail: 'The data store did not answer; nothing was changed', headers: { 'retry-after': RETRY_AFTER_SECONDS }, cause: error }
+  }
+  if (error instanceof StoreOutcomeUnknownError) {
+    return {
+      code: 'WRITE_OUTCOME_UNKNOWN',
+      status: 503,
+      detail: 'The data store did not confirm the write: it may or may not have been stored. Retry with the same Idempotency-Key to apply it exactly once',
+      headers: { 'retry-after': RETRY_AFTER_SECONDS },
+      cause: error
+    }
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { IF_PRESENT, NO_CONDITION } from '../../stores/records.js'
-import type { Address as StoredAddress, AddressStore, WriteCondition } from '../../stores/types.js'
+import type { Address as StoredAddress, AddressStore, DeleteResult, PutResult, WriteCondition } from '../../stores/types.js'
 import { conditionalRead, hasPreconditions, writeConditionFor } from '../../http/conditional.js'
 import { AppError } from '../../http/errors/app-error.js'
 import { problems } from '../../http/errors/handler.js'
 import { exactJsonParser } from '../../http/json-body.js'
 import type { Representation } from '../../http/mounts.js'
+import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
 import { vendorJsonPattern } from '../../http/versioning.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { addressEtag } from './etag.js'
@@ -71,16 +72,15 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
 
   app.post<{ Body: AddressCreateBody }>('/addresses', {
     schema: { tags, summary: 'Create an address (not idempotent: a new id every time)', body: AddressCreateBody, response: { 201: Address } }
-  }, async (request, reply) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const { name, city, postalCode } = request.body
-    const address = await store.create({ name, city, postalCode })
-    reply.code(201).header('location', `${collection}/${address.id}`).header('etag', addressEtag(address))
-    return address
-  })
+    const created = (address: StoredAddress): WriteAnswer => ({ status: 201, headers: { location: `${collection}/${address.id}`, etag: addressEtag(address) }, body: address })
+    return created(await store.create({ name, city, postalCode }, keep(created)))
+  }))
 
   app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
     schema: { tags, summary: 'Update city and postalCode (name kept), or create at this id; idempotent', params: IdParamsSchema, body: AddressPutBody, response: { 200: Address, 201: Address } }
-  }, async (request, reply) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     const body = request.body
     if (body.id !== undefined) {
@@ -105,18 +105,22 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       }
       name ??= (current as StoredAddress).name
     }
-    const result = await store.put(id, { name, city: body.city, postalCode: body.postalCode }, condition)
+    const stored = (result: PutResult): WriteAnswer | undefined => {
+      if (result.outcome === 'precondition-failed') return undefined
+      const etag = addressEtag(result.record)
+      if (result.outcome === 'created') return { status: 201, headers: { etag, location: `${collection}/${id}` }, body: result.record }
+      return { status: 200, headers: { etag }, body: result.record }
+    }
+    const result = await store.put(id, { name, city: body.city, postalCode: body.postalCode }, condition, keep(stored))
     if (result.outcome === 'precondition-failed') {
       // Changed between our read and the write: the client's precondition no longer holds,
       // or (no name, no precondition) the record vanished and a create needs the name.
       throw conditional ? preconditionFailed(id) : nameRequired()
     }
-    reply.header('etag', addressEtag(result.record))
-    if (result.outcome === 'created') reply.code(201).header('location', `${collection}/${id}`)
-    return result.record
-  })
+    return stored(result) as WriteAnswer
+  }))
 
-  app.delete<{ Params: IdParams }>('/addresses/:id', { schema: { tags, summary: 'Delete an address (204; If-Match honoured)', params: IdParamsSchema } }, async (request, reply) => {
+  app.delete<{ Params: IdParams }>('/addresses/:id', { schema: { tags, summary: 'Delete an address (204; If-Match honoured)', params: IdParamsSchema } }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     let condition: WriteCondition<StoredAddress> = NO_CONDITION
     if (hasPreconditions(request.headers)) {
@@ -127,11 +131,12 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       if (pinned === undefined) throw preconditionFailed(id)
       condition = pinned
     }
-    const result = await store.delete(id, condition)
+    const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
+    const result = await store.delete(id, condition, keep(deleted))
     if (result.outcome === 'not-found') throw notFound(id)
     if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
-    return reply.code(204).send()
-  })
+    return deleted(result) as WriteAnswer
+  }))
 }
 
 function pathId (segment: string): bigint {

@@ -5,6 +5,8 @@ import { messages, ok } from './envelope.js'
 import { invalidId, studentNotFound } from './failures.js'
 import { envelopeErrors } from './v1-errors.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
+import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
+import type { DeleteResult, ReplaceResult, Student } from '../../stores/types.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
 } from './schema.js'
@@ -35,27 +37,30 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
 
   app.post<{ Body: StudentCreateBody }>('/', {
     schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: StudentEnvelope, ...errorResponses } }
-  }, async (request, reply) => {
-    const student = await store.create(request.body)
-    return reply.code(201).send(ok(student))
-  })
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const created = (student: Student): WriteAnswer => ({ status: 201, body: ok(student) })
+    return created(await store.create(request.body, keep(created)))
+  }))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
     schema: { tags, summary: 'Replace a student (never creates)', body: StudentReplaceBody, response: { 200: StudentEnvelope, ...errorResponses } }
-  }, async (request) => {
-    const result = await store.replace(request.body)
-    if (result.outcome !== 'replaced') throw studentNotFound(request.body.id)
-    return ok(result.record)
-  })
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const replaced = (result: ReplaceResult<Student>): WriteAnswer | undefined => result.outcome === 'replaced' ? { status: 200, body: ok(result.record) } : undefined
+    const result = await store.replace(request.body, undefined, keep(replaced))
+    const answer = replaced(result)
+    if (answer === undefined) throw studentNotFound(request.body.id)
+    return answer
+  }))
 
   app.delete<{ Params: IdParams }>('/:id', {
     schema: { tags, summary: 'Delete a student', params: IdParams, response: { 200: MessageEnvelope, ...errorResponses } }
-  }, async (request) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
-    const result = await store.delete(id)
-    if (result.outcome !== 'deleted') throw studentNotFound(id)
-    return ok(messages.deleted(id))
-  })
+    const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 200, body: ok(messages.deleted(id)) } : undefined
+    const answer = deleted(await store.delete(id, undefined, keep(deleted)))
+    if (answer === undefined) throw studentNotFound(id)
+    return answer
+  }))
 }
 
 function pathId (segment: string): number {

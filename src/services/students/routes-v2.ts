@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { NO_CONDITION } from '../../stores/records.js'
-import type { Student as StoredStudent, WriteCondition } from '../../stores/types.js'
+import type { DeleteResult, ReplaceResult, Student as StoredStudent, WriteCondition } from '../../stores/types.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
 import { conditionalRead, hasPreconditions, strongEtag, writeConditionFor } from '../../http/conditional.js'
 import { AppError } from '../../http/errors/app-error.js'
 import { problems } from '../../http/errors/handler.js'
+import { answerOnce, type Keep, type WriteAnswer } from '../../http/idempotency.js'
 import type { Representation } from '../../http/mounts.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, preconditionFailed, studentNotFound as notFound } from './failures.js'
@@ -52,11 +53,10 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
 
   app.post<{ Body: StudentCreateBody }>('/', {
     schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: Student } }
-  }, async (request, reply) => {
-    const student = await store.create(request.body)
-    reply.code(201).header('location', `${collection}/${student.id}`).header('etag', studentEtag(student))
-    return student
-  })
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const created = (s: StoredStudent): WriteAnswer => ({ status: 201, headers: { location: `${collection}/${s.id}`, etag: studentEtag(s) }, body: s })
+    return created(await store.create(request.body, keep(created)))
+  }))
 
   /**
    * Evaluates If-Match / If-None-Match for a write and pins the write to the
@@ -73,14 +73,16 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     return condition
   }
 
-  const replace = async (request: FastifyRequest, reply: FastifyReply, id: number, body: StudentCreateBody): Promise<StoredStudent> => {
+  const replaced = (result: ReplaceResult<StoredStudent>): WriteAnswer | undefined =>
+    result.outcome === 'replaced' ? { status: 200, headers: { etag: studentEtag(result.record) }, body: result.record } : undefined
+
+  const replace = async (request: FastifyRequest, reply: FastifyReply, id: number, body: StudentCreateBody): Promise<FastifyReply> => await answerOnce(request, reply, store, async (keep: Keep) => {
     const condition = await writeCondition(request, id)
-    const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition)
+    const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition, keep(replaced))
     if (result.outcome === 'not-found') throw notFound(id)
     if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
-    reply.header('etag', studentEtag(result.record))
-    return result.record
-  }
+    return replaced(result) as WriteAnswer
+  })
 
   app.put<{ Params: IdParams, Body: typeof StudentPutBody.static }>('/:id', {
     schema: { tags, summary: 'Replace a student (If-Match for safe updates; never creates)', params: IdParams, body: StudentPutBody, response: { 200: Student } }
@@ -98,13 +100,14 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
 
   app.delete<{ Params: IdParams }>('/:id', {
     schema: { tags, summary: 'Delete a student (204; If-Match honoured)', params: IdParams }
-  }, async (request, reply) => {
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
-    const result = await store.delete(id, await writeCondition(request, id))
+    const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
+    const result = await store.delete(id, await writeCondition(request, id), keep(deleted))
     if (result.outcome === 'not-found') throw notFound(id)
     if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
-    return reply.code(204).send()
-  })
+    return deleted(result) as WriteAnswer
+  }))
 }
 
 function pathId (segment: string): number {

@@ -43,6 +43,8 @@ function envelopeText (error: Classified, request: FastifyRequest): [number, str
       return [400, messages.badId]
     case 'STORE_UNAVAILABLE':
       return [503, messages.unavailable]
+    case 'WRITE_OUTCOME_UNKNOWN':
+      return [503, messages.outcomeUnknown]
     case 'BODY_TOO_LARGE':
       return [413, messages.tooLarge(request.routeOptions.bodyLimit ?? 0)]
     case 'ROUTE_NOT_FOUND':

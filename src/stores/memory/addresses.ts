@@ -1,6 +1,7 @@
-import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
 import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
+import { MemoryKeptWrites } from './kept-writes.js'
 
 /**
  * Address records in a Map keyed by bigint. Generated ids count up from 1 and
@@ -8,14 +9,25 @@ import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, 
  */
 export class MemoryAddressStore implements AddressStore {
   readonly #records = new Map<bigint, Address>()
+  readonly #kept: MemoryKeptWrites
   #nextId = 1n
 
-  async create (input: AddressInput): Promise<Address> {
-    while (this.#records.has(this.#nextId)) this.#nextId++
-    if (this.#nextId > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
-    const address: Address = { id: this.#nextId++, name: input.name, city: input.city, postalCode: input.postalCode }
-    this.#records.set(address.id, address)
-    return address
+  constructor (kept = new MemoryKeptWrites()) {
+    this.#kept = kept
+  }
+
+  async keptWrite (key: string): Promise<KeptWrite | undefined> {
+    return this.#kept.find(key)
+  }
+
+  async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
+    return this.#kept.run(keyed, () => {
+      while (this.#records.has(this.#nextId)) this.#nextId++
+      if (this.#nextId > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
+      const address: Address = { id: this.#nextId++, name: input.name, city: input.city, postalCode: input.postalCode }
+      this.#records.set(address.id, address)
+      return address
+    })
   }
 
   async get (id: bigint): Promise<Address | undefined> {
@@ -37,25 +49,29 @@ export class MemoryAddressStore implements AddressStore {
     return out
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION): Promise<PutResult> {
-    const current = this.#records.get(id)
-    if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
-    if (current === undefined) {
-      const created: Address = { id, name: input.name, city: input.city, postalCode: input.postalCode }
-      this.#records.set(id, created)
-      return { outcome: 'created', record: created }
-    }
-    // The spec: city and postalCode come from the submitted entity; the stored name is kept.
-    const updated: Address = { id, name: current.name, city: input.city, postalCode: input.postalCode }
-    this.#records.set(id, updated)
-    return { outcome: 'updated', record: updated }
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
+    return this.#kept.run(keyed, () => {
+      const current = this.#records.get(id)
+      if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
+      if (current === undefined) {
+        const created: Address = { id, name: input.name, city: input.city, postalCode: input.postalCode }
+        this.#records.set(id, created)
+        return { outcome: 'created', record: created }
+      }
+      // The spec: city and postalCode come from the submitted entity; the stored name is kept.
+      const updated: Address = { id, name: current.name, city: input.city, postalCode: input.postalCode }
+      this.#records.set(id, updated)
+      return { outcome: 'updated', record: updated }
+    })
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION): Promise<DeleteResult> {
-    const current = this.#records.get(id)
-    if (current === undefined) return NOT_FOUND
-    if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
-    this.#records.delete(id)
-    return DELETED
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    return this.#kept.run(keyed, () => {
+      const current = this.#records.get(id)
+      if (current === undefined) return NOT_FOUND
+      if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
+      this.#records.delete(id)
+      return DELETED
+    })
   }
 }

@@ -1,9 +1,10 @@
-import type { Pool, QueryConfig } from 'pg'
-import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import type { Pool, PoolClient, QueryConfig } from 'pg'
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
 import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
 import { rethrow } from './errors.js'
-import { inTransaction } from './transaction.js'
+import type { PostgresKeptWrites } from './kept-writes.js'
+import type { PostgresWrites } from './transaction.js'
 
 interface AddressRow {
   id: bigint
@@ -47,39 +48,53 @@ const PUT_IF_MATCHES = {
 const DELETE = { name: 'rqs-addresses-delete', text: 'DELETE FROM rqs_addresses WHERE id = $1' }
 const LOCK = { name: 'rqs-addresses-lock', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1 FOR UPDATE` }
 
+type PutRow = AddressRow & { inserted: boolean }
+
 /**
  * Address records in PostgreSQL; ids are bigint in SQL and in JS (the pool
  * parses int8 as BigInt). Generated ids come from a sequence (see migration 1).
+ * A write without an Idempotency-Key that needs no lock is one autocommit
+ * statement; any other runs in a transaction (see PostgresWrites).
  */
 export class PostgresAddressStore implements AddressStore {
   readonly #pool: Pool
+  readonly #writes: PostgresWrites
+  readonly #kept: PostgresKeptWrites
 
-  constructor (pool: Pool) {
+  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites) {
     this.#pool = pool
+    this.#writes = writes
+    this.#kept = kept
   }
 
-  async #query<R extends object> (query: { name: string, text: string }, values: unknown[]): Promise<{ rows: R[], rowCount: number | null }> {
+  async #read<R extends object> (query: { name: string, text: string }, values: unknown[]): Promise<R[]> {
     try {
-      return await this.#pool.query<R>({ ...query, values } as QueryConfig)
+      return (await this.#pool.query<R>({ ...query, values } as QueryConfig)).rows
     } catch (err) { return rethrow(err) }
   }
 
-  async create (input: AddressInput): Promise<Address> {
-    const { rows } = await this.#query<{ id: bigint }>(CREATE, [input.name, input.city, input.postalCode])
-    return { id: rows[0]?.id as bigint, name: input.name, city: input.city, postalCode: input.postalCode }
+  async keptWrite (key: string): Promise<KeptWrite | undefined> {
+    return await this.#kept.find(key)
+  }
+
+  async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
+    const query = { ...CREATE, values: [input.name, input.city, input.postalCode] }
+    const created = (id: bigint | undefined): Address => ({ id: id as bigint, name: input.name, city: input.city, postalCode: input.postalCode })
+    if (keyed === undefined) return created((await this.#writes.statement<{ id: bigint }>(query)).rows[0]?.id)
+    return await this.#writes.transaction(async (client) => created((await client.query<{ id: bigint }>(query)).rows[0]?.id), keyed)
   }
 
   async get (id: bigint): Promise<Address | undefined> {
-    const row = (await this.#query<AddressRow>(GET, [id])).rows[0]
+    const row = (await this.#read<AddressRow>(GET, [id]))[0]
     return row === undefined ? undefined : toAddress(row)
   }
 
   async list (query: AddressListQuery): Promise<Address[]> {
     const values = [query.after ?? -1n, query.city ?? null, query.postalCode ?? null, query.limit]
-    return (await this.#query<AddressRow>(LIST, values)).rows.map(toAddress)
+    return (await this.#read<AddressRow>(LIST, values)).map(toAddress)
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION): Promise<PutResult> {
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
     let statement = PUT
     let values: unknown[] = [id, input.name, input.city, input.postalCode]
     switch (condition.kind) {
@@ -95,24 +110,32 @@ export class PostgresAddressStore implements AddressStore {
         break
       }
     }
-    const row = (await this.#query<AddressRow & { inserted: boolean }>(statement, values)).rows[0]
-    if (row === undefined) return PRECONDITION_FAILED
-    return { outcome: row.inserted ? 'created' : 'updated', record: toAddress(row) }
+    const query = { ...statement, values }
+    const result = (row: PutRow | undefined): PutResult =>
+      row === undefined ? PRECONDITION_FAILED : { outcome: row.inserted ? 'created' : 'updated', record: toAddress(row) }
+    if (keyed === undefined) return result((await this.#writes.statement<PutRow>(query)).rows[0])
+    return await this.#writes.transaction(async (client) => result((await client.query<PutRow>(query)).rows[0]), keyed)
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION): Promise<DeleteResult> {
-    if (condition.kind === 'none') {
-      const { rowCount } = await this.#query(DELETE, [id])
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    if (condition.kind === 'none' && keyed === undefined) {
+      const { rowCount } = await this.#writes.statement({ ...DELETE, values: [id] })
       return rowCount === 1 ? DELETED : NOT_FOUND
     }
-    return await inTransaction(this.#pool, async (client) => {
-      const row = (await client.query<AddressRow>({ ...LOCK, values: [id] })).rows[0]
-      if (row === undefined) return NOT_FOUND
-      if (!conditionHolds(condition, toAddress(row), sameAddress)) return PRECONDITION_FAILED
-      await client.query({ ...DELETE, values: [id] })
-      return DELETED
-    })
+    return await this.#writes.transaction(async (client) => await deleteIn(client, id, condition), keyed)
   }
+}
+
+async function deleteIn (client: PoolClient, id: bigint, condition: WriteCondition<Address>): Promise<DeleteResult> {
+  if (condition.kind === 'none') {
+    const { rowCount } = await client.query({ ...DELETE, values: [id] })
+    return rowCount === 1 ? DELETED : NOT_FOUND
+  }
+  const row = (await client.query<AddressRow>({ ...LOCK, values: [id] })).rows[0]
+  if (row === undefined) return NOT_FOUND
+  if (!conditionHolds(condition, toAddress(row), sameAddress)) return PRECONDITION_FAILED
+  await client.query({ ...DELETE, values: [id] })
+  return DELETED
 }
 
 function toAddress (row: AddressRow): Address {

@@ -1,19 +1,27 @@
 import pg from 'pg'
-import type { Stores } from '../types.js'
+import type { StoreOptions, Stores } from '../types.js'
 import { StoreUnavailableError } from '../errors.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { PostgresStudentStore } from './students.js'
 import { PostgresAddressStore } from './addresses.js'
 import { isUnavailable, rethrow } from './errors.js'
+import { PostgresKeptWrites } from './kept-writes.js'
+import { PostgresWrites } from './transaction.js'
 
-export interface PostgresOptions {
+export interface PostgresOptions extends StoreOptions {
   url: string
   /** Most connections this instance opens. */
   poolSize: number
   /** Keep retrying an unreachable database for this long at start-up (ms); 0 fails at once. */
   startupWaitMs: number
-  /** A query with no answer after this long fails (→ 503) and its connection is dropped. Default 30 s. */
+  /**
+   * A query with no answer after this long fails and its connection is
+   * dropped: 503, "nothing changed" for a read or a write known not to have
+   * committed, "outcome unknown" for a sent write. The server cancels a
+   * statement itself a little earlier (statement_timeout), which makes the
+   * outcome known whenever the network still works. Default 30 s.
+   */
   queryTimeoutMs?: number
   /** Opening a connection, or waiting for a free one, fails (→ 503) after this long. Default 5 s. */
   connectTimeoutMs?: number
@@ -39,13 +47,19 @@ const types = {
  * so the stores recover by themselves once the database is back.
  */
 export async function openPostgresStores (options: PostgresOptions): Promise<Stores> {
+  const queryTimeoutMs = options.queryTimeoutMs ?? 30_000
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
     // Fail a request (→ 503) rather than hang while the database is unreachable,
     // even when the network drops packets instead of refusing connections.
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    query_timeout: options.queryTimeoutMs ?? 30_000,
+    query_timeout: queryTimeoutMs,
+    // Server-side bounds: a statement is cancelled by the server before the
+    // client gives up on it (a known failure rather than an unknown outcome),
+    // and a transaction whose client fell silent is rolled back, freeing its locks.
+    statement_timeout: serverStatementTimeout(queryTimeoutMs),
+    idle_in_transaction_session_timeout: queryTimeoutMs,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: 'rqs',
@@ -76,9 +90,11 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   }
 
   let closed = false
+  const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs)
+  const writes = new PostgresWrites(pool, kept)
   return {
-    students: new PostgresStudentStore(pool),
-    addresses: new PostgresAddressStore(pool),
+    students: new PostgresStudentStore(pool, writes, kept, options.studentIds),
+    addresses: new PostgresAddressStore(pool, writes, kept),
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },
@@ -88,6 +104,11 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
       await pool.end()
     }
   }
+}
+
+/** A little under the client's timeout: 80 %, at most 1 s less. */
+export function serverStatementTimeout (queryTimeoutMs: number): number {
+  return Math.max(1, queryTimeoutMs - Math.min(1000, Math.floor(queryTimeoutMs / 5)))
 }
 
 /** host:port/database of a URL, without credentials, for messages. */

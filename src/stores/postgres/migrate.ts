@@ -16,6 +16,8 @@ export async function migrate (pool: pg.Pool, migrations: readonly Migration[]):
   let failed: Error | undefined
   try {
     await client.query('BEGIN')
+    // A step may take long on a big table, and waiting for another instance's lock is expected.
+    await client.query('SET LOCAL statement_timeout = 0')
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`)
     await client.query('CREATE TABLE IF NOT EXISTS rqs_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())')
     const applied = (await client.query<{ version: number }>('SELECT version FROM rqs_migrations')).rows.map((r) => r.version)

@@ -90,5 +90,59 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         END LOOP;
       END $$;
     `
+  },
+  {
+    version: 2,
+    name: 'student id sequence and idempotency keys',
+    sql: `
+      -- One past the highest student id ever issued, kept under both id rules so
+      -- that switching to --student-ids sequence never reuses an id. Before this
+      -- step only the records tell; the highest held id is the best known.
+      ALTER TABLE rqs_student_count ADD COLUMN next_id bigint NOT NULL DEFAULT 0;
+      UPDATE rqs_student_count SET next_id = COALESCE((SELECT max(id) + 1 FROM rqs_students), 0);
+
+      -- The spec's rule as in step 1, now also advancing next_id.
+      CREATE OR REPLACE FUNCTION rqs_create_student (p_first_name text, p_last_name text, p_age integer) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+        replaced boolean;
+      BEGIN
+        SELECT n INTO new_id FROM rqs_student_count WHERE singleton FOR UPDATE;
+        INSERT INTO rqs_students AS s (id, first_name, last_name, age) VALUES (new_id, p_first_name, p_last_name, p_age)
+          ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, age = EXCLUDED.age
+          RETURNING s.xmax <> 0 INTO replaced;
+        UPDATE rqs_student_count
+          SET n = n + CASE WHEN replaced THEN 0 ELSE 1 END, next_id = GREATEST(next_id, new_id + 1)
+          WHERE singleton;
+        RETURN new_id;
+      END $$;
+
+      -- --student-ids sequence: one past the highest id ever issued, under the
+      -- same counter-row lock as the spec's rule. No record can hold that id.
+      CREATE FUNCTION rqs_create_student_in_sequence (p_first_name text, p_last_name text, p_age integer) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+      BEGIN
+        SELECT next_id INTO new_id FROM rqs_student_count WHERE singleton FOR UPDATE;
+        INSERT INTO rqs_students (id, first_name, last_name, age) VALUES (new_id, p_first_name, p_last_name, p_age);
+        UPDATE rqs_student_count SET n = n + 1, next_id = new_id + 1 WHERE singleton;
+        RETURN new_id;
+      END $$;
+
+      -- The answer of each write sent with an Idempotency-Key, written in the
+      -- write's own transaction; status 0 marks a key claimed by a transaction
+      -- still in flight (never visible once committed).
+      CREATE TABLE rqs_idempotency (
+        key text PRIMARY KEY,
+        fingerprint text NOT NULL,
+        status integer NOT NULL,
+        headers jsonb NOT NULL,
+        body text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX rqs_idempotency_created_at ON rqs_idempotency (created_at);
+    `
   }
 ]

@@ -1,8 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3'
-import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
 import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
 import { rethrow } from './errors.js'
+import type { SqliteKeptWrites } from './kept-writes.js'
 
 const COLUMNS = 'id, name, city, postal_code AS postalCode'
 
@@ -14,11 +15,13 @@ const COLUMNS = 'id, name, city, postal_code AS postalCode'
 export class SqliteAddressStore implements AddressStore {
   readonly #get: Statement<[bigint], Address>
   readonly #list: Statement<[ListParams], Address>
-  readonly #create: (input: AddressInput) => Address
-  readonly #put: (id: bigint, input: AddressInput, condition: WriteCondition<Address>) => PutResult
-  readonly #remove: (id: bigint, condition: WriteCondition<Address>) => DeleteResult
+  readonly #kept: SqliteKeptWrites
+  readonly #create: (input: AddressInput, keyed: KeyedWrite<Address> | undefined) => Address
+  readonly #put: (id: bigint, input: AddressInput, condition: WriteCondition<Address>, keyed: KeyedWrite<PutResult> | undefined) => PutResult
+  readonly #remove: (id: bigint, condition: WriteCondition<Address>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
-  constructor (db: Database) {
+  constructor (db: Database, kept: SqliteKeptWrites) {
+    this.#kept = kept
     this.#get = db.prepare<[bigint], Address>(`SELECT ${COLUMNS} FROM rqs_addresses WHERE id = ?`).safeIntegers(true)
     this.#list = db.prepare<[ListParams], Address>(`SELECT ${COLUMNS} FROM rqs_addresses
       WHERE id > @after AND (@city IS NULL OR city = @city) AND (@postalCode IS NULL OR postal_code = @postalCode)
@@ -29,7 +32,7 @@ export class SqliteAddressStore implements AddressStore {
     const update = db.prepare<[string, string, bigint]>('UPDATE rqs_addresses SET city = ?, postal_code = ? WHERE id = ?')
     const remove = db.prepare<[bigint]>('DELETE FROM rqs_addresses WHERE id = ?')
 
-    const create = db.transaction((input: AddressInput): Address => {
+    const create = db.transaction((input: AddressInput, keyed: KeyedWrite<Address> | undefined) => kept.run(keyed, (): Address => {
       for (let id = nextId.get() as bigint; ; id++) {
         if (id > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
         if (insert.run(id, input.name, input.city, input.postalCode).changes === 1) {
@@ -37,10 +40,10 @@ export class SqliteAddressStore implements AddressStore {
           return { id, name: input.name, city: input.city, postalCode: input.postalCode }
         }
       }
-    })
-    this.#create = (input) => create.immediate(input)
+    }))
+    this.#create = (input, keyed) => create.immediate(input, keyed)
 
-    const put = db.transaction((id: bigint, input: AddressInput, condition: WriteCondition<Address>): PutResult => {
+    const put = db.transaction((id: bigint, input: AddressInput, condition: WriteCondition<Address>, keyed: KeyedWrite<PutResult> | undefined) => kept.run(keyed, (): PutResult => {
       const current = this.#get.get(id)
       if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
       if (current === undefined) {
@@ -50,21 +53,25 @@ export class SqliteAddressStore implements AddressStore {
       // The spec: city and postalCode come from the submitted entity; the stored name is kept.
       update.run(input.city, input.postalCode, id)
       return { outcome: 'updated', record: { id, name: current.name, city: input.city, postalCode: input.postalCode } }
-    })
-    this.#put = (id, input, condition) => put.immediate(id, input, condition)
+    }))
+    this.#put = (id, input, condition, keyed) => put.immediate(id, input, condition, keyed)
 
-    const del = db.transaction((id: bigint, condition: WriteCondition<Address>): DeleteResult => {
+    const del = db.transaction((id: bigint, condition: WriteCondition<Address>, keyed: KeyedWrite<DeleteResult> | undefined) => kept.run(keyed, (): DeleteResult => {
       const current = this.#get.get(id)
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
       remove.run(id)
       return DELETED
-    })
-    this.#remove = (id, condition) => del.immediate(id, condition)
+    }))
+    this.#remove = (id, condition, keyed) => del.immediate(id, condition, keyed)
   }
 
-  async create (input: AddressInput): Promise<Address> {
-    try { return this.#create(input) } catch (err) { return rethrow(err) }
+  async keptWrite (key: string): Promise<KeptWrite | undefined> {
+    try { return this.#kept.find(key) } catch (err) { return rethrow(err) }
+  }
+
+  async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
+    try { return this.#create(input, keyed) } catch (err) { return rethrow(err) }
   }
 
   async get (id: bigint): Promise<Address | undefined> {
@@ -76,12 +83,12 @@ export class SqliteAddressStore implements AddressStore {
     try { return this.#list.all(params) } catch (err) { return rethrow(err) }
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION): Promise<PutResult> {
-    try { return this.#put(id, input, condition) } catch (err) { return rethrow(err) }
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
+    try { return this.#put(id, input, condition, keyed) } catch (err) { return rethrow(err) }
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION): Promise<DeleteResult> {
-    try { return this.#remove(id, condition) } catch (err) { return rethrow(err) }
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    try { return this.#remove(id, condition, keyed) } catch (err) { return rethrow(err) }
   }
 }
 

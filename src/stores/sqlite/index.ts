@@ -1,13 +1,14 @@
 import Database from 'better-sqlite3'
-import type { Stores } from '../types.js'
+import type { StoreOptions, Stores } from '../types.js'
 import { StoreUnavailableError } from '../errors.js'
 import { SQLITE_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { SqliteStudentStore } from './students.js'
 import { SqliteAddressStore } from './addresses.js'
 import { rethrow } from './errors.js'
+import { SqliteKeptWrites } from './kept-writes.js'
 
-export interface SqliteOptions {
+export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
   path: string
 }
@@ -30,10 +31,11 @@ export function openSqliteStores (options: SqliteOptions): Stores {
   } catch (err) {
     throw new StoreUnavailableError(`cannot open SQLite database "${options.path}": ${(err as Error).message}`, { cause: err })
   }
+  const kept = new SqliteKeptWrites(db, options.idempotencyRetentionMs)
   const ping = db.prepare('SELECT n FROM rqs_student_count WHERE singleton = 1')
   return {
-    students: new SqliteStudentStore(db),
-    addresses: new SqliteAddressStore(db),
+    students: new SqliteStudentStore(db, kept, options.studentIds),
+    addresses: new SqliteAddressStore(db, kept),
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => { if (db.open) db.close() }
   }

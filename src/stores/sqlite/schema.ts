@@ -41,5 +41,28 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
       INSERT INTO rqs_address_ids (singleton, next) VALUES (1, 1);
     `
+  },
+  {
+    version: 2,
+    name: 'student id sequence and idempotency keys',
+    sql: `
+      -- One past the highest student id ever issued, kept under both id rules so
+      -- that switching to --student-ids sequence never reuses an id. Before this
+      -- step only the records tell; the highest held id is the best known.
+      ALTER TABLE rqs_student_count ADD COLUMN next_id INTEGER NOT NULL DEFAULT 0;
+      UPDATE rqs_student_count SET next_id = COALESCE((SELECT MAX(id) + 1 FROM rqs_students), 0);
+
+      -- The answer of each write sent with an Idempotency-Key, written in the
+      -- write's own transaction. created_at is in ms since the epoch.
+      CREATE TABLE rqs_idempotency (
+        key TEXT PRIMARY KEY,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        headers TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX rqs_idempotency_created_at ON rqs_idempotency (created_at);
+    `
   }
 ]
