@@ -50,12 +50,6 @@ export async function runCliToEnd (args: string[], env: NodeJS.ProcessEnv = {}):
   return { code, stdout, stderr }
 }
 
-/** Runs `rqs serve` on a free port expecting it to exit by itself (a failed start); returns its exit code and stderr. */
-export async function runServeToExit (args: string[]): Promise<{ code: number | null, stderr: string }> {
-  const { code, stderr } = await runCliToEnd(['serve', '--port', '0', ...args])
-  return { code, stderr }
-}
-
 /**
  * Starts `rqs serve` on a free port (--port 0) and resolves once its
  * "Server listening" log line (level info) tells the address.

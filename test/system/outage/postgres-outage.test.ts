@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase, DATABASE_URL, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
-import { runServeToExit, spawnServer } from '../../helpers/process.js'
+import { runMain } from '../../helpers/cli.js'
+import { spawnServer } from '../../helpers/process.js'
 import { closedPort, startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { openPostgresStores } from '../../../src/stores/postgres/index.js'
@@ -117,7 +118,7 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL outage${SKIP_POSTGRES ? ` (${POSTGRES
   describe('at start-up', () => {
     it('rqs serve exits with code 1 and says which database it cannot reach', async () => {
       const port = await closedPort()
-      const { code, stderr } = await runServeToExit(['--store', `postgres://postgres@127.0.0.1:${port}/nowhere`])
+      const { code, stderr } = await runMain(['serve', '--port', '0', '--store', `postgres://postgres@127.0.0.1:${port}/nowhere`])
       expect(code).toBe(1)
       expect(stderr).toContain(`cannot reach PostgreSQL at 127.0.0.1:${port}/nowhere`)
     })
@@ -127,7 +128,7 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL outage${SKIP_POSTGRES ? ` (${POSTGRES
       try {
         const albums = join(dir, 'bad.json')
         writeFileSync(albums, '[{"title": "x", "year": 1971}]')
-        const { code, stderr } = await runServeToExit(['--store', database.url, '--albums-file', albums])
+        const { code, stderr } = await runMain(['serve', '--port', '0', '--store', database.url, '--albums-file', albums])
         expect(code).toBe(1)
         expect(stderr).toContain('rqs: could not start: albums file')
       } finally {

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { openSqliteStores } from '../../../src/stores/sqlite/index.js'
 import { tempDir } from '../../stores/harness.js'
-import { runServeToExit } from '../../helpers/process.js'
+import { runMain } from '../../helpers/cli.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 
 describe('SQLite store unavailable', () => {
@@ -52,7 +52,7 @@ describe('SQLite store unavailable', () => {
   })
 
   it('rqs serve exits with code 1 when the file cannot be opened', async () => {
-    const { code, stderr } = await runServeToExit(['--store', `sqlite:${join(tmp.dir, 'missing-folder', 'x.db')}`])
+    const { code, stderr } = await runMain(['serve', '--port', '0', '--store', `sqlite:${join(tmp.dir, 'missing-folder', 'x.db')}`])
     expect(code).toBe(1)
     expect(stderr).toContain('cannot open SQLite database')
   })
