@@ -41,12 +41,15 @@ export function readSection<S extends TObject> (section: S, input: ConfigInput):
 
 function readSetting (schema: TSchema, { flags, env }: ConfigInput): unknown {
   const source = sourceOf(schema)
-  const { flag, env: variable } = source ?? {}
-  const fromFlag = flag === undefined ? undefined : lastOf(flags[flag])
-  const fromEnv = variable === undefined ? undefined : env[variable]
   // The precedence, in this order: the flag, its environment variable, the declared default.
-  if (source !== undefined && fromFlag !== undefined) return readValue(schema, source, fromFlag, `--${flag}`)
-  if (source !== undefined && fromEnv !== undefined) return readValue(schema, source, fromEnv, `${variable}`)
+  if (source?.flag !== undefined) {
+    const fromFlag = lastOf(flags[source.flag])
+    if (fromFlag !== undefined) return readValue(schema, source, fromFlag, `--${source.flag}`)
+  }
+  if (source?.env !== undefined) {
+    const fromEnv = env[source.env]
+    if (fromEnv !== undefined) return readValue(schema, source, fromEnv, source.env)
+  }
   // A fresh copy, so that no two configurations share a default array.
   return Value.Clone(schema.default)
 }
