@@ -119,7 +119,7 @@ async function serve (store: string): Promise<{ origin: string, stop: () => Prom
   const env = { ...process.env }
   delete env.DATABASE_URL
   delete env.RQS_STORE
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'info', '--store', store], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'serve', '--port', '0', '--log-level', 'info', '--store', store], {
     cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit']
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))

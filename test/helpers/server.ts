@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { makeConfig, type Config, type DeepPartial } from '../../src/config.js'
+import { makeConfig, type ConfigOverrides } from '../../src/config.js'
 import { buildServer, type ServerDependencies } from '../../src/server.js'
 
 export interface RunningServer {
@@ -13,7 +13,7 @@ export interface RunningServer {
  * Starts a real server on a free loopback port. Integration tests talk HTTP
  * to it with fetch, exactly as a client would.
  */
-export async function startServer (overrides: DeepPartial<Config> = {}, deps: ServerDependencies = {}): Promise<RunningServer> {
+export async function startServer (overrides: ConfigOverrides = {}, deps: ServerDependencies = {}): Promise<RunningServer> {
   const config = makeConfig({ logLevel: 'silent', port: 0, ...overrides })
   const app = await buildServer(config, deps)
   await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
-import { expectProblem } from '../addresses/helpers.js'
+import { expectProblem } from '../services/addresses/helpers.js'
 import { memoryStores } from '../../src/stores/index.js'
 import { StoreOutcomeUnknownError } from '../../src/stores/errors.js'
 import { MemoryStudentStore } from '../../src/stores/memory/students.js'

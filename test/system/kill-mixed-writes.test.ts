@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, tempDir, type TestDatabase } from '../stores/harness.js'
-import { spawnServer } from '../stores/process.js'
+import { spawnServer } from '../helpers/process.js'
 import { request } from '../helpers/server.js'
 
 /**

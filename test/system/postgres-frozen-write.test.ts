@@ -4,7 +4,7 @@ import { createTestDatabase, DATABASE_URL, POSTGRES_SKIP_REASON, SKIP_POSTGRES, 
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import type { Stores } from '../../src/stores/types.js'
-import { startFreezingProxy, type FreezingProxy } from './freezing-proxy.js'
+import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-proxy.js'
 
 /**
  * Writes to PostgreSQL over a network that freezes (packets held, not
