@@ -16,9 +16,14 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const hasTaskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0
 const cores = availableParallelism()
 /** Pinning needs taskset and two cores: the server gets CPU 0, every load generator CPU 1. */
-export const PINNING = hasTaskset && cores >= 2
+export let PINNING = hasTaskset && cores >= 2
 export const SERVER_CPU = 0
 export const LOAD_CPU = 1
+
+/** Quick mode runs unpinned: its figures mean nothing, and servers start faster on every core. */
+export function disablePinning (): void {
+  PINNING = false
+}
 
 /** The command line for `command args` pinned to `cpu` when pinning is possible. */
 export function pinned (cpu: number, command: string, args: string[]): [string, string[]] {
