@@ -6,6 +6,7 @@
 // and one address (BENCH_ADDRESS_INPUT, id 1) through the store API in this process, no HTTP;
 // then prints `MEMORY {...}` after a GC (with --expose-gc) and `LISTENING <port>`.
 // Plain JavaScript because it runs without tsx; bench/run.ts compiles dist/ from src/ first.
+import process from 'node:process'
 import { buildServer } from '../../dist/server.js'
 import { defaultConfig } from '../../dist/config.js'
 import { openStores } from '../../dist/stores/index.js'
