@@ -24,7 +24,7 @@ import { largeList } from './lib/large.js'
 import { GENERATOR } from './lib/load.js'
 import { ServerPool, type ServerRecipe } from './lib/pool.js'
 import { freshDatabase, pgbenchInit, pgbenchRun } from './lib/postgres.js'
-import { LOAD_CPU, PINNING, ROOT, SERVER_CPU, disablePinning, killAll, pinSelfToLoadCore, type RunningServer, type ServerSpec } from './lib/procs.js'
+import { LOAD_CPU, PINNING, ROOT, SERVER_CPU, disablePinning, killAll, onInterrupt, pinSelfToLoadCore, type RunningServer, type ServerSpec } from './lib/procs.js'
 import { formatTable, writeResults } from './lib/report.js'
 import type { BareRoute } from './servers/node-http.js'
 import { R, rqsSpec } from './lib/requests.js'
@@ -119,6 +119,7 @@ const recipes: Record<string, ServerRecipe> = {
   'rqs-postgres': async () => {
     postgres = await freshDatabase(DATABASE_URL!)
     cleanups.push(async () => { await postgres?.drop() })
+    onInterrupt(async () => { await postgres?.drop() })
     await pgbenchInit(postgres.url)
     return rqsSpec('rqs-postgres', 1, { env: { BENCH_STORE: postgres.url } })
   }

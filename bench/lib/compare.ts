@@ -33,10 +33,14 @@ export interface Line {
   rps?: number
   p99Ms?: number
   serverCpu?: number
+  /** Median server CPU µs per request. */
+  cpuUsPerRequest?: number
   generatorCpu?: number
   errors?: number
   /** Target rate ÷ this baseline's rate. */
   ratio?: number
+  /** This baseline's CPU per request ÷ the target's: the ratio the rates would have if both had a whole core. */
+  cpuRatio?: number
   /** Each round's rate, in order. */
   rounds?: number[]
   note?: string
@@ -88,26 +92,32 @@ export async function compare (row: { id: string, title: string, goal?: Goal }, 
       const r = await c.measure({ connections: settings.connections, durationSec: settings.durationSec, maxRequests: settings.maxRequests })
       runs.get(c.label)!.push(r)
       process.stderr.write(`  ${row.title} · ${c.label} · round ${round + 1}: ${Math.round(r.rps)} req/s, p99 ${r.p99Ms.toFixed(2)} ms` +
-        `${r.serverCpu === undefined ? '' : `, server CPU ${Math.round(r.serverCpu * 100)}%`}${r.generatorCpu === undefined ? '' : `, generator CPU ${Math.round(r.generatorCpu * 100)}%`}\n`)
+        `${r.serverCpu === undefined ? '' : `, server CPU ${Math.round(r.serverCpu * 100)}% (${r.cpuUsPerRequest?.toFixed(1) ?? '–'} µs a request)`}${r.generatorCpu === undefined ? '' : `, generator CPU ${Math.round(r.generatorCpu * 100)}%`}\n`)
     }
   }
   const lines: Line[] = contenders.map((c) => {
     const rs = runs.get(c.label)!
     const generatorCpus = rs.map((r) => r.generatorCpu).filter((v): v is number => v !== undefined)
     const serverCpus = rs.map((r) => r.serverCpu).filter((v): v is number => v !== undefined)
+    const perRequest = rs.map((r) => r.cpuUsPerRequest).filter((v): v is number => v !== undefined)
     return {
       label: c.label,
       role: c.role,
       rps: median(rs.map((r) => r.rps)),
       p99Ms: median(rs.map((r) => r.p99Ms)),
       serverCpu: serverCpus.length > 0 ? median(serverCpus) : undefined,
+      cpuUsPerRequest: perRequest.length > 0 ? median(perRequest) : undefined,
       generatorCpu: generatorCpus.length > 0 ? median(generatorCpus) : undefined,
       errors: rs.reduce((n, r) => n + r.errors, 0),
       rounds: rs.map((r) => Math.round(r.rps))
     }
   })
   const target = lines.find((l) => l.role === 'target')
-  for (const l of lines) if (l.role === 'baseline' && target?.rps !== undefined && l.rps !== undefined) l.ratio = target.rps / l.rps
+  for (const l of lines) {
+    if (l.role !== 'baseline' || target === undefined) continue
+    if (target.rps !== undefined && l.rps !== undefined) l.ratio = target.rps / l.rps
+    if (target.cpuUsPerRequest !== undefined && l.cpuUsPerRequest !== undefined) l.cpuRatio = l.cpuUsPerRequest / target.cpuUsPerRequest
+  }
   const result: RowResult = { id: row.id, title: row.title, lines }
   if (row.goal !== undefined) {
     const against = lines.find((l) => l.label === row.goal!.against)

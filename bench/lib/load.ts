@@ -42,6 +42,11 @@ export interface LoadResult {
   errors: number
   /** Share of one core the server used during the run (1 = its core was saturated). */
   serverCpu?: number
+  /**
+   * Server CPU time per request, in µs: what a request costs whatever share
+   * of its core the server got, so it holds up better than req/s on a busy machine.
+   */
+  cpuUsPerRequest?: number
   /** Share of one core the generator used. */
   generatorCpu?: number
 }
@@ -163,8 +168,14 @@ export async function load (origin: string, request: LoadRequest, opts: LoadOpti
   try {
     const raw = await run.result
     const wall = (performance.now() - wallStart) / 1000
-    const serverCpu = serverPid === undefined ? undefined : (cpuSeconds(serverPid) - serverStart) / wall
-    return { ...raw, rps: raw.requests / raw.seconds, serverCpu: Number.isFinite(serverCpu) ? serverCpu : undefined, generatorCpu }
+    const used = serverPid === undefined ? Number.NaN : cpuSeconds(serverPid) - serverStart
+    return {
+      ...raw,
+      rps: raw.requests / raw.seconds,
+      serverCpu: Number.isFinite(used) ? used / wall : undefined,
+      cpuUsPerRequest: Number.isFinite(used) && raw.requests > 0 ? (used * 1e6) / raw.requests : undefined,
+      generatorCpu
+    }
   } finally {
     clearTimeout(first)
     clearTimeout(second)

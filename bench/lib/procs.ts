@@ -100,7 +100,18 @@ export function killAll (): void {
   for (const child of running) child.kill('SIGKILL')
 }
 process.once('exit', killAll)
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { killAll(); process.exit(130) })
+const interruptCleanups: Array<() => Promise<void>> = []
+/** Runs `cleanup` (e.g. dropping the bench database) if the run is interrupted by Ctrl-C or SIGTERM. */
+export function onInterrupt (cleanup: () => Promise<void>): void {
+  interruptCleanups.push(cleanup)
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAll()
+    const timeout = new Promise((resolve) => setTimeout(resolve, 5000).unref())
+    void Promise.race([Promise.allSettled(interruptCleanups.map(async (c) => { await c() })), timeout]).finally(() => process.exit(130))
+  })
+}
 
 const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
 

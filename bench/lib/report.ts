@@ -9,11 +9,11 @@ const fixed = (v: number | undefined, d = 2): string => v === undefined || !Numb
 const pct = (v: number | undefined): string => v === undefined || !Number.isFinite(v) ? '–' : `${Math.round(v * 100)}%`
 
 export function formatTable (rows: RowResult[]): string {
-  const header = ['row', 'server', 'req/s', 'p99 ms', 'server CPU', 'rqs ÷ this', 'target', 'met']
+  const header = ['row', 'server', 'req/s', 'p99 ms', 'server CPU', 'CPU µs/req', 'rqs ÷ this', 'by CPU/req', 'target', 'met']
   const lines: string[][] = []
   for (const row of rows) {
     if (row.skipped !== undefined) {
-      lines.push([row.title, `skipped: ${row.skipped}`, '', '', '', '', row.goal ?? '', ''])
+      lines.push([row.title, `skipped: ${row.skipped}`, '', '', '', '', '', '', row.goal ?? '', ''])
       continue
     }
     row.lines.forEach((l, i) => {
@@ -23,7 +23,9 @@ export function formatTable (rows: RowResult[]): string {
         int(l.rps),
         fixed(l.p99Ms),
         pct(l.serverCpu),
+        fixed(l.cpuUsPerRequest, 1),
         l.ratio === undefined ? '' : `${fixed(l.ratio)}×`,
+        l.cpuRatio === undefined ? '' : `${fixed(l.cpuRatio)}×`,
         i === 0 ? row.goal ?? '' : '',
         i === 0 && row.met !== undefined ? (row.met ? 'yes' : 'NO') : ''
       ])
