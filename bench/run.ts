@@ -40,7 +40,7 @@ const { values: flags } = parseArgs({
     connections: { type: 'string' },
     rows: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
-    out: { type: 'string', default: 'latest.json' }
+    out: { type: 'string' }
   }
 })
 
@@ -356,7 +356,8 @@ try {
   killAll()
 }
 
-const file = writeResults({ ...meta, loadAverageAtEnd: loadavg().map((v) => Number(v.toFixed(2))) }, results, flags.out)
+// A quick run does not overwrite the reference figures of the last full run.
+const file = writeResults({ ...meta, loadAverageAtEnd: loadavg().map((v) => Number(v.toFixed(2))) }, results, flags.out ?? (quick ? 'quick.json' : 'latest.json'))
 console.log(formatTable(results))
 console.log(`\nwritten to ${file}`)
 process.exitCode = failed ? 1 : 0

@@ -15,6 +15,11 @@ export interface Probe {
   label: string
   /** True for a frame that belongs to this probe; a sample counts once however many of its frames match. */
   match: (frame: CallFrame) => boolean
+  /**
+   * Leaves out samples whose stack also holds such a frame *below* (called by)
+   * the matched one: e.g. a handler's time without the reply.send it calls.
+   */
+  exclude?: (frame: CallFrame) => boolean
 }
 
 export interface ProfileSummary {
@@ -82,11 +87,17 @@ export function summarise (file: string, window: { startUs: number, endUs: numbe
     const frame = byId.get(id)!.callFrame
     fnSelf.set(frameName(frame), (fnSelf.get(frameName(frame)) ?? 0) + us)
     catSelf.set(category(frame), (catSelf.get(category(frame)) ?? 0) + us)
-    // Inclusive: walk up the stack once, crediting each probe at most once per sample.
+    // Inclusive: walk up the stack once (leaf first), crediting each probe at most once per sample,
+    // unless a frame it excludes was met before (deeper than) its first matching frame.
     const hit = new Set<string>()
+    const excluded = new Set<string>()
     for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
       const f = byId.get(n)!.callFrame
-      for (const p of probes) if (!hit.has(p.label) && p.match(f)) hit.add(p.label)
+      for (const p of probes) {
+        if (hit.has(p.label) || excluded.has(p.label)) continue
+        if (p.match(f)) hit.add(p.label)
+        else if (p.exclude?.(f) === true) excluded.add(p.label)
+      }
     }
     for (const label of hit) probeUs.set(label, probeUs.get(label)! + us)
   }
