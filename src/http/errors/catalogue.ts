@@ -41,6 +41,7 @@ export const CATALOGUE = {
   ID_MISMATCH: { status: 400, description: 'The body has an `id` that differs from the id in the path. Leave `id` out of the body or send the same value.' },
   INVALID_CURSOR: { status: 400, description: 'The `cursor` query parameter is not one this service issued. Use the `next` link of the previous page unchanged, or start again without a cursor.' },
   PRECONDITION_FAILED: { status: 412, description: 'A condition in If-Match or If-None-Match evaluated to false: the record changed since you read it (or, with `If-None-Match: *`, it already exists). Read it again, reapply your change and retry with the new ETag.' },
+  RECORD_EXISTS: { status: 412, description: 'The entry in a PRECONDITION_FAILED problem\'s `errors` when `If-None-Match: *` (create only if absent) meets a record that exists. Nothing was changed; read the record, or PUT without `If-None-Match` to update it.' },
 
   // Records
   ADDRESS_NOT_FOUND: { status: 404, description: 'No address has the id in the path.' },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { IF_PRESENT, NO_CONDITION } from '../../stores/records.js'
 import type { Address as StoredAddress, AddressStore, WriteCondition } from '../../stores/types.js'
-import { conditionalRead, hasPreconditions, writeConditionFor } from '../../http/conditional.js'
+import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor } from '../../http/conditional.js'
 import { AppError } from '../../http/errors/app-error.js'
 import { problems } from '../../http/errors/handler.js'
 import { exactJsonParser } from '../../http/json-body.js'
@@ -65,7 +65,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     if (address === undefined) throw notFound(id)
     const outcome = conditionalRead(request, reply, addressEtag(address))
     if (outcome === 'not-modified') return reply
-    if (outcome === 'failed') throw preconditionFailed(id)
+    if (outcome === 'failed') throw preconditionFailed(request.headers, `address ${id}`)
     return address
   })
 
@@ -98,7 +98,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       if (conditional) {
         // Pin the write to the state the precondition was checked against: compare-and-set in the store.
         const pinned = writeConditionFor(request.headers, current, addressEtag)
-        if (pinned === undefined) throw preconditionFailed(id)
+        if (pinned === undefined) throw preconditionFailed(request.headers, `address ${id}`)
         condition = pinned
       } else {
         condition = IF_PRESENT // no name: only an update may happen
@@ -109,7 +109,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     if (result.outcome === 'precondition-failed') {
       // Changed between our read and the write: the client's precondition no longer holds,
       // or (no name, no precondition) the record vanished and a create needs the name.
-      throw conditional ? preconditionFailed(id) : nameRequired()
+      throw conditional ? preconditionFailed(request.headers, `address ${id}`) : nameRequired()
     }
     reply.header('etag', addressEtag(result.record))
     if (result.outcome === 'created') reply.code(201).header('location', `${collection}/${id}`)
@@ -124,12 +124,12 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       const current = await store.get(id)
       if (current === undefined) throw notFound(id)
       const pinned = writeConditionFor(request.headers, current, addressEtag)
-      if (pinned === undefined) throw preconditionFailed(id)
+      if (pinned === undefined) throw preconditionFailed(request.headers, `address ${id}`)
       condition = pinned
     }
     const result = await store.delete(id, condition)
     if (result.outcome === 'not-found') throw notFound(id)
-    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `address ${id}`)
     return reply.code(204).send()
   })
 }
@@ -144,10 +144,6 @@ function pathId (segment: string): bigint {
 
 function notFound (id: bigint): AppError {
   return new AppError('ADDRESS_NOT_FOUND', `No address has the id ${id}`)
-}
-
-function preconditionFailed (id: bigint): AppError {
-  return new AppError('PRECONDITION_FAILED', `A precondition (If-Match / If-None-Match) is false for address ${id}`)
 }
 
 function nameRequired (): AppError {

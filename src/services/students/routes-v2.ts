@@ -3,12 +3,12 @@ import { Type } from '@sinclair/typebox'
 import { NO_CONDITION } from '../../stores/records.js'
 import type { Student as StoredStudent, WriteCondition } from '../../stores/types.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
-import { conditionalRead, hasPreconditions, strongEtag, writeConditionFor } from '../../http/conditional.js'
+import { conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor } from '../../http/conditional.js'
 import { AppError } from '../../http/errors/app-error.js'
 import { problems } from '../../http/errors/handler.js'
 import type { Representation } from '../../http/mounts.js'
 import type { StudentRoutesOptions } from './options.js'
-import { invalidId, preconditionFailed, studentNotFound as notFound } from './failures.js'
+import { invalidId, studentNotFound as notFound } from './failures.js'
 import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
 
 const tags = ['students v2']
@@ -46,7 +46,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     if (student === undefined) throw notFound(id)
     const outcome = conditionalRead(request, reply, studentEtag(student))
     if (outcome === 'not-modified') return reply
-    if (outcome === 'failed') throw preconditionFailed(id)
+    if (outcome === 'failed') throw preconditionFailed(request.headers, `student ${id}`)
     return student
   })
 
@@ -69,7 +69,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     const current = await store.get(id)
     if (current === undefined) throw notFound(id)
     const condition = writeConditionFor(request.headers, current, studentEtag)
-    if (condition === undefined) throw preconditionFailed(id)
+    if (condition === undefined) throw preconditionFailed(request.headers, `student ${id}`)
     return condition
   }
 
@@ -77,7 +77,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     const condition = await writeCondition(request, id)
     const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition)
     if (result.outcome === 'not-found') throw notFound(id)
-    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `student ${id}`)
     reply.header('etag', studentEtag(result.record))
     return result.record
   }
@@ -102,7 +102,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     const id = pathId(request.params.id)
     const result = await store.delete(id, await writeCondition(request, id))
     if (result.outcome === 'not-found') throw notFound(id)
-    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `student ${id}`)
     return reply.code(204).send()
   })
 }
