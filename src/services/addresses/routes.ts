@@ -11,6 +11,8 @@ import { decodeCursor, encodeCursor } from './cursor.js'
 import { addressEtag } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
 import { Address, AddressCreateBody, AddressPage, AddressPutBody, ListQuery, type IdParams } from './schema.js'
+import { answer, noBody } from '../../http/openapi/describe.js'
+import type { OperationNotes } from '../../http/openapi/notes.js'
 
 export interface AddressRoutesOptions {
   store: AddressStore
@@ -19,8 +21,18 @@ export interface AddressRoutesOptions {
 }
 
 const tags = ['addresses']
-/** Documents the path parameter; the id itself is parsed exactly (64-bit) by the route. */
-const IdParamsSchema = { type: 'object', properties: { id: { type: 'string', description: 'integer 1 … 9223372036854775807' } }, required: ['id'] } as const
+/**
+ * Documents the path parameter; the id itself is parsed exactly (64-bit) by
+ * the route, which answers INVALID_ID for anything else. A string here, so no
+ * client turns it into a double.
+ */
+const IdParamsSchema = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The address id: an integer 1 … 9223372036854775807 in plain decimal digits, no leading zero (anything else is 400 INVALID_ID).', examples: ['1', '9223372036854775807'] } },
+  required: ['id']
+} as const
+/** For the API description: problem details (the default shape), and every route reads or writes records. */
+const notes = (extra: OperationNotes = {}): OperationNotes => ({ store: true, ...extra })
 
 /**
  * The address book service (spec: "Address book service"), its collection at
@@ -40,7 +52,15 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, exactJsonParser)
 
   app.get<{ Querystring: ListQuery }>('/addresses', {
-    schema: { tags, summary: 'List addresses (paged; exact filters city, postalCode)', querystring: ListQuery, response: { 200: AddressPage } }
+    schema: {
+      operationId: 'listAddresses',
+      tags,
+      summary: 'List addresses (paged; exact filters city, postalCode)',
+      description: 'Ascending ids, `limit` per page (default 50, at most 500). `next` and `Link: <…>; rel="next"` lead to the next page while there is one.',
+      querystring: ListQuery,
+      'x-rqs': notes({ errors: ['INVALID_CURSOR'], headers: { 200: ['Link'] } }),
+      response: { 200: answer(AddressPage, 'A page of addresses.') }
+    }
   }, async (request, reply) => {
     const { limit, cursor, city, postalCode } = request.query
     let after: bigint | undefined
@@ -58,7 +78,14 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
-    schema: { tags, summary: 'Retrieve an address (ETag; If-None-Match → 304)', params: IdParamsSchema, response: { 200: Address } }
+    schema: {
+      operationId: 'getAddress',
+      tags,
+      summary: 'Retrieve an address (ETag; If-None-Match → 304)',
+      params: IdParamsSchema,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ADDRESS_NOT_FOUND'], preconditions: 'read', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(Address, 'The address, with its ETag.') }
+    }
   }, async (request, reply) => {
     const id = pathId(request.params.id)
     const address = await store.get(id)
@@ -70,7 +97,14 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.post<{ Body: AddressCreateBody }>('/addresses', {
-    schema: { tags, summary: 'Create an address (not idempotent: a new id every time)', body: AddressCreateBody, response: { 201: Address } }
+    schema: {
+      operationId: 'createAddress',
+      tags,
+      summary: 'Create an address (not idempotent: a new id every time)',
+      body: AddressCreateBody,
+      'x-rqs': notes({ headers: { 201: ['Location', 'ETag'] } }),
+      response: { 201: answer(Address, 'Created: the stored address; Location names it.') }
+    }
   }, async (request, reply) => {
     const { name, city, postalCode } = request.body
     const address = await store.create({ name, city, postalCode })
@@ -79,7 +113,15 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
-    schema: { tags, summary: 'Update city and postalCode (name kept), or create at this id; idempotent', params: IdParamsSchema, body: AddressPutBody, response: { 200: Address, 201: Address } }
+    schema: {
+      operationId: 'putAddress',
+      tags,
+      summary: 'Update city and postalCode (name kept), or create at this id; idempotent',
+      params: IdParamsSchema,
+      body: AddressPutBody,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH'], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }),
+      response: { 200: answer(Address, 'Updated: the stored address (its name kept).'), 201: answer(Address, 'Created at this id.') }
+    }
   }, async (request, reply) => {
     const id = pathId(request.params.id)
     const body = request.body
@@ -116,7 +158,16 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     return result.record
   })
 
-  app.delete<{ Params: IdParams }>('/addresses/:id', { schema: { tags, summary: 'Delete an address (204; If-Match honoured)', params: IdParamsSchema } }, async (request, reply) => {
+  app.delete<{ Params: IdParams }>('/addresses/:id', {
+    schema: {
+      operationId: 'deleteAddress',
+      tags,
+      summary: 'Delete an address (204; If-Match honoured)',
+      params: IdParamsSchema,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ADDRESS_NOT_FOUND'], preconditions: 'write' }),
+      response: { 204: noBody('Deleted. No body.') }
+    }
+  }, async (request, reply) => {
     const id = pathId(request.params.id)
     let condition: WriteCondition<StoredAddress> = NO_CONDITION
     if (hasPreconditions(request.headers)) {

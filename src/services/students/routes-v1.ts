@@ -3,14 +3,18 @@ import type { Representation } from '../../http/mounts.js'
 import type { StudentRoutesOptions } from './options.js'
 import { messages, ok } from './envelope.js'
 import { invalidId, studentNotFound } from './failures.js'
-import { envelopeErrors } from './v1-errors.js'
+import { envelopeErrors, envelopeShape } from './v1-errors.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
+import { answer } from '../../http/openapi/describe.js'
+import type { OperationNotes } from '../../http/openapi/notes.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
 } from './schema.js'
 
 const errorResponses = { '4xx': MessageEnvelope, '5xx': MessageEnvelope }
 const tags = ['students v1 (envelope)']
+/** For the API description: every answer is the envelope, and every route reads or writes records. */
+const notes = (extra: OperationNotes = {}): OperationNotes => ({ errorShape: envelopeShape, store: true, ...extra })
 
 /**
  * Version 1: the spec's student records service, exactly. Every answer,
@@ -20,12 +24,14 @@ const tags = ['students v1 (envelope)']
 async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const { store } = opts
 
-  app.get('/', { schema: { tags, summary: 'List students', response: { 200: StudentListEnvelope, ...errorResponses } } }, async () => {
+  app.get('/', {
+    schema: { operationId: 'listStudents', tags, summary: 'List students', 'x-rqs': notes(), response: { 200: answer(StudentListEnvelope, 'Every student, in id order.'), ...errorResponses } }
+  }, async () => {
     return ok(await store.list())
   })
 
   app.get<{ Params: IdParams }>('/:id', {
-    schema: { tags, summary: 'Retrieve a student', params: IdParams, response: { 200: StudentEnvelope, ...errorResponses } }
+    schema: { operationId: 'getStudent', tags, summary: 'Retrieve a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The student.'), ...errorResponses } }
   }, async (request) => {
     const id = pathId(request.params.id)
     const student = await store.get(id)
@@ -34,14 +40,22 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
-    schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: StudentEnvelope, ...errorResponses } }
+    schema: {
+      operationId: 'createStudent',
+      tags,
+      summary: 'Create a student (id = number of records held)',
+      description: 'The id is the number of records held before the create (spec rule): after a delete, a create can reuse, and overwrite, an id.',
+      body: StudentCreateBody,
+      'x-rqs': notes(),
+      response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
+    }
   }, async (request, reply) => {
     const student = await store.create(request.body)
     return reply.code(201).send(ok(student))
   })
 
   app.put<{ Body: StudentReplaceBody }>('/', {
-    schema: { tags, summary: 'Replace a student (never creates)', body: StudentReplaceBody, response: { 200: StudentEnvelope, ...errorResponses } }
+    schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
   }, async (request) => {
     const result = await store.replace(request.body)
     if (result.outcome !== 'replaced') throw studentNotFound(request.body.id)
@@ -49,7 +63,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.delete<{ Params: IdParams }>('/:id', {
-    schema: { tags, summary: 'Delete a student', params: IdParams, response: { 200: MessageEnvelope, ...errorResponses } }
+    schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
   }, async (request) => {
     const id = pathId(request.params.id)
     const result = await store.delete(id)
