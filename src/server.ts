@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import type { Config } from './config.js'
 import { AccessLogController } from './http/access-log.js'
+import { compressionPlugin } from './http/compression.js'
 import { errorCatalogueRoutes } from './http/catalogue-routes.js'
 import { healthPlugin } from './http/health.js'
 import { MountTable, mountsPlugin } from './http/mounts.js'
@@ -52,6 +53,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     const services = SERVICES.filter((s) => s.enabled(config))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestIdPlugin)
+    await app.register(compressionPlugin)
     await app.register(validationPlugin, { vendor: config.versioning.vendor })
     // Before the routes: it collects them as they are added.
     await app.register(openApiPlugin, { newestType: vendorType(config.versioning.vendor, Math.max(1, ...versions)), tags: services.flatMap((s) => s.tags) })

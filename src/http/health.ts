@@ -14,9 +14,11 @@ const tags = [SERVER_TAG]
 export const healthPlugin = fp(async function rqsHealth (app: FastifyInstance, opts: { stores: Stores }) {
   const { stores } = opts
   app.get('/healthz', {
+    compress: false, // tiny answers, polled often
     schema: { operationId: 'getLiveness', tags, summary: 'Liveness: 200 while the process runs', response: { 200: answer(StatusSchema, '`{"status":"ok"}`') } }
   }, async () => ({ status: 'ok' }))
   app.get('/readyz', {
+    compress: false,
     schema: {
       operationId: 'getReadiness',
       tags,

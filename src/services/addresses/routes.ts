@@ -78,6 +78,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'getAddress',
       tags,
@@ -113,6 +114,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'putAddress',
       tags,
@@ -159,6 +161,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.delete<{ Params: IdParams }>('/addresses/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'deleteAddress',
       tags,

@@ -31,6 +31,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.get<{ Params: IdParams }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
     schema: { operationId: 'getStudent', tags, summary: 'Retrieve a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The student.'), ...errorResponses } }
   }, async (request) => {
     const id = pathId(request.params.id)
@@ -63,6 +64,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.delete<{ Params: IdParams }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
     schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
   }, async (request) => {
     const id = pathId(request.params.id)

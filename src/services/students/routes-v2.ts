@@ -45,6 +45,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }, async () => store.list())
 
   app.get<{ Params: IdParams }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'getStudent',
       tags,
@@ -103,6 +104,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }
 
   app.put<{ Params: IdParams, Body: typeof StudentPutBody.static }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'replaceStudentById',
       tags,
@@ -132,6 +134,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }, async (request, reply) => replace(request, reply, request.body.id, request.body))
 
   app.delete<{ Params: IdParams }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'deleteStudent',
       tags,
