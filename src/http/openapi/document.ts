@@ -274,7 +274,7 @@ function mergeTwins (doc: OpenApiDocument, facts: Map<string, VersionFacts>, acc
         const f = facts.get(`${TWIN_PREFIX}${version}${path} ${version}`)
         if (f === undefined) continue
         addError(op, path, 'METHOD_NOT_ALLOWED', f.shape, f.mediaTypes)
-        op.description = `${op.description ?? ''}\n\n**v${version}** has no such operation: with its media types in \`Accept\` the answer is 405.`
+        op.description = [op.description, `**v${version}** has no such operation: with its media types in \`Accept\` the answer is 405.`].filter((t) => t !== undefined).join('\n\n')
       }
       op.deprecated = ops.every(([, o]) => o.deprecated === true) ? true : undefined
       accepts.set(op, ops.flatMap(([, o]) => accepts.get(o) ?? []))
