@@ -1,6 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import type { Config } from './config.js'
 import { AccessLogController } from './http/access-log.js'
+import { compressionPlugin } from './http/compression.js'
 import { errorCatalogueRoutes } from './http/catalogue-routes.js'
 import { healthPlugin } from './http/health.js'
 import { MountTable, mountsPlugin } from './http/mounts.js'
@@ -25,6 +26,8 @@ const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesServic
 export interface ServerDependencies {
   /** Stores to use instead of opening the configured ones (tests inject failing or shared stores). */
   stores?: Stores
+  /** Sees every route as it is added (the contract test compares them with the OpenAPI document). */
+  onRoute?: (route: RouteOptions) => void
 }
 
 /** Builds a ready (not yet listening) server for a Config. Safe to call many times in one process. */
@@ -43,6 +46,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     // Malformed URLs and over-long path parameters: the service the path belongs to answers.
     frameworkErrors: mounts.frameworkErrors
   })
+  if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute)
   const stores = deps.stores ?? await openStores(config, app.log)
   // Stores this server opened are closed with it, also when a later start-up step fails.
   if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
@@ -50,10 +54,11 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     const services = SERVICES.filter((s) => s.enabled(config))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestIdPlugin)
+    await app.register(compressionPlugin)
     await app.register(validationPlugin, { vendor: config.versioning.vendor })
-    await app.register(healthPlugin, { stores })
     // Before the routes: it collects them as they are added.
     await app.register(openApiPlugin, { newestType: vendorType(config.versioning.vendor, Math.max(1, ...versions)), tags: services.flatMap((s) => s.tags) })
+    await app.register(healthPlugin, { stores })
     await app.register(mountsPlugin, { versioning: config.versioning, versions, table: mounts })
     await app.register(errorCatalogueRoutes)
     const links = services.flatMap((s) => s.links(config))

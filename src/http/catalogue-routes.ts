@@ -9,14 +9,20 @@ import { CATALOGUE, ERROR_CODES, ERRORS_PATH, isErrorCode, type ErrorCode } from
 import { problems } from './errors/handler.js'
 import { negotiateLanguage, type Language } from './errors/language.js'
 import { MESSAGES } from './errors/messages/index.js'
+import { HTML_PAGE, SERVER_TAG } from './openapi/describe.js'
 
 const EntrySchema = Type.Object({
   code: Type.String(),
   status: Type.Integer(),
-  title: Type.String(),
-  message: Type.String(),
-  description: Type.String()
-}, { additionalProperties: false })
+  title: Type.String({ description: 'Translated by Accept-Language.' }),
+  message: Type.String({ description: 'Translated by Accept-Language.' }),
+  description: Type.String({ description: 'When the code is used and what to do, for developers (English).' })
+}, { title: 'CatalogueEntry', additionalProperties: false })
+const CatalogueSchema = Type.Object({ errors: Type.Array(EntrySchema) }, { title: 'Catalogue', additionalProperties: false })
+const CodeParams = Type.Object({ code: Type.String({ description: 'A catalogue code, e.g. `ADDRESS_NOT_FOUND`.' }) })
+const tags = [SERVER_TAG]
+/** JSON for clients, a page for browsers (Accept preferring text/html); both follow Accept-Language. */
+const pageHeaders = { 200: ['Content-Language'] as const }
 
 const pages = new MediaTypeChooser(['application/json', 'text/html'])
 
@@ -29,14 +35,31 @@ const pages = new MediaTypeChooser(['application/json', 'text/html'])
 export async function errorCatalogueRoutes (app: FastifyInstance): Promise<void> {
   app.setErrorHandler(problems.handleError)
 
-  app.get(ERRORS_PATH, { schema: { response: { 200: Type.Object({ errors: Type.Array(EntrySchema) }) } } }, async (request, reply) => {
+  app.get(ERRORS_PATH, {
+    schema: {
+      operationId: 'listErrorCodes',
+      tags,
+      summary: 'The error catalogue: every code, its status and meaning',
+      'x-rqs': { headers: pageHeaders },
+      response: { 200: { description: 'Every code; an HTML page when Accept prefers text/html.', content: { 'application/json': { schema: CatalogueSchema }, 'text/html': HTML_PAGE } } }
+    }
+  }, async (request, reply) => {
     const language = prepare(request, reply)
     const entries = ERROR_CODES.map((code) => entryFor(code, language))
     if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(listPage(entries, language))
     return { errors: entries }
   })
 
-  app.get<{ Params: { code: string } }>(`${ERRORS_PATH}/:code`, { schema: { response: { 200: EntrySchema } } }, async (request, reply) => {
+  app.get<{ Params: { code: string } }>(`${ERRORS_PATH}/:code`, {
+    schema: {
+      operationId: 'getErrorCode',
+      tags,
+      summary: 'One code of the error catalogue (the target of problems\' `type` and `help`)',
+      params: CodeParams,
+      'x-rqs': { errors: ['UNKNOWN_ERROR_CODE'], headers: pageHeaders },
+      response: { 200: { description: 'The code\'s entry; an HTML page when Accept prefers text/html.', content: { 'application/json': { schema: EntrySchema }, 'text/html': HTML_PAGE } } }
+    }
+  }, async (request, reply) => {
     const { code } = request.params
     if (!isErrorCode(code)) throw new AppError('UNKNOWN_ERROR_CODE', `The catalogue has no code "${code.slice(0, 64)}"; GET ${ERRORS_PATH} lists them all`)
     const language = prepare(request, reply)

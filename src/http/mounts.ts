@@ -77,7 +77,21 @@ export interface MountsOptions {
   table: MountTable
 }
 
+/** A representation's route as the API description sees it (route.config.representation). */
+export interface RepresentationRoute {
+  version: number
+  /** True under /vN/ (the URI fixes the version); false at the base path (Accept chooses). */
+  uriVersioned: boolean
+  /** Media types of its successful answers on this mount, e.g. application/json and application/vnd.rqs.v1+json. */
+  mediaTypes: string[]
+  /** The version is announced as deprecated (Deprecation, Sunset, Link headers). */
+  deprecated: boolean
+}
+
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    representation?: RepresentationRoute
+  }
   interface FastifyInstance {
     /**
      * Mounts a REST service at its base (versions negotiated by Accept) and,
@@ -166,9 +180,12 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       const version = representation.version
       const deprecation = mount.deprecations.get(version)
       scope.setErrorHandler(representation.errors.handleError)
-      if (fixedVersion === undefined) {
-        scope.addHook('onRoute', (route) => { route.constraints = { ...route.constraints, apiVersion: String(version) } })
-      }
+      // What the API description needs to know of each route: its version, and how this mount reaches it.
+      const described: RepresentationRoute = { version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: deprecation !== undefined }
+      scope.addHook('onRoute', (route) => {
+        if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
+        route.config = { ...route.config, representation: described }
+      })
       scope.addHook('onRequest', (request, reply, done) => {
         const choice = negotiator.negotiate(request.headers.accept)
         request.apiVersion = version

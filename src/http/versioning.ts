@@ -48,6 +48,11 @@ export class VersionNegotiator {
     this.#chooser = new MediaTypeChooser(this.available)
   }
 
+  /** The media types whose answers a version gives on this negotiator (for the API description). */
+  mediaTypesOf (version: number): string[] {
+    return [...this.#byType].filter(([, choice]) => choice.version === version).map(([type]) => type)
+  }
+
   /** The version and content type for an Accept header, or undefined when nothing served is acceptable (406). */
   negotiate (accept: string | undefined): VersionChoice | undefined {
     // Fast path for what almost every client sends: no lookup at all.

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { requestOrigin } from '../../lib/origin.js'
 import { appendVary } from '../../lib/vary.js'
 import type { Failure } from './app-error.js'
 import { CATALOGUE, ERRORS_PATH, type ErrorCode } from './catalogue.js'
@@ -95,18 +96,7 @@ export function renderProblem (error: Classified, _request: FastifyRequest, repl
  * browser can follow. Without a usable Host header the links stay relative.
  */
 function catalogueBase (request: FastifyRequest): string {
-  const host = request.host
-  return isPlainHost(host) ? `${request.protocol}://${host}${ERRORS_PATH}/` : `${ERRORS_PATH}/`
-}
-
-function isPlainHost (host: string): boolean {
-  if (host.length === 0 || host.length > 255) return false
-  for (let i = 0; i < host.length; i++) {
-    const c = host.charCodeAt(i)
-    const ok = (c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 46 || c === 91 || c === 93
-    if (!ok) return false
-  }
-  return true
+  return `${requestOrigin(request.protocol, request.host) ?? ''}${ERRORS_PATH}/`
 }
 
 function fill (message: string, field: string | undefined): string {

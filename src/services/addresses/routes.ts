@@ -1,17 +1,19 @@
 import type { FastifyInstance } from 'fastify'
 import { IF_PRESENT, NO_CONDITION } from '../../stores/records.js'
 import type { Address as StoredAddress, AddressStore, DeleteResult, PutResult, WriteCondition } from '../../stores/types.js'
-import { conditionalRead, hasPreconditions, writeConditionFor } from '../../http/conditional.js'
+import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor } from '../../http/conditional.js'
 import { AppError } from '../../http/errors/app-error.js'
 import { problems } from '../../http/errors/handler.js'
 import { exactJsonParser } from '../../http/json-body.js'
-import type { Representation } from '../../http/mounts.js'
 import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
+import type { Representation } from '../../http/mounts.js'
 import { vendorJsonPattern } from '../../http/versioning.js'
 import { decodeCursor, encodeCursor } from './cursor.js'
 import { addressEtag } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
 import { Address, AddressCreateBody, AddressPage, AddressPutBody, ListQuery, type IdParams } from './schema.js'
+import { answer, noBody } from '../../http/openapi/describe.js'
+import type { OperationNotes } from '../../http/openapi/notes.js'
 
 export interface AddressRoutesOptions {
   store: AddressStore
@@ -20,8 +22,18 @@ export interface AddressRoutesOptions {
 }
 
 const tags = ['addresses']
-/** Documents the path parameter; the id itself is parsed exactly (64-bit) by the route. */
-const IdParamsSchema = { type: 'object', properties: { id: { type: 'string', description: 'integer 1 … 9223372036854775807' } }, required: ['id'] } as const
+/**
+ * Documents the path parameter; the id itself is parsed exactly (64-bit) by
+ * the route, which answers INVALID_ID for anything else. A string here, so no
+ * client turns it into a double.
+ */
+const IdParamsSchema = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The address id: an integer 1 … 9223372036854775807 in plain decimal digits, no leading zero (anything else is 400 INVALID_ID).', examples: ['1', '9223372036854775807'] } },
+  required: ['id']
+} as const
+/** For the API description: problem details (the default shape), and every route reads or writes records. */
+const notes = (extra: OperationNotes = {}): OperationNotes => ({ store: true, ...extra })
 
 /**
  * The address book service (spec: "Address book service"), its collection at
@@ -41,7 +53,15 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, exactJsonParser)
 
   app.get<{ Querystring: ListQuery }>('/addresses', {
-    schema: { tags, summary: 'List addresses (paged; exact filters city, postalCode)', querystring: ListQuery, response: { 200: AddressPage } }
+    schema: {
+      operationId: 'listAddresses',
+      tags,
+      summary: 'List addresses (paged; exact filters city, postalCode)',
+      description: 'Ascending ids, `limit` per page (default 50, at most 500). `next` and `Link: <…>; rel="next"` lead to the next page while there is one.',
+      querystring: ListQuery,
+      'x-rqs': notes({ errors: ['INVALID_CURSOR'], headers: { 200: ['Link'] } }),
+      response: { 200: answer(AddressPage, 'A page of addresses.') }
+    }
   }, async (request, reply) => {
     const { limit, cursor, city, postalCode } = request.query
     let after: bigint | undefined
@@ -59,19 +79,34 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
-    schema: { tags, summary: 'Retrieve an address (ETag; If-None-Match → 304)', params: IdParamsSchema, response: { 200: Address } }
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'getAddress',
+      tags,
+      summary: 'Retrieve an address (ETag; If-None-Match → 304)',
+      params: IdParamsSchema,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ADDRESS_NOT_FOUND'], preconditions: 'read', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(Address, 'The address, with its ETag.') }
+    }
   }, async (request, reply) => {
     const id = pathId(request.params.id)
     const address = await store.get(id)
     if (address === undefined) throw notFound(id)
     const outcome = conditionalRead(request, reply, addressEtag(address))
     if (outcome === 'not-modified') return reply
-    if (outcome === 'failed') throw preconditionFailed(id)
+    if (outcome === 'failed') throw preconditionFailed(request.headers, `address ${id}`)
     return address
   })
 
   app.post<{ Body: AddressCreateBody }>('/addresses', {
-    schema: { tags, summary: 'Create an address (not idempotent: a new id every time)', body: AddressCreateBody, response: { 201: Address } }
+    schema: {
+      operationId: 'createAddress',
+      tags,
+      summary: 'Create an address (not idempotent: a new id every time)',
+      body: AddressCreateBody,
+      'x-rqs': notes({ headers: { 201: ['Location', 'ETag'] } }),
+      response: { 201: answer(Address, 'Created: the stored address; Location names it.') }
+    }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const { name, city, postalCode } = request.body
     const created = (address: StoredAddress): WriteAnswer => ({ status: 201, headers: { location: `${collection}/${address.id}`, etag: addressEtag(address) }, body: address })
@@ -79,7 +114,16 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   }))
 
   app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
-    schema: { tags, summary: 'Update city and postalCode (name kept), or create at this id; idempotent', params: IdParamsSchema, body: AddressPutBody, response: { 200: Address, 201: Address } }
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'putAddress',
+      tags,
+      summary: 'Update city and postalCode (name kept), or create at this id; idempotent',
+      params: IdParamsSchema,
+      body: AddressPutBody,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH'], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }),
+      response: { 200: answer(Address, 'Updated: the stored address (its name kept).'), 201: answer(Address, 'Created at this id.') }
+    }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     const body = request.body
@@ -98,7 +142,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       if (conditional) {
         // Pin the write to the state the precondition was checked against: compare-and-set in the store.
         const pinned = writeConditionFor(request.headers, current, addressEtag)
-        if (pinned === undefined) throw preconditionFailed(id)
+        if (pinned === undefined) throw preconditionFailed(request.headers, `address ${id}`)
         condition = pinned
       } else {
         condition = IF_PRESENT // no name: only an update may happen
@@ -115,12 +159,22 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     if (result.outcome === 'precondition-failed') {
       // Changed between our read and the write: the client's precondition no longer holds,
       // or (no name, no precondition) the record vanished and a create needs the name.
-      throw conditional ? preconditionFailed(id) : nameRequired()
+      throw conditional ? preconditionFailed(request.headers, `address ${id}`) : nameRequired()
     }
     return stored(result) as WriteAnswer
   }))
 
-  app.delete<{ Params: IdParams }>('/addresses/:id', { schema: { tags, summary: 'Delete an address (204; If-Match honoured)', params: IdParamsSchema } }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+  app.delete<{ Params: IdParams }>('/addresses/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'deleteAddress',
+      tags,
+      summary: 'Delete an address (204; If-Match honoured)',
+      params: IdParamsSchema,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ADDRESS_NOT_FOUND'], preconditions: 'write' }),
+      response: { 204: noBody('Deleted. No body.') }
+    }
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     let condition: WriteCondition<StoredAddress> = NO_CONDITION
     if (hasPreconditions(request.headers)) {
@@ -128,13 +182,13 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       const current = await store.get(id)
       if (current === undefined) throw notFound(id)
       const pinned = writeConditionFor(request.headers, current, addressEtag)
-      if (pinned === undefined) throw preconditionFailed(id)
+      if (pinned === undefined) throw preconditionFailed(request.headers, `address ${id}`)
       condition = pinned
     }
     const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
     const result = await store.delete(id, condition, keep(deleted))
     if (result.outcome === 'not-found') throw notFound(id)
-    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `address ${id}`)
     return deleted(result) as WriteAnswer
   }))
 }
@@ -149,10 +203,6 @@ function pathId (segment: string): bigint {
 
 function notFound (id: bigint): AppError {
   return new AppError('ADDRESS_NOT_FOUND', `No address has the id ${id}`)
-}
-
-function preconditionFailed (id: bigint): AppError {
-  return new AppError('PRECONDITION_FAILED', `A precondition (If-Match / If-None-Match) is false for address ${id}`)
 }
 
 function nameRequired (): AppError {

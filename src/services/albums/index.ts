@@ -1,5 +1,6 @@
 import type { ServiceDescriptor } from '../types.js'
 import { prefixOf } from '../types.js'
+import { ALBUM_TAGS } from './openapi.js'
 import { albumRoutes } from './routes.js'
 
 /** The album query service (GraphQL): `{base}/graphql` and the GraphiQL editor at `{base}/graphiql`. */
@@ -14,7 +15,7 @@ export const albumsService: ServiceDescriptor = {
       { rel: 'albums-editor', href: `${base}/graphiql`, title: 'GraphiQL editor for the album query service', type: 'text/html' }
     ]
   },
-  tags: [],
+  tags: ALBUM_TAGS,
   register: async (app, { config }) => {
     await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base })
   }

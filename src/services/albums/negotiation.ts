@@ -15,3 +15,10 @@ const chooser = new MediaTypeChooser([JSON_UTF8, GRAPHQL_RESPONSE_JSON])
 export function responseMediaType (accept: string | undefined): string | undefined {
   return chooser.select(accept)
 }
+
+const pages = new MediaTypeChooser([JSON_UTF8, GRAPHQL_RESPONSE_JSON, 'text/html'])
+
+/** True for a browser: its Accept prefers an HTML page to either GraphQL media type. */
+export function prefersHtml (accept: string | undefined): boolean {
+  return pages.prefers(accept, 'text/html')
+}

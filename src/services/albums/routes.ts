@@ -11,7 +11,8 @@ import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { QueryEngine, withCode } from './engine.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
 import { GRAPHQL_CODES } from './limits.js'
-import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
+import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
+import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema } from './openapi.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
 
 export interface AlbumsServiceOptions {
@@ -123,17 +124,28 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
     return reply.headers(init.headers ?? {}).send(body)
   }
 
-  // Every method reaches graphql-http, which answers 405 + Allow for all but GET and POST.
-  app.route({ method: [...HTTP_METHODS], url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
+  const editor = `${base}/graphiql`
+  // A browser opening the endpoint (Accept preferring text/html) gets the editor instead of a raw 400.
+  app.get('/graphql', { schema: graphqlGetSchema, exposeHeadRoute: false }, async (request, reply) => {
+    if (prefersHtml(request.headers.accept)) {
+      appendVary(reply, 'Accept')
+      const q = request.url.indexOf('?')
+      return reply.redirect(q === -1 ? editor : editor + request.url.slice(q), 303)
+    }
+    return graphqlHandler(request, reply)
+  })
+  app.post('/graphql', { schema: graphqlPostSchema }, graphqlHandler)
+  // Every other method reaches graphql-http too, which answers 405 + Allow.
+  app.route({ method: HTTP_METHODS.filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
 
-  app.get('/graphql/schema.graphql', (_request, reply) => {
+  app.get('/graphql/schema.graphql', { schema: sdlSchema }, (_request, reply) => {
     void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
   })
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
     const page = graphiqlPage(`${base}/graphql`, `${base}/graphiql/`)
-    app.get('/graphiql', (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
+    app.get('/graphiql', { schema: graphiqlSchema }, (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
     await app.register(fastifyStatic, {
       root: config.graphiqlDir,
       prefix: '/graphiql/',
@@ -145,6 +157,6 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
     })
   } else {
     app.log.warn({ dir: config.graphiqlDir }, 'GraphiQL bundle not found: /graphiql answers 503 until `npm run build` has run')
-    app.get('/graphiql', (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
+    app.get('/graphiql', { schema: graphiqlSchema }, (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
   }
 }

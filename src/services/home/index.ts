@@ -1,10 +1,13 @@
+import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
+import { requestOrigin } from '../../lib/origin.js'
 import { appendVary } from '../../lib/vary.js'
 import { ERRORS_PATH } from '../../http/errors/catalogue.js'
 import { API_DOCS_PATH, OPENAPI_PATH } from '../../http/openapi.js'
+import { HTML_PAGE, SERVER_TAG } from '../../http/openapi/describe.js'
 import type { DirectoryLink } from '../types.js'
-import { renderLanding } from './landing.js'
+import { landingPage } from './landing.js'
 
 export type { DirectoryLink }
 
@@ -20,6 +23,13 @@ export interface HomeOptions {
 const HTML = 'text/html'
 const pages = new MediaTypeChooser(['application/json', HTML])
 
+const Link = Type.Object({ href: Type.String({ format: 'uri-reference' }), title: Type.String(), type: Type.Optional(Type.String()) }, { title: 'DirectoryLink', additionalProperties: false })
+const Directory = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  links: Type.Record(Type.String(), Link, { description: 'By relation: self, students, addresses, albums, albums-editor, errors, service-desc, service-doc, help, status.' })
+}, { title: 'Directory', additionalProperties: false })
+
 /**
  * GET / — the entry point. Clients follow links from here instead of
  * hard-coding URIs; JSON clients get the directory, browsers a landing page.
@@ -33,14 +43,22 @@ export async function homeService (app: FastifyInstance, options: HomeOptions): 
     version: opts.version,
     links: Object.fromEntries(opts.links.map((l) => [l.rel, { href: l.href, title: l.title, ...(l.type === undefined ? {} : { type: l.type }) }]))
   })
-  const html = renderLanding(opts)
+  const html = landingPage(opts)
   const linkHeader = opts.links.map((l) => `<${l.href}>; rel="${l.rel}"${l.type === undefined ? '' : `; type="${l.type}"`}`).join(', ')
 
-  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/', {
+    schema: {
+      operationId: 'getDirectory',
+      tags: [SERVER_TAG],
+      summary: 'The entry point: links to every service and document',
+      'x-rqs': { headers: { 200: ['Link'] } },
+      response: { 200: { description: 'The directory; a landing page when Accept prefers text/html. `Link` carries the same links.', content: { 'application/json': { schema: Directory }, 'text/html': HTML_PAGE } } }
+    }
+  }, async (request, reply) => {
     appendVary(reply, 'Accept')
     reply.header('link', linkHeader)
     // JSON (and the vendor types) unless the client prefers HTML, as browsers do.
-    if (pages.prefers(request.headers.accept, HTML)) return reply.type('text/html; charset=utf-8').send(html)
+    if (pages.prefers(request.headers.accept, HTML)) return reply.type('text/html; charset=utf-8').send(html(requestOrigin(request.protocol, request.host)))
     return reply.type('application/json; charset=utf-8').send(body)
   })
 }

@@ -8,7 +8,3 @@ export function studentNotFound (id: number): AppError {
 export function invalidId (segment: string): AppError {
   return new AppError('INVALID_ID', `"${segment.slice(0, 40)}" is not a student id: use a non-negative integer in decimal digits`)
 }
-
-export function preconditionFailed (id: number): AppError {
-  return new AppError('PRECONDITION_FAILED', `A precondition (If-Match / If-None-Match) is false for student ${id}`)
-}

@@ -1,7 +1,9 @@
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { ServiceDescriptor } from '../types.js'
+import { problemShape } from '../../http/openapi/problem-shape.js'
 import type { StudentRoutesOptions } from './options.js'
+import { ErrorEnvelope } from './schema.js'
 import { studentsV1 } from './routes-v1.js'
 import { studentsV2 } from './routes-v2.js'
 
@@ -27,6 +29,8 @@ export const studentsService: ServiceDescriptor = {
       options: { store: stores.students },
       methods: [['/assets/*', ['GET', 'HEAD']]],
       extras: async (scope: FastifyInstance) => {
+        // Described in the API document, once per mount (/students, /v1/students, …).
+        scope.addHook('onRoute', (route) => { if (route.url.endsWith('/assets/*')) route.schema = assetsSchema(scope.prefix) })
         // @fastify/static gives content types, ETag, Last-Modified and ranges, and
         // refuses paths that leave the folder; a missing file falls through to 404.
         await scope.register(fastifyStatic, {
@@ -39,5 +43,26 @@ export const studentsService: ServiceDescriptor = {
         })
       }
     })
+  }
+}
+
+const FILE = { schema: { type: 'string', format: 'binary' } }
+
+function assetsSchema (prefix: string): FastifySchema {
+  const version = /^\/v(\d+)\//.exec(`${prefix}/`)?.[1]
+  return {
+    operationId: `getStudentAsset${version === undefined ? '' : `V${version}`}`,
+    tags: ['students v1 (envelope)'],
+    summary: 'A static file from the assets folder (--assets-dir)',
+    'x-rqs': { headers: { 200: ['ETag'], 404: ['Content-Language'] } },
+    response: {
+      200: { description: 'The file, with its own media type; ranges and conditional requests work.', content: { '*/*': FILE } },
+      206: { description: 'Partial Content: the requested Range.', content: { '*/*': FILE } },
+      304: { type: 'null', description: 'Not Modified: If-None-Match names the current ETag.' },
+      404: {
+        description: 'No such file (or a path that leaves the folder), in the error shape of the version Accept asks for.',
+        content: { 'application/json': { schema: ErrorEnvelope }, [problemShape.mediaTypes?.[0] ?? '']: { schema: problemShape.schema } }
+      }
+    }
   }
 }

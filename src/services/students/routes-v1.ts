@@ -3,8 +3,10 @@ import type { Representation } from '../../http/mounts.js'
 import type { StudentRoutesOptions } from './options.js'
 import { messages, ok } from './envelope.js'
 import { invalidId, studentNotFound } from './failures.js'
-import { envelopeErrors } from './v1-errors.js'
+import { envelopeErrors, envelopeShape } from './v1-errors.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
+import { answer } from '../../http/openapi/describe.js'
+import type { OperationNotes } from '../../http/openapi/notes.js'
 import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
 import type { DeleteResult, ReplaceResult, Student } from '../../stores/types.js'
 import {
@@ -13,6 +15,8 @@ import {
 
 const errorResponses = { '4xx': MessageEnvelope, '5xx': MessageEnvelope }
 const tags = ['students v1 (envelope)']
+/** For the API description: every answer is the envelope, and every route reads or writes records. */
+const notes = (extra: OperationNotes = {}): OperationNotes => ({ errorShape: envelopeShape, store: true, ...extra })
 
 /**
  * Version 1: the spec's student records service, exactly. Every answer,
@@ -22,12 +26,15 @@ const tags = ['students v1 (envelope)']
 async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const { store } = opts
 
-  app.get('/', { schema: { tags, summary: 'List students', response: { 200: StudentListEnvelope, ...errorResponses } } }, async () => {
+  app.get('/', {
+    schema: { operationId: 'listStudents', tags, summary: 'List students', 'x-rqs': notes(), response: { 200: answer(StudentListEnvelope, 'Every student, in id order.'), ...errorResponses } }
+  }, async () => {
     return ok(await store.list())
   })
 
   app.get<{ Params: IdParams }>('/:id', {
-    schema: { tags, summary: 'Retrieve a student', params: IdParams, response: { 200: StudentEnvelope, ...errorResponses } }
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: { operationId: 'getStudent', tags, summary: 'Retrieve a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The student.'), ...errorResponses } }
   }, async (request) => {
     const id = pathId(request.params.id)
     const student = await store.get(id)
@@ -36,30 +43,38 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
-    schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: StudentEnvelope, ...errorResponses } }
+    schema: {
+      operationId: 'createStudent',
+      tags,
+      summary: 'Create a student (id = number of records held)',
+      description: 'The id is the number of records held before the create (spec rule): after a delete, a create can reuse, and overwrite, an id.',
+      body: StudentCreateBody,
+      'x-rqs': notes(),
+      response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
+    }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const created = (student: Student): WriteAnswer => ({ status: 201, body: ok(student) })
     return created(await store.create(request.body, keep(created)))
   }))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
-    schema: { tags, summary: 'Replace a student (never creates)', body: StudentReplaceBody, response: { 200: StudentEnvelope, ...errorResponses } }
+    schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const replaced = (result: ReplaceResult<Student>): WriteAnswer | undefined => result.outcome === 'replaced' ? { status: 200, body: ok(result.record) } : undefined
-    const result = await store.replace(request.body, undefined, keep(replaced))
-    const answer = replaced(result)
-    if (answer === undefined) throw studentNotFound(request.body.id)
-    return answer
+    const written = replaced(await store.replace(request.body, undefined, keep(replaced)))
+    if (written === undefined) throw studentNotFound(request.body.id)
+    return written
   }))
 
   app.delete<{ Params: IdParams }>('/:id', {
-    schema: { tags, summary: 'Delete a student', params: IdParams, response: { 200: MessageEnvelope, ...errorResponses } }
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 200, body: ok(messages.deleted(id)) } : undefined
-    const answer = deleted(await store.delete(id, undefined, keep(deleted)))
-    if (answer === undefined) throw studentNotFound(id)
-    return answer
+    const written = deleted(await store.delete(id, undefined, keep(deleted)))
+    if (written === undefined) throw studentNotFound(id)
+    return written
   }))
 }
 

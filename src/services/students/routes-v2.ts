@@ -3,21 +3,25 @@ import { Type } from '@sinclair/typebox'
 import { NO_CONDITION } from '../../stores/records.js'
 import type { DeleteResult, ReplaceResult, Student as StoredStudent, WriteCondition } from '../../stores/types.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
-import { conditionalRead, hasPreconditions, strongEtag, writeConditionFor } from '../../http/conditional.js'
+import { conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor } from '../../http/conditional.js'
 import { AppError } from '../../http/errors/app-error.js'
 import { problems } from '../../http/errors/handler.js'
-import { answerOnce, type Keep, type WriteAnswer } from '../../http/idempotency.js'
 import type { Representation } from '../../http/mounts.js'
 import type { StudentRoutesOptions } from './options.js'
-import { invalidId, preconditionFailed, studentNotFound as notFound } from './failures.js'
+import { invalidId, studentNotFound as notFound } from './failures.js'
 import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
+import { answer, noBody } from '../../http/openapi/describe.js'
+import type { OperationNotes } from '../../http/openapi/notes.js'
+import { answerOnce, type Keep, type WriteAnswer } from '../../http/idempotency.js'
 
 const tags = ['students v2']
+/** For the API description: problem details (the default shape), and every route reads or writes records. */
+const notes = (extra: OperationNotes = {}): OperationNotes => ({ store: true, ...extra })
 
 /** PUT /{id} body: the id comes from the path; a body id, if sent, must agree. */
 const StudentPutBody = Type.Object(
-  { id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })), firstName: StudentCreateBody.properties.firstName, lastName: StudentCreateBody.properties.lastName, age: StudentCreateBody.properties.age },
-  { additionalProperties: false }
+  { id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'If sent, the id of the path (else 400 ID_MISMATCH).' })), firstName: StudentCreateBody.properties.firstName, lastName: StudentCreateBody.properties.lastName, age: StudentCreateBody.properties.age },
+  { title: 'StudentUpdate', additionalProperties: false, description: 'A whole student record for the id in the path.' }
 )
 
 /** A strong ETag for a student's representation: any change of a field changes it. */
@@ -37,22 +41,39 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   // Only JSON bodies here: text/plain is 415, not a string to validate.
   app.removeContentTypeParser('text/plain')
 
-  app.get('/', { schema: { tags, summary: 'List students', response: { 200: Type.Array(Student) } } }, async () => store.list())
+  app.get('/', {
+    schema: { operationId: 'listStudents', tags, summary: 'List students', 'x-rqs': notes(), response: { 200: answer(Type.Array(Student), 'Every student, in id order.') } }
+  }, async () => store.list())
 
   app.get<{ Params: IdParams }>('/:id', {
-    schema: { tags, summary: 'Retrieve a student (ETag; If-None-Match → 304)', params: IdParams, response: { 200: Student } }
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'getStudent',
+      tags,
+      summary: 'Retrieve a student (ETag; If-None-Match → 304)',
+      params: IdParams,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'], preconditions: 'read', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(Student, 'The student, with its ETag.') }
+    }
   }, async (request, reply) => {
     const id = pathId(request.params.id)
     const student = await store.get(id)
     if (student === undefined) throw notFound(id)
     const outcome = conditionalRead(request, reply, studentEtag(student))
     if (outcome === 'not-modified') return reply
-    if (outcome === 'failed') throw preconditionFailed(id)
+    if (outcome === 'failed') throw preconditionFailed(request.headers, `student ${id}`)
     return student
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
-    schema: { tags, summary: 'Create a student (id = number of records held)', body: StudentCreateBody, response: { 201: Student } }
+    schema: {
+      operationId: 'createStudent',
+      tags,
+      summary: 'Create a student (id = number of records held)',
+      body: StudentCreateBody,
+      'x-rqs': notes({ headers: { 201: ['Location', 'ETag'] } }),
+      response: { 201: answer(Student, 'Created: the stored student; Location names it.') }
+    }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const created = (s: StoredStudent): WriteAnswer => ({ status: 201, headers: { location: `${collection}/${s.id}`, etag: studentEtag(s) }, body: s })
     return created(await store.create(request.body, keep(created)))
@@ -69,7 +90,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     const current = await store.get(id)
     if (current === undefined) throw notFound(id)
     const condition = writeConditionFor(request.headers, current, studentEtag)
-    if (condition === undefined) throw preconditionFailed(id)
+    if (condition === undefined) throw preconditionFailed(request.headers, `student ${id}`)
     return condition
   }
 
@@ -80,12 +101,21 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     const condition = await writeCondition(request, id)
     const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition, keep(replaced))
     if (result.outcome === 'not-found') throw notFound(id)
-    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `student ${id}`)
     return replaced(result) as WriteAnswer
   })
 
   app.put<{ Params: IdParams, Body: typeof StudentPutBody.static }>('/:id', {
-    schema: { tags, summary: 'Replace a student (If-Match for safe updates; never creates)', params: IdParams, body: StudentPutBody, response: { 200: Student } }
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'replaceStudentById',
+      tags,
+      summary: 'Replace a student (If-Match for safe updates; never creates)',
+      params: IdParams,
+      body: StudentPutBody,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH', 'STUDENT_NOT_FOUND'], preconditions: 'write', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(Student, 'The stored student, with its new ETag.') }
+    }
   }, async (request, reply) => {
     const id = pathId(request.params.id)
     if (request.body.id !== undefined && request.body.id !== id) {
@@ -95,17 +125,32 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.put<{ Body: StudentReplaceBody }>('/', {
-    schema: { tags, summary: 'Replace the student named by body.id (as in v1)', body: StudentReplaceBody, response: { 200: Student } }
+    schema: {
+      operationId: 'replaceStudent',
+      tags,
+      summary: 'Replace the student named by body.id (never creates)',
+      body: StudentReplaceBody,
+      'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'], preconditions: 'write', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(Student, 'The stored student, with its new ETag.') }
+    }
   }, async (request, reply) => replace(request, reply, request.body.id, request.body))
 
   app.delete<{ Params: IdParams }>('/:id', {
-    schema: { tags, summary: 'Delete a student (204; If-Match honoured)', params: IdParams }
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'deleteStudent',
+      tags,
+      summary: 'Delete a student (204; If-Match honoured)',
+      params: IdParams,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'], preconditions: 'write' }),
+      response: { 204: noBody('Deleted. No body.') }
+    }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
     const result = await store.delete(id, await writeCondition(request, id), keep(deleted))
     if (result.outcome === 'not-found') throw notFound(id)
-    if (result.outcome === 'precondition-failed') throw preconditionFailed(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `student ${id}`)
     return deleted(result) as WriteAnswer
   }))
 }

@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Failure } from '../../http/errors/app-error.js'
+import { CATALOGUE, type ErrorCode } from '../../http/errors/catalogue.js'
 import type { Classified } from '../../http/errors/classify.js'
 import { errorPipeline } from '../../http/errors/handler.js'
+import type { ErrorShapeDoc } from '../../http/openapi/notes.js'
 import { fail, messages } from './envelope.js'
+import { ErrorEnvelope } from './schema.js'
 
 const FIELD_TEXT: Record<string, string> = {
   firstName: 'a non-empty string',
@@ -29,11 +32,17 @@ export function describeFailures (failures: readonly Failure[]): string {
  */
 export function renderEnvelope (error: Classified, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error.headers !== undefined) reply.headers(error.headers)
-  const [status, text] = envelopeText(error, request)
+  const [status, text] = envelopeText(error, { method: request.method, url: request.url, bodyLimit: request.routeOptions.bodyLimit ?? 0 })
   return reply.code(status).send(fail(text))
 }
 
-function envelopeText (error: Classified, request: FastifyRequest): [number, string] {
+interface RequestFacts {
+  method: string
+  url: string
+  bodyLimit: number
+}
+
+function envelopeText (error: Classified, request: RequestFacts): [number, string] {
   switch (error.code) {
     case 'VALIDATION_FAILED':
       return [400, error.subject === 'body' && error.errors !== undefined ? `Invalid student data: ${describeFailures(error.errors)}` : messages.jsonExpected]
@@ -46,7 +55,7 @@ function envelopeText (error: Classified, request: FastifyRequest): [number, str
     case 'WRITE_OUTCOME_UNKNOWN':
       return [503, messages.outcomeUnknown]
     case 'BODY_TOO_LARGE':
-      return [413, messages.tooLarge(request.routeOptions.bodyLimit ?? 0)]
+      return [413, messages.tooLarge(request.bodyLimit)]
     case 'ROUTE_NOT_FOUND':
       return [404, messages.noRoute(request.method, request.url)]
     case 'METHOD_NOT_ALLOWED':
@@ -57,3 +66,20 @@ function envelopeText (error: Classified, request: FastifyRequest): [number, str
 }
 
 export const envelopeErrors = errorPipeline(renderEnvelope)
+
+/** How a code reads in the envelope, for the API description's examples: the renderer's own output. */
+function envelopeExample (code: ErrorCode, path = '/students/7'): [number, string] {
+  const body = BODY_CODES.has(code)
+  const errors: Failure[] | undefined = code === 'VALIDATION_FAILED' ? [{ code: 'FIELD_OUT_OF_RANGE', field: 'age', detail: 'body.age must be <= 2147483647' }] : undefined
+  const classified: Classified = { code, status: CATALOGUE[code].status, detail: '', errors, subject: body ? 'body' : undefined, args: { id: 7, allow: 'GET, DELETE, HEAD, OPTIONS' } }
+  return envelopeText(classified, { method: code === 'RECORD_NOT_CREATED' ? 'POST' : 'GET', url: path, bodyLimit: 1048576 })
+}
+
+const BODY_CODES = new Set<ErrorCode>(['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'UNSUPPORTED_MEDIA_TYPE', 'CLIENT_ERROR', 'BODY_TOO_LARGE'])
+
+/** The envelope as the API description shows it: the representation's own media types, no codes in the body. */
+export const envelopeShape: ErrorShapeDoc = {
+  schema: ErrorEnvelope,
+  status: (code) => envelopeExample(code)[0],
+  example: (code, path) => fail(envelopeExample(code, path)[1])
+}

@@ -91,8 +91,17 @@ describe('If-Match / If-None-Match on PUT', () => {
     const first = await request(url, { method: 'PUT', json: berlin, headers: { 'if-none-match': '*' } })
     expect(first.status).toBe(201)
     const again = await request(url, { method: 'PUT', json: hamburg, headers: { 'if-none-match': '*' } })
-    expectProblem(again, 412, 'PRECONDITION_FAILED')
+    const problem = expectProblem(again, 412, 'PRECONDITION_FAILED')
+    // Nothing "changed": the record exists, and the entry says so (issue 15).
+    expect(problem.detail).toMatch(/^a record with this id already exists \(address 4\)/)
+    expect(problem.errors).toEqual([expect.objectContaining({ error: 'RECORD_EXISTS', message: 'A record with this id already exists.' })])
     expect((await request(url)).body).toEqual({ id: 4, ...berlin })
+  })
+
+  it('a false If-Match keeps the "changed by someone else" wording', async () => {
+    const { url } = await withRecord()
+    const problem = expectProblem(await request(url, { method: 'PUT', json: hamburg, headers: { 'if-match': '"stale"' } }), 412, 'PRECONDITION_FAILED')
+    expect(problem.errors).toEqual([expect.objectContaining({ error: 'PRECONDITION_FAILED', message: 'The record was changed by someone else. Reload it and try again.' })])
   })
 
   it('If-None-Match with the current tag on PUT is 412', async () => {

@@ -1,3 +1,4 @@
+import { get } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 
@@ -35,6 +36,24 @@ describe('entry point and documentation (versioning rule 4: clients follow links
     expect(res.text).toContain('href="/students"')
     expect(res.text).toContain('href="/openapi.json"')
     expect(res.text).not.toMatch(/src="https?:/)
+    // The snippets carry the origin the browser used, so they run as shown.
+    expect(res.text).toContain(`curl -s -X POST ${server.origin}/students`)
+    expect(res.text).toContain(`curl -H 'accept: application/json' ${server.origin}/`)
+  })
+
+  it('the landing page takes its origin from a plain Host header only, escaped', async () => {
+    // fetch may not set Host; node:http may.
+    const page = async (host: string): Promise<string> => await new Promise((resolve, reject) => {
+      get(`${server.origin}/`, { headers: { accept: 'text/html', host } }, (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () => { resolve(text) })
+      }).on('error', reject)
+    })
+    expect(await page('rqs.example:8443')).toContain('curl -s -X POST http://rqs.example:8443/students')
+    // A Host that is no plain host name (here with a quote and angle brackets) is not echoed.
+    const odd = await page('x"><script>')
+    expect(odd).not.toContain('<script>')
+    expect(odd).toContain('curl -s -X POST http://127.0.0.1:8080/students')
   })
 
   it('serves an OpenAPI 3.1 document built from the route schemas, covering v1 and v2 paths', async () => {
@@ -42,7 +61,8 @@ describe('entry point and documentation (versioning rule 4: clients follow links
     expect(res.status).toBe(200)
     expect(res.body.openapi).toBe('3.1.0')
     for (const path of ['/students', '/students/{id}', '/v2/students/{id}', '/addresses', '/addresses/{id}']) expect(res.body.paths[path], path).toBeDefined()
-    expect(res.body.paths['/students/{id}'].get.responses['200'].content['application/json'].schema.properties.isSuccessful).toBeDefined()
+    expect(res.body.paths['/students/{id}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/StudentEnvelope' })
+    expect(res.body.components.schemas.StudentEnvelope.properties.isSuccessful).toBeDefined()
   })
 
   it('serves the docs, the versioning policy included, as Markdown', async () => {

@@ -63,6 +63,25 @@ describe('student representation v2', () => {
     expect((await stores.students.list())).toEqual([])
   })
 
+  it('a JSON array is "a JSON object is expected" in v2, while v1 keeps the spec\'s "JSON data is expected"', async () => {
+    const res = await request(v2, { method: 'POST', json: [ada] })
+    expectProblem(res, 400, 'JSON_EXPECTED')
+    expect(res.body.title).toBe('JSON object expected')
+    expect(res.body.errors[0].message).toBe('A JSON object is expected.')
+    const german = await request(v2, { method: 'POST', json: [ada], headers: { 'accept-language': 'de' } })
+    expect(german.body.errors[0].message).toBe('Es wird ein JSON-Objekt erwartet.')
+    const v1 = await request(`${server.origin}/students`, { method: 'POST', json: [ada] })
+    expect(v1.status).toBe(400)
+    expect(v1.body).toEqual({ isSuccessful: false, body: 'JSON data is expected' })
+  })
+
+  it('If-None-Match: * on an existing student is 412 saying the record exists', async () => {
+    await request(v2, { method: 'POST', json: ada })
+    const res = await request(`${v2}/0`, { method: 'PUT', json: alan, headers: { 'if-none-match': '*' } })
+    expectProblem(res, 412, 'RECORD_EXISTS')
+    expect(res.body.errors[0].message).toBe('A record with this id already exists.')
+  })
+
   it('PUT /{id} replaces (never creates), and a body id that differs is 400', async () => {
     await request(v2, { method: 'POST', json: ada })
     const res = await request(`${v2}/0`, { method: 'PUT', json: alan })
