@@ -1,7 +1,7 @@
 import { addressesOptions, type AddressesConfig } from './services/addresses/config.js'
 import { albumsOptions, type AlbumsConfig } from './services/albums/config.js'
 import { studentsOptions, type StudentsConfig } from './services/students/config.js'
-import { declaredOptions, readSection, type Flags } from './config/read.js'
+import { declaredOptions, readSection, type ConfigFile, type Flags } from './config/read.js'
 import { serverOptions, type ServerConfig } from './config/server.js'
 import { resolveStore, storeOptions, type StoreConfig } from './config/store.js'
 import { versioningOptions, type VersioningConfig } from './config/versioning.js'
@@ -16,10 +16,10 @@ import { versioningOptions, type VersioningConfig } from './config/versioning.js
 
 export { ConfigError } from './config/errors.js'
 export { normaliseBase } from './config/readers.js'
-export type { DeclaredOption, Flags } from './config/read.js'
-export { LOG_LEVELS, type LogLevel, type ServerConfig } from './config/server.js'
+export type { ConfigFile, DeclaredOption, Flags } from './config/read.js'
+export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, type ServerConfig } from './config/server.js'
 export { STORE_KINDS, type StoreConfig, type StoreKind } from './config/store.js'
-export type { VersioningConfig } from './config/versioning.js'
+export { API_VERSIONS, type VersioningConfig } from './config/versioning.js'
 export { DEFAULT_ASSETS_DIR, type StudentsConfig } from './services/students/config.js'
 export type { AddressesConfig } from './services/addresses/config.js'
 export { DEFAULT_GRAPHIQL_DIR, type AlbumsConfig } from './services/albums/config.js'
@@ -36,13 +36,14 @@ export interface Config extends ServerConfig {
 export const OPTIONS = declaredOptions([serverOptions, studentsOptions, versioningOptions, addressesOptions, albumsOptions, storeOptions])
 
 /**
- * Builds a Config from parsed flag values and the environment. Each setting
- * takes its flag, else its environment variable, else its default; the
+ * Builds a Config from parsed flag values, the environment and a
+ * configuration file's settings. Each setting takes its flag, else its
+ * environment variable, else the file's value, else its default; the
  * sections are read in `--help` order, so the first bad option listed is the
  * one reported.
  */
-export function resolveConfig (flags: Flags, env: NodeJS.ProcessEnv): Config {
-  const input = { flags, env }
+export function resolveConfig (flags: Flags, env: NodeJS.ProcessEnv, file?: ConfigFile): Config {
+  const input = { flags, env, file }
   return {
     ...readSection(serverOptions, input),
     students: readSection(studentsOptions, input),

@@ -13,28 +13,35 @@ import { addressesService } from './services/addresses/index.js'
 import { albumsService } from './services/albums/index.js'
 import { appService } from './services/app/index.js'
 import { docsService } from './services/docs/index.js'
-import { homeService } from './services/home/index.js'
+import { directory, homeService } from './services/home/index.js'
 import { studentsService } from './services/students/index.js'
-import type { ServiceDescriptor } from './services/types.js'
+import type { DirectoryLink, ServiceDescriptor } from './services/types.js'
 import { openStores } from './stores/index.js'
 import type { Stores } from './stores/types.js'
 import { PACKAGE_VERSION } from './version.js'
 
 /** Every service this server can run, in the order of the entry point's directory. */
-const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, appService]
+export const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, appService]
 
 export interface ServerDependencies {
   /** Stores to use instead of opening the configured ones (tests inject failing or shared stores). */
   stores?: Stores
   /** Sees every route as it is added (the contract test compares them with the OpenAPI document). */
   onRoute?: (route: RouteOptions) => void
+  /** Where log lines go instead of stdout as JSON (the CLI's pretty format, a test's collector). */
+  logStream?: { write: (line: string) => void }
+}
+
+/** The entry point's directory for a Config: every link `GET /` lists (the CLI's start-up summary prints them). */
+export function directoryLinks (config: Config): DirectoryLink[] {
+  return directory(SERVICES.filter((s) => s.enabled(config)).flatMap((s) => s.links(config)))
 }
 
 /** Builds a ready (not yet listening) server for a Config. Safe to call many times in one process. */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
   const mounts = new MountTable()
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(deps.logStream === undefined ? {} : { stream: deps.logStream }) },
     logController: new AccessLogController({ disableRequestLogging: !config.accessLog }),
     genReqId: requestId,
     requestIdHeader: false,

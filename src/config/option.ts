@@ -7,6 +7,10 @@ export type Reader<T> = (text: string, name: string) => T
 export interface OptionSource {
   /** Long flag without dashes. None: a setting only code sets (tests, embedding). */
   flag?: string
+  /** One-letter alias (`p` for `-p`); few options have one, so they stay memorable. */
+  short?: string
+  /** What `--help` shows for the value: `n` prints `--port <n>`. Switches take none. */
+  value?: string
   env?: string
   /** The line `--help` prints. */
   help?: string

@@ -8,23 +8,34 @@ import { integer, onOff, text } from './readers.js'
 export type Flags = Record<string, FlagValue | FlagValue[] | undefined>
 type FlagValue = string | boolean
 
+/** Settings read from a configuration file (`--config rqs.json`), keyed by long flag name. */
+export interface ConfigFile {
+  /** The file as the user named it, for messages. */
+  name: string
+  values: Readonly<Record<string, unknown>>
+}
+
 export interface ConfigInput {
   flags: Flags
   env: NodeJS.ProcessEnv
+  file?: ConfigFile
 }
 
 /** One line of `--help`, and what parseArgs needs to know about the flag. */
 export interface DeclaredOption {
   flag: string
+  short?: string
   env?: string
   help: string
   /** False for switches (`--access-log`, `--no-albums`). */
   takesValue: boolean
+  /** The placeholder `--help` shows for the value (`n` in `--port <n>`); none for switches. */
+  value?: string
 }
 
 /**
  * Reads every setting of a section, each with the precedence
- * flag > environment variable > declared default. The result is checked
+ * flag > environment variable > configuration file > declared default. The result is checked
  * against the section's schema, which is also what gives it its type.
  */
 export function readSection<S extends TObject> (section: S, input: ConfigInput): Static<S> {
@@ -39,9 +50,9 @@ export function readSection<S extends TObject> (section: S, input: ConfigInput):
   throw new Error(`configuration declaration does not match its schema: ${problems.join('; ')}`)
 }
 
-function readSetting (schema: TSchema, { flags, env }: ConfigInput): unknown {
+function readSetting (schema: TSchema, { flags, env, file }: ConfigInput): unknown {
   const source = sourceOf(schema)
-  // The precedence, in this order: the flag, its environment variable, the declared default.
+  // The precedence, in this order: the flag, its environment variable, the file, the declared default.
   if (source?.flag !== undefined) {
     const fromFlag = lastOf(flags[source.flag])
     if (fromFlag !== undefined) return readValue(schema, source, fromFlag, `--${source.flag}`)
@@ -49,6 +60,10 @@ function readSetting (schema: TSchema, { flags, env }: ConfigInput): unknown {
   if (source?.env !== undefined) {
     const fromEnv = env[source.env]
     if (fromEnv !== undefined) return readValue(schema, source, fromEnv, source.env)
+  }
+  if (source?.flag !== undefined && file !== undefined && Object.hasOwn(file.values, source.flag)) {
+    const name = `${source.flag} in ${file.name}`
+    return readValue(schema, source, fileText(schema, file.values[source.flag], name), name)
   }
   // A fresh copy, so that no two configurations share a default array.
   return Value.Clone(schema.default)
@@ -70,6 +85,23 @@ function readValue (schema: TSchema, source: OptionSource, raw: string | boolean
   return source.negated === true && typeof value === 'boolean' ? !value : value
 }
 
+/**
+ * A file's JSON value as the text or switch a flag would give: switches take
+ * true or false, other options a string or a number (read by the same reader
+ * as the flag, so the same bounds and messages apply); a list such as
+ * `"deprecate": [1, 2]` reads as `1,2`.
+ */
+function fileText (schema: TSchema, value: unknown, name: string): string | boolean {
+  if (KindGuard.IsBoolean(schema)) {
+    if (typeof value !== 'boolean') throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(value)}`)
+    return value
+  }
+  if (typeof value === 'string') return value
+  if (typeof value === 'number') return String(value)
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.join(',')
+  throw new ConfigError(`${name} must be a string or a number, got ${JSON.stringify(value)}`)
+}
+
 function readerFor (schema: TSchema, source: OptionSource): Reader<unknown> {
   if (source.read !== undefined) return source.read
   if (KindGuard.IsBoolean(schema)) return onOff
@@ -86,7 +118,16 @@ export function declaredOptions (sections: readonly TObject[]): DeclaredOption[]
     for (const schema of Object.values(section.properties)) {
       const source = sourceOf(schema)
       if (source?.flag === undefined) continue
-      options.push({ flag: source.flag, env: source.env, help: source.help ?? '', takesValue: !KindGuard.IsBoolean(schema) })
+      const takesValue = !KindGuard.IsBoolean(schema)
+      options.push({
+        flag: source.flag,
+        short: source.short,
+        env: source.env,
+        help: source.help ?? '',
+        takesValue,
+        // A placeholder for every option that takes a value, so options added later show one too.
+        value: takesValue ? source.value ?? (KindGuard.IsInteger(schema) ? 'n' : 'value') : undefined
+      })
     }
   }
   return options

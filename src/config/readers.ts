@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import bytes from 'bytes'
 import { ConfigError } from './errors.js'
 import type { Reader } from './option.js'
@@ -79,9 +80,32 @@ export const isoDate: Reader<Date> = (value, name) => {
   return date
 }
 
-/** API versions such as `1` or `1,2` (a leading `v` is allowed). */
-export const versionList: Reader<number[]> = (value, name) => {
-  const parts = value.split(',').map((p) => p.trim().replace(/^v/i, ''))
-  if (parts.some((p) => !/^[1-9]\d{0,2}$/.test(p))) throw new ConfigError(`${name} must list versions such as 1 or 1,2, got "${value}"`)
-  return parts.map(Number)
+/** API versions such as `1` or `1,2` (a leading `v` is allowed), each one of those that exist. */
+export function versionList (existing: readonly number[]): Reader<number[]> {
+  return (value, name) => {
+    const parts = value.split(',').map((p) => p.trim().replace(/^v/i, ''))
+    if (parts.some((p) => !/^[1-9]\d{0,2}$/.test(p))) throw new ConfigError(`${name} must list versions such as 1 or 1,2, got "${value}"`)
+    const versions = parts.map(Number)
+    const unknown = versions.find((v) => !existing.includes(v))
+    if (unknown !== undefined) throw new ConfigError(`${name}: there is no version ${unknown}; the versions are ${existing.join(', ')}`)
+    return versions
+  }
+}
+
+/** A label of a host name (letters, digits, hyphens; `_` too, as container names use it). */
+const HOST_LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/i
+
+/**
+ * An address or a host name to listen on. Only the syntax is checked here
+ * (whether a name resolves is known when the server listens). As in URLs, a
+ * name whose last label is a number is an IPv4 address, so `999.1.1.1` is
+ * refused rather than looked up. `[::1]` is read as `::1`.
+ */
+export const host: Reader<string> = (value, name) => {
+  const bare = /^\[.*\]$/.test(value) ? value.slice(1, -1) : value
+  if (isIP(bare) !== 0) return bare
+  const labels = bare.split('.')
+  if (/^\d+$/.test(labels.at(-1) ?? '')) throw new ConfigError(`${name} must be an IPv4 address of four numbers from 0 to 255 (or a host name), got "${value}"`)
+  if (bare.length > 253 || !labels.every((label) => HOST_LABEL.test(label))) throw new ConfigError(`${name} must be an IP address or a host name, got "${value}"`)
+  return bare
 }

@@ -40,10 +40,10 @@ function location (name: string): Reader<StoreLocation> {
 /** The store options as declared; `resolveStore` turns them into `config.store`. */
 export const storeOptions = Type.Object({
   location: option(Type.Optional(storeLocation), {
-    flag: 'store', env: 'RQS_STORE', read: location('--store / RQS_STORE'), help: 'where records live: memory (default), sqlite:PATH or postgres://user@host:port/db'
+    flag: 'store', value: 'location', env: 'RQS_STORE', read: location('--store / RQS_STORE'), help: 'where records live: memory (default), sqlite:PATH or postgres://user@host:port/db'
   }),
   databaseUrl: option(Type.Optional(storeLocation), {
-    flag: 'database-url', env: 'DATABASE_URL', read: location('--database-url / DATABASE_URL'), help: 'PostgreSQL URL; used when --store is not given'
+    flag: 'database-url', value: 'url', env: 'DATABASE_URL', read: location('--database-url / DATABASE_URL'), help: 'PostgreSQL URL; used when --store is not given'
   }),
   // Most PostgreSQL connections one instance opens.
   poolSize: option(Type.Integer({ minimum: 1 }), {
@@ -51,11 +51,11 @@ export const storeOptions = Type.Object({
   }),
   // How long start-up keeps retrying an unreachable database, in ms; 0 fails at once.
   startupWaitMs: option(Type.Integer({ minimum: 0 }), {
-    default: 0, flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', help: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)'
+    default: 0, flag: 'store-wait', value: 'ms', env: 'RQS_STORE_WAIT_MS', help: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)'
   }),
   // How a create picks a student id; unset means the spec's rule (count).
   studentIds: option(Type.Optional(Type.Union(STUDENT_ID_RULES.map((rule) => Type.Literal(rule)))), {
-    flag: 'student-ids', env: 'RQS_STUDENT_IDS', read: oneOf(STUDENT_ID_RULES),
+    flag: 'student-ids', value: 'rule', env: 'RQS_STUDENT_IDS', read: oneOf(STUDENT_ID_RULES),
     help: 'student id rule: count (the spec: id = number of records, may reuse an id) or sequence (never reuses an id)'
   })
 })

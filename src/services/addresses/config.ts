@@ -6,10 +6,10 @@ import { basePath } from '../../config/readers.js'
 export const addressesOptions = Type.Object({
   // Its collection is `{base}/addresses`.
   base: option(Type.String(), {
-    default: '/', flag: 'addresses-base', env: 'RQS_ADDRESSES_BASE', read: basePath, help: 'base path of the address book; its collection is {base}/addresses (default /)'
+    default: '/', flag: 'addresses-base', value: 'path', env: 'RQS_ADDRESSES_BASE', read: basePath, help: 'base path of the address book; its collection is {base}/addresses (default /)'
   }),
   enabled: option(Type.Boolean(), {
-    default: true, flag: 'no-addresses', negated: true, help: 'do not mount the address book service'
+    default: true, flag: 'no-addresses', env: 'RQS_NO_ADDRESSES', negated: true, help: 'do not mount the address book service'
   })
 })
 

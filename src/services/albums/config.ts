@@ -16,14 +16,14 @@ const prefix: Reader<string> = (value, name) => {
 export const albumsOptions = Type.Object({
   // '' serves `/graphql` and `/graphiql`.
   base: option(Type.String(), {
-    default: '', flag: 'albums-base', env: 'RQS_ALBUMS_BASE', read: prefix, help: 'prefix of the album query service: {albums-base}/graphql, {albums-base}/graphiql (default none)'
+    default: '', flag: 'albums-base', value: 'path', env: 'RQS_ALBUMS_BASE', read: prefix, help: 'prefix of the album query service: {albums-base}/graphql, {albums-base}/graphiql (default none)'
   }),
   // Validated when the server is built.
   albumsFile: option(Type.Optional(Type.String()), {
-    flag: 'albums-file', env: 'RQS_ALBUMS_FILE', help: 'JSON array of {title, artist, recordNo} replacing the three built-in albums'
+    flag: 'albums-file', value: 'file', env: 'RQS_ALBUMS_FILE', help: 'JSON array of {title, artist, recordNo} replacing the three built-in albums'
   }),
   enabled: option(Type.Boolean(), {
-    default: true, flag: 'no-albums', negated: true, help: 'do not mount the album query service'
+    default: true, flag: 'no-albums', env: 'RQS_NO_ALBUMS', negated: true, help: 'do not mount the album query service'
   }),
   // Introspection included.
   maxDepth: option(Type.Integer({ minimum: 0 }), {
@@ -38,7 +38,7 @@ export const albumsOptions = Type.Object({
   }),
   // The `query` text in UTF-8 bytes.
   maxDocumentBytes: option(Type.Integer({ minimum: 1 }), {
-    default: 16 * 1024, flag: 'graphql-max-document-size', env: 'RQS_GRAPHQL_MAX_DOCUMENT_SIZE', read: size, help: 'largest GraphQL document text, e.g. 16kb (default 16kb)'
+    default: 16 * 1024, flag: 'graphql-max-document-size', value: 'size', env: 'RQS_GRAPHQL_MAX_DOCUMENT_SIZE', read: size, help: 'largest GraphQL document text, e.g. 16kb (default 16kb)'
   }),
   // Whether `__schema` / `__type` queries are allowed.
   introspection: option(Type.Boolean(), {

@@ -64,7 +64,7 @@ export async function homeService (app: FastifyInstance, options: HomeOptions): 
 }
 
 /** The entry point's directory (spec, Versioning rule 4): the services' links among the server's own. */
-function directory (serviceLinks: readonly DirectoryLink[]): DirectoryLink[] {
+export function directory (serviceLinks: readonly DirectoryLink[]): DirectoryLink[] {
   return [
     { rel: 'self', href: '/', title: 'This directory', type: 'application/json' },
     ...serviceLinks,

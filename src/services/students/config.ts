@@ -10,14 +10,14 @@ export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL('../../../public', impor
 export const studentsOptions = Type.Object({
   // Base path the service is mounted under, e.g. `/students`.
   base: option(Type.String(), {
-    default: '/students', flag: 'students-base', env: 'RQS_STUDENTS_BASE', read: basePath, help: 'base path of the student records service (default /students)'
+    default: '/students', flag: 'students-base', value: 'path', env: 'RQS_STUDENTS_BASE', read: basePath, help: 'base path of the student records service (default /students)'
   }),
   // Folder whose files are served under `{base}/assets/`.
   assetsDir: option(Type.String(), {
-    default: DEFAULT_ASSETS_DIR, flag: 'assets-dir', env: 'RQS_ASSETS_DIR', help: "folder served under {students-base}/assets/ (default the package's public/)"
+    default: DEFAULT_ASSETS_DIR, flag: 'assets-dir', value: 'dir', env: 'RQS_ASSETS_DIR', help: "folder served under {students-base}/assets/ (default the package's public/)"
   }),
   enabled: option(Type.Boolean(), {
-    default: true, flag: 'no-students', negated: true, help: 'do not mount the student records service'
+    default: true, flag: 'no-students', env: 'RQS_NO_STUDENTS', negated: true, help: 'do not mount the student records service'
   })
 })
 
