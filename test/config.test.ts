@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, DEFAULT_ASSETS_DIR, DEFAULT_GRAPHIQL_DIR, defaultConfig, makeConfig, OPTIONS, resolveConfig } from '../src/config.js'
+import { API_VERSIONS, ConfigError, DEFAULT_ASSETS_DIR, DEFAULT_GRAPHIQL_DIR, defaultConfig, makeConfig, OPTIONS, resolveConfig } from '../src/config.js'
+import { SERVICES } from '../src/server.js'
 
 describe('configuration from one declaration', () => {
   it('defaults to the spec\'s behaviour, in the shape the server reads', () => {
@@ -62,10 +63,45 @@ describe('configuration from one declaration', () => {
     expect(new Set(variables).size).toBe(variables.length)
     expect(flags).toEqual(expect.arrayContaining(['port', 'store', 'database-url', 'no-albums', 'graphql-max-document-size']))
     expect(OPTIONS.find((o) => o.flag === 'port')).toMatchObject({ env: 'PORT', takesValue: true })
-    expect(OPTIONS.find((o) => o.flag === 'no-students')).toMatchObject({ env: undefined, takesValue: false })
+    expect(OPTIONS.find((o) => o.flag === 'no-students')).toMatchObject({ env: 'RQS_NO_STUDENTS', takesValue: false, value: undefined })
+    expect(OPTIONS.find((o) => o.flag === 'port')).toMatchObject({ short: 'p', value: 'n' })
+    expect(OPTIONS.find((o) => o.flag === 'host')).toMatchObject({ short: 'H', value: 'address' })
     for (const o of OPTIONS) expect(o.help).not.toBe('')
     // Settings only code sets have no flag.
     expect(flags).not.toContain('graphiql-dir')
+  })
+})
+
+describe('every option on the command line, in the environment and in a file', () => {
+  it('has an environment variable for every flag, and a placeholder for every value', () => {
+    for (const o of OPTIONS) {
+      expect(o.env, `--${o.flag}`).toMatch(/^[A-Z][A-Z0-9_]*$/)
+      expect(o.takesValue ? o.value : 'switch', `--${o.flag}`).toMatch(/^[a-z]+$/)
+    }
+    // Short forms are few and unique (and never -h or -v, which are help and version).
+    const shorts = OPTIONS.flatMap((o) => o.short ?? [])
+    expect(new Set(shorts).size).toBe(shorts.length)
+    expect(shorts).not.toContain('h')
+    expect(shorts).not.toContain('v')
+  })
+
+  it('turns the services off by variable as by flag', () => {
+    const config = resolveConfig({}, { RQS_NO_STUDENTS: 'true', RQS_NO_ADDRESSES: '1', RQS_NO_ALBUMS: 'yes' })
+    expect([config.students.enabled, config.addresses.enabled, config.albums.enabled]).toEqual([false, false, false])
+    expect(resolveConfig({}, { RQS_NO_ALBUMS: 'false' }).albums.enabled).toBe(true)
+  })
+})
+
+describe('--deprecate: only versions that exist', () => {
+  it('declares exactly the versions the services have', () => {
+    const versions = [...new Set(SERVICES.flatMap((s) => s.versions))].sort((a, b) => a - b)
+    expect(API_VERSIONS).toEqual(versions)
+  })
+
+  it('refuses a version no service has, naming the ones there are', () => {
+    expect(resolveConfig({ deprecate: '1' }, {}).versioning.deprecated).toEqual([1])
+    expect(() => resolveConfig({ deprecate: '5' }, {})).toThrow('--deprecate: there is no version 5; the versions are 1, 2')
+    expect(() => resolveConfig({}, { RQS_DEPRECATE: '1,3' })).toThrow('RQS_DEPRECATE: there is no version 3; the versions are 1, 2')
   })
 })
 

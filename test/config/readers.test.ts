@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/config/errors.js'
-import { basePath, integer, size } from '../../src/config/readers.js'
+import { basePath, host, integer, size } from '../../src/config/readers.js'
 
 describe('sizes (read by the bytes package)', () => {
   it.each([
@@ -50,5 +50,33 @@ describe('base paths', () => {
     expect(basePath('/', '--students-base')).toBe('/')
     expect(() => basePath('students', '--students-base')).toThrow('--students-base must be a path such as /students, got "students"')
     expect(() => basePath('/a//b', '--students-base')).toThrow(ConfigError)
+  })
+})
+
+describe('hosts: checked for syntax, resolved only when listening', () => {
+  it.each([
+    ['127.0.0.1', '127.0.0.1'],
+    ['0.0.0.0', '0.0.0.0'],
+    ['::', '::'],
+    ['[::1]', '::1'],
+    ['localhost', 'localhost'],
+    ['db-1.example.org', 'db-1.example.org'],
+    ['my_service', 'my_service']
+  ])('%j is %j', (text, value) => {
+    expect(host(text, '--host')).toBe(value)
+  })
+
+  it.each([
+    ['999.1.1.1', 'must be an IPv4 address of four numbers from 0 to 255 (or a host name), got "999.1.1.1"'],
+    ['1.2.3', 'must be an IPv4 address of four numbers from 0 to 255 (or a host name), got "1.2.3"'],
+    ['example.123', 'must be an IPv4 address of four numbers from 0 to 255 (or a host name), got "example.123"'],
+    ['my host', 'must be an IP address or a host name, got "my host"'],
+    ['-bad.example', 'must be an IP address or a host name, got "-bad.example"'],
+    ['a..b', 'must be an IP address or a host name, got "a..b"'],
+    ['[::1', 'must be an IP address or a host name, got "[::1"'],
+    ['', 'must be an IP address or a host name, got ""']
+  ])('%j is refused', (text, message) => {
+    expect(() => host(text, '--host')).toThrow(ConfigError)
+    expect(() => host(text, '--host')).toThrow(`--host ${message}`)
   })
 })

@@ -5,10 +5,13 @@ import { request } from '../helpers/server.js'
 
 // What only a real process shows: signals, graceful shutdown and the exit code src/bin.ts sets.
 describe('rqs as a process', () => {
-  it('exits with the code main() returns: 2 for a bad flag', async () => {
+  it('exits with the code main() returns: 2 for a bad flag, in one line', async () => {
     const res = await runCliToEnd(['serve', '--port', 'eighty'])
     expect(res.code).toBe(2)
-    expect(res.stderr).toMatch(/--port must be a non-negative integer/)
+    expect(res.stderr).toBe('rqs: --port must be a non-negative integer, got "eighty"\n')
+    const unknown = await runCliToEnd(['serve', '--prot', '80'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toBe("rqs: unknown option --prot (did you mean --port?); see 'rqs serve --help'\n")
   })
 
   it('serves, logs structured JSON with request ids, and stops gracefully on SIGTERM with exit 0', async () => {
@@ -21,8 +24,11 @@ describe('rqs as a process', () => {
     expect(code).toBe(0)
     const logs = srv.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
     const access = logs.find((l) => l.msg === 'request completed')
-    expect(access).toMatchObject({ reqId: 'trace-123', method: 'GET', url: '/students', statusCode: 200 })
+    expect(access).toMatchObject({ reqId: 'trace-123', method: 'GET', url: '/students', statusCode: 200, bytes: expect.any(Number), responseTime: expect.any(Number) })
+    // Not a terminal: the start-up summary is one JSON line, and the last line says shutdown finished.
+    expect(logs.filter((l) => /listening/.test(l.msg))).toEqual([expect.objectContaining({ msg: `Server listening at ${srv.origin}`, store: { kind: 'memory' } })])
     expect(logs.some((l) => l.msg?.includes('shutting down'))).toBe(true)
+    expect(logs.at(-1)?.msg).toMatch(/^shutdown complete/)
   })
 
   it('finishes an in-flight request before exiting on SIGTERM', async () => {
