@@ -102,7 +102,7 @@ describe('rqs serve start-up and shutdown', () => {
     expect(out).not.toContain('Server listening')
     expect(out).not.toMatch(/^\{/m)
     expect(out).toMatch(/INFO.*: GET \/students 200 [\d.]+ ms \d+ B \[trace-tty\]/)
-    expect(out).toMatch(/INFO.*: shutdown complete/)
+    expect(out).toMatch(/INFO.*: shutting down on SIGTERM: no new connections, finishing in-flight requests\n.*INFO.*: shutdown complete/)
   })
 
   it('elsewhere: the same facts as one JSON line, JSON logs, and the shutdown line', async () => {

@@ -11,8 +11,8 @@ export function defaultLogFormat (out: Output): LogFormat {
   return out.isTTY === true ? 'pretty' : 'json'
 }
 
-/** Keys an access log line shows in its one-line pretty message (and so not again below it). */
-const ACCESS_KEYS = ['method', 'url', 'statusCode', 'responseTime', 'bytes']
+/** Keys the one-line pretty messages already show (an access line's, a signal named in its message). */
+const SHOWN_KEYS = ['method', 'url', 'statusCode', 'responseTime', 'bytes', 'signal']
 
 /**
  * The logger's destination for a format. JSON to the process's stdout is
@@ -28,7 +28,7 @@ export async function logDestination (format: LogFormat, out: Output, env: NodeJ
     // NO_COLOR (no-color.org) and anything but a terminal get plain text.
     colorize: out.isTTY === true && env.NO_COLOR === undefined,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: ['pid', 'hostname', 'reqId', ...ACCESS_KEYS].join(','),
+    ignore: ['pid', 'hostname', 'reqId', ...SHOWN_KEYS].join(','),
     messageFormat: (log, messageKey) => {
       const message = String(log[messageKey] ?? '')
       const request = `${String(log.method)} ${String(log.url)} ${String(log.statusCode)} ${formatMs(log.responseTime)} ${String(log.bytes ?? '-')} B`

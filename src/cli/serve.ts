@@ -88,7 +88,7 @@ async function stopOnSignal (server: FastifyInstance, config: Config, io: CliIo)
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) process.exit(EXIT_FAILURE) // a second signal: stop waiting
       stopping = true
-      server.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests')
+      server.log.info({ signal }, `shutting down on ${signal}: no new connections, finishing in-flight requests`)
       const force = setTimeout(() => {
         server.log.warn('shutdown timeout: closing open connections')
         server.server.closeAllConnections()
