@@ -1,3 +1,5 @@
+import type { AddressField, QueryableStore, StudentField } from './query.js'
+
 /**
  * The contracts every store meets (memory, SQLite, PostgreSQL). Stores know
  * nothing of HTTP: they keep records, apply the id rules atomically and report
@@ -36,7 +38,7 @@ export type DeleteResult =
   | { outcome: 'not-found' }
   | { outcome: 'precondition-failed' }
 
-export interface StudentStore {
+export interface StudentStore extends QueryableStore<Student, StudentField> {
   /** Every record, in ascending id order. */
   list (): Promise<Student[]>
   get (id: number): Promise<Student | undefined>
@@ -75,7 +77,7 @@ export interface AddressListQuery {
   postalCode?: string
 }
 
-export interface AddressStore {
+export interface AddressStore extends QueryableStore<Address, AddressField> {
   /** Stores a new record under a generated id that no record (POSTed or PUT) holds. */
   create (input: AddressInput): Promise<Address>
   get (id: bigint): Promise<Address | undefined>

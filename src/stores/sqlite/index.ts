@@ -6,6 +6,7 @@ import { migrate } from './migrate.js'
 import { SqliteStudentStore } from './students.js'
 import { SqliteAddressStore } from './addresses.js'
 import { rethrow } from './errors.js'
+import { registerFold } from './query.js'
 
 export interface SqliteOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -26,6 +27,7 @@ export function openSqliteStores (options: SqliteOptions): Stores {
     db.pragma('synchronous = FULL')
     db.pragma('busy_timeout = 2000')
     db.pragma('foreign_keys = ON')
+    registerFold(db)
     migrate(db, SQLITE_MIGRATIONS)
   } catch (err) {
     throw new StoreUnavailableError(`cannot open SQLite database "${options.path}": ${(err as Error).message}`, { cause: err })

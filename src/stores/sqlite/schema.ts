@@ -41,5 +41,19 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
       INSERT INTO rqs_address_ids (singleton, next) VALUES (1, 1);
     `
+  },
+  // Issue 13 (querying): one index per sortable field, ending in id, for sorted
+  // pages, equality filters and keyset positions. Text compares by code point
+  // (SQLite's BINARY collation), as in the other stores. Version 2 is left to
+  // the idempotency-key step, added in parallel.
+  {
+    version: 3,
+    name: 'query indexes',
+    sql: `
+      CREATE INDEX rqs_students_first_name ON rqs_students (first_name, id);
+      CREATE INDEX rqs_students_last_name ON rqs_students (last_name, id);
+      CREATE INDEX rqs_students_age ON rqs_students (age, id);
+      CREATE INDEX rqs_addresses_name ON rqs_addresses (name, id);
+    `
   }
 ]

@@ -2,9 +2,20 @@ import type { Database, Statement } from 'better-sqlite3'
 import type { DeleteResult, ReplaceResult, Student, StudentInput, StudentStore, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
 import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
+import { STUDENT_FIELDS, type RecordFilter, type RecordQuery, type StudentField } from '../query.js'
+import type { SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
+import { importInTransaction } from './import.js'
+import { SqliteQueries } from './query.js'
 
 const COLUMNS = 'id, first_name AS firstName, last_name AS lastName, age'
+
+const TABLE: SqlTable<StudentField> = {
+  name: 'rqs_students',
+  columns: { id: 'id', firstName: 'first_name', lastName: 'last_name', age: 'age' },
+  kinds: STUDENT_FIELDS,
+  select: COLUMNS
+}
 
 /**
  * Student records in an SQLite file. Every write runs in a BEGIN IMMEDIATE
@@ -24,8 +35,12 @@ export class SqliteStudentStore implements StudentStore {
   readonly #create: (input: StudentInput) => Student
   readonly #replace: (student: Student, condition: WriteCondition<Student>) => ReplaceResult<Student>
   readonly #remove: (id: number, condition: WriteCondition<Student>) => DeleteResult
+  readonly #db: Database
+  readonly #queries: SqliteQueries<StudentField, Student>
 
   constructor (db: Database) {
+    this.#db = db
+    this.#queries = new SqliteQueries(db, TABLE)
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM rqs_students ORDER BY id`)
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM rqs_students WHERE id = ?`)
     this.#count = db.prepare<[], number>('SELECT n FROM rqs_student_count WHERE singleton = 1').pluck()
@@ -81,5 +96,27 @@ export class SqliteStudentStore implements StudentStore {
 
   async delete (id: number, condition: WriteCondition<Student> = NO_CONDITION): Promise<DeleteResult> {
     try { return this.#remove(id, condition) } catch (err) { return rethrow(err) }
+  }
+
+  async query (query: RecordQuery<StudentField>): Promise<Student[]> {
+    return this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<StudentField>): Promise<number> {
+    return this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<StudentField>): AsyncIterable<Student[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** Upserts by id in one transaction, then sets the count to the records held, so the id rule goes on from there. */
+  async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
+    const upsert = this.#db.prepare<[number, string, string, number]>(`INSERT INTO rqs_students (id, first_name, last_name, age) VALUES (?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, age = excluded.age`)
+    const recount = this.#db.prepare('UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students) WHERE singleton = 1')
+    return await importInTransaction(this.#db, source, (batch) => {
+      for (const s of batch) upsert.run(s.id, s.firstName, s.lastName, s.age)
+    }, () => { recount.run() })
   }
 }
