@@ -39,6 +39,7 @@ export const CATALOGUE = {
   // Identifiers, paging and preconditions
   INVALID_ID: { status: 400, description: 'The id in the path is not a valid id. Address ids are integers from 1 to 9223372036854775807 written in plain decimal digits without leading zeros; student ids are integers from 0.' },
   ID_MISMATCH: { status: 400, description: 'The body has an `id` that differs from the id in the path. Leave `id` out of the body or send the same value.' },
+  INVALID_QUERY: { status: 400, description: 'A query parameter of a list is not one it accepts: an unknown parameter, a filter on an unknown field, an unknown operator (or `contains` on a number), or a `sort` naming an unknown field or one twice. `detail` names each and lists what the list accepts; values of the wrong type are VALIDATION_FAILED instead.' },
   INVALID_CURSOR: { status: 400, description: 'The `cursor` query parameter is not one this service issued. Use the `next` link of the previous page unchanged, or start again without a cursor.' },
   PRECONDITION_FAILED: { status: 412, description: 'A condition in If-Match or If-None-Match evaluated to false: the record changed since you read it (or, with `If-None-Match: *`, it already exists). Read it again, reapply your change and retry with the new ETag.' },
 

@@ -7,10 +7,12 @@ import { problems } from '../../http/errors/handler.js'
 import { exactJsonParser } from '../../http/json-body.js'
 import type { Representation } from '../../http/mounts.js'
 import { vendorJsonPattern } from '../../http/versioning.js'
-import { decodeCursor, encodeCursor } from './cursor.js'
+import { parseListQuery } from '../../http/query/parse.js'
+import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
 import { addressEtag } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
-import { Address, AddressCreateBody, AddressPage, AddressPutBody, ListQuery, type IdParams } from './schema.js'
+import { ADDRESS_QUERY, addressLine, AddressListQuery } from './query.js'
+import { Address, AddressCreateBody, AddressPage, AddressPutBody, type IdParams } from './schema.js'
 
 export interface AddressRoutesOptions {
   store: AddressStore
@@ -39,22 +41,21 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   app.addContentTypeParser('application/json', { parseAs: 'string' }, exactJsonParser)
   app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, exactJsonParser)
 
-  app.get<{ Querystring: ListQuery }>('/addresses', {
-    schema: { tags, summary: 'List addresses (paged; exact filters city, postalCode)', querystring: ListQuery, response: { 200: AddressPage } }
+  app.get<{ Querystring: Record<string, unknown> }>('/addresses', {
+    schema: {
+      tags,
+      summary: 'List addresses (paged; filter, sort, search; NDJSON with Accept: application/x-ndjson)',
+      querystring: AddressListQuery,
+      response: { 200: AddressPage }
+    },
+    config: { streams: true }
   }, async (request, reply) => {
-    const { limit, cursor, city, postalCode } = request.query
-    let after: bigint | undefined
-    if (cursor !== undefined) {
-      after = decodeCursor(cursor)
-      if (after === undefined) throw new AppError('INVALID_CURSOR', `cursor "${cursor}" was not issued by this service`)
-    }
-    // One record more than asked tells whether a next page exists without a second query.
-    const records = await store.list({ limit: limit + 1, after, city, postalCode })
-    if (records.length <= limit) return { items: records }
-    const items = records.slice(0, limit)
-    const next = nextLink(collection, limit, encodeCursor((items[limit - 1] as StoredAddress).id), city, postalCode)
-    reply.header('link', `<${next}>; rel="next"`)
-    return { items, next }
+    const list = parseListQuery(ADDRESS_QUERY, request.query)
+    const addresses = { store, path: collection }
+    if (request.ndjson) return await sendNdjson(reply, addresses, list, addressLine)
+    const page = await readPage(addresses, list)
+    pageHeaders(reply, page)
+    return page.next === undefined ? { items: page.items } : { items: page.items, next: page.next }
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
@@ -156,13 +157,6 @@ function nameRequired (): AppError {
 
 function fieldProblem (code: 'FIELD_REQUIRED' | 'FIELD_TYPE', field: string, detail: string): AppError {
   return new AppError('VALIDATION_FAILED', detail, { errors: [{ code, field, detail }] })
-}
-
-function nextLink (collection: string, limit: number, cursor: string, city: string | undefined, postalCode: string | undefined): string {
-  let link = `${collection}?limit=${limit}&cursor=${cursor}`
-  if (city !== undefined) link += `&city=${encodeURIComponent(city)}`
-  if (postalCode !== undefined) link += `&postalCode=${encodeURIComponent(postalCode)}`
-  return link
 }
 
 /**

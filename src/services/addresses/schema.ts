@@ -43,15 +43,5 @@ export const AddressPage = Type.Object(
   { additionalProperties: false }
 )
 
-export const ListQuery = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT }),
-    cursor: Type.Optional(Type.String({ maxLength: 64 })),
-    city: Type.Optional(Type.String({ maxLength: CITY_MAX_LENGTH })),
-    postalCode: Type.Optional(Type.String({ maxLength: POSTAL_CODE_MAX_LENGTH }))
-  },
-  { additionalProperties: false }
-)
-export type ListQuery = Static<typeof ListQuery>
 
 export interface IdParams { id: string }

@@ -5,6 +5,9 @@ import { messages, ok } from './envelope.js'
 import { invalidId, studentNotFound } from './failures.js'
 import { envelopeErrors } from './v1-errors.js'
 import { parseNonNegativeInteger } from '../../http/ids.js'
+import { parseListQuery } from '../../http/query/parse.js'
+import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
+import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
 } from './schema.js'
@@ -19,9 +22,24 @@ const tags = ['students v1 (envelope)']
  */
 async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const { store } = opts
+  const collection = { store, path: app.prefix === '' ? '/' : app.prefix }
 
-  app.get('/', { schema: { tags, summary: 'List students', response: { 200: StudentListEnvelope, ...errorResponses } } }, async () => {
-    return ok(await store.list())
+  app.get<{ Querystring: Record<string, unknown> }>('/', {
+    schema: {
+      tags,
+      summary: 'List students (filter, sort, search; paged with limit; NDJSON with Accept: application/x-ndjson)',
+      querystring: StudentListQuery,
+      response: { 200: StudentListEnvelope, ...errorResponses }
+    },
+    config: { streams: true }
+  }, async (request, reply) => {
+    // No parameters: the spec's answer, every record in the envelope.
+    if (!request.ndjson && Object.keys(request.query).length === 0) return ok(await store.list())
+    const list = parseListQuery(STUDENT_QUERY, request.query)
+    if (request.ndjson) return await sendNdjson(reply, collection, list, studentLine)
+    const page = await readPage(collection, list)
+    pageHeaders(reply, page)
+    return ok(page.items)
   })
 
   app.get<{ Params: IdParams }>('/:id', {

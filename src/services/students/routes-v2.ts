@@ -7,11 +7,18 @@ import { conditionalRead, hasPreconditions, strongEtag, writeConditionFor } from
 import { AppError } from '../../http/errors/app-error.js'
 import { problems } from '../../http/errors/handler.js'
 import type { Representation } from '../../http/mounts.js'
+import { parseListQuery } from '../../http/query/parse.js'
+import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, preconditionFailed, studentNotFound as notFound } from './failures.js'
+import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
 
 const tags = ['students v2']
+
+const StudentList = Type.Array(Student)
+/** A page, when the client asked for one (`limit`): `next` only when another page follows. */
+const StudentPage = Type.Object({ items: StudentList, next: Type.Optional(Type.String()) }, { additionalProperties: false })
 
 /** PUT /{id} body: the id comes from the path; a body id, if sent, must agree. */
 const StudentPutBody = Type.Object(
@@ -36,7 +43,27 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   // Only JSON bodies here: text/plain is 415, not a string to validate.
   app.removeContentTypeParser('text/plain')
 
-  app.get('/', { schema: { tags, summary: 'List students', response: { 200: Type.Array(Student) } } }, async () => store.list())
+  app.get<{ Querystring: Record<string, unknown> }>('/', {
+    schema: {
+      tags,
+      summary: 'List students: every record, or with limit a page {items, next}; filter, sort, search; NDJSON with Accept: application/x-ndjson',
+      querystring: StudentListQuery,
+      response: { 200: Type.Union([StudentList, StudentPage]) }
+    },
+    config: { streams: true }
+  }, async (request, reply) => {
+    // Serialised by the schema of the shape sent (one union schema would test every record against both).
+    if (!request.ndjson && Object.keys(request.query).length === 0) {
+      return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
+    }
+    const list = parseListQuery(STUDENT_QUERY, request.query)
+    const students = { store, path: collection === '' ? '/' : collection }
+    if (request.ndjson) return await sendNdjson(reply, students, list, studentLine)
+    const page = await readPage(students, list)
+    pageHeaders(reply, page)
+    if (list.pageSize === undefined) return reply.serializer(reply.compileSerializationSchema(StudentList)).send(page.items)
+    return reply.serializer(reply.compileSerializationSchema(StudentPage)).send(page.next === undefined ? { items: page.items } : { items: page.items, next: page.next })
+  })
 
   app.get<{ Params: IdParams }>('/:id', {
     schema: { tags, summary: 'Retrieve a student (ETag; If-None-Match → 304)', params: IdParams, response: { 200: Student } }

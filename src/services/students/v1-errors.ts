@@ -2,7 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Failure } from '../../http/errors/app-error.js'
 import type { Classified } from '../../http/errors/classify.js'
 import { errorPipeline } from '../../http/errors/handler.js'
+import { describeParameter } from '../../http/query/model.js'
 import { fail, messages } from './envelope.js'
+import { STUDENT_QUERY } from './query.js'
 
 const FIELD_TEXT: Record<string, string> = {
   firstName: 'a non-empty string',
@@ -22,6 +24,12 @@ export function describeFailures (failures: readonly Failure[]): string {
   return [...parts.values()].join('; ')
 }
 
+/** "limit must be an integer from 1 to 500; age[gte] must be …", one clause per query parameter. */
+export function describeQueryFailures (failures: readonly Failure[]): string {
+  const params = [...new Set(failures.map((f) => f.field ?? ''))]
+  return params.map((p) => `${p} must be ${describeParameter(STUDENT_QUERY, p)}`).join('; ')
+}
+
 /**
  * Version 1 words every error in the spec's envelope. A body that is absent,
  * unreadable or not JSON is the spec's 400 "JSON data is expected" whatever
@@ -36,7 +44,12 @@ export function renderEnvelope (error: Classified, request: FastifyRequest, repl
 function envelopeText (error: Classified, request: FastifyRequest): [number, string] {
   switch (error.code) {
     case 'VALIDATION_FAILED':
+      if (error.subject === 'query' && error.errors !== undefined) return [400, messages.invalidQuery(describeQueryFailures(error.errors))]
       return [400, error.subject === 'body' && error.errors !== undefined ? `Invalid student data: ${describeFailures(error.errors)}` : messages.jsonExpected]
+    case 'INVALID_QUERY':
+      return [400, messages.invalidQuery(error.detail)]
+    case 'INVALID_CURSOR':
+      return [400, messages.invalidCursor]
     case 'STUDENT_NOT_FOUND':
       return [404, messages.notFound(error.args?.id ?? '')]
     case 'INVALID_ID':
