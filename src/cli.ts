@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError, OPTIONS, resolveConfig } from './config.js'
 import { buildServer } from './server.js'
+import { dataCommand } from './commands/index.js'
 import { PACKAGE_VERSION as version } from './version.js'
 
 /** Exit codes: 0 ok, 1 failed at run time, 2 bad usage or configuration. */
@@ -19,6 +20,8 @@ function usage (): string {
     `rqs ${version} — Record and Query Services`,
     '',
     'Usage: rqs serve [options]',
+    '       rqs export --store STORE --service students|addresses [--query QUERY] > FILE.ndjson',
+    '       rqs import --store STORE --service students|addresses [--skip-invalid] FILE.ndjson',
     '       rqs --help | --version',
     '',
     'Options:',
@@ -30,6 +33,8 @@ function usage (): string {
 }
 
 export async function main (argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const bulk = dataCommand(argv[0])
+  if (bulk !== undefined) return await bulk(argv.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env })
   const options: ParseArgsConfig['options'] = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } }
   for (const o of OPTIONS) options[o.flag] = { type: o.type === 'boolean' ? 'boolean' : 'string' }
 

@@ -20,6 +20,8 @@ export interface Config {
   albums: AlbumsConfig
   versioning: VersioningConfig
   store: StoreConfig
+  /** NDJSON files loaded into the stores at start-up (`rqs export` output); none by default. */
+  seed: string[]
 }
 
 export interface VersioningConfig {
@@ -118,7 +120,8 @@ export function defaultConfig(): Config {
       documentCacheSize: 1000,
       graphiqlDir: DEFAULT_GRAPHIQL_DIR
     },
-    store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 }
+    store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 },
+    seed: []
   }
 }
 
@@ -174,7 +177,8 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'database-url', env: 'DATABASE_URL', type: 'string', description: 'PostgreSQL URL; used when --store is not given', apply: (c, v) => { applyStore(c, v as string, '--database-url / DATABASE_URL') } },
   { flag: 'store', env: 'RQS_STORE', type: 'string', description: 'where records live: memory (default), sqlite:PATH or postgres://user@host:port/db', apply: (c, v) => { applyStore(c, v as string, '--store / RQS_STORE') } },
   { flag: 'pg-pool-size', env: 'RQS_PG_POOL_SIZE', type: 'integer', description: 'most PostgreSQL connections per instance (default 10)', apply: (c, v) => { c.store.poolSize = positive(v as number, '--pg-pool-size') } },
-  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } }
+  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } },
+  { flag: 'seed', env: 'RQS_SEED', type: 'path', description: 'NDJSON files (comma-separated, as rqs export writes them) loaded at start-up, e.g. into the memory store', apply: (c, v) => { c.seed = (v as string).split(',').filter((f) => f !== '') } }
 ]
 
 /** `memory`, `sqlite:PATH` or a `postgres://` / `postgresql://` URL. */

@@ -15,6 +15,7 @@ import { homeService } from './services/home/index.js'
 import { studentsService } from './services/students/index.js'
 import type { ServiceDescriptor } from './services/types.js'
 import { openStores } from './stores/index.js'
+import { seedStores } from './data/seed.js'
 import type { Stores } from './stores/types.js'
 import { PACKAGE_VERSION } from './version.js'
 
@@ -46,6 +47,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // Stores this server opened are closed with it, also when a later start-up step fails.
   if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
   try {
+    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed) }, 'seed files loaded')
     const services = SERVICES.filter((s) => s.enabled(config))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestIdPlugin)
