@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import { Ajv } from 'ajv'
 import { validationFailures } from '../http/errors/validation.js'
 import type { CollectionModel } from '../http/query/model.js'
@@ -92,8 +91,13 @@ class Output {
   async write (text: string): Promise<boolean> {
     if (this.#closed) return false
     if (this.stream.write(text)) return true
-    const settled = (event: string): Promise<unknown> => once(this.stream, event).catch(() => {})
-    await Promise.race([settled('drain'), settled('close')])
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.stream.off('drain', done).off('close', done).off('error', done)
+        resolve()
+      }
+      this.stream.on('drain', done).on('close', done).on('error', done)
+    })
     return !this.#closed
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Queries over a collection, the same for every store: conditions that must
  * all hold, a case-insensitive search over the text fields, a sort (ties
- * broken by ascending id), a keyset position to continue after, and a limit.
+ * broken by id), a keyset position to continue after, and a limit.
  * Stores know nothing of how a client wrote the query (see src/http/query/).
  *
  * Meanings every store keeps alike (the conformance suite checks them):
@@ -50,7 +50,7 @@ export interface Position {
 }
 
 export interface RecordQuery<F extends string = string> extends RecordFilter<F> {
-  /** Sort keys in order; the id (ascending) always breaks ties. Empty: ascending id. */
+  /** Sort keys in order; the id breaks ties (see orderKeys). Empty: ascending id. */
   sort: ReadonlyArray<SortKey<F>>
   /** Only records strictly after this position in the sort order. */
   after?: Position
@@ -121,28 +121,48 @@ export function fold (text: string): string {
 
 type Row = Readonly<Record<string, FieldValue>>
 
-/** Orders two records by the sort keys, then by ascending id. */
+/**
+ * The keys that order records completely: the sort keys, then the id in the
+ * direction of the last sort key, so that `-age` is exactly the reverse of
+ * `age` and a single-key order is one index walked either way. A sort that
+ * names the id already ends there.
+ */
+export function orderKeys (sort: ReadonlyArray<SortKey>): SortKey[] {
+  const at = sort.findIndex((k) => k.field === 'id')
+  if (at !== -1) return sort.slice(0, at + 1)
+  return [...sort, { field: 'id', descending: sort[sort.length - 1]?.descending ?? false }]
+}
+
+/** The values of a position in the order of orderKeys(sort). */
+export function positionValues (sort: ReadonlyArray<SortKey>, position: Position): FieldValue[] {
+  return [...position.keys, position.id].slice(0, orderKeys(sort).length)
+}
+
+/** Orders two records by the sort keys, then by id. */
 export function sortComparator<R> (sort: ReadonlyArray<SortKey>): (a: R, b: R) => number {
+  const keys = orderKeys(sort)
   return (a, b) => {
     const x = a as Row
     const y = b as Row
-    for (const key of sort) {
+    for (const key of keys) {
       const c = compareValues(x[key.field] as FieldValue, y[key.field] as FieldValue)
       if (c !== 0) return key.descending ? -c : c
     }
-    return compareValues(x.id as FieldValue, y.id as FieldValue)
+    return 0
   }
 }
 
 /** True when `record` comes strictly after `position` in the sort order. */
 export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position: Position): boolean {
   const r = record as Row
-  for (let i = 0; i < sort.length; i++) {
-    const key = sort[i] as SortKey
-    const c = compareValues(r[key.field] as FieldValue, position.keys[i] as FieldValue)
+  const keys = orderKeys(sort)
+  const values = positionValues(sort, position)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as SortKey
+    const c = compareValues(r[key.field] as FieldValue, values[i] as FieldValue)
     if (c !== 0) return key.descending ? c < 0 : c > 0
   }
-  return compareValues(r.id as FieldValue, position.id) > 0
+  return false
 }
 
 /** The position of a record in a sort order: what a cursor encodes. */

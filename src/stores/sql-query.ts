@@ -1,4 +1,4 @@
-import type { Condition, FieldKinds, FieldValue, RecordFilter, RecordQuery, SortKey } from './query.js'
+import { orderKeys, positionValues, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from './query.js'
 
 /**
  * Compiles a RecordQuery into SQL for both SQL stores: WHERE from the
@@ -32,11 +32,16 @@ export interface CompiledSql {
   values: unknown[]
 }
 
+/** How a query should run: fields whose equality conditions must not pick the index (see SqliteQueries). */
+export interface QueryPlan {
+  unindexed?: ReadonlySet<string>
+}
+
 const COMPARISON: Record<Exclude<Condition['op'], 'contains'>, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }
 
 class Builder<F extends string> {
   readonly values: unknown[] = []
-  constructor (readonly table: SqlTable<F>, readonly dialect: SqlDialect) {}
+  constructor (readonly table: SqlTable<F>, readonly dialect: SqlDialect, readonly plan: QueryPlan = {}) {}
 
   bind (value: unknown): string {
     this.values.push(value)
@@ -50,7 +55,9 @@ class Builder<F extends string> {
   condition (c: Condition): string {
     const column = this.column(c.field)
     if (c.op === 'contains') return this.dialect.contains(column, this.bind(this.dialect.needle(c.value as string)))
-    return `${column} ${COMPARISON[c.op]} ${this.bind(c.value)}`
+    // SQLite: a unary + keeps the planner from searching this column's index.
+    const operand = c.op === 'eq' && this.plan.unindexed?.has(c.field) === true ? `+${column}` : column
+    return `${operand} ${COMPARISON[c.op]} ${this.bind(c.value)}`
   }
 
   filter (filter: RecordFilter): string[] {
@@ -63,19 +70,21 @@ class Builder<F extends string> {
   }
 
   /**
-   * Rows after (keys…, id) in the order (sort…, id ASC). All ascending: one
-   * row-value comparison, which both databases answer from an index. Mixed
-   * directions: the expansion (k1 ≷ v1) OR (k1 = v1 AND k2 ≷ v2) … OR (… AND
-   * id > v), plus a plain bound on the first key so the index is still used.
+   * Rows after a position in the complete order (orderKeys). One direction:
+   * one row-value comparison, which both databases answer from an index.
+   * Mixed directions: the expansion (k1 ≷ v1) OR (k1 = v1 AND k2 ≷ v2) … ,
+   * plus a plain bound on the first key so the index is still used.
    */
-  after (sort: readonly SortKey[], keys: readonly FieldValue[], id: FieldValue): string {
-    const columns = [...sort.map((k) => this.column(k.field)), this.column('id')]
-    const values = [...keys, id]
-    if (sort.every((k) => !k.descending)) {
-      if (columns.length === 1) return `${columns[0] as string} > ${this.bind(values[0])}`
-      return `(${columns.join(', ')}) > (${values.map((v) => this.bind(v)).join(', ')})`
+  after (sort: readonly SortKey[], position: Position): string {
+    const keys = orderKeys(sort)
+    const columns = keys.map((k) => this.column(k.field))
+    const values = positionValues(sort, position)
+    const descending = keys.map((k) => k.descending)
+    if (descending.every((d) => d === descending[0])) {
+      const op = descending[0] === true ? '<' : '>'
+      if (columns.length === 1) return `${columns[0] as string} ${op} ${this.bind(values[0])}`
+      return `(${columns.join(', ')}) ${op} (${values.map((v) => this.bind(v)).join(', ')})`
     }
-    const descending = [...sort.map((k) => k.descending), false]
     const lead = `${columns[0] as string} ${descending[0] === true ? '<=' : '>='} ${this.bind(values[0])}`
     const branches: string[] = []
     for (let i = 0; i < columns.length; i++) {
@@ -92,13 +101,19 @@ function where (parts: string[]): string {
 }
 
 /** SELECT … WHERE … ORDER BY … LIMIT for a query. */
-export function compileSelect<F extends string> (table: SqlTable<F>, dialect: SqlDialect, query: RecordQuery<F>): CompiledSql {
-  const b = new Builder(table, dialect)
+export function compileSelect<F extends string> (table: SqlTable<F>, dialect: SqlDialect, query: RecordQuery<F>, plan: QueryPlan = {}): CompiledSql {
+  const b = new Builder(table, dialect, plan)
   const parts = b.filter(query)
-  if (query.after !== undefined) parts.push(b.after(query.sort, query.after.keys, query.after.id))
-  const order = [...query.sort.map((k) => `${b.column(k.field)}${k.descending ? ' DESC' : ''}`), b.column('id')].join(', ')
+  if (query.after !== undefined) parts.push(b.after(query.sort, query.after))
+  const order = orderKeys(query.sort).map((k) => `${b.column(k.field)}${k.descending ? ' DESC' : ''}`).join(', ')
   const limit = query.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(query.limit))}`
   return { text: `SELECT ${table.select} FROM ${table.name}${where(parts)} ORDER BY ${order}${limit}`, values: b.values }
+}
+
+/** How many rows, up to `cap`, hold `value` in the field: counted in the field's index alone. */
+export function compileRangeSize<F extends string> (table: SqlTable<F>, dialect: SqlDialect, field: F, value: unknown, cap: number): CompiledSql {
+  const b = new Builder(table, dialect)
+  return { text: `SELECT count(*) AS n FROM (SELECT 1 FROM ${table.name} WHERE ${b.column(field)} = ${b.bind(value)} LIMIT ${cap})`, values: b.values }
 }
 
 /** SELECT count(*) for a filter. */

@@ -109,6 +109,29 @@ for (const kind of storeKinds()) {
       })
     }
 
+    it('answers alike when an equality selects more records than a store collects before sorting', async () => {
+      // age = 1 holds 3000 records: the memory and SQLite stores then walk the sort's index instead.
+      const records = Array.from({ length: 6000 }, (_, i) => ({ id: i, firstName: `F${(i * 7) % 13}`, lastName: `L${(i * 7919) % 6000}`, age: i % 2 }))
+      await stores.students.importAll(once(records))
+      for (const query of [
+        { where: [{ field: 'age', op: 'eq', value: 1 }], sort: [{ field: 'lastName', descending: false }] },
+        { where: [{ field: 'age', op: 'eq', value: 0 }, { field: 'firstName', op: 'eq', value: 'F3' }], sort: [{ field: 'lastName', descending: true }] },
+        { where: [{ field: 'age', op: 'eq', value: 1 }, { field: 'lastName', op: 'gte', value: 'L5' }], sort: [{ field: 'firstName', descending: true }, { field: 'id', descending: false }] }
+      ] as Array<RecordQuery<'id' | 'firstName' | 'lastName' | 'age'>>) {
+        const expected = reference(records, query)
+        const walked: Student[] = []
+        let after: RecordQuery['after']
+        for (;;) {
+          const page = await stores.students.query({ ...query, after, limit: 700 })
+          walked.push(...page)
+          if (page.length < 700) break
+          const last = page[page.length - 1] as Student
+          after = { keys: query.sort.map((k) => last[k.field as keyof Student]), id: last.id }
+        }
+        expect(walked).toEqual(expected)
+      }
+    })
+
     it('streams many records in batches, in order, and stops early when the consumer does', async () => {
       const records = Array.from({ length: 2500 }, (_, i) => ({ id: i, firstName: `f${i % 7}`, lastName: `l${i % 11}`, age: i % 90 }))
       await stores.students.importAll(once(records))
@@ -183,7 +206,7 @@ function holds (record: Record<string, unknown>, c: Condition): boolean {
   }
 }
 
-/** The plain reference: filter everything, sort everything. */
+/** The plain reference: filter everything, sort everything; ties by id in the direction of the last sort key. */
 function reference<R extends Record<string, unknown>> (records: R[], query: RecordQuery): R[] {
   const texts = records.length === 0 ? [] : Object.keys(records[0] as object).filter((k) => typeof (records[0] as R)[k] === 'string')
   return records
@@ -194,6 +217,7 @@ function reference<R extends Record<string, unknown>> (records: R[], query: Reco
         const c = compare(a[k.field], b[k.field])
         if (c !== 0) return k.descending ? -c : c
       }
-      return compare(a.id, b.id)
+      const c = compare(a.id, b.id)
+      return query.sort[query.sort.length - 1]?.descending === true ? -c : c
     })
 }

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import {
-  compareValues, isAfter, matcher, positionOf, sortComparator, STREAM_BATCH_SIZE,
+  compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE,
   type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey
 } from '../query.js'
 import type { IndexedTable } from './indexed-table.js'
@@ -13,7 +13,6 @@ import type { IndexedTable } from './indexed-table.js'
 const EQUALITY_BUDGET = 2048
 
 type Row = Readonly<Record<string, FieldValue>>
-const ID_ASCENDING: SortKey = { field: 'id', descending: false }
 
 /**
  * Answers queries from an IndexedTable without sorting the collection: a walk
@@ -76,7 +75,8 @@ export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
       }
     }
 
-    const lead = sort[0] ?? ID_ASCENDING
+    const keys = orderKeys(sort)
+    const lead = keys[0] as SortKey
     const field = lead.field
     const index = this.table.index(field)
     const { low, high } = bounds(query.where, field)
@@ -88,8 +88,8 @@ export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
       ? low !== undefined && compareValues(value, low) < 0
       : high !== undefined && compareValues(value, high) > 0
 
-    if (sort.length <= 1 && !lead.descending) {
-      // The index order is the answer's order.
+    if (keys.length === 1 || (keys.length === 2 && keys[1]?.descending === lead.descending)) {
+      // The index order (field, then id), walked forward or backward, is the answer's order.
       for (const [record] of entries) {
         if (beyond((record as unknown as Row)[field] as FieldValue)) return
         if (wanted(record)) yield record
@@ -97,6 +97,7 @@ export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
       return
     }
     // Records sharing the first key are ordered by the other keys and the id before they are given out.
+    // (Only sorts on several fields, or mixed directions, get here.)
     const order = sortComparator<R>(sort)
     let group: R[] = []
     let groupValue: FieldValue | undefined
@@ -119,10 +120,12 @@ export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
     const index = this.table.index(condition.field)
     const probe = probeAt<R>(condition.field, condition.value, -Infinity)
     const out: R[] = []
-    for (const [record] of index.entries(probe)) {
-      if ((record as unknown as Row)[condition.field] !== condition.value) break
+    const field = condition.field
+    const records = index.keys(probe)
+    for (let next = records.next(); next.done !== true; next = records.next()) {
+      if ((next.value as unknown as Row)[field] !== condition.value) break
       if (out.length === EQUALITY_BUDGET) return undefined
-      out.push(record)
+      out.push(next.value)
     }
     return out
   }

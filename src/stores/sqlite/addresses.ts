@@ -127,7 +127,7 @@ export class SqliteAddressStore implements AddressStore {
     const upsert = this.#db.prepare<[bigint, string, string, string]>(`INSERT INTO rqs_addresses (id, name, city, postal_code) VALUES (?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET name = excluded.name, city = excluded.city, postal_code = excluded.postal_code`)
     const skipTaken = this.#db.prepare(SKIP_TAKEN_IDS)
-    return await importInTransaction(this.#db, source, (batch) => {
+    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
       for (const a of batch) upsert.run(a.id, a.name, a.city, a.postalCode)
     }, () => { skipTaken.run() })
   }

@@ -1,13 +1,21 @@
 import Database, { type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
 import { fold, STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../query.js'
-import { compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
+import { compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 
 /** Case folding for `contains` and the search: the memory store's own function, so both agree exactly. */
 export function registerFold (db: Database.Database): void {
   db.function('rqs_fold', { deterministic: true }, (text: unknown) => typeof text === 'string' ? fold(text) : text)
 }
+
+/**
+ * An equality condition selecting more rows than this makes a sorted page
+ * walk the sort's index (filtering as it goes) rather than collect every
+ * matching row and sort them, which SQLite's planner prefers even with
+ * statistics. The memory store decides the same way.
+ */
+const EQUALITY_BUDGET = 2048
 
 const dialect: SqlDialect = {
   placeholder: () => '?',
@@ -38,8 +46,23 @@ export class SqliteQueries<F extends string, R> {
   }
 
   query (query: RecordQuery<F>): R[] {
-    const { text, values } = compileSelect(this.table, dialect, query)
-    try { return this.#prepare(this.db, text).all(...values) as R[] } catch (err) { return rethrow(err) }
+    try {
+      const { text, values } = compileSelect(this.table, dialect, query, this.#plan(query))
+      return this.#prepare(this.db, text).all(...values) as R[]
+    } catch (err) { return rethrow(err) }
+  }
+
+  /** For a sorted page with equality conditions on other fields: walk the sort's index unless one of them selects few rows. */
+  #plan (query: RecordQuery<F>): QueryPlan {
+    const lead = query.sort[0]?.field
+    if (lead === undefined || query.limit === undefined) return {}
+    const equalities = query.where.filter((c) => c.op === 'eq' && c.field !== lead)
+    if (equalities.length === 0) return {}
+    for (const c of equalities) {
+      const { text, values } = compileRangeSize(this.table, dialect, c.field as F, c.value, EQUALITY_BUDGET + 1)
+      if (Number(this.#prepare(this.db, text).pluck().get(...values)) <= EQUALITY_BUDGET) return {}
+    }
+    return { unindexed: new Set(equalities.map((c) => c.field)) }
   }
 
   count (filter: RecordFilter<F>): number {

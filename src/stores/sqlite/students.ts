@@ -115,7 +115,7 @@ export class SqliteStudentStore implements StudentStore {
     const upsert = this.#db.prepare<[number, string, string, number]>(`INSERT INTO rqs_students (id, first_name, last_name, age) VALUES (?, ?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, age = excluded.age`)
     const recount = this.#db.prepare('UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students) WHERE singleton = 1')
-    return await importInTransaction(this.#db, source, (batch) => {
+    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
       for (const s of batch) upsert.run(s.id, s.firstName, s.lastName, s.age)
     }, () => { recount.run() })
   }
