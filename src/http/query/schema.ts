@@ -45,7 +45,7 @@ export function querystringSchema (model: CollectionModel): TSchema {
     cursor: Type.String({ maxLength: MAX_CURSOR_LENGTH, description: 'Opaque position from a `next` link: follow the link unchanged rather than building cursors.' }),
     sort: Type.String({
       maxLength: MAX_SORT_LENGTH,
-      description: `Sort keys, comma-separated, from ${fields.join(', ')}; \`-\` before a field sorts it descending. Ties are broken by ascending id. Example: \`${exampleSort(model)}\`.`
+      description: `Sort keys, comma-separated, from ${fields.join(', ')}; \`-\` before a field sorts it descending. Ties are broken by id, in the direction of the last sort key. Example: \`${exampleSort(model)}\`.`
     }),
     q: Type.String({ maxLength: MAX_SEARCH_LENGTH, description: 'Only records with this text in any text field, ignoring case.' }),
     count: Type.Boolean({ description: '`true` adds `X-Total-Count`: how many records match the filters, whatever the page.' })
