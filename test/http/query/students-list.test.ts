@@ -107,6 +107,17 @@ describe('v1: the envelope, paged only when asked', () => {
     expect(res.body.body).toContain(text)
   })
 
+  it('adds the next link to the Link header a deprecated version already has', async () => {
+    await server.close()
+    server = await startServer({ versioning: { deprecated: [1] } }, { stores })
+    v1 = `${server.origin}/students`
+    await seed()
+    const link = (await request(`${v1}?limit=2`)).headers.get('link') as string
+    expect(link).toContain('rel="deprecation"')
+    expect(link).toContain('rel="successor-version"')
+    expect(link).toMatch(/, <\/students\?limit=2&cursor=[A-Za-z0-9_-]+>; rel="next"$/)
+  })
+
   it('refuses a cursor of one sort used with another', async () => {
     await seed()
     const first = await request(`${v1}?sort=lastName&limit=2`)
