@@ -3,6 +3,7 @@ import { parseArguments, UsageError, type CliCommand } from './cli/command.js'
 import { commandHelp, generalHelp } from './cli/help.js'
 import { EXIT_OK, EXIT_USAGE, processIo, type CliIo } from './cli/io.js'
 import { serveCommand } from './cli/serve.js'
+import { dataCommands } from './commands/index.js'
 import { closestWord } from './lib/suggest.js'
 import { PACKAGE_VERSION as version } from './version.js'
 
@@ -25,7 +26,7 @@ const helpCommand: CliCommand = {
 }
 
 /** Every subcommand, in the order `rqs --help` lists them. A new command is a CliCommand and one entry here. */
-const COMMANDS: readonly CliCommand[] = [serveCommand, helpCommand]
+const COMMANDS: readonly CliCommand[] = [serveCommand, ...dataCommands, helpCommand]
 
 function commandNamed (name: string): CliCommand {
   const command = COMMANDS.find((c) => c.name === name)
@@ -61,6 +62,7 @@ export async function main (argv: string[], env: NodeJS.ProcessEnv, io: CliIo = 
     const [name, ...args] = argv
     const command = COMMANDS.find((c) => c.name === name)
     if (command === undefined) return withoutCommand(argv, io)
+    if (command.ownArguments !== undefined) return await command.ownArguments(args, env)
     const parsed = parseArguments(args, command.options, `rqs ${command.name} --help`, command.maxPositionals)
     if (parsed.help) { io.stdout.write(commandHelp(command)); return EXIT_OK }
     return await command.run({ flags: parsed.flags, positionals: parsed.positionals, env, io })

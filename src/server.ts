@@ -16,6 +16,7 @@ import { docsService } from './services/docs/index.js'
 import { directory, homeService } from './services/home/index.js'
 import { studentsService } from './services/students/index.js'
 import type { DirectoryLink, ServiceDescriptor } from './services/types.js'
+import { seedStores } from './data/seed.js'
 import { openStores } from './stores/index.js'
 import type { Stores } from './stores/types.js'
 import { PACKAGE_VERSION } from './version.js'
@@ -58,6 +59,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // Stores this server opened are closed with it, also when a later start-up step fails.
   if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
   try {
+    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed) }, 'seed files loaded')
     const services = SERVICES.filter((s) => s.enabled(config))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestIdPlugin)

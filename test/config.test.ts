@@ -11,6 +11,7 @@ describe('configuration from one declaration', () => {
       accessLog: false,
       bodyLimit: 1024 * 1024,
       shutdownTimeoutMs: 10_000,
+      seed: [],
       students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR },
       addresses: { enabled: true, base: '/' },
       versioning: { vendor: 'rqs', mediaType: true, uri: true, deprecated: [] },

@@ -31,6 +31,8 @@ export interface CliCommand {
   maxPositionals?: number
   /** Resolves with the exit code; a ConfigError it throws exits 2 with its message. */
   run: (context: CommandContext) => Promise<number>
+  /** Set for a command that reads its own arguments (and prints its own help): gets them unparsed. */
+  ownArguments?: (args: string[], env: NodeJS.ProcessEnv) => Promise<number>
 }
 
 /** A command line that cannot be run as written; its message is one line (exit 2). */

@@ -36,7 +36,16 @@ export const serverOptions = Type.Object({
   // How long graceful shutdown waits for in-flight requests before closing sockets.
   shutdownTimeoutMs: option(Type.Integer({ minimum: 0 }), {
     default: 10_000, flag: 'shutdown-timeout', value: 'ms', env: 'RQS_SHUTDOWN_TIMEOUT_MS', help: 'ms to wait for in-flight requests on SIGTERM (default 10000)'
+  }),
+  // NDJSON files (as `rqs export` writes them) loaded into the store at start-up.
+  seed: option(Type.Array(Type.String({ minLength: 1 })), {
+    default: [], flag: 'seed', value: 'files', env: 'RQS_SEED', read: fileList, help: 'NDJSON files to load at start-up, comma-separated (as rqs export writes them)'
   })
 })
+
+/** `a.ndjson,b.ndjson` → the file names, empty entries dropped. */
+function fileList (text: string): string[] {
+  return text.split(',').map((f) => f.trim()).filter((f) => f !== '')
+}
 
 export type ServerConfig = Static<typeof serverOptions>

@@ -103,6 +103,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The representation version this request was negotiated to (or fixed by its URI). */
     apiVersion: number
+    /** The client asked a collection route (config `streams`) for application/x-ndjson. */
+    ndjson: boolean
+  }
+  interface FastifyContextConfig {
+    /** The route is a collection that can answer `Accept: application/x-ndjson` with a stream. */
+    streams?: boolean
   }
 }
 
@@ -118,6 +124,7 @@ export const mountsPlugin = fp(async function rqsMounts (app: FastifyInstance, o
   const deprecations = deprecationPolicies(versioning)
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
   app.decorateRequest('apiVersion', 0)
+  app.decorateRequest('ndjson', false)
   app.setErrorHandler(problems.handleError)
   app.setNotFoundHandler(table.notFound)
 
@@ -187,9 +194,10 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
         route.config = { ...route.config, representation: described }
       })
       scope.addHook('onRequest', (request, reply, done) => {
-        const choice = negotiator.negotiate(request.headers.accept)
+        const choice = negotiator.negotiate(request.headers.accept, request.routeOptions.config.streams === true)
         request.apiVersion = version
-        if (choice === undefined) { // only on a URI mount: the header approach routes such requests to notFound
+        request.ndjson = choice?.stream === true
+        if (choice === undefined) { // a URI mount, or NDJSON asked of a route that is no collection
           void refuse(request, reply)
           return
         }

@@ -10,10 +10,15 @@ import { vendorJsonPattern } from './versioning.js'
  * false` + removeAdditional), so unknown fields are never stored, and report
  * every failure at once so a client can fix them in one go.
  */
+const COMMON: Options = { removeAdditional: true, useDefaults: true, allErrors: true, strict: false, addUsedSchema: false }
+/** How request bodies are validated; `rqs import` checks each line of a file the same way. */
+export const BODY_VALIDATION: Options = { ...COMMON, coerceTypes: false }
+/** How query strings and path parameters are validated (coerced from their text). */
+export const TEXT_VALIDATION: Options = { ...COMMON, coerceTypes: 'array' }
+
 export function installValidators (app: FastifyInstance): void {
-  const common: Options = { removeAdditional: true, useDefaults: true, allErrors: true, strict: false, addUsedSchema: false }
-  const bodyAjv = new Ajv({ ...common, coerceTypes: false })
-  const textAjv = new Ajv({ ...common, coerceTypes: 'array' })
+  const bodyAjv = new Ajv(BODY_VALIDATION)
+  const textAjv = new Ajv(TEXT_VALIDATION)
   for (const ajv of [bodyAjv, textAjv]) {
     // OpenAPI's 64-bit integer (address ids): any integer; the routes check the range exactly.
     ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })

@@ -13,9 +13,13 @@ export interface VersionChoice {
   version: number
   /** The Content-Type of a successful answer. */
   contentType: string
+  /** Set when the client asked for a collection as a stream of JSON lines (application/x-ndjson). */
+  stream?: true
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
+/** Newline-delimited JSON: a collection streamed one record a line (issue 13). */
+export const NDJSON_TYPE = 'application/x-ndjson'
 
 export function vendorType (vendor: string, version: number): string {
   return `application/vnd.${vendor}.v${version}+json`
@@ -32,6 +36,8 @@ export class VersionNegotiator {
   readonly #byType = new Map<string, VersionChoice>()
   readonly #default: VersionChoice
   readonly #chooser: MediaTypeChooser
+  readonly #streamChooser: MediaTypeChooser
+  readonly #stream: VersionChoice
 
   /**
    * @param versions the versions served, e.g. [1, 2]
@@ -46,6 +52,8 @@ export class VersionNegotiator {
     }
     this.available = [...this.#byType.keys()]
     this.#chooser = new MediaTypeChooser(this.available)
+    this.#streamChooser = new MediaTypeChooser([...this.available, NDJSON_TYPE])
+    this.#stream = { version: defaultVersion, contentType: NDJSON_TYPE, stream: true }
   }
 
   /** The media types whose answers a version gives on this negotiator (for the API description). */
@@ -53,11 +61,15 @@ export class VersionNegotiator {
     return [...this.#byType].filter(([, choice]) => choice.version === version).map(([type]) => type)
   }
 
-  /** The version and content type for an Accept header, or undefined when nothing served is acceptable (406). */
-  negotiate (accept: string | undefined): VersionChoice | undefined {
+  /**
+   * The version and content type for an Accept header, or undefined when nothing served is acceptable (406).
+   * `streamable`: the resource is a collection, which can also be streamed as NDJSON.
+   */
+  negotiate (accept: string | undefined, streamable = false): VersionChoice | undefined {
     // Fast path for what almost every client sends: no lookup at all.
     if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept === '') return this.#default
-    const best = this.#chooser.select(accept)
+    const best = (streamable ? this.#streamChooser : this.#chooser).select(accept)
+    if (best === NDJSON_TYPE) return this.#stream
     return best === undefined ? undefined : this.#byType.get(best.toLowerCase())
   }
 }
@@ -82,7 +94,9 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
       }
     },
     deriveConstraint (req: IncomingMessage): string {
-      const choice = negotiator.negotiate(req.headers.accept)
+      // A JSON version when the client accepts one; an NDJSON-only Accept routes to the default version,
+      // whose collection routes stream (the others then answer 406).
+      const choice = negotiator.negotiate(req.headers.accept) ?? negotiator.negotiate(req.headers.accept, true)
       return choice === undefined ? 'none' : String(choice.version)
     },
     mustMatchWhenDerived: false,
@@ -95,5 +109,6 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
 /** Sets Vary and the negotiated Content-Type on a reply (plain JSON is Fastify's default already). */
 export function applyChoice (reply: FastifyReply, choice: VersionChoice): void {
   appendVary(reply, 'Accept')
-  if (choice.contentType !== JSON_TYPE) reply.header('content-type', choice.contentType)
+  // A stream's route sets its type once it starts streaming: errors before that are JSON.
+  if (choice.contentType !== JSON_TYPE && choice.stream !== true) reply.header('content-type', choice.contentType)
 }

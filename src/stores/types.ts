@@ -1,3 +1,5 @@
+import type { AddressField, QueryableStore, StudentField } from './query.js'
+
 /**
  * The contracts every store meets (memory, SQLite, PostgreSQL). Stores know
  * nothing of HTTP: they keep records, apply the id rules atomically and report
@@ -95,7 +97,7 @@ export interface KeptWrites {
   keptWrite?: (key: string) => Promise<KeptWrite | undefined>
 }
 
-export interface StudentStore extends KeptWrites {
+export interface StudentStore extends KeptWrites, QueryableStore<Student, StudentField> {
   /** Every record, in ascending id order. */
   list (): Promise<Student[]>
   get (id: number): Promise<Student | undefined>
@@ -135,7 +137,7 @@ export interface AddressListQuery {
   postalCode?: string
 }
 
-export interface AddressStore extends KeptWrites {
+export interface AddressStore extends KeptWrites, QueryableStore<Address, AddressField> {
   /** Stores a new record under a generated id that no record (POSTed or PUT) holds. */
   create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address>
   get (id: bigint): Promise<Address | undefined>

@@ -39,6 +39,7 @@ export const CATALOGUE = {
   // Identifiers, paging and preconditions
   INVALID_ID: { status: 400, description: 'The id in the path is not a valid id. Address ids are integers from 1 to 9223372036854775807 written in plain decimal digits without leading zeros; student ids are integers from 0.' },
   ID_MISMATCH: { status: 400, description: 'The body has an `id` that differs from the id in the path. Leave `id` out of the body or send the same value.' },
+  INVALID_QUERY: { status: 400, description: 'A query parameter of a list is not one it accepts: an unknown parameter, a filter on an unknown field, an unknown operator (or `contains` on a number), or a `sort` naming an unknown field or one twice. `detail` names each and lists what the list accepts; values of the wrong type are VALIDATION_FAILED instead.' },
   INVALID_CURSOR: { status: 400, description: 'The `cursor` query parameter is not one this service issued. Use the `next` link of the previous page unchanged, or start again without a cursor.' },
   IDEMPOTENCY_KEY_INVALID: { status: 400, description: 'The `Idempotency-Key` header must be sent once, as 1 to 255 visible ASCII characters (letters, digits, punctuation; no spaces), optionally in double quotes. A UUID is a good key.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used within the last 24 hours for a different request (another method, path, API version or body). A retry must repeat the original request exactly; a new request needs a new key.' },

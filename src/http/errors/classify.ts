@@ -20,8 +20,8 @@ export interface Classified {
   headers?: Record<string, string>
   /** Values a service's own wording fills in (see AppError). */
   args?: Readonly<Record<string, string | number>>
-  /** Set when the failure is about the request body (unreadable, not JSON, wrong media type, invalid fields). */
-  subject?: 'body'
+  /** Set when the failure is about the request body (unreadable, not JSON, wrong media type, invalid fields), or the query string's values. */
+  subject?: 'body' | 'query'
   /** The error as thrown, for the log and for renderers that quote the framework's message. */
   cause?: Error
   /** True for faults the server did not expect: logged as errors, never shown to the client. */
@@ -39,7 +39,7 @@ export function classifyError (error: FastifyError, request: FastifyRequest): Cl
   if (error.validation !== undefined) {
     const context = error.validationContext
     const errors = validationFailures(error.validation, context)
-    const subject = context === 'body' ? 'body' as const : undefined
+    const subject = context === 'body' ? 'body' as const : context === 'querystring' ? 'query' as const : undefined
     if (errors.length === 1 && errors[0]?.code === 'JSON_EXPECTED') return { code: 'JSON_EXPECTED', status: 400, detail: errors[0].detail, subject, cause: error }
     return { code: 'VALIDATION_FAILED', status: 400, detail: errors.map((e) => e.detail).join('; '), errors, subject, cause: error }
   }

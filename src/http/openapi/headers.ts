@@ -22,6 +22,10 @@ export const RESPONSE_HEADERS: Record<HeaderName, HeaderObject> = {
     description: 'Web links (RFC 8288): `rel="next"` for the next page of a list; for a deprecated version `rel="deprecation"` and `rel="successor-version"`; on the entry point, the directory of services.',
     schema: { type: 'string', examples: ['</addresses?limit=2&cursor=Mg>; rel="next"'] }
   },
+  'X-Total-Count': {
+    description: 'With `count=true` on a list: how many records match its filters, whatever the page.',
+    schema: { type: 'string', pattern: '^[0-9]+$', examples: ['42'] }
+  },
   Vary: {
     description: 'Request headers the answer depends on (`Accept`, `Accept-Language`, `Accept-Encoding`), for caches.',
     schema: { type: 'string', examples: ['Accept'] }

@@ -1,14 +1,12 @@
-import { parseAddressId } from './id.js'
+import { decodeCursor as decodePosition, encodeCursor as encodePosition } from '../../http/query/cursor.js'
+import { ADDRESS_QUERY } from './query.js'
 
-/** The opaque paging cursor: base64url of the last id on the page. */
+/** The cursor of a page in id order: base64url of the last id on the page (src/http/query/cursor.ts). */
 export function encodeCursor (lastId: bigint): string {
-  return Buffer.from(lastId.toString(), 'latin1').toString('base64url')
+  return encodePosition([], { keys: [], id: lastId })
 }
 
-/** The id a cursor stands for, or undefined when the cursor is not one encodeCursor made. */
+/** The id a cursor of the id order stands for, or undefined when the cursor is not one encodeCursor made. */
 export function decodeCursor (cursor: string): bigint | undefined {
-  const text = Buffer.from(cursor, 'base64url').toString('latin1')
-  const id = parseAddressId(text)
-  // Buffer's decoder skips stray characters; insisting on a round trip rejects them.
-  return id !== undefined && encodeCursor(id) === cursor ? id : undefined
+  return decodePosition(ADDRESS_QUERY, [], cursor)?.id as bigint | undefined
 }

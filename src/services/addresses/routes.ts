@@ -8,10 +8,12 @@ import { exactJsonParser } from '../../http/json-body.js'
 import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
 import type { Representation } from '../../http/mounts.js'
 import { vendorJsonPattern } from '../../http/versioning.js'
-import { decodeCursor, encodeCursor } from './cursor.js'
+import { parseListQuery } from '../../http/query/parse.js'
+import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
 import { addressEtag } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
-import { Address, AddressCreateBody, AddressPage, AddressPutBody, ListQuery, type IdParams } from './schema.js'
+import { Address, AddressCreateBody, AddressPage, AddressPutBody, type IdParams } from './schema.js'
+import { ADDRESS_QUERY, addressLine, AddressListQuery } from './query.js'
 import { answer, noBody } from '../../http/openapi/describe.js'
 import type { OperationNotes } from '../../http/openapi/notes.js'
 
@@ -52,30 +54,24 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   app.addContentTypeParser('application/json', { parseAs: 'string' }, exactJsonParser)
   app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, exactJsonParser)
 
-  app.get<{ Querystring: ListQuery }>('/addresses', {
+  app.get<{ Querystring: Record<string, unknown> }>('/addresses', {
     schema: {
       operationId: 'listAddresses',
       tags,
-      summary: 'List addresses (paged; exact filters city, postalCode)',
-      description: 'Ascending ids, `limit` per page (default 50, at most 500). `next` and `Link: <…>; rel="next"` lead to the next page while there is one.',
-      querystring: ListQuery,
-      'x-rqs': notes({ errors: ['INVALID_CURSOR'], headers: { 200: ['Link'] } }),
+      summary: 'List addresses (paged; filter, sort, search; NDJSON with Accept: application/x-ndjson)',
+      description: '`limit` per page (default 50, at most 500), ascending ids unless `sort` says otherwise. `next` and `Link: <…>; rel="next"` lead to the next page while there is one; `count=true` adds `X-Total-Count`.',
+      querystring: AddressListQuery,
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(AddressPage, 'A page of addresses.') }
-    }
+    },
+    config: { streams: true }
   }, async (request, reply) => {
-    const { limit, cursor, city, postalCode } = request.query
-    let after: bigint | undefined
-    if (cursor !== undefined) {
-      after = decodeCursor(cursor)
-      if (after === undefined) throw new AppError('INVALID_CURSOR', `cursor "${cursor}" was not issued by this service`)
-    }
-    // One record more than asked tells whether a next page exists without a second query.
-    const records = await store.list({ limit: limit + 1, after, city, postalCode })
-    if (records.length <= limit) return { items: records }
-    const items = records.slice(0, limit)
-    const next = nextLink(collection, limit, encodeCursor((items[limit - 1] as StoredAddress).id), city, postalCode)
-    reply.header('link', `<${next}>; rel="next"`)
-    return { items, next }
+    const list = parseListQuery(ADDRESS_QUERY, request.query)
+    const addresses = { store, path: collection }
+    if (request.ndjson) return await sendNdjson(reply, addresses, list, addressLine)
+    const page = await readPage(addresses, list)
+    pageHeaders(reply, page)
+    return page.next === undefined ? { items: page.items } : { items: page.items, next: page.next }
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
@@ -211,13 +207,6 @@ function nameRequired (): AppError {
 
 function fieldProblem (code: 'FIELD_REQUIRED' | 'FIELD_TYPE', field: string, detail: string): AppError {
   return new AppError('VALIDATION_FAILED', detail, { errors: [{ code, field, detail }] })
-}
-
-function nextLink (collection: string, limit: number, cursor: string, city: string | undefined, postalCode: string | undefined): string {
-  let link = `${collection}?limit=${limit}&cursor=${cursor}`
-  if (city !== undefined) link += `&city=${encodeURIComponent(city)}`
-  if (postalCode !== undefined) link += `&postalCode=${encodeURIComponent(postalCode)}`
-  return link
 }
 
 /**

@@ -55,16 +55,5 @@ export const AddressPage = Type.Object(
   { title: 'AddressPage', additionalProperties: false }
 )
 
-export const ListQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: 'Page size.' })),
-    cursor: Type.Optional(Type.String({ maxLength: 64, description: 'Where the page starts: take it from the previous page\'s `next` link; never build one.' })),
-    city: Type.Optional(Type.String({ maxLength: CITY_MAX_LENGTH, description: 'Only addresses in this city (exact match).' })),
-    postalCode: Type.Optional(Type.String({ maxLength: POSTAL_CODE_MAX_LENGTH, description: 'Only addresses with this postal code (exact match).' }))
-  },
-  { additionalProperties: false }
-)
-/** After validation, which fills in the default page size. */
-export type ListQuery = Static<typeof ListQuery> & { limit: number }
 
 export interface IdParams { id: string }

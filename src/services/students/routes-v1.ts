@@ -9,6 +9,9 @@ import { answer } from '../../http/openapi/describe.js'
 import type { OperationNotes } from '../../http/openapi/notes.js'
 import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
 import type { DeleteResult, ReplaceResult, Student } from '../../stores/types.js'
+import { parseListQuery } from '../../http/query/parse.js'
+import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
+import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
 } from './schema.js'
@@ -25,11 +28,27 @@ const notes = (extra: OperationNotes = {}): OperationNotes => ({ errorShape: env
  */
 async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const { store } = opts
+  const collection = { store, path: app.prefix === '' ? '/' : app.prefix }
 
-  app.get('/', {
-    schema: { operationId: 'listStudents', tags, summary: 'List students', 'x-rqs': notes(), response: { 200: answer(StudentListEnvelope, 'Every student, in id order.'), ...errorResponses } }
-  }, async () => {
-    return ok(await store.list())
+  app.get<{ Querystring: Record<string, unknown> }>('/', {
+    schema: {
+      operationId: 'listStudents',
+      tags,
+      summary: 'List students (filter, sort, search; paged with limit; NDJSON with Accept: application/x-ndjson)',
+      description: 'Without parameters: every student in the envelope, as the spec says. With `limit`: a page in the envelope and `Link: <…>; rel="next"`; `count=true` adds `X-Total-Count`.',
+      querystring: StudentListQuery,
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
+      response: { 200: answer(StudentListEnvelope, 'Students in the envelope: every one, or a page.'), ...errorResponses }
+    },
+    config: { streams: true }
+  }, async (request, reply) => {
+    // No parameters: the spec's answer, every record in the envelope.
+    if (!request.ndjson && Object.keys(request.query).length === 0) return ok(await store.list())
+    const list = parseListQuery(STUDENT_QUERY, request.query)
+    if (request.ndjson) return await sendNdjson(reply, collection, list, studentLine)
+    const page = await readPage(collection, list)
+    pageHeaders(reply, page)
+    return ok(page.items)
   })
 
   app.get<{ Params: IdParams }>('/:id', {

@@ -7,8 +7,12 @@ import { conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writ
 import { AppError } from '../../http/errors/app-error.js'
 import { problems } from '../../http/errors/handler.js'
 import type { Representation } from '../../http/mounts.js'
+import { JSON_TYPE } from '../../http/versioning.js'
+import { parseListQuery } from '../../http/query/parse.js'
+import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, studentNotFound as notFound } from './failures.js'
+import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
 import { answer, noBody } from '../../http/openapi/describe.js'
 import type { OperationNotes } from '../../http/openapi/notes.js'
@@ -17,6 +21,10 @@ import { answerOnce, type Keep, type WriteAnswer } from '../../http/idempotency.
 const tags = ['students v2']
 /** For the API description: problem details (the default shape), and every route reads or writes records. */
 const notes = (extra: OperationNotes = {}): OperationNotes => ({ store: true, ...extra })
+
+const StudentList = Type.Array(Student)
+/** A page, when the client asked for one (`limit`): `next` only when another page follows. */
+const StudentPage = Type.Object({ items: StudentList, next: Type.Optional(Type.String()) }, { additionalProperties: false })
 
 /** PUT /{id} body: the id comes from the path; a body id, if sent, must agree. */
 const StudentPutBody = Type.Object(
@@ -41,9 +49,31 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   // Only JSON bodies here: text/plain is 415, not a string to validate.
   app.removeContentTypeParser('text/plain')
 
-  app.get('/', {
-    schema: { operationId: 'listStudents', tags, summary: 'List students', 'x-rqs': notes(), response: { 200: answer(Type.Array(Student), 'Every student, in id order.') } }
-  }, async () => store.list())
+  app.get<{ Querystring: Record<string, unknown> }>('/', {
+    schema: {
+      operationId: 'listStudents',
+      tags,
+      summary: 'List students: every record, or with limit a page {items, next}; filter, sort, search; NDJSON with Accept: application/x-ndjson',
+      querystring: StudentListQuery,
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
+      response: { 200: answer(Type.Union([StudentList, StudentPage]), 'Every student (an array), or with `limit` a page `{items, next}`.') }
+    },
+    config: { streams: true }
+  }, async (request, reply) => {
+    // A serializer of our own leaves the content type to us: JSON unless a vendor type was negotiated.
+    if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+    // Serialised by the schema of the shape sent (one union schema would test every record against both).
+    if (!request.ndjson && Object.keys(request.query).length === 0) {
+      return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
+    }
+    const list = parseListQuery(STUDENT_QUERY, request.query)
+    const students = { store, path: collection === '' ? '/' : collection }
+    if (request.ndjson) return await sendNdjson(reply, students, list, studentLine)
+    const page = await readPage(students, list)
+    pageHeaders(reply, page)
+    if (list.pageSize === undefined) return reply.serializer(reply.compileSerializationSchema(StudentList)).send(page.items)
+    return reply.serializer(reply.compileSerializationSchema(StudentPage)).send(page.next === undefined ? { items: page.items } : { items: page.items, next: page.next })
+  })
 
   app.get<{ Params: IdParams }>('/:id', {
     compress: false, // one record: always small (src/http/compression.ts)

@@ -6,6 +6,8 @@ import { errorPipeline } from '../../http/errors/handler.js'
 import type { ErrorShapeDoc } from '../../http/openapi/notes.js'
 import { fail, messages } from './envelope.js'
 import { ErrorEnvelope } from './schema.js'
+import { describeParameter } from '../../http/query/model.js'
+import { STUDENT_QUERY } from './query.js'
 
 const FIELD_TEXT: Record<string, string> = {
   firstName: 'a non-empty string',
@@ -23,6 +25,12 @@ export function describeFailures (failures: readonly Failure[]): string {
     else if (!parts.has(field)) parts.set(field, `${field} must be ${FIELD_TEXT[field] ?? 'valid'}`)
   }
   return [...parts.values()].join('; ')
+}
+
+/** "limit must be an integer from 1 to 500; age[gte] must be …", one clause per query parameter. */
+export function describeQueryFailures (failures: readonly Failure[]): string {
+  const params = [...new Set(failures.map((f) => f.field ?? ''))]
+  return params.map((p) => `${p} must be ${describeParameter(STUDENT_QUERY, p)}`).join('; ')
 }
 
 /**
@@ -45,7 +53,12 @@ interface RequestFacts {
 function envelopeText (error: Classified, request: RequestFacts): [number, string] {
   switch (error.code) {
     case 'VALIDATION_FAILED':
+      if (error.subject === 'query' && error.errors !== undefined) return [400, messages.invalidQuery(describeQueryFailures(error.errors))]
       return [400, error.subject === 'body' && error.errors !== undefined ? `Invalid student data: ${describeFailures(error.errors)}` : messages.jsonExpected]
+    case 'INVALID_QUERY':
+      return [400, messages.invalidQuery(error.detail)]
+    case 'INVALID_CURSOR':
+      return [400, messages.invalidCursor]
     case 'STUDENT_NOT_FOUND':
       return [404, messages.notFound(error.args?.id ?? '')]
     case 'INVALID_ID':

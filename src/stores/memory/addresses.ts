@@ -1,15 +1,19 @@
 import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
+import { ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery } from '../query.js'
 import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
 import { MemoryKeptWrites } from './kept-writes.js'
+import { IndexedTable } from './indexed-table.js'
+import { MemoryQueries } from './query.js'
 
 /**
  * Address records in a Map keyed by bigint. Generated ids count up from 1 and
  * skip any id a PUT already created, so they never collide.
  */
 export class MemoryAddressStore implements AddressStore {
-  readonly #records = new Map<bigint, Address>()
   readonly #kept: MemoryKeptWrites
+  readonly #records = new IndexedTable<bigint, Address>(ADDRESS_FIELDS)
+  readonly #queries = new MemoryQueries(this.#records, ADDRESS_FIELDS)
   #nextId = 1n
 
   constructor (kept = new MemoryKeptWrites()) {
@@ -73,5 +77,25 @@ export class MemoryAddressStore implements AddressStore {
       this.#records.delete(id)
       return DELETED
     })
+  }
+
+  async query (query: RecordQuery<AddressField>): Promise<Address[]> {
+    return this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<AddressField>): Promise<number> {
+    return this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<AddressField>): AsyncIterable<Address[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** All or nothing: every record is read before any is stored (whole records, ids kept). Generated ids skip them as they skip PUT ids. */
+  async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
+    const staged: Address[] = []
+    for await (const batch of source) for (const a of batch) staged.push({ id: a.id, name: a.name, city: a.city, postalCode: a.postalCode })
+    for (const a of staged) this.#records.set(a.id, a)
+    return staged.length
   }
 }

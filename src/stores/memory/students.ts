@@ -1,16 +1,20 @@
 import type { DeleteResult, KeptWrite, KeyedWrite, ReplaceResult, Student, StudentIdRule, StudentInput, StudentStore, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
+import { STUDENT_FIELDS, type RecordFilter, type RecordQuery, type StudentField } from '../query.js'
 import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
 import { MemoryKeptWrites } from './kept-writes.js'
+import { IndexedTable } from './indexed-table.js'
+import { MemoryQueries } from './query.js'
 
 /**
- * Student records in a Map. Every operation is O(1) except list(). Under the
- * `count` rule the id is the Map's size at the moment of creation; under
- * `sequence` it is one past the highest id ever issued, which is tracked
- * under both rules.
+ * Student records in a Map with a sorted index per field (IndexedTable).
+ * Reads by id are O(1), writes O(log n). Under the `count` rule the id is the
+ * number of records at the moment of creation; under `sequence` it is one
+ * past the highest id ever issued, which is tracked under both rules.
  */
 export class MemoryStudentStore implements StudentStore {
-  readonly #records = new Map<number, Student>()
+  readonly #records = new IndexedTable<number, Student>(STUDENT_FIELDS)
+  readonly #queries = new MemoryQueries(this.#records, STUDENT_FIELDS)
   readonly #ids: StudentIdRule
   readonly #kept: MemoryKeptWrites
   /** One past the highest id ever issued. */
@@ -62,6 +66,29 @@ export class MemoryStudentStore implements StudentStore {
       this.#records.delete(id)
       return DELETED
     })
+  }
+
+  async query (query: RecordQuery<StudentField>): Promise<Student[]> {
+    return this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<StudentField>): Promise<number> {
+    return this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<StudentField>): AsyncIterable<Student[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** All or nothing: every record is read before any is stored. Ids are kept, so the id rule's count is the records held. */
+  async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
+    const staged: Student[] = []
+    for await (const batch of source) for (const s of batch) staged.push({ id: s.id, firstName: s.firstName, lastName: s.lastName, age: s.age })
+    for (const s of staged) {
+      this.#records.set(s.id, s)
+      this.#nextId = Math.max(this.#nextId, s.id + 1)
+    }
+    return staged.length
   }
 }
 

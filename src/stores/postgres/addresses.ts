@@ -2,9 +2,13 @@ import type { Pool, PoolClient, QueryConfig } from 'pg'
 import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
 import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
+import { ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery } from '../query.js'
+import { MAX_ADDRESS_ID } from '../records.js'
+import type { SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import type { PostgresWrites } from './transaction.js'
+import { lastOfEachId, PostgresQueries } from './query.js'
 
 interface AddressRow {
   id: bigint
@@ -14,6 +18,13 @@ interface AddressRow {
 }
 
 const COLUMNS = 'id, name, city, postal_code'
+
+const TABLE: SqlTable<AddressField> = {
+  name: 'rqs_addresses',
+  columns: { id: 'id', name: 'name', city: 'city', postalCode: 'postal_code' },
+  kinds: ADDRESS_FIELDS,
+  select: COLUMNS
+}
 // After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
 const RETURNING = 'RETURNING a.id, a.name, a.city, a.postal_code, a.xmax = 0 AS inserted'
 const RETURNING_UPDATED = 'RETURNING a.id, a.name, a.city, a.postal_code, false AS inserted'
@@ -47,6 +58,19 @@ const PUT_IF_MATCHES = {
 }
 const DELETE = { name: 'rqs-addresses-delete', text: 'DELETE FROM rqs_addresses WHERE id = $1' }
 const LOCK = { name: 'rqs-addresses-lock', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1 FOR UPDATE` }
+const IMPORT_BATCH = `INSERT INTO rqs_addresses (id, name, city, postal_code)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
+  ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, city = EXCLUDED.city, postal_code = EXCLUDED.postal_code`
+/**
+ * Moves the id sequence to the first id at or after its next value that no
+ * record holds (the end of the run of taken ids it points into), so a create
+ * after a large import does not try every imported id in turn.
+ */
+const SKIP_TAKEN_IDS = `SELECT setval('rqs_address_ids', s.first_free, false) FROM (
+  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM rqs_addresses WHERE id = c.next) THEN c.next
+    ELSE coalesce((SELECT min(a.id) + 1 FROM rqs_addresses a
+      WHERE a.id >= c.next AND a.id < ${MAX_ADDRESS_ID} AND NOT EXISTS (SELECT 1 FROM rqs_addresses b WHERE b.id = a.id + 1)), c.next) END AS first_free
+  FROM (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next FROM rqs_address_ids) c) s`
 
 type PutRow = AddressRow & { inserted: boolean }
 
@@ -60,11 +84,13 @@ export class PostgresAddressStore implements AddressStore {
   readonly #pool: Pool
   readonly #writes: PostgresWrites
   readonly #kept: PostgresKeptWrites
+  readonly #queries: PostgresQueries<AddressField, AddressRow, Address>
 
   constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites) {
     this.#pool = pool
     this.#writes = writes
     this.#kept = kept
+    this.#queries = new PostgresQueries(pool, TABLE, toAddress)
   }
 
   async #read<R extends object> (query: { name: string, text: string }, values: unknown[]): Promise<R[]> {
@@ -123,6 +149,32 @@ export class PostgresAddressStore implements AddressStore {
       return rowCount === 1 ? DELETED : NOT_FOUND
     }
     return await this.#writes.transaction(async (client) => await deleteIn(client, id, condition), keyed)
+  }
+
+  async query (query: RecordQuery<AddressField>): Promise<Address[]> {
+    return await this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<AddressField>): Promise<number> {
+    return await this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<AddressField>): AsyncIterable<Address[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** Upserts whole records by id in one transaction; generated ids then continue after the imported ones. */
+  async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
+    return await this.#writes.transaction(async (client) => {
+      let count = 0
+      for await (const batch of source) {
+        const rows = lastOfEachId(batch)
+        await client.query(IMPORT_BATCH, [rows.map((a) => a.id), rows.map((a) => a.name), rows.map((a) => a.city), rows.map((a) => a.postalCode)])
+        count += batch.length
+      }
+      await client.query(SKIP_TAKEN_IDS)
+      return count
+    })
   }
 }
 

@@ -144,5 +144,28 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX rqs_idempotency_created_at ON rqs_idempotency (created_at);
     `
+  },
+  // Issue 13 (querying).
+  {
+    version: 3,
+    name: 'query collation and indexes',
+    sql: `
+      -- Text sorts and compares by code point, as in SQLite and the memory store,
+      -- whatever the database's locale. Only the collation changes: no table rewrite.
+      ALTER TABLE rqs_students
+        ALTER COLUMN first_name TYPE text COLLATE "C",
+        ALTER COLUMN last_name TYPE text COLLATE "C";
+      ALTER TABLE rqs_addresses
+        ALTER COLUMN name TYPE text COLLATE "C",
+        ALTER COLUMN city TYPE text COLLATE "C",
+        ALTER COLUMN postal_code TYPE text COLLATE "C";
+
+      -- One index per sortable field, ending in id: sorted pages, equality
+      -- filters and keyset positions start in the index.
+      CREATE INDEX rqs_students_first_name ON rqs_students (first_name, id);
+      CREATE INDEX rqs_students_last_name ON rqs_students (last_name, id);
+      CREATE INDEX rqs_students_age ON rqs_students (age, id);
+      CREATE INDEX rqs_addresses_name ON rqs_addresses (name, id);
+    `
   }
 ]

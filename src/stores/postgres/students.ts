@@ -2,9 +2,12 @@ import type { Pool, PoolClient, QueryConfig } from 'pg'
 import type { DeleteResult, KeptWrite, KeyedWrite, ReplaceResult, Student, StudentIdRule, StudentInput, StudentStore, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
 import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
+import { STUDENT_FIELDS, type RecordFilter, type RecordQuery, type StudentField } from '../query.js'
+import type { SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import type { PostgresWrites } from './transaction.js'
+import { lastOfEachId, PostgresQueries } from './query.js'
 
 interface StudentRow {
   id: bigint
@@ -14,6 +17,13 @@ interface StudentRow {
 }
 
 const COLUMNS = 'id, first_name, last_name, age'
+
+const TABLE: SqlTable<StudentField> = {
+  name: 'rqs_students',
+  columns: { id: 'id', firstName: 'first_name', lastName: 'last_name', age: 'age' },
+  kinds: STUDENT_FIELDS,
+  select: COLUMNS
+}
 
 // Named statements are parsed and planned once per connection.
 const LIST = { name: 'rqs-students-list', text: `SELECT ${COLUMNS} FROM rqs_students ORDER BY id` }
@@ -26,6 +36,10 @@ const LOCK_COUNT = { name: 'rqs-students-lock-count', text: 'SELECT n FROM rqs_s
 const LOCK = { name: 'rqs-students-lock', text: `SELECT ${COLUMNS} FROM rqs_students WHERE id = $1 FOR UPDATE` }
 const REMOVE = { name: 'rqs-students-remove', text: 'DELETE FROM rqs_students WHERE id = $1' }
 const DECREMENT = { name: 'rqs-students-decrement', text: 'UPDATE rqs_student_count SET n = n - 1 WHERE singleton' }
+const IMPORT_BATCH = `INSERT INTO rqs_students (id, first_name, last_name, age)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[])
+  ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, age = EXCLUDED.age`
+const RECOUNT = 'UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students), next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM rqs_students), 0)) WHERE singleton'
 
 /**
  * Student records in PostgreSQL. Creates and deletes go through the
@@ -40,12 +54,14 @@ export class PostgresStudentStore implements StudentStore {
   readonly #writes: PostgresWrites
   readonly #kept: PostgresKeptWrites
   readonly #create: { name: string, text: string }
+  readonly #queries: PostgresQueries<StudentField, StudentRow, Student>
 
   constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, ids: StudentIdRule = 'count') {
     this.#pool = pool
     this.#writes = writes
     this.#kept = kept
     this.#create = ids === 'sequence' ? CREATE_IN_SEQUENCE : CREATE
+    this.#queries = new PostgresQueries(pool, TABLE, toStudent)
   }
 
   async #read<R extends object> (query: { name: string, text: string }, values: unknown[] = []): Promise<R[]> {
@@ -100,6 +116,36 @@ export class PostgresStudentStore implements StudentStore {
       return rows[0]?.deleted === true ? DELETED : NOT_FOUND
     }
     return await this.#writes.transaction(async (client) => await deleteIn(client, id, condition), keyed)
+  }
+
+  async query (query: RecordQuery<StudentField>): Promise<Student[]> {
+    return await this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<StudentField>): Promise<number> {
+    return await this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<StudentField>): AsyncIterable<Student[]> {
+    return this.#queries.batches(query)
+  }
+
+  /**
+   * Upserts by id in one transaction that holds the counter row's lock (so no
+   * create or delete interleaves), then sets the count to the records held.
+   */
+  async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
+    return await this.#writes.transaction(async (client) => {
+      await client.query(LOCK_COUNT)
+      let count = 0
+      for await (const batch of source) {
+        const rows = lastOfEachId(batch)
+        await client.query(IMPORT_BATCH, [rows.map((s) => s.id), rows.map((s) => s.firstName), rows.map((s) => s.lastName), rows.map((s) => s.age)])
+        count += batch.length
+      }
+      await client.query(RECOUNT)
+      return count
+    })
   }
 }
 

@@ -2,10 +2,32 @@ import type { Database, Statement } from 'better-sqlite3'
 import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
 import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
+import { ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery } from '../query.js'
+import type { SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
+import { importInTransaction } from './import.js'
+import { SqliteQueries } from './query.js'
 
 const COLUMNS = 'id, name, city, postal_code AS postalCode'
+
+const TABLE: SqlTable<AddressField> = {
+  name: 'rqs_addresses',
+  columns: { id: 'id', name: 'name', city: 'city', postalCode: 'postal_code' },
+  kinds: ADDRESS_FIELDS,
+  select: COLUMNS
+}
+
+/**
+ * Moves the generated-id counter to the first id at or after it that no
+ * record holds: the end of the run of taken ids it points into, found from
+ * the primary key in one statement instead of one failed insert per id.
+ */
+const SKIP_TAKEN_IDS = `UPDATE rqs_address_ids SET next = (
+  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM rqs_addresses WHERE id = c.next) THEN c.next
+    ELSE coalesce((SELECT min(a.id) + 1 FROM rqs_addresses a
+      WHERE a.id >= c.next AND a.id < ${MAX_ADDRESS_ID} AND NOT EXISTS (SELECT 1 FROM rqs_addresses b WHERE b.id = a.id + 1)), c.next) END
+  FROM rqs_address_ids c WHERE c.singleton = 1) WHERE singleton = 1`
 
 /**
  * Address records in an SQLite file, ids as 64-bit INTEGER read back as
@@ -20,8 +42,13 @@ export class SqliteAddressStore implements AddressStore {
   readonly #put: (id: bigint, input: AddressInput, condition: WriteCondition<Address>, keyed: KeyedWrite<PutResult> | undefined) => PutResult
   readonly #remove: (id: bigint, condition: WriteCondition<Address>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
+  readonly #db: Database
+  readonly #queries: SqliteQueries<AddressField, Address>
+
   constructor (db: Database, kept: SqliteKeptWrites) {
     this.#kept = kept
+    this.#db = db
+    this.#queries = new SqliteQueries(db, TABLE, true)
     this.#get = db.prepare<[bigint], Address>(`SELECT ${COLUMNS} FROM rqs_addresses WHERE id = ?`).safeIntegers(true)
     this.#list = db.prepare<[ListParams], Address>(`SELECT ${COLUMNS} FROM rqs_addresses
       WHERE id > @after AND (@city IS NULL OR city = @city) AND (@postalCode IS NULL OR postal_code = @postalCode)
@@ -90,7 +117,30 @@ export class SqliteAddressStore implements AddressStore {
   async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
     try { return this.#remove(id, condition, keyed) } catch (err) { return rethrow(err) }
   }
+
+  async query (query: RecordQuery<AddressField>): Promise<Address[]> {
+    return this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<AddressField>): Promise<number> {
+    return this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<AddressField>): AsyncIterable<Address[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** Upserts whole records by id in one transaction; generated ids then continue after the imported ones. */
+  async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
+    const upsert = this.#db.prepare<[bigint, string, string, string]>(`INSERT INTO rqs_addresses (id, name, city, postal_code) VALUES (?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET name = excluded.name, city = excluded.city, postal_code = excluded.postal_code`)
+    const skipTaken = this.#db.prepare(SKIP_TAKEN_IDS)
+    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
+      for (const a of batch) upsert.run(a.id, a.name, a.city, a.postalCode)
+    }, () => { skipTaken.run() })
+  }
 }
+
 
 interface ListParams {
   after: bigint

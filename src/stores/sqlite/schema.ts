@@ -64,5 +64,18 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX rqs_idempotency_created_at ON rqs_idempotency (created_at);
     `
+  },
+  // Issue 13 (querying): one index per sortable field, ending in id, for sorted
+  // pages, equality filters and keyset positions. Text compares by code point
+  // (SQLite's BINARY collation), as in the other stores.
+  {
+    version: 3,
+    name: 'query indexes',
+    sql: `
+      CREATE INDEX rqs_students_first_name ON rqs_students (first_name, id);
+      CREATE INDEX rqs_students_last_name ON rqs_students (last_name, id);
+      CREATE INDEX rqs_students_age ON rqs_students (age, id);
+      CREATE INDEX rqs_addresses_name ON rqs_addresses (name, id);
+    `
   }
 ]

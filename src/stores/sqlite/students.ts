@@ -2,14 +2,25 @@ import type { Database, Statement } from 'better-sqlite3'
 import type { DeleteResult, KeptWrite, KeyedWrite, ReplaceResult, Student, StudentIdRule, StudentInput, StudentStore, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
 import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
+import { STUDENT_FIELDS, type RecordFilter, type RecordQuery, type StudentField } from '../query.js'
+import type { SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
+import { importInTransaction } from './import.js'
+import { SqliteQueries } from './query.js'
 
 const COLUMNS = 'id, first_name AS firstName, last_name AS lastName, age'
 
 interface Counter {
   n: number
   nextId: number
+}
+
+const TABLE: SqlTable<StudentField> = {
+  name: 'rqs_students',
+  columns: { id: 'id', firstName: 'first_name', lastName: 'last_name', age: 'age' },
+  kinds: STUDENT_FIELDS,
+  select: COLUMNS
 }
 
 /**
@@ -27,8 +38,13 @@ export class SqliteStudentStore implements StudentStore {
   readonly #replace: (student: Student, condition: WriteCondition<Student>, keyed: KeyedWrite<ReplaceResult<Student>> | undefined) => ReplaceResult<Student>
   readonly #remove: (id: number, condition: WriteCondition<Student>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
+  readonly #db: Database
+  readonly #queries: SqliteQueries<StudentField, Student>
+
   constructor (db: Database, kept: SqliteKeptWrites, ids: StudentIdRule = 'count') {
     this.#kept = kept
+    this.#db = db
+    this.#queries = new SqliteQueries(db, TABLE)
     this.#list = db.prepare(`SELECT ${COLUMNS} FROM rqs_students ORDER BY id`)
     this.#get = db.prepare(`SELECT ${COLUMNS} FROM rqs_students WHERE id = ?`)
     const counter = db.prepare<[], Counter>('SELECT n, next_id AS nextId FROM rqs_student_count WHERE singleton = 1')
@@ -91,5 +107,27 @@ export class SqliteStudentStore implements StudentStore {
 
   async delete (id: number, condition: WriteCondition<Student> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
     try { return this.#remove(id, condition, keyed) } catch (err) { return rethrow(err) }
+  }
+
+  async query (query: RecordQuery<StudentField>): Promise<Student[]> {
+    return this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<StudentField>): Promise<number> {
+    return this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<StudentField>): AsyncIterable<Student[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** Upserts by id in one transaction, then sets the count to the records held, so the id rule goes on from there. */
+  async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
+    const upsert = this.#db.prepare<[number, string, string, number]>(`INSERT INTO rqs_students (id, first_name, last_name, age) VALUES (?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, age = excluded.age`)
+    const recount = this.#db.prepare('UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students), next_id = MAX(next_id, COALESCE((SELECT MAX(id) + 1 FROM rqs_students), 0)) WHERE singleton = 1')
+    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
+      for (const s of batch) upsert.run(s.id, s.firstName, s.lastName, s.age)
+    }, () => { recount.run() })
   }
 }

@@ -161,6 +161,10 @@ describe('lost updates are prevented', () => {
       create: async (input) => await inner.create(input),
       get: async (id) => await inner.get(id),
       list: async (query) => await inner.list(query),
+      query: async (query) => await inner.query(query),
+      count: async (filter) => await inner.count(filter),
+      batches: (query) => inner.batches(query),
+      importAll: async (source) => await inner.importAll(source),
       put: async (id: bigint, input: AddressInput, condition?: WriteCondition<Address>) => {
         if (condition?.kind === 'matches') await inner.put(id, { ...input, city: 'Intruder City' })
         return await inner.put(id, input, condition)

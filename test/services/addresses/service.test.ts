@@ -11,7 +11,9 @@ afterEach(async () => { await server?.close(); server = undefined })
 
 function failingStore (error: Error): AddressStore {
   const fail = async (): Promise<never> => { throw error }
-  return { create: fail, get: fail, list: fail, put: fail, delete: fail }
+  // eslint-disable-next-line require-yield
+  async function * batches (): AsyncGenerator<never> { throw error }
+  return { create: fail, get: fail, list: fail, put: fail, delete: fail, query: fail, count: fail, batches, importAll: fail }
 }
 
 describe('configuration', () => {

@@ -19,6 +19,7 @@ export const de: MessageTable = {
   CLIENT_ERROR: { title: 'Anfrage abgelehnt', message: 'Die Anfrage konnte nicht verstanden werden.' },
   INVALID_ID: { title: 'Ungültige ID', message: 'Die ID ist ungültig.' },
   ID_MISMATCH: { title: 'ID stimmt nicht überein', message: 'Die ID in den Daten stimmt nicht mit der ID in der Adresse überein.' },
+  INVALID_QUERY: { title: 'Ungültige Abfrage', message: 'Die Liste kann so nicht gefiltert oder sortiert werden ({field}).' },
   INVALID_CURSOR: { title: 'Ungültiger Cursor', message: 'Die Seitenposition ist ungültig; beginnen Sie wieder mit der ersten Seite.' },
   IDEMPOTENCY_KEY_INVALID: { title: 'Ungültiger Idempotenzschlüssel', message: 'Der Anfrageschlüssel ist ungültig.' },
   IDEMPOTENCY_KEY_REUSED: { title: 'Idempotenzschlüssel wiederverwendet', message: 'Dieser Anfrageschlüssel wurde bereits für eine andere Anfrage verwendet.' },

@@ -19,6 +19,7 @@ export const en: MessageTable = {
   CLIENT_ERROR: { title: 'Request rejected', message: 'The request could not be understood.' },
   INVALID_ID: { title: 'Invalid id', message: 'The id is not valid.' },
   ID_MISMATCH: { title: 'Id mismatch', message: 'The id in the data does not match the id in the address.' },
+  INVALID_QUERY: { title: 'Invalid query', message: 'The list cannot be filtered or sorted this way ({field}).' },
   INVALID_CURSOR: { title: 'Invalid cursor', message: 'The page position is not valid; start again from the first page.' },
   IDEMPOTENCY_KEY_INVALID: { title: 'Invalid idempotency key', message: 'The request key is not valid.' },
   IDEMPOTENCY_KEY_REUSED: { title: 'Idempotency key reused', message: 'This request key was already used for a different request.' },
