@@ -2,6 +2,7 @@ import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResul
 import { conditionHolds } from '../conditions.js'
 import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
 import { MemoryKeptWrites } from './kept-writes.js'
+import { MemoryChangeLog } from './changes.js'
 
 /**
  * Address records in a Map keyed by bigint. Generated ids count up from 1 and
@@ -10,10 +11,12 @@ import { MemoryKeptWrites } from './kept-writes.js'
 export class MemoryAddressStore implements AddressStore {
   readonly #records = new Map<bigint, Address>()
   readonly #kept: MemoryKeptWrites
+  readonly #changes: MemoryChangeLog
   #nextId = 1n
 
-  constructor (kept = new MemoryKeptWrites()) {
+  constructor (kept = new MemoryKeptWrites(), changes = new MemoryChangeLog()) {
     this.#kept = kept
+    this.#changes = changes
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {
@@ -26,6 +29,7 @@ export class MemoryAddressStore implements AddressStore {
       if (this.#nextId > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
       const address: Address = { id: this.#nextId++, name: input.name, city: input.city, postalCode: input.postalCode }
       this.#records.set(address.id, address)
+      this.#changes.addressChanged('created', address.id, address)
       return address
     })
   }
@@ -56,11 +60,13 @@ export class MemoryAddressStore implements AddressStore {
       if (current === undefined) {
         const created: Address = { id, name: input.name, city: input.city, postalCode: input.postalCode }
         this.#records.set(id, created)
+        this.#changes.addressChanged('created', id, created)
         return { outcome: 'created', record: created }
       }
       // The spec: city and postalCode come from the submitted entity; the stored name is kept.
       const updated: Address = { id, name: current.name, city: input.city, postalCode: input.postalCode }
       this.#records.set(id, updated)
+      this.#changes.addressChanged('replaced', id, updated)
       return { outcome: 'updated', record: updated }
     })
   }
@@ -71,6 +77,7 @@ export class MemoryAddressStore implements AddressStore {
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
       this.#records.delete(id)
+      this.#changes.addressChanged('deleted', id, null)
       return DELETED
     })
   }

@@ -2,6 +2,7 @@ import type { DeleteResult, KeptWrite, KeyedWrite, ReplaceResult, Student, Stude
 import { conditionHolds } from '../conditions.js'
 import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
 import { MemoryKeptWrites } from './kept-writes.js'
+import { MemoryChangeLog } from './changes.js'
 
 /**
  * Student records in a Map. Every operation is O(1) except list(). Under the
@@ -13,12 +14,14 @@ export class MemoryStudentStore implements StudentStore {
   readonly #records = new Map<number, Student>()
   readonly #ids: StudentIdRule
   readonly #kept: MemoryKeptWrites
+  readonly #changes: MemoryChangeLog
   /** One past the highest id ever issued. */
   #nextId = 0
 
-  constructor (ids: StudentIdRule = 'count', kept = new MemoryKeptWrites()) {
+  constructor (ids: StudentIdRule = 'count', kept = new MemoryKeptWrites(), changes = new MemoryChangeLog()) {
     this.#ids = ids
     this.#kept = kept
+    this.#changes = changes
   }
 
   async list (): Promise<Student[]> {
@@ -37,6 +40,7 @@ export class MemoryStudentStore implements StudentStore {
     return this.#kept.run(keyed, () => {
       const id = this.#ids === 'sequence' ? this.#nextId : this.#records.size
       const student: Student = { id, firstName: input.firstName, lastName: input.lastName, age: input.age }
+      this.#changes.studentChanged(this.#records.has(id) ? 'replaced' : 'created', id, student)
       this.#records.set(id, student)
       this.#nextId = Math.max(this.#nextId, id + 1)
       return student
@@ -50,6 +54,7 @@ export class MemoryStudentStore implements StudentStore {
       if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
       const replaced: Student = { id: student.id, firstName: student.firstName, lastName: student.lastName, age: student.age }
       this.#records.set(replaced.id, replaced)
+      this.#changes.studentChanged('replaced', replaced.id, replaced)
       return { outcome: 'replaced', record: replaced }
     })
   }
@@ -60,6 +65,7 @@ export class MemoryStudentStore implements StudentStore {
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
       this.#records.delete(id)
+      this.#changes.studentChanged('deleted', id, null)
       return DELETED
     })
   }

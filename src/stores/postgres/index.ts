@@ -8,6 +8,7 @@ import { PostgresAddressStore } from './addresses.js'
 import { isUnavailable, rethrow } from './errors.js'
 import { PostgresKeptWrites } from './kept-writes.js'
 import { PostgresWrites } from './transaction.js'
+import { PostgresChangeLog } from './changes.js'
 
 export interface PostgresOptions extends StoreOptions {
   url: string
@@ -92,15 +93,18 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   let closed = false
   const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs)
   const writes = new PostgresWrites(pool, kept)
+  const changes = new PostgresChangeLog(pool, { url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, retentionMs: options.changesRetentionMs, log: options.log })
   return {
     students: new PostgresStudentStore(pool, writes, kept, options.studentIds),
     addresses: new PostgresAddressStore(pool, writes, kept),
+    changes,
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },
     close: async () => {
       if (closed) return
       closed = true
+      await changes.close()
       await pool.end()
     }
   }
