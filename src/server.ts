@@ -12,6 +12,7 @@ import { addressesService } from './services/addresses/index.js'
 import { albumsService } from './services/albums/index.js'
 import { appService } from './services/app/index.js'
 import { docsService } from './services/docs/index.js'
+import { eventsService } from './services/events/index.js'
 import { homeService } from './services/home/index.js'
 import { studentsService } from './services/students/index.js'
 import type { ServiceDescriptor } from './services/types.js'
@@ -20,7 +21,7 @@ import type { Stores } from './stores/types.js'
 import { PACKAGE_VERSION } from './version.js'
 
 /** Every service this server can run, in the order of the entry point's directory. */
-const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, appService]
+const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, eventsService, appService]
 
 export interface ServerDependencies {
   /** Stores to use instead of opening the configured ones (tests inject failing or shared stores). */
