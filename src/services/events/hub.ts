@@ -63,6 +63,13 @@ export class ChangeHub {
     return this.#subscribers.size
   }
 
+  /** Bytes queued for all clients and not yet taken by their connections. */
+  get queuedBytes (): number {
+    let bytes = 0
+    for (const subscriber of this.#subscribers) bytes += subscriber.stream.readableLength
+    return bytes
+  }
+
   /** A new client: its stream is ready to be sent. */
   subscribe (services: ReadonlySet<ChangedCollection>, start: StartPoint): FeedSubscriber {
     const subscriber = new FeedSubscriber(this, services, this.#options.bufferBytes, (s) => { this.#subscribers.delete(s) })

@@ -60,6 +60,9 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
       .header('cache-control', 'no-cache')
       // Reverse proxies (nginx) must pass each event on at once.
       .header('x-accel-buffering', 'no')
+      // A stream ends only when the server stops: its connection is not kept for another request,
+      // which would hold the shutdown until the keep-alive timeout.
+      .header('connection', 'close')
       .type(`${EVENT_STREAM}; charset=utf-8`)
     if (request.method === 'HEAD') return await reply.send()
     return await reply.send(hub.subscribe(services, start).stream)
