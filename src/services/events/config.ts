@@ -3,7 +3,7 @@ import { option } from '../../config/option.js'
 
 /**
  * `config.events`: the change feed at GET /events. On unless `--no-events`;
- * the timings and the buffer bound are set only by code (tests, embedding).
+ * the timings are set only by code (tests, embedding).
  */
 export const eventsOptions = Type.Object({
   enabled: option(Type.Boolean(), {
@@ -12,9 +12,7 @@ export const eventsOptions = Type.Object({
   // A comment line this often keeps proxies from closing an idle stream and finds dead clients.
   heartbeatMs: option(Type.Integer({ minimum: 1 }), { default: 15_000 }),
   // The `retry:` hint: how long a client waits before reconnecting.
-  retryMs: option(Type.Integer({ minimum: 0 }), { default: 2_000 }),
-  // Bytes queued for one client before it is paused and later caught up from the store.
-  bufferBytes: option(Type.Integer({ minimum: 1 }), { default: 64 * 1024 })
+  retryMs: option(Type.Integer({ minimum: 0 }), { default: 2_000 })
 })
 
 export type EventsConfig = Static<typeof eventsOptions>

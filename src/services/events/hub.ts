@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import type { Change, ChangedCollection, ChangeLog, ChangeSubscription } from '../../stores/types.js'
 import { changeMessage } from './format.js'
 import { FeedSubscriber, type StartPoint } from './subscriber.js'
@@ -5,7 +6,6 @@ import { FeedSubscriber, type StartPoint } from './subscriber.js'
 export interface HubOptions {
   heartbeatMs: number
   retryMs: number
-  bufferBytes: number
   /** Where a change that cannot be sent is reported (the server's log). */
   log?: { error: (obj: object, msg: string) => void }
 }
@@ -66,13 +66,13 @@ export class ChangeHub {
   /** Bytes queued for all clients and not yet taken by their connections. */
   get queuedBytes (): number {
     let bytes = 0
-    for (const subscriber of this.#subscribers) bytes += subscriber.stream.readableLength
+    for (const subscriber of this.#subscribers) bytes += subscriber.queuedBytes
     return bytes
   }
 
-  /** A new client: its stream is ready to be sent. */
-  subscribe (services: ReadonlySet<ChangedCollection>, start: StartPoint): FeedSubscriber {
-    const subscriber = new FeedSubscriber(this, services, this.#options.bufferBytes, (s) => { this.#subscribers.delete(s) })
+  /** A new client, whose response has its headers written: the stream starts. */
+  subscribe (res: ServerResponse, services: ReadonlySet<ChangedCollection>, start: StartPoint): FeedSubscriber {
+    const subscriber = new FeedSubscriber(res, this, services, (s) => { this.#subscribers.delete(s) })
     this.#subscribers.add(subscriber)
     subscriber.begin(start, this.#options.retryMs)
     return subscriber

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream'
+import type { ServerResponse } from 'node:http'
 import type { ChangedCollection, ChangeLog } from '../../stores/types.js'
 import { changeMessage, HEARTBEAT, readyMessage, resetMessage, retryMessage } from './format.js'
 
@@ -23,24 +23,25 @@ export interface ChangeSource {
  * - starting: not yet writing (the response is being prepared)
  * - catching-up: reading changes from the store; live changes are left to that read
  * - live: each change the hub delivers is queued at once
- * - paused: the queue is full; when the client has read it, a catch-up follows
+ * - paused: the connection's buffer is full; when it drains, a catch-up follows
  * - closed
  */
 type State = 'starting' | 'catching-up' | 'live' | 'paused' | 'closed'
 
 /**
  * One client of the change feed: its position (the last sequence number it
- * has been sent or skipped) and the stream its response reads.
+ * has been sent or skipped) and the response it writes to.
  *
  * Memory stays bounded for slow clients by back-pressure rather than by
- * dropping them: once `bufferBytes` are queued the subscriber stops taking
- * live changes, and when the client has read the queue it reads what it
- * missed from the store, by position, as a resuming client does. A change is
- * never skipped silently: a gap in the numbers the hub delivers, or one in
- * what the store still holds, leads to a catch-up or to `event: reset`.
+ * dropping them: once the connection's buffer is full (a write returns
+ * false) the subscriber stops taking live changes, and when the buffer has
+ * drained it reads what it missed from the store, by position, as a resuming
+ * client does. A change is never skipped silently: a gap in the numbers the
+ * hub delivers, or one in what the store still holds, leads to a catch-up or
+ * to `event: reset`.
  */
 export class FeedSubscriber {
-  readonly stream: Readable
+  readonly #res: ServerResponse
   readonly #source: ChangeSource
   readonly #services: ReadonlySet<ChangedCollection>
   readonly #onClose: (subscriber: FeedSubscriber) => void
@@ -48,20 +49,23 @@ export class FeedSubscriber {
   #cursor = 0
   #announced = false
 
-  constructor (source: ChangeSource, services: ReadonlySet<ChangedCollection>, bufferBytes: number, onClose: (subscriber: FeedSubscriber) => void) {
+  constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<ChangedCollection>, onClose: (subscriber: FeedSubscriber) => void) {
+    this.#res = res
     this.#source = source
     this.#services = services
     this.#onClose = onClose
-    this.stream = new Readable({
-      highWaterMark: bufferBytes,
-      read: () => { if (this.#state === 'paused') void this.#catchUp() },
-      // The client went away (or the stream was ended): nothing more to do for it.
-      destroy: (err, callback) => { this.#close(); callback(err) }
-    })
+    res.on('drain', () => { if (this.#state === 'paused') void this.#catchUp() })
+    // The client went away (or the response was ended): nothing more to do for it.
+    res.once('close', () => { this.#close() })
   }
 
   get state (): State {
     return this.#state
+  }
+
+  /** Bytes written and not yet taken by the connection. */
+  get queuedBytes (): number {
+    return this.#res.writableLength
   }
 
   /** Starts the stream: the retry hint, then, by `start`, a catch-up or a reset, then `event: ready` and the live changes. */
@@ -93,7 +97,7 @@ export class FeedSubscriber {
   /** Ends the stream normally (the server is shutting down); the client reconnects elsewhere or later. */
   end (): void {
     if (this.#state === 'closed') return
-    this.stream.push(null)
+    this.#res.end()
     this.#close()
   }
 
@@ -103,9 +107,9 @@ export class FeedSubscriber {
     this.#onClose(this)
   }
 
-  /** Queues `text`; false when the queue is full (it is queued all the same). */
+  /** Writes `text`; false when the connection's buffer is full (it is buffered all the same). */
   #push (text: string): boolean {
-    return this.stream.push(text)
+    return this.#res.write(text)
   }
 
   #goLive (): void {
