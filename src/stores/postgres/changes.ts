@@ -119,7 +119,7 @@ export class PostgresChangeLog implements ChangeLog {
     const clients = [this.#listener, this.#connecting]
     this.#listener = undefined
     this.#connecting = undefined
-    await Promise.all(clients.map(async (client) => await client?.end().catch(() => {})))
+    await Promise.all(clients.map(async (client) => { if (client !== undefined) await endListener(client) }))
   }
 
   async #start (): Promise<ChangePump> {
@@ -171,7 +171,7 @@ export class PostgresChangeLog implements ChangeLog {
     } else {
       return // already forgotten
     }
-    void client.end().catch(() => {})
+    void endListener(client)
     if (this.#closed) return
     const delay = this.#reconnectMs
     this.#reconnectMs = Math.min(this.#reconnectMs * 2, MAX_RECONNECT_MS)
@@ -195,4 +195,17 @@ export class PostgresChangeLog implements ChangeLog {
       this.#lost(listener)
     }
   }
+}
+
+/**
+ * Ends a listening connection: politely, but a connection whose network froze
+ * would wait for the server's goodbye forever (and keep the process from
+ * exiting), so after a moment its socket is closed outright.
+ */
+async function endListener (client: pg.Client): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const gaveUp = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => { resolve('timeout') }, 1000) })
+  const outcome = await Promise.race([client.end().then(() => 'ended' as const, () => 'ended' as const), gaveUp])
+  clearTimeout(timer)
+  if (outcome === 'timeout') client.connection.stream.destroy()
 }
