@@ -125,7 +125,9 @@ export class PostgresChangeLog implements ChangeLog {
   async #start (): Promise<ChangePump> {
     // Listen first, then read the position: a change committed in between is in both, and delivered once.
     await this.#listen()
-    const pump = new ChangePump(async (after, limit) => await this.since(after, limit), (await this.window()).latest, () => {})
+    const pump = new ChangePump(async (after, limit) => await this.since(after, limit), (await this.window()).latest, (err) => {
+      this.#options.log?.warn({ err }, 'change feed: reading new changes failed; trying again at the next notification or check')
+    })
     this.#checkTimer = setInterval(() => { void this.#check(pump) }, CHECK_INTERVAL_MS).unref()
     return pump
   }
