@@ -1,5 +1,6 @@
 import { addressesOptions, type AddressesConfig } from './services/addresses/config.js'
 import { albumsOptions, type AlbumsConfig } from './services/albums/config.js'
+import { eventsOptions, type EventsConfig } from './services/events/config.js'
 import { studentsOptions, type StudentsConfig } from './services/students/config.js'
 import { declaredOptions, readSection, type ConfigFile, type Flags } from './config/read.js'
 import { serverOptions, type ServerConfig } from './config/server.js'
@@ -22,18 +23,20 @@ export { STORE_KINDS, type StoreConfig, type StoreKind } from './config/store.js
 export { API_VERSIONS, type VersioningConfig } from './config/versioning.js'
 export { DEFAULT_ASSETS_DIR, type StudentsConfig } from './services/students/config.js'
 export type { AddressesConfig } from './services/addresses/config.js'
+export type { EventsConfig } from './services/events/config.js'
 export { DEFAULT_GRAPHIQL_DIR, type AlbumsConfig } from './services/albums/config.js'
 
 export interface Config extends ServerConfig {
   students: StudentsConfig
   addresses: AddressesConfig
   albums: AlbumsConfig
+  events: EventsConfig
   versioning: VersioningConfig
   store: StoreConfig
 }
 
 /** Every option `rqs serve` understands, in the order `--help` lists them. */
-export const OPTIONS = declaredOptions([serverOptions, studentsOptions, versioningOptions, addressesOptions, albumsOptions, storeOptions])
+export const OPTIONS = declaredOptions([serverOptions, studentsOptions, versioningOptions, addressesOptions, albumsOptions, eventsOptions, storeOptions])
 
 /**
  * Builds a Config from parsed flag values, the environment and a
@@ -50,6 +53,7 @@ export function resolveConfig (flags: Flags, env: NodeJS.ProcessEnv, file?: Conf
     versioning: readSection(versioningOptions, input),
     addresses: readSection(addressesOptions, input),
     albums: readSection(albumsOptions, input),
+    events: readSection(eventsOptions, input),
     store: resolveStore(readSection(storeOptions, input))
   }
 }
@@ -59,7 +63,7 @@ export function defaultConfig (): Config {
   return resolveConfig({}, {})
 }
 
-type SectionName = 'students' | 'addresses' | 'albums' | 'versioning' | 'store'
+type SectionName = 'students' | 'addresses' | 'albums' | 'events' | 'versioning' | 'store'
 
 /**
  * Changes to the defaults for tests and embedding: a top-level setting is
@@ -71,13 +75,14 @@ export type ConfigOverrides = Partial<Omit<Config, SectionName>> & { [K in Secti
 /** A Config for tests and embedding: the defaults with `overrides` applied. */
 export function makeConfig (overrides: ConfigOverrides = {}): Config {
   const defaults = defaultConfig()
-  const { students, addresses, albums, versioning, store, ...server } = overrides
+  const { students, addresses, albums, events, versioning, store, ...server } = overrides
   return {
     ...defaults,
     ...server,
     students: { ...defaults.students, ...students },
     addresses: { ...defaults.addresses, ...addresses },
     albums: { ...defaults.albums, ...albums },
+    events: { ...defaults.events, ...events },
     versioning: { ...defaults.versioning, ...versioning },
     store: { ...defaults.store, ...store }
   }

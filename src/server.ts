@@ -13,6 +13,7 @@ import { addressesService } from './services/addresses/index.js'
 import { albumsService } from './services/albums/index.js'
 import { appService } from './services/app/index.js'
 import { docsService } from './services/docs/index.js'
+import { eventsService } from './services/events/index.js'
 import { directory, homeService } from './services/home/index.js'
 import { studentsService } from './services/students/index.js'
 import type { DirectoryLink, ServiceDescriptor } from './services/types.js'
@@ -22,7 +23,7 @@ import type { Stores } from './stores/types.js'
 import { PACKAGE_VERSION } from './version.js'
 
 /** Every service this server can run, in the order of the entry point's directory. */
-export const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, appService]
+export const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, eventsService, appService]
 
 export interface ServerDependencies {
   /** Stores to use instead of opening the configured ones (tests inject failing or shared stores). */

@@ -19,7 +19,8 @@ describe('configuration from one declaration', () => {
         enabled: true, base: '', maxDepth: 20, maxFields: 500, maxAliases: 30, maxDocumentBytes: 16 * 1024,
         introspection: true, documentCacheSize: 1000, graphiqlDir: DEFAULT_GRAPHIQL_DIR
       },
-      store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 }
+      events: { enabled: true, heartbeatMs: 15_000, retryMs: 2_000 },
+      store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 24 * 60 * 60 * 1000 }
     })
   })
 
@@ -32,6 +33,7 @@ describe('configuration from one declaration', () => {
     expect(resolveConfig({ 'no-uri-versioning': true }, { RQS_NO_URI_VERSIONING: 'false' }).versioning.uri).toBe(false)
     expect(resolveConfig({}, { RQS_NO_URI_VERSIONING: 'false' }).versioning.uri).toBe(true)
     expect(resolveConfig({}, { RQS_NO_URI_VERSIONING: 'yes' }).versioning.uri).toBe(false)
+    expect(resolveConfig({ 'no-events': true }, {}).events.enabled).toBe(false)
   })
 
   it('reads versions and dates for deprecation signalling', () => {
@@ -112,6 +114,6 @@ describe('makeConfig (tests and embedding)', () => {
     expect(config.port).toBe(0)
     expect(config.host).toBe('127.0.0.1')
     expect(config.albums).toMatchObject({ maxDepth: 3, maxFields: 500, enabled: true })
-    expect(config.store).toEqual({ kind: 'sqlite', path: 'x.db', url: '', poolSize: 10, startupWaitMs: 0 })
+    expect(config.store).toEqual({ kind: 'sqlite', path: 'x.db', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 86_400_000 })
   })
 })

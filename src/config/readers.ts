@@ -109,3 +109,18 @@ export const host: Reader<string> = (value, name) => {
   if (bare.length > 253 || !labels.every((label) => HOST_LABEL.test(label))) throw new ConfigError(`${name} must be an IP address or a host name, got "${value}"`)
   return bare
 }
+
+const DURATION = /^(\d+)(ms|s|m|h|d)?$/
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+/** A duration in ms: `90s`, `30m`, `24h`, `7d`, `500ms`, or bare milliseconds. */
+export function duration ({ minimum = 0 }: { minimum?: number } = {}): Reader<number> {
+  return (value, name) => {
+    const match = DURATION.exec(value.trim())
+    if (match === null) throw new ConfigError(`${name} must be a duration such as 24h, 30m, 90s or 500ms, got "${value}"`)
+    const ms = Number(match[1]) * UNIT_MS[(match[2] ?? 'ms') as keyof typeof UNIT_MS]
+    if (!Number.isSafeInteger(ms)) throw new ConfigError(`${name} is too long: "${value}"`)
+    if (ms < minimum) throw new ConfigError(`${name} must be at least ${minimum} ms, got "${value}"`)
+    return ms
+  }
+}

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { ConfigError } from './errors.js'
 import { STUDENT_ID_RULES } from '../stores/types.js'
 import { option, type Reader } from './option.js'
-import { oneOf } from './readers.js'
+import { duration, oneOf } from './readers.js'
 
 export const STORE_KINDS = ['memory', 'sqlite', 'postgres'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
@@ -57,6 +57,11 @@ export const storeOptions = Type.Object({
   studentIds: option(Type.Optional(Type.Union(STUDENT_ID_RULES.map((rule) => Type.Literal(rule)))), {
     flag: 'student-ids', value: 'rule', env: 'RQS_STUDENT_IDS', read: oneOf(STUDENT_ID_RULES),
     help: 'student id rule: count (the spec: id = number of records, may reuse an id) or sequence (never reuses an id)'
+  }),
+  // How long SQLite and PostgreSQL keep changes for the change feed to replay (GET /events with Last-Event-ID).
+  changesRetentionMs: option(Type.Integer({ minimum: 1000 }), {
+    default: 24 * 60 * 60 * 1000, flag: 'changes-retention', env: 'RQS_CHANGES_RETENTION', read: duration({ minimum: 1000 }),
+    help: 'how long SQLite/PostgreSQL keep changes a feed client can resume from, e.g. 24h, 30m (default 24h)'
   })
 })
 

@@ -4,6 +4,7 @@ import type { StoreLog } from './postgres/index.js'
 import { MemoryStudentStore } from './memory/students.js'
 import { MemoryAddressStore } from './memory/addresses.js'
 import { MemoryKeptWrites } from './memory/kept-writes.js'
+import { MemoryChangeLog } from './memory/changes.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -12,7 +13,7 @@ import { MemoryKeptWrites } from './memory/kept-writes.js'
  */
 export async function openStores (config: Config, log?: StoreLog): Promise<Stores> {
   const store = config.store
-  const common: StoreOptions = { studentIds: store.studentIds ?? 'count' }
+  const common: StoreOptions = { studentIds: store.studentIds ?? 'count', changesRetentionMs: store.changesRetentionMs }
   switch (store.kind) {
     case 'memory':
       return memoryStores(common)
@@ -31,9 +32,11 @@ export type { StoreLog }
 
 export function memoryStores (options: StoreOptions = {}): Stores {
   const kept = new MemoryKeptWrites(options.idempotencyRetentionMs)
+  const changes = new MemoryChangeLog(options.memoryChangesKept)
   return {
-    students: new MemoryStudentStore(options.studentIds, kept),
-    addresses: new MemoryAddressStore(kept),
+    students: new MemoryStudentStore(options.studentIds, kept, changes),
+    addresses: new MemoryAddressStore(kept, changes),
+    changes,
     ping: async () => {},
     close: async () => {}
   }

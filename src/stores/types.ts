@@ -54,9 +54,15 @@ export interface StoreOptions {
   studentIds?: StudentIdRule
   /** How long an Idempotency-Key and its answer are kept (ms). Default 24 h. */
   idempotencyRetentionMs?: number
+  /** How long the SQL stores keep changes for the change feed (ms). Default 24 h. */
+  changesRetentionMs?: number
+  /** How many changes the memory store keeps for the change feed. Default 10 000. */
+  memoryChangesKept?: number
 }
 
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
+export const DEFAULT_CHANGES_RETENTION_MS = 24 * 60 * 60 * 1000
+export const DEFAULT_MEMORY_CHANGES_KEPT = 10_000
 
 /**
  * The answer a write gave, as the HTTP layer sent it: kept under the
@@ -150,10 +156,68 @@ export interface AddressStore extends KeptWrites, QueryableStore<Address, Addres
   delete (id: bigint, condition?: WriteCondition<Address>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
 }
 
+/** The record collections whose writes the change log records. */
+export type ChangedCollection = 'students' | 'addresses'
+
+/** What a write did to the record under one id. */
+export type ChangeKind = 'created' | 'replaced' | 'deleted'
+
+interface ChangeOf<S extends ChangedCollection, Id, R> {
+  /**
+   * Assigned in the write's own transaction: 1, 2, 3 … without gaps, in the
+   * order the writes committed, across every instance sharing the store.
+   */
+  seq: number
+  service: S
+  kind: ChangeKind
+  id: Id
+  /** The record as the write left it; null after a delete. */
+  record: R | null
+  /** When the store recorded the change. */
+  at: Date
+}
+
+export type StudentChange = ChangeOf<'students', number, Student>
+export type AddressChange = ChangeOf<'addresses', bigint, Address>
+/** One create, replace or delete of a student or an address. */
+export type Change = StudentChange | AddressChange
+
+/** The changes a store still holds: `oldest` … `latest` (none when oldest = latest + 1). */
+export interface ChangeWindow {
+  oldest: number
+  /** The last sequence number assigned; 0 before the first change. */
+  latest: number
+}
+
+export type ChangeListener = (change: Change) => void
+
+export interface ChangeSubscription {
+  /** The listener gets every change after this sequence number, in order, each once. */
+  position: number
+  unsubscribe: () => void
+}
+
+/**
+ * The store's record of changes, kept for a while so that a reader can catch
+ * up from any position it still holds: the last 10 000 in memory, the last
+ * `changesRetentionMs` in SQLite and PostgreSQL (pruned in the background).
+ */
+export interface ChangeLog {
+  /** The changes after `after`, ascending, at most `limit`. */
+  since: (after: number, limit: number) => Promise<Change[]>
+  window: () => Promise<ChangeWindow>
+  /**
+   * Delivers every change committed from now on, by this instance or any
+   * other sharing the store, in sequence order. Listeners must not throw.
+   */
+  subscribe: (listener: ChangeListener) => Promise<ChangeSubscription>
+}
+
 /** All stores of one running server, plus their life cycle. */
 export interface Stores {
   students: StudentStore
   addresses: AddressStore
+  changes: ChangeLog
   /** Resolves when the backing database answers; rejects with StoreUnavailableError otherwise. */
   ping (): Promise<void>
   close (): Promise<void>

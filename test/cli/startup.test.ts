@@ -13,7 +13,7 @@ describe('the store as start-up reports it', () => {
   })
 
   it('names the kind and where the records are', () => {
-    const base = { poolSize: 10, startupWaitMs: 0 }
+    const base = { poolSize: 10, startupWaitMs: 0, changesRetentionMs: 86_400_000 }
     expect(describeStore({ ...base, kind: 'memory', path: '', url: '' })).toEqual({ kind: 'memory' })
     expect(describeStore({ ...base, kind: 'sqlite', path: 'data/rqs.db', url: '' })).toEqual({ kind: 'sqlite', location: resolve('data/rqs.db') })
     expect(describeStore({ ...base, kind: 'postgres', path: '', url: 'postgres://u:pw@h/db' })).toEqual({ kind: 'postgres', location: 'postgres://u:***@h/db' })
@@ -33,6 +33,7 @@ describe('the start-up block', () => {
       '  Services  students      http://127.0.0.1:8080/students',
       '            addresses     http://127.0.0.1:8080/addresses',
       '            albums        http://127.0.0.1:8080/music/graphql',
+      '            events        http://127.0.0.1:8080/events',
       '  Open      landing page  http://127.0.0.1:8080/',
       '            web app       http://127.0.0.1:8080/app/',
       '            GraphiQL      http://127.0.0.1:8080/music/graphiql',

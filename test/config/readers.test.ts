@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/config/errors.js'
-import { basePath, host, integer, size } from '../../src/config/readers.js'
+import { basePath, duration, host, integer, size } from '../../src/config/readers.js'
 
 describe('sizes (read by the bytes package)', () => {
   it.each([
@@ -78,5 +78,31 @@ describe('hosts: checked for syntax, resolved only when listening', () => {
   ])('%j is refused', (text, message) => {
     expect(() => host(text, '--host')).toThrow(ConfigError)
     expect(() => host(text, '--host')).toThrow(`--host ${message}`)
+  })
+})
+
+describe('durations', () => {
+  it.each([
+    ['500ms', 500],
+    ['90s', 90_000],
+    ['30m', 1_800_000],
+    ['24h', 86_400_000],
+    ['7d', 604_800_000],
+    ['2500', 2500],
+    [' 1h ', 3_600_000]
+  ])('%j is %d ms', (text, ms) => {
+    expect(duration()(text, '--x')).toBe(ms)
+  })
+
+  it.each([
+    ['soon', 'must be a duration such as 24h, 30m, 90s or 500ms, got "soon"'],
+    ['1.5h', 'must be a duration such as 24h, 30m, 90s or 500ms, got "1.5h"'],
+    ['-1s', 'must be a duration such as 24h, 30m, 90s or 500ms, got "-1s"'],
+    ['1w', 'must be a duration such as 24h, 30m, 90s or 500ms, got "1w"'],
+    ['999999999999d', 'is too long: "999999999999d"'],
+    ['10ms', 'must be at least 1000 ms, got "10ms"']
+  ])('%j is refused', (text, message) => {
+    expect(() => duration({ minimum: 1000 })(text, '--x')).toThrow(ConfigError)
+    expect(() => duration({ minimum: 1000 })(text, '--x')).toThrow(`--x ${message}`)
   })
 })

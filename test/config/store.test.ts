@@ -6,7 +6,7 @@ const PG = 'postgres://postgres@127.0.0.1:5432/rqs'
 
 describe('store configuration', () => {
   it('defaults to the memory store', () => {
-    expect(resolveConfig({}, {}).store).toEqual({ kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 })
+    expect(resolveConfig({}, {}).store).toEqual({ kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 86_400_000 })
   })
 
   it('reads --store as memory, sqlite:PATH or a postgres URL', () => {
@@ -37,6 +37,15 @@ describe('store configuration', () => {
     expect(() => resolveConfig({ 'student-ids': 'uuid' }, {})).toThrow(/--student-ids must be one of count, sequence/)
   })
 
+  it('reads --changes-retention as a duration (default 24 h)', () => {
+    expect(resolveConfig({}, {}).store.changesRetentionMs).toBe(86_400_000)
+    expect(resolveConfig({ 'changes-retention': '30m' }, {}).store.changesRetentionMs).toBe(1_800_000)
+    expect(resolveConfig({}, { RQS_CHANGES_RETENTION: '7d' }).store.changesRetentionMs).toBe(7 * 86_400_000)
+    expect(resolveConfig({ 'changes-retention': '5000' }, { RQS_CHANGES_RETENTION: '1h' }).store.changesRetentionMs).toBe(5000)
+    expect(() => resolveConfig({ 'changes-retention': 'a day' }, {})).toThrow('--changes-retention must be a duration such as 24h, 30m, 90s or 500ms, got "a day"')
+    expect(() => resolveConfig({}, { RQS_CHANGES_RETENTION: '500ms' })).toThrow('RQS_CHANGES_RETENTION must be at least 1000 ms, got "500ms"')
+  })
+
   it('refuses values it cannot use, naming the option', () => {
     expect(() => resolveConfig({ store: 'mysql://x' }, {})).toThrow(ConfigError)
     expect(() => resolveConfig({ store: 'sqlite:' }, {})).toThrow(/sqlite: needs a file path/)
@@ -54,7 +63,7 @@ describe('store configuration', () => {
 
 describe('store precedence (written out in resolveStore)', () => {
   it('keeps only the chosen location: a DATABASE_URL that lost to --store leaves no url behind', () => {
-    expect(resolveConfig({ store: 'sqlite:a.db' }, { DATABASE_URL: PG }).store).toEqual({ kind: 'sqlite', path: 'a.db', url: '', poolSize: 10, startupWaitMs: 0 })
+    expect(resolveConfig({ store: 'sqlite:a.db' }, { DATABASE_URL: PG }).store).toEqual({ kind: 'sqlite', path: 'a.db', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 86_400_000 })
     expect(resolveConfig({ 'database-url': PG }, {}).store).toMatchObject({ kind: 'postgres', url: PG })
   })
 

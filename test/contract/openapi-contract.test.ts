@@ -216,7 +216,9 @@ describe('every answer agrees with the document', () => {
     for (const route of recorder.routes) {
       if (ContractChecker.skipped(sample(route.url))) continue
       for (const method of route.methods) {
-        await send(sample(route.url), { method, ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { json: {} } : {}) })
+        // The change feed streams without end: ask it for what it cannot give (406), which still checks its errors.
+        const endless = route.url === '/events' ? { headers: { accept: 'application/json' } } : {}
+        await send(sample(route.url), { method, ...endless, ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { json: {} } : {}) })
       }
     }
   })

@@ -70,7 +70,10 @@ export const CATALOGUE = {
   BAD_REQUEST: { scope: 'graphql', status: 400, description: 'The GraphQL-over-HTTP request is malformed: no `query`, a body that is not JSON, several operations without `operationName`, an unknown `operationName`.' },
   BAD_USER_INPUT: { scope: 'graphql', status: 400, description: 'The variables do not fit the types the operation declares.' },
   PAYLOAD_TOO_LARGE: { scope: 'graphql', status: 413, description: 'The GraphQL request body is larger than the server accepts (`--body-limit`).' },
-  INTERNAL_SERVER_ERROR: { scope: 'graphql', status: 500, description: 'An unexpected fault while answering a GraphQL request. Report the request id (`X-Request-Id`) to the operators.' }
+  INTERNAL_SERVER_ERROR: { scope: 'graphql', status: 500, description: 'An unexpected fault while answering a GraphQL request. Report the request id (`X-Request-Id`) to the operators.' },
+
+  // Change feed (GET /events)
+  FEED_SERVICE_UNKNOWN: { status: 400, description: 'The `services` query parameter of the change feed names something other than the record services this server runs (`students`, `addresses`). Give one of them, or several separated by commas, or leave the parameter out for all.' }
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorCode = keyof typeof CATALOGUE

@@ -5,6 +5,7 @@ import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, 
 import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
+import { MemoryChangeLog } from './changes.js'
 
 /**
  * Address records in a Map keyed by bigint. Generated ids count up from 1 and
@@ -14,10 +15,12 @@ export class MemoryAddressStore implements AddressStore {
   readonly #kept: MemoryKeptWrites
   readonly #records = new IndexedTable<bigint, Address>(ADDRESS_FIELDS)
   readonly #queries = new MemoryQueries(this.#records, ADDRESS_FIELDS)
+  readonly #changes: MemoryChangeLog
   #nextId = 1n
 
-  constructor (kept = new MemoryKeptWrites()) {
+  constructor (kept = new MemoryKeptWrites(), changes = new MemoryChangeLog()) {
     this.#kept = kept
+    this.#changes = changes
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {
@@ -30,6 +33,7 @@ export class MemoryAddressStore implements AddressStore {
       if (this.#nextId > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
       const address: Address = { id: this.#nextId++, name: input.name, city: input.city, postalCode: input.postalCode }
       this.#records.set(address.id, address)
+      this.#changes.addressChanged('created', address.id, address)
       return address
     })
   }
@@ -60,11 +64,13 @@ export class MemoryAddressStore implements AddressStore {
       if (current === undefined) {
         const created: Address = { id, name: input.name, city: input.city, postalCode: input.postalCode }
         this.#records.set(id, created)
+        this.#changes.addressChanged('created', id, created)
         return { outcome: 'created', record: created }
       }
       // The spec: city and postalCode come from the submitted entity; the stored name is kept.
       const updated: Address = { id, name: current.name, city: input.city, postalCode: input.postalCode }
       this.#records.set(id, updated)
+      this.#changes.addressChanged('replaced', id, updated)
       return { outcome: 'updated', record: updated }
     })
   }
@@ -75,6 +81,7 @@ export class MemoryAddressStore implements AddressStore {
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
       this.#records.delete(id)
+      this.#changes.addressChanged('deleted', id, null)
       return DELETED
     })
   }

@@ -5,6 +5,7 @@ import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } fr
 import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
+import { MemoryChangeLog } from './changes.js'
 
 /**
  * Student records in a Map with a sorted index per field (IndexedTable).
@@ -17,12 +18,14 @@ export class MemoryStudentStore implements StudentStore {
   readonly #queries = new MemoryQueries(this.#records, STUDENT_FIELDS)
   readonly #ids: StudentIdRule
   readonly #kept: MemoryKeptWrites
+  readonly #changes: MemoryChangeLog
   /** One past the highest id ever issued. */
   #nextId = 0
 
-  constructor (ids: StudentIdRule = 'count', kept = new MemoryKeptWrites()) {
+  constructor (ids: StudentIdRule = 'count', kept = new MemoryKeptWrites(), changes = new MemoryChangeLog()) {
     this.#ids = ids
     this.#kept = kept
+    this.#changes = changes
   }
 
   async list (): Promise<Student[]> {
@@ -41,6 +44,7 @@ export class MemoryStudentStore implements StudentStore {
     return this.#kept.run(keyed, () => {
       const id = this.#ids === 'sequence' ? this.#nextId : this.#records.size
       const student: Student = { id, firstName: input.firstName, lastName: input.lastName, age: input.age }
+      this.#changes.studentChanged(this.#records.has(id) ? 'replaced' : 'created', id, student)
       this.#records.set(id, student)
       this.#nextId = Math.max(this.#nextId, id + 1)
       return student
@@ -54,6 +58,7 @@ export class MemoryStudentStore implements StudentStore {
       if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
       const replaced: Student = { id: student.id, firstName: student.firstName, lastName: student.lastName, age: student.age }
       this.#records.set(replaced.id, replaced)
+      this.#changes.studentChanged('replaced', replaced.id, replaced)
       return { outcome: 'replaced', record: replaced }
     })
   }
@@ -64,6 +69,7 @@ export class MemoryStudentStore implements StudentStore {
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
       this.#records.delete(id)
+      this.#changes.studentChanged('deleted', id, null)
       return DELETED
     })
   }

@@ -8,6 +8,7 @@ import { PostgresAddressStore } from './addresses.js'
 import { isUnavailable, rethrow } from './errors.js'
 import { PostgresKeptWrites } from './kept-writes.js'
 import { PostgresWrites } from './transaction.js'
+import { PostgresChangeLog } from './changes.js'
 
 export interface PostgresOptions extends StoreOptions {
   url: string
@@ -68,6 +69,10 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   // An idle connection that dies (server restart, network cut) is removed by
   // the pool; without a listener the 'error' event would crash the process.
   pool.on('error', () => {})
+  // A checked-out connection that dies between two queries of a transaction emits
+  // 'error' on itself, not on the pool: its next query fails (and is reported),
+  // so the event itself needs only a listener, or the process would crash.
+  pool.on('connect', (client) => { client.on('error', () => {}) })
 
   const deadline = Date.now() + options.startupWaitMs
   for (;;) {
@@ -92,15 +97,18 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   let closed = false
   const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs)
   const writes = new PostgresWrites(pool, kept)
+  const changes = new PostgresChangeLog(pool, { url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, retentionMs: options.changesRetentionMs, log: options.log })
   return {
     students: new PostgresStudentStore(pool, writes, kept, options.studentIds),
     addresses: new PostgresAddressStore(pool, writes, kept),
+    changes,
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },
     close: async () => {
       if (closed) return
       closed = true
+      await changes.close()
       await pool.end()
     }
   }

@@ -167,5 +167,72 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX rqs_students_age ON rqs_students (age, id);
       CREATE INDEX rqs_addresses_name ON rqs_addresses (name, id);
     `
+  },
+  {
+    version: 4,
+    name: 'change log',
+    sql: `
+      -- One row per create, replace and delete of a student or an address, for the
+      -- change feed, written by the triggers below inside the write's own transaction.
+      -- record: the fields besides id (NULL after a delete).
+      CREATE TABLE rqs_changes (
+        seq bigint PRIMARY KEY,
+        service text NOT NULL,
+        kind text NOT NULL,
+        record_id bigint NOT NULL,
+        record jsonb,
+        at timestamptz NOT NULL DEFAULT clock_timestamp()
+      );
+
+      -- The last sequence number assigned. Its row lock, held from a change until
+      -- the transaction ends, gives the numbers out in commit order and without
+      -- gaps (a rolled-back write gives its number back): a reader that has seen
+      -- seq n has seen every change before it, on any instance.
+      CREATE TABLE rqs_change_head (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        seq bigint NOT NULL
+      );
+      INSERT INTO rqs_change_head (seq) VALUES (0);
+
+      -- NOTIFY is delivered at commit, and only if the transaction commits; the
+      -- payload is a wake-up call, listeners read the table by sequence number.
+      CREATE FUNCTION rqs_append_change (p_service text, p_kind text, p_record_id bigint, p_record jsonb) RETURNS void
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        next_seq bigint;
+      BEGIN
+        UPDATE rqs_change_head SET seq = seq + 1 WHERE singleton RETURNING seq INTO next_seq;
+        INSERT INTO rqs_changes (seq, service, kind, record_id, record) VALUES (next_seq, p_service, p_kind, p_record_id, p_record);
+        PERFORM pg_notify('rqs_changes', next_seq::text);
+      END $$;
+
+      CREATE FUNCTION rqs_student_changed () RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          PERFORM rqs_append_change('students', 'deleted', OLD.id, NULL);
+        ELSE
+          PERFORM rqs_append_change('students', CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'replaced' END, NEW.id,
+            jsonb_build_object('firstName', NEW.first_name, 'lastName', NEW.last_name, 'age', NEW.age));
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER rqs_students_changed AFTER INSERT OR UPDATE OR DELETE ON rqs_students
+        FOR EACH ROW EXECUTE FUNCTION rqs_student_changed();
+
+      CREATE FUNCTION rqs_address_changed () RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          PERFORM rqs_append_change('addresses', 'deleted', OLD.id, NULL);
+        ELSE
+          PERFORM rqs_append_change('addresses', CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'replaced' END, NEW.id,
+            jsonb_build_object('name', NEW.name, 'city', NEW.city, 'postalCode', NEW.postal_code));
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER rqs_addresses_changed AFTER INSERT OR UPDATE OR DELETE ON rqs_addresses
+        FOR EACH ROW EXECUTE FUNCTION rqs_address_changed();
+    `
   }
 ]

@@ -8,6 +8,7 @@ import { SqliteAddressStore } from './addresses.js'
 import { rethrow } from './errors.js'
 import { SqliteKeptWrites } from './kept-writes.js'
 import { registerFold } from './query.js'
+import { SqliteChangeLog } from './changes.js'
 
 export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -34,11 +35,16 @@ export function openSqliteStores (options: SqliteOptions): Stores {
     throw new StoreUnavailableError(`cannot open SQLite database "${options.path}": ${(err as Error).message}`, { cause: err })
   }
   const kept = new SqliteKeptWrites(db, options.idempotencyRetentionMs)
+  const changes = new SqliteChangeLog(db, options.changesRetentionMs)
   const ping = db.prepare('SELECT n FROM rqs_student_count WHERE singleton = 1')
   return {
     students: new SqliteStudentStore(db, kept, options.studentIds),
     addresses: new SqliteAddressStore(db, kept),
+    changes,
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
-    close: async () => { if (db.open) db.close() }
+    close: async () => {
+      changes.close()
+      if (db.open) db.close()
+    }
   }
 }

@@ -77,5 +77,48 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX rqs_students_age ON rqs_students (age, id);
       CREATE INDEX rqs_addresses_name ON rqs_addresses (name, id);
     `
+  },
+  {
+    version: 4,
+    name: 'change log',
+    sql: `
+      -- One row per create, replace and delete of a student or an address, for the
+      -- change feed. Written by the triggers below, so inside the write's own
+      -- transaction: the file's write lock makes seq the commit order, and
+      -- AUTOINCREMENT never reuses a number (a rolled-back write takes none).
+      -- record: the fields besides id as JSON (NULL after a delete); at: ms since the epoch.
+      CREATE TABLE rqs_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        service TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        record_id INTEGER NOT NULL,
+        record TEXT,
+        at INTEGER NOT NULL
+      );
+
+      CREATE TRIGGER rqs_students_created AFTER INSERT ON rqs_students BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('students', 'created', NEW.id,
+          json_object('firstName', NEW.first_name, 'lastName', NEW.last_name, 'age', NEW.age), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      CREATE TRIGGER rqs_students_replaced AFTER UPDATE ON rqs_students BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('students', 'replaced', NEW.id,
+          json_object('firstName', NEW.first_name, 'lastName', NEW.last_name, 'age', NEW.age), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      CREATE TRIGGER rqs_students_deleted AFTER DELETE ON rqs_students BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('students', 'deleted', OLD.id, NULL, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+
+      CREATE TRIGGER rqs_addresses_created AFTER INSERT ON rqs_addresses BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('addresses', 'created', NEW.id,
+          json_object('name', NEW.name, 'city', NEW.city, 'postalCode', NEW.postal_code), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      CREATE TRIGGER rqs_addresses_replaced AFTER UPDATE ON rqs_addresses BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('addresses', 'replaced', NEW.id,
+          json_object('name', NEW.name, 'city', NEW.city, 'postalCode', NEW.postal_code), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      CREATE TRIGGER rqs_addresses_deleted AFTER DELETE ON rqs_addresses BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('addresses', 'deleted', OLD.id, NULL, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+    `
   }
 ]

@@ -84,7 +84,7 @@ describe.skipIf(!hasChromium)(title, () => {
 
       await page.getByRole('link', { name: 'Addresses' }).click()
       await page.locator('tbody tr[data-id="5"]').waitFor()
-      expect(await focusedId(page)).toBe('heading-addresses') // the view's heading, for screen readers
+      await poll(() => focusedId(page)).toBe('heading-addresses') // the view's heading, for screen readers
       expect(await seriousViolations(page)).toEqual([])
       await shoot(page, `addresses-${name}`)
 
@@ -145,7 +145,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.keyboard.press('Tab')
     expect(await page.evaluate<string>('document.activeElement?.textContent')).toBe('Skip to content')
     await page.keyboard.press('Enter')
-    expect(await focusedId(page)).toBe('main')
+    await poll(() => focusedId(page)).toBe('main')
 
     // Sort by last name from its column header.
     await page.locator('th button', { hasText: 'Last name' }).focus()
@@ -172,12 +172,12 @@ describe.skipIf(!hasChromium)(title, () => {
     const lastName = page.locator('#edit-students-8-lastName')
     await poll(() => lastName.getAttribute('readonly')).toBeNull()
     await page.keyboard.press('Tab') // from First name to Last name
-    expect(await focusedId(page)).toBe('edit-students-8-lastName')
+    await poll(() => focusedId(page)).toBe('edit-students-8-lastName')
     await page.keyboard.press('Control+A')
     await page.keyboard.type('Berners Lee')
     await page.keyboard.press('Enter')
     await poll(() => page.getByRole('status').first().innerText()).toBe('Tim Berners Lee was saved.')
-    expect(await focusedId(page)).toBe('edit-students-8')
+    await poll(() => focusedId(page)).toBe('edit-students-8')
     expectClean(session)
   })
 })

@@ -43,11 +43,12 @@ describe('the web application at /app/ (built by npm run build)', () => {
     }
   })
 
-  it('tells the script where the collections are: students v2 by Accept, the address book, no feed while the server has none', async () => {
+  it('tells the script where the collections are: students v2 by Accept, the address book, the change feed', async () => {
     const config = configOf((await request(`${server.origin}/app/`)).text)
     expect(config).toEqual({
       students: { url: '/students', accept: 'application/vnd.rqs.v2+json' },
-      addresses: { url: '/addresses', accept: 'application/json' }
+      addresses: { url: '/addresses', accept: 'application/json' },
+      events: '/events'
     })
   })
 
@@ -95,7 +96,7 @@ describe('the app page follows the configuration', () => {
     const server = await startServer({ versioning: { mediaType: false }, addresses: { enabled: false } })
     try {
       const config = configOf((await request(`${server.origin}/app/`)).text)
-      expect(config).toEqual({ students: { url: '/v2/students', accept: 'application/json' } })
+      expect(config).toEqual({ students: { url: '/v2/students', accept: 'application/json' }, events: '/events' })
       // That URL does answer version 2 (a plain array, no envelope).
       const list = await request(`${server.origin}/v2/students`, { headers: { accept: 'application/json' } })
       expect(Array.isArray(list.body)).toBe(true)
@@ -104,8 +105,8 @@ describe('the app page follows the configuration', () => {
     }
   })
 
-  it('follows moved base paths and a custom vendor name', async () => {
-    const server = await startServer({ students: { base: '/school' }, addresses: { base: '/book' }, versioning: { vendor: 'acme' } })
+  it('follows moved base paths and a custom vendor name; no feed while the server has none', async () => {
+    const server = await startServer({ students: { base: '/school' }, addresses: { base: '/book' }, versioning: { vendor: 'acme' }, events: { enabled: false } })
     try {
       const config = configOf((await request(`${server.origin}/app/`)).text)
       expect(config).toEqual({

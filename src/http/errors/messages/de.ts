@@ -43,5 +43,6 @@ export const de: MessageTable = {
   BAD_REQUEST: { title: 'Fehlerhafte GraphQL-Anfrage', message: 'Die GraphQL-Anfrage ist fehlerhaft.' },
   BAD_USER_INPUT: { title: 'Ungültige Variablen', message: 'Die Variablen der Abfrage sind ungültig.' },
   PAYLOAD_TOO_LARGE: { title: 'Anfrage zu groß', message: 'Die Anfrage ist zu groß.' },
-  INTERNAL_SERVER_ERROR: { title: 'Interner Fehler', message: 'Auf unserer Seite ist etwas schiefgegangen.' }
+  INTERNAL_SERVER_ERROR: { title: 'Interner Fehler', message: 'Auf unserer Seite ist etwas schiefgegangen.' },
+  FEED_SERVICE_UNKNOWN: { title: 'Unbekannter Dienst', message: 'Der Änderungs-Feed kann nur Studenten und Adressen verfolgen.' }
 }

@@ -43,5 +43,6 @@ export const en: MessageTable = {
   BAD_REQUEST: { title: 'Bad GraphQL request', message: 'The GraphQL request is malformed.' },
   BAD_USER_INPUT: { title: 'Invalid variables', message: 'The query variables are invalid.' },
   PAYLOAD_TOO_LARGE: { title: 'Request too large', message: 'The request is too large.' },
-  INTERNAL_SERVER_ERROR: { title: 'Internal error', message: 'Something went wrong on our side.' }
+  INTERNAL_SERVER_ERROR: { title: 'Internal error', message: 'Something went wrong on our side.' },
+  FEED_SERVICE_UNKNOWN: { title: 'Unknown service', message: 'The change feed can only follow students and addresses.' }
 }
