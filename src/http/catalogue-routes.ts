@@ -4,6 +4,7 @@ import escapeHtml from 'escape-html'
 import { MediaTypeChooser } from '../lib/negotiate.js'
 import { appendVary } from '../lib/vary.js'
 import { routeOtherMethods } from './method-not-allowed.js'
+import { renderPage } from './html/layout.js'
 import { AppError } from './errors/app-error.js'
 import { CATALOGUE, ERROR_CODES, ERRORS_PATH, isErrorCode, type ErrorCode } from './errors/catalogue.js'
 import { problems } from './errors/handler.js'
@@ -120,14 +121,7 @@ function listPage (entries: Entry[], language: Language): string {
   return page(language, h.catalogue, `<h1>${h.catalogue}</h1>\n<table>\n<tr><th>Code</th><th>${h.status}</th><th></th></tr>\n${rows}\n</table>`)
 }
 
+/** A catalogue page in the site's one look (src/http/html/layout.ts). */
 function page (language: Language, title: string, body: string): string {
-  return `<!doctype html>
-<html lang="${language}">
-<head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}td,th{text-align:left;padding:.2rem .6rem}</style>
-</head>
-<body>${body}
-</body>
-</html>
-`
+  return renderPage({ title, lang: language, current: ERRORS_PATH, body })
 }

@@ -8,13 +8,13 @@
  * under a Content-Security-Policy without 'unsafe-inline'.
  */
 
+import escape from 'escape-html'
+
 export const STYLESHEET_HREF = '/app/rqs.css'
 export const FAVICON_HREF = '/app/favicon.svg'
 
-/** Escapes text for HTML element content and double-quoted attribute values. */
-export function escapeHtml (value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
+/** Escapes text for HTML element content and quoted attribute values (the escape-html package). */
+export const escapeHtml: (value: string) => string = escape
 
 export interface SiteLink {
   href: string

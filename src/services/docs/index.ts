@@ -1,21 +1,60 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
+import { escapeHtml, renderPage } from '../../http/html/layout.js'
+import { MediaTypeChooser } from '../../lib/negotiate.js'
+import { appendVary } from '../../lib/vary.js'
+import { markdownToHtml, titleOf } from './markdown.js'
 
 export const DOCS_DIR = fileURLToPath(new URL('../../../docs', import.meta.url))
 
+/** Documents for the people who run and call rqs, in the index's order; the others are for contributors. */
+const FOR_USERS = ['operations.md', 'versioning.md', 'errors.md', 'decisions.md']
+
+const pages = new MediaTypeChooser(['text/markdown', 'text/html'])
+
+interface Doc {
+  file: string
+  title: string
+  html: string
+}
+
 /**
- * The project's documents (decisions, errors catalogue, versioning policy)
- * under /docs/, as plain Markdown, with an index page listing them.
+ * The documents under /docs/: an index page, and each Markdown file rendered
+ * to HTML in the site's look for browsers (`Accept` preferring text/html),
+ * or as Markdown for everything else. Rendered once, at start-up.
  */
 export async function docsService (app: FastifyInstance): Promise<void> {
-  const files = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort()
-  const index = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>rqs documentation</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}</style></head>
-<body><h1>rqs documentation</h1><ul>${files.map((f) => `<li><a href="/docs/${f}">${f}</a></li>`).join('')}</ul>
-<p><a href="/">Back to the start page</a></p></body></html>`
+  const docs = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort().map((file): Doc => {
+    const markdown = readFileSync(join(DOCS_DIR, file), 'utf8')
+    const title = titleOf(markdown, file)
+    return { file, title, html: renderPage({ title: `${title} — rqs`, current: '/docs/', body: `<article class="doc">${markdownToHtml(markdown)}</article>` }) }
+  })
+  const byFile = new Map(docs.map((d) => [d.file, d]))
+  const item = (d: Doc): string => `<li><a href="/docs/${escapeHtml(d.file)}">${escapeHtml(d.title)}</a></li>`
+  const users = FOR_USERS.map((f) => byFile.get(f)).filter((d): d is Doc => d !== undefined)
+  const others = docs.filter((d) => !FOR_USERS.includes(d.file))
+  const index = renderPage({
+    title: 'Documentation — rqs',
+    current: '/docs/',
+    body: `<h1>Documentation</h1>
+<ul>${users.map(item).join('')}<li><a href="/docs/api">API reference (Swagger UI)</a></li></ul>
+${others.length === 0 ? '' : `<h2>For contributors</h2><ul>${others.map(item).join('')}</ul>`}`
+  })
   app.get('/docs/', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(index))
+
+  // Browsers get the rendered page; anything else (curl, scripts) the Markdown itself.
+  app.addHook('onRequest', async (request, reply) => {
+    const url = request.url.split('?', 1)[0] ?? ''
+    if (!url.startsWith('/docs/') || !url.endsWith('.md')) return
+    const doc = byFile.get(url.slice('/docs/'.length))
+    if (doc === undefined) return
+    appendVary(reply, 'Accept')
+    if (pages.prefers(request.headers.accept, 'text/html')) return reply.type('text/html; charset=utf-8').send(doc.html)
+  })
+
   await app.register(fastifyStatic, {
     root: DOCS_DIR,
     prefix: '/docs/',
