@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError, OPTIONS, resolveConfig } from './config.js'
 import { buildServer } from './server.js'
+import { tokenCommand } from './commands/token.js'
 import { PACKAGE_VERSION as version } from './version.js'
 
 /** Exit codes: 0 ok, 1 failed at run time, 2 bad usage or configuration. */
@@ -19,6 +20,7 @@ function usage (): string {
     `rqs ${version} — Record and Query Services`,
     '',
     'Usage: rqs serve [options]',
+    '       rqs token --name NAME --scopes read,write   (a new access token for --auth-tokens)',
     '       rqs --help | --version',
     '',
     'Options:',
@@ -30,6 +32,7 @@ function usage (): string {
 }
 
 export async function main (argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (argv[0] === 'token') return tokenCommand(argv.slice(1))
   const options: ParseArgsConfig['options'] = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } }
   for (const o of OPTIONS) options[o.flag] = { type: o.type === 'boolean' ? 'boolean' : 'string' }
 

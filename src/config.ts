@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { checkSecurityConfig, defaultSecurityConfig, parseCorsOrigins, parseHttpUrl, parseRateLimit, parseTrustProxy, type SecurityConfig } from './http/security/config.js'
 
 /**
  * The one typed configuration object. Flags and environment variables are both
@@ -20,6 +21,8 @@ export interface Config {
   albums: AlbumsConfig
   versioning: VersioningConfig
   store: StoreConfig
+  /** Authentication, CORS, headers, limits, overload, metrics, audit (issue 11); all off by default. */
+  security: SecurityConfig
 }
 
 export interface VersioningConfig {
@@ -118,7 +121,8 @@ export function defaultConfig(): Config {
       documentCacheSize: 1000,
       graphiqlDir: DEFAULT_GRAPHIQL_DIR
     },
-    store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 }
+    store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 },
+    security: defaultSecurityConfig()
   }
 }
 
@@ -174,7 +178,24 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'database-url', env: 'DATABASE_URL', type: 'string', description: 'PostgreSQL URL; used when --store is not given', apply: (c, v) => { applyStore(c, v as string, '--database-url / DATABASE_URL') } },
   { flag: 'store', env: 'RQS_STORE', type: 'string', description: 'where records live: memory (default), sqlite:PATH or postgres://user@host:port/db', apply: (c, v) => { applyStore(c, v as string, '--store / RQS_STORE') } },
   { flag: 'pg-pool-size', env: 'RQS_PG_POOL_SIZE', type: 'integer', description: 'most PostgreSQL connections per instance (default 10)', apply: (c, v) => { c.store.poolSize = positive(v as number, '--pg-pool-size') } },
-  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } }
+  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } },
+  // Security and operations (issue 11): src/http/security/config.ts
+  { flag: 'auth-tokens', env: 'RQS_AUTH_TOKENS', type: 'path', description: 'JSON file of hashed access tokens (make one with: rqs token --name NAME --scopes read,write)', apply: (c, v) => { c.security.authTokensFile = v as string } },
+  { flag: 'auth-jwks', env: 'RQS_AUTH_JWKS', type: 'string', description: "JWKS URL of an identity provider whose JWT access tokens are accepted (with --auth-issuer, --auth-audience)", apply: (c, v) => { c.security.authJwksUrl = parseHttpUrl(v as string, '--auth-jwks') } },
+  { flag: 'auth-issuer', env: 'RQS_AUTH_ISSUER', type: 'string', description: 'the iss claim every JWT must carry', apply: (c, v) => { c.security.authIssuer = v as string } },
+  { flag: 'auth-audience', env: 'RQS_AUTH_AUDIENCE', type: 'string', description: 'the aud claim every JWT must carry', apply: (c, v) => { c.security.authAudience = v as string } },
+  { flag: 'auth-public-read', env: 'RQS_AUTH_PUBLIC_READ', type: 'boolean', description: 'let reads (GET, GraphQL queries) through without a token', apply: (c, v) => { c.security.authPublicRead = v as boolean } },
+  { flag: 'cors-origin', env: 'RQS_CORS_ORIGIN', type: 'string', description: 'origins browsers may call the API from: https://a.example,https://b.example or * (default no CORS)', apply: (c, v) => { c.security.corsOrigins = parseCorsOrigins(v as string, '--cors-origin') } },
+  { flag: 'security-headers', env: 'RQS_SECURITY_HEADERS', type: 'boolean', description: 'send nosniff, no-referrer, no framing and a Content-Security-Policy on every response', apply: (c, v) => { c.security.securityHeaders = v as boolean } },
+  { flag: 'rate-limit', env: 'RQS_RATE_LIMIT', type: 'string', description: 'requests per client (token, else address) and window, e.g. 600/min (default no limit)', apply: (c, v) => { c.security.rateLimit = parseRateLimit(v as string, '--rate-limit') } },
+  { flag: 'redis', env: 'RQS_REDIS_URL', type: 'string', description: 'redis://host:port shared by every instance for the rate-limit counters', apply: (c, v) => { c.security.redisUrl = parseHttpUrl(v as string, '--redis', ['redis:', 'rediss:']) } },
+  { flag: 'trust-proxy', env: 'RQS_TRUST_PROXY', type: 'string', description: 'whether X-Forwarded-For counts: true, a hop count, or proxy addresses/CIDRs (default false)', apply: (c, v) => { c.security.trustProxy = parseTrustProxy(v as string, '--trust-proxy') } },
+  { flag: 'overload', env: 'RQS_OVERLOAD', type: 'boolean', description: 'answer 503 instead of queueing when the event loop or memory passes a limit', apply: (c, v) => { c.security.overload = v as boolean } },
+  { flag: 'max-event-loop-delay', env: 'RQS_MAX_EVENT_LOOP_DELAY_MS', type: 'integer', description: 'event-loop delay in ms that counts as overload (default 1000; implies --overload)', apply: (c, v) => { c.security.overload = true; c.security.maxEventLoopDelayMs = positive(v as number, '--max-event-loop-delay') } },
+  { flag: 'max-heap-used', env: 'RQS_MAX_HEAP_USED', type: 'bytes', description: 'heap use that counts as overload, e.g. 1gb (default none; implies --overload)', apply: (c, v) => { c.security.overload = true; c.security.maxHeapUsedBytes = v as number } },
+  { flag: 'max-rss', env: 'RQS_MAX_RSS', type: 'bytes', description: 'resident memory that counts as overload, e.g. 2gb (default none; implies --overload)', apply: (c, v) => { c.security.overload = true; c.security.maxRssBytes = v as number } },
+  { flag: 'metrics', env: 'RQS_METRICS', type: 'boolean', description: 'serve GET /metrics in the Prometheus text format', apply: (c, v) => { c.security.metrics = v as boolean } },
+  { flag: 'audit-log', env: 'RQS_AUDIT_LOG', type: 'boolean', description: 'log one line per create, replace and delete (who, what, outcome)', apply: (c, v) => { c.security.auditLog = v as boolean } }
 ]
 
 /** `memory`, `sqlite:PATH` or a `postgres://` / `postgresql://` URL. */
@@ -277,6 +298,7 @@ export function resolveConfig (flags: Record<string, string | boolean | undefine
       spec.apply(config, parseValue(spec, env[spec.env] as string, spec.env))
     }
   }
+  checkSecurityConfig(config.security)
   return config
 }
 

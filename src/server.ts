@@ -17,6 +17,8 @@ import { docsService } from './services/docs/index.js'
 import { PACKAGE_VERSION } from './version.js'
 import { API_DOCS_PATH, OPENAPI_PATH, registerOpenApi } from './http/openapi.js'
 import { albumsService } from './services/albums/routes.js'
+import { authEnabled, security, securityOptions } from './http/security/index.js'
+import { metrics, metricsOptions } from './http/metrics.js'
 
 /**
  * Access logging: one line per finished request (Fastify's "request completed",
@@ -72,6 +74,7 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
+    trustProxy: config.security.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     return503OnClosing: true,
     // Keep-alive sockets that are idle are closed at once on shutdown; busy ones finish their request.
@@ -98,6 +101,9 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
     reply.header('x-request-id', request.id)
     done()
   })
+  // Before every route: authentication and metrics hook into routes as they are added.
+  await app.register(security, securityOptions(config))
+  await app.register(metrics, metricsOptions(config, stores))
 
   app.get('/healthz', { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }))
 
@@ -115,7 +121,7 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
   })
 
   app.decorateRequest('apiVersion', 0)
-  await registerOpenApi(app) // before the routes: it collects them as they are added
+  await registerOpenApi(app, { bearerAuth: authEnabled(config.security) }) // before the routes: it collects them as they are added
 
   // Outside the services, errors are RFC 9457 problems too.
   app.setErrorHandler(problems)

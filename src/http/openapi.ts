@@ -6,6 +6,15 @@ import { PACKAGE_VERSION } from '../version.js'
 export const OPENAPI_PATH = '/openapi.json'
 export const API_DOCS_PATH = '/docs/api'
 
+const BEARER_AUTH = {
+  components: {
+    securitySchemes: {
+      bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'A static token (rqs token) or a JWT access token of the identity provider: read, write or metrics scope' }
+    }
+  },
+  security: [{ bearerAuth: [] }]
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the same JSON schemas that
  * validate and serialise every route (so it cannot drift), at /openapi.json,
@@ -15,10 +24,12 @@ export const API_DOCS_PATH = '/docs/api'
  * /v2 routes (same path as v1, told apart only by Accept; described in the
  * document's text instead), 405/OPTIONS helpers, and the pages themselves.
  */
-export async function registerOpenApi (app: FastifyInstance): Promise<void> {
+export async function registerOpenApi (app: FastifyInstance, options: { bearerAuth?: boolean } = {}): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
+      // With authentication on, Swagger UI shows an Authorize button to paste a token into.
+      ...(options.bearerAuth === true ? BEARER_AUTH : {}),
       info: {
         title: 'rqs — Record and Query Services',
         version: PACKAGE_VERSION,

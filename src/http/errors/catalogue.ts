@@ -48,7 +48,14 @@ export const CATALOGUE = {
 
   // Server side
   STORE_UNAVAILABLE: { status: 503, description: 'The data store cannot be reached right now. Nothing was changed; retry after the number of seconds in the `Retry-After` header.' },
-  INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' }
+  INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' },
+
+  // Security and operations (issue 11)
+  UNAUTHENTICATED: { status: 401, description: 'The request needs an access token (`Authorization: Bearer <token>`), and none was sent or the one sent is unknown, expired, wrongly signed or malformed. `WWW-Authenticate` says which; get a valid token and retry.' },
+  FORBIDDEN: { status: 403, description: 'The access token is valid but lacks the scope this request needs (`read` for reads and GraphQL queries, `write` for changes, `metrics` for /metrics). `WWW-Authenticate` names the scope.' },
+  RATE_LIMITED: { status: 429, description: 'Too many requests from this client (its token, or its address without one) in the current window. Wait the number of seconds in `Retry-After`; `RateLimit-Policy` and `RateLimit` describe the budget.' },
+  OVERLOADED: { status: 503, description: 'The server is overloaded (its event loop or memory passed a limit) and refuses new work instead of queueing it. Nothing was changed; retry after the number of seconds in `Retry-After`.' },
+  AUTH_UNAVAILABLE: { status: 503, description: 'The identity provider\'s signing keys (JWKS) could not be fetched, so the access token could not be checked. Nothing was changed; retry after the number of seconds in `Retry-After`.' }
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorCode = keyof typeof CATALOGUE

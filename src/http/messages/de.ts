@@ -26,5 +26,11 @@ export const de: MessageTable = {
   RECORD_NOT_CREATED: { title: 'Datensatz nicht angelegt', message: 'Die Daten konnten nicht angelegt werden.' },
   UNKNOWN_ERROR_CODE: { title: 'Unbekannter Fehlercode', message: 'Diesen Fehlercode gibt es nicht.' },
   STORE_UNAVAILABLE: { title: 'Dienst nicht verfügbar', message: 'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.' },
-  INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' }
+  INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' },
+  // Security and operations (issue 11)
+  UNAUTHENTICATED: { title: 'Anmeldung erforderlich', message: 'Bitte melden Sie sich an: Ein gültiges Zugriffstoken wird benötigt.' },
+  FORBIDDEN: { title: 'Nicht erlaubt', message: 'Ihr Zugriffstoken erlaubt diese Aktion nicht.' },
+  RATE_LIMITED: { title: 'Zu viele Anfragen', message: 'Sie haben zu viele Anfragen gesendet. Bitte warten Sie einen Moment und versuchen Sie es erneut.' },
+  OVERLOADED: { title: 'Server überlastet', message: 'Der Dienst ist gerade stark ausgelastet. Bitte versuchen Sie es gleich noch einmal.' },
+  AUTH_UNAVAILABLE: { title: 'Anmeldung vorübergehend nicht möglich', message: 'Ihr Zugriff konnte gerade nicht geprüft werden. Bitte versuchen Sie es gleich noch einmal.' }
 }

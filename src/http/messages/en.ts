@@ -26,5 +26,11 @@ export const en: MessageTable = {
   RECORD_NOT_CREATED: { title: 'Record not created', message: 'The data could not be created.' },
   UNKNOWN_ERROR_CODE: { title: 'Unknown error code', message: 'There is no such error code.' },
   STORE_UNAVAILABLE: { title: 'Service unavailable', message: 'The service is temporarily unavailable. Please try again shortly.' },
-  INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' }
+  INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' },
+  // Security and operations (issue 11)
+  UNAUTHENTICATED: { title: 'Authentication required', message: 'Please sign in: a valid access token is needed.' },
+  FORBIDDEN: { title: 'Not permitted', message: 'Your access token does not allow this action.' },
+  RATE_LIMITED: { title: 'Too many requests', message: 'You sent too many requests. Please wait a moment and try again.' },
+  OVERLOADED: { title: 'Server overloaded', message: 'The service is very busy right now. Please try again shortly.' },
+  AUTH_UNAVAILABLE: { title: 'Sign-in temporarily unavailable', message: 'Your access could not be checked right now. Please try again shortly.' }
 }
