@@ -108,9 +108,8 @@ function counted<T extends object> (store: T, name: string, metrics: RqsMetrics)
   const twin = Object.create(store) as Record<string, unknown>
   const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
   for (const operation of STORE_METHODS) {
-    const method = methods[operation]
-    if (typeof method !== 'function') continue
-    twin[operation] = (...args: unknown[]) => method.apply(store, args).catch((err: unknown) => {
+    if (typeof methods[operation] !== 'function') continue
+    twin[operation] = (...args: unknown[]) => (methods[operation] as (...args: unknown[]) => Promise<unknown>).apply(store, args).catch((err: unknown) => {
       metrics.countStoreError(name, operation, err)
       throw err
     })
