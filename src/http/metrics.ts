@@ -132,7 +132,7 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions):
   if (stores.poolStats !== undefined) metrics.watchPool(stores.poolStats)
   app.decorate('rqsMetrics', metrics)
 
-  app.addHook('onResponse', (request, reply, done) => {
+  app.addHook('onResponse', function observeRequest (request, reply, done) {
     const route = request.is404 ? undefined : request.routeOptions.url
     const service = route === undefined ? UNMATCHED : layout.classifyRoute(route).service ?? 'other'
     metrics.observe(service, route ?? UNMATCHED, request.method, reply.statusCode, reply.elapsedTime / 1000)

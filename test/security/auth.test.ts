@@ -25,7 +25,7 @@ const TARGETS: Target[] = [
   { name: 'albums (GraphQL)', shape: 'graphql', read: { path: '/graphql', init: { method: 'POST', json: QUERY } } }
 ]
 
-let tokens: TokensFile
+let tokens: TokensFile<'reader' | 'writer' | 'scraper'>
 let server: RunningServer
 
 function send (path: string, init: RequestInit & { json?: unknown }, token?: string): ReturnType<typeof request> {

@@ -13,20 +13,20 @@ export function security (overrides: Partial<SecurityConfig>): SecurityConfig {
   return { ...defaultSecurityConfig(), ...overrides }
 }
 
-export interface TokensFile {
+export interface TokensFile<Name extends string = string> {
   path: string
   dir: string
   /** The plain tokens by name, as a client holds them. */
-  tokens: Record<string, string>
+  tokens: Record<Name, string>
   remove: () => Promise<void>
 }
 
 /** Writes a tokens file with one fresh token per name, with the given scopes. */
-export async function writeTokensFile (scopes: Record<string, Scope[]>): Promise<TokensFile> {
+export async function writeTokensFile<Name extends string> (scopes: Record<Name, Scope[]>): Promise<TokensFile<Name>> {
   const dir = await mkdtemp(join(tmpdir(), 'rqs-tokens-'))
   const path = join(dir, 'tokens.json')
-  const tokens: Record<string, string> = {}
-  const entries = Object.entries(scopes).map(([name, s]) => {
+  const tokens = {} as Record<Name, string>
+  const entries = (Object.entries(scopes) as Array<[Name, Scope[]]>).map(([name, s]) => {
     tokens[name] = generateToken()
     return tokenEntry(tokens[name], name, s)
   })

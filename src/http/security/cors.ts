@@ -40,7 +40,7 @@ async function corsPlugin (app: FastifyInstance, opts: CorsPluginOptions): Promi
   const preflight = { ...common, preflight: true }
   const actual = { ...common, preflight: false }
   // Answers depend on Origin even where a service later sets `Vary: Accept` over the plugin's `Vary: Origin`.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', function varyByOrigin (_request, reply, payload, done) {
     appendVary(reply, 'Origin')
     done(null, payload)
   })

@@ -49,7 +49,7 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   const windowSeconds = Math.ceil(limit.windowMs / 1000)
   const policy = `${POLICY};q=${limit.max};w=${windowSeconds}`
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async function limitRate (request, reply) {
     if (!request.is404 && UNLIMITED.has(request.routeOptions.url ?? '')) return
     const result = await check(request)
     if (result.isAllowed) return
@@ -96,7 +96,7 @@ async function connectRedis (app: FastifyInstance, url: string): Promise<Redis> 
   } catch (err) {
     redis.disconnect()
     const where = new URL(url)
-    throw new Error(`cannot reach Redis at ${where.hostname}:${where.port || '6379'} for --redis: ${(err as Error).message}`)
+    throw new Error(`cannot reach Redis at ${where.hostname}:${where.port || '6379'} for --redis: ${(err as Error).message}`, { cause: err })
   }
   app.addHook('onClose', async () => { await redis.quit().catch(() => { redis.disconnect() }) })
   return redis
