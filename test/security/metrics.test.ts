@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format'
 import { memoryStores } from '../../src/stores/index.js'
 import { StoreUnavailableError } from '../../src/stores/errors.js'
+import { RequestMetrics } from '../../src/http/request-metrics.js'
 import type { Stores } from '../../src/stores/types.js'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
@@ -160,5 +161,22 @@ describe.skipIf(SKIP_POSTGRES)(`the PostgreSQL pool on /metrics${SKIP_POSTGRES ?
     expect(valueOf(families, 'rqs_store_pool_max_connections')).toBe(4)
     expect(valueOf(families, 'rqs_store_pool_open_connections')).toBeGreaterThanOrEqual(1)
     expect(valueOf(families, 'rqs_store_pool_waiting_requests')).toBe(0)
+  })
+})
+
+describe('request counts outside prom-client', () => {
+  it('put a request in the first bucket whose bound it does not exceed, cumulate buckets, and escape label values', () => {
+    const counts = new RequestMetrics()
+    for (const seconds of [0.0005, 0.0006, 0.02, 30]) counts.record('/a/"b"\\c', () => 'students', 'GET', 200, seconds)
+    const text = counts.render()
+    const labels = 'service="students",route="/a/\\"b\\"\\\\c",method="GET",status="200"'
+    expect(text).toContain(`rqs_http_requests_total{${labels}} 4`)
+    expect(text).toContain(`rqs_http_request_duration_seconds_bucket{${labels},le="0.0005"} 1`)
+    expect(text).toContain(`rqs_http_request_duration_seconds_bucket{${labels},le="0.001"} 2`)
+    expect(text).toContain(`rqs_http_request_duration_seconds_bucket{${labels},le="0.025"} 3`)
+    expect(text).toContain(`rqs_http_request_duration_seconds_bucket{${labels},le="10"} 3`)
+    expect(text).toContain(`rqs_http_request_duration_seconds_bucket{${labels},le="+Inf"} 4`)
+    expect(text).toContain(`rqs_http_request_duration_seconds_count{${labels}} 4`)
+    expect(parsePrometheusTextFormat(text).map((f) => f.name)).toEqual(['rqs_http_requests_total', 'rqs_http_request_duration_seconds'])
   })
 })
