@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
+import { helmetHeaders } from '../../src/http/security/headers.js'
 import { security, writeTokensFile, type TokensFile } from './helpers.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
@@ -47,7 +48,7 @@ describe('with every option on', () => {
 
   it('each feature hooks in by name (so the check above would see one)', () => {
     expect([...hookNames(server)]).toEqual(expect.arrayContaining([
-      'helmetApplyHeaders', 'handleCors', 'varyByOrigin', 'onRequest', 'limitRate', 'checkAccess', 'observeRequest', 'audit', 'rememberCreatedId'
+      'addSecurityHeaders', 'handleCors', 'varyByOrigin', 'onRequest', 'limitRate', 'checkAccess', 'observeRequest', 'audit', 'rememberCreatedId'
     ]))
   })
 })
@@ -69,5 +70,16 @@ describe('--security-headers', () => {
       expect(csp, path).toContain("object-src 'none'")
       expect(res.headers.get('strict-transport-security'), path).toBeNull()
     }
+  })
+
+  it('are the headers helmet itself sets for these options, worked out once', () => {
+    expect(helmetHeaders()).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'cross-origin-opener-policy': 'same-origin',
+      'content-security-policy': expect.stringContaining("default-src 'self'")
+    })
+    expect(Object.keys(helmetHeaders())).not.toContain('strict-transport-security')
   })
 })
