@@ -43,9 +43,11 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     max: limit.max,
     timeWindow: limit.windowMs,
     skipOnError: true,
+    keyGenerator: async (request: FastifyRequest) => await clientKey(request, authenticator),
     ...(redis === undefined ? {} : { redis, nameSpace: 'rqs-rate-limit:' })
   })
-  const check = app.createRateLimit({ keyGenerator: (request) => clientKey(request, authenticator) })
+  // Without options: the plugin's own store and settings (options would make a per-route child store).
+  const check = app.createRateLimit()
   const windowSeconds = Math.ceil(limit.windowMs / 1000)
   const policy = `${POLICY};q=${limit.max};w=${windowSeconds}`
 
