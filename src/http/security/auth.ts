@@ -58,9 +58,14 @@ export class TokenFile {
 export class Authenticator {
   constructor (readonly tokenFile: TokenFile | undefined, readonly jwt: JwtVerifier | undefined) {}
 
+  /** Declares the per-request memo on the server's requests (so their shape stays fixed); the auth plugin calls it. */
+  static decorate (app: FastifyInstance): void {
+    app.decorateRequest(kIdentification, null)
+  }
+
   identify (request: FastifyRequest): Promise<Identification> {
-    const known = (request as unknown as Record<symbol, Promise<Identification> | undefined>)[kIdentification]
-    if (known !== undefined) return known
+    const known = (request as unknown as Record<symbol, Promise<Identification> | null>)[kIdentification]
+    if (known != null) return known
     const identification = this.#identify(request.headers.authorization).then((id) => {
       if (id.kind === 'principal') {
         request.principal = id.principal
@@ -120,6 +125,7 @@ export function neededScope (what: PathClass, method: string): Scope {
 async function authPlugin (app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
   const { authenticator, layout, publicRead, reject } = opts
   app.decorateRequest('principal', null)
+  Authenticator.decorate(app)
 
   const tokenFile = authenticator.tokenFile
   if (tokenFile !== undefined) {
