@@ -139,3 +139,20 @@ describe('problem details of the new codes', () => {
     expect(res.headers.get('content-language')).toBe('de')
   })
 })
+
+describe('moved mounts', () => {
+  let moved: RunningServer
+  beforeAll(async () => {
+    moved = await startServer({ students: { base: '/people' }, addresses: { base: '/book' }, albums: { base: '/music' }, security: security({ authTokensFile: tokens.path }) })
+  })
+  afterAll(async () => { await moved?.close() })
+
+  it('guard the services where they are mounted, in their shapes', async () => {
+    expectShape(await request(`${moved.origin}/people`), 'envelope', 401, 'UNAUTHENTICATED')
+    expectShape(await request(`${moved.origin}/v2/people/0`), 'problem', 401, 'UNAUTHENTICATED')
+    expectShape(await request(`${moved.origin}/book/addresses`), 'problem', 401, 'UNAUTHENTICATED')
+    expectShape(await request(`${moved.origin}/music/graphql`, { method: 'POST', json: QUERY }), 'graphql', 401, 'UNAUTHENTICATED')
+    expect((await request(`${moved.origin}/music/graphiql`)).status).toBe(200)
+    expect((await request(`${moved.origin}/people`, { headers: bearer(tokens.tokens.reader) })).status).toBe(200)
+  })
+})
