@@ -17,7 +17,7 @@ import { docsService } from './services/docs/index.js'
 import { PACKAGE_VERSION } from './version.js'
 import { API_DOCS_PATH, OPENAPI_PATH, registerOpenApi } from './http/openapi.js'
 import { albumsService } from './services/albums/routes.js'
-import { authEnabled, security, securityOptions } from './http/security/index.js'
+import { authEnabled, principalOf, security, securityOptions } from './http/security/index.js'
 import { metrics, metricsOptions } from './http/metrics.js'
 
 /**
@@ -30,7 +30,7 @@ class AccessLogController extends LogController {
 
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime }
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime, principal: principalOf(request)?.name }
     if (error == null) request.log.info(line, 'request completed')
     else request.log.error({ ...line, err: error }, 'request errored')
   }

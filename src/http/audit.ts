@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import type { ServiceLayout, ServiceName } from './service-layout.js'
+import { principalOf } from './security/auth.js'
 
 export interface AuditPluginOptions {
   layout: ServiceLayout
@@ -46,7 +47,7 @@ async function auditPlugin (app: FastifyInstance, opts: AuditPluginOptions): Pro
           action: request.method === 'DELETE' ? 'delete' : request.method === 'POST' || status === 201 ? 'create' : 'replace',
           service,
           id: request.method === 'POST' ? createdIds.get(request) : targetId(request),
-          principal: request.principal?.name ?? null,
+          principal: principalOf(request)?.name ?? null,
           outcome: status < 400 ? 'success' : status < 500 ? 'refused' : 'error',
           status
         }

@@ -58,3 +58,4 @@ async function createAuthenticator (config: SecurityConfig): Promise<Authenticat
 
 export const security = fp(securityPlugin, { name: 'rqs-security', fastify: '5.x' })
 export { authEnabled } from './config.js'
+export { principalOf } from './auth.js'

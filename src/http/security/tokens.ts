@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 
 /** What a token may do: `read` (GET, HEAD, GraphQL), `write` (POST, PUT, DELETE), `metrics` (GET /metrics). */
@@ -73,7 +73,7 @@ export class TokenSet {
   }
 
   find (token: string): Principal | undefined {
-    const presented = createHash('sha256').update(token, 'utf8').digest()
+    const presented = hash('sha256', token, 'buffer') // the one-shot form: half the cost of createHash
     let found: Principal | undefined
     for (const known of this.#tokens) {
       if (timingSafeEqual(presented, known.hash)) found = known.principal
