@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import type { CliCommand } from '../cli/command.js'
 import { checkName, generateToken, isScope, SCOPES, tokenEntry, type Scope } from '../http/security/tokens.js'
 
 const USAGE = `Usage: rqs token --name NAME [--scopes read,write,metrics] [--json]
@@ -52,4 +53,14 @@ export function tokenCommand (argv: string[], out: NodeJS.WritableStream = proce
     ].join('\n'))
   }
   return 0
+}
+
+/** `rqs token`: reads its own arguments and prints its own help (`rqs token --help`), so `run` is never called. */
+export const tokenCliCommand: CliCommand = {
+  name: 'token',
+  summary: 'print a new access token and its entry for the --auth-tokens file',
+  usage: 'rqs token --name NAME [--scopes read,write,metrics] [--json]',
+  options: [],
+  run: async () => 2,
+  ownArguments: async (args) => tokenCommand(args)
 }

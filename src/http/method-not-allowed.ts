@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 
-const COMMON_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+/** The methods a route can be asked for; what a path does not serve among them answers 405. */
+export const HTTP_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 /**
  * Registers the methods a path does not serve so that they answer 405 with an
@@ -15,7 +16,7 @@ export function routeOtherMethods (
 ): void {
   const withHead = allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD' as const] : allowed
   const allow = [...withHead, 'OPTIONS'].join(', ')
-  const others = COMMON_METHODS.filter((m) => !withHead.includes(m))
+  const others = HTTP_METHODS.filter((m) => !withHead.includes(m))
   app.route({
     method: others,
     url,

@@ -5,6 +5,7 @@ import type { Config } from '../config.js'
 import { StoreUnavailableError } from '../stores/errors.js'
 import type { Stores } from '../stores/types.js'
 import type { ErrorCode } from './errors/catalogue.js'
+import { problems } from './errors/handler.js'
 import { RequestMetrics } from './request-metrics.js'
 import { METRICS_PATH, ServiceLayout } from './service-layout.js'
 
@@ -21,7 +22,8 @@ export function metricsOptions (config: Config, stores: Stores): MetricsPluginOp
 }
 
 const UNMATCHED = 'unmatched'
-const STORE_METHODS = ['list', 'get', 'create', 'replace', 'put', 'delete'] as const
+/** The stores' promise-returning operations (batches is an async iterable, importAll only runs in rqs import). */
+const STORE_METHODS = ['list', 'get', 'create', 'replace', 'put', 'delete', 'query', 'count', 'keptWrite'] as const
 
 /**
  * The metrics of one server, in a registry of its own (several servers may
@@ -125,7 +127,9 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions):
     done()
   })
 
-  app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) => {
+  // Hidden from /openapi.json: a Prometheus text document for scrapers, described in docs/operations.md.
+  // Registered before the server's error handler is set: it names its own, so its refusals are problem details.
+  app.get(METRICS_PATH, { schema: { hide: true }, errorHandler: problems.handleError }, async (_request, reply) => {
     return await reply.type(metrics.registry.contentType).send(await metrics.render())
   })
 }

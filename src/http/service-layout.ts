@@ -1,10 +1,8 @@
-import type { FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { ERRORS_PATH } from './errors/catalogue.js'
 import { API_DOCS_PATH, OPENAPI_PATH } from './openapi.js'
-import { VersionNegotiator } from './versioning.js'
 
-export type ServiceName = 'students' | 'addresses' | 'albums'
+export type ServiceName = 'students' | 'addresses' | 'albums' | 'events'
 
 /**
  * Who may use a route: `public` (pages, docs, static files, health), a
@@ -18,18 +16,20 @@ export interface PathClass {
   access: Access
   /** The version fixed by a /v1/… or /v2/… path; undefined when Accept negotiates it. */
   uriVersion?: number
-  /** The GraphQL endpoint itself (errors there are GraphQL `{errors}` bodies). */
+  /** The GraphQL endpoint itself (every operation there is a query: a read). */
   graphql: boolean
 }
 
-export type ErrorShape = 'envelope' | 'problem' | 'graphql'
-
 export const METRICS_PATH = '/metrics'
 export const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz']
+/** The change feed (src/services/events): records, so a read. */
+const EVENTS_PATH = '/events'
+/** The web application's pages and bundle (src/services/app): pages for people; it calls the API with its own requests. */
+const APP_TREE = '/app'
 
 /** Paths of the server's own pages and documents: never behind a token. */
 const PUBLIC_EXACT = new Set(['/', ...HEALTH_PATHS, OPENAPI_PATH])
-const PUBLIC_TREES = [API_DOCS_PATH, '/docs', ERRORS_PATH]
+const PUBLIC_TREES = [API_DOCS_PATH, '/docs', ERRORS_PATH, APP_TREE]
 const VERSIONS = [1, 2]
 
 interface Root {
@@ -42,18 +42,20 @@ const PUBLIC: PathClass = { access: 'public', graphql: false }
 
 /**
  * Where each service is mounted, derived from the configuration the same way
- * src/server.ts mounts them (base path, /v1 and /v2 twins, the GraphQL
- * prefix). Security, metrics and audit ask it what a path is: which service,
- * whether a token is needed, and which error shape its clients read.
+ * the services mount themselves (base path, /v1 and /v2 twins, the GraphQL
+ * prefix). Security, metrics and audit ask it, once per route as routes are
+ * added, what a path is: which service, and whether a token is needed. (How
+ * a refusal is worded is not its business: the route's own error pipeline
+ * renders it, see ./security/reject.ts.)
  */
 export class ServiceLayout {
   readonly #roots: Root[] = []
   readonly #graphql: string | undefined
   readonly #graphqlPublic: string[] = []
-  readonly #negotiator: VersionNegotiator
+  readonly #events: boolean
   readonly #routes = new Map<string, PathClass>()
 
-  constructor (config: Pick<Config, 'students' | 'addresses' | 'albums' | 'versioning'>) {
+  constructor (config: Pick<Config, 'students' | 'addresses' | 'albums' | 'events' | 'versioning'>) {
     const { versioning } = config
     const add = (root: string, service: Root['service']): void => {
       this.#roots.push({ root, service })
@@ -68,7 +70,7 @@ export class ServiceLayout {
       this.#graphql = `${base}/graphql`
       this.#graphqlPublic.push(`${base}/graphql/schema.graphql`, `${base}/graphiql`)
     }
-    this.#negotiator = new VersionNegotiator(versioning.vendor, VERSIONS, 1, versioning.mediaType)
+    this.#events = config.events.enabled
   }
 
   /** What a path (without query) or a route pattern such as `/students/:id` is. */
@@ -79,6 +81,7 @@ export class ServiceLayout {
       if (path === this.#graphql) return { service: 'albums', access: 'service', graphql: true }
       if (this.#graphqlPublic.some((tree) => isUnder(path, tree))) return { service: 'albums', access: 'public', graphql: false }
     }
+    if (this.#events && path === EVENTS_PATH) return { service: 'events', access: 'service', graphql: false }
     for (const { root, service, uriVersion } of this.#roots) {
       if (!isUnder(path, root)) continue
       // The student service's static files are pages, not records.
@@ -97,25 +100,6 @@ export class ServiceLayout {
     }
     return known
   }
-
-  /** The matched route's class, or the path's when no route matched (a 404 in the making). */
-  classifyRequest (request: FastifyRequest): PathClass {
-    const route = request.is404 ? undefined : request.routeOptions.url
-    return route === undefined ? this.classify(pathOf(request.url)) : this.classifyRoute(route)
-  }
-
-  /**
-   * The error shape a request's client reads: the GraphQL `{errors}` body at
-   * the GraphQL endpoint, the v1 envelope for the student service's version 1
-   * (by URI, or negotiated by Accept), RFC 9457 problem details elsewhere.
-   */
-  errorShape (request: FastifyRequest): ErrorShape {
-    const what = this.classifyRequest(request)
-    if (what.graphql) return 'graphql'
-    if (what.service !== 'students') return 'problem'
-    const version = what.uriVersion ?? (request.apiVersion > 0 ? request.apiVersion : this.#negotiator.negotiate(request.headers.accept)?.version ?? 1)
-    return version === 1 ? 'envelope' : 'problem'
-  }
 }
 
 /** `/` mounts at the root (Fastify's empty prefix); anything else as given. */
@@ -126,9 +110,4 @@ function prefixOf (base: string): string {
 /** True when `path` is `tree` or below it. */
 function isUnder (path: string, tree: string): boolean {
   return path === tree || (path.startsWith(tree) && (tree === '' || path[tree.length] === '/' || tree.endsWith('/')))
-}
-
-export function pathOf (url: string): string {
-  const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
 }

@@ -1,5 +1,5 @@
 import type { FastifySchemaValidationError } from 'fastify'
-import type { Failure } from '../problem.js'
+import type { Failure } from './app-error.js'
 import type { ErrorCode } from './catalogue.js'
 
 const CODE_BY_KEYWORD: Record<string, ErrorCode> = {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { appendVary } from '../problem.js'
+import { appendVary } from '../../lib/vary.js'
 
 export interface CorsPluginOptions {
   /** The allowed origins, or `*` for any. */

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config.js'
 import { audit } from '../audit.js'
+import type { MountTable } from '../mounts.js'
 import { ServiceLayout } from '../service-layout.js'
 import { auth, Authenticator, TokenFile } from './auth.js'
 import { authEnabled, type SecurityConfig } from './config.js'
@@ -12,14 +13,16 @@ import { overload } from './overload.js'
 import { rateLimit } from './rate-limit.js'
 import { rejecter } from './reject.js'
 
-export interface SecurityOptions {
+export interface SecurityPluginOptions {
   config: SecurityConfig
   layout: ServiceLayout
+  /** Which service answers a path no route serves: refusals of such requests take its shape. */
+  mounts: MountTable
 }
 
 /** The options for `app.register(security, …)` from the configuration. */
-export function securityOptions (config: Config): SecurityOptions {
-  return { config: config.security, layout: new ServiceLayout(config) }
+export function securityPluginOptions (config: Config, mounts: MountTable): SecurityPluginOptions {
+  return { config: config.security, layout: new ServiceLayout(config), mounts }
 }
 
 /**
@@ -29,8 +32,8 @@ export function securityOptions (config: Config): SecurityOptions {
  * rate limits (which identify the client), authentication and scopes (on
  * the service routes), then the audit log. Register it before the routes.
  */
-async function securityPlugin (app: FastifyInstance, { config, layout }: SecurityOptions): Promise<void> {
-  const reject = rejecter(layout)
+async function securityPlugin (app: FastifyInstance, { config, layout, mounts }: SecurityPluginOptions): Promise<void> {
+  const reject = rejecter(mounts)
   if (config.securityHeaders) await app.register(securityHeaders)
   if (config.corsOrigins !== undefined) await app.register(cors, { origins: config.corsOrigins })
   if (config.overload) {

@@ -46,7 +46,7 @@ async function overloadPlugin (app: FastifyInstance, opts: OverloadPluginOptions
       const retryAfter = String(RETRY_AFTER_SECONDS)
       if (route === '/readyz') {
         request.server.rqsMetrics?.countRejection('OVERLOADED')
-        void reply.code(503).header('retry-after', retryAfter).send({ status: 'overloaded' })
+        void reply.code(503).header('retry-after', retryAfter).send({ status: 'unavailable' }) // the shape /readyz documents
       } else {
         opts.reject(request, reply, 'OVERLOADED', { detail: `The server is overloaded (${type}); retry in ${retryAfter} s`, headers: { 'retry-after': retryAfter } })
       }

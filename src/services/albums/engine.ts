@@ -4,7 +4,7 @@ import {
 } from 'graphql'
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit'
 import { LRUCache } from 'lru-cache'
-import { ErrorCode, noIntrospectionRule, queryLimitsRule, type QueryLimits } from './limits.js'
+import { GRAPHQL_CODES, noIntrospectionRule, queryLimitsRule, type QueryLimits } from './limits.js'
 
 export interface EngineOptions extends QueryLimits {
   maxDocumentBytes: number
@@ -50,7 +50,7 @@ export class QueryEngine {
   }
 
   private tooLarge (): Prepared {
-    return { errors: [new GraphQLError(`The GraphQL document is larger than ${this.options.maxDocumentBytes} bytes.`, { extensions: { code: ErrorCode.tooLarge } })] }
+    return { errors: [new GraphQLError(`The GraphQL document is larger than ${this.options.maxDocumentBytes} bytes.`, { extensions: { code: GRAPHQL_CODES.tooLarge } })] }
   }
 
   private parseAndValidate (query: string): Prepared {
@@ -59,10 +59,10 @@ export class QueryEngine {
       document = parse(query, { noLocation: false })
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err
-      return { errors: [withCode(err, ErrorCode.parseFailed)] }
+      return { errors: [withCode(err, GRAPHQL_CODES.parseFailed)] }
     }
     const errors = validate(this.schema, document, this.rules)
-    if (errors.length > 0) return { errors: errors.map((e) => withCode(e, ErrorCode.validationFailed)) }
+    if (errors.length > 0) return { errors: errors.map((e) => withCode(e, GRAPHQL_CODES.validationFailed)) }
     this.preparedByDocument.set(document, { document, compiled: new Map() })
     return { document }
   }
@@ -72,7 +72,7 @@ export class QueryEngine {
     const operation = getOperationAST(args.document, args.operationName)
     if (operation != null && operation.operation !== 'query') {
       // The schema has no mutation or subscription type; say so plainly instead of graphql-js's generic message.
-      return { errors: [new GraphQLError(`This service answers queries only; it has no ${operation.operation}s.`, { nodes: operation, extensions: { code: ErrorCode.operationNotSupported } })] }
+      return { errors: [new GraphQLError(`This service answers queries only; it has no ${operation.operation}s.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
     }
     const compiled = this.compiled(args)
     const result = compiled === undefined
@@ -139,6 +139,6 @@ export function withCode (error: GraphQLError, code: string): GraphQLError {
  */
 function withResultCodes (result: ExecutionResult): ExecutionResult {
   if (result.errors === undefined || result.errors.length === 0) return result
-  const code = result.data === undefined ? ErrorCode.badUserInput : ErrorCode.internal
+  const code = result.data === undefined ? GRAPHQL_CODES.badUserInput : GRAPHQL_CODES.internal
   return { ...result, errors: result.errors.map((e) => withCode(e, code)) }
 }
