@@ -47,7 +47,7 @@ export const securityOptions = Type.Object({
   securityHeaders: option(Type.Boolean(), { default: false, flag: 'security-headers', env: 'RQS_SECURITY_HEADERS', help: 'send nosniff, no-referrer, no framing and a Content-Security-Policy on every response' }),
   // Requests per client and window; unset for no limit.
   rateLimit: option(Type.Optional(RateLimitSchema), {
-    flag: 'rate-limit', value: 'n/window', env: 'RQS_RATE_LIMIT', read: readRateLimit, help: 'requests per client (token, else address) and window, e.g. 600/min (default no limit)'
+    flag: 'rate-limit', value: 'rate', env: 'RQS_RATE_LIMIT', read: readRateLimit, help: 'requests per client (token, else address) and window, e.g. 600/min (default no limit)'
   }),
   // Redis shared by every instance for the rate-limit counters.
   redisUrl: option(Type.Optional(Type.String()), {
