@@ -115,6 +115,7 @@ const recipes: Record<string, ServerRecipe> = {
   'rqs-large': rqsSpec('rqs-large', sizes.large, { nodeArgs: ['--expose-gc'] }),
   'rqs-rss': rqsSpec('rqs-rss', sizes.rss, { nodeArgs: ['--expose-gc'] }),
   'rqs-memory': rqsSpec('rqs-memory', 1, { nodeArgs: ['--expose-gc'] }),
+  'rqs-metrics': rqsSpec('rqs-metrics', 1, { env: { BENCH_METRICS: '1' } }),
   'rqs-sqlite': rqsSpec('rqs-sqlite', 1, { env: { BENCH_STORE: `sqlite:${join(temp, 'bench.db')}` } }),
   'rqs-postgres': async () => {
     postgres = await freshDatabase(DATABASE_URL!)
@@ -211,6 +212,15 @@ const ROWS: RowSpec[] = [
         httpContender('fastify alone', 'baseline', s['fastify-list']!, R.listStudents, settings.connections, holds)
       ], settings)
     }
+  },
+  {
+    id: 'metrics-get',
+    title: 'GET /students/{id} with --metrics',
+    servers: ['rqs-metrics', 'rqs-memory'],
+    run: async (s) => await compare({ id: 'metrics-get', title: 'GET /students/{id} with --metrics', goal: { against: 'rqs, metrics off', min: 0.95, text: '≥ 0.95× metrics off' } }, [
+      httpContender('rqs, --metrics', 'target', s['rqs-metrics']!, R.getStudent, settings.connections, statusIs(200)),
+      httpContender('rqs, metrics off', 'baseline', s['rqs-memory']!, R.getStudent, settings.connections, statusIs(200))
+    ], settings)
   },
   {
     id: 'sqlite-get',

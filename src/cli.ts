@@ -4,6 +4,7 @@ import { commandHelp, generalHelp } from './cli/help.js'
 import { EXIT_OK, EXIT_USAGE, processIo, type CliIo } from './cli/io.js'
 import { serveCommand } from './cli/serve.js'
 import { dataCommands } from './commands/index.js'
+import { tokenCliCommand } from './commands/token.js'
 import { closestWord } from './lib/suggest.js'
 import { PACKAGE_VERSION as version } from './version.js'
 
@@ -26,7 +27,7 @@ const helpCommand: CliCommand = {
 }
 
 /** Every subcommand, in the order `rqs --help` lists them. A new command is a CliCommand and one entry here. */
-const COMMANDS: readonly CliCommand[] = [serveCommand, ...dataCommands, helpCommand]
+const COMMANDS: readonly CliCommand[] = [serveCommand, ...dataCommands, tokenCliCommand, helpCommand]
 
 function commandNamed (name: string): CliCommand {
   const command = COMMANDS.find((c) => c.name === name)

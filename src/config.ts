@@ -2,6 +2,7 @@ import { addressesOptions, type AddressesConfig } from './services/addresses/con
 import { albumsOptions, type AlbumsConfig } from './services/albums/config.js'
 import { eventsOptions, type EventsConfig } from './services/events/config.js'
 import { studentsOptions, type StudentsConfig } from './services/students/config.js'
+import { resolveSecurity, securityOptions, type SecurityConfig } from './http/security/config.js'
 import { declaredOptions, readSection, type ConfigFile, type Flags } from './config/read.js'
 import { serverOptions, type ServerConfig } from './config/server.js'
 import { resolveStore, storeOptions, type StoreConfig } from './config/store.js'
@@ -24,6 +25,7 @@ export { API_VERSIONS, type VersioningConfig } from './config/versioning.js'
 export { DEFAULT_ASSETS_DIR, type StudentsConfig } from './services/students/config.js'
 export type { AddressesConfig } from './services/addresses/config.js'
 export type { EventsConfig } from './services/events/config.js'
+export type { SecurityConfig } from './http/security/config.js'
 export { DEFAULT_GRAPHIQL_DIR, type AlbumsConfig } from './services/albums/config.js'
 
 export interface Config extends ServerConfig {
@@ -33,10 +35,12 @@ export interface Config extends ServerConfig {
   events: EventsConfig
   versioning: VersioningConfig
   store: StoreConfig
+  /** Authentication, CORS, headers, limits, overload, metrics, audit (issue 11); all off by default. */
+  security: SecurityConfig
 }
 
 /** Every option `rqs serve` understands, in the order `--help` lists them. */
-export const OPTIONS = declaredOptions([serverOptions, studentsOptions, versioningOptions, addressesOptions, albumsOptions, eventsOptions, storeOptions])
+export const OPTIONS = declaredOptions([serverOptions, studentsOptions, versioningOptions, addressesOptions, albumsOptions, eventsOptions, storeOptions, securityOptions])
 
 /**
  * Builds a Config from parsed flag values, the environment and a
@@ -54,7 +58,8 @@ export function resolveConfig (flags: Flags, env: NodeJS.ProcessEnv, file?: Conf
     addresses: readSection(addressesOptions, input),
     albums: readSection(albumsOptions, input),
     events: readSection(eventsOptions, input),
-    store: resolveStore(readSection(storeOptions, input))
+    store: resolveStore(readSection(storeOptions, input)),
+    security: resolveSecurity(readSection(securityOptions, input))
   }
 }
 
@@ -63,7 +68,7 @@ export function defaultConfig (): Config {
   return resolveConfig({}, {})
 }
 
-type SectionName = 'students' | 'addresses' | 'albums' | 'events' | 'versioning' | 'store'
+type SectionName = 'students' | 'addresses' | 'albums' | 'events' | 'versioning' | 'store' | 'security'
 
 /**
  * Changes to the defaults for tests and embedding: a top-level setting is
@@ -75,7 +80,7 @@ export type ConfigOverrides = Partial<Omit<Config, SectionName>> & { [K in Secti
 /** A Config for tests and embedding: the defaults with `overrides` applied. */
 export function makeConfig (overrides: ConfigOverrides = {}): Config {
   const defaults = defaultConfig()
-  const { students, addresses, albums, events, versioning, store, ...server } = overrides
+  const { students, addresses, albums, events, versioning, store, security, ...server } = overrides
   return {
     ...defaults,
     ...server,
@@ -84,6 +89,7 @@ export function makeConfig (overrides: ConfigOverrides = {}): Config {
     albums: { ...defaults.albums, ...albums },
     events: { ...defaults.events, ...events },
     versioning: { ...defaults.versioning, ...versioning },
-    store: { ...defaults.store, ...store }
+    store: { ...defaults.store, ...store },
+    security: { ...defaults.security, ...security }
   }
 }

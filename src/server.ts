@@ -7,6 +7,8 @@ import { healthPlugin } from './http/health.js'
 import { MountTable, mountsPlugin } from './http/mounts.js'
 import { openApiPlugin } from './http/openapi.js'
 import { requestId, requestIdPlugin } from './http/request-id.js'
+import { metrics, metricsOptions } from './http/metrics.js'
+import { authEnabled, security, securityPluginOptions } from './http/security/index.js'
 import { validationPlugin } from './http/validation.js'
 import { vendorType } from './http/versioning.js'
 import { addressesService } from './services/addresses/index.js'
@@ -48,6 +50,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
+    trustProxy: config.security.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     return503OnClosing: true,
     // Keep-alive sockets that are idle are closed at once on shutdown; busy ones finish their request.
@@ -64,10 +67,14 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     const services = SERVICES.filter((s) => s.enabled(config))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestIdPlugin)
+    // Before every route (issue 11): authentication, audit and metrics hook into routes as they are added,
+    // and the metrics count the stores' errors by wrapping them before the services take them.
+    await app.register(security, securityPluginOptions(config, mounts))
+    await app.register(metrics, metricsOptions(config, stores))
     await app.register(compressionPlugin)
     await app.register(validationPlugin, { vendor: config.versioning.vendor })
     // Before the routes: it collects them as they are added.
-    await app.register(openApiPlugin, { newestType: vendorType(config.versioning.vendor, Math.max(1, ...versions)), tags: services.flatMap((s) => s.tags) })
+    await app.register(openApiPlugin, { newestType: vendorType(config.versioning.vendor, Math.max(1, ...versions)), tags: services.flatMap((s) => s.tags), bearerAuth: authEnabled(config.security) })
     await app.register(healthPlugin, { stores })
     await app.register(mountsPlugin, { versioning: config.versioning, versions, table: mounts })
     await app.register(errorCatalogueRoutes)

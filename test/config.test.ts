@@ -20,7 +20,12 @@ describe('configuration from one declaration', () => {
         introspection: true, documentCacheSize: 1000, graphiqlDir: DEFAULT_GRAPHIQL_DIR
       },
       events: { enabled: true, heartbeatMs: 15_000, retryMs: 2_000 },
-      store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 24 * 60 * 60 * 1000 }
+      store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 24 * 60 * 60 * 1000 },
+      // Issue 11: every security and operations feature off.
+      security: {
+        authJwksCooldownMs: 30_000, authPublicRead: false, securityHeaders: false, trustProxy: false, overload: false,
+        maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, maxRssBytes: 0, overloadSampleIntervalMs: 1000, metrics: false, auditLog: false
+      }
     })
   })
 

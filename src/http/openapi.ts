@@ -11,6 +11,17 @@ export interface OpenApiOptions {
   newestType: string
   /** Tags of the services' operations, from their descriptors. */
   tags: ReadonlyArray<{ name: string, description: string }>
+  /** Authentication is on (issue 11): a bearer security scheme, so Swagger UI shows an Authorize button. */
+  bearerAuth?: boolean
+}
+
+const BEARER_AUTH = {
+  components: {
+    securitySchemes: {
+      bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'A static token (rqs token) or a JWT access token of the identity provider: read, write or metrics scope' }
+    }
+  },
+  security: [{ bearerAuth: [] }]
 }
 
 export const OPENAPI_PATH = '/openapi.json'
@@ -31,6 +42,8 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
+      // With authentication on, Swagger UI shows an Authorize button to paste a token into.
+      ...(opts.bearerAuth === true ? BEARER_AUTH : {}),
       info: {
         title: 'rqs — Record and Query Services',
         version: PACKAGE_VERSION,

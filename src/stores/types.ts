@@ -221,4 +221,16 @@ export interface Stores {
   /** Resolves when the backing database answers; rejects with StoreUnavailableError otherwise. */
   ping (): Promise<void>
   close (): Promise<void>
+  /** Connection pool use, for /metrics; only stores with a pool (PostgreSQL) have it. */
+  poolStats?: () => PoolStats
+}
+
+export interface PoolStats {
+  /** Most connections the pool opens. */
+  max: number
+  /** Connections open now, busy or idle. */
+  open: number
+  idle: number
+  /** Queries waiting for a free connection. */
+  waiting: number
 }

@@ -89,6 +89,7 @@ export const NOT_API: ReadonlyArray<{ prefix: string, why: string }> = [
   { prefix: '/docs/', why: 'the documents (Markdown, Swagger UI and its files) are pages for people' },
   { prefix: '/graphiql/', why: 'the files of the GraphiQL bundle (the page itself, /graphiql, is documented)' },
   { prefix: '/app/', why: 'the web application (its page and bundle) is for people; it uses the documented API' },
+  { prefix: '/metrics', why: 'Prometheus scrapes it (text format, only with --metrics); described in docs/operations.md' },
 ]
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']

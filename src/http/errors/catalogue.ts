@@ -73,10 +73,24 @@ export const CATALOGUE = {
   INTERNAL_SERVER_ERROR: { scope: 'graphql', status: 500, description: 'An unexpected fault while answering a GraphQL request. Report the request id (`X-Request-Id`) to the operators.' },
 
   // Change feed (GET /events)
-  FEED_SERVICE_UNKNOWN: { status: 400, description: 'The `services` query parameter of the change feed names something other than the record services this server runs (`students`, `addresses`). Give one of them, or several separated by commas, or leave the parameter out for all.' }
+  FEED_SERVICE_UNKNOWN: { status: 400, description: 'The `services` query parameter of the change feed names something other than the record services this server runs (`students`, `addresses`). Give one of them, or several separated by commas, or leave the parameter out for all.' },
+
+  // Security and operations (issue 11): every service answers them, each in its own shape.
+  UNAUTHENTICATED: { status: 401, description: 'The request needs an access token (`Authorization: Bearer <token>`), and none was sent or the one sent is unknown, expired, wrongly signed or malformed. `WWW-Authenticate` says which; get a valid token and retry.' },
+  FORBIDDEN: { status: 403, description: 'The access token is valid but lacks the scope this request needs (`read` for reads and GraphQL queries, `write` for changes, `metrics` for /metrics). `WWW-Authenticate` names the scope.' },
+  RATE_LIMITED: { status: 429, description: 'Too many requests from this client (its token, or its address without one) in the current window. Wait the number of seconds in `Retry-After`; `RateLimit-Policy` and `RateLimit` describe the budget.' },
+  OVERLOADED: { status: 503, description: 'The server is overloaded (its event loop or memory passed a limit) and refuses new work instead of queueing it. Nothing was changed; retry after the number of seconds in `Retry-After`.' },
+  AUTH_UNAVAILABLE: { status: 503, description: 'The identity provider\'s signing keys (JWKS) could not be fetched, so the access token could not be checked. Nothing was changed; retry after the number of seconds in `Retry-After`.' }
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorCode = keyof typeof CATALOGUE
+
+/**
+ * Refusals of a request before its service sees it (issue 11: authentication,
+ * scopes, rate limits, overload). Every service answers them with this code and
+ * status, in its own shape.
+ */
+export const ACCESS_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'OVERLOADED', 'AUTH_UNAVAILABLE'])
 
 export const ERROR_CODES = Object.keys(CATALOGUE) as ErrorCode[]
 

@@ -34,6 +34,7 @@ export const problems = errorPipeline(renderProblem)
 /** Faults the server did not expect are logged with the request id; an outage is a warning. */
 function logged (error: Classified, request: FastifyRequest): Classified {
   if (error.unexpected === true) request.log.error({ err: error.cause }, 'unexpected error')
-  else if (error.status === 503) request.log.warn({ err: error.cause }, error.code === 'WRITE_OUTCOME_UNKNOWN' ? 'write outcome unknown' : 'store unavailable')
+  else if (error.code === 'STORE_UNAVAILABLE') request.log.warn({ err: error.cause }, 'store unavailable')
+  else if (error.code === 'WRITE_OUTCOME_UNKNOWN') request.log.warn({ err: error.cause }, 'write outcome unknown')
   return error
 }

@@ -3,6 +3,7 @@ import fastifyStatic from '@fastify/static'
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from '../../config.js'
+import { ACCESS_REFUSALS } from '../../http/errors/catalogue.js'
 import type { Classified } from '../../http/errors/classify.js'
 import { errorPipeline } from '../../http/errors/handler.js'
 import { HTTP_METHODS } from '../../http/method-not-allowed.js'
@@ -41,7 +42,12 @@ function unknownOperation (operationName: string | null | undefined): GraphQLErr
  * protocol itself (a body over the limit, a request the server cannot read)
  * as `{errors: [...]}`, with the framework's own message for a client error.
  */
-function renderGraphQLError (error: Classified, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function renderGraphQLError (error: Classified, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Refused before the query runs (token, scope, rate limit, overload): the catalogue's code and status, with its headers.
+  if (ACCESS_REFUSALS.has(error.code)) {
+    if (error.headers !== undefined) reply.headers(error.headers)
+    return reply.code(error.status).type(responseMediaType(request.headers.accept) ?? JSON_UTF8).send(errorBody(error.detail, error.code))
+  }
   if (error.status >= 500) return reply.code(500).type(JSON_UTF8).send(errorBody('Internal server error.', GRAPHQL_CODES.internal))
   const code = error.code === 'BODY_TOO_LARGE' ? GRAPHQL_CODES.payloadTooLarge : error.code === 'UNSUPPORTED_MEDIA_TYPE' ? GRAPHQL_CODES.unsupportedMediaType : GRAPHQL_CODES.badRequest
   return reply.code(error.status).type(JSON_UTF8).send(errorBody(error.cause?.message ?? error.detail, code))

@@ -67,6 +67,9 @@ function envelopeText (error: Classified, request: RequestFacts): [number, strin
       return [503, messages.unavailable]
     case 'WRITE_OUTCOME_UNKNOWN':
       return [503, messages.outcomeUnknown]
+    case 'OVERLOADED':
+    case 'AUTH_UNAVAILABLE':
+      return [503, error.detail]
     case 'BODY_TOO_LARGE':
       return [413, messages.tooLarge(request.bodyLimit)]
     case 'ROUTE_NOT_FOUND':

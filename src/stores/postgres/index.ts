@@ -105,6 +105,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },
+    poolStats: () => ({ max: options.poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       if (closed) return
       closed = true

@@ -44,5 +44,11 @@ export const de: MessageTable = {
   BAD_USER_INPUT: { title: 'Ungültige Variablen', message: 'Die Variablen der Abfrage sind ungültig.' },
   PAYLOAD_TOO_LARGE: { title: 'Anfrage zu groß', message: 'Die Anfrage ist zu groß.' },
   INTERNAL_SERVER_ERROR: { title: 'Interner Fehler', message: 'Auf unserer Seite ist etwas schiefgegangen.' },
-  FEED_SERVICE_UNKNOWN: { title: 'Unbekannter Dienst', message: 'Der Änderungs-Feed kann nur Studenten und Adressen verfolgen.' }
+  FEED_SERVICE_UNKNOWN: { title: 'Unbekannter Dienst', message: 'Der Änderungs-Feed kann nur Studenten und Adressen verfolgen.' },
+  // Security and operations (issue 11)
+  UNAUTHENTICATED: { title: 'Anmeldung erforderlich', message: 'Bitte melden Sie sich an: Ein gültiges Zugriffstoken wird benötigt.' },
+  FORBIDDEN: { title: 'Nicht erlaubt', message: 'Ihr Zugriffstoken erlaubt diese Aktion nicht.' },
+  RATE_LIMITED: { title: 'Zu viele Anfragen', message: 'Sie haben zu viele Anfragen gesendet. Bitte warten Sie einen Moment und versuchen Sie es erneut.' },
+  OVERLOADED: { title: 'Server überlastet', message: 'Der Dienst ist gerade stark ausgelastet. Bitte versuchen Sie es gleich noch einmal.' },
+  AUTH_UNAVAILABLE: { title: 'Anmeldung vorübergehend nicht möglich', message: 'Ihr Zugriff konnte gerade nicht geprüft werden. Bitte versuchen Sie es gleich noch einmal.' }
 }

@@ -44,5 +44,11 @@ export const en: MessageTable = {
   BAD_USER_INPUT: { title: 'Invalid variables', message: 'The query variables are invalid.' },
   PAYLOAD_TOO_LARGE: { title: 'Request too large', message: 'The request is too large.' },
   INTERNAL_SERVER_ERROR: { title: 'Internal error', message: 'Something went wrong on our side.' },
-  FEED_SERVICE_UNKNOWN: { title: 'Unknown service', message: 'The change feed can only follow students and addresses.' }
+  FEED_SERVICE_UNKNOWN: { title: 'Unknown service', message: 'The change feed can only follow students and addresses.' },
+  // Security and operations (issue 11)
+  UNAUTHENTICATED: { title: 'Authentication required', message: 'Please sign in: a valid access token is needed.' },
+  FORBIDDEN: { title: 'Not permitted', message: 'Your access token does not allow this action.' },
+  RATE_LIMITED: { title: 'Too many requests', message: 'You sent too many requests. Please wait a moment and try again.' },
+  OVERLOADED: { title: 'Server overloaded', message: 'The service is very busy right now. Please try again shortly.' },
+  AUTH_UNAVAILABLE: { title: 'Sign-in temporarily unavailable', message: 'Your access could not be checked right now. Please try again shortly.' }
 }

@@ -1,0 +1,137 @@
+import fp from 'fastify-plugin'
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.js'
+import { StoreUnavailableError } from '../stores/errors.js'
+import type { Stores } from '../stores/types.js'
+import type { ErrorCode } from './errors/catalogue.js'
+import { problems } from './errors/handler.js'
+import { RequestMetrics } from './request-metrics.js'
+import { METRICS_PATH, ServiceLayout } from './service-layout.js'
+
+export interface MetricsPluginOptions {
+  enabled: boolean
+  layout: ServiceLayout
+  /** The stores the services are about to use: counted in place (see instrumentStores). */
+  stores: Stores
+}
+
+/** The options for `app.register(metrics, …)` from the configuration. */
+export function metricsOptions (config: Config, stores: Stores): MetricsPluginOptions {
+  return { enabled: config.security.metrics, layout: new ServiceLayout(config), stores }
+}
+
+const UNMATCHED = 'unmatched'
+/** The stores' promise-returning operations (batches is an async iterable, importAll only runs in rqs import). */
+const STORE_METHODS = ['list', 'get', 'create', 'replace', 'put', 'delete', 'query', 'count', 'keptWrite'] as const
+
+/**
+ * The metrics of one server, in a registry of its own (several servers may
+ * run in one process, as the tests do), plus the request counts, which are
+ * kept outside prom-client for speed (see ./request-metrics.ts).
+ */
+export class RqsMetrics {
+  readonly registry = new Registry()
+  readonly requests = new RequestMetrics()
+
+  readonly #rejections = new Counter({
+    name: 'rqs_rejected_requests_total',
+    help: 'Requests refused before reaching a service: UNAUTHENTICATED (401), FORBIDDEN (403), RATE_LIMITED (429), OVERLOADED and AUTH_UNAVAILABLE (503)',
+    labelNames: ['code'] as const,
+    registers: [this.registry]
+  })
+
+  readonly #storeErrors = new Counter({
+    name: 'rqs_store_errors_total',
+    help: 'Failed store operations: kind "unavailable" (database unreachable, 503), "rejected" (data the store cannot hold, 4xx) or "failed" (anything else, 500)',
+    labelNames: ['store', 'operation', 'kind'] as const,
+    registers: [this.registry]
+  })
+
+  constructor () {
+    // Process CPU, memory, handles, GC and event-loop lag (nodejs_eventloop_lag_*).
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  /** Everything, in the Prometheus text format. */
+  async render (): Promise<string> {
+    return `${await this.registry.metrics()}\n${this.requests.render()}`
+  }
+
+  countRejection (code: ErrorCode): void {
+    this.#rejections.inc({ code })
+  }
+
+  countStoreError (store: string, operation: string, error: unknown): void {
+    const kind = error instanceof StoreUnavailableError ? 'unavailable' : isClientError(error) ? 'rejected' : 'failed'
+    this.#storeErrors.inc({ store, operation, kind })
+  }
+
+  /** Gauges read from the PostgreSQL pool at each scrape. */
+  watchPool (poolStats: NonNullable<Stores['poolStats']>): void {
+    const registry = this.registry
+    new Gauge({ name: 'rqs_store_pool_max_connections', help: 'Most connections the database pool opens', registers: [registry], collect () { this.set(poolStats().max) } })
+    new Gauge({ name: 'rqs_store_pool_open_connections', help: 'Database connections open now, busy or idle', registers: [registry], collect () { this.set(poolStats().open) } })
+    new Gauge({ name: 'rqs_store_pool_idle_connections', help: 'Database connections open and idle', registers: [registry], collect () { this.set(poolStats().idle) } })
+    new Gauge({ name: 'rqs_store_pool_waiting_requests', help: 'Queries waiting for a free database connection', registers: [registry], collect () { this.set(poolStats().waiting) } })
+  }
+}
+
+function isClientError (error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode
+  return typeof status === 'number' && status >= 400 && status < 500
+}
+
+/**
+ * Replaces the student and address stores, in place, by twins that count
+ * failed operations. It must run before the services are registered, which
+ * take the stores from this object.
+ */
+export function instrumentStores (stores: Stores, metrics: RqsMetrics): void {
+  stores.students = counted(stores.students, 'students', metrics)
+  stores.addresses = counted(stores.addresses, 'addresses', metrics)
+}
+
+function counted<T extends object> (store: T, name: string, metrics: RqsMetrics): T {
+  const twin = Object.create(store) as Record<string, unknown>
+  const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  for (const operation of STORE_METHODS) {
+    if (typeof methods[operation] !== 'function') continue
+    twin[operation] = (...args: unknown[]) => (methods[operation] as (...args: unknown[]) => Promise<unknown>).apply(store, args).catch((err: unknown) => {
+      metrics.countStoreError(name, operation, err)
+      throw err
+    })
+  }
+  return twin as T
+}
+
+/**
+ * Prometheus metrics with prom-client at `GET /metrics`: requests and their
+ * latency by service, route pattern, method and status; refusals by code;
+ * store errors; PostgreSQL pool use; the process and event-loop metrics.
+ * Registered after the security plugins, so /metrics needs the `metrics`
+ * scope when authentication is on. Off: nothing is registered.
+ */
+async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions): Promise<void> {
+  if (!opts.enabled) return
+  const metrics = new RqsMetrics()
+  const { layout, stores } = opts
+  instrumentStores(stores, metrics)
+  if (stores.poolStats !== undefined) metrics.watchPool(stores.poolStats)
+  app.decorate('rqsMetrics', metrics)
+
+  const serviceOf = (route: string): string => route === UNMATCHED ? UNMATCHED : layout.classifyRoute(route).service ?? 'other'
+  app.addHook('onResponse', function observeRequest (request, reply, done) {
+    const route = request.is404 ? UNMATCHED : request.routeOptions.url ?? UNMATCHED
+    metrics.requests.record(route, serviceOf, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  })
+
+  // Hidden from /openapi.json: a Prometheus text document for scrapers, described in docs/operations.md.
+  // Registered before the server's error handler is set: it names its own, so its refusals are problem details.
+  app.get(METRICS_PATH, { schema: { hide: true }, errorHandler: problems.handleError }, async (_request, reply) => {
+    return await reply.type(metrics.registry.contentType).send(await metrics.render())
+  })
+}
+
+export const metrics = fp(metricsPlugin, { name: 'rqs-metrics', fastify: '5.x', dependencies: ['rqs-security'] })

@@ -1,0 +1,81 @@
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose'
+import { isScope, type Principal, type Scope } from './tokens.js'
+
+export interface JwtOptions {
+  jwksUrl: string
+  issuer: string
+  audience: string
+  /** Least time between two JWKS downloads caused by a token whose key id is unknown. */
+  cooldownMs: number
+}
+
+/** Signature algorithms of identity providers; `none` and shared-secret (HS*) ones are refused. */
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
+/** Clocks of the provider and of this server may differ a little. */
+const CLOCK_TOLERANCE_SECONDS = 30
+
+/** The token is not acceptable: the client must get another (401). */
+export class TokenRejected extends Error {
+  override name = 'TokenRejected'
+}
+
+/** The provider's keys could not be fetched: nobody's fault on the client side (503). */
+export class KeysUnavailable extends Error {
+  override name = 'KeysUnavailable'
+}
+
+/** jose error codes that mean "this token is wrong", as opposed to "the key set could not be read". */
+const REJECTIONS: Record<string, string> = {
+  ERR_JWT_EXPIRED: 'the token has expired',
+  ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'the token signature does not verify',
+  ERR_JWKS_NO_MATCHING_KEY: 'the token is not signed by a key of the identity provider',
+  ERR_JWKS_MULTIPLE_MATCHING_KEYS: 'the token does not say which key signed it',
+  ERR_JWS_INVALID: 'the token is malformed',
+  ERR_JWT_INVALID: 'the token is malformed',
+  ERR_JOSE_ALG_NOT_ALLOWED: 'the token is signed with an algorithm that is not accepted',
+  ERR_JOSE_NOT_SUPPORTED: 'the token is signed with an algorithm that is not accepted'
+}
+
+/**
+ * Verifies JWT access tokens of an identity provider with jose: signature
+ * against the provider's JWKS (fetched on first use, cached, and fetched again
+ * when a token names a key id it does not know, which is how rotated keys are
+ * picked up), `iss`, `aud`, `exp` (required) and `nbf`. Scopes come from the
+ * space-separated `scope` claim (RFC 8693 / RFC 9068); the principal is `sub`.
+ */
+export class JwtVerifier {
+  readonly #keys: JWTVerifyGetKey
+  readonly #options: JwtOptions
+
+  constructor (options: JwtOptions) {
+    this.#options = options
+    this.#keys = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: options.cooldownMs, timeoutDuration: 5000 })
+  }
+
+  async verify (token: string): Promise<Principal> {
+    let payload
+    try {
+      ({ payload } = await jwtVerify(token, this.#keys, {
+        issuer: this.#options.issuer,
+        audience: this.#options.audience,
+        algorithms: ALGORITHMS,
+        requiredClaims: ['exp', 'sub'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS
+      }))
+    } catch (err) {
+      const code = (err as { code?: string }).code
+      const reason = code === undefined ? undefined : REJECTIONS[code]
+      if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') throw new TokenRejected(`the token's ${String((err as { claim?: string }).claim)} claim is not acceptable`)
+      if (reason !== undefined) throw new TokenRejected(reason)
+      throw new KeysUnavailable(`the identity provider's keys could not be read: ${(err as Error).message}`)
+    }
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(isScope) : []
+    return { name: String(payload.sub), kind: 'jwt', scopes: new Set<Scope>(scopes) }
+  }
+}
+
+/** Three base64url parts separated by dots: the JWS compact form. Static tokens have no dots. */
+export function looksLikeJwt (token: string): boolean {
+  const first = token.indexOf('.')
+  return first > 0 && token.indexOf('.', first + 1) > first + 1 && token.split('.').length === 3
+}

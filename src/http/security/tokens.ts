@@ -1,0 +1,128 @@
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+
+/** What a token may do: `read` (GET, HEAD, GraphQL), `write` (POST, PUT, DELETE), `metrics` (GET /metrics). */
+export const SCOPES = ['read', 'write', 'metrics'] as const
+export type Scope = (typeof SCOPES)[number]
+
+/** Who made a request, as proved by a static token or a JWT. */
+export interface Principal {
+  /** The token's `name`, or the JWT's `sub`: what logs and rate limits name. */
+  name: string
+  kind: 'token' | 'jwt'
+  scopes: ReadonlySet<Scope>
+}
+
+/** One entry of the tokens file: the server keeps only the hash. */
+export interface TokenEntry {
+  name: string
+  /** Hex SHA-256 of the token. */
+  sha256: string
+  scopes: Scope[]
+}
+
+/** Prefix of generated tokens, so a leaked one is easy to recognise (and to scan for). */
+export const TOKEN_PREFIX = 'rqs_'
+const TOKEN_BYTES = 32 // 256 bits
+const NAME = /^[A-Za-z0-9._@:-]{1,64}$/
+const HEX_SHA256 = /^[0-9a-f]{64}$/
+
+/** A new random token: 256 bits, base64url, with the `rqs_` prefix. */
+export function generateToken (): string {
+  return TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url')
+}
+
+export function hashToken (token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex')
+}
+
+export function tokenEntry (token: string, name: string, scopes: readonly Scope[]): TokenEntry {
+  return { name, sha256: hashToken(token), scopes: [...scopes] }
+}
+
+export function isScope (value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value)
+}
+
+export function checkName (name: string): string | undefined {
+  return NAME.test(name) ? undefined : 'a name is 1 to 64 of A-Z a-z 0-9 . _ @ : -'
+}
+
+interface KnownToken {
+  hash: Buffer
+  principal: Principal
+}
+
+/**
+ * The static tokens of the tokens file. A presented token is hashed and
+ * compared with every stored hash in constant time, with no early exit, so
+ * neither the answer time nor the stored data tells anything about a token.
+ */
+export class TokenSet {
+  readonly #tokens: KnownToken[]
+
+  constructor (entries: readonly TokenEntry[]) {
+    this.#tokens = entries.map((e) => ({
+      hash: Buffer.from(e.sha256, 'hex'),
+      principal: { name: e.name, kind: 'token', scopes: new Set(e.scopes) }
+    }))
+  }
+
+  get size (): number {
+    return this.#tokens.length
+  }
+
+  find (token: string): Principal | undefined {
+    const presented = hash('sha256', token, 'buffer') // the one-shot form: half the cost of createHash
+    let found: Principal | undefined
+    for (const known of this.#tokens) {
+      if (timingSafeEqual(presented, known.hash)) found = known.principal
+    }
+    return found
+  }
+}
+
+export class TokenFileError extends Error {
+  override name = 'TokenFileError'
+}
+
+/**
+ * Reads and checks a tokens file:
+ * `{"tokens":[{"name":"ci","sha256":"<hex>","scopes":["read","write"]}]}`.
+ * Names may repeat (two tokens of one client during a rotation); hashes may not.
+ */
+export async function loadTokenFile (path: string): Promise<TokenSet> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (err) {
+    throw new TokenFileError(`tokens file ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
+  }
+  return new TokenSet(parseTokenFile(text, path))
+}
+
+export function parseTokenFile (text: string, path: string): TokenEntry[] {
+  const problem = (what: string): TokenFileError => new TokenFileError(`tokens file ${path}: ${what}`)
+  let data: unknown
+  try { data = JSON.parse(text) } catch (err) { throw problem(`not valid JSON (${(err as Error).message})`) }
+  const tokens = (data as { tokens?: unknown } | null)?.tokens
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || !Array.isArray(tokens)) {
+    throw problem('expected {"tokens":[{"name":…,"sha256":…,"scopes":[…]}]}')
+  }
+  const seen = new Set<string>()
+  return tokens.map((raw: unknown, i): TokenEntry => {
+    const at = `tokens[${i}]`
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw problem(`${at} is not an object`)
+    const { name, sha256, scopes, ...rest } = raw as Record<string, unknown>
+    const unknown = Object.keys(rest)
+    if (unknown.length > 0) throw problem(`${at} has unknown member ${unknown.map((k) => JSON.stringify(k)).join(', ')}`)
+    if (typeof name !== 'string' || checkName(name) !== undefined) throw problem(`${at}.name: ${checkName(String(name)) ?? 'must be a string'}`)
+    if (typeof sha256 !== 'string' || !HEX_SHA256.test(sha256)) throw problem(`${at}.sha256 must be 64 lower-case hex digits (the SHA-256 of the token)`)
+    if (seen.has(sha256)) throw problem(`${at}.sha256 appears twice`)
+    seen.add(sha256)
+    if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && isScope(s))) {
+      throw problem(`${at}.scopes must be a non-empty list of ${SCOPES.join(', ')}`)
+    }
+    return { name, sha256, scopes: [...new Set(scopes as Scope[])] }
+  })
+}

@@ -1,0 +1,141 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK, type CryptoKey } from 'jose'
+import { request, startServer, type RunningServer } from '../../helpers/server.js'
+import { bearer, expectShape, security, writeTokensFile, type TokensFile } from './helpers.js'
+
+const ISSUER = 'https://idp.test/'
+const AUDIENCE = 'rqs-api'
+
+interface Key { kid: string, privateKey: CryptoKey, jwk: JWK }
+
+async function makeKey (kid: string): Promise<Key> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256')
+  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } }
+}
+
+interface Claims { scope?: string, sub?: string, aud?: string, iss?: string, exp?: string | number }
+
+async function sign (key: Key, claims: Claims = {}): Promise<string> {
+  const jwt = new SignJWT(claims.scope === undefined ? {} : { scope: claims.scope })
+    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
+    .setIssuer(claims.iss ?? ISSUER)
+    .setAudience(claims.aud ?? AUDIENCE)
+    .setSubject(claims.sub ?? 'alice')
+    .setIssuedAt()
+    .setExpirationTime(claims.exp ?? '5m')
+  return await jwt.sign(key.privateKey)
+}
+
+/** A stand-in identity provider: serves whatever key set the test puts in `keys`, and counts downloads. */
+class Jwks {
+  keys: JWK[] = []
+  downloads = 0
+  readonly server: Server = createServer((_req, res) => {
+    this.downloads++
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: this.keys }))
+  })
+
+  async start (): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/.well-known/jwks.json`
+  }
+}
+
+let jwks: Jwks
+let first: Key
+let second: Key
+let stranger: Key
+let server: RunningServer
+let tokens: TokensFile
+
+beforeAll(async () => {
+  ;[first, second, stranger] = await Promise.all([makeKey('k1'), makeKey('k2'), makeKey('k1')])
+  jwks = new Jwks()
+  jwks.keys = [first.jwk]
+  const url = await jwks.start()
+  tokens = await writeTokensFile({ ci: ['read'] })
+  server = await startServer({
+    security: security({ authJwksUrl: url, authIssuer: ISSUER, authAudience: AUDIENCE, authJwksCooldownMs: 0, authTokensFile: tokens.path })
+  })
+})
+afterAll(async () => {
+  await server?.close()
+  jwks?.server.close()
+  await tokens?.remove()
+})
+
+async function get (path: string, token: string): ReturnType<typeof request> {
+  return await request(`${server.origin}${path}`, { headers: bearer(token) })
+}
+
+describe('JWT access tokens verified against the identity provider JWKS', () => {
+  it('a valid token with the read scope reads; scopes come from the space-separated scope claim', async () => {
+    const token = await sign(first, { scope: 'openid read profile' })
+    expect((await get('/students', token)).status).toBe(200)
+    const write = await request(`${server.origin}/addresses`, { method: 'POST', json: { name: 'A', city: 'B', postalCode: '1' }, headers: bearer(token) })
+    expectShape(write, 'problem', 403, 'FORBIDDEN')
+    expect(write.headers.get('www-authenticate')).toContain('scope="write"')
+    const writer = await sign(first, { scope: 'read write', sub: 'bob' })
+    expect((await request(`${server.origin}/addresses`, { method: 'POST', json: { name: 'A', city: 'B', postalCode: '1' }, headers: bearer(writer) })).status).toBe(201)
+  })
+
+  const refused: Array<[string, () => Promise<string>, RegExp]> = [
+    ['an expired token', async () => await sign(first, { scope: 'read', exp: Math.floor(Date.now() / 1000) - 3600 }), /expired/],
+    ['a token for another audience', async () => await sign(first, { scope: 'read', aud: 'another-api' }), /aud/],
+    ['a token from another issuer', async () => await sign(first, { scope: 'read', iss: 'https://evil.test/' }), /iss/],
+    ['a wrongly signed token (a key the provider does not have, with a known key id)', async () => await sign(stranger, { scope: 'read' }), /signature/],
+    ['an unsigned token (alg none)', async () => new UnsecuredJWT({ scope: 'read' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('eve').setExpirationTime('5m').encode(), /./],
+    ['a malformed token', async () => 'abc.def.ghi', /malformed/]
+  ]
+  for (const [name, make, reason] of refused) {
+    it(`${name}: 401 invalid_token in each service's shape`, async () => {
+      const token = await make()
+      const students = await get('/students', token)
+      expectShape(students, 'envelope', 401, 'UNAUTHENTICATED')
+      expect(students.headers.get('www-authenticate')).toMatch(/^Bearer realm="rqs", error="invalid_token", error_description="[^"]*"$/)
+      expect(students.headers.get('www-authenticate')).toMatch(reason)
+      expectShape(await get('/v2/addresses', token), 'problem', 401, 'UNAUTHENTICATED')
+      const graphql = await request(`${server.origin}/graphql`, { method: 'POST', json: { query: '{ albums { title } }' }, headers: bearer(token) })
+      expectShape(graphql, 'graphql', 401, 'UNAUTHENTICATED')
+    })
+  }
+
+  it('static tokens keep working beside JWTs', async () => {
+    expect((await get('/students', tokens.tokens.ci as string)).status).toBe(200)
+  })
+
+  it('picks up a rotated key: a token naming an unknown key id fetches the key set again', async () => {
+    expect((await get('/students', await sign(first, { scope: 'read' }))).status).toBe(200)
+    const before = jwks.downloads
+    // The provider rotates: the new key signs, the old one is withdrawn.
+    jwks.keys = [second.jwk]
+    expect((await get('/students', await sign(second, { scope: 'read' }))).status).toBe(200)
+    expect(jwks.downloads).toBe(before + 1)
+    // Keys are cached: more tokens of the new key need no download.
+    expect((await get('/addresses', await sign(second, { scope: 'read', sub: 'carol' }))).status).toBe(200)
+    expect(jwks.downloads).toBe(before + 1)
+    const withdrawn = await get('/students', await sign(first, { scope: 'read' }))
+    expectShape(withdrawn, 'envelope', 401, 'UNAUTHENTICATED')
+    jwks.keys = [first.jwk]
+  })
+})
+
+describe('an identity provider that does not answer', () => {
+  let isolated: RunningServer
+  beforeAll(async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve())) // nothing listens there now
+    isolated = await startServer({ security: security({ authJwksUrl: `http://127.0.0.1:${port}/jwks`, authIssuer: ISSUER, authAudience: AUDIENCE }) })
+  })
+  afterAll(async () => { await isolated?.close() })
+
+  it('is a 503 AUTH_UNAVAILABLE with Retry-After, not a 401 blaming the client', async () => {
+    const res = await request(`${isolated.origin}/addresses`, { headers: bearer(await sign(first, { scope: 'read' })) })
+    expectShape(res, 'problem', 503, 'AUTH_UNAVAILABLE')
+    expect(res.headers.get('retry-after')).toBe('5')
+  })
+})

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto'
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { makeConfig } from '../../../src/config.js'
+import { buildServer } from '../../../src/server.js'
+import { request, startServer, type RunningServer } from '../../helpers/server.js'
+import { bearer, expectShape, security, writeTokensFile, type Shape, type TokensFile } from './helpers.js'
+
+const REDIS_URL = process.env.RQS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const MINUTE = 60_000
+
+describe('rate limit per client address (--rate-limit 3/min --trust-proxy true)', () => {
+  let server: RunningServer
+  beforeAll(async () => { server = await startServer({ security: security({ rateLimit: { max: 3, windowMs: MINUTE }, trustProxy: true }) }) })
+  afterAll(async () => { await server?.close() })
+
+  const from = (client: string): Record<string, string> => ({ 'x-forwarded-for': client })
+
+  it('counts down in RateLimit, announces RateLimit-Policy, and the 4th request is 429 with Retry-After', async () => {
+    for (const remaining of [2, 1, 0]) {
+      const res = await request(`${server.origin}/students`, { headers: from('203.0.113.1') })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('ratelimit-policy')).toBe('"default";q=3;w=60')
+      expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"default";r=${remaining};t=\\d+$`))
+    }
+    const over = await request(`${server.origin}/students`, { headers: from('203.0.113.1') })
+    expectShape(over, 'envelope', 429, 'RATE_LIMITED')
+    const retryAfter = Number(over.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThan(0)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    expect(over.headers.get('ratelimit')).toBe(`"default";r=0;t=${retryAfter}`)
+    // Another client still has its whole budget.
+    expect((await request(`${server.origin}/students`, { headers: from('203.0.113.2') })).headers.get('ratelimit')).toMatch(/r=2;/)
+  })
+
+  const shapes: Array<[string, string, RequestInit & { json?: unknown }, Shape]> = [
+    ['the v1 envelope', '/v1/students/0', {}, 'envelope'],
+    ['problem details (addresses)', '/addresses', {}, 'problem'],
+    ['problem details (students v2)', '/students', { headers: { accept: 'application/vnd.rqs.v2+json' } }, 'problem'],
+    ['GraphQL errors', '/graphql', { method: 'POST', json: { query: '{ albums { title } }' } }, 'graphql']
+  ]
+  for (const [name, path, init, shape] of shapes) {
+    it(`answers 429 in ${name}`, async () => {
+      const client = `198.51.100.${shapes.findIndex((s) => s[0] === name) + 1}`
+      let res
+      for (let i = 0; i < 4; i++) res = await request(`${server.origin}${path}`, { ...init, headers: { ...(init.headers as object), ...from(client) } })
+      expectShape(res as Awaited<ReturnType<typeof request>>, shape, 429, 'RATE_LIMITED')
+    })
+  }
+
+  it('never limits /healthz and /readyz', async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await request(`${server.origin}/healthz`, { headers: from('192.0.2.9') })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('ratelimit')).toBeNull()
+    }
+    expect((await request(`${server.origin}/readyz`, { headers: from('192.0.2.9') })).status).toBe(200)
+  })
+})
+
+describe('without --trust-proxy', () => {
+  let server: RunningServer
+  beforeAll(async () => { server = await startServer({ security: security({ rateLimit: { max: 2, windowMs: MINUTE } }) }) })
+  afterAll(async () => { await server?.close() })
+
+  it('X-Forwarded-For does not count: a client cannot dodge the limit by inventing addresses', async () => {
+    const statuses = []
+    for (let i = 0; i < 3; i++) statuses.push((await request(`${server.origin}/addresses`, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status)
+    expect(statuses).toEqual([200, 200, 429])
+  })
+})
+
+describe('rate limit per principal when authenticated', () => {
+  let server: RunningServer
+  let tokens: TokensFile
+  beforeAll(async () => {
+    tokens = await writeTokensFile({ alice: ['read'], bob: ['read'] })
+    server = await startServer({ security: security({ rateLimit: { max: 2, windowMs: MINUTE }, authTokensFile: tokens.path }) })
+  })
+  afterAll(async () => {
+    await server?.close()
+    await tokens?.remove()
+  })
+
+  it('each token has its own budget, from the same address; refused tokens count against the address', async () => {
+    const as = async (token: string): Promise<number> => (await request(`${server.origin}/students`, { headers: bearer(token) })).status
+    expect([await as(tokens.tokens.alice as string), await as(tokens.tokens.alice as string), await as(tokens.tokens.alice as string)]).toEqual([200, 200, 429])
+    expect([await as(tokens.tokens.bob as string), await as(tokens.tokens.bob as string)]).toEqual([200, 200])
+    expect([await as('rqs_wrong-1'), await as('rqs_wrong-2'), await as('rqs_wrong-3')]).toEqual([401, 401, 429])
+  })
+})
+
+async function redisReachable (): Promise<boolean> {
+  const { hostname, port } = new URL(REDIS_URL)
+  return await new Promise((resolve) => {
+    const socket = createConnection({ host: hostname, port: Number(port || 6379) })
+    socket.setTimeout(1000)
+    socket.once('connect', () => { socket.end(); resolve(true) })
+    socket.once('error', () => resolve(false))
+    socket.once('timeout', () => { socket.destroy(); resolve(false) })
+  })
+}
+
+const hasRedis = await redisReachable()
+const title = hasRedis ? 'several instances sharing Redis (--redis)' : `several instances sharing Redis: SKIPPED because nothing answers at ${REDIS_URL} (set RQS_TEST_REDIS_URL)`
+
+describe.skipIf(!hasRedis)(title, () => {
+  let a: RunningServer
+  let b: RunningServer
+  let tokens: TokensFile
+  // A principal name of its own, so parallel runs on one Redis do not share a counter.
+  const client = `client-${randomUUID()}`
+
+  beforeAll(async () => {
+    tokens = await writeTokensFile({ [client]: ['read'] })
+    const options = security({ rateLimit: { max: 3, windowMs: MINUTE }, redisUrl: REDIS_URL, authTokensFile: tokens.path })
+    a = await startServer({ security: options })
+    b = await startServer({ security: options })
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await tokens?.remove()
+  })
+
+  it('share one budget: 2 requests on one instance and 1 on the other use it up, the next on either is 429', async () => {
+    const token = tokens.tokens[client] as string
+    const at = async (server: RunningServer): Promise<Awaited<ReturnType<typeof request>>> => await request(`${server.origin}/students`, { headers: bearer(token) })
+    expect((await at(a)).headers.get('ratelimit')).toMatch(/r=2;/)
+    expect((await at(b)).headers.get('ratelimit')).toMatch(/r=1;/)
+    expect((await at(a)).status).toBe(200)
+    expectShape(await at(b), 'envelope', 429, 'RATE_LIMITED')
+    expectShape(await at(a), 'envelope', 429, 'RATE_LIMITED')
+  })
+
+  it('lets requests through while Redis is unreachable, and limits again once it is back', async () => {
+    // A TCP relay in front of Redis that the test can cut.
+    const { hostname, port } = new URL(REDIS_URL)
+    const sockets = new Set<Socket>()
+    let open = true
+    const relay = createServer((client) => {
+      if (!open) { client.destroy(); return }
+      const upstream = createConnection({ host: hostname, port: Number(port || 6379) })
+      for (const s of [client, upstream]) { sockets.add(s); s.on('error', () => {}); s.on('close', () => sockets.delete(s)) }
+      client.pipe(upstream).pipe(client)
+    })
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve))
+    const relayUrl = `redis://127.0.0.1:${(relay.address() as AddressInfo).port}`
+    const name = `cut-${randomUUID()}`
+    const cutTokens = await writeTokensFile({ [name]: ['read'] })
+    const server = await startServer({ security: security({ rateLimit: { max: 1, windowMs: MINUTE }, redisUrl: relayUrl, authTokensFile: cutTokens.path }) })
+    try {
+      const status = async (): Promise<number> => (await request(`${server.origin}/students`, { headers: bearer(cutTokens.tokens[name] as string) })).status
+      expect([await status(), await status()]).toEqual([200, 429])
+      open = false
+      for (const s of sockets) s.destroy()
+      expect([await status(), await status(), await status()]).toEqual([200, 200, 200])
+      open = true
+      await expect.poll(status, { timeout: 15_000, interval: 200 }).toBe(429)
+    } finally {
+      await server.close()
+      for (const s of sockets) s.destroy()
+      relay.close()
+      await cutTokens.remove()
+    }
+  }, 30_000)
+})
+
+describe('--redis that cannot be reached at start-up', () => {
+  it('stops start-up with a message naming it', async () => {
+    const config = makeConfig({ logLevel: 'silent', security: security({ rateLimit: { max: 3, windowMs: MINUTE }, redisUrl: 'redis://127.0.0.1:1' }) })
+    await expect(buildServer(config)).rejects.toThrow(/cannot reach Redis at 127\.0\.0\.1:1/)
+  })
+})
