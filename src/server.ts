@@ -3,6 +3,7 @@ import type { Config } from './config.js'
 import type { Stores } from './stores/types.js'
 import { openStores } from './stores/index.js'
 import { installValidators } from './http/validation.js'
+import { installDepthLimitedJson } from './http/json-depth.js'
 import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/index.js'
 import { apiVersionConstraint, VersionNegotiator, vendorJsonPattern, vendorType } from './http/versioning.js'
@@ -85,8 +86,9 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
   })
   installValidators(app)
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
-  // Bodies sent as a versioned type (application/vnd.rqs.v2+json) are JSON like application/json.
-  app.addContentTypeParser(vendorJsonPattern(versioning.vendor), { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
+  // Bodies sent as a versioned type (application/vnd.rqs.v2+json) are JSON like application/json;
+  // both refuse bodies nested deeper than the parsers can walk (issue 10).
+  installDepthLimitedJson(app, vendorJsonPattern(versioning.vendor))
 
   const stores = deps.stores ?? await openStores(config, app.log)
   if (deps.stores === undefined) {

@@ -2,6 +2,7 @@ import sjson from 'secure-json-parse'
 import { isInteger, parse as parseLossless } from 'lossless-json'
 import type { FastifyRequest } from 'fastify'
 import { AppError } from './problem.js'
+import { jsonNestingDepth, jsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js'
 
 const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
 
@@ -16,6 +17,11 @@ const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as con
 export function exactJsonParser (_request: FastifyRequest, text: string, done: (err: Error | null, body?: unknown) => void): void {
   if (text.length === 0) {
     done(new AppError('JSON_EXPECTED', 'The request body is empty'))
+    return
+  }
+  // Before any parsing: the exact-integer re-parse below recurses once per level.
+  if (jsonNestingDepth(text, MAX_JSON_DEPTH) < 0) {
+    done(jsonTooDeepError())
     return
   }
   let value: unknown

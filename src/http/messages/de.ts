@@ -26,5 +26,10 @@ export const de: MessageTable = {
   RECORD_NOT_CREATED: { title: 'Datensatz nicht angelegt', message: 'Die Daten konnten nicht angelegt werden.' },
   UNKNOWN_ERROR_CODE: { title: 'Unbekannter Fehlercode', message: 'Diesen Fehlercode gibt es nicht.' },
   STORE_UNAVAILABLE: { title: 'Dienst nicht verfügbar', message: 'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.' },
-  INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' }
+  INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' },
+  // Reliability (issue 10)
+  FIELD_INVALID_TEXT: { title: 'Unzulässige Zeichen', message: '{field} enthält Zeichen, die nicht gespeichert werden können.' },
+  NESTING_TOO_DEEP: { title: 'Daten zu tief verschachtelt', message: 'Die Daten sind zu tief verschachtelt.' },
+  REQUEST_TIMEOUT: { title: 'Zeitüberschreitung der Anfrage', message: 'Die Daten sind nicht rechtzeitig angekommen. Bitte senden Sie sie erneut.' },
+  PROCESSING_TIMEOUT: { title: 'Anfrage dauerte zu lange', message: 'Die Anfrage hat zu lange gedauert. Prüfen Sie, ob Ihre Änderung gespeichert wurde, bevor Sie es erneut versuchen.' }
 }

@@ -26,5 +26,10 @@ export const en: MessageTable = {
   RECORD_NOT_CREATED: { title: 'Record not created', message: 'The data could not be created.' },
   UNKNOWN_ERROR_CODE: { title: 'Unknown error code', message: 'There is no such error code.' },
   STORE_UNAVAILABLE: { title: 'Service unavailable', message: 'The service is temporarily unavailable. Please try again shortly.' },
-  INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' }
+  INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' },
+  // Reliability (issue 10)
+  FIELD_INVALID_TEXT: { title: 'Characters not allowed', message: '{field} contains characters that cannot be stored.' },
+  NESTING_TOO_DEEP: { title: 'Data nested too deeply', message: 'The data is nested too deeply.' },
+  REQUEST_TIMEOUT: { title: 'Request timeout', message: 'The data did not arrive in time. Please send it again.' },
+  PROCESSING_TIMEOUT: { title: 'Request took too long', message: 'The request took too long. Check whether your change was saved before trying again.' }
 }

@@ -5,6 +5,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit'
 import { LRUCache } from 'lru-cache'
 import { ErrorCode, noIntrospectionRule, queryLimitsRule, type QueryLimits } from './limits.js'
+import { isTokenLimitError, MAX_TOKENS, nestingLimit, nestingTooDeep, nestsDeeperThan } from './document-limits.js'
 
 export interface EngineOptions extends QueryLimits {
   maxDocumentBytes: number
@@ -31,9 +32,11 @@ export class QueryEngine {
   private readonly cache: LRUCache<string, Prepared>
   private readonly preparedByDocument = new WeakMap<DocumentNode, PreparedDocument>()
   private readonly rules: readonly ValidationRule[]
+  private readonly nestingLimit: number
 
   constructor (readonly schema: GraphQLSchema, private readonly options: EngineOptions) {
     this.cache = new LRUCache({ max: Math.max(1, options.documentCacheSize) })
+    this.nestingLimit = nestingLimit(options.maxDepth)
     this.rules = [...specifiedRules, queryLimitsRule(options), ...(options.introspection ? [] : [noIntrospectionRule])]
   }
 
@@ -54,12 +57,14 @@ export class QueryEngine {
   }
 
   private parseAndValidate (query: string): Prepared {
+    // graphql-js parses by recursive descent: a document nested too deeply is refused before it can exhaust the stack.
+    if (nestsDeeperThan(query, this.nestingLimit)) return { errors: [nestingTooDeep(this.nestingLimit)] }
     let document: DocumentNode
     try {
-      document = parse(query, { noLocation: false })
+      document = parse(query, { noLocation: false, maxTokens: MAX_TOKENS })
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err
-      return { errors: [withCode(err, ErrorCode.parseFailed)] }
+      return { errors: [withCode(err, isTokenLimitError(err) ? ErrorCode.tooLarge : ErrorCode.parseFailed)] }
     }
     const errors = validate(this.schema, document, this.rules)
     if (errors.length > 0) return { errors: errors.map((e) => withCode(e, ErrorCode.validationFailed)) }

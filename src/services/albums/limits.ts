@@ -19,7 +19,9 @@ export const ErrorCode = {
   unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   notAcceptable: 'NOT_ACCEPTABLE',
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
-  internal: 'INTERNAL_SERVER_ERROR'
+  internal: 'INTERNAL_SERVER_ERROR',
+  // From the error catalogue (src/http/errors/catalogue.ts), shared with the REST services.
+  nestingTooDeep: 'NESTING_TOO_DEEP'
 } as const
 
 export interface QueryLimits {

@@ -9,6 +9,7 @@ import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graph
 import { ErrorCode } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
+import { concealInternalErrors, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 
 export interface AlbumsServiceOptions {
   config: AlbumsConfig
@@ -45,6 +46,7 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
 
   const handle = createHandler<FastifyRequest, string>({
     schema: engine.schema,
+    parseRequestParams: parseParamsSafely,
     // Parsing and validation come from the engine's cache instead of graphql-http's own per-request parse + validate.
     onSubscribe: (_req, params) => {
       const prepared = engine.prepare(params.query)
@@ -54,11 +56,11 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
       return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables }
     },
     execute: (args) => engine.execute(args),
-    onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, result),
-    // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault.
+    onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
+    // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault; nothing else is worded.
     formatError: (error) => error instanceof GraphQLError
       ? withCode(error, ErrorCode.badRequest)
-      : new GraphQLError(error.message, { extensions: { code: ErrorCode.badRequest } })
+      : new GraphQLError(isClientMessage(error) ? error.message : UNPROCESSABLE_MESSAGE, { extensions: { code: ErrorCode.badRequest } })
   })
 
   /**

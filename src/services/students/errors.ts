@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { StoreUnavailableError } from '../../stores/errors.js'
 import { fail, messages } from './envelope.js'
+import { v1FieldRule } from './field-messages.js'
 
 interface AjvIssue {
   keyword: string
@@ -28,7 +29,7 @@ export function describeValidation (issues: readonly AjvIssue[]): string | undef
       return undefined // the body itself is not a JSON object
     }
     const field = issue.instancePath.slice(1).split('/')[0] ?? ''
-    if (!parts.has(field)) parts.set(field, `${field} must be ${FIELD_TEXT[field] ?? 'valid'}`)
+    if (!parts.has(field)) parts.set(field, `${field} ${v1FieldRule(issue) ?? `must be ${FIELD_TEXT[field] ?? 'valid'}`}`)
   }
   return [...parts.values()].join('; ')
 }
