@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { normalisePublicUrl } from './http/public-url.js'
 
 /**
  * The one typed configuration object. Flags and environment variables are both
@@ -15,6 +16,8 @@ export interface Config {
   bodyLimit: number
   /** How long graceful shutdown waits for in-flight requests before closing sockets. */
   shutdownTimeoutMs: number
+  /** Public origin (and path prefix) for absolute links in answers; undefined: relative links. Never taken from Host. */
+  publicUrl?: string
   students: StudentsConfig
   addresses: AddressesConfig
   albums: AlbumsConfig
@@ -151,6 +154,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'access-log', env: 'RQS_ACCESS_LOG', type: 'boolean', description: 'log one line per finished request (default off)', apply: (c, v) => { c.accessLog = v as boolean } },
   { flag: 'body-limit', env: 'RQS_BODY_LIMIT', type: 'bytes', description: 'largest request body, e.g. 1048576, 512kb, 1mb (default 1mb)', apply: (c, v) => { c.bodyLimit = v as number } },
   { flag: 'shutdown-timeout', env: 'RQS_SHUTDOWN_TIMEOUT_MS', type: 'integer', description: 'ms to wait for in-flight requests on SIGTERM (default 10000)', apply: (c, v) => { c.shutdownTimeoutMs = v as number } },
+  { flag: 'public-url', env: 'RQS_PUBLIC_URL', type: 'string', description: 'public URL of this server for links in error answers, e.g. https://api.example.com (default: relative links)', apply: (c, v) => { c.publicUrl = publicUrl(v as string) } },
   { flag: 'students-base', env: 'RQS_STUDENTS_BASE', type: 'base', description: 'base path of the student records service (default /students)', apply: (c, v) => { c.students.base = v as string } },
   { flag: 'assets-dir', env: 'RQS_ASSETS_DIR', type: 'path', description: "folder served under {students-base}/assets/ (default the package's public/)", apply: (c, v) => { c.students.assetsDir = v as string } },
   { flag: 'no-students', type: 'boolean', description: 'do not mount the student records service', apply: (c, v) => { c.students.enabled = !(v as boolean) } },
@@ -193,6 +197,12 @@ function applyStore (config: Config, value: string, name: string): void {
   } else {
     throw new ConfigError(`${name} must be memory, sqlite:PATH or postgres://…, got "${value}"`)
   }
+}
+
+function publicUrl (value: string): string {
+  const url = normalisePublicUrl(value)
+  if (url === undefined) throw new ConfigError(`--public-url / RQS_PUBLIC_URL must be an http(s) URL such as https://api.example.com, got "${value}"`)
+  return url
 }
 
 function positive (n: number, name: string): number {

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { CATALOGUE, ERRORS_PATH, type ErrorCode } from './errors/catalogue.js'
+import { CATALOGUE, type ErrorCode } from './errors/catalogue.js'
 import { negotiateLanguage, type Language } from './language.js'
 import { MESSAGES } from './messages/index.js'
+import { errorsBase } from './public-url.js'
 
 /**
  * RFC 9457 problem details, carrying the spec's detailed error objects as the
@@ -73,7 +74,7 @@ export class AppError extends Error {
 /** Builds the problem object for a request in a given language. */
 export function buildProblem (request: FastifyRequest, code: ErrorCode, options: ProblemOptions, language: Language): Problem {
   const texts = MESSAGES[language]
-  const base = catalogueBase(request)
+  const base = errorsBase(request)
   const failures = options.errors ?? [{ code, detail: options.detail }]
   return {
     type: base + code,
@@ -113,25 +114,6 @@ export function sendProblem (reply: FastifyReply, code: ErrorCode, options: Prob
 /** Renders an AppError (thrown anywhere) as its problem. */
 export function sendAppError (reply: FastifyReply, error: AppError): FastifyReply {
   return sendProblem(reply, error.code, error.options)
-}
-
-/**
- * `http://host/errors/` from the request, so `type` and `help` are links a
- * browser can follow. Without a usable Host header the links stay relative.
- */
-function catalogueBase (request: FastifyRequest): string {
-  const host = request.host
-  return isPlainHost(host) ? `${request.protocol}://${host}${ERRORS_PATH}/` : `${ERRORS_PATH}/`
-}
-
-function isPlainHost (host: string): boolean {
-  if (host.length === 0 || host.length > 255) return false
-  for (let i = 0; i < host.length; i++) {
-    const c = host.charCodeAt(i)
-    const ok = (c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 46 || c === 91 || c === 93
-    if (!ok) return false
-  }
-  return true
 }
 
 function pathOf (url: string): string {
