@@ -5,6 +5,7 @@ import { openStores } from './stores/index.js'
 import { installValidators } from './http/validation.js'
 import { installDepthLimitedJson } from './http/json-depth.js'
 import { registerPublicUrl } from './http/public-url.js'
+import { answerConnectRequests } from './http/connect.js'
 import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/index.js'
 import { apiVersionConstraint, VersionNegotiator, vendorJsonPattern, vendorType } from './http/versioning.js'
@@ -86,6 +87,7 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
     }
   })
   installValidators(app)
+  answerConnectRequests(app)
   registerPublicUrl(app, config.publicUrl)
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
   // Bodies sent as a versioned type (application/vnd.rqs.v2+json) are JSON like application/json;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import { routesConnect } from './connect.js'
 
 const COMMON_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
@@ -16,6 +17,7 @@ export function routeOtherMethods (
   const withHead = allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD' as const] : allowed
   const allow = [...withHead, 'OPTIONS'].join(', ')
   const others = COMMON_METHODS.filter((m) => !withHead.includes(m))
+  if (routesConnect(app)) others.push('CONNECT')
   app.route({
     method: others,
     url,

@@ -9,6 +9,7 @@ import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graph
 import { ErrorCode } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
+import { routesConnect } from '../../http/connect.js'
 import { concealInternalErrors, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 
 export interface AlbumsServiceOptions {
@@ -118,7 +119,7 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
     return reply.headers(init.headers ?? {}).send(body)
   }
 
-  app.route({ method: ALL_METHODS, url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
+  app.route({ method: routesConnect(app) ? [...ALL_METHODS, 'CONNECT'] : ALL_METHODS, url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
 
   app.get('/graphql/schema.graphql', (_request, reply) => {
     void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
