@@ -23,6 +23,22 @@ export interface Config {
   albums: AlbumsConfig
   versioning: VersioningConfig
   store: StoreConfig
+  /** Time and connection limits (issue 10); 0 turns one off. */
+  connections: ConnectionLimits
+}
+
+/** Bounded time for every phase of a request and a cap on connections (src/http/timeouts.ts). */
+export interface ConnectionLimits {
+  /** ms for the request line and headers to arrive. */
+  headersTimeoutMs: number
+  /** ms for the body to arrive once the headers are in (408 in the service's shape). */
+  bodyTimeoutMs: number
+  /** ms from routing to the answer, body included (503 PROCESSING_TIMEOUT). */
+  handlerTimeoutMs: number
+  /** ms an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number
+  /** Most open connections per process; beyond, new ones are closed at once. */
+  maxConnections: number
 }
 
 export interface VersioningConfig {
@@ -121,7 +137,8 @@ export function defaultConfig(): Config {
       documentCacheSize: 1000,
       graphiqlDir: DEFAULT_GRAPHIQL_DIR
     },
-    store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 }
+    store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0 },
+    connections: { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 4096 }
   }
 }
 
@@ -178,7 +195,12 @@ export const OPTIONS: OptionSpec[] = [
   { flag: 'database-url', env: 'DATABASE_URL', type: 'string', description: 'PostgreSQL URL; used when --store is not given', apply: (c, v) => { applyStore(c, v as string, '--database-url / DATABASE_URL') } },
   { flag: 'store', env: 'RQS_STORE', type: 'string', description: 'where records live: memory (default), sqlite:PATH or postgres://user@host:port/db', apply: (c, v) => { applyStore(c, v as string, '--store / RQS_STORE') } },
   { flag: 'pg-pool-size', env: 'RQS_PG_POOL_SIZE', type: 'integer', description: 'most PostgreSQL connections per instance (default 10)', apply: (c, v) => { c.store.poolSize = positive(v as number, '--pg-pool-size') } },
-  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } }
+  { flag: 'store-wait', env: 'RQS_STORE_WAIT_MS', type: 'integer', description: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)', apply: (c, v) => { c.store.startupWaitMs = v as number } },
+  { flag: 'headers-timeout', env: 'RQS_HEADERS_TIMEOUT_MS', type: 'integer', description: 'ms for a request line and headers to arrive, else 408 and close (default 10000; 0: none)', apply: (c, v) => { c.connections.headersTimeoutMs = v as number } },
+  { flag: 'body-timeout', env: 'RQS_BODY_TIMEOUT_MS', type: 'integer', description: 'ms for a request body to arrive after its headers, else 408 and close (default 30000; 0: none)', apply: (c, v) => { c.connections.bodyTimeoutMs = v as number } },
+  { flag: 'handler-timeout', env: 'RQS_HANDLER_TIMEOUT_MS', type: 'integer', description: 'ms from routing to the answer, body included, else 503 (default 60000; 0: none)', apply: (c, v) => { c.connections.handlerTimeoutMs = v as number } },
+  { flag: 'keep-alive-timeout', env: 'RQS_KEEP_ALIVE_TIMEOUT_MS', type: 'integer', description: 'ms an idle keep-alive connection stays open (default 5000)', apply: (c, v) => { c.connections.keepAliveTimeoutMs = v as number } },
+  { flag: 'max-connections', env: 'RQS_MAX_CONNECTIONS', type: 'integer', description: 'most open connections per process; more are closed at once (default 4096; 0: no cap)', apply: (c, v) => { c.connections.maxConnections = v as number } }
 ]
 
 /** `memory`, `sqlite:PATH` or a `postgres://` / `postgresql://` URL. */

@@ -6,6 +6,8 @@ import { installValidators } from './http/validation.js'
 import { installDepthLimitedJson } from './http/json-depth.js'
 import { registerPublicUrl } from './http/public-url.js'
 import { answerConnectRequests } from './http/connect.js'
+import { BoundLog } from './http/bound-log.js'
+import { installRequestLimits, serverLimitOptions } from './http/timeouts.js'
 import { requestId } from './http/request-id.js'
 import { studentsService } from './services/students/index.js'
 import { apiVersionConstraint, VersionNegotiator, vendorJsonPattern, vendorType } from './http/versioning.js'
@@ -69,7 +71,10 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
   // (in its shape and version); anything else gets a problem. Dispatched by path prefix.
   const mounts: Array<[string, MountHandlers]> = []
 
+  const bounds = new BoundLog()
   const app = Fastify({
+    // Bounded time for every phase of a request, answered or closed and counted in the log (issue 10).
+    ...serverLimitOptions(config.connections, bounds),
     logger: { level: config.logLevel },
     logController: new AccessLogController({ disableRequestLogging: !config.accessLog }),
     genReqId: requestId,
@@ -86,6 +91,7 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
       return mount === undefined ? problems(error, request, reply) : mount.error.call(this, error, request, reply)
     }
   })
+  installRequestLimits(app, config.connections, bounds)
   installValidators(app)
   answerConnectRequests(app)
   registerPublicUrl(app, config.publicUrl)

@@ -37,5 +37,10 @@ export function registerPublicUrl (app: FastifyInstance, publicUrl: string | und
 
 /** `https://api.example.com/errors/` or `/errors/`: what an error code is appended to. */
 export function errorsBase (request: FastifyRequest): string {
-  return `${request.server.publicUrl ?? ''}${ERRORS_PATH}/`
+  return errorsBaseOf(request.server)
+}
+
+/** The same for answers written before any request is parsed. */
+export function errorsBaseOf (app: FastifyInstance): string {
+  return `${app.publicUrl ?? ''}${ERRORS_PATH}/`
 }

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { StoreUnavailableError } from '../../stores/errors.js'
 import { AppError, sendAppError, sendProblem } from '../problem.js'
 import { validationFailures } from './validation.js'
+import { asTimeoutError } from '../timeouts.js'
 
 export interface ProblemErrorHandlerOptions {
   /** Seconds a client should wait after a 503 (the Retry-After header). Default 5. */
@@ -28,6 +29,8 @@ export function problemErrorHandler (options: ProblemErrorHandlerOptions = {}): 
     const mapped = options.map?.(error, request)
     if (mapped !== undefined) return sendAppError(reply, mapped)
     if (error instanceof AppError) return sendAppError(reply, error)
+    const timeout = asTimeoutError(error, request)
+    if (timeout !== undefined) return sendAppError(reply, timeout)
     if (error.validation !== undefined) {
       const errors = validationFailures(error.validation, error.validationContext)
       if (errors.length === 1 && errors[0]?.code === 'JSON_EXPECTED') return sendProblem(reply, 'JSON_EXPECTED', { detail: errors[0].detail })

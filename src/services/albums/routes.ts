@@ -10,6 +10,8 @@ import { ErrorCode } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
 import { routesConnect } from '../../http/connect.js'
+import { AppError } from '../../http/problem.js'
+import { asTimeoutError } from '../../http/timeouts.js'
 import { concealInternalErrors, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 
 export interface AlbumsServiceOptions {
@@ -79,6 +81,10 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => { done(null, body) })
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    const timeout = error instanceof AppError ? error : asTimeoutError(error, request)
+    if (timeout !== undefined) {
+      return reply.code(timeout.statusCode).headers(timeout.options.headers ?? {}).type(JSON_UTF8).send(errorBody(timeout.message, timeout.code))
+    }
     const status = error.statusCode ?? 500
     if (status >= 500) {
       request.log.error({ err: error }, 'album query service failed')

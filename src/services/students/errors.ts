@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { StoreUnavailableError } from '../../stores/errors.js'
 import { fail, messages } from './envelope.js'
 import { v1FieldRule } from './field-messages.js'
+import { asTimeoutError } from '../../http/timeouts.js'
 
 interface AjvIssue {
   keyword: string
@@ -45,6 +46,11 @@ export function studentErrorHandler (this: unknown, error: FastifyError, request
   if (error.validation !== undefined) {
     const text = error.validationContext === 'body' ? describeValidation(error.validation as AjvIssue[]) : undefined
     void reply.code(400).send(fail(text === undefined ? messages.jsonExpected : `Invalid student data: ${text}`))
+    return
+  }
+  const timeout = asTimeoutError(error, request)
+  if (timeout !== undefined) {
+    void reply.code(timeout.statusCode).headers(timeout.options.headers ?? {}).send(fail(timeout.message))
     return
   }
   if (error instanceof StoreUnavailableError) {

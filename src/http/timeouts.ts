@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES, type Server } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ConnectionLimits } from '../config.js'
+import { BoundLog } from './bound-log.js'
+import { AppError } from './problem.js'
+import type { ErrorCode } from './errors/catalogue.js'
+import { MESSAGES } from './messages/index.js'
+import { errorsBaseOf } from './public-url.js'
+
+/**
+ * Bounded time for every phase of a request, and a cap on connections
+ * (issue 10, defects 1 and 9). Without them a client that sends part of a
+ * request and waits holds its socket forever, and twenty thousand such
+ * clients use up the process's file descriptors.
+ *
+ * | phase | limit | answer |
+ * |---|---|---|
+ * | request line + headers | `headersTimeoutMs` (Node's headersTimeout) | raw 408 problem, closed |
+ * | body | `bodyTimeoutMs` from the end of the headers | 408 REQUEST_TIMEOUT in the service's shape, closed |
+ * | whole request, socket level | headers + body + 5 s (Node's requestTimeout): the backstop for bodies no route reads | raw 408 problem, closed |
+ * | routing to answer | `handlerTimeoutMs` | 503 PROCESSING_TIMEOUT in the service's shape (408 if the body is still missing) |
+ * | idle keep-alive | `keepAliveTimeoutMs` | closed |
+ * | nothing moving on a busy socket (a client that stops reading) | the largest limit above + 10 s | closed |
+ * | open connections | `maxConnections` | new ones closed at once |
+ *
+ * Every cut is counted in the log (./bound-log.ts). 0 turns a limit off.
+ *
+ * Fastify 5.12's own `handlerTimeout` is not used: it clears its timer (and
+ * aborts `request.signal`) when a request body has been read, because the
+ * IncomingMessage emits 'close' then (fastify/fastify#6725), so it never
+ * fires for a POST or PUT.
+ */
+
+/** Slack of the socket-level limits over the application-level ones, so the answer in the service's shape comes first. */
+const BACKSTOP_SLACK_MS = 5000
+const IDLE_SLACK_MS = 10_000
+
+/** Fastify and node:http options that apply the limits; `bounds` counts what they cut. */
+export function serverLimitOptions (limits: ConnectionLimits, bounds: BoundLog): FastifyHttpOptions<Server> {
+  const requestTimeout = limits.headersTimeoutMs > 0 && limits.bodyTimeoutMs > 0
+    ? limits.headersTimeoutMs + limits.bodyTimeoutMs + BACKSTOP_SLACK_MS
+    : 0
+  const phases = [limits.headersTimeoutMs, limits.bodyTimeoutMs, limits.handlerTimeoutMs]
+  const idle = phases.every((ms) => ms > 0) ? Math.max(...phases) + IDLE_SLACK_MS : 0
+  const shortest = Math.min(...[limits.headersTimeoutMs, requestTimeout].filter((ms) => ms > 0), 4000)
+  return {
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout,
+    connectionTimeout: idle,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout,
+      // Node looks for expired requests on this period (30 s by default, which would stretch a 10 s limit to 40 s).
+      connectionsCheckingInterval: Math.max(100, Math.floor(shortest / 4))
+    },
+    clientErrorHandler: function (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
+      answerClientError(this, bounds, error, socket)
+    }
+  }
+}
+
+/**
+ * The body timer, the connection cap and the counting of what the socket
+ * level cuts. Call right after creating the Fastify instance.
+ */
+export function installRequestLimits (app: FastifyInstance, limits: ConnectionLimits, bounds: BoundLog): void {
+  bounds.attach(app.log)
+  app.addHook('onClose', (_instance, done) => { bounds.flush(); done() })
+
+  if (limits.maxConnections > 0) {
+    app.server.maxConnections = limits.maxConnections
+    app.server.on('drop', () => { bounds.count('connection-dropped') })
+  }
+
+  // Node destroys a socket that stays silent past the idle limit; this counts the ones that were busy.
+  if (app.server.timeout > 0) {
+    app.server.on('timeout', (socket: Socket) => {
+      if (hasRequestInFlight(socket)) bounds.count('socket-idle')
+      socket.destroy()
+    })
+  }
+
+  if (limits.handlerTimeoutMs > 0) {
+    const ms = limits.handlerTimeoutMs
+    app.addHook('onRequest', (_request, reply, done) => {
+      startHandlerTimer(reply, ms, bounds)
+      done()
+    })
+  }
+
+  if (limits.bodyTimeoutMs > 0) {
+    const ms = limits.bodyTimeoutMs
+    app.addHook('preParsing', (request, reply, payload, done) => {
+      if (hasBody(request)) startBodyTimer(request, reply, ms, bounds)
+      done(null, payload)
+    })
+  }
+}
+
+function hasBody (request: FastifyRequest): boolean {
+  const length = request.headers['content-length']
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+}
+
+/**
+ * Answers 408 (through the route's error handler, so in the service's shape)
+ * when the body has not fully arrived `ms` after the headers, and closes the
+ * connection: the rest of that body will never be read.
+ */
+function startBodyTimer (request: FastifyRequest, reply: FastifyReply, ms: number, bounds: BoundLog): void {
+  const raw = request.raw
+  const timer = setTimeout(() => {
+    if (reply.sent || raw.complete) return
+    bounds.count('body-timeout')
+    reply.header('connection', 'close')
+    reply.send(requestTimeout(ms))
+  }, ms)
+  const stop = (): void => { clearTimeout(timer) }
+  raw.once('end', stop)
+  raw.once('close', stop)
+  reply.raw.once('close', stop)
+}
+
+/** Answers through the route's error handler when no answer has been sent `ms` after routing. */
+function startHandlerTimer (reply: FastifyReply, ms: number, bounds: BoundLog): void {
+  const timer = setTimeout(() => {
+    if (reply.sent) return
+    bounds.count('handler-timeout')
+    reply.send(new HandlerTimeoutError(ms))
+  }, ms)
+  // 'close' follows 'finish', and also comes when the client goes away first.
+  reply.raw.once('close', () => { clearTimeout(timer) })
+}
+
+/** Raised by the handler timer; the services render it through asTimeoutError. */
+export class HandlerTimeoutError extends Error {
+  override name = 'HandlerTimeoutError'
+  readonly code = 'RQS_HANDLER_TIMEOUT'
+  readonly statusCode = 503
+  constructor (readonly ms: number) {
+    super(`No answer within ${ms} ms`)
+  }
+}
+
+function requestTimeout (ms: number): AppError {
+  return new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${ms} ms; the connection is closed`)
+}
+
+/**
+ * Renders the handler timeout as a catalogue error, for the services' error
+ * handlers: 408 when the body had not even arrived, else 503
+ * PROCESSING_TIMEOUT, which does not claim that nothing changed (a write may
+ * still complete). Undefined for other errors.
+ */
+export function asTimeoutError (error: FastifyError, request: FastifyRequest): AppError | undefined {
+  if (!(error instanceof HandlerTimeoutError)) return undefined
+  const ms = error.ms
+  if (!request.raw.complete) {
+    return new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${ms} ms; the connection is closed`, { headers: { connection: 'close' } })
+  }
+  request.log.warn({ url: request.url, method: request.method, handlerTimeoutMs: ms }, 'request not answered in time')
+  const write = request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS'
+  const detail = write
+    ? `The request was not finished within ${ms} ms; the change may or may not have been applied: read the record before retrying`
+    : `The request was not finished within ${ms} ms; retry later`
+  return new AppError('PROCESSING_TIMEOUT', detail, { headers: { 'retry-after': '5' } })
+}
+
+/** The socket has a request being received or a response being sent (not an idle keep-alive connection). */
+function hasRequestInFlight (socket: Socket): boolean {
+  // node:http keeps the response in flight on the socket; there is no public accessor.
+  const http = socket as Socket & { _httpMessage?: unknown, parser?: { incoming?: { complete?: boolean } | null } | null }
+  return http._httpMessage != null || (http.parser?.incoming != null && http.parser.incoming.complete !== true)
+}
+
+/**
+ * What node:http cannot parse or waited too long for, answered before any
+ * route sees it: a problem (we do not know which service the request was
+ * for), then the connection is closed. Node's own behaviour, in our shape.
+ */
+function answerClientError (app: FastifyInstance, bounds: BoundLog, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+  bounds.count(timeout ? 'headers-timeout' : 'malformed-request')
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
+  if (socket.writable && inFlight?.headersSent !== true) {
+    socket.write(timeout
+      ? rawProblem(app, 408, 'REQUEST_TIMEOUT', 'The request did not arrive in time; the connection is closed')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? rawProblem(app, 431, 'CLIENT_ERROR', 'The request headers are larger than the server accepts')
+        : rawProblem(app, 400, 'CLIENT_ERROR', 'The request is not well-formed HTTP/1.1'))
+  }
+  socket.destroySoon()
+}
+
+/** A complete HTTP/1.1 problem answer in English (no request was parsed, so no Accept-Language either). */
+function rawProblem (app: FastifyInstance, status: number, code: ErrorCode, detail: string): string {
+  const id = randomUUID()
+  const texts = MESSAGES.en[code]
+  const base = errorsBaseOf(app)
+  const body = JSON.stringify({
+    type: base + code,
+    title: texts.title,
+    status,
+    detail,
+    traceId: id,
+    errors: [{ error: code, message: texts.message, detail, help: base + code }]
+  })
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+    `Content-Language: en\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+}
