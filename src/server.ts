@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Config } from './config.js'
 import type { Stores } from './stores/types.js'
 import { openStores } from './stores/index.js'
@@ -70,6 +70,10 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
   // Unknown paths and pre-routing errors: the service whose resources the path is under answers
   // (in its shape and version); anything else gets a problem. Dispatched by path prefix.
   const mounts: Array<[string, MountHandlers]> = []
+  const errorByMount = function (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply): unknown {
+    const mount = mountFor(mounts, request.url)
+    return mount === undefined ? problems(error, request, reply) : mount.error.call(this, error, request, reply)
+  }
 
   const bounds = new BoundLog()
   const app = Fastify({
@@ -87,8 +91,8 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
     // Malformed URLs and over-long path parameters are rejected before routing; the service the
     // path belongs to answers them in its own shape (a problem elsewhere).
     frameworkErrors: function (this: FastifyInstance, error, request, reply) {
-      const mount = mountFor(mounts, request.url)
-      return mount === undefined ? problems(error, request, reply) : mount.error.call(this, error, request, reply)
+      reply.header('x-request-id', request.id) // the onRequest hook that sets it has not run
+      return errorByMount.call(this, error, request, reply)
     }
   })
   installRequestLimits(app, config.connections, bounds)
@@ -129,8 +133,9 @@ async function assembleServer (config: Config, deps: ServerDependencies, opened:
   app.decorateRequest('apiVersion', 0)
   await registerOpenApi(app) // before the routes: it collects them as they are added
 
-  // Outside the services, errors are RFC 9457 problems too.
-  app.setErrorHandler(problems)
+  // Outside the services, errors are RFC 9457 problems too; errors of unknown paths under a
+  // service (a bad body on the way to a 404) are answered by that service.
+  app.setErrorHandler(errorByMount)
   await app.register(errorCatalogueRoutes)
 
   // Which prefixes already have a not-found handler (Fastify allows one per prefix).

@@ -3,7 +3,7 @@ import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ConnectionLimits } from '../config.js'
-import { BoundLog } from './bound-log.js'
+import type { BoundLog } from './bound-log.js'
 import { AppError } from './problem.js'
 import type { ErrorCode } from './errors/catalogue.js'
 import { MESSAGES } from './messages/index.js'
@@ -180,23 +180,25 @@ function hasRequestInFlight (socket: Socket): boolean {
  * route sees it: a problem (we do not know which service the request was
  * for), then the connection is closed. Node's own behaviour, in our shape.
  */
-function answerClientError (app: FastifyInstance, bounds: BoundLog, error: NodeJS.ErrnoException, socket: Socket): void {
+function answerClientError (app: FastifyInstance, bounds: BoundLog, error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
   bounds.count(timeout ? 'headers-timeout' : 'malformed-request')
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
   if (socket.writable && inFlight?.headersSent !== true) {
+    // An answer to HEAD has no body; the bytes Node could not parse tell the method when it got that far.
+    const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
     socket.write(timeout
-      ? rawProblem(app, 408, 'REQUEST_TIMEOUT', 'The request did not arrive in time; the connection is closed')
+      ? rawProblem(app, 408, 'REQUEST_TIMEOUT', 'The request did not arrive in time; the connection is closed', head)
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? rawProblem(app, 431, 'CLIENT_ERROR', 'The request headers are larger than the server accepts')
-        : rawProblem(app, 400, 'CLIENT_ERROR', 'The request is not well-formed HTTP/1.1'))
+        ? rawProblem(app, 431, 'CLIENT_ERROR', 'The request headers are larger than the server accepts', head)
+        : rawProblem(app, 400, 'CLIENT_ERROR', 'The request is not well-formed HTTP/1.1', head))
   }
   socket.destroySoon()
 }
 
 /** A complete HTTP/1.1 problem answer in English (no request was parsed, so no Accept-Language either). */
-function rawProblem (app: FastifyInstance, status: number, code: ErrorCode, detail: string): string {
+function rawProblem (app: FastifyInstance, status: number, code: ErrorCode, detail: string, head: boolean): string {
   const id = randomUUID()
   const texts = MESSAGES.en[code]
   const base = errorsBaseOf(app)
@@ -209,5 +211,5 @@ function rawProblem (app: FastifyInstance, status: number, code: ErrorCode, deta
     errors: [{ error: code, message: texts.message, detail, help: base + code }]
   })
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
-    `Content-Language: en\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `Content-Language: en\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`
 }

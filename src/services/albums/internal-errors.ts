@@ -55,7 +55,7 @@ export async function parseParamsSafely (req: GraphQLHttpRequest): Promise<Reque
   } catch (err) {
     if (isClientMessage(err)) throw err
     req.raw.log.error({ err }, 'GraphQL request parameters could not be read')
-    throw new Error(UNPROCESSABLE_MESSAGE)
+    throw new Error(UNPROCESSABLE_MESSAGE, { cause: err })
   }
 }
 

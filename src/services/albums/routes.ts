@@ -11,6 +11,7 @@ import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiati
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
 import { routesConnect } from '../../http/connect.js'
 import { AppError } from '../../http/problem.js'
+import { problemErrorHandler } from '../../http/errors/handler.js'
 import { asTimeoutError } from '../../http/timeouts.js'
 import { concealInternalErrors, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 
@@ -135,14 +136,18 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
   if (graphiqlBundleExists(config.graphiqlDir)) {
     const page = graphiqlPage(`${base}/graphql`, `${base}/graphiql/`)
     app.get('/graphiql', (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
-    await app.register(fastifyStatic, {
-      root: config.graphiqlDir,
-      prefix: '/graphiql/',
-      decorateReply: false,
-      index: false,
-      preCompressed: true, // the build writes .br and .gz beside each script and style
-      dotfiles: 'deny',
-      wildcard: true
+    // The bundle's files are not GraphQL: their errors (a refused dotfile, a failed If-Match) are problems, as elsewhere.
+    await app.register(async (files) => {
+      files.setErrorHandler(problemErrorHandler())
+      await files.register(fastifyStatic, {
+        root: config.graphiqlDir,
+        prefix: '/graphiql/',
+        decorateReply: false,
+        index: false,
+        preCompressed: true, // the build writes .br and .gz beside each script and style
+        dotfiles: 'deny',
+        wildcard: true
+      })
     })
   } else {
     app.log.warn({ dir: config.graphiqlDir }, 'GraphiQL bundle not found: /graphiql answers 503 until `npm run build` has run')
