@@ -53,7 +53,7 @@ export const CATALOGUE = {
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { status: 400, description: 'A text field contains U+0000 (NUL) or an unpaired surrogate (`\\ud800`–`\\udfff` without its partner), which no store can keep exactly. Remove those characters; every other Unicode text is stored as sent.' },
   NESTING_TOO_DEEP: { status: 400, description: 'The JSON body or the GraphQL document nests arrays, objects or brackets deeper than the server parses (64 levels for JSON bodies; see `docs/decisions.md`). Flatten the data.' },
-  REQUEST_TIMEOUT: { status: 408, description: 'The request body did not arrive within the time limit (`--body-timeout`, 30 s by default). The connection is closed; send the whole request again, promptly.' },
+  REQUEST_TIMEOUT: { status: 408, description: 'The request did not arrive in time: its headers within `--headers-timeout` (10 s by default) or its body within `--body-timeout` (30 s after the headers). The connection is closed; send the whole request again, promptly.' },
   PROCESSING_TIMEOUT: { status: 503, description: 'The server did not finish the request within its time limit (`--handler-timeout`, 60 s by default). A write (POST, PUT, DELETE) may or may not have been applied: read the record before you retry. Retry after the seconds in `Retry-After`.' }
 } as const satisfies Record<string, CatalogueEntry>
 
