@@ -69,6 +69,11 @@ export function installRequestLimits (app: FastifyInstance, limits: ConnectionLi
   bounds.attach(app.log)
   app.addHook('onClose', (_instance, done) => { bounds.flush(); done() })
 
+  // A client may half-close once its request is sent (`printf … | nc`). node:http then aborts the
+  // request, so a static file was never sent: no answer at all. Answer it, then close (the limits
+  // above still bound how long). A long-standing node:http property, not in its documentation.
+  ;(app.server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
+
   if (limits.maxConnections > 0) {
     app.server.maxConnections = limits.maxConnections
     app.server.on('drop', () => { bounds.count('connection-dropped') })

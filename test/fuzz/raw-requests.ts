@@ -8,7 +8,7 @@ import { body as bodyArbitrary } from './requests.js'
  */
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'CONNECT', 'TRACE', 'get', 'G E T', 'PRI', '', 'ÄÖ', 'POST\u0000', 'PROPFIND', 'X'.repeat(40)]
 const TARGETS = [
-  '/students', '/students/0', '/addresses', '/addresses/1', '/graphql', '/graphql?query=%7B%20albums%20%7B%20title%20%7D%20%7D',
+  '/students', '/students/7', '/addresses', '/addresses/1', '/graphql', '/graphql?query=%7B%20albums%20%7B%20title%20%7D%20%7D',
   '/v2/students', '/errors', '/docs/', '/students/assets/index.html', '*', 'http://evil.example/students', '//students',
   '/students/\u0000', '/stud\u00e9nts', '/%', 'example.com:443', '/students/..%2f..%2fpackage.json', '/' + 'a'.repeat(20_000),
   '/students?\u00ff=\u00fe', '/students#frag', ''

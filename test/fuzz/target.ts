@@ -126,6 +126,17 @@ function sparingCanaries (request: FuzzRequest): FuzzRequest {
   return { ...request, path: spared.join('/') + (q < 0 ? '' : request.path.slice(q)), body }
 }
 
+/**
+ * The same for raw bytes: a numeric `id` member of a write's body becomes
+ * 7s of the same length (so Content-Length stays right). Raw targets never
+ * name a canary (see ./raw-requests.ts).
+ */
+export function sparingRawCanaries (bytes: Buffer): Buffer {
+  const text = bytes.toString('latin1')
+  if (!WRITES.has(text.slice(0, text.indexOf(' ')))) return bytes
+  return Buffer.from(text.replace(/("id"\s*:\s*)(-?[0-9][0-9.eE+-]*)/g, (_m, key: string, n: string) => key + '7'.repeat(n.length)), 'latin1')
+}
+
 async function send (port: number, agent: http.Agent, request: FuzzRequest): Promise<FuzzResponse> {
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(request.headers)) {

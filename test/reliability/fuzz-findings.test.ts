@@ -1,4 +1,5 @@
 import http from 'node:http'
+import { sendRaw } from '../fuzz/target.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 
@@ -33,6 +34,14 @@ describe('found by fuzzing (issue 10)', () => {
     const precondition = await request(`${server.origin}/graphiql/graphiql.js`, { headers: { 'if-match': '"not-it"' } })
     expect(precondition.status).toBe(412)
     expect(precondition.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+  })
+
+  it('a client that half-closes after its request still gets the answer, static files included', async () => {
+    for (const path of ['/students/assets/index.html', '/docs/errors.md', '/students']) {
+      const { text, closed } = await sendRaw(server.origin, Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`), 10_000)
+      expect(text, path).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+      expect(closed).toBe(true)
+    }
   })
 
   it('HEAD with headers too large: 431 without a body, which an HTTP client can parse', async () => {

@@ -82,9 +82,10 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => { done(null, body) })
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const timeout = error instanceof AppError ? error : asTimeoutError(error, request)
-    if (timeout !== undefined) {
-      return reply.code(timeout.statusCode).headers(timeout.options.headers ?? {}).type(JSON_UTF8).send(errorBody(timeout.message, timeout.code))
+    // Catalogue errors raised around the handler (the request time limits) keep their status and code.
+    const coded = error instanceof AppError ? error : asTimeoutError(error, request)
+    if (coded !== undefined) {
+      return reply.code(coded.statusCode).headers(coded.options.headers ?? {}).type(JSON_UTF8).send(errorBody(coded.message, coded.code))
     }
     const status = error.statusCode ?? 500
     if (status >= 500) {
