@@ -87,19 +87,10 @@ export function installRequestLimits (app: FastifyInstance, limits: ConnectionLi
     })
   }
 
-  if (limits.handlerTimeoutMs > 0) {
-    const ms = limits.handlerTimeoutMs
-    app.addHook('onRequest', (_request, reply, done) => {
-      startHandlerTimer(reply, ms, bounds)
+  if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {
+    app.addHook('onRequest', (request, reply, done) => {
+      watchRequest(request, reply, limits, bounds)
       done()
-    })
-  }
-
-  if (limits.bodyTimeoutMs > 0) {
-    const ms = limits.bodyTimeoutMs
-    app.addHook('preParsing', (request, reply, payload, done) => {
-      if (hasBody(request)) startBodyTimer(request, reply, ms, bounds)
-      done(null, payload)
     })
   }
 }
@@ -110,31 +101,35 @@ function hasBody (request: FastifyRequest): boolean {
 }
 
 /**
- * Answers 408 (through the route's error handler, so in the service's shape)
- * when the body has not fully arrived `ms` after the headers, and closes the
- * connection: the rest of that body will never be read.
+ * One timer per request for both application-level limits: when the body
+ * has not fully arrived `bodyTimeoutMs` after the headers, 408 with
+ * `Connection: close` (the rest of that body will never be read); when no
+ * answer has been sent `handlerTimeoutMs` after routing, HandlerTimeoutError.
+ * Both go through the route's error handler, so they come in the service's
+ * shape. One timer and one listener keep the cost per request small.
  */
-function startBodyTimer (request: FastifyRequest, reply: FastifyReply, ms: number, bounds: BoundLog): void {
-  const raw = request.raw
-  const timer = setTimeout(() => {
-    if (reply.sent || raw.complete) return
-    bounds.count('body-timeout')
-    reply.header('connection', 'close')
-    reply.send(requestTimeout(ms))
-  }, ms)
-  const stop = (): void => { clearTimeout(timer) }
-  raw.once('end', stop)
-  raw.once('close', stop)
-  reply.raw.once('close', stop)
-}
-
-/** Answers through the route's error handler when no answer has been sent `ms` after routing. */
-function startHandlerTimer (reply: FastifyReply, ms: number, bounds: BoundLog): void {
-  const timer = setTimeout(() => {
+function watchRequest (request: FastifyRequest, reply: FastifyReply, limits: ConnectionLimits, bounds: BoundLog): void {
+  const handlerMs = limits.handlerTimeoutMs
+  const bodyMs = hasBody(request) ? limits.bodyTimeoutMs : 0
+  if (handlerMs === 0 && bodyMs === 0) return
+  const bodyFirst = bodyMs > 0 && (handlerMs === 0 || bodyMs < handlerMs)
+  let timer = setTimeout(function expire () {
+    if (reply.sent) return
+    if (bodyFirst && !request.raw.complete) {
+      bounds.count('body-timeout')
+      reply.header('connection', 'close')
+      reply.send(requestTimeout(bodyMs))
+    } else if (bodyFirst && handlerMs > 0) {
+      timer = setTimeout(expireHandler, handlerMs - bodyMs) // the body came in time: the handler limit is left
+    } else if (handlerMs > 0) {
+      expireHandler()
+    }
+  }, bodyFirst ? bodyMs : handlerMs)
+  function expireHandler (): void {
     if (reply.sent) return
     bounds.count('handler-timeout')
-    reply.send(new HandlerTimeoutError(ms))
-  }, ms)
+    reply.send(new HandlerTimeoutError(handlerMs))
+  }
   // 'close' follows 'finish', and also comes when the client goes away first.
   reply.raw.once('close', () => { clearTimeout(timer) })
 }
