@@ -1,173 +1,363 @@
 /**
- * npm run bench: every server runs in its own child process, the load comes
- * from autocannon in this one, all on 127.0.0.1 with bounded durations. Each
- * scenario prints requests/s, p99 latency and the ratio to its baseline
- * measured in the same run — absolute numbers vary by machine, ratios less so.
+ * npm run bench: rqs against what its users would otherwise run, every row
+ * of issue 12 (see bench/README.md). Servers run one process each on CPU 0,
+ * the load generator (wrk, else autocannon) on CPU 1, everything on
+ * 127.0.0.1 and bounded in time. Prints one Markdown table and writes
+ * bench/results/latest.json.
  *
- *   npm run bench [-- --duration 5 --connections 50 --rounds 2 --only students,addresses,albums]
+ *   npm run bench                          # every row (≈ 15 min)
+ *   npm run bench -- --quick               # every row, tiny and bounded (CI: proves the bench works)
+ *   npm run bench -- --only get-student,graphql-post --rounds 5 --duration 5
+ *   npm run bench -- --rows                # lists the row ids
+ *   npm run bench -- --quick --no-build    # without compiling src/ to dist/ first (CI, right after npm ci)
+ *
+ * The PostgreSQL rows need DATABASE_URL (a database to connect to; the
+ * bench creates and drops its own beside it) and pgbench.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
-import { ADDRESS_BODY, ALBUMS_BODY, ALBUMS_QUERY, STUDENT_BODY } from './servers/shared.js'
+import { compare, httpContender, type Goal, type RowResult, type Settings } from './lib/compare.js'
+import { largeList } from './lib/large.js'
+import { GENERATOR } from './lib/load.js'
+import { ServerPool, type ServerRecipe } from './lib/pool.js'
+import { freshDatabase, pgbenchInit, pgbenchRun } from './lib/postgres.js'
+import { LOAD_CPU, PINNING, ROOT, SERVER_CPU, disablePinning, killAll, onInterrupt, pinSelfToLoadCore, type RunningServer, type ServerSpec } from './lib/procs.js'
+import { formatTable, writeResults } from './lib/report.js'
+import type { BareRoute } from './servers/node-http.js'
+import { R, rqsSpec } from './lib/requests.js'
+import type { LoadRequest } from './lib/load.js'
+import { STUDENT_BODY, STUDENT_INPUT } from './servers/shared.js'
 
-export interface Target {
-  /** Row label. */
-  name: string
-  /** Module under bench/ that starts a server and prints `LISTENING <port>`. */
-  script: string
-  args?: string[]
-  env?: NodeJS.ProcessEnv
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    duration: { type: 'string' },
+    rounds: { type: 'string' },
+    connections: { type: 'string' },
+    rows: { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+    out: { type: 'string' }
+  }
+})
+
+const quick = flags.quick === true
+const settings: Settings = {
+  quick,
+  durationSec: Number(flags.duration ?? (quick ? 1 : 5)),
+  rounds: Number(flags.rounds ?? (quick ? 1 : 3)),
+  warmSec: 1,
+  connections: Number(flags.connections ?? 50),
+  maxRequests: quick ? 100 : undefined
+}
+/** Sizes of the collection rows: the issue's, or tiny ones in quick mode. */
+const sizes = quick
+  ? { list: 1000, large: 20_000, rss: 20_000 }
+  : { list: 10_000, large: 1_600_000, rss: 1_000_000 }
+const PG_CLIENTS = 10
+const DATABASE_URL = process.env.DATABASE_URL
+
+// ---------------------------------------------------------------- servers
+
+const temp = mkdtempSync(join(tmpdir(), 'rqs-bench-run-'))
+const cleanups: Array<() => Promise<void>> = [async () => { rmSync(temp, { recursive: true, force: true }) }]
+
+/** Headers a fixed answer copies from rqs (the rest are per connection or recomputed). */
+const SKIP_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'])
+
+/** rqs's exact answer to `request`, as a fixed route of the bare server at `path`. */
+async function capture (server: RunningServer, request: LoadRequest, path = request.path): Promise<BareRoute> {
+  const res = await fetch(`${server.origin}${request.path}`, { method: request.method, body: request.body, headers: request.headers })
+  const headers: Record<string, string> = {}
+  res.headers.forEach((value, name) => { if (!SKIP_HEADERS.has(name)) headers[name] = value })
+  return { kind: 'fixed', method: request.method, path, status: res.status, headers, body: await res.text() }
 }
 
-export interface Scenario {
-  name: string
-  method: 'GET' | 'POST'
-  path: string
-  body?: string
-  headers?: Record<string, string>
-  /** The first target is the baseline every ratio is taken against. */
-  targets: Target[]
-  /** Optional check of one response before measuring, so no scenario measures an error page. */
-  expect?: (status: number, body: string) => boolean
+function bareSpec (label: string, routes: BareRoute[]): ServerSpec {
+  const file = join(temp, `${label.replace(/\W+/g, '-')}.json`)
+  writeFileSync(file, JSON.stringify(routes))
+  return { label, script: 'node-http.ts', env: { BENCH_ROUTES_FILE: file } }
 }
 
-export interface Row { scenario: string, target: string, rps: number, p99: number, ratio: number, errors: number }
+/** The bare server's path for the titleFilter query (its routes are keyed by method and path). */
+const FILTER_PATH = '/graphql?filter'
 
-const HERE = fileURLToPath(new URL('.', import.meta.url))
+let postgres: { url: string, drop: () => Promise<void> } | undefined
 
-async function startTarget (target: Target): Promise<{ child: ChildProcess, origin: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${HERE}${target.script}`, ...(target.args ?? [])], {
-    env: { ...process.env, LOG_LEVEL: 'silent', ...target.env },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = ''
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString()
-      const m = /LISTENING (\d+)/.exec(out)
-      if (m !== null) resolve(Number(m[1]))
-    })
-    child.on('exit', (code) => reject(new Error(`${target.name} exited with ${String(code)}`)))
-  })
-  return { child, origin: `http://127.0.0.1:${port}` }
+const recipes: Record<string, ServerRecipe> = {
+  'ceiling-bare': async () => bareSpec('ceiling', [{ kind: 'fixed', method: 'GET', path: R.getStudent.path, status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: STUDENT_BODY }]),
+  rqs: rqsSpec('rqs', 1),
+  bare: async (pool) => {
+    const rqs = await pool.get('rqs')
+    return bareSpec('bare', [
+      await capture(rqs, R.getStudent),
+      await capture(rqs, R.getAddress),
+      await capture(rqs, R.graphqlPost),
+      await capture(rqs, R.graphqlGet),
+      await capture(rqs, R.graphqlFilter, FILTER_PATH),
+      { kind: 'echo', method: 'POST', path: '/students', status: 201, envelope: true, id: 'next' },
+      { kind: 'echo', method: 'PUT', path: '/students', status: 200, envelope: true, id: 'keep' },
+      { kind: 'echo', method: 'POST', path: '/addresses', status: 201, envelope: false, id: 'next' },
+      { kind: 'echo', method: 'PUT', path: '/addresses/1', status: 200, envelope: false, id: 1 }
+    ])
+  },
+  fastify: { label: 'fastify', script: 'fastify.ts' },
+  express: { label: 'express', script: 'express.ts' },
+  apollo: { label: 'apollo', script: 'apollo.ts' },
+  yoga: { label: 'yoga', script: 'yoga.ts' },
+  'rqs-list': rqsSpec('rqs-list', sizes.list),
+  'bare-list': async (pool) => bareSpec('bare-list', [await capture(await pool.get('rqs-list'), R.listStudents)]),
+  'fastify-list': { label: 'fastify-list', script: 'fastify.ts', env: { BENCH_STUDENTS: String(sizes.list) } },
+  'express-list': { label: 'express-list', script: 'express.ts', env: { BENCH_STUDENTS: String(sizes.list) } },
+  'rqs-large': rqsSpec('rqs-large', sizes.large, { nodeArgs: ['--expose-gc'] }),
+  'rqs-rss': rqsSpec('rqs-rss', sizes.rss, { nodeArgs: ['--expose-gc'] }),
+  'rqs-memory': rqsSpec('rqs-memory', 1, { nodeArgs: ['--expose-gc'] }),
+  'rqs-sqlite': rqsSpec('rqs-sqlite', 1, { env: { BENCH_STORE: `sqlite:${join(temp, 'bench.db')}` } }),
+  'rqs-postgres': async () => {
+    postgres = await freshDatabase(DATABASE_URL!)
+    cleanups.push(async () => { await postgres?.drop() })
+    onInterrupt(async () => { await postgres?.drop() })
+    await pgbenchInit(postgres.url)
+    return rqsSpec('rqs-postgres', 1, { env: { BENCH_STORE: postgres.url } })
+  }
 }
 
-async function measure (origin: string, s: Scenario, duration: number, connections: number): Promise<autocannon.Result> {
-  const opts = { url: `${origin}${s.path}`, method: s.method, body: s.body, headers: s.headers, connections, pipelining: 1 }
-  await autocannon({ ...opts, duration: 1 }) // warm-up: JIT, caches
-  return await autocannon({ ...opts, duration })
+// ---------------------------------------------------------------- rows
+
+interface RowSpec {
+  id: string
+  title: string
+  servers: string[]
+  skip?: () => string | undefined
+  run: (servers: Record<string, RunningServer>) => Promise<RowResult>
 }
 
-/**
- * Measures every target of every scenario `rounds` times, alternating the
- * targets, and keeps each target's best round: noise from other work on the
- * machine only ever lowers a figure, so the best is the fairest comparison.
- */
-export async function runScenarios (scenarios: Scenario[], duration: number, connections: number, rounds = 2): Promise<Row[]> {
-  const rows: Row[] = []
-  for (const s of scenarios) {
-    const best = new Map<string, { rps: number, p99: number, errors: number }>()
-    for (let round = 0; round < rounds; round++) {
-      for (const target of s.targets) {
-        const { child, origin } = await startTarget(target)
-        try {
-          if (s.expect !== undefined) {
-            const res = await fetch(`${origin}${s.path}`, { method: s.method, body: s.body, headers: s.headers })
-            const text = await res.text()
-            if (!s.expect(res.status, text)) throw new Error(`${s.name} / ${target.name}: unexpected answer ${res.status} ${text.slice(0, 200)}`)
-          }
-          const r = await measure(origin, s, duration, connections)
-          const rps = r.requests.average
-          const previous = best.get(target.name)
-          if (previous === undefined || rps > previous.rps) best.set(target.name, { rps, p99: r.latency.p99, errors: r.errors + r.non2xx })
-          process.stderr.write(`  ${s.name} · ${target.name} · round ${round + 1}: ${Math.round(rps)} req/s\n`)
-        } finally {
-          child.kill('SIGKILL')
-        }
+const statusIs = (status: number) => (s: number): string | undefined => s === status ? undefined : `status ${s}, expected ${status}`
+const albumsCount = (n: number) => (s: number, body: string): string | undefined =>
+  s === 200 && (JSON.parse(body) as { data?: { albums?: unknown[] } }).data?.albums?.length === n ? undefined : `not ${n} albums`
+
+/** A REST row: rqs against the bare server, Fastify alone and Express 5. */
+function restRow (id: string, title: string, request: LoadRequest, status: number, bareLabel: string, goal?: Omit<Goal, 'against'>, rqsCheck?: (s: number, b: string) => string | undefined): RowSpec {
+  return {
+    id,
+    title,
+    servers: ['rqs', 'bare', 'fastify', 'express'],
+    run: async (s) => await compare({ id, title, goal: goal === undefined ? undefined : { ...goal, against: bareLabel } }, [
+      httpContender('rqs (default config)', 'target', s.rqs!, request, settings.connections, rqsCheck ?? statusIs(status)),
+      httpContender(bareLabel, 'baseline', s.bare!, request, settings.connections, statusIs(status)),
+      httpContender('fastify alone', 'baseline', s.fastify!, request, settings.connections, statusIs(status)),
+      httpContender('express 5', 'baseline', s.express!, request, settings.connections, statusIs(status))
+    ], settings)
+  }
+}
+
+/** A GraphQL row: rqs against the bare server, Apollo Server 5 and GraphQL Yoga 5. */
+function graphqlRow (id: string, title: string, request: LoadRequest, albums: number, goal?: Omit<Goal, 'against'>, barePath = request.path): RowSpec {
+  const bareLabel = 'node:http (same bytes)'
+  return {
+    id,
+    title,
+    servers: ['rqs', 'bare', 'apollo', 'yoga'],
+    run: async (s) => await compare({ id, title, goal: goal === undefined ? undefined : { ...goal, against: bareLabel } }, [
+      httpContender('rqs (default config)', 'target', s.rqs!, request, settings.connections, albumsCount(albums)),
+      httpContender(bareLabel, 'baseline', s.bare!, { ...request, path: barePath }, settings.connections, albumsCount(albums)),
+      httpContender('apollo server 5', 'baseline', s.apollo!, request, settings.connections, albumsCount(albums)),
+      httpContender('graphql yoga 5', 'baseline', s.yoga!, request, settings.connections, albumsCount(albums))
+    ], settings)
+  }
+}
+
+const noDatabase = (): string | undefined => DATABASE_URL === undefined ? 'DATABASE_URL is not set' : undefined
+
+const ROWS: RowSpec[] = [
+  {
+    id: 'ceiling',
+    title: 'generator ceiling: GET bare node:http',
+    servers: ['ceiling-bare'],
+    run: async (s) => {
+      const r = await compare({ id: 'ceiling', title: 'generator ceiling' }, [
+        httpContender('node:http (fixed bytes)', 'target', s['ceiling-bare']!, R.getStudent, settings.connections, statusIs(200))
+      ], { ...settings, maxRequests: undefined }) // the generator itself runs even in quick mode (1 s), to prove it works
+      const line = r.lines[0]!
+      line.note = `generator CPU ${line.generatorCpu === undefined ? '–' : `${Math.round(line.generatorCpu * 100)}%`}`
+      return { ...r, title: 'generator ceiling: GET bare node:http' }
+    }
+  },
+  restRow('get-student', 'GET /students/{id}', R.getStudent, 200, 'node:http (same bytes)', { min: 0.9, text: '≥ 0.90× bare' },
+    (s, b) => s === 200 && b === STUDENT_BODY ? undefined : 'not the seeded student'),
+  restRow('get-address', 'GET /addresses/{id}', R.getAddress, 200, 'node:http (same bytes)'),
+  graphqlRow('graphql-post', 'GraphQL albums (POST, all fields)', R.graphqlPost, 3, { min: 0.8, text: '≥ 0.80× bare' }),
+  graphqlRow('graphql-get', 'GraphQL albums (GET)', R.graphqlGet, 3),
+  graphqlRow('graphql-filter', 'GraphQL albums(titleFilter) (POST)', R.graphqlFilter, 1, undefined, FILTER_PATH),
+  restRow('post-student', 'POST /students', R.postStudent, 201, 'node:http JSON echo', { min: 0.85, text: '≥ 0.85× echo' }),
+  restRow('put-student', 'PUT /students', R.putStudent, 200, 'node:http JSON echo'),
+  restRow('post-address', 'POST /addresses', R.postAddress, 201, 'node:http JSON echo'),
+  restRow('put-address', 'PUT /addresses/{id}', R.putAddress, 200, 'node:http JSON echo'),
+  {
+    id: 'list',
+    title: `GET /students holding ${sizes.list.toLocaleString('en')}`,
+    servers: ['rqs-list', 'bare-list', 'fastify-list', 'express-list'],
+    run: async (s) => {
+      const title = `GET /students holding ${sizes.list.toLocaleString('en')}`
+      const holds = (s: number, b: string): string | undefined =>
+        s === 200 && (JSON.parse(b) as { body: unknown[] }).body.length === sizes.list ? undefined : `not ${sizes.list} students`
+      return await compare({ id: 'list', title, goal: { against: 'express 5', min: 5, text: '≥ 5× express' } }, [
+        httpContender('rqs (default config)', 'target', s['rqs-list']!, R.listStudents, settings.connections, holds),
+        httpContender('express 5', 'baseline', s['express-list']!, R.listStudents, settings.connections, holds),
+        httpContender('node:http (same bytes)', 'baseline', s['bare-list']!, R.listStudents, settings.connections, holds),
+        httpContender('fastify alone', 'baseline', s['fastify-list']!, R.listStudents, settings.connections, holds)
+      ], settings)
+    }
+  },
+  {
+    id: 'sqlite-get',
+    title: 'SQLite GET /students/{id}',
+    servers: ['rqs-sqlite', 'rqs-memory'],
+    run: async (s) => await compare({ id: 'sqlite-get', title: 'SQLite GET /students/{id}', goal: { against: 'rqs, memory store', min: 0.9, text: '≥ 0.90× memory' } }, [
+      httpContender('rqs, SQLite store', 'target', s['rqs-sqlite']!, R.getStudent, settings.connections, statusIs(200)),
+      httpContender('rqs, memory store', 'baseline', s['rqs-memory']!, R.getStudent, settings.connections, statusIs(200))
+    ], settings)
+  },
+  {
+    id: 'pg-get',
+    title: `PostgreSQL GET /students/{id}, ${PG_CLIENTS} clients`,
+    servers: ['rqs-postgres'],
+    skip: noDatabase,
+    run: async (s) => await compare({ id: 'pg-get', title: `PostgreSQL GET /students/{id}, ${PG_CLIENTS} clients`, goal: { against: `pgbench -S -c ${PG_CLIENTS}`, min: 0.6, text: '≥ 0.6× pgbench -S' } }, [
+      httpContender('rqs, PostgreSQL store', 'target', s['rqs-postgres']!, R.getStudent, PG_CLIENTS, statusIs(200)),
+      {
+        label: `pgbench -S -c ${PG_CLIENTS}`,
+        role: 'baseline',
+        measure: async (o) => await pgbenchRun(postgres!.url, { builtin: 'select-only' }, PG_CLIENTS, { durationSec: o.durationSec, transactions: quick ? 30 : undefined })
+      }
+    ], { ...settings, connections: PG_CLIENTS })
+  },
+  {
+    id: 'pg-post',
+    title: `PostgreSQL POST /students, ${PG_CLIENTS} clients`,
+    servers: ['rqs-postgres'],
+    skip: noDatabase,
+    run: async (s) => await compare({ id: 'pg-post', title: `PostgreSQL POST /students, ${PG_CLIENTS} clients`, goal: { against: `pgbench rqs_create_student -c ${PG_CLIENTS}`, min: 0.9, text: '≥ 0.9× pgbench' } }, [
+      httpContender('rqs, PostgreSQL store', 'target', s['rqs-postgres']!, R.postStudent, PG_CLIENTS, statusIs(201)),
+      {
+        label: `pgbench rqs_create_student -c ${PG_CLIENTS}`,
+        role: 'baseline',
+        // The statement the store's create runs (src/stores/postgres/students.ts, CREATE).
+        measure: async (o) => await pgbenchRun(postgres!.url, { sql: `SELECT rqs_create_student('${STUDENT_INPUT.firstName}', '${STUDENT_INPUT.lastName}', ${STUDENT_INPUT.age}) AS id;` }, PG_CLIENTS, { durationSec: o.durationSec, transactions: quick ? 30 : undefined })
+      }
+    ], { ...settings, connections: PG_CLIENTS })
+  },
+  {
+    id: 'rss',
+    title: `memory store holding ${sizes.rss.toLocaleString('en')} students`,
+    servers: ['rqs-rss', 'rqs-memory'],
+    run: async (s) => {
+      const full = s['rqs-rss']!.memory
+      const empty = s['rqs-memory']!.memory
+      const mb = (b: number | undefined): string => b === undefined ? '–' : `${(b / 1024 / 1024).toFixed(0)} MB`
+      return {
+        id: 'rss',
+        title: `memory store holding ${sizes.rss.toLocaleString('en')} students`,
+        goal: '≤ 200 MB RSS',
+        met: full === undefined ? undefined : full.rss <= 200 * 1024 * 1024,
+        lines: [
+          { label: 'rqs (default config)', role: 'target', note: `RSS ${mb(full?.rss)}, heap ${mb(full?.heapUsed)} after GC` },
+          { label: 'rqs holding 1 student', role: 'baseline', note: `RSS ${mb(empty?.rss)}, heap ${mb(empty?.heapUsed)} after GC` }
+        ],
+        figures: { rssBytes: full?.rss ?? Number.NaN, heapUsedBytes: full?.heapUsed ?? Number.NaN, emptyRssBytes: empty?.rss ?? Number.NaN, emptyHeapUsedBytes: empty?.heapUsed ?? Number.NaN }
       }
     }
-    const baseline = best.get(s.targets[0]?.name ?? '')?.rps ?? 1
-    for (const target of s.targets) {
-      const b = best.get(target.name)
-      if (b !== undefined) rows.push({ scenario: s.name, target: target.name, rps: b.rps, p99: b.p99, ratio: b.rps / baseline, errors: b.errors })
+  },
+  {
+    id: 'list-large',
+    title: `GET /students holding ${sizes.large.toLocaleString('en')}`,
+    servers: ['rqs-large'],
+    run: async (s) => {
+      const f = await largeList(s['rqs-large']!, R.listStudents.path, R.getStudent.path, 4)
+      if (f.status !== 200) throw new Error(`the large list answered ${f.status}`)
+      return {
+        id: 'list-large',
+        title: `GET /students holding ${sizes.large.toLocaleString('en')}`,
+        goal: 'first byte ≤ 100 ms, RSS +≤ 64 MB, others p99 ≤ 50 ms',
+        met: f.ttfbMs <= 100 && f.rssGrowthMb <= 64 && f.smallP99Ms <= 50,
+        lines: [{
+          label: 'rqs (default config)',
+          role: 'target',
+          p99Ms: f.smallP99Ms,
+          note: `${(f.bytes / 1e6).toFixed(1)} MB, first byte ${f.ttfbMs.toFixed(0)} ms, total ${(f.totalMs / 1000).toFixed(2)} s, ` +
+            `RSS ${f.rssBeforeMb.toFixed(0)} → ${f.rssPeakMb.toFixed(0)} MB (+${f.rssGrowthMb.toFixed(0)}), ` +
+            `meanwhile ${f.smallRequests} GET /students/0 by 4 clients: p99 ${f.smallP99Ms.toFixed(1)} ms, max ${f.smallMaxMs.toFixed(0)} ms`
+        }],
+        figures: { ...f }
+      }
     }
   }
-  return rows
+]
+
+// ---------------------------------------------------------------- main
+
+if (flags.rows === true) {
+  for (const r of ROWS) console.log(`${r.id.padEnd(14)} ${r.title}`)
+  process.exit(0)
 }
 
-export function printTable (rows: Row[]): void {
-  const header = ['scenario', 'server', 'req/s', 'p99 ms', 'ratio', 'errors']
-  const lines = rows.map((r) => [r.scenario, r.target, String(Math.round(r.rps)), String(r.p99), `${r.ratio.toFixed(2)}x`, String(r.errors)])
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)))
-  const fmt = (cells: string[]): string => '| ' + cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ') + ' |'
-  console.log(fmt(header))
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|')
-  for (const l of lines) console.log(fmt(l))
-}
+const selected = flags.only === undefined ? ROWS : flags.only.split(',').map((id) => {
+  const row = ROWS.find((r) => r.id === id.trim())
+  if (row === undefined) throw new Error(`unknown row "${id}"; known: ${ROWS.map((r) => r.id).join(', ')}`)
+  return row
+})
 
-export const studentRead: Scenario = {
-  name: 'GET /students/0',
-  method: 'GET',
-  path: '/students/0',
-  targets: [
-    { name: 'node:http (same bytes)', script: 'servers/node-http.ts' },
-    { name: 'fastify alone', script: 'servers/fastify.ts' },
-    { name: 'express', script: 'servers/express.ts' },
-    { name: 'rqs (default config)', script: 'servers/rqs.ts' }
-  ],
-  expect: (status, body) => status === 200 && body === STUDENT_BODY
+if (quick) disablePinning()
+pinSelfToLoadCore()
+if (flags['no-build'] !== true) {
+  // rqs runs from dist/ as `npm start` does: compile it from src/ first, so the figures are of this tree.
+  process.stderr.write('compiling src/ to dist/ (tsc -p tsconfig.build.json; --no-build skips this)\n')
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
 }
-
-export const addressRead: Scenario = {
-  name: 'GET /addresses/1',
-  method: 'GET',
-  path: '/addresses/1',
-  targets: [
-    { name: 'node:http (same bytes)', script: 'servers/node-http.ts', env: { BENCH_PATH: '/addresses/1', BENCH_BODY: ADDRESS_BODY } },
-    { name: 'rqs (default config)', script: 'servers/rqs.ts' }
-  ],
-  expect: (status, body) => status === 200 && body === ADDRESS_BODY
+const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim() } catch { return 'unknown' } })()
+const meta = {
+  date: new Date().toISOString(),
+  commit,
+  node: process.version,
+  generator: GENERATOR,
+  pinning: PINNING ? `servers on CPU ${SERVER_CPU}, load generator on CPU ${LOAD_CPU} (taskset)` : quick ? 'none (quick mode)' : 'none (no taskset, or one core)',
+  loadAverageAtStart: loadavg().map((v) => Number(v.toFixed(2))),
+  quick,
+  settings: { ...settings, sizes, pgClients: PG_CLIENTS }
 }
+console.log(`rqs bench ${quick ? '(quick: tiny bounded runs, figures mean nothing) ' : ''}— commit ${commit}, node ${process.version}, ${GENERATOR}, ${meta.pinning}`)
+console.log(`median of ${settings.rounds} alternating round(s) of ${quick ? `${settings.maxRequests} requests from the runner (the ceiling row: 1 s of the generator)` : `${settings.durationSec} s`}, ${settings.connections} connections (PostgreSQL rows: ${PG_CLIENTS}); load average ${meta.loadAverageAtStart.join(' ')}`)
 
-export const albumsQuery: Scenario = {
-  name: 'POST /graphql albums',
-  method: 'POST',
-  path: '/graphql',
-  body: ALBUMS_QUERY,
-  headers: { 'content-type': 'application/json' },
-  targets: [
-    { name: 'node:http (same bytes)', script: 'servers/node-http.ts', env: { BENCH_PATH: '/graphql', BENCH_BODY: ALBUMS_BODY } },
-    { name: 'apollo server 5', script: 'servers/apollo.ts' },
-    { name: 'rqs (default config)', script: 'servers/rqs.ts' }
-  ],
-  expect: (status, body) => status === 200 && JSON.parse(body).data.albums.length === 3
-}
-
-/** Scenario groups, by name for --only. */
-export const GROUPS: Record<string, () => Promise<Scenario[]>> = {
-  students: async () => [studentRead],
-  addresses: async () => [addressRead],
-  albums: async () => [albumsQuery]
-}
-
-async function main (): Promise<void> {
-  const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, only: { type: 'string' } }
-  })
-  const duration = Number(values.duration)
-  const connections = Number(values.connections)
-  const names = values.only === undefined ? Object.keys(GROUPS) : values.only.split(',')
-  const scenarios: Scenario[] = []
-  for (const n of names) {
-    const group = GROUPS[n]
-    if (group === undefined) throw new Error(`unknown group ${n}; known: ${Object.keys(GROUPS).join(', ')}`)
-    scenarios.push(...await group())
+const pool = new ServerPool(recipes)
+const results: RowResult[] = []
+let failed = false
+try {
+  // Quick mode starts every server at once (CI wants the run short); a full run starts them row by row.
+  if (quick) await pool.getAll([...new Set(selected.flatMap((r) => r.skip?.() === undefined ? r.servers : []))])
+  for (const [i, row] of selected.entries()) {
+    const skip = row.skip?.()
+    if (skip !== undefined) {
+      results.push({ id: row.id, title: row.title, skipped: skip, lines: [] })
+      continue
+    }
+    process.stderr.write(`${row.title}\n`)
+    results.push(await row.run(await pool.getAll(row.servers)))
+    await pool.release(new Set(selected.slice(i + 1).flatMap((r) => r.skip?.() === undefined ? r.servers : [])))
   }
-  const rounds = Number(values.rounds)
-  console.log(`rqs bench: best of ${rounds} rounds of ${duration}s per server (after 1s warm-up), ${connections} connections, node ${process.version}`)
-  printTable(await runScenarios(scenarios, duration, connections, rounds))
+} catch (err) {
+  failed = true
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`)
+} finally {
+  await pool.release()
+  for (const c of cleanups.reverse()) await c().catch(() => {})
+  killAll()
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main()
+// A quick run does not overwrite the reference figures of the last full run.
+const file = writeResults({ ...meta, loadAverageAtEnd: loadavg().map((v) => Number(v.toFixed(2))) }, results, flags.out ?? (quick ? 'quick.json' : 'latest.json'))
+console.log(formatTable(results))
+console.log(`\nwritten to ${file}`)
+process.exitCode = failed ? 1 : 0

@@ -1,99 +1,74 @@
-#!/usr/bin/env node
-import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { ConfigError, OPTIONS, resolveConfig } from './config.js'
-import { buildServer } from './server.js'
+import { ConfigError } from './config.js'
+import { parseArguments, UsageError, type CliCommand } from './cli/command.js'
+import { commandHelp, generalHelp } from './cli/help.js'
+import { EXIT_OK, EXIT_USAGE, processIo, type CliIo } from './cli/io.js'
+import { serveCommand } from './cli/serve.js'
+import { dataCommands } from './commands/index.js'
+import { closestWord } from './lib/suggest.js'
 import { PACKAGE_VERSION as version } from './version.js'
 
-/** Exit codes: 0 ok, 1 failed at run time, 2 bad usage or configuration. */
-const EXIT_USAGE = 2
-const EXIT_FAILURE = 1
+export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CliIo } from './cli/io.js'
+export { serve } from './cli/serve.js'
+export type { CliCommand } from './cli/command.js'
 
-
-function usage (): string {
-  const width = Math.max(...OPTIONS.map((o) => o.flag.length)) + 4
-  const lines = OPTIONS.map((o) => {
-    const env = o.env === undefined ? '' : ` [env ${o.env}]`
-    return `  --${o.flag.padEnd(width)}${o.description}${env}`
-  })
-  return [
-    `rqs ${version} — Record and Query Services`,
-    '',
-    'Usage: rqs serve [options]',
-    '       rqs --help | --version',
-    '',
-    'Options:',
-    ...lines,
-    `  --${'help'.padEnd(width)}show this text`,
-    `  --${'version'.padEnd(width)}print the version`,
-    ''
-  ].join('\n')
+/** `rqs help [command]`: the same text as `rqs --help` and `rqs <command> --help`. */
+const helpCommand: CliCommand = {
+  name: 'help',
+  summary: 'show the help of a command: rqs help serve',
+  usage: 'rqs help [command]',
+  options: [],
+  maxPositionals: 1,
+  run: async ({ positionals: [name], io }) => {
+    if (name === undefined) { io.stdout.write(generalHelp(COMMANDS, version)); return EXIT_OK }
+    io.stdout.write(commandHelp(commandNamed(name)))
+    return EXIT_OK
+  }
 }
 
-export async function main (argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const options: ParseArgsConfig['options'] = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } }
-  for (const o of OPTIONS) options[o.flag] = { type: o.type === 'boolean' ? 'boolean' : 'string' }
+/** Every subcommand, in the order `rqs --help` lists them. A new command is a CliCommand and one entry here. */
+const COMMANDS: readonly CliCommand[] = [serveCommand, ...dataCommands, helpCommand]
 
-  let parsed
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
-  } catch (err) {
-    process.stderr.write(`rqs: ${(err as Error).message}\n\n${usage()}`)
-    return EXIT_USAGE
-  }
-  const { values, positionals } = parsed
-  if (values.help === true) { process.stdout.write(usage()); return 0 }
-  if (values.version === true) { process.stdout.write(`${version}\n`); return 0 }
-  const command = positionals[0]
-  if (command !== 'serve' || positionals.length > 1) {
-    const what = command === undefined ? 'a command is required' : `unknown command "${positionals.join(' ')}"`
-    process.stderr.write(`rqs: ${what}\n\n${usage()}`)
-    return EXIT_USAGE
-  }
-
-  let config
-  try {
-    config = resolveConfig(values as Record<string, string | boolean | undefined>, env)
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`rqs: ${err.message}\n`)
-      return EXIT_USAGE
-    }
-    throw err
-  }
-
-  let app
-  try {
-    app = await buildServer(config)
-    await app.listen({ port: config.port, host: config.host })
-  } catch (err) {
-    process.stderr.write(`rqs: could not start: ${(err as Error).message}\n`)
-    if (app !== undefined) await app.close().catch(() => {})
-    return EXIT_FAILURE
-  }
-
-  const server = app
-  return await new Promise<number>((resolve) => {
-    let stopping = false
-    const stop = (signal: NodeJS.Signals): void => {
-      if (stopping) process.exit(EXIT_FAILURE) // a second signal: stop waiting
-      stopping = true
-      server.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests')
-      const force = setTimeout(() => {
-        server.log.warn('shutdown timeout: closing open connections')
-        server.server.closeAllConnections()
-      }, config.shutdownTimeoutMs)
-      force.unref()
-      server.close().then(() => { clearTimeout(force); resolve(0) }, (err: unknown) => {
-        server.log.error({ err }, 'error while shutting down')
-        resolve(EXIT_FAILURE)
-      })
-    }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-  })
+function commandNamed (name: string): CliCommand {
+  const command = COMMANDS.find((c) => c.name === name)
+  if (command !== undefined) return command
+  const guess = closestWord(name, COMMANDS.map((c) => c.name))
+  throw new UsageError(`unknown command "${name}"${guess === undefined ? '' : ` (did you mean "${guess}"?)`}; see 'rqs --help'`)
 }
 
-main(process.argv.slice(2), process.env).then((code) => { process.exitCode = code }, (err: unknown) => {
-  process.stderr.write(`rqs: ${(err as Error).stack ?? String(err)}\n`)
-  process.exitCode = EXIT_FAILURE
-})
+/**
+ * Before any command only --help and --version mean something. An option of
+ * a command written before it is pointed to its command.
+ */
+function withoutCommand (argv: readonly string[], io: CliIo): number {
+  const global = [{ flag: 'help', short: 'h', help: '', takesValue: false }, { flag: 'version', short: 'v', help: '', takesValue: false }]
+  const [first] = argv
+  if (first === undefined) throw new UsageError("a command is required, e.g. rqs serve; see 'rqs --help'")
+  if (!first.startsWith('-')) commandNamed(first)
+  const flag = first.replace(/^-+/, '').split('=')[0] ?? ''
+  const owner = COMMANDS.find((c) => c.options.some((o) => o.flag === flag || o.short === flag))
+  if (owner !== undefined && !global.some((o) => o.flag === flag || o.short === flag)) {
+    const rest = argv.filter((arg) => arg !== owner.name).join(' ')
+    throw new UsageError(`${first} is an option of 'rqs ${owner.name}': write it after the command, e.g. rqs ${owner.name} ${rest}`)
+  }
+  const parsed = parseArguments(argv, global.slice(1), 'rqs --help')
+  if (parsed.help) { io.stdout.write(generalHelp(COMMANDS, version)); return EXIT_OK }
+  if (parsed.flags.version === true) { io.stdout.write(`${version}\n`); return EXIT_OK }
+  throw new UsageError("a command is required, e.g. rqs serve; see 'rqs --help'")
+}
+
+/** `rqs <argv>`: resolves with the exit code. Importing this module does nothing; src/bin.ts runs it. */
+export async function main (argv: string[], env: NodeJS.ProcessEnv, io: CliIo = processIo): Promise<number> {
+  try {
+    const [name, ...args] = argv
+    const command = COMMANDS.find((c) => c.name === name)
+    if (command === undefined) return withoutCommand(argv, io)
+    if (command.ownArguments !== undefined) return await command.ownArguments(args, env)
+    const parsed = parseArguments(args, command.options, `rqs ${command.name} --help`, command.maxPositionals)
+    if (parsed.help) { io.stdout.write(commandHelp(command)); return EXIT_OK }
+    return await command.run({ flags: parsed.flags, positionals: parsed.positionals, env, io })
+  } catch (err) {
+    if (!(err instanceof UsageError) && !(err instanceof ConfigError)) throw err
+    io.stderr.write(`rqs: ${err.message}\n`)
+    return EXIT_USAGE
+  }
+}

@@ -1,5 +1,9 @@
 import { hash } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { IF_ABSENT } from '../stores/records.js'
+import type { WriteCondition } from '../stores/types.js'
+import { AppError } from './errors/app-error.js'
 
 /**
  * Conditional requests (RFC 9110 §13): strong ETags and the evaluation of
@@ -87,4 +91,42 @@ export function parseEntityTags (header: string): '*' | EntityTag[] {
     while (i < n && header[i] !== ',') i++
   }
   return tags
+}
+
+/**
+ * A conditional read: sets the representation's ETag and evaluates
+ * If-None-Match / If-Match. 'not-modified' has already been answered (304);
+ * 'failed' is the caller's 412 in its own shape.
+ */
+export function conditionalRead (request: FastifyRequest, reply: FastifyReply, etag: string): PreconditionOutcome {
+  reply.header('etag', etag)
+  if (!hasPreconditions(request.headers)) return 'proceed'
+  const outcome = evaluatePreconditions(request.headers, etag, true)
+  if (outcome === 'not-modified') void reply.code(304).send()
+  return outcome
+}
+
+/**
+ * A conditional write: evaluates the preconditions against the current record
+ * (undefined when there is none) and pins the write to the state they were
+ * checked against, as the store's compare-and-set condition. Undefined when a
+ * precondition is false (412).
+ */
+export function writeConditionFor<T> (headers: IncomingHttpHeaders, current: T | undefined, etagOf: (record: T) => string): WriteCondition<T> | undefined {
+  if (evaluatePreconditions(headers, current === undefined ? undefined : etagOf(current), false) !== 'proceed') return undefined
+  return current === undefined ? IF_ABSENT : { kind: 'matches', current }
+}
+
+/**
+ * The 412 for a false precondition on `record` (e.g. "address 5"). When the
+ * request's only precondition is `If-None-Match: *` (create only if absent),
+ * nothing "changed": the record exists, and the problem's entry says so with
+ * its own code (RECORD_EXISTS) under the PRECONDITION_FAILED clients branch on.
+ */
+export function preconditionFailed (headers: IncomingHttpHeaders, record: string): AppError {
+  if (headers['if-match'] === undefined && headers['if-none-match']?.trim() === '*') {
+    const detail = `a record with this id already exists (${record}); If-None-Match: * allows only a create`
+    return new AppError('PRECONDITION_FAILED', detail, { errors: [{ code: 'RECORD_EXISTS', detail }] })
+  }
+  return new AppError('PRECONDITION_FAILED', `A precondition (If-Match / If-None-Match) is false for ${record}`)
 }

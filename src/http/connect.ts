@@ -2,6 +2,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 
 /**
  * CONNECT asks a proxy for a tunnel. Node hands such requests to the server's
@@ -13,8 +14,8 @@ import type { FastifyInstance } from 'fastify'
  * (this server is not a proxy). The connection is closed after the answer:
  * Node has detached its HTTP parser from the socket.
  */
-export function answerConnectRequests (app: FastifyInstance): void {
-  // Routes may name CONNECT (the 405 routes do), and Fastify treats it as bodyless.
+export const connectPlugin = fp(async function rqsConnect (app: FastifyInstance) {
+  // Routes may name CONNECT (the 405 routes do: HTTP_METHODS in ./method-not-allowed.ts), and Fastify treats it as bodyless.
   app.addHttpMethod('CONNECT')
   app.server.on('connect', (req: IncomingMessage, duplex: Duplex) => {
     const socket = duplex as Socket // a TCP socket on an http.Server
@@ -29,9 +30,4 @@ export function answerConnectRequests (app: FastifyInstance): void {
     })
     app.routing(req, res)
   })
-}
-
-/** Whether the app answers CONNECT through its routes (see answerConnectRequests). */
-export function routesConnect (app: FastifyInstance): boolean {
-  return app.supportedMethods.includes('CONNECT')
-}
+}, { name: 'rqs-connect', fastify: '5.x' })

@@ -1,7 +1,7 @@
 import sjson from 'secure-json-parse'
 import { isInteger, parse as parseLossless } from 'lossless-json'
 import type { FastifyRequest } from 'fastify'
-import { AppError } from './problem.js'
+import { AppError } from './errors/app-error.js'
 import { jsonNestingDepth, jsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js'
 
 const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
@@ -15,38 +15,45 @@ const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as con
  * happens only when a rounded integer is present.
  */
 export function exactJsonParser (_request: FastifyRequest, text: string, done: (err: Error | null, body?: unknown) => void): void {
-  if (text.length === 0) {
-    done(new AppError('JSON_EXPECTED', 'The request body is empty'))
+  let body: unknown
+  try {
+    body = parseExactJson(text)
+  } catch (err) {
+    done(err as Error)
     return
   }
+  done(null, body)
+}
+
+/**
+ * Parses one JSON text as request bodies are parsed (see exactJsonParser);
+ * throws AppError JSON_EXPECTED, NESTING_TOO_DEEP, MALFORMED_JSON or FORBIDDEN_PROPERTY.
+ * `rqs import` reads each line of a file with it.
+ */
+export function parseExactJson (text: string): unknown {
+  if (text.length === 0) throw new AppError('JSON_EXPECTED', 'The request body is empty')
   // Before any parsing: the exact-integer re-parse below recurses once per level.
-  if (jsonNestingDepth(text, MAX_JSON_DEPTH) < 0) {
-    done(jsonTooDeepError())
-    return
-  }
+  if (jsonNestingDepth(text, MAX_JSON_DEPTH) < 0) throw jsonTooDeepError()
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (err) {
-    done(new AppError('MALFORMED_JSON', `The request body is not valid JSON: ${(err as Error).message}`))
-    return
+    throw new AppError('MALFORMED_JSON', `The request body is not valid JSON: ${(err as Error).message}`)
   }
   try {
     // JSON.parse makes `__proto__` an own property (harmless here), but code that copies objects could be fooled.
     if (typeof value === 'object' && value !== null) sjson.scan(value, SCAN_OPTIONS)
   } catch {
-    done(new AppError('FORBIDDEN_PROPERTY', 'The request body has a __proto__ or constructor.prototype member'))
-    return
+    throw new AppError('FORBIDDEN_PROPERTY', 'The request body has a __proto__ or constructor.prototype member')
   }
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     try {
       restoreExactIntegers(value as Record<string, unknown>, text)
     } catch (err) {
-      done(new AppError('MALFORMED_JSON', `The request body is not valid JSON: ${(err as Error).message}`))
-      return
+      throw new AppError('MALFORMED_JSON', `The request body is not valid JSON: ${(err as Error).message}`)
     }
   }
-  done(null, value)
+  return value
 }
 
 function restoreExactIntegers (object: Record<string, unknown>, text: string): void {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { AppError } from './problem.js'
+import { AppError } from './errors/app-error.js'
 
 /**
  * How deep a JSON request body may nest arrays and objects (issue 10, defect

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
-import { routesConnect } from './connect.js'
 
-const COMMON_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+/**
+ * The methods a route can be asked for; what a path does not serve among them answers 405.
+ * CONNECT is routed like any method (./connect.ts), so a service path answers it 405 too.
+ */
+export const HTTP_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT']
 
 /**
  * Registers the methods a path does not serve so that they answer 405 with an
@@ -16,8 +19,7 @@ export function routeOtherMethods (
 ): void {
   const withHead = allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD' as const] : allowed
   const allow = [...withHead, 'OPTIONS'].join(', ')
-  const others = COMMON_METHODS.filter((m) => !withHead.includes(m))
-  if (routesConnect(app)) others.push('CONNECT')
+  const others = HTTP_METHODS.filter((m) => !withHead.includes(m))
   app.route({
     method: others,
     url,

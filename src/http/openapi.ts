@@ -1,7 +1,17 @@
 import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import { PACKAGE_VERSION } from '../version.js'
+import { SERVER_TAG } from './openapi/describe.js'
+import { finishDocument, transformRoute, type OpenApiDocument } from './openapi/document.js'
+
+export interface OpenApiOptions {
+  /** The newest representation's media type, named in the document's text. */
+  newestType: string
+  /** Tags of the services' operations, from their descriptors. */
+  tags: ReadonlyArray<{ name: string, description: string }>
+}
 
 export const OPENAPI_PATH = '/openapi.json'
 export const API_DOCS_PATH = '/docs/api'
@@ -11,11 +21,13 @@ export const API_DOCS_PATH = '/docs/api'
  * validate and serialise every route (so it cannot drift), at /openapi.json,
  * and Swagger UI at /docs/api — served from the package, no CDN.
  *
- * Documented: routes with tags. Left out: the header-negotiated twins of the
- * /v2 routes (same path as v1, told apart only by Accept; described in the
- * document's text instead), 405/OPTIONS helpers, and the pages themselves.
+ * Documented: every route with tags, with what ./openapi/document.ts adds
+ * from the routes' `x-rqs` notes (errors, headers, preconditions) and their
+ * mount (versions and media types). Left out: the 405/OPTIONS helpers (the
+ * document says once what they answer) and the files of Swagger UI, GraphiQL
+ * and /docs/.
  */
-export async function registerOpenApi (app: FastifyInstance): Promise<void> {
+export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance, opts: OpenApiOptions) {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -25,18 +37,34 @@ export async function registerOpenApi (app: FastifyInstance): Promise<void> {
         description: [
           'Student records and address book (REST, JSON) and album query (GraphQL at /graphql).',
           '',
-          'Versions: send `Accept: application/vnd.rqs.v2+json` (media type versioning) or use the `/v1/…`, `/v2/…` paths',
-          '(URI versioning). Plain `application/json` gets v1. See /docs/versioning.md.'
+          `**Versions.** Send \`Accept: ${opts.newestType}\` (media type versioning) or use the \`/v1/…\`, \`/v2/…\` paths`,
+          '(URI versioning). Plain `application/json` gets v1. At a service\'s base path each operation lists every version\'s',
+          'answers side by side, told apart by their media types. See /docs/versioning.md.',
+          '',
+          '**Errors.** The student service\'s v1 answers errors in its envelope `{"isSuccessful": false, "body": "<message>"}`;',
+          'everything else answers RFC 9457 problem details (`application/problem+json`) whose `errors[].error` is a code of the',
+          'catalogue at /errors. Methods a path does not list answer 405 with `Allow`, in that path\'s error shape;',
+          '`OPTIONS` answers 204 with `Allow`. `HEAD` works wherever `GET` does.',
+          '',
+          '**Address ids** are 64-bit: JSON integers written with every digit (up to 9223372036854775807). Parse them with',
+          'a JSON reader that keeps integers beyond 2^53 exact (BigInt, int64), or they are rounded.'
         ].join('\n')
-      }
+      },
+      servers: [{ url: '/', description: 'The server that serves this document' }],
+      tags: [...opts.tags.map((t) => ({ ...t })), { name: SERVER_TAG, description: 'The entry point, health checks, the error catalogue and this document.' }]
     },
     hideUntagged: true,
-    transform: ({ schema, url, route }) => {
-      const constraint = (route.constraints as { apiVersion?: string } | undefined)?.apiVersion
-      const hidden = constraint !== undefined && constraint !== '1'
-      return { schema: hidden ? { ...schema, hide: true } : schema, url }
-    }
+    convertConstToEnum: false,
+    transform: transformRoute,
+    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never
   })
   await app.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } })
-  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger())
-}
+  app.get(OPENAPI_PATH, {
+    schema: {
+      operationId: 'getOpenApiDocument',
+      tags: [SERVER_TAG],
+      summary: 'This OpenAPI 3.1 document',
+      response: { 200: { type: 'object', additionalProperties: true, 'x-response-description': 'The OpenAPI document (generated from the routes\' schemas).' } }
+    }
+  }, async () => app.swagger())
+}, { name: 'rqs-openapi', fastify: '5.x' })

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 
 const MAX_LENGTH = 128
 
@@ -22,3 +24,16 @@ export function requestId (req: IncomingMessage): string {
   const incoming = req.headers['x-request-id']
   return typeof incoming === 'string' && acceptable(incoming) ? incoming : randomUUID()
 }
+
+/** Tells the client the id its request is logged under. */
+export function echoRequestId (request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id)
+}
+
+/** Echoes the request id on every answer (errors raised before routing echo it in ./mounts.ts). */
+export const requestIdPlugin = fp(async function rqsRequestId (app: FastifyInstance) {
+  app.addHook('onRequest', (request, reply, done) => {
+    echoRequestId(request, reply)
+    done()
+  })
+}, { name: 'rqs-request-id', fastify: '5.x' })

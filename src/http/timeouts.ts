@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyError, FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import type { ConnectionLimits } from '../config.js'
 import type { BoundLog } from './bound-log.js'
-import { AppError } from './problem.js'
+import { AppError } from './errors/app-error.js'
 import type { ErrorCode } from './errors/catalogue.js'
-import { MESSAGES } from './messages/index.js'
-import { errorsBaseOf } from './public-url.js'
+import { errorsBase } from './errors/links.js'
+import { MESSAGES } from './errors/messages/index.js'
+import { HandlerTimeoutError } from './errors/timeout.js'
 
 /**
  * Bounded time for every phase of a request, and a cap on connections
@@ -62,10 +64,12 @@ export function serverLimitOptions (limits: ConnectionLimits, bounds: BoundLog):
 }
 
 /**
- * The body timer, the connection cap and the counting of what the socket
- * level cuts. Call right after creating the Fastify instance.
+ * The body and handler timers, the connection cap and the counting of what
+ * the socket level cuts (with serverLimitOptions in the Fastify options).
+ * Registered before any route.
  */
-export function installRequestLimits (app: FastifyInstance, limits: ConnectionLimits, bounds: BoundLog): void {
+export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: FastifyInstance, opts: { limits: ConnectionLimits, bounds: BoundLog }) {
+  const { limits, bounds } = opts
   bounds.attach(app.log)
   app.addHook('onClose', (_instance, done) => { bounds.flush(); done() })
 
@@ -93,7 +97,7 @@ export function installRequestLimits (app: FastifyInstance, limits: ConnectionLi
       done()
     })
   }
-}
+}, { name: 'rqs-request-limits', fastify: '5.x' })
 
 function hasBody (request: FastifyRequest): boolean {
   const length = request.headers['content-length']
@@ -105,8 +109,8 @@ function hasBody (request: FastifyRequest): boolean {
  * has not fully arrived `bodyTimeoutMs` after the headers, 408 with
  * `Connection: close` (the rest of that body will never be read); when no
  * answer has been sent `handlerTimeoutMs` after routing, HandlerTimeoutError.
- * Both go through the route's error handler, so they come in the service's
- * shape. One timer and one listener keep the cost per request small.
+ * Both go through the route's error handler (src/http/errors/classify.ts),
+ * so they come in the service's shape. One timer and one listener keep the cost per request small.
  */
 function watchRequest (request: FastifyRequest, reply: FastifyReply, limits: ConnectionLimits, bounds: BoundLog): void {
   const handlerMs = limits.handlerTimeoutMs
@@ -134,38 +138,8 @@ function watchRequest (request: FastifyRequest, reply: FastifyReply, limits: Con
   reply.raw.once('close', () => { clearTimeout(timer) })
 }
 
-/** Raised by the handler timer; the services render it through asTimeoutError. */
-export class HandlerTimeoutError extends Error {
-  override name = 'HandlerTimeoutError'
-  readonly code = 'RQS_HANDLER_TIMEOUT'
-  readonly statusCode = 503
-  constructor (readonly ms: number) {
-    super(`No answer within ${ms} ms`)
-  }
-}
-
 function requestTimeout (ms: number): AppError {
   return new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${ms} ms; the connection is closed`)
-}
-
-/**
- * Renders the handler timeout as a catalogue error, for the services' error
- * handlers: 408 when the body had not even arrived, else 503
- * PROCESSING_TIMEOUT, which does not claim that nothing changed (a write may
- * still complete). Undefined for other errors.
- */
-export function asTimeoutError (error: FastifyError, request: FastifyRequest): AppError | undefined {
-  if (!(error instanceof HandlerTimeoutError)) return undefined
-  const ms = error.ms
-  if (!request.raw.complete) {
-    return new AppError('REQUEST_TIMEOUT', `The request body did not arrive within ${ms} ms; the connection is closed`, { headers: { connection: 'close' } })
-  }
-  request.log.warn({ url: request.url, method: request.method, handlerTimeoutMs: ms }, 'request not answered in time')
-  const write = request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS'
-  const detail = write
-    ? `The request was not finished within ${ms} ms; the change may or may not have been applied: read the record before retrying`
-    : `The request was not finished within ${ms} ms; retry later`
-  return new AppError('PROCESSING_TIMEOUT', detail, { headers: { 'retry-after': '5' } })
 }
 
 /** The socket has a request being received or a response being sent (not an idle keep-alive connection). */
@@ -201,7 +175,7 @@ function answerClientError (app: FastifyInstance, bounds: BoundLog, error: NodeJ
 function rawProblem (app: FastifyInstance, status: number, code: ErrorCode, detail: string, head: boolean): string {
   const id = randomUUID()
   const texts = MESSAGES.en[code]
-  const base = errorsBaseOf(app)
+  const base = errorsBase(app)
   const body = JSON.stringify({
     type: base + code,
     title: texts.title,

@@ -1,6 +1,7 @@
-import Negotiator from 'negotiator'
-import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { MediaTypeChooser } from '../lib/negotiate.js'
+import { appendVary } from '../lib/vary.js'
 
 /**
  * API versions by media type (spec: "Media type versioning"). A client asks
@@ -12,10 +13,13 @@ export interface VersionChoice {
   version: number
   /** The Content-Type of a successful answer. */
   contentType: string
+  /** Set when the client asked for a collection as a stream of JSON lines (application/x-ndjson). */
+  stream?: true
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
-const CACHE_LIMIT = 512
+/** Newline-delimited JSON: a collection streamed one record a line (issue 13). */
+export const NDJSON_TYPE = 'application/x-ndjson'
 
 export function vendorType (vendor: string, version: number): string {
   return `application/vnd.${vendor}.v${version}+json`
@@ -30,8 +34,10 @@ export class VersionNegotiator {
   /** Media types this negotiator serves, plain JSON first so that wildcards pick the default. */
   readonly available: readonly string[]
   readonly #byType = new Map<string, VersionChoice>()
-  readonly #defaultChoice: VersionChoice
-  readonly #cache = new Map<string, VersionChoice | null>()
+  readonly #default: VersionChoice
+  readonly #chooser: MediaTypeChooser
+  readonly #streamChooser: MediaTypeChooser
+  readonly #stream: VersionChoice
 
   /**
    * @param versions the versions served, e.g. [1, 2]
@@ -39,29 +45,32 @@ export class VersionNegotiator {
    * @param vendorTypes false when media type versioning is switched off: only plain JSON is served
    */
   constructor (readonly vendor: string, readonly versions: readonly number[], defaultVersion: number, vendorTypes = true) {
-    this.#defaultChoice = { version: defaultVersion, contentType: JSON_TYPE }
-    this.#byType.set('application/json', this.#defaultChoice)
+    this.#default = { version: defaultVersion, contentType: JSON_TYPE }
+    this.#byType.set('application/json', this.#default)
     if (vendorTypes) {
       for (const v of versions) this.#byType.set(vendorType(vendor, v), { version: v, contentType: vendorType(vendor, v) })
     }
     this.available = [...this.#byType.keys()]
+    this.#chooser = new MediaTypeChooser(this.available)
+    this.#streamChooser = new MediaTypeChooser([...this.available, NDJSON_TYPE])
+    this.#stream = { version: defaultVersion, contentType: NDJSON_TYPE, stream: true }
   }
 
-  get defaultChoice (): VersionChoice {
-    return this.#defaultChoice
+  /** The media types whose answers a version gives on this negotiator (for the API description). */
+  mediaTypesOf (version: number): string[] {
+    return [...this.#byType].filter(([, choice]) => choice.version === version).map(([type]) => type)
   }
 
-  /** The version and content type for an Accept header, or undefined when nothing served is acceptable (406). */
-  negotiate (accept: string | undefined): VersionChoice | undefined {
-    // Fast path for what almost every client sends; no parsing, no allocation.
-    if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept === '') return this.#defaultChoice
-    const cached = this.#cache.get(accept)
-    if (cached !== undefined) return cached ?? undefined
-    const best = new Negotiator({ headers: { accept } }).mediaType(this.available as string[])
-    const choice = best === undefined ? undefined : this.#byType.get(best.toLowerCase())
-    if (this.#cache.size >= CACHE_LIMIT) this.#cache.clear()
-    this.#cache.set(accept, choice ?? null)
-    return choice
+  /**
+   * The version and content type for an Accept header, or undefined when nothing served is acceptable (406).
+   * `streamable`: the resource is a collection, which can also be streamed as NDJSON.
+   */
+  negotiate (accept: string | undefined, streamable = false): VersionChoice | undefined {
+    // Fast path for what almost every client sends: no lookup at all.
+    if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept === '') return this.#default
+    const best = (streamable ? this.#streamChooser : this.#chooser).select(accept)
+    if (best === NDJSON_TYPE) return this.#stream
+    return best === undefined ? undefined : this.#byType.get(best.toLowerCase())
   }
 }
 
@@ -85,7 +94,9 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
       }
     },
     deriveConstraint (req: IncomingMessage): string {
-      const choice = negotiator.negotiate(req.headers.accept)
+      // A JSON version when the client accepts one; an NDJSON-only Accept routes to the default version,
+      // whose collection routes stream (the others then answer 406).
+      const choice = negotiator.negotiate(req.headers.accept) ?? negotiator.negotiate(req.headers.accept, true)
       return choice === undefined ? 'none' : String(choice.version)
     },
     mustMatchWhenDerived: false,
@@ -97,6 +108,7 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
 
 /** Sets Vary and the negotiated Content-Type on a reply (plain JSON is Fastify's default already). */
 export function applyChoice (reply: FastifyReply, choice: VersionChoice): void {
-  reply.header('vary', 'Accept')
-  if (choice.contentType !== JSON_TYPE) reply.header('content-type', choice.contentType)
+  appendVary(reply, 'Accept')
+  // A stream's route sets its type once it starts streaming: errors before that are JSON.
+  if (choice.contentType !== JSON_TYPE && choice.stream !== true) reply.header('content-type', choice.contentType)
 }

@@ -1,10 +1,39 @@
+import type { KeptWrite } from './types.js'
+
 /**
- * The backing database cannot be reached or cannot write right now. The HTTP
- * layer answers 503 with Retry-After in the service's own error shape.
+ * The backing database cannot be reached or cannot write right now, and
+ * nothing was changed. The HTTP layer answers 503 with Retry-After in the
+ * service's own error shape.
  */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError'
   constructor (message = 'The data store is unavailable', options?: { cause?: unknown }) {
     super(message, options)
+  }
+}
+
+/**
+ * A write was sent to the database but no answer came back (a timeout, a
+ * connection lost while waiting): it may have been committed or not. Unlike
+ * StoreUnavailableError this must not be reported as "nothing changed"; a
+ * client can retry safely only with the same Idempotency-Key.
+ */
+export class StoreOutcomeUnknownError extends Error {
+  override name = 'StoreOutcomeUnknownError'
+  constructor (message = 'The data store did not confirm the write', options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+/**
+ * A keyed write found its Idempotency-Key already kept: nothing was written.
+ * The HTTP layer replays `kept.answer` when the fingerprints match, else 422.
+ */
+export class IdempotencyKeyUsedError extends Error {
+  override name = 'IdempotencyKeyUsedError'
+  readonly kept: KeptWrite
+  constructor (kept: KeptWrite) {
+    super('The Idempotency-Key was already used')
+    this.kept = kept
   }
 }

@@ -1,8 +1,10 @@
 import type { Config } from '../config.js'
-import type { Stores } from './types.js'
+import type { StoreOptions, Stores } from './types.js'
 import type { StoreLog } from './postgres/index.js'
 import { MemoryStudentStore } from './memory/students.js'
 import { MemoryAddressStore } from './memory/addresses.js'
+import { MemoryKeptWrites } from './memory/kept-writes.js'
+import { MemoryChangeLog } from './memory/changes.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -11,26 +13,30 @@ import { MemoryAddressStore } from './memory/addresses.js'
  */
 export async function openStores (config: Config, log?: StoreLog): Promise<Stores> {
   const store = config.store
+  const common: StoreOptions = { studentIds: store.studentIds ?? 'count', changesRetentionMs: store.changesRetentionMs }
   switch (store.kind) {
     case 'memory':
-      return memoryStores()
+      return memoryStores(common)
     case 'sqlite': {
       const { openSqliteStores } = await import('./sqlite/index.js')
-      return openSqliteStores({ path: store.path })
+      return openSqliteStores({ ...common, path: store.path })
     }
     case 'postgres': {
       const { openPostgresStores } = await import('./postgres/index.js')
-      return await openPostgresStores({ url: store.url, poolSize: store.poolSize, startupWaitMs: store.startupWaitMs, log })
+      return await openPostgresStores({ ...common, url: store.url, poolSize: store.poolSize, startupWaitMs: store.startupWaitMs, log })
     }
   }
 }
 
 export type { StoreLog }
 
-export function memoryStores (): Stores {
+export function memoryStores (options: StoreOptions = {}): Stores {
+  const kept = new MemoryKeptWrites(options.idempotencyRetentionMs)
+  const changes = new MemoryChangeLog(options.memoryChangesKept)
   return {
-    students: new MemoryStudentStore(),
-    addresses: new MemoryAddressStore(),
+    students: new MemoryStudentStore(options.studentIds, kept, changes),
+    addresses: new MemoryAddressStore(kept, changes),
+    changes,
     ping: async () => {},
     close: async () => {}
   }

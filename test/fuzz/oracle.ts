@@ -1,5 +1,5 @@
 import { ERROR_CODES } from '../../src/http/errors/catalogue.js'
-import { ErrorCode as GraphQLCode } from '../../src/services/albums/limits.js'
+import { GRAPHQL_CODES as GraphQLCode } from '../../src/services/albums/limits.js'
 import type { FuzzRequest } from './requests.js'
 import type { FuzzResponse } from './target.js'
 
@@ -63,7 +63,7 @@ export function familyOf (path: string): Family {
   return 'other'
 }
 
-const GRAPHQL_CODES = new Set<string>([...Object.values(GraphQLCode), ...ERROR_CODES])
+const GRAPHQL_ERROR_CODES = new Set<string>([...Object.values(GraphQLCode), ...ERROR_CODES])
 
 function errorShape (request: FuzzRequest, response: FuzzResponse): string[] {
   const type = String(response.headers['content-type'] ?? '')
@@ -117,7 +117,7 @@ function graphqlShape (body: unknown): string[] {
   if (!isObject(body) || !Array.isArray(body.errors) || body.errors.length === 0) return [`graphql: not {errors: [...]} but ${JSON.stringify(body)?.slice(0, 200)}`]
   const problems: string[] = []
   for (const error of body.errors as unknown[]) {
-    if (!isObject(error) || typeof error.message !== 'string' || !isObject(error.extensions) || !GRAPHQL_CODES.has(String(error.extensions.code))) {
+    if (!isObject(error) || typeof error.message !== 'string' || !isObject(error.extensions) || !GRAPHQL_ERROR_CODES.has(String(error.extensions.code))) {
       problems.push(`graphql: error ${JSON.stringify(error).slice(0, 200)}`)
     }
   }

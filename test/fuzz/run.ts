@@ -27,13 +27,13 @@ export async function runFuzz (target: FuzzTarget, requests: fc.Arbitrary<FuzzRe
   const stats: FuzzStats = { cases: 0, serverErrors: 0, byStatus: {} }
   const started = Date.now()
   await fc.assert(fc.asyncProperty(requests, async (request) => {
-    const before = target.changes()
+    const before = await target.changes()
     const response = await target.send(request)
     stats.cases++
     stats.byStatus[response.status] = (stats.byStatus[response.status] ?? 0) + 1
     if (response.status >= 500) stats.serverErrors++
     const problems = judge(request, response)
-    if (response.status >= 400 && target.changes() !== before) problems.push('a refused request changed a record')
+    if (response.status >= 400 && await target.changes() !== before) problems.push('a refused request changed a record')
     if (response.status === 201) problems.push(...await readBack(target, request, response))
     if (problems.length > 0) throw new Error(`${problems.join('; ')}\n${describe(request, response)}`)
   }), fuzzOptions(runs))

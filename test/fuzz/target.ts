@@ -1,22 +1,23 @@
 import http from 'node:http'
 import net from 'node:net'
 import { startServer, type RunningServer } from '../helpers/server.js'
-import type { Config, DeepPartial } from '../../src/config.js'
+import type { ConfigOverrides } from '../../src/config.js'
 import type { Address, Student, Stores } from '../../src/stores/types.js'
 import { parseNonNegativeInteger } from '../../src/http/ids.js'
-import { parseAddressId } from '../../src/services/addresses/ids.js'
+import { parseAddressId } from '../../src/services/addresses/id.js'
 import type { FuzzRequest } from './requests.js'
 
 /**
  * A server under fuzzing: real sockets (as the hostile run of issue 10 used),
  * records written before the run (the canaries, which no generated request
- * may legitimately touch), and stores that count their changes, so a refused
- * request (4xx) that changed something anyway is caught on the spot.
+ * may legitimately touch), and the stores' change log, which numbers every
+ * change, so a refused request (4xx) that changed something anyway is caught
+ * on the spot.
  */
 export interface FuzzTarget {
   server: RunningServer
-  /** Successful changes so far (creates, replaces, puts, deletes). */
-  changes: () => number
+  /** Changes so far (creates, replaces, puts, deletes): the change log's last sequence number. */
+  changes: () => Promise<number>
   /** Canary records as they are now, and as they were written. */
   canaries: () => Promise<{ now: unknown, written: unknown }>
   send: (request: FuzzRequest) => Promise<FuzzResponse>
@@ -36,9 +37,7 @@ const SCRATCH_ADDRESS = 77n
 /** Longest wait for one answer: a request that hangs is a failure, not a slow pass. */
 export const ANSWER_BOUND_MS = 15_000
 
-export async function startFuzzTarget (stores: Stores, overrides: DeepPartial<Config> = {}): Promise<FuzzTarget> {
-  let changes = 0
-  const counted = countingStores(stores, () => { changes++ })
+export async function startFuzzTarget (stores: Stores, overrides: ConfigOverrides = {}): Promise<FuzzTarget> {
   const students: Student[] = []
   for (const [i, firstName] of ['Canary', 'Zoë 😀', 'e\u0301\ufeff'].entries()) {
     students.push(await stores.students.create({ firstName, lastName: `Bird ${i}`, age: 30 + i }))
@@ -51,12 +50,12 @@ export async function startFuzzTarget (stores: Stores, overrides: DeepPartial<Co
   }
   if (students.map((s) => s.id).join() !== STUDENT_CANARIES.join()) throw new Error('fuzz target needs empty stores')
 
-  const server = await startServer({ logLevel: 'silent', ...overrides }, { stores: counted })
+  const server = await startServer({ logLevel: 'silent', ...overrides }, { stores })
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   const { port } = new URL(server.origin)
   return {
     server,
-    changes: () => changes,
+    changes: async () => (await stores.changes.window()).latest,
     canaries: async () => ({
       now: { students: await Promise.all(STUDENT_CANARIES.map(async (id) => await stores.students.get(id))), addresses: await Promise.all(ADDRESS_CANARIES.map(async (id) => await stores.addresses.get(id))) },
       written: { students, addresses }
@@ -66,30 +65,6 @@ export async function startFuzzTarget (stores: Stores, overrides: DeepPartial<Co
       agent.destroy()
       await server.close()
     }
-  }
-}
-
-/** Wraps stores so that every successful change is counted (reads pass through untouched). */
-function countingStores (stores: Stores, changed: () => void): Stores {
-  const s = stores.students
-  const a = stores.addresses
-  return {
-    ...stores,
-    students: {
-      list: async () => await s.list(),
-      get: async (id) => await s.get(id),
-      create: async (input) => { const r = await s.create(input); changed(); return r },
-      replace: async (student, condition) => { const r = await s.replace(student, condition); if (r.outcome === 'replaced') changed(); return r },
-      delete: async (id, condition) => { const r = await s.delete(id, condition); if (r.outcome === 'deleted') changed(); return r }
-    },
-    addresses: {
-      list: async (query) => await a.list(query),
-      get: async (id) => await a.get(id),
-      create: async (input) => { const r = await a.create(input); changed(); return r },
-      put: async (id, input, condition) => { const r = await a.put(id, input, condition); if (r.outcome !== 'precondition-failed') changed(); return r },
-      delete: async (id, condition) => { const r = await a.delete(id, condition); if (r.outcome === 'deleted') changed(); return r }
-    },
-    close: async () => { await stores.close() }
   }
 }
 

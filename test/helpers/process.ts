@@ -1,8 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
+/*
+ * The one way tests run rqs as a separate process: the executable
+ * (src/bin.ts) from source under tsx, so no build is needed. Only tests of
+ * what a process does (signals, exit codes, kill -9, several instances)
+ * should use it; everything else calls main() or startServer() in-process.
+ */
+
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+const BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url))
 
 export interface ServerProcess {
   child: ChildProcess
@@ -11,24 +18,28 @@ export interface ServerProcess {
   lines: string[]
   stderr: () => string
   exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
+  /** Sends `signal` (SIGTERM by default) unless it already exited; resolves with the exit code, or the signal's name. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | string>
 }
 
 /**
- * Runs the CLI from source (no build needed) and collects its output. The
- * store variables of the test's own environment are dropped (CI sets
- * DATABASE_URL for the store tests), so only `args` and `env` choose the store.
+ * Starts `rqs <args>`. The store and log variables of the test's own
+ * environment are dropped (CI sets DATABASE_URL for the store tests), so only
+ * `args` and `env` configure it.
  */
 export function runCli (args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   const inherited = { ...process.env }
   delete inherited.DATABASE_URL
   delete inherited.RQS_STORE
-  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  delete inherited.LOG_LEVEL
+  return spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
     cwd: ROOT,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
 }
 
+/** Runs `rqs <args>` expecting it to exit by itself; returns its exit code and output. */
 export async function runCliToEnd (args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
   const child = runCli(args, env)
   let stdout = ''
@@ -41,10 +52,10 @@ export async function runCliToEnd (args: string[], env: NodeJS.ProcessEnv = {}):
 
 /**
  * Starts `rqs serve` on a free port (--port 0) and resolves once its
- * "Server listening" log line tells the address.
+ * "Server listening" log line (level info) tells the address.
  */
-export async function startServerProcess (args: string[] = [], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<ServerProcess> {
-  const child = runCli(['serve', '--port', '0', ...args], env)
+export async function spawnServer (args: string[] = [], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<ServerProcess> {
+  const child = runCli(['serve', '--port', '0', '--log-level', 'info', ...args], env)
   const lines: string[] = []
   let err = ''
   let pending = ''
@@ -67,5 +78,10 @@ export async function startServerProcess (args: string[] = [], env: NodeJS.Proce
     })
     void exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`server exited with ${String(code)} before listening: ${err}`)) })
   })
-  return { child, origin, lines, stderr: () => err, exited }
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    const { code, signal: by } = await exited
+    return code ?? by ?? -1
+  }
+  return { child, origin, lines, stderr: () => err, exited, stop }
 }

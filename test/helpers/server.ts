@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { makeConfig, type Config, type DeepPartial } from '../../src/config.js'
+import { makeConfig, type ConfigOverrides } from '../../src/config.js'
 import { buildServer, type ServerDependencies } from '../../src/server.js'
+import { recordExchanges, type ContractRecorder } from './contract.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -13,9 +14,11 @@ export interface RunningServer {
  * Starts a real server on a free loopback port. Integration tests talk HTTP
  * to it with fetch, exactly as a client would.
  */
-export async function startServer (overrides: DeepPartial<Config> = {}, deps: ServerDependencies = {}): Promise<RunningServer> {
+export async function startServer (overrides: ConfigOverrides = {}, deps: ServerDependencies = {}, options: { contract?: ContractRecorder } = {}): Promise<RunningServer> {
   const config = makeConfig({ logLevel: 'silent', port: 0, ...overrides })
-  const app = await buildServer(config, deps)
+  // Opt-in: the contract recorder sees every route and every answer (test/helpers/contract.ts).
+  const app = await buildServer(config, options.contract === undefined ? deps : { ...deps, onRoute: options.contract.onRoute })
+  if (options.contract !== undefined) recordExchanges(app.server, options.contract)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('server did not bind a TCP port')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { evaluatePreconditions, parseEntityTags, strongEtag } from '../../src/http/conditional.js'
-import { decodeCursor, encodeCursor, parseAddressId } from '../../src/services/addresses/ids.js'
+import { decodeCursor, encodeCursor } from '../../src/services/addresses/cursor.js'
+import { parseAddressId } from '../../src/services/addresses/id.js'
 
 describe('parseEntityTags', () => {
   it('reads *, strong and weak tags, and skips malformed members', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { CATALOGUE, ERROR_CODES } from '../../src/http/errors/catalogue.js'
-import { MESSAGES } from '../../src/http/messages/index.js'
-import { LANGUAGES } from '../../src/http/language.js'
+import { MESSAGES } from '../../src/http/errors/messages/index.js'
+import { LANGUAGES } from '../../src/http/errors/language.js'
 
 let server: RunningServer
 beforeAll(async () => { server = await startServer() })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { storeKinds } from '../stores/harness.js'
-import { isStorableText } from '../../src/http/text.js'
+import { isStorableText } from '../../src/lib/storable-text.js'
 
 /**
  * Issue 10, defect 4: text is stored exactly as acknowledged, or refused up

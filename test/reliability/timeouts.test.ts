@@ -18,7 +18,18 @@ const BOUND_MS = 10_000
 function hangingStores (): Stores {
   const base = memoryStores()
   const never = async (): Promise<never> => await new Promise<never>(() => {})
-  return { ...base, students: { ...base.students, list: base.students.list.bind(base.students), get: base.students.get.bind(base.students), create: never, replace: never, delete: never }, addresses: { ...base.addresses, get: base.addresses.get.bind(base.addresses), list: never, create: never, put: never, delete: never } }
+  return { ...base, students: replacing(base.students, { create: never, replace: never, delete: never }), addresses: replacing(base.addresses, { list: never, query: never, create: never, put: never, delete: never }) }
+}
+
+/** `store` with some methods replaced; the others keep working on the original. */
+function replacing<T extends object> (store: T, methods: Record<string, unknown>): T {
+  return new Proxy(store, {
+    get: (target, name, receiver) => {
+      if (typeof name === 'string' && name in methods) return methods[name]
+      const value: unknown = Reflect.get(target, name, receiver)
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    }
+  })
 }
 
 interface RawAnswer { head: string, status: number, headers: Record<string, string>, body: any, closed: boolean }
@@ -122,7 +133,7 @@ describe('bounded request phases (issue 10, defects 1 and 9)', () => {
     ])
     expect(v1.status).toBe(503)
     expect(v1.headers.get('retry-after')).toBe('5')
-    expect(v1.body).toEqual({ isSuccessful: false, body: 'The request was not finished within 1500 ms; the change may or may not have been applied: read the record before retrying' })
+    expect(v1.body).toEqual({ isSuccessful: false, body: 'The request was not finished within 1500 ms; the change may or may not have been applied: retry with the same Idempotency-Key, or read the record before retrying' })
     expect(problem.status).toBe(503)
     expect(problem.body.errors[0].error).toBe('PROCESSING_TIMEOUT')
     expect(problem.body.detail).toMatch(/may or may not have been applied/)
@@ -158,6 +169,10 @@ describe('limit options', () => {
   it('flags and environment variables set them; 0 turns one off', () => {
     const config = resolveConfig({ 'headers-timeout': '2000', 'body-timeout': '0', 'max-connections': '100' }, { RQS_HANDLER_TIMEOUT_MS: '5000', RQS_KEEP_ALIVE_TIMEOUT_MS: '65000' })
     expect(config.connections).toEqual({ headersTimeoutMs: 2000, bodyTimeoutMs: 0, handlerTimeoutMs: 5000, keepAliveTimeoutMs: 65_000, maxConnections: 100 })
+    // Durations as the other time options take them.
+    expect(resolveConfig({ 'headers-timeout': '2s', 'handler-timeout': '1m', 'keep-alive-timeout': '500ms' }, {}).connections)
+      .toMatchObject({ headersTimeoutMs: 2000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 500 })
+    expect(() => resolveConfig({ 'body-timeout': 'soon' }, {})).toThrow(/--body-timeout/)
   })
 
   it('with every limit off the server still starts and answers', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import type { Stores } from '../../src/stores/types.js'
+import type { StoreOptions, Stores } from '../../src/stores/types.js'
 import { memoryStores } from '../../src/stores/index.js'
 import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
@@ -55,8 +55,12 @@ export interface StoreKind {
   skip?: string
   /** Once per file. */
   setup: () => Promise<void>
-  /** Stores holding no records, for one test; close them when done. */
-  fresh: () => Promise<Stores>
+  /** Stores holding no records, for one test (with `options` when given); close them when done. */
+  fresh: (options?: StoreOptions) => Promise<Stores>
+  /** Whether records outlive the Stores object (reopen() finds them). */
+  durable: boolean
+  /** Another Stores object on the same data as the last fresh() (a restart, or a second instance); memory: undefined. */
+  reopen: (options?: StoreOptions) => Promise<Stores | undefined>
   teardown: () => Promise<void>
 }
 
@@ -70,18 +74,23 @@ export function storeKinds (): StoreKind[] {
   return [
     {
       name: 'memory',
+      durable: false,
       setup: async () => {},
-      fresh: async () => memoryStores(),
+      fresh: async (options) => memoryStores(options),
+      reopen: async () => undefined,
       teardown: async () => {}
     },
     {
       name: 'sqlite',
+      durable: true,
       setup: async () => { sqliteDir = tempDir() },
-      fresh: async () => openSqliteStores({ path: join((sqliteDir as { dir: string }).dir, `t${sqliteFiles++}.db`) }),
+      fresh: async (options) => openSqliteStores({ ...options, path: join((sqliteDir as { dir: string }).dir, `t${++sqliteFiles}.db`) }),
+      reopen: async (options) => openSqliteStores({ ...options, path: join((sqliteDir as { dir: string }).dir, `t${sqliteFiles}.db`) }),
       teardown: async () => { sqliteDir?.remove() }
     },
     {
       name: 'postgres',
+      durable: true,
       skip: SKIP_POSTGRES ? POSTGRES_SKIP_REASON : undefined,
       setup: async () => {
         database = await createTestDatabase()
@@ -90,13 +99,15 @@ export function storeKinds (): StoreKind[] {
         await admin.connect()
       },
       // One database per file, emptied before each test: far faster than a database per test.
-      fresh: async () => {
+      fresh: async (options) => {
         await (admin as pg.Client).query(`
-          TRUNCATE rqs_students, rqs_addresses;
-          UPDATE rqs_student_count SET n = 0;
+          TRUNCATE rqs_students, rqs_addresses, rqs_idempotency;
+          UPDATE rqs_student_count SET n = 0, next_id = 0;
           ALTER SEQUENCE rqs_address_ids RESTART`)
+        if (options !== undefined) return await openPostgresStores({ ...options, url: (database as TestDatabase).url, poolSize: 4, startupWaitMs: 0 })
         return { ...(shared as Stores), close: async () => {} }
       },
+      reopen: async (options) => await openPostgresStores({ ...options, url: (database as TestDatabase).url, poolSize: 4, startupWaitMs: 0 }),
       teardown: async () => {
         await admin?.end()
         await shared?.close()

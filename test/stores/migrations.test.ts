@@ -3,9 +3,11 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { openSqliteStores } from '../../src/stores/sqlite/index.js'
-import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/migrations.js'
+import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/schema.js'
+import { migrate as migrateSqlite } from '../../src/stores/sqlite/migrate.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
-import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/migrations.js'
+import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/schema.js'
+import { migrate as migratePostgres } from '../../src/stores/postgres/migrate.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, tempDir, type TestDatabase } from './harness.js'
 
 describe('SQLite migrations', () => {
@@ -34,6 +36,20 @@ describe('SQLite migrations', () => {
     db.prepare("INSERT INTO rqs_migrations (version, name, applied_at) VALUES (999, 'future', 'x')").run()
     db.close()
     expect(() => openSqliteStores({ path })).toThrow(/schema version 999, newer than this rqs/)
+  })
+
+  it('step 2 starts the student id sequence one past the highest id a step-1 file holds', async () => {
+    const path = join(tmp.dir, 'v1.db')
+    const db = new Database(path)
+    migrateSqlite(db, SQLITE_MIGRATIONS.filter((m) => m.version === 1))
+    db.exec("INSERT INTO rqs_students VALUES (0, 'A', 'B', 1), (7, 'C', 'D', 2); UPDATE rqs_student_count SET n = 2")
+    db.close()
+    const stores = openSqliteStores({ path, studentIds: 'sequence' })
+    expect((await stores.students.create({ firstName: 'E', lastName: 'F', age: 3 })).id).toBe(8)
+    await stores.close()
+    const spec = openSqliteStores({ path })
+    expect((await spec.students.create({ firstName: 'G', lastName: 'H', age: 4 })).id).toBe(3) // count: 3 records held
+    await spec.close()
   })
 
   it('fail with a clear message when the file cannot be opened', () => {
@@ -67,6 +83,24 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL migrations${SKIP_POSTGRES ? ` (${POST
       await expect(openPostgresStores({ url: database.url, poolSize: 1, startupWaitMs: 0 })).rejects.toThrow(/schema version 999, newer than this rqs/)
     } finally {
       await client.end()
+    }
+  })
+
+  it('step 2 starts the student id sequence one past the highest id a step-1 database holds', async () => {
+    const old = await createTestDatabase()
+    const pool = new pg.Pool({ connectionString: old.url, max: 1 })
+    try {
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.filter((m) => m.version === 1))
+      await pool.query("INSERT INTO rqs_students VALUES (0, 'A', 'B', 1), (7, 'C', 'D', 2); UPDATE rqs_student_count SET n = 2")
+      const upgraded = await openPostgresStores({ url: old.url, poolSize: 1, startupWaitMs: 0, studentIds: 'sequence' })
+      expect((await upgraded.students.create({ firstName: 'E', lastName: 'F', age: 3 })).id).toBe(8)
+      await upgraded.close()
+      const spec = await openPostgresStores({ url: old.url, poolSize: 1, startupWaitMs: 0 })
+      expect((await spec.students.create({ firstName: 'G', lastName: 'H', age: 4 })).id).toBe(3) // count: 3 records held
+      await spec.close()
+    } finally {
+      await pool.end()
+      await old.drop()
     }
   })
 })

@@ -1,6 +1,6 @@
 import net from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startServerProcess, type ServerProcess } from '../helpers/process.js'
+import { spawnServer, type ServerProcess } from '../helpers/process.js'
 
 /**
  * Issue 10, defects 1 and 9, end to end: hundreds of clients that send part
@@ -62,7 +62,7 @@ async function waitFor (check: () => boolean, boundMs: number): Promise<void> {
 
 describe('slow and stalled clients (issue 10, defects 1 and 9)', () => {
   it(`${HOSTILE} stalled bodies and ${HOSTILE} slowloris sockets are answered or closed while a normal client is served`, async () => {
-    server = await startServerProcess(LIMITS)
+    server = await spawnServer(LIMITS)
     const port = Number(new URL(server.origin).port)
     const sockets: HostileSocket[] = []
     for (let i = 0; i < HOSTILE; i++) {
@@ -108,7 +108,7 @@ describe('slow and stalled clients (issue 10, defects 1 and 9)', () => {
   })
 
   it('beyond --max-connections new connections are closed at once and counted; afterwards the server serves again', async () => {
-    server = await startServerProcess([...LIMITS, '--max-connections', '50'])
+    server = await spawnServer([...LIMITS, '--max-connections', '50'])
     const port = Number(new URL(server.origin).port)
     const idle = Array.from({ length: 120 }, () => hostile(port, ''))
     const answers = await Promise.all(idle.map(async (s) => await s.closed))

@@ -11,6 +11,8 @@
 export interface CatalogueEntry {
   /** The HTTP status a response with this code carries (CLIENT_ERROR may carry another 4xx). */
   status: number
+  /** Which error shape carries the code: REST problems and the v1 envelope, or GraphQL `extensions.code`. */
+  scope?: 'rest' | 'graphql'
   /** When the code is used and what a client can do about it. English, for developers. */
   description: string
 }
@@ -37,8 +39,12 @@ export const CATALOGUE = {
   // Identifiers, paging and preconditions
   INVALID_ID: { status: 400, description: 'The id in the path is not a valid id. Address ids are integers from 1 to 9223372036854775807 written in plain decimal digits without leading zeros; student ids are integers from 0.' },
   ID_MISMATCH: { status: 400, description: 'The body has an `id` that differs from the id in the path. Leave `id` out of the body or send the same value.' },
+  INVALID_QUERY: { status: 400, description: 'A query parameter of a list is not one it accepts: an unknown parameter, a filter on an unknown field, an unknown operator (or `contains` on a number), or a `sort` naming an unknown field or one twice. `detail` names each and lists what the list accepts; values of the wrong type are VALIDATION_FAILED instead.' },
   INVALID_CURSOR: { status: 400, description: 'The `cursor` query parameter is not one this service issued. Use the `next` link of the previous page unchanged, or start again without a cursor.' },
+  IDEMPOTENCY_KEY_INVALID: { status: 400, description: 'The `Idempotency-Key` header must be sent once, as 1 to 255 visible ASCII characters (letters, digits, punctuation; no spaces), optionally in double quotes. A UUID is a good key.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used within the last 24 hours for a different request (another method, path, API version or body). A retry must repeat the original request exactly; a new request needs a new key.' },
   PRECONDITION_FAILED: { status: 412, description: 'A condition in If-Match or If-None-Match evaluated to false: the record changed since you read it (or, with `If-None-Match: *`, it already exists). Read it again, reapply your change and retry with the new ETag.' },
+  RECORD_EXISTS: { status: 412, description: 'The entry in a PRECONDITION_FAILED problem\'s `errors` when `If-None-Match: *` (create only if absent) meets a record that exists. Nothing was changed; read the record, or PUT without `If-None-Match` to update it.' },
 
   // Records
   ADDRESS_NOT_FOUND: { status: 404, description: 'No address has the id in the path.' },
@@ -48,13 +54,32 @@ export const CATALOGUE = {
 
   // Server side
   STORE_UNAVAILABLE: { status: 503, description: 'The data store cannot be reached right now. Nothing was changed; retry after the number of seconds in the `Retry-After` header.' },
+  WRITE_OUTCOME_UNKNOWN: { status: 503, description: 'The data store did not confirm a write in time, or the connection was lost while waiting: the change may or may not have been stored. Retry after `Retry-After` seconds with the same `Idempotency-Key` header, which applies it exactly once; without a key, read the resource before retrying.' },
   INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' },
+
+  // Album query service (GraphQL): `extensions.code` of each entry of `errors`. The REST codes
+  // METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE and NOT_ACCEPTABLE are used there too.
+  GRAPHQL_PARSE_FAILED: { scope: 'graphql', status: 400, description: 'The GraphQL document has a syntax error. `message` and `locations` say where.' },
+  GRAPHQL_VALIDATION_FAILED: { scope: 'graphql', status: 400, description: 'The document does not fit the schema (an unknown field or argument, a wrong type). `message` names it.' },
+  QUERY_TOO_DEEP: { scope: 'graphql', status: 400, description: 'The selection nesting is deeper than `--graphql-max-depth` (20 by default).' },
+  QUERY_TOO_COMPLEX: { scope: 'graphql', status: 400, description: 'The document selects more fields than `--graphql-max-fields` (500 by default), fragments counted once per use.' },
+  TOO_MANY_ALIASES: { scope: 'graphql', status: 400, description: 'The document uses more aliases than `--graphql-max-aliases` (30 by default).' },
+  QUERY_TOO_LARGE: { scope: 'graphql', status: 400, description: 'The document text is larger than `--graphql-max-document-size` (16 KiB by default).' },
+  INTROSPECTION_DISABLED: { scope: 'graphql', status: 400, description: '`__schema` and `__type` queries are switched off on this server (`--no-graphql-introspection`).' },
+  OPERATION_NOT_SUPPORTED: { scope: 'graphql', status: 400, description: 'The operation is a mutation or subscription; this service answers queries only.' },
+  BAD_REQUEST: { scope: 'graphql', status: 400, description: 'The GraphQL-over-HTTP request is malformed: no `query`, a body that is not JSON, several operations without `operationName`, an unknown `operationName`.' },
+  BAD_USER_INPUT: { scope: 'graphql', status: 400, description: 'The variables do not fit the types the operation declares.' },
+  PAYLOAD_TOO_LARGE: { scope: 'graphql', status: 413, description: 'The GraphQL request body is larger than the server accepts (`--body-limit`).' },
+  INTERNAL_SERVER_ERROR: { scope: 'graphql', status: 500, description: 'An unexpected fault while answering a GraphQL request. Report the request id (`X-Request-Id`) to the operators.' },
+
+  // Change feed (GET /events)
+  FEED_SERVICE_UNKNOWN: { status: 400, description: 'The `services` query parameter of the change feed names something other than the record services this server runs (`students`, `addresses`). Give one of them, or several separated by commas, or leave the parameter out for all.' },
 
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { status: 400, description: 'A text field contains U+0000 (NUL) or an unpaired surrogate (`\\ud800`–`\\udfff` without its partner), which no store can keep exactly. Remove those characters; every other Unicode text is stored as sent.' },
   NESTING_TOO_DEEP: { status: 400, description: 'The JSON body or the GraphQL document nests arrays, objects or brackets deeper than the server parses (64 levels for JSON bodies; see `docs/decisions.md`). Flatten the data.' },
   REQUEST_TIMEOUT: { status: 408, description: 'The request did not arrive in time: its headers within `--headers-timeout` (10 s by default) or its body within `--body-timeout` (30 s after the headers). The connection is closed; send the whole request again, promptly.' },
-  PROCESSING_TIMEOUT: { status: 503, description: 'The server did not finish the request within its time limit (`--handler-timeout`, 60 s by default). A write (POST, PUT, DELETE) may or may not have been applied: read the record before you retry. Retry after the seconds in `Retry-After`.' }
+  PROCESSING_TIMEOUT: { status: 503, description: 'The server did not finish the request within its time limit (`--handler-timeout`, 60 s by default). A write (POST, PUT, PATCH, DELETE) may or may not have been applied: retry it with the same `Idempotency-Key` header, which applies it exactly once, or read the record before you retry. Retry after the seconds in `Retry-After`.' }
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorCode = keyof typeof CATALOGUE

@@ -1,5 +1,5 @@
 import { CATALOGUE, ERROR_CODES, ERRORS_PATH } from './catalogue.js'
-import { MESSAGES } from '../messages/index.js'
+import { MESSAGES } from './messages/index.js'
 
 /**
  * docs/errors.md, rendered from the catalogue and the message tables. A test
@@ -9,12 +9,14 @@ export function renderErrorsMarkdown (): string {
   const lines = [
     '# Error catalogue',
     '',
-    '<!-- Generated from src/http/errors/catalogue.ts and src/http/messages/ by `npm run docs:errors`. Do not edit. -->',
+    '<!-- Generated from src/http/errors/catalogue.ts and src/http/errors/messages/ by `npm run docs:errors`. Do not edit. -->',
     '',
     'Every REST error except the student service\'s v1 envelope is an RFC 9457 problem',
     '(`Content-Type: application/problem+json`) whose `errors` list holds one entry per failure, each',
     'with one of these codes. Codes are stable; clients may branch on them. The running server serves',
     `this catalogue at \`GET ${ERRORS_PATH}\` and \`GET ${ERRORS_PATH}/{code}\` (HTML for browsers, JSON otherwise).`,
+    'The student service\'s v1 envelope words the same codes as its own message texts. The album query service',
+    '(GraphQL) puts its code in `extensions.code` of each entry of `errors`; the codes marked GraphQL are used there only.',
     '',
     '| Code | Status | Title (en) | Message (en) | Message (de) | When and what to do |',
     '|---|---|---|---|---|---|'
@@ -22,7 +24,8 @@ export function renderErrorsMarkdown (): string {
   for (const code of ERROR_CODES) {
     const en = MESSAGES.en[code]
     const de = MESSAGES.de[code]
-    lines.push(`| \`${code}\` | ${CATALOGUE[code].status} | ${cell(en.title)} | ${cell(en.message)} | ${cell(de.message)} | ${cell(CATALOGUE[code].description)} |`)
+    const scope = (CATALOGUE[code] as { scope?: string }).scope === 'graphql' ? ' (GraphQL)' : ''
+    lines.push(`| \`${code}\` | ${CATALOGUE[code].status}${scope} | ${cell(en.title)} | ${cell(en.message)} | ${cell(de.message)} | ${cell(CATALOGUE[code].description)} |`)
   }
   lines.push('')
   return lines.join('\n')

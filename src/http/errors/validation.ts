@@ -1,7 +1,7 @@
 import type { FastifySchemaValidationError } from 'fastify'
-import type { Failure } from '../problem.js'
+import type { Failure } from './app-error.js'
 import type { ErrorCode } from './catalogue.js'
-import { isStorableTextFailure, STORABLE_TEXT_RULE } from '../text.js'
+import { isStorableTextFailure, STORABLE_TEXT_RULE } from '../../lib/storable-text.js'
 
 const CODE_BY_KEYWORD: Record<string, ErrorCode> = {
   required: 'FIELD_REQUIRED',

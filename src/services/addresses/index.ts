@@ -1,20 +1,19 @@
-import type { FastifyInstance } from 'fastify'
-import { mountVersioned, type ServiceMount } from '../../http/versioned-mount.js'
-import { ADDRESS_REPRESENTATIONS, type AddressesServiceOptions } from './v1.js'
+import type { ServiceDescriptor } from '../types.js'
+import { prefixOf } from '../types.js'
+import { ADDRESS_REPRESENTATIONS, type AddressRoutesOptions } from './routes.js'
 
-/** The address book at one prefix, in every version the mount serves. */
-export function addressesService (mount: ServiceMount, options: AddressesServiceOptions) {
-  return async function addresses (app: FastifyInstance): Promise<void> {
-    await mountVersioned(app, {
-      negotiator: mount.negotiator,
-      fixedVersion: mount.fixedVersion,
+/** The address book service: its collection at `{base}/addresses`, in every version. */
+export const addressesService: ServiceDescriptor = {
+  name: 'addresses',
+  versions: ADDRESS_REPRESENTATIONS.map((r) => r.version),
+  enabled: (config) => config.addresses.enabled,
+  links: (config) => [{ rel: 'addresses', href: `${prefixOf(config.addresses.base)}/addresses`, title: 'Address book service (REST)', type: 'application/json' }],
+  tags: [{ name: 'addresses', description: 'Postal addresses with 64-bit ids: POST creates, PUT updates or creates; ETag and If-Match.' }],
+  register: async (app, { config, stores }) => {
+    await app.mountRest<AddressRoutesOptions>(config.addresses.base, {
+      resources: '/addresses',
       representations: ADDRESS_REPRESENTATIONS,
-      methods: [],
-      serviceOptions: options,
-      deprecations: mount.deprecations,
-      successor: mount.successor,
-      notAcceptable: mount.notAcceptable,
-      expose: mount.expose
+      options: { store: stores.addresses, vendor: config.versioning.vendor }
     })
   }
 }

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql'
-import { ErrorCode } from './limits.js'
+import { GRAPHQL_CODES } from './limits.js'
 
 /**
  * Limits that keep graphql-js's recursive-descent parser (and the recursive
@@ -83,7 +83,7 @@ function endOfBlockString (source: string, from: number): number {
 
 /** The GraphQL error for a document nested too deeply (code NESTING_TOO_DEEP from the catalogue). */
 export function nestingTooDeep (limit: number): GraphQLError {
-  return new GraphQLError(`The GraphQL document nests brackets ({, [, () deeper than ${limit} levels.`, { extensions: { code: ErrorCode.nestingTooDeep } })
+  return new GraphQLError(`The GraphQL document nests brackets ({, [, () deeper than ${limit} levels.`, { extensions: { code: GRAPHQL_CODES.nestingTooDeep } })
 }
 
 /** Whether a parse error is graphql-js refusing a document for having more than MAX_TOKENS tokens. */

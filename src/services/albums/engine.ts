@@ -4,7 +4,7 @@ import {
 } from 'graphql'
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit'
 import { LRUCache } from 'lru-cache'
-import { ErrorCode, noIntrospectionRule, queryLimitsRule, type QueryLimits } from './limits.js'
+import { GRAPHQL_CODES, noIntrospectionRule, queryLimitsRule, type QueryLimits } from './limits.js'
 import { isTokenLimitError, MAX_TOKENS, nestingLimit, nestingTooDeep, nestsDeeperThan } from './document-limits.js'
 
 export interface EngineOptions extends QueryLimits {
@@ -55,7 +55,7 @@ export class QueryEngine {
   }
 
   private tooLarge (): Prepared {
-    return { errors: [new GraphQLError(`The GraphQL document is larger than ${this.options.maxDocumentBytes} bytes.`, { extensions: { code: ErrorCode.tooLarge } })] }
+    return { errors: [new GraphQLError(`The GraphQL document is larger than ${this.options.maxDocumentBytes} bytes.`, { extensions: { code: GRAPHQL_CODES.tooLarge } })] }
   }
 
   private parseAndValidate (query: string): Prepared {
@@ -66,14 +66,14 @@ export class QueryEngine {
       document = parse(query, { noLocation: false, maxTokens: MAX_TOKENS })
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err
-      return { errors: [withCode(err, isTokenLimitError(err) ? ErrorCode.tooLarge : ErrorCode.parseFailed)] }
+      return { errors: [withCode(err, isTokenLimitError(err) ? GRAPHQL_CODES.tooLarge : GRAPHQL_CODES.parseFailed)] }
     }
     // The shape limits first and alone: the standard rules then only see documents within them
     // (OverlappingFieldsCanBeMerged is quadratic: 2 700 copies of one field in 16 KB took 300 ms).
     const limitErrors = validate(this.schema, document, this.limitRules)
-    if (limitErrors.length > 0) return { errors: limitErrors.map((e) => withCode(e, ErrorCode.validationFailed)) }
+    if (limitErrors.length > 0) return { errors: limitErrors.map((e) => withCode(e, GRAPHQL_CODES.validationFailed)) }
     const errors = validate(this.schema, document, this.rules)
-    if (errors.length > 0) return { errors: errors.map((e) => withCode(e, ErrorCode.validationFailed)) }
+    if (errors.length > 0) return { errors: errors.map((e) => withCode(e, GRAPHQL_CODES.validationFailed)) }
     this.preparedByDocument.set(document, { document, compiled: new Map() })
     return { document }
   }
@@ -83,7 +83,7 @@ export class QueryEngine {
     const operation = getOperationAST(args.document, args.operationName)
     if (operation != null && operation.operation !== 'query') {
       // The schema has no mutation or subscription type; say so plainly instead of graphql-js's generic message.
-      return { errors: [new GraphQLError(`This service answers queries only; it has no ${operation.operation}s.`, { nodes: operation, extensions: { code: ErrorCode.operationNotSupported } })] }
+      return { errors: [new GraphQLError(`This service answers queries only; it has no ${operation.operation}s.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
     }
     const compiled = this.compiled(args)
     const result = compiled === undefined
@@ -150,6 +150,6 @@ export function withCode (error: GraphQLError, code: string): GraphQLError {
  */
 function withResultCodes (result: ExecutionResult): ExecutionResult {
   if (result.errors === undefined || result.errors.length === 0) return result
-  const code = result.data === undefined ? ErrorCode.badUserInput : ErrorCode.internal
+  const code = result.data === undefined ? GRAPHQL_CODES.badUserInput : GRAPHQL_CODES.internal
   return { ...result, errors: result.errors.map((e) => withCode(e, code)) }
 }

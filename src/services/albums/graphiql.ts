@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import escapeHtml from 'escape-html'
 
 /** The files the esbuild step (scripts/build-graphiql.ts) writes; the page needs these two, the workers load on demand. */
 export const GRAPHIQL_SCRIPT = 'graphiql.js'
@@ -9,9 +10,6 @@ export function graphiqlBundleExists (dir: string): boolean {
   return existsSync(join(dir, GRAPHIQL_SCRIPT)) && existsSync(join(dir, GRAPHIQL_STYLES))
 }
 
-function escapeAttribute (value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
-}
 
 /**
  * The GraphiQL page. It is rendered once at start-up because the endpoint and
@@ -19,7 +17,7 @@ function escapeAttribute (value: string): string {
  * from `assetsPath` on this server (no CDN).
  */
 export function graphiqlPage (endpoint: string, assetsPath: string): string {
-  const assets = escapeAttribute(assetsPath)
+  const assets = escapeHtml(assetsPath)
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -31,7 +29,7 @@ export function graphiqlPage (endpoint: string, assetsPath: string): string {
 <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
 </head>
 <body>
-<div id="graphiql" data-endpoint="${escapeAttribute(endpoint)}">Loading GraphiQL…</div>
+<div id="graphiql" data-endpoint="${escapeHtml(endpoint)}">Loading GraphiQL…</div>
 <script type="module" src="${assets}${GRAPHIQL_SCRIPT}"></script>
 </body>
 </html>

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { GraphQLError, type ExecutionResult } from 'graphql'
 import { parseRequestParams, type Request, type RequestParams, type Response } from 'graphql-http'
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../http/json-depth.js'
-import { ErrorCode } from './limits.js'
+import { GRAPHQL_CODES } from './limits.js'
 
 /**
  * No answer of the album service carries an internal error text (issue 10,
@@ -29,13 +29,13 @@ export function concealInternalErrors (result: ExecutionResult, log: FastifyBase
     errors: result.errors.map((error) => {
       if (!isInternal(error)) return error
       log.error({ err: error.originalError ?? error, path: error.path }, 'album query failed')
-      return new GraphQLError(INTERNAL_MESSAGE, { path: error.path, extensions: { code: ErrorCode.internal } })
+      return new GraphQLError(INTERNAL_MESSAGE, { path: error.path, extensions: { code: GRAPHQL_CODES.internal } })
     })
   }
 }
 
 function isInternal (error: GraphQLError): boolean {
-  return error.extensions.code === ErrorCode.internal
+  return error.extensions.code === GRAPHQL_CODES.internal
 }
 
 /**
@@ -47,7 +47,7 @@ function isInternal (error: GraphQLError): boolean {
  */
 export async function parseParamsSafely (req: GraphQLHttpRequest): Promise<RequestParams | Response> {
   if (req.method === 'POST' && typeof req.body === 'string' && jsonNestingDepth(req.body, MAX_JSON_DEPTH) < 0) {
-    const body = JSON.stringify({ errors: [{ message: `The request body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels.`, extensions: { code: ErrorCode.nestingTooDeep } }] })
+    const body = JSON.stringify({ errors: [{ message: `The request body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels.`, extensions: { code: GRAPHQL_CODES.nestingTooDeep } }] })
     return [body, { status: 400, statusText: 'Bad Request', headers: { 'content-type': req.context } }]
   }
   try {

@@ -2,9 +2,10 @@ import {
   GraphQLError, Kind, NoSchemaIntrospectionCustomRule,
   type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule
 } from 'graphql'
+import type { ErrorCode } from '../../http/errors/catalogue.js'
 
-/** `extensions.code` of every error this service produces, so clients can branch on it. */
-export const ErrorCode = {
+/** `extensions.code` of every error this service produces, so clients can branch on it; all in the catalogue. */
+export const GRAPHQL_CODES = {
   parseFailed: 'GRAPHQL_PARSE_FAILED',
   validationFailed: 'GRAPHQL_VALIDATION_FAILED',
   tooDeep: 'QUERY_TOO_DEEP',
@@ -20,9 +21,9 @@ export const ErrorCode = {
   notAcceptable: 'NOT_ACCEPTABLE',
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
   internal: 'INTERNAL_SERVER_ERROR',
-  // From the error catalogue (src/http/errors/catalogue.ts), shared with the REST services.
+  // Shared with the REST services (issue 10).
   nestingTooDeep: 'NESTING_TOO_DEEP'
-} as const
+} as const satisfies Record<string, ErrorCode>
 
 export interface QueryLimits {
   maxDepth: number
@@ -48,15 +49,15 @@ export function queryLimitsRule (limits: QueryLimits): ValidationRule {
       const active = new Set<string>()
       const walk = (selectionSet: SelectionSetNode, depth: number): void => {
         if (depth > limits.maxDepth) {
-          throw new LimitExceeded(ErrorCode.tooDeep, `Query is too deep: the maximum depth is ${limits.maxDepth}.`)
+          throw new LimitExceeded(GRAPHQL_CODES.tooDeep, `Query is too deep: the maximum depth is ${limits.maxDepth}.`)
         }
         for (const selection of selectionSet.selections) {
           if (selection.kind === Kind.FIELD) {
             if (++state.fields > limits.maxFields) {
-              throw new LimitExceeded(ErrorCode.tooManyFields, `Query selects too many fields: the maximum is ${limits.maxFields} (fragments counted once per use).`)
+              throw new LimitExceeded(GRAPHQL_CODES.tooManyFields, `Query selects too many fields: the maximum is ${limits.maxFields} (fragments counted once per use).`)
             }
             if (selection.alias !== undefined && ++state.aliases > limits.maxAliases) {
-              throw new LimitExceeded(ErrorCode.tooManyAliases, `Query uses too many aliases: the maximum is ${limits.maxAliases}.`)
+              throw new LimitExceeded(GRAPHQL_CODES.tooManyAliases, `Query uses too many aliases: the maximum is ${limits.maxAliases}.`)
             }
             if (selection.selectionSet !== undefined) walk(selection.selectionSet, depth + 1)
           } else if (selection.kind === Kind.INLINE_FRAGMENT) {
@@ -86,7 +87,7 @@ export function queryLimitsRule (limits: QueryLimits): ValidationRule {
 export const noIntrospectionRule: ValidationRule = (context) => {
   const coded = Object.create(context) as ValidationContext
   coded.reportError = (error: GraphQLError): void => {
-    context.reportError(new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: ErrorCode.introspectionDisabled } }))
+    context.reportError(new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: GRAPHQL_CODES.introspectionDisabled } }))
   }
   return NoSchemaIntrospectionCustomRule(coded)
 }

@@ -1,4 +1,4 @@
-import Negotiator from 'negotiator'
+import { MediaTypeChooser } from '../../lib/negotiate.js'
 
 export const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8'
 export const JSON_UTF8 = 'application/json; charset=utf-8'
@@ -9,18 +9,16 @@ export const JSON_UTF8 = 'application/json; charset=utf-8'
  * while a client naming application/graphql-response+json gets it. The
  * charset parameter makes `;charset=utf-8` match and any other charset miss.
  */
-const OFFERED = [JSON_UTF8, GRAPHQL_RESPONSE_JSON]
-
-/** Clients send few distinct Accept values: remember the answers instead of re-parsing each time. */
-const decided = new Map<string, string | undefined>()
-const MAX_REMEMBERED = 256
+const chooser = new MediaTypeChooser([JSON_UTF8, GRAPHQL_RESPONSE_JSON])
 
 /** The response media type for an Accept header (with q-values), or undefined when nothing offered is acceptable. */
 export function responseMediaType (accept: string | undefined): string | undefined {
-  if (accept === undefined || accept === '') return JSON_UTF8
-  if (decided.has(accept)) return decided.get(accept)
-  const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED)
-  if (decided.size >= MAX_REMEMBERED) decided.clear()
-  decided.set(accept, chosen)
-  return chosen
+  return chooser.select(accept)
+}
+
+const pages = new MediaTypeChooser([JSON_UTF8, GRAPHQL_RESPONSE_JSON, 'text/html'])
+
+/** True for a browser: its Accept prefers an HTML page to either GraphQL media type. */
+export function prefersHtml (accept: string | undefined): boolean {
+  return pages.prefers(accept, 'text/html')
 }

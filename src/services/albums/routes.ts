@@ -1,19 +1,21 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyStatic from '@fastify/static'
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from '../../config.js'
+import type { ErrorCode } from '../../http/errors/catalogue.js'
+import type { Classified } from '../../http/errors/classify.js'
+import { errorPipeline, problems } from '../../http/errors/handler.js'
+import { HTTP_METHODS } from '../../http/method-not-allowed.js'
+import { appendVary } from '../../lib/vary.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { QueryEngine, withCode } from './engine.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
-import { ErrorCode } from './limits.js'
-import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
+import { GRAPHQL_CODES } from './limits.js'
+import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
+import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema } from './openapi.js'
+import { concealInternalErrors, INTERNAL_MESSAGE, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
-import { routesConnect } from '../../http/connect.js'
-import { AppError } from '../../http/problem.js'
-import { problemErrorHandler } from '../../http/errors/handler.js'
-import { asTimeoutError } from '../../http/timeouts.js'
-import { concealInternalErrors, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 
 export interface AlbumsServiceOptions {
   config: AlbumsConfig
@@ -21,8 +23,6 @@ export interface AlbumsServiceOptions {
   base: string
 }
 
-/** Every method reaches graphql-http, which answers 405 + Allow for all but GET and POST. */
-const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 type HandlerRequest = GraphQLHttpRequest<FastifyRequest, string>
 
@@ -35,15 +35,32 @@ function unknownOperation (operationName: string | null | undefined): GraphQLErr
   const message = operationName == null
     ? 'The document has several operations: say which one to run with operationName.'
     : `The document has no operation named "${operationName}".`
-  return new GraphQLError(message, { extensions: { code: ErrorCode.badRequest } })
+  return new GraphQLError(message, { extensions: { code: GRAPHQL_CODES.badRequest } })
 }
 
+/** Catalogue codes raised around the handler that keep their own status and code here (issue 10: the request time limits). */
+const OWN_CODES: ReadonlySet<ErrorCode> = new Set(['REQUEST_TIMEOUT', 'PROCESSING_TIMEOUT', 'NESTING_TOO_DEEP'])
+
 /**
- * The album query service (spec: "Album query service (GraphQL)"): GraphQL over
- * HTTP at `/graphql` (graphql-http does the protocol), the schema as SDL, and
- * GraphiQL bundled into this package at `/graphiql`.
+ * The GraphQL renderer of the error pipeline: what fails around the GraphQL
+ * protocol itself (a body over the limit, a request the server cannot read)
+ * as `{errors: [...]}`, with the framework's own message for a client error.
  */
-export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOptions): Promise<void> {
+function renderGraphQLError (error: Classified, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (OWN_CODES.has(error.code)) return reply.code(error.status).headers(error.headers ?? {}).type(JSON_UTF8).send(errorBody(error.detail, error.code))
+  if (error.status >= 500) return reply.code(500).type(JSON_UTF8).send(errorBody(INTERNAL_MESSAGE, GRAPHQL_CODES.internal))
+  const code = error.code === 'BODY_TOO_LARGE' ? GRAPHQL_CODES.payloadTooLarge : error.code === 'UNSUPPORTED_MEDIA_TYPE' ? GRAPHQL_CODES.unsupportedMediaType : GRAPHQL_CODES.badRequest
+  return reply.code(error.status).type(JSON_UTF8).send(errorBody(error.cause?.message ?? error.detail, code))
+}
+
+const graphqlErrors = errorPipeline(renderGraphQLError)
+
+/**
+ * The album query service's routes (spec: "Album query service (GraphQL)"):
+ * GraphQL over HTTP at `/graphql` (graphql-http does the protocol), the schema
+ * as SDL, and GraphiQL bundled into this package at `/graphiql`.
+ */
+export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOptions): Promise<void> {
   const { config, base } = opts
   const albums = config.albumsFile === undefined ? DEFAULT_ALBUMS : await loadAlbumsFile(config.albumsFile)
   const engine = new QueryEngine(buildAlbumSchema(albums), config)
@@ -63,8 +80,8 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
     onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
     // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault; nothing else is worded.
     formatError: (error) => error instanceof GraphQLError
-      ? withCode(error, ErrorCode.badRequest)
-      : new GraphQLError(isClientMessage(error) ? error.message : UNPROCESSABLE_MESSAGE, { extensions: { code: ErrorCode.badRequest } })
+      ? withCode(error, GRAPHQL_CODES.badRequest)
+      : new GraphQLError(isClientMessage(error) ? error.message : UNPROCESSABLE_MESSAGE, { extensions: { code: GRAPHQL_CODES.badRequest } })
   })
 
   /**
@@ -81,27 +98,14 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
   // what a wrong content type or malformed JSON gets (415, 400 per the spec).
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => { done(null, body) })
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    // Catalogue errors raised around the handler (the request time limits) keep their status and code.
-    const coded = error instanceof AppError ? error : asTimeoutError(error, request)
-    if (coded !== undefined) {
-      return reply.code(coded.statusCode).headers(coded.options.headers ?? {}).type(JSON_UTF8).send(errorBody(coded.message, coded.code))
-    }
-    const status = error.statusCode ?? 500
-    if (status >= 500) {
-      request.log.error({ err: error }, 'album query service failed')
-      return reply.code(500).type(JSON_UTF8).send(errorBody('Internal server error.', ErrorCode.internal))
-    }
-    const code = status === 413 ? ErrorCode.payloadTooLarge : status === 415 ? ErrorCode.unsupportedMediaType : ErrorCode.badRequest
-    return reply.code(status).type(JSON_UTF8).send(errorBody(error.message, code))
-  })
+  app.setErrorHandler(graphqlErrors.handleError)
 
   async function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    void reply.header('vary', 'Accept')
+    appendVary(reply, 'Accept')
     const mediaType = responseMediaType(request.headers.accept)
     if (mediaType === undefined) {
       return reply.code(406).header('accept', `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}`).type(JSON_UTF8)
-        .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', ErrorCode.notAcceptable))
+        .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', GRAPHQL_CODES.notAcceptable))
     }
     const headers = request.headers
     const req: HandlerRequest = {
@@ -119,27 +123,39 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
       const message = request.method === 'GET'
         ? 'Mutations cannot be sent with GET; use POST.'
         : `Method ${request.method} is not allowed; use GET or POST.`
-      return reply.header('allow', init.headers?.allow ?? 'GET, POST').type(mediaType).send(errorBody(message, ErrorCode.methodNotAllowed))
+      return reply.header('allow', init.headers?.allow ?? 'GET, POST').type(mediaType).send(errorBody(message, GRAPHQL_CODES.methodNotAllowed))
     }
     if (init.status === 415) {
-      return reply.type(mediaType).send(errorBody('A POST body must be JSON: Content-Type application/json (charset utf-8, if given).', ErrorCode.unsupportedMediaType))
+      return reply.type(mediaType).send(errorBody('A POST body must be JSON: Content-Type application/json (charset utf-8, if given).', GRAPHQL_CODES.unsupportedMediaType))
     }
     return reply.headers(init.headers ?? {}).send(body)
   }
 
-  app.route({ method: routesConnect(app) ? [...ALL_METHODS, 'CONNECT'] : ALL_METHODS, url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
+  const editor = `${base}/graphiql`
+  // A browser opening the endpoint (Accept preferring text/html) gets the editor instead of a raw 400.
+  app.get('/graphql', { schema: graphqlGetSchema, exposeHeadRoute: false }, async (request, reply) => {
+    if (prefersHtml(request.headers.accept)) {
+      appendVary(reply, 'Accept')
+      const q = request.url.indexOf('?')
+      return reply.redirect(q === -1 ? editor : editor + request.url.slice(q), 303)
+    }
+    return graphqlHandler(request, reply)
+  })
+  app.post('/graphql', { schema: graphqlPostSchema }, graphqlHandler)
+  // Every other method (CONNECT too: src/http/connect.ts) reaches graphql-http, which answers 405 + Allow.
+  app.route({ method: HTTP_METHODS.filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
 
-  app.get('/graphql/schema.graphql', (_request, reply) => {
+  app.get('/graphql/schema.graphql', { schema: sdlSchema }, (_request, reply) => {
     void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
   })
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
     const page = graphiqlPage(`${base}/graphql`, `${base}/graphiql/`)
-    app.get('/graphiql', (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
+    app.get('/graphiql', { schema: graphiqlSchema }, (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
     // The bundle's files are not GraphQL: their errors (a refused dotfile, a failed If-Match) are problems, as elsewhere.
     await app.register(async (files) => {
-      files.setErrorHandler(problemErrorHandler())
+      files.setErrorHandler(problems.handleError)
       await files.register(fastifyStatic, {
         root: config.graphiqlDir,
         prefix: '/graphiql/',
@@ -152,6 +168,6 @@ export async function albumsService (app: FastifyInstance, opts: AlbumsServiceOp
     })
   } else {
     app.log.warn({ dir: config.graphiqlDir }, 'GraphiQL bundle not found: /graphiql answers 503 until `npm run build` has run')
-    app.get('/graphiql', (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
+    app.get('/graphiql', { schema: graphiqlSchema }, (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
   }
 }

@@ -1,12 +1,32 @@
+import escape from 'escape-html'
 import type { HomeOptions } from './index.js'
 
-const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+/** A prominent way into the web application, when it is served. */
+function appLink (opts: HomeOptions): string {
+  const app = opts.links.find((l) => l.rel === 'app')
+  return app === undefined ? '' : `\n  <p class="cta"><a href="${escape(app.href)}"><strong>Open the web application</strong></a> to list, search, add, edit and delete students and addresses.</p>`
+}
+
+/** Stands in for the request's origin in the rendered page. */
+const ORIGIN = '\u0000origin\u0000'
+
+/**
+ * The landing page, rendered once; each request fills in its origin (from
+ * its Host header, when that is a plain host) so the snippets run as shown.
+ */
+export function landingPage (opts: HomeOptions): (origin: string | undefined) => string {
+  const [before, ...rest] = renderLanding(opts).split(ORIGIN)
+  return (origin) => {
+    const shown = escape(origin ?? 'http://127.0.0.1:8080')
+    return (before ?? '') + rest.map((part) => shown + part).join('')
+  }
+}
 
 /**
  * The landing page a browser gets at `/`: what runs here and where to go.
  * Self-contained (inline CSS, no script, nothing from elsewhere).
  */
-export function renderLanding (opts: HomeOptions): string {
+function renderLanding (opts: HomeOptions): string {
   const items = opts.links
     .filter((l) => l.rel !== 'self')
     .map((l) => `<li><a href="${escape(l.href)}">${escape(l.title)}</a> <code>${escape(l.href)}</code></li>`)
@@ -30,16 +50,16 @@ export function renderLanding (opts: HomeOptions): string {
   <h1>${escape(opts.name)}</h1>
   <p class="sub">Record and Query Services · version ${escape(opts.version)}</p>
   <p>This server runs a student records service and an address book (REST, JSON) and an album query
-  service (GraphQL). Start here:</p>
+  service (GraphQL). Start here:</p>${appLink(opts)}
   <ul>
         ${items}
   </ul>
   <h2>Try it</h2>
-  <pre>curl -s -X POST ${escape(opts.links.find((l) => l.rel === 'students')?.href ?? '/students')} \\
+  <pre>curl -s -X POST ${ORIGIN}${escape(opts.links.find((l) => l.rel === 'students')?.href ?? '/students')} \\
   -H 'content-type: application/json' \\
   -d '{"firstName":"Ada","lastName":"Lovelace","age":36}'</pre>
-  <p>Versions: ask for <code>application/vnd.rqs.v2+json</code> in <code>Accept</code>, or use the <code>/v2/</code> paths.
-  Machine clients: <code>curl -H 'accept: application/json' /</code> returns these links as JSON.</p>
+  <p>Versions: ask for <code>${escape(opts.newestType)}</code> in <code>Accept</code>, or use the <code>/v2/</code> paths.
+  Machine clients: <code>curl -H 'accept: application/json' ${ORIGIN}/</code> returns these links as JSON.</p>
 </body>
 </html>
 `

@@ -20,5 +20,8 @@ export const messages = {
   tooLarge: (limit: number) => `The request body is larger than the limit of ${limit} bytes`,
   noRoute: (method: string, url: string) => `No resource at ${method} ${url}`,
   methodNotAllowed: (method: string, allow: string) => `Method ${method} is not allowed here; allowed: ${allow}`,
-  unavailable: 'The student records are temporarily unavailable; try again shortly'
+  unavailable: 'The student records are temporarily unavailable; try again shortly',
+  outcomeUnknown: 'The student records did not confirm the change: it may or may not have been made. Retry with the same Idempotency-Key header to make it exactly once, or read the record first',
+  invalidQuery: (what: string) => `Invalid query: ${what}`,
+  invalidCursor: 'Invalid query: cursor is not one this list issued; follow the next link unchanged or start again without a cursor'
 } as const

@@ -1,46 +1,68 @@
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance } from 'fastify'
-import type { StudentStore } from '../../stores/types.js'
-import { mountVersioned, type ServiceMount } from '../../http/versioned-mount.js'
-import { studentsV1 } from './v1.js'
-import { studentsV2 } from './v2.js'
-import type { StudentsServiceOptions } from './options.js'
+import type { FastifyInstance, FastifySchema } from 'fastify'
+import type { ServiceDescriptor } from '../types.js'
+import { problemShape } from '../../http/openapi/problem-shape.js'
+import type { StudentRoutesOptions } from './options.js'
+import { ErrorEnvelope } from './schema.js'
+import { studentsV1 } from './routes-v1.js'
+import { studentsV2 } from './routes-v2.js'
 
-export interface StudentsServiceConfig {
-  store: StudentStore
-  assetsDir: string
-}
-
-export const STUDENT_REPRESENTATIONS = [studentsV1, studentsV2]
+const REPRESENTATIONS = [studentsV1, studentsV2]
 
 /**
- * The student records service at one prefix: its versioned representations,
- * 404/405/406 in the shape the client asked for, and the static assets
- * (spec rule 1: the assets route is always present).
+ * The student records service: its versioned representations at its base,
+ * and the static assets (spec rule 1: the assets route is always present).
  */
-export function studentsService (mount: ServiceMount, config: StudentsServiceConfig) {
-  return async function students (app: FastifyInstance): Promise<void> {
-    const serviceOptions: StudentsServiceOptions = { store: config.store }
-    await mountVersioned(app, {
-      negotiator: mount.negotiator,
-      fixedVersion: mount.fixedVersion,
-      representations: STUDENT_REPRESENTATIONS,
+export const studentsService: ServiceDescriptor = {
+  name: 'students',
+  versions: REPRESENTATIONS.map((r) => r.version),
+  enabled: (config) => config.students.enabled,
+  links: (config) => [{ rel: 'students', href: config.students.base, title: 'Student records service (REST)', type: 'application/json' }],
+  tags: [
+    { name: 'students v1 (envelope)', description: 'The spec\'s student records service: every body in `{isSuccessful, body}`.' },
+    { name: 'students v2', description: 'Plain bodies, Location, ETag / If-Match, problem details (`Accept: application/vnd.rqs.v2+json` or /v2/).' }
+  ],
+  register: async (app, { config, stores }) => {
+    await app.mountRest<StudentRoutesOptions>(config.students.base, {
+      resources: '',
+      representations: REPRESENTATIONS,
+      options: { store: stores.students },
       methods: [['/assets/*', ['GET', 'HEAD']]],
-      serviceOptions,
-      deprecations: mount.deprecations,
-      successor: mount.successor,
-      notAcceptable: mount.notAcceptable,
-      expose: mount.expose
+      extras: async (scope: FastifyInstance) => {
+        // Described in the API document, once per mount (/students, /v1/students, …).
+        scope.addHook('onRoute', (route) => { if (route.url.endsWith('/assets/*')) route.schema = assetsSchema(scope.prefix) })
+        // @fastify/static gives content types, ETag, Last-Modified and ranges, and
+        // refuses paths that leave the folder; a missing file falls through to 404.
+        await scope.register(fastifyStatic, {
+          root: config.students.assetsDir,
+          prefix: '/assets/',
+          decorateReply: false,
+          index: false,
+          dotfiles: 'deny',
+          wildcard: true
+        })
+      }
     })
-    // @fastify/static gives content types, ETag, Last-Modified and ranges, and
-    // refuses paths that leave the folder; a missing file falls through to 404.
-    await app.register(fastifyStatic, {
-      root: config.assetsDir,
-      prefix: '/assets/',
-      decorateReply: false,
-      index: false,
-      dotfiles: 'deny',
-      wildcard: true
-    })
+  }
+}
+
+const FILE = { schema: { type: 'string', format: 'binary' } }
+
+function assetsSchema (prefix: string): FastifySchema {
+  const version = /^\/v(\d+)\//.exec(`${prefix}/`)?.[1]
+  return {
+    operationId: `getStudentAsset${version === undefined ? '' : `V${version}`}`,
+    tags: ['students v1 (envelope)'],
+    summary: 'A static file from the assets folder (--assets-dir)',
+    'x-rqs': { headers: { 200: ['ETag'], 404: ['Content-Language'] } },
+    response: {
+      200: { description: 'The file, with its own media type; ranges and conditional requests work.', content: { '*/*': FILE } },
+      206: { description: 'Partial Content: the requested Range.', content: { '*/*': FILE } },
+      304: { type: 'null', description: 'Not Modified: If-None-Match names the current ETag.' },
+      404: {
+        description: 'No such file (or a path that leaves the folder), in the error shape of the version Accept asks for.',
+        content: { 'application/json': { schema: ErrorEnvelope }, [problemShape.mediaTypes?.[0] ?? '']: { schema: problemShape.schema } }
+      }
+    }
   }
 }

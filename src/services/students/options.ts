@@ -1,5 +1,6 @@
 import type { StudentStore } from '../../stores/types.js'
 
-export interface StudentsServiceOptions {
+/** What the routes of every representation get. */
+export interface StudentRoutesOptions {
   store: StudentStore
 }

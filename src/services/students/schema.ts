@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { STORABLE_TEXT_PATTERN } from '../../http/text.js'
+import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 
 /** Limits the spec leaves open ("not shown"); see docs/decisions.md. */
 export const NAME_MAX_LENGTH = 200
@@ -12,26 +12,28 @@ const Id = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 /** POST body. Any other member (a submitted id included) is dropped before the handler sees it. */
 export const StudentCreateBody = Type.Object(
   { firstName: Name, lastName: Name, age: Age },
-  { additionalProperties: false }
+  { title: 'StudentInput', additionalProperties: false, description: 'A new student. Other members (an id included) are dropped.' }
 )
 export type StudentCreateBody = Static<typeof StudentCreateBody>
 
 /** PUT body: the id selects the record to replace. */
 export const StudentReplaceBody = Type.Object(
   { id: Id, firstName: Name, lastName: Name, age: Age },
-  { additionalProperties: false }
+  { title: 'StudentReplacement', additionalProperties: false, description: 'A whole student record; `id` selects the record to replace.' }
 )
 export type StudentReplaceBody = Static<typeof StudentReplaceBody>
 
 export const Student = Type.Object(
-  { id: Type.Integer(), firstName: Type.String(), lastName: Type.String(), age: Type.Integer() },
-  { additionalProperties: false }
+  { id: Type.Integer({ minimum: 0 }), firstName: Type.String(), lastName: Type.String(), age: Type.Integer({ minimum: 0 }) },
+  { title: 'Student', additionalProperties: false }
 )
 
-export const IdParams = Type.Object({ id: Type.String() })
+export const IdParams = Type.Object({ id: Type.String({ description: 'The student id: a non-negative integer in decimal digits (anything else is 400).', examples: ['0'] }) })
 export type IdParams = Static<typeof IdParams>
 
 /** The spec's envelope, one schema per kind of body, so responses serialise fast and leak nothing. */
-export const StudentEnvelope = Type.Object({ isSuccessful: Type.Boolean(), body: Student })
-export const StudentListEnvelope = Type.Object({ isSuccessful: Type.Boolean(), body: Type.Array(Student) })
-export const MessageEnvelope = Type.Object({ isSuccessful: Type.Boolean(), body: Type.String() })
+export const StudentEnvelope = Type.Object({ isSuccessful: Type.Boolean(), body: Student }, { title: 'StudentEnvelope' })
+export const StudentListEnvelope = Type.Object({ isSuccessful: Type.Boolean(), body: Type.Array(Student) }, { title: 'StudentListEnvelope' })
+export const MessageEnvelope = Type.Object({ isSuccessful: Type.Boolean(), body: Type.String() }, { title: 'MessageEnvelope' })
+/** How v1 words every error (described in the API document; serialised with MessageEnvelope). */
+export const ErrorEnvelope = Type.Object({ isSuccessful: Type.Literal(false), body: Type.String({ description: 'What went wrong, in English.' }) }, { title: 'ErrorEnvelope' })

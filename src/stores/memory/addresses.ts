@@ -1,22 +1,41 @@
-import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
-
-export const MAX_ADDRESS_ID = 9223372036854775807n
+import { ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery } from '../query.js'
+import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
+import { MemoryKeptWrites } from './kept-writes.js'
+import { IndexedTable } from './indexed-table.js'
+import { MemoryQueries } from './query.js'
+import { MemoryChangeLog } from './changes.js'
 
 /**
  * Address records in a Map keyed by bigint. Generated ids count up from 1 and
  * skip any id a PUT already created, so they never collide.
  */
 export class MemoryAddressStore implements AddressStore {
-  readonly #records = new Map<bigint, Address>()
+  readonly #kept: MemoryKeptWrites
+  readonly #records = new IndexedTable<bigint, Address>(ADDRESS_FIELDS)
+  readonly #queries = new MemoryQueries(this.#records, ADDRESS_FIELDS)
+  readonly #changes: MemoryChangeLog
   #nextId = 1n
 
-  async create (input: AddressInput): Promise<Address> {
-    while (this.#records.has(this.#nextId)) this.#nextId++
-    if (this.#nextId > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
-    const address: Address = { id: this.#nextId++, name: input.name, city: input.city, postalCode: input.postalCode }
-    this.#records.set(address.id, address)
-    return address
+  constructor (kept = new MemoryKeptWrites(), changes = new MemoryChangeLog()) {
+    this.#kept = kept
+    this.#changes = changes
+  }
+
+  async keptWrite (key: string): Promise<KeptWrite | undefined> {
+    return this.#kept.find(key)
+  }
+
+  async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
+    return this.#kept.run(keyed, () => {
+      while (this.#records.has(this.#nextId)) this.#nextId++
+      if (this.#nextId > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
+      const address: Address = { id: this.#nextId++, name: input.name, city: input.city, postalCode: input.postalCode }
+      this.#records.set(address.id, address)
+      this.#changes.addressChanged('created', address.id, address)
+      return address
+    })
   }
 
   async get (id: bigint): Promise<Address | undefined> {
@@ -38,32 +57,52 @@ export class MemoryAddressStore implements AddressStore {
     return out
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
-    const current = this.#records.get(id)
-    if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
-    if (current === undefined) {
-      const created: Address = { id, name: input.name, city: input.city, postalCode: input.postalCode }
-      this.#records.set(id, created)
-      return { outcome: 'created', record: created }
-    }
-    // The spec: city and postalCode come from the submitted entity; the stored name is kept.
-    const updated: Address = { id, name: current.name, city: input.city, postalCode: input.postalCode }
-    this.#records.set(id, updated)
-    return { outcome: 'updated', record: updated }
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
+    return this.#kept.run(keyed, () => {
+      const current = this.#records.get(id)
+      if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
+      if (current === undefined) {
+        const created: Address = { id, name: input.name, city: input.city, postalCode: input.postalCode }
+        this.#records.set(id, created)
+        this.#changes.addressChanged('created', id, created)
+        return { outcome: 'created', record: created }
+      }
+      // The spec: city and postalCode come from the submitted entity; the stored name is kept.
+      const updated: Address = { id, name: current.name, city: input.city, postalCode: input.postalCode }
+      this.#records.set(id, updated)
+      this.#changes.addressChanged('replaced', id, updated)
+      return { outcome: 'updated', record: updated }
+    })
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
-    const current = this.#records.get(id)
-    if (current === undefined) return { outcome: 'not-found' }
-    if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
-    this.#records.delete(id)
-    return { outcome: 'deleted' }
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    return this.#kept.run(keyed, () => {
+      const current = this.#records.get(id)
+      if (current === undefined) return NOT_FOUND
+      if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
+      this.#records.delete(id)
+      this.#changes.addressChanged('deleted', id, null)
+      return DELETED
+    })
+  }
+
+  async query (query: RecordQuery<AddressField>): Promise<Address[]> {
+    return this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<AddressField>): Promise<number> {
+    return this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<AddressField>): AsyncIterable<Address[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** All or nothing: every record is read before any is stored (whole records, ids kept). Generated ids skip them as they skip PUT ids. */
+  async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
+    const staged: Address[] = []
+    for await (const batch of source) for (const a of batch) staged.push({ id: a.id, name: a.name, city: a.city, postalCode: a.postalCode })
+    for (const a of staged) this.#records.set(a.id, a)
+    return staged.length
   }
 }
-
-export function sameAddress (a: Address, b: Address): boolean {
-  return a.id === b.id && a.name === b.name && a.city === b.city && a.postalCode === b.postalCode
-}
-
-const NONE: WriteCondition<Address> = { kind: 'none' }
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const

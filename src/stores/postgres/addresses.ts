@@ -1,9 +1,14 @@
-import type { Pool, QueryConfig } from 'pg'
-import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import type { Pool, PoolClient, QueryConfig } from 'pg'
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
-import { sameAddress } from '../memory/addresses.js'
+import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
+import { ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery } from '../query.js'
+import { MAX_ADDRESS_ID } from '../records.js'
+import type { SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
-import { inTransaction } from './transaction.js'
+import type { PostgresKeptWrites } from './kept-writes.js'
+import type { PostgresWrites } from './transaction.js'
+import { lastOfEachId, PostgresQueries } from './query.js'
 
 interface AddressRow {
   id: bigint
@@ -13,6 +18,13 @@ interface AddressRow {
 }
 
 const COLUMNS = 'id, name, city, postal_code'
+
+const TABLE: SqlTable<AddressField> = {
+  name: 'rqs_addresses',
+  columns: { id: 'id', name: 'name', city: 'city', postalCode: 'postal_code' },
+  kinds: ADDRESS_FIELDS,
+  select: COLUMNS
+}
 // After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
 const RETURNING = 'RETURNING a.id, a.name, a.city, a.postal_code, a.xmax = 0 AS inserted'
 const RETURNING_UPDATED = 'RETURNING a.id, a.name, a.city, a.postal_code, false AS inserted'
@@ -46,40 +58,69 @@ const PUT_IF_MATCHES = {
 }
 const DELETE = { name: 'rqs-addresses-delete', text: 'DELETE FROM rqs_addresses WHERE id = $1' }
 const LOCK = { name: 'rqs-addresses-lock', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1 FOR UPDATE` }
+const IMPORT_BATCH = `INSERT INTO rqs_addresses (id, name, city, postal_code)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
+  ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, city = EXCLUDED.city, postal_code = EXCLUDED.postal_code`
+/**
+ * Moves the id sequence to the first id at or after its next value that no
+ * record holds (the end of the run of taken ids it points into), so a create
+ * after a large import does not try every imported id in turn.
+ */
+const SKIP_TAKEN_IDS = `SELECT setval('rqs_address_ids', s.first_free, false) FROM (
+  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM rqs_addresses WHERE id = c.next) THEN c.next
+    ELSE coalesce((SELECT min(a.id) + 1 FROM rqs_addresses a
+      WHERE a.id >= c.next AND a.id < ${MAX_ADDRESS_ID} AND NOT EXISTS (SELECT 1 FROM rqs_addresses b WHERE b.id = a.id + 1)), c.next) END AS first_free
+  FROM (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next FROM rqs_address_ids) c) s`
+
+type PutRow = AddressRow & { inserted: boolean }
 
 /**
  * Address records in PostgreSQL; ids are bigint in SQL and in JS (the pool
  * parses int8 as BigInt). Generated ids come from a sequence (see migration 1).
+ * A write without an Idempotency-Key that needs no lock is one autocommit
+ * statement; any other runs in a transaction (see PostgresWrites).
  */
 export class PostgresAddressStore implements AddressStore {
   readonly #pool: Pool
+  readonly #writes: PostgresWrites
+  readonly #kept: PostgresKeptWrites
+  readonly #queries: PostgresQueries<AddressField, AddressRow, Address>
 
-  constructor (pool: Pool) {
+  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites) {
     this.#pool = pool
+    this.#writes = writes
+    this.#kept = kept
+    this.#queries = new PostgresQueries(pool, TABLE, toAddress)
   }
 
-  async #query<R extends object> (query: { name: string, text: string }, values: unknown[]): Promise<{ rows: R[], rowCount: number | null }> {
+  async #read<R extends object> (query: { name: string, text: string }, values: unknown[]): Promise<R[]> {
     try {
-      return await this.#pool.query<R>({ ...query, values } as QueryConfig)
+      return (await this.#pool.query<R>({ ...query, values } as QueryConfig)).rows
     } catch (err) { return rethrow(err) }
   }
 
-  async create (input: AddressInput): Promise<Address> {
-    const { rows } = await this.#query<{ id: bigint }>(CREATE, [input.name, input.city, input.postalCode])
-    return { id: rows[0]?.id as bigint, name: input.name, city: input.city, postalCode: input.postalCode }
+  async keptWrite (key: string): Promise<KeptWrite | undefined> {
+    return await this.#kept.find(key)
+  }
+
+  async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
+    const query = { ...CREATE, values: [input.name, input.city, input.postalCode] }
+    const created = (id: bigint | undefined): Address => ({ id: id as bigint, name: input.name, city: input.city, postalCode: input.postalCode })
+    if (keyed === undefined) return created((await this.#writes.statement<{ id: bigint }>(query)).rows[0]?.id)
+    return await this.#writes.transaction(async (client) => created((await client.query<{ id: bigint }>(query)).rows[0]?.id), keyed)
   }
 
   async get (id: bigint): Promise<Address | undefined> {
-    const row = (await this.#query<AddressRow>(GET, [id])).rows[0]
+    const row = (await this.#read<AddressRow>(GET, [id]))[0]
     return row === undefined ? undefined : toAddress(row)
   }
 
   async list (query: AddressListQuery): Promise<Address[]> {
     const values = [query.after ?? -1n, query.city ?? null, query.postalCode ?? null, query.limit]
-    return (await this.#query<AddressRow>(LIST, values)).rows.map(toAddress)
+    return (await this.#read<AddressRow>(LIST, values)).map(toAddress)
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
     let statement = PUT
     let values: unknown[] = [id, input.name, input.city, input.postalCode]
     switch (condition.kind) {
@@ -95,29 +136,60 @@ export class PostgresAddressStore implements AddressStore {
         break
       }
     }
-    const row = (await this.#query<AddressRow & { inserted: boolean }>(statement, values)).rows[0]
-    if (row === undefined) return PRECONDITION_FAILED
-    return { outcome: row.inserted ? 'created' : 'updated', record: toAddress(row) }
+    const query = { ...statement, values }
+    const result = (row: PutRow | undefined): PutResult =>
+      row === undefined ? PRECONDITION_FAILED : { outcome: row.inserted ? 'created' : 'updated', record: toAddress(row) }
+    if (keyed === undefined) return result((await this.#writes.statement<PutRow>(query)).rows[0])
+    return await this.#writes.transaction(async (client) => result((await client.query<PutRow>(query)).rows[0]), keyed)
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
-    if (condition.kind === 'none') {
-      const { rowCount } = await this.#query(DELETE, [id])
-      return rowCount === 1 ? { outcome: 'deleted' } : { outcome: 'not-found' }
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    if (condition.kind === 'none' && keyed === undefined) {
+      const { rowCount } = await this.#writes.statement({ ...DELETE, values: [id] })
+      return rowCount === 1 ? DELETED : NOT_FOUND
     }
-    return await inTransaction(this.#pool, async (client) => {
-      const row = (await client.query<AddressRow>({ ...LOCK, values: [id] })).rows[0]
-      if (row === undefined) return { outcome: 'not-found' }
-      if (!conditionHolds(condition, toAddress(row), sameAddress)) return PRECONDITION_FAILED
-      await client.query({ ...DELETE, values: [id] })
-      return { outcome: 'deleted' }
+    return await this.#writes.transaction(async (client) => await deleteIn(client, id, condition), keyed)
+  }
+
+  async query (query: RecordQuery<AddressField>): Promise<Address[]> {
+    return await this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<AddressField>): Promise<number> {
+    return await this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<AddressField>): AsyncIterable<Address[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** Upserts whole records by id in one transaction; generated ids then continue after the imported ones. */
+  async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
+    return await this.#writes.transaction(async (client) => {
+      let count = 0
+      for await (const batch of source) {
+        const rows = lastOfEachId(batch)
+        await client.query(IMPORT_BATCH, [rows.map((a) => a.id), rows.map((a) => a.name), rows.map((a) => a.city), rows.map((a) => a.postalCode)])
+        count += batch.length
+      }
+      await client.query(SKIP_TAKEN_IDS)
+      return count
     })
   }
+}
+
+async function deleteIn (client: PoolClient, id: bigint, condition: WriteCondition<Address>): Promise<DeleteResult> {
+  if (condition.kind === 'none') {
+    const { rowCount } = await client.query({ ...DELETE, values: [id] })
+    return rowCount === 1 ? DELETED : NOT_FOUND
+  }
+  const row = (await client.query<AddressRow>({ ...LOCK, values: [id] })).rows[0]
+  if (row === undefined) return NOT_FOUND
+  if (!conditionHolds(condition, toAddress(row), sameAddress)) return PRECONDITION_FAILED
+  await client.query({ ...DELETE, values: [id] })
+  return DELETED
 }
 
 function toAddress (row: AddressRow): Address {
   return { id: row.id, name: row.name, city: row.city, postalCode: row.postal_code }
 }
-
-const NONE: WriteCondition<Address> = { kind: 'none' }
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const

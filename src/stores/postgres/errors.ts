@@ -8,17 +8,34 @@ const DRIVER_MESSAGES = /Connection terminated|Query read timeout|timeout exceed
  * True when `err` says PostgreSQL cannot be reached or cannot serve right now:
  * a network failure, a dropped or timed-out connection, or a server-side
  * SQLSTATE of class 08 (connection), 53 (out of resources), 57P (shutting
- * down, starting up) or 3D000 (the database does not exist).
+ * down, starting up), 57014 (cancelled, by statement_timeout for one) or
+ * 3D000 (the database does not exist).
  */
 export function isUnavailable (err: unknown): boolean {
   if (err instanceof StoreUnavailableError) return true
   if (err instanceof DatabaseError) {
     const code = err.code ?? ''
-    return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P') || code === '3D000'
+    return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P') || code === '57014' || code === '3D000'
   }
   if (!(err instanceof Error)) return false
   const code = (err as { code?: unknown }).code
   return (typeof code === 'string' && NETWORK_CODES.has(code)) || DRIVER_MESSAGES.test(err.message)
+}
+
+const LOST_ANSWER_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT'])
+const LOST_ANSWER_MESSAGES = /^(Query read timeout|Connection terminated)/
+
+/**
+ * True when a statement was sent but its answer will never come: pg's
+ * client-side query_timeout fired, or the connection died while waiting.
+ * The server may have executed (and committed) it, or not. A refusal before
+ * sending ("not queryable", connect timeout) and any answer from the server
+ * itself (a DatabaseError) are not lost answers: their outcome is known.
+ */
+export function isLostAnswer (err: unknown): boolean {
+  if (!(err instanceof Error) || err instanceof DatabaseError) return false
+  const code = (err as { code?: unknown }).code
+  return (typeof code === 'string' && LOST_ANSWER_CODES.has(code)) || LOST_ANSWER_MESSAGES.test(err.message)
 }
 
 /**

@@ -1,18 +1,28 @@
 import pg from 'pg'
-import type { Stores } from '../types.js'
+import type { StoreOptions, Stores } from '../types.js'
 import { StoreUnavailableError } from '../errors.js'
-import { POSTGRES_MIGRATIONS, type Migration } from './migrations.js'
+import { POSTGRES_MIGRATIONS } from './schema.js'
+import { migrate } from './migrate.js'
 import { PostgresStudentStore } from './students.js'
 import { PostgresAddressStore } from './addresses.js'
 import { isUnavailable, rethrow } from './errors.js'
+import { PostgresKeptWrites } from './kept-writes.js'
+import { PostgresWrites } from './transaction.js'
+import { PostgresChangeLog } from './changes.js'
 
-export interface PostgresOptions {
+export interface PostgresOptions extends StoreOptions {
   url: string
   /** Most connections this instance opens. */
   poolSize: number
   /** Keep retrying an unreachable database for this long at start-up (ms); 0 fails at once. */
   startupWaitMs: number
-  /** A query with no answer after this long fails (→ 503) and its connection is dropped. Default 30 s. */
+  /**
+   * A query with no answer after this long fails and its connection is
+   * dropped: 503, "nothing changed" for a read or a write known not to have
+   * committed, "outcome unknown" for a sent write. The server cancels a
+   * statement itself a little earlier (statement_timeout), which makes the
+   * outcome known whenever the network still works. Default 30 s.
+   */
   queryTimeoutMs?: number
   /** Opening a connection, or waiting for a free one, fails (→ 503) after this long. Default 5 s. */
   connectTimeoutMs?: number
@@ -32,22 +42,25 @@ const types = {
     oid === INT8_OID && format !== 'binary' ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)
 }
 
-/** Any 64-bit key for pg_advisory_xact_lock, the same in every rqs instance ("rqs-mig" in ASCII). */
-const MIGRATION_LOCK_KEY = '32212886842337639'
-
 /**
  * Connects a pool, applies migrations and returns the PostgreSQL stores. The
  * pool drops a connection that failed and opens a new one on the next query,
  * so the stores recover by themselves once the database is back.
  */
 export async function openPostgresStores (options: PostgresOptions): Promise<Stores> {
+  const queryTimeoutMs = options.queryTimeoutMs ?? 30_000
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
     // Fail a request (→ 503) rather than hang while the database is unreachable,
     // even when the network drops packets instead of refusing connections.
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    query_timeout: options.queryTimeoutMs ?? 30_000,
+    query_timeout: queryTimeoutMs,
+    // Server-side bounds: a statement is cancelled by the server before the
+    // client gives up on it (a known failure rather than an unknown outcome),
+    // and a transaction whose client fell silent is rolled back, freeing its locks.
+    statement_timeout: serverStatementTimeout(queryTimeoutMs),
+    idle_in_transaction_session_timeout: queryTimeoutMs,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: 'rqs',
@@ -56,6 +69,10 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   // An idle connection that dies (server restart, network cut) is removed by
   // the pool; without a listener the 'error' event would crash the process.
   pool.on('error', () => {})
+  // A checked-out connection that dies between two queries of a transaction emits
+  // 'error' on itself, not on the pool: its next query fails (and is reported),
+  // so the event itself needs only a listener, or the process would crash.
+  pool.on('connect', (client) => { client.on('error', () => {}) })
 
   const deadline = Date.now() + options.startupWaitMs
   for (;;) {
@@ -78,50 +95,28 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   }
 
   let closed = false
+  const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs)
+  const writes = new PostgresWrites(pool, kept)
+  const changes = new PostgresChangeLog(pool, { url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, retentionMs: options.changesRetentionMs, log: options.log })
   return {
-    students: new PostgresStudentStore(pool),
-    addresses: new PostgresAddressStore(pool),
+    students: new PostgresStudentStore(pool, writes, kept, options.studentIds),
+    addresses: new PostgresAddressStore(pool, writes, kept),
+    changes,
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },
     close: async () => {
       if (closed) return
       closed = true
+      await changes.close()
       await pool.end()
     }
   }
 }
 
-/**
- * Applies the missing steps in one transaction under an advisory lock, each
- * recorded in rqs_migrations. A second instance starting at the same moment
- * waits for the lock, then finds the steps applied. Refuses a database
- * written by a newer rqs rather than guess at its schema.
- */
-export async function migrate (pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
-  const client = await pool.connect()
-  let failed: Error | undefined
-  try {
-    await client.query('BEGIN')
-    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`)
-    await client.query('CREATE TABLE IF NOT EXISTS rqs_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())')
-    const applied = new Set((await client.query<{ version: number }>('SELECT version FROM rqs_migrations')).rows.map((r) => r.version))
-    const newest = Math.max(0, ...migrations.map((m) => m.version))
-    const ahead = [...applied].filter((v) => v > newest)
-    if (ahead.length > 0) throw new Error(`the database has schema version ${Math.max(...ahead)}, newer than this rqs knows (${newest}); upgrade rqs`)
-    for (const m of migrations) {
-      if (applied.has(m.version)) continue
-      await client.query(m.sql)
-      await client.query('INSERT INTO rqs_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
-    }
-    await client.query('COMMIT')
-  } catch (err) {
-    failed = err as Error
-    await client.query('ROLLBACK').catch(() => {})
-    throw err
-  } finally {
-    client.release(failed !== undefined && isUnavailable(failed) ? failed : undefined)
-  }
+/** A little under the client's timeout: 80 %, at most 1 s less. */
+export function serverStatementTimeout (queryTimeoutMs: number): number {
+  return Math.max(1, queryTimeoutMs - Math.min(1000, Math.floor(queryTimeoutMs / 5)))
 }
 
 /** host:port/database of a URL, without credentials, for messages. */

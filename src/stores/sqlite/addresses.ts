@@ -1,10 +1,33 @@
 import type { Database, Statement } from 'better-sqlite3'
-import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, PutResult, WriteCondition } from '../types.js'
+import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
 import { conditionHolds } from '../conditions.js'
-import { MAX_ADDRESS_ID, sameAddress } from '../memory/addresses.js'
+import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
+import { ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery } from '../query.js'
+import type { SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
+import type { SqliteKeptWrites } from './kept-writes.js'
+import { importInTransaction } from './import.js'
+import { SqliteQueries } from './query.js'
 
 const COLUMNS = 'id, name, city, postal_code AS postalCode'
+
+const TABLE: SqlTable<AddressField> = {
+  name: 'rqs_addresses',
+  columns: { id: 'id', name: 'name', city: 'city', postalCode: 'postal_code' },
+  kinds: ADDRESS_FIELDS,
+  select: COLUMNS
+}
+
+/**
+ * Moves the generated-id counter to the first id at or after it that no
+ * record holds: the end of the run of taken ids it points into, found from
+ * the primary key in one statement instead of one failed insert per id.
+ */
+const SKIP_TAKEN_IDS = `UPDATE rqs_address_ids SET next = (
+  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM rqs_addresses WHERE id = c.next) THEN c.next
+    ELSE coalesce((SELECT min(a.id) + 1 FROM rqs_addresses a
+      WHERE a.id >= c.next AND a.id < ${MAX_ADDRESS_ID} AND NOT EXISTS (SELECT 1 FROM rqs_addresses b WHERE b.id = a.id + 1)), c.next) END
+  FROM rqs_address_ids c WHERE c.singleton = 1) WHERE singleton = 1`
 
 /**
  * Address records in an SQLite file, ids as 64-bit INTEGER read back as
@@ -14,11 +37,18 @@ const COLUMNS = 'id, name, city, postal_code AS postalCode'
 export class SqliteAddressStore implements AddressStore {
   readonly #get: Statement<[bigint], Address>
   readonly #list: Statement<[ListParams], Address>
-  readonly #create: (input: AddressInput) => Address
-  readonly #put: (id: bigint, input: AddressInput, condition: WriteCondition<Address>) => PutResult
-  readonly #remove: (id: bigint, condition: WriteCondition<Address>) => DeleteResult
+  readonly #kept: SqliteKeptWrites
+  readonly #create: (input: AddressInput, keyed: KeyedWrite<Address> | undefined) => Address
+  readonly #put: (id: bigint, input: AddressInput, condition: WriteCondition<Address>, keyed: KeyedWrite<PutResult> | undefined) => PutResult
+  readonly #remove: (id: bigint, condition: WriteCondition<Address>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
-  constructor (db: Database) {
+  readonly #db: Database
+  readonly #queries: SqliteQueries<AddressField, Address>
+
+  constructor (db: Database, kept: SqliteKeptWrites) {
+    this.#kept = kept
+    this.#db = db
+    this.#queries = new SqliteQueries(db, TABLE, true)
     this.#get = db.prepare<[bigint], Address>(`SELECT ${COLUMNS} FROM rqs_addresses WHERE id = ?`).safeIntegers(true)
     this.#list = db.prepare<[ListParams], Address>(`SELECT ${COLUMNS} FROM rqs_addresses
       WHERE id > @after AND (@city IS NULL OR city = @city) AND (@postalCode IS NULL OR postal_code = @postalCode)
@@ -29,7 +59,7 @@ export class SqliteAddressStore implements AddressStore {
     const update = db.prepare<[string, string, bigint]>('UPDATE rqs_addresses SET city = ?, postal_code = ? WHERE id = ?')
     const remove = db.prepare<[bigint]>('DELETE FROM rqs_addresses WHERE id = ?')
 
-    const create = db.transaction((input: AddressInput): Address => {
+    const create = db.transaction((input: AddressInput, keyed: KeyedWrite<Address> | undefined) => kept.run(keyed, (): Address => {
       for (let id = nextId.get() as bigint; ; id++) {
         if (id > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
         if (insert.run(id, input.name, input.city, input.postalCode).changes === 1) {
@@ -37,10 +67,10 @@ export class SqliteAddressStore implements AddressStore {
           return { id, name: input.name, city: input.city, postalCode: input.postalCode }
         }
       }
-    })
-    this.#create = (input) => create.immediate(input)
+    }))
+    this.#create = (input, keyed) => create.immediate(input, keyed)
 
-    const put = db.transaction((id: bigint, input: AddressInput, condition: WriteCondition<Address>): PutResult => {
+    const put = db.transaction((id: bigint, input: AddressInput, condition: WriteCondition<Address>, keyed: KeyedWrite<PutResult> | undefined) => kept.run(keyed, (): PutResult => {
       const current = this.#get.get(id)
       if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
       if (current === undefined) {
@@ -50,21 +80,25 @@ export class SqliteAddressStore implements AddressStore {
       // The spec: city and postalCode come from the submitted entity; the stored name is kept.
       update.run(input.city, input.postalCode, id)
       return { outcome: 'updated', record: { id, name: current.name, city: input.city, postalCode: input.postalCode } }
-    })
-    this.#put = (id, input, condition) => put.immediate(id, input, condition)
+    }))
+    this.#put = (id, input, condition, keyed) => put.immediate(id, input, condition, keyed)
 
-    const del = db.transaction((id: bigint, condition: WriteCondition<Address>): DeleteResult => {
+    const del = db.transaction((id: bigint, condition: WriteCondition<Address>, keyed: KeyedWrite<DeleteResult> | undefined) => kept.run(keyed, (): DeleteResult => {
       const current = this.#get.get(id)
-      if (current === undefined) return { outcome: 'not-found' }
+      if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
       remove.run(id)
-      return { outcome: 'deleted' }
-    })
-    this.#remove = (id, condition) => del.immediate(id, condition)
+      return DELETED
+    }))
+    this.#remove = (id, condition, keyed) => del.immediate(id, condition, keyed)
   }
 
-  async create (input: AddressInput): Promise<Address> {
-    try { return this.#create(input) } catch (err) { return rethrow(err) }
+  async keptWrite (key: string): Promise<KeptWrite | undefined> {
+    try { return this.#kept.find(key) } catch (err) { return rethrow(err) }
+  }
+
+  async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
+    try { return this.#create(input, keyed) } catch (err) { return rethrow(err) }
   }
 
   async get (id: bigint): Promise<Address | undefined> {
@@ -76,14 +110,37 @@ export class SqliteAddressStore implements AddressStore {
     try { return this.#list.all(params) } catch (err) { return rethrow(err) }
   }
 
-  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NONE): Promise<PutResult> {
-    try { return this.#put(id, input, condition) } catch (err) { return rethrow(err) }
+  async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
+    try { return this.#put(id, input, condition, keyed) } catch (err) { return rethrow(err) }
   }
 
-  async delete (id: bigint, condition: WriteCondition<Address> = NONE): Promise<DeleteResult> {
-    try { return this.#remove(id, condition) } catch (err) { return rethrow(err) }
+  async delete (id: bigint, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    try { return this.#remove(id, condition, keyed) } catch (err) { return rethrow(err) }
+  }
+
+  async query (query: RecordQuery<AddressField>): Promise<Address[]> {
+    return this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter<AddressField>): Promise<number> {
+    return this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery<AddressField>): AsyncIterable<Address[]> {
+    return this.#queries.batches(query)
+  }
+
+  /** Upserts whole records by id in one transaction; generated ids then continue after the imported ones. */
+  async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
+    const upsert = this.#db.prepare<[bigint, string, string, string]>(`INSERT INTO rqs_addresses (id, name, city, postal_code) VALUES (?, ?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET name = excluded.name, city = excluded.city, postal_code = excluded.postal_code`)
+    const skipTaken = this.#db.prepare(SKIP_TAKEN_IDS)
+    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
+      for (const a of batch) upsert.run(a.id, a.name, a.city, a.postalCode)
+    }, () => { skipTaken.run() })
   }
 }
+
 
 interface ListParams {
   after: bigint
@@ -91,6 +148,3 @@ interface ListParams {
   postalCode: string | null
   limit: number
 }
-
-const NONE: WriteCondition<Address> = { kind: 'none' }
-const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const

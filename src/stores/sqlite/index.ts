@@ -1,12 +1,16 @@
 import Database from 'better-sqlite3'
-import type { Stores } from '../types.js'
+import type { StoreOptions, Stores } from '../types.js'
 import { StoreUnavailableError } from '../errors.js'
-import { SQLITE_MIGRATIONS, type Migration } from './migrations.js'
+import { SQLITE_MIGRATIONS } from './schema.js'
+import { migrate } from './migrate.js'
 import { SqliteStudentStore } from './students.js'
 import { SqliteAddressStore } from './addresses.js'
 import { rethrow } from './errors.js'
+import { SqliteKeptWrites } from './kept-writes.js'
+import { registerFold } from './query.js'
+import { SqliteChangeLog } from './changes.js'
 
-export interface SqliteOptions {
+export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
   path: string
 }
@@ -25,36 +29,22 @@ export function openSqliteStores (options: SqliteOptions): Stores {
     db.pragma('synchronous = FULL')
     db.pragma('busy_timeout = 2000')
     db.pragma('foreign_keys = ON')
+    registerFold(db)
     migrate(db, SQLITE_MIGRATIONS)
   } catch (err) {
     throw new StoreUnavailableError(`cannot open SQLite database "${options.path}": ${(err as Error).message}`, { cause: err })
   }
+  const kept = new SqliteKeptWrites(db, options.idempotencyRetentionMs)
+  const changes = new SqliteChangeLog(db, options.changesRetentionMs)
   const ping = db.prepare('SELECT n FROM rqs_student_count WHERE singleton = 1')
   return {
-    students: new SqliteStudentStore(db),
-    addresses: new SqliteAddressStore(db),
+    students: new SqliteStudentStore(db, kept, options.studentIds),
+    addresses: new SqliteAddressStore(db, kept),
+    changes,
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
-    close: async () => { if (db.open) db.close() }
-  }
-}
-
-/**
- * Applies the steps newer than the file's version, each recorded in
- * rqs_migrations, all under the write lock (BEGIN IMMEDIATE). Refuses a file
- * written by a newer rqs rather than guess at its schema.
- */
-export function migrate (db: Database.Database, migrations: readonly Migration[]): void {
-  db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS rqs_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
-    const applied = new Set(db.prepare<[], number>('SELECT version FROM rqs_migrations').pluck().all())
-    const newest = Math.max(0, ...migrations.map((m) => m.version))
-    const ahead = [...applied].filter((v) => v > newest)
-    if (ahead.length > 0) throw new Error(`the database has schema version ${Math.max(...ahead)}, newer than this rqs knows (${newest}); upgrade rqs`)
-    const record = db.prepare('INSERT INTO rqs_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-    for (const m of migrations) {
-      if (applied.has(m.version)) continue
-      db.exec(m.sql)
-      record.run(m.version, m.name, new Date().toISOString())
+    close: async () => {
+      changes.close()
+      if (db.open) db.close()
     }
-  }).immediate()
+  }
 }

@@ -1,0 +1,128 @@
+/**
+ * Rate rows: every contender (the target, rqs, and its baselines) is
+ * measured in alternating rounds — A B C, B C A, C A B … — after a warm-up,
+ * and reported by the median of its rounds. The ratio of a baseline line is
+ * the target's median rate divided by that baseline's.
+ */
+import { load, type LoadOptions, type LoadRequest, type LoadResult } from './load.js'
+import type { RunningServer } from './procs.js'
+import { median } from './stats.js'
+
+export interface Settings {
+  durationSec: number
+  rounds: number
+  warmSec: number
+  connections: number
+  /** Quick mode: each run stops after this many responses. */
+  maxRequests?: number
+  quick: boolean
+}
+
+export interface Contender {
+  label: string
+  role: 'target' | 'baseline'
+  /** One bounded run. */
+  measure: (opts: LoadOptions) => Promise<LoadResult>
+  /** Fails unless the contender answers as it must (run once before measuring). */
+  check?: () => Promise<void>
+}
+
+export interface Line {
+  label: string
+  role: 'target' | 'baseline'
+  rps?: number
+  p99Ms?: number
+  serverCpu?: number
+  /** Median server CPU µs per request. */
+  cpuUsPerRequest?: number
+  generatorCpu?: number
+  errors?: number
+  /** Target rate ÷ this baseline's rate. */
+  ratio?: number
+  /** This baseline's CPU per request ÷ the target's: the ratio the rates would have if both had a whole core. */
+  cpuRatio?: number
+  /** Each round's rate, in order. */
+  rounds?: number[]
+  note?: string
+}
+
+export interface RowResult {
+  id: string
+  title: string
+  /** The issue's target for this row, in words. */
+  goal?: string
+  met?: boolean
+  skipped?: string
+  note?: string
+  lines: Line[]
+  figures?: Record<string, number | string>
+}
+
+export interface Goal {
+  /** Label of the baseline the ratio is taken against. */
+  against: string
+  min: number
+  text: string
+}
+
+/** A contender that loads one server with one request. */
+export function httpContender (label: string, role: Contender['role'], server: RunningServer, request: LoadRequest, connections: number, check?: (status: number, body: string) => string | undefined): Contender {
+  return {
+    label,
+    role,
+    measure: async (opts) => await load(server.origin, request, { ...opts, connections }, server.pid),
+    check: async () => {
+      const res = await fetch(`${server.origin}${request.path}`, { method: request.method, body: request.body, headers: request.headers })
+      const body = await res.text()
+      const problem = check?.(res.status, body) ?? (res.status >= 400 ? `status ${res.status}` : undefined)
+      if (problem !== undefined) throw new Error(`${label} ${request.method} ${request.path}: ${problem}: ${body.slice(0, 300)}`)
+    }
+  }
+}
+
+export async function compare (row: { id: string, title: string, goal?: Goal }, contenders: Contender[], settings: Settings): Promise<RowResult> {
+  const runs = new Map<string, LoadResult[]>(contenders.map((c) => [c.label, []]))
+  for (const c of contenders) await c.check?.()
+  if (!settings.quick) {
+    for (const c of contenders) await c.measure({ connections: settings.connections, durationSec: settings.warmSec })
+  }
+  for (let round = 0; round < settings.rounds; round++) {
+    for (let i = 0; i < contenders.length; i++) {
+      const c = contenders[(i + round) % contenders.length]!
+      const r = await c.measure({ connections: settings.connections, durationSec: settings.durationSec, maxRequests: settings.maxRequests })
+      runs.get(c.label)!.push(r)
+      process.stderr.write(`  ${row.title} · ${c.label} · round ${round + 1}: ${Math.round(r.rps)} req/s, p99 ${r.p99Ms.toFixed(2)} ms` +
+        `${r.serverCpu === undefined ? '' : `, server CPU ${Math.round(r.serverCpu * 100)}% (${r.cpuUsPerRequest?.toFixed(1) ?? '–'} µs a request)`}${r.generatorCpu === undefined ? '' : `, generator CPU ${Math.round(r.generatorCpu * 100)}%`}\n`)
+    }
+  }
+  const lines: Line[] = contenders.map((c) => {
+    const rs = runs.get(c.label)!
+    const generatorCpus = rs.map((r) => r.generatorCpu).filter((v): v is number => v !== undefined)
+    const serverCpus = rs.map((r) => r.serverCpu).filter((v): v is number => v !== undefined)
+    const perRequest = rs.map((r) => r.cpuUsPerRequest).filter((v): v is number => v !== undefined)
+    return {
+      label: c.label,
+      role: c.role,
+      rps: median(rs.map((r) => r.rps)),
+      p99Ms: median(rs.map((r) => r.p99Ms)),
+      serverCpu: serverCpus.length > 0 ? median(serverCpus) : undefined,
+      cpuUsPerRequest: perRequest.length > 0 ? median(perRequest) : undefined,
+      generatorCpu: generatorCpus.length > 0 ? median(generatorCpus) : undefined,
+      errors: rs.reduce((n, r) => n + r.errors, 0),
+      rounds: rs.map((r) => Math.round(r.rps))
+    }
+  })
+  const target = lines.find((l) => l.role === 'target')
+  for (const l of lines) {
+    if (l.role !== 'baseline' || target === undefined) continue
+    if (target.rps !== undefined && l.rps !== undefined) l.ratio = target.rps / l.rps
+    if (target.cpuUsPerRequest !== undefined && l.cpuUsPerRequest !== undefined) l.cpuRatio = l.cpuUsPerRequest / target.cpuUsPerRequest
+  }
+  const result: RowResult = { id: row.id, title: row.title, lines }
+  if (row.goal !== undefined) {
+    const against = lines.find((l) => l.label === row.goal!.against)
+    result.goal = row.goal.text
+    if (against?.ratio !== undefined) result.met = against.ratio >= row.goal.min
+  }
+  return result
+}

@@ -1,0 +1,134 @@
+/**
+ * npm run bench:profile — where rqs spends its time under load. For each
+ * scenario: rqs (dist/, default config) runs on the server core under
+ * `node --cpu-prof`, wrk loads it from the other core (1 s warm-up, then the
+ * measured window), the server exits so V8 writes the profile, and the
+ * samples inside the window are summarised: per-request time of the work
+ * issue 12 names (hooks, version negotiation, request id, logging,
+ * serialisation, GraphQL execution), self time by package and by function.
+ *
+ *   npm run bench:profile [-- --only get-student,graphql-post --duration 8 --no-build]
+ *   npm run bench:profile -- --summarise     # summarise the profiles already in results/profiles again
+ *
+ * Profiles go to bench/results/profiles/<scenario>.cpuprofile (open them in
+ * Chrome DevTools or speedscope for flame graphs), summaries to <scenario>.md
+ * and, all together, to stdout.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { formatSummary, summarise, type Probe } from './lib/cpuprofile.js'
+import { load, type LoadRequest } from './lib/load.js'
+import { BENCH_DIR, ROOT, killAll, startServer } from './lib/procs.js'
+import { R, rqsSpec } from './lib/requests.js'
+
+const { values: flags } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    duration: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '50' },
+    interval: { type: 'string', default: '100' },
+    'no-build': { type: 'boolean', default: false },
+    summarise: { type: 'boolean', default: false }
+  }
+})
+
+const SCENARIOS: Record<string, { title: string, request: LoadRequest, students: number }> = {
+  'get-student': { title: 'GET /students/{id}', request: R.getStudent, students: 1 },
+  'post-student': { title: 'POST /students', request: R.postStudent, students: 1 },
+  'get-address': { title: 'GET /addresses/{id}', request: R.getAddress, students: 1 },
+  'put-address': { title: 'PUT /addresses/{id}', request: R.putAddress, students: 1 },
+  'graphql-post': { title: 'GraphQL albums (POST)', request: R.graphqlPost, students: 1 },
+  'graphql-get': { title: 'GraphQL albums (GET)', request: R.graphqlGet, students: 1 },
+  list: { title: 'GET /students holding 10 000', request: R.listStudents, students: 10_000 }
+}
+
+const inFile = (part: string) => (f: { url: string }): boolean => f.url.includes(part)
+const fn = (name: string, part = '') => (f: { functionName: string, url: string }): boolean => f.functionName === name && f.url.includes(part)
+const any = (...ms: Array<(f: { functionName: string, url: string }) => boolean>) => (f: { functionName: string, url: string }): boolean => ms.some((m) => m(f))
+
+/** The per-request work issue 12 asks about, each by the frames that do it (inclusive time). */
+const writing = any(fn('writePayload'), fn('writeHead'), fn('end', '_http_outgoing'), fn('_storeHeader'))
+const serialising = any(fn('serialize', 'fastify/lib/reply'), (f) => f.url === '' && /^(anonymous\d*|main)$/.test(f.functionName))
+const inPackage = inFile('/node_modules/')
+const inRqs = inFile('/dist/')
+
+/**
+ * The per-request work issue 12 asks about, each by the frames that do it
+ * (inclusive time; `exclude` leaves out what a frame calls that another probe
+ * counts, e.g. the handler's reply.send). Probes still overlap where one
+ * stage calls the next (the request event runs inside node's parser callback).
+ */
+const PROBES: Probe[] = [
+  { label: 'node: HTTP parsing and events, without what Fastify and rqs do inside', match: any(fn('parserOnHeadersComplete'), fn('parserOnIncoming'), fn('onParserExecute')), exclude: any(inPackage, inRqs) },
+  // find-my-way calls the route's handler: leave out Fastify and rqs below it.
+  { label: 'fastify: routing (find-my-way lookup)', match: inFile('/find-my-way/'), exclude: any(inFile('/fastify/lib/'), inRqs) },
+  { label: 'rqs: version negotiation (negotiate, deriveConstraint)', match: any(fn('negotiate', 'versioning'), fn('deriveConstraint', 'versioning')) },
+  { label: 'rqs: request id (genReqId → requestId, randomUUID)', match: any(fn('requestId', 'request-id'), fn('randomUUID')) },
+  // A hook's done() runs the rest of the request synchronously: leave out what follows it (hooks.js).
+  { label: 'rqs: x-request-id onRequest hook (server.js)', match: inFile('/dist/server.js'), exclude: inFile('fastify/lib/hooks') },
+  { label: 'rqs: versioned-mount onRequest hook (Vary, Content-Type, deprecation)', match: any(inFile('versioned-mount'), fn('applyChoice')), exclude: inFile('fastify/lib/hooks') },
+  { label: 'fastify: hook runners (their own code only)', match: inFile('fastify/lib/hooks'), exclude: (f) => !f.url.includes('fastify/lib/hooks') },
+  { label: 'fastify: request/reply objects and the per-request child logger', match: any(fn('createChildLogger'), fn('Request', 'fastify/lib/request'), fn('Reply', 'fastify/lib/reply'), fn('child', '/pino/')) },
+  { label: '   of which pino (child logger bindings; no line is written)', match: inFile('/pino/') },
+  // The parser's done() goes on into validation and the handler: leave those out.
+  { label: 'fastify: body reading and parsing (content-type parser, JSON.parse)', match: any(inFile('content-type-parser'), inFile('fastify/lib/content-type.js'), fn('parse', ''), inFile('secure-json-parse'), inFile('lossless-json'), inFile('json-body')), exclude: any(inFile('fastify/lib/handle-request'), inFile('/services/')) },
+  { label: 'fastify: validation (ajv validators)', match: any(fn('validate', 'fastify/lib/validation'), fn('validateSchema')) },
+  { label: 'rqs: route handlers (services/), without serialising and writing', match: inFile('/services/'), exclude: any(writing, serialising) },
+  { label: 'rqs: stores', match: inFile('/stores/') },
+  { label: 'fastify: serialisation (reply serialize → fast-json-stringify)', match: serialising },
+  { label: 'node: writing the answer (writeHead, end → writev syscall)', match: writing },
+  { label: '   of which the writev/write syscalls', match: any(fn('writev'), fn('writeUtf8String'), fn('writeLatin1String'), fn('writeBuffer')) },
+  { label: 'GraphQL: graphql-http handler, without the engine and writing', match: inFile('/graphql-http/'), exclude: any(inFile('/services/albums/engine'), writing) },
+  { label: 'GraphQL: rqs engine (prepare, execute, stringify)', match: inFile('/services/albums/engine') },
+  { label: 'GraphQL: graphql-jit (compiled query, its serialiser)', match: inFile('/graphql-jit/') },
+  { label: 'GraphQL: graphql-js', match: inFile('/node_modules/graphql/') },
+  { label: 'V8: garbage collector', match: fn('(garbage collector)') }
+]
+
+const only = flags.only?.split(',') ?? Object.keys(SCENARIOS)
+const duration = Number(flags.duration)
+const connections = Number(flags.connections)
+const dir = join(BENCH_DIR, 'results', 'profiles')
+mkdirSync(dir, { recursive: true })
+if (flags['no-build'] !== true && flags.summarise !== true) execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
+
+const sections: string[] = []
+try {
+  for (const id of only) {
+    const scenario = SCENARIOS[id]
+    if (scenario === undefined) throw new Error(`unknown scenario ${id}; known: ${Object.keys(SCENARIOS).join(', ')}`)
+    const file = join(dir, `${id}.cpuprofile`)
+    if (flags.summarise === true) {
+      const saved = JSON.parse(readFileSync(join(dir, `${id}.window.json`), 'utf8')) as { startUs: number, endUs: number, requests: number }
+      sections.push(formatSummary(`${scenario.title} (${id})`, summarise(file, saved, PROBES), saved.requests))
+      continue
+    }
+    rmSync(file, { force: true })
+    const server = await startServer(rqsSpec(`rqs-${id}`, scenario.students, {
+      nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${id}.cpuprofile`, '--cpu-prof-interval', flags.interval!]
+    }))
+    let requests = 0
+    let window = { startUs: 0, endUs: 0 }
+    try {
+      await load(server.origin, scenario.request, { connections, durationSec: 1 }, server.pid)
+      // process.hrtime and V8's profile clock are both CLOCK_MONOTONIC, in ns and µs.
+      const start = Number(process.hrtime.bigint() / 1000n)
+      const r = await load(server.origin, scenario.request, { connections, durationSec: duration }, server.pid)
+      window = { startUs: start, endUs: Number(process.hrtime.bigint() / 1000n) }
+      requests = r.requests
+      process.stderr.write(`${scenario.title}: ${Math.round(r.rps)} req/s, p99 ${r.p99Ms.toFixed(2)} ms, server CPU ${Math.round((r.serverCpu ?? 0) * 100)}%\n`)
+    } finally {
+      await server.stop()
+    }
+    if (!existsSync(file)) throw new Error(`no profile written for ${id}`)
+    writeFileSync(join(dir, `${id}.window.json`), JSON.stringify({ ...window, requests }))
+    const text = formatSummary(`${scenario.title} (${id})`, summarise(file, window, PROBES), requests)
+    writeFileSync(join(dir, `${id}.md`), text)
+    sections.push(text)
+  }
+} finally {
+  killAll()
+}
+console.log(sections.join('\n'))

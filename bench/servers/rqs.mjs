@@ -1,0 +1,44 @@
+// @ts-check
+// The server under test: rqs as `npm start` runs it — the compiled dist/ under plain node (no
+// TypeScript loader, which would add ~40 MB of RSS and its own thread), default configuration
+// (memory store, info logging, no access log). BENCH_STORE picks another store (`sqlite:<file>`
+// or a postgres:// URL). Before listening it creates BENCH_STUDENTS students (BENCH_STUDENT_INPUT)
+// and one address (BENCH_ADDRESS_INPUT, id 1) through the store API in this process, no HTTP;
+// then prints `MEMORY {...}` after a GC (with --expose-gc) and `LISTENING <port>`.
+// Plain JavaScript because it runs without tsx; bench/run.ts compiles dist/ from src/ first.
+import process from 'node:process'
+import { buildServer } from '../../dist/server.js'
+import { defaultConfig } from '../../dist/config.js'
+import { openStores } from '../../dist/stores/index.js'
+
+const env = process.env
+const count = Number(env.BENCH_STUDENTS ?? '1')
+const studentInput = JSON.parse(env.BENCH_STUDENT_INPUT ?? 'null')
+const addressInput = JSON.parse(env.BENCH_ADDRESS_INPUT ?? 'null')
+if (!Number.isSafeInteger(count) || studentInput === null || addressInput === null) throw new Error('BENCH_STUDENTS, BENCH_STUDENT_INPUT and BENCH_ADDRESS_INPUT are required')
+
+const config = { ...defaultConfig(), port: 0 }
+const store = env.BENCH_STORE ?? 'memory'
+if (store.startsWith('sqlite:')) config.store = { ...config.store, kind: 'sqlite', path: store.slice('sqlite:'.length) }
+else if (store.startsWith('postgres')) config.store = { ...config.store, kind: 'postgres', url: store }
+
+const stores = await openStores(config)
+for (let i = 0; i < count; i++) await stores.students.create(studentInput)
+await stores.addresses.create(addressInput)
+
+const app = await buildServer(config, { stores })
+const stop = () => {
+  app.close().then(() => stores.close()).finally(() => process.exit(0))
+}
+process.once('SIGTERM', stop)
+process.once('SIGINT', stop)
+await app.listen({ port: 0, host: '127.0.0.1' })
+
+const gc = /** @type {{ gc?: () => void }} */ (globalThis).gc
+gc?.()
+gc?.()
+const m = process.memoryUsage()
+process.stdout.write(`MEMORY ${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed })}\n`)
+const address = app.server.address()
+if (address === null || typeof address === 'string') throw new Error('no TCP address')
+process.stdout.write(`LISTENING ${address.port}\n`)

@@ -1,0 +1,103 @@
+import { Ajv } from 'ajv'
+import { validationFailures } from '../http/errors/validation.js'
+import type { CollectionModel } from '../http/query/model.js'
+import { parseListQuery, type ListRequest } from '../http/query/parse.js'
+import { querystringSchema } from '../http/query/schema.js'
+import { TEXT_VALIDATION } from '../http/validation.js'
+import { datasetFrom, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
+import { Progress } from './progress.js'
+
+export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service students|addresses [--query QUERY] > FILE.ndjson
+
+Writes every record of the service to stdout, one JSON object a line (NDJSON), in id order.
+  --store     the database (or RQS_STORE, DATABASE_URL)
+  --service   students or addresses
+  --query     the list's query parameters, e.g. 'age[gte]=18&sort=lastName' (see the README)
+Progress goes to stderr: a bar on a terminal, one summary line otherwise.
+`
+
+/** `rqs export`: streams a service's records as NDJSON to stdout, with back-pressure, from any store. */
+export async function runExport (argv: string[], io: CommandIO): Promise<number> {
+  let args
+  try {
+    args = parseCommandArgs(argv, { ...STORE_OPTIONS, query: { type: 'string' } })
+    if (args.values.help === true) { io.stdout.write(EXPORT_USAGE); return EXIT_OK }
+    if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0] as string}"`)
+  } catch (err) {
+    return usage(io, err)
+  }
+  let dataset, config, list
+  try {
+    dataset = datasetFrom(args.values.service)
+    config = storeConfig(args.values.store, io.env)
+    list = listFromQuery(dataset.model, args.values.query ?? '')
+  } catch (err) {
+    return usage(io, err)
+  }
+  const { filter, sort, limit } = list
+  try {
+    return await withStores(config, async (stores) => {
+      const store = dataset.store(stores)
+      const progress = new Progress({ stream: io.stderr, command: 'rqs export', verb: 'exported', noun: dataset.name, total: io.stderr.isTTY === true ? await store.count(filter) : undefined })
+      const output = new Output(io.stdout)
+      let records = 0
+      for await (const batch of store.batches({ ...filter, sort, limit })) {
+        let text = ''
+        for (const record of batch) text += dataset.line(record)
+        records += batch.length
+        if (!await output.write(text)) break // the reader went away (a closed pipe): stop quietly
+        progress.update(records)
+      }
+      progress.done()
+      return EXIT_OK
+    })
+  } catch (err) {
+    io.stderr.write(`rqs export: ${(err as Error).message}\n`)
+    return EXIT_FAILURE
+  }
+}
+
+function usage (io: CommandIO, err: unknown): number {
+  if (!(err instanceof UsageError)) throw err
+  io.stderr.write(`rqs export: ${err.message}\n\n${EXPORT_USAGE}`)
+  return EXIT_USAGE
+}
+
+const queryAjv = new Ajv(TEXT_VALIDATION)
+
+/** `--query` read exactly as the list route reads its query string. */
+export function listFromQuery (model: CollectionModel, text: string): ListRequest {
+  const query: Record<string, string | string[]> = {}
+  for (const [key, value] of new URLSearchParams(text)) {
+    const seen = query[key]
+    query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]
+  }
+  const validate = queryAjv.compile(querystringSchema(model))
+  if (!validate(query)) throw new UsageError(`--query: ${validationFailures(validate.errors ?? [], 'querystring').map((f) => f.detail.replace(/^querystring\./, '')).join('; ')}`)
+  try {
+    return parseListQuery(model, query)
+  } catch (err) {
+    throw new UsageError(`--query: ${(err as Error).message}`)
+  }
+}
+
+/** stdout with back-pressure: waits for 'drain'; false once the reader has gone (EPIPE). */
+class Output {
+  #closed = false
+  constructor (private readonly stream: NodeJS.WritableStream) {
+    stream.on('error', () => { this.#closed = true })
+  }
+
+  async write (text: string): Promise<boolean> {
+    if (this.#closed) return false
+    if (this.stream.write(text)) return true
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.stream.off('drain', done).off('close', done).off('error', done)
+        resolve()
+      }
+      this.stream.on('drain', done).on('close', done).on('error', done)
+    })
+    return !this.#closed
+  }
+}

@@ -1,0 +1,34 @@
+import type { CliCommand } from '../cli/command.js'
+import type { CommandIO } from './common.js'
+import { runExport } from './export.js'
+import { runImport } from './import.js'
+
+export type { CommandIO }
+
+/** The process's own streams: the bulk commands pipe NDJSON through them. */
+function processStreams (env: NodeJS.ProcessEnv): CommandIO {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env }
+}
+
+/**
+ * `rqs export` and `rqs import`: they read their own arguments and print
+ * their own help (`rqs export --help`), so `run` is never called.
+ */
+export const dataCommands: readonly CliCommand[] = [
+  {
+    name: 'export',
+    summary: 'write every record of a service as NDJSON to stdout',
+    usage: 'rqs export --store <url> --service students|addresses [--query <query>]',
+    options: [],
+    run: async () => 2,
+    ownArguments: async (args, env) => await runExport(args, processStreams(env))
+  },
+  {
+    name: 'import',
+    summary: 'store every record of an NDJSON file, all or nothing',
+    usage: 'rqs import --store <url> --service students|addresses [--skip-invalid] <file.ndjson>',
+    options: [],
+    run: async () => 2,
+    ownArguments: async (args, env) => await runImport(args, processStreams(env))
+  }
+]

@@ -1,0 +1,39 @@
+import { CATALOGUE, type ErrorCode } from './catalogue.js'
+
+/** One thing that went wrong: a catalogue code, a developer detail and, for FIELD_* codes, the field. */
+export interface Failure {
+  code: ErrorCode
+  detail: string
+  /** Substituted for `{field}` in the translated message. */
+  field?: string
+}
+
+export interface AppErrorOptions {
+  /** The entries of a problem's `errors`; default one entry with the error's own code and detail. */
+  errors?: Failure[]
+  /** Extra response headers (Allow, Retry-After, ...). */
+  headers?: Record<string, string>
+  /** Overrides the catalogue status (only CLIENT_ERROR needs this). */
+  status?: number
+  /** Values a service's own wording fills in (the id of a missing record, say). */
+  args?: Readonly<Record<string, string | number>>
+}
+
+/**
+ * Throw from a route, hook or parser to fail with a catalogue code. The error
+ * pipeline (./classify.ts) takes it as it is; each service renders it in its
+ * own shape. `message` is the developer detail.
+ */
+export class AppError extends Error {
+  override name = 'AppError'
+  readonly code: ErrorCode
+  readonly statusCode: number
+  readonly options: AppErrorOptions
+
+  constructor (code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
+    super(detail)
+    this.code = code
+    this.statusCode = options.status ?? CATALOGUE[code].status
+    this.options = options
+  }
+}

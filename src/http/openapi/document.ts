@@ -1,0 +1,408 @@
+import type { FastifySchema, RouteOptions } from 'fastify'
+import { CATALOGUE, type ErrorCode } from '../errors/catalogue.js'
+import type { RepresentationRoute } from '../mounts.js'
+import { headerRef, RESPONSE_HEADERS } from './headers.js'
+import type { ErrorShapeDoc, HeaderName, OperationNotes } from './notes.js'
+import { problemShape } from './problem-shape.js'
+
+/**
+ * Turns what @fastify/swagger generates from the route schemas into a
+ * description of what the server really answers: every status with its media
+ * types, catalogue codes as examples, request and response headers, the
+ * header-negotiated versions merged into one operation per path, and named
+ * schemas under `components`. Everything here runs when the document is first
+ * asked for, never per request.
+ */
+
+interface MediaTypeObject {
+  schema?: unknown
+  examples?: Record<string, { summary?: string, value: unknown }>
+  example?: unknown
+}
+
+interface ResponseObject {
+  description: string
+  headers?: Record<string, unknown>
+  content?: Record<string, MediaTypeObject>
+}
+
+interface ParameterObject {
+  in: string
+  name: string
+  required?: boolean
+  description?: string
+  schema?: unknown
+}
+
+type Notes = OperationNotes & { representation?: RepresentationRoute }
+
+interface Operation {
+  operationId?: string
+  summary?: string
+  description?: string
+  tags?: string[]
+  parameters?: ParameterObject[]
+  requestBody?: { required?: boolean, content: Record<string, MediaTypeObject> }
+  responses: Record<string, ResponseObject>
+  deprecated?: boolean
+  'x-rqs'?: Notes
+}
+
+type PathItem = Record<string, Operation>
+
+export interface OpenApiDocument {
+  openapi: string
+  info: Record<string, unknown>
+  servers?: unknown[]
+  tags?: unknown[]
+  paths: Record<string, PathItem>
+  components: { schemas: Record<string, unknown>, headers?: Record<string, unknown> }
+}
+
+/** Where the header-negotiated twins wait, per version, until they are merged into their path. */
+const TWIN_PREFIX = '/@v'
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+
+/** Codes any route with a JSON body can answer, besides its own; v1's envelope words 415 as a 400. */
+const BODY_CODES: readonly ErrorCode[] = ['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']
+
+const STATUS_TEXT: Record<string, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed',
+  406: 'Not Acceptable', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable'
+}
+
+/**
+ * @fastify/swagger's `transform`: versioned routes get their version's
+ * operationId and, when Accept chooses the version, a twin path that
+ * finishDocument merges into the real one.
+ */
+export function transformRoute ({ schema, url, route }: { schema: FastifySchema, url: string, route: RouteOptions }): { schema: FastifySchema, url: string } {
+  const representation = route.config?.representation
+  // A trailing wildcard (static files) is the parameter `path`.
+  url = url.replace(/\*$/, '{path}')
+  // Routes without a schema reach here too, whatever the type says.
+  if (representation === undefined || (schema as FastifySchema | undefined) === undefined || schema.hide === true) return { schema, url }
+  const operationId = schema.operationId === undefined
+    ? undefined
+    : representation.uriVersioned ? `${schema.operationId}V${representation.version}` : schema.operationId
+  return {
+    schema: { ...schema, operationId, 'x-rqs': { ...schema['x-rqs'], representation } as Notes },
+    url: representation.uriVersioned ? url : `${TWIN_PREFIX}${representation.version}${url}`
+  }
+}
+
+/** What a version's routes on one path say about their errors, for the 405 of a version that lacks a method. */
+interface VersionFacts {
+  shape: ErrorShapeDoc
+  mediaTypes: readonly string[]
+  deprecated: boolean
+}
+
+/** @fastify/swagger's `transformObject`: the document as published. */
+export function finishDocument (doc: OpenApiDocument): OpenApiDocument {
+  const facts = new Map<string, VersionFacts>()
+  const accepts = new Map<Operation, RepresentationRoute[]>()
+  for (const [path, item] of Object.entries(doc.paths)) {
+    // Routes serving GET and HEAD together (static files): HEAD is said once, for the whole document.
+    if (item.get !== undefined) delete item.head
+    for (const [method, op] of operations(item)) {
+      const notes = op['x-rqs'] ?? {}
+      delete op['x-rqs']
+      describeOperation(op, notes, method, path.replace(/^\/@v\d+/, ''))
+      const r = notes.representation
+      if (r !== undefined) {
+        accepts.set(op, [r])
+        facts.set(`${path} ${r.version}`, { shape: notes.errorShape ?? problemShape, mediaTypes: r.mediaTypes, deprecated: r.deprecated })
+      }
+    }
+  }
+  mergeTwins(doc, facts, accepts)
+  for (const item of Object.values(doc.paths)) {
+    for (const [, op] of operations(item)) {
+      const versions = accepts.get(op)
+      if (versions !== undefined) addAcceptParameter(op, versions)
+      for (const response of Object.values(op.responses)) {
+        response.headers = { 'X-Request-Id': headerRef('X-Request-Id'), Vary: headerRef('Vary'), ...response.headers }
+      }
+    }
+  }
+  doc.paths = Object.fromEntries(Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b)))
+  doc.components.schemas = { ...doc.components.schemas, ...hoistNamedSchemas(doc) }
+  doc.components.headers = { ...RESPONSE_HEADERS }
+  checkOperationIds(doc)
+  return doc
+}
+
+function operations (item: PathItem): Array<[string, Operation]> {
+  return Object.entries(item).filter(([method]) => METHODS.includes(method))
+}
+
+/** Adds the answers, headers and parameters the route's kind implies to one operation. */
+function describeOperation (op: Operation, notes: Notes, method: string, path: string): void {
+  const representation = notes.representation
+  const shape = notes.errorShape ?? problemShape
+  // The schemas Fastify serialises 4xx/5xx answers with are replaced by one response per status.
+  for (const status of Object.keys(op.responses)) {
+    if (/^[1-5]XX$/.test(status)) delete op.responses[status]
+  }
+  for (const [status, response] of Object.entries(op.responses)) {
+    if (response.description === 'Default Response' || response.description === '') response.description = STATUS_TEXT[status] ?? status
+    if (representation !== undefined && response.content?.['application/json'] !== undefined) {
+      const media = response.content['application/json']
+      response.content = Object.fromEntries(representation.mediaTypes.map((type) => [type, { ...media }]))
+    }
+  }
+  if (notes.document !== undefined) Object.assign(op, structuredClone(notes.document))
+
+  const codes = new Set<ErrorCode>(notes.errors ?? [])
+  const parameters = op.parameters ?? []
+  if (op.requestBody !== undefined) for (const code of BODY_CODES) codes.add(code)
+  if (parameters.some((p) => p.in === 'query') && representation !== undefined) codes.add('VALIDATION_FAILED')
+  if (notes.preconditions !== undefined) {
+    codes.add('PRECONDITION_FAILED')
+    if (notes.preconditions === 'write') codes.add('RECORD_EXISTS')
+    parameters.push(...preconditionParameters(notes.preconditions))
+    if (notes.preconditions === 'read') {
+      op.responses['304'] = { description: 'Not Modified: `If-None-Match` names the current ETag. No body.', headers: { ETag: headerRef('ETag') } }
+    }
+  }
+  const readPreconditions = notes.preconditions === 'read'
+  if (notes.store === true) {
+    codes.add('STORE_UNAVAILABLE')
+    codes.add(method === 'post' ? 'RECORD_NOT_CREATED' : 'INTERNAL')
+  }
+  for (const code of codes) {
+    // The mount refuses an unacceptable Accept with a problem, whatever the representation's shape.
+    const codeShape = code === 'NOT_ACCEPTABLE' && representation !== undefined ? problemShape : shape
+    addError(op, path, code, codeShape, representation?.mediaTypes)
+  }
+  if (representation !== undefined) addError(op, path, 'NOT_ACCEPTABLE', problemShape, representation.mediaTypes)
+  if (Object.values(op.responses).some((r) => r.content?.[problemShape.mediaTypes?.[0] ?? ''] !== undefined)) {
+    parameters.push({ in: 'header', name: 'Accept-Language', required: false, description: 'Language of the problems\' `title` and `message`: `en` (default) or `de`, with q-values.', schema: { type: 'string', examples: ['de, en;q=0.5'] } })
+  }
+  if (representation?.deprecated === true) {
+    op.deprecated = true
+    for (const response of Object.values(op.responses)) addHeaders(response, ['Deprecation', 'Sunset', 'Link'])
+  }
+  // A read whose If-Match failed still names the current ETag.
+  if (readPreconditions && op.responses['412'] !== undefined) addHeaders(op.responses['412'], ['ETag'], 'Here: the current one, when a read\'s If-Match failed.')
+  for (const [status, names] of Object.entries(notes.headers ?? {})) {
+    const response = op.responses[status]
+    if (response === undefined) throw new Error(`x-rqs.headers names status ${status}, which ${op.operationId ?? 'an operation'} does not document`)
+    addHeaders(response, names)
+  }
+  if (parameters.length > 0) op.parameters = parameters
+}
+
+function addHeaders (response: ResponseObject, names: readonly HeaderName[], sometimes?: string): void {
+  const header = (name: HeaderName): unknown => sometimes === undefined
+    ? headerRef(name)
+    : { ...RESPONSE_HEADERS[name], required: false, description: `${RESPONSE_HEADERS[name].description} ${sometimes}` }
+  response.headers = { ...response.headers, ...Object.fromEntries(names.map((n) => [n, header(n)])) }
+}
+
+/** One catalogue code as an answer of the operation: its status, shape, media types and an example. */
+function addError (op: Operation, path: string, code: ErrorCode, shape: ErrorShapeDoc, representationTypes: readonly string[] | undefined): void {
+  const status = String(shape.status(code))
+  const response = op.responses[status] ??= { description: `${STATUS_TEXT[status] ?? status}.` }
+  response.description += `\n- \`${code}\`: ${firstSentence(CATALOGUE[code].description)}`
+  const types = shape.mediaTypes ?? representationTypes ?? ['application/json']
+  response.content ??= {}
+  for (const type of types) {
+    const media = response.content[type] ??= { schema: shape.schema, examples: {} }
+    media.examples ??= {}
+    media.examples[code] = { summary: code, value: shape.example(code, path.replace(/\{[^}]*\}/g, '7')) }
+  }
+  const headers: HeaderName[] = [...(shape.headers ?? [])]
+  if (code === 'STORE_UNAVAILABLE') headers.push('Retry-After')
+  if (code === 'METHOD_NOT_ALLOWED') headers.push('Allow')
+  addHeaders(response, headers)
+}
+
+function firstSentence (text: string): string {
+  const end = text.indexOf('. ')
+  return end === -1 ? text : text.slice(0, end + 1)
+}
+
+function preconditionParameters (kind: 'read' | 'write'): ParameterObject[] {
+  const etagList = { type: 'string', examples: ['"q1w2e3r4t5y6u7i8"', '*'] }
+  return kind === 'read'
+    ? [
+        { in: 'header', name: 'If-None-Match', required: false, description: 'ETags (or `*`) you hold: when one is current the answer is 304 without a body.', schema: etagList },
+        { in: 'header', name: 'If-Match', required: false, description: 'ETags (or `*`) of which one must be current, else 412.', schema: etagList }
+      ]
+    : [
+        { in: 'header', name: 'If-Match', required: false, description: 'Write only if the record is still as you read it: one of these ETags (or `*`: any existing record) must be current, else 412 PRECONDITION_FAILED.', schema: etagList },
+        { in: 'header', name: 'If-None-Match', required: false, description: '`*`: write only if no record has this id (create only), else 412 with the entry RECORD_EXISTS. A list of ETags: write only if none is current.', schema: etagList }
+      ]
+}
+
+/**
+ * The routes at a REST service's base path exist once per version and are
+ * chosen by Accept; the description has one operation per path and method,
+ * whose answers carry each version's media types side by side. A version
+ * without the method answers 405 in its own shape.
+ */
+function mergeTwins (doc: OpenApiDocument, facts: Map<string, VersionFacts>, accepts: Map<Operation, RepresentationRoute[]>): void {
+  const twins = Object.keys(doc.paths).filter((p) => p.startsWith(TWIN_PREFIX)).sort()
+  const merged = new Map<string, Map<string, Array<[number, Operation]>>>()
+  for (const twin of twins) {
+    const match = /^\/@v(\d+)(\/.*)$/.exec(twin)
+    if (match === null) continue
+    const version = Number(match[1])
+    const path = match[2] as string
+    const byMethod = merged.get(path) ?? new Map<string, Array<[number, Operation]>>()
+    merged.set(path, byMethod)
+    for (const [method, op] of operations(doc.paths[twin] as PathItem)) {
+      byMethod.set(method, [...(byMethod.get(method) ?? []), [version, op]])
+    }
+  }
+  for (const twin of twins) Reflect.deleteProperty(doc.paths, twin)
+
+  for (const [path, byMethod] of merged) {
+    const versions = [...new Set([...byMethod.values()].flatMap((ops) => ops.map(([v]) => v)))].sort()
+    const item: PathItem = doc.paths[path] ?? {}
+    for (const [method, ops] of byMethod) {
+      ops.sort((a, b) => a[0] - b[0])
+      const op = mergeOperations(ops)
+      const texts = new Set(ops.map(([, o]) => o.description ?? o.summary ?? ''))
+      op.description = texts.size === 1
+        ? ops[0]?.[1].description
+        : ops.map(([v, o]) => `**v${v}**: ${o.description ?? o.summary ?? ''}`).join('\n\n')
+      const served = ops.map(([v]) => v)
+      for (const version of versions.filter((v) => !served.includes(v))) {
+        const f = facts.get(`${TWIN_PREFIX}${version}${path} ${version}`)
+        if (f === undefined) continue
+        addError(op, path, 'METHOD_NOT_ALLOWED', f.shape, f.mediaTypes)
+        op.description = [op.description, `**v${version}** has no such operation: with its media types in \`Accept\` the answer is 405.`].filter((t) => t !== undefined).join('\n\n')
+      }
+      op.deprecated = ops.every(([, o]) => o.deprecated === true) ? true : undefined
+      accepts.set(op, ops.flatMap(([, o]) => accepts.get(o) ?? []))
+      item[method] = op
+    }
+    doc.paths[path] = item
+  }
+}
+
+/**
+ * One operation from a path's versions: parameters and request bodies
+ * united, and per status every version's media types side by side. Where
+ * the versions describe a status differently, each says which it is.
+ */
+function mergeOperations (ops: Array<[number, Operation]>): Operation {
+  const [first] = ops
+  if (first === undefined) throw new Error('nothing to merge')
+  const parameters: ParameterObject[] = []
+  const responses: Record<string, ResponseObject> = {}
+  let requestBody: Operation['requestBody']
+  const statuses = [...new Set(ops.flatMap(([, op]) => Object.keys(op.responses)))].sort()
+  for (const status of statuses) {
+    const answers = ops.flatMap(([v, op]) => op.responses[status] === undefined ? [] : [[v, op.responses[status]] as [number, ResponseObject]])
+    const texts = new Set(answers.map(([, r]) => r.description))
+    const merged: ResponseObject = {
+      description: texts.size === 1 ? [...texts][0] as string : answers.map(([v, r]) => `**v${v}**: ${r.description}`).join('\n\n')
+    }
+    for (const [, r] of answers) {
+      if (r.headers !== undefined) merged.headers = { ...merged.headers, ...r.headers }
+      if (r.content !== undefined) merged.content = { ...merged.content, ...structuredClone(r.content) }
+    }
+    // A header only some versions send is not required of the merged answer.
+    for (const name of Object.keys(merged.headers ?? {})) {
+      const sending = answers.filter(([, r]) => r.headers?.[name] !== undefined).map(([v]) => v)
+      if (sending.length === answers.length || !(name in RESPONSE_HEADERS) || merged.headers === undefined) continue
+      const header = RESPONSE_HEADERS[name as HeaderName]
+      merged.headers[name] = { ...header, required: false, description: `${header.description} Sent by ${sending.map((v) => `v${v}`).join(', ')} only.` }
+    }
+    responses[status] = merged
+  }
+  for (const [, op] of ops) {
+    for (const p of op.parameters ?? []) if (!parameters.some((q) => q.in === p.in && q.name === p.name)) parameters.push(p)
+    if (op.requestBody === undefined) continue
+    requestBody ??= { required: true, content: {} }
+    for (const [type, media] of Object.entries(op.requestBody.content)) {
+      const existing = requestBody.content[type]
+      if (existing !== undefined && JSON.stringify(existing.schema) !== JSON.stringify(media.schema)) {
+        throw new Error(`the versions of ${op.operationId ?? 'an operation'} take different ${type} bodies: give them their own paths`)
+      }
+      requestBody.content[type] = media
+    }
+  }
+  const [, base] = first
+  return {
+    ...base,
+    operationId: ops.map(([, op]) => op.operationId).find((id) => id !== undefined),
+    tags: [...new Set(ops.flatMap(([, op]) => op.tags ?? []))],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(requestBody !== undefined ? { requestBody } : {}),
+    responses
+  }
+}
+
+/** `Accept` chooses the representation: documented with the media types each version answers with. */
+function addAcceptParameter (op: Operation, versions: RepresentationRoute[]): void {
+  const lines = [...new Map(versions.map((r) => [r.version, r])).values()]
+    .map((r) => `${r.mediaTypes.map((t) => `\`${t}\``).join(' or ')} → v${r.version}`)
+  const types = versions.flatMap((r) => r.mediaTypes)
+  op.parameters = [
+    ...(op.parameters ?? []),
+    {
+      in: 'header',
+      name: 'Accept',
+      required: false,
+      description: `Chooses the representation: ${lines.join('; ')}. None, \`*/*\` and \`application/json\` get the default; anything else is 406 NOT_ACCEPTABLE.`,
+      schema: { type: 'string', examples: [...new Set(types)] }
+    }
+  ]
+}
+
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs']
+const SCHEMA_VALUES = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else']
+const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
+
+/**
+ * Every schema with a `title` (Student, Address, Problem, …) becomes a named
+ * component and is referenced where it was inlined, so client generators
+ * produce named types. Two different schemas under one name are a mistake
+ * in the route schemas and stop the document from being built.
+ */
+function hoistNamedSchemas (doc: OpenApiDocument): Record<string, unknown> {
+  const named = new Map<string, { schema: Record<string, unknown>, text: string }>()
+  const hoist = (schema: unknown): unknown => {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema
+    const s: Record<string, unknown> = { ...schema as Record<string, unknown> }
+    for (const key of SCHEMA_MAPS) {
+      const map = s[key]
+      if (typeof map === 'object' && map !== null) s[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, hoist(v)]))
+    }
+    for (const key of SCHEMA_VALUES) if (key in s) s[key] = hoist(s[key])
+    for (const key of SCHEMA_LISTS) if (Array.isArray(s[key])) s[key] = (s[key] as unknown[]).map(hoist)
+    const title = s.title
+    if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) return s
+    const text = JSON.stringify(s)
+    const known = named.get(title)
+    if (known === undefined) named.set(title, { schema: s, text })
+    else if (known.text !== text) throw new Error(`two different schemas are named ${title}; give one another title`)
+    return { $ref: `#/components/schemas/${title}` }
+  }
+  for (const item of Object.values(doc.paths)) {
+    for (const [, op] of operations(item)) {
+      for (const p of op.parameters ?? []) p.schema = hoist(p.schema)
+      for (const media of Object.values(op.requestBody?.content ?? {})) media.schema = hoist(media.schema)
+      for (const response of Object.values(op.responses)) {
+        for (const media of Object.values(response.content ?? {})) media.schema = hoist(media.schema)
+      }
+    }
+  }
+  return Object.fromEntries([...named].sort(([a], [b]) => a.localeCompare(b)).map(([name, { schema }]) => [name, schema]))
+}
+
+function checkOperationIds (doc: OpenApiDocument): void {
+  const seen = new Set<string>()
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of operations(item)) {
+      if (op.operationId === undefined) throw new Error(`${method.toUpperCase()} ${path} has no operationId`)
+      if (seen.has(op.operationId)) throw new Error(`operationId ${op.operationId} is used twice (${method.toUpperCase()} ${path})`)
+      seen.add(op.operationId)
+    }
+  }
+}

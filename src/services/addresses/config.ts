@@ -1,0 +1,16 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { option } from '../../config/option.js'
+import { basePath } from '../../config/readers.js'
+
+/** `config.addresses`: where the address book is mounted. */
+export const addressesOptions = Type.Object({
+  // Its collection is `{base}/addresses`.
+  base: option(Type.String(), {
+    default: '/', flag: 'addresses-base', value: 'path', env: 'RQS_ADDRESSES_BASE', read: basePath, help: 'base path of the address book; its collection is {base}/addresses (default /)'
+  }),
+  enabled: option(Type.Boolean(), {
+    default: true, flag: 'no-addresses', env: 'RQS_NO_ADDRESSES', negated: true, help: 'do not mount the address book service'
+  })
+})
+
+export type AddressesConfig = Static<typeof addressesOptions>

@@ -1,0 +1,22 @@
+import type { ServiceDescriptor } from '../types.js'
+import { prefixOf } from '../types.js'
+import { ALBUM_TAGS } from './openapi.js'
+import { albumRoutes } from './routes.js'
+
+/** The album query service (GraphQL): `{base}/graphql` and the GraphiQL editor at `{base}/graphiql`. */
+export const albumsService: ServiceDescriptor = {
+  name: 'albums',
+  versions: [],
+  enabled: (config) => config.albums.enabled,
+  links: (config) => {
+    const base = prefixOf(config.albums.base)
+    return [
+      { rel: 'albums', href: `${base}/graphql`, title: 'Album query service (GraphQL)', type: 'application/graphql-response+json' },
+      { rel: 'albums-editor', href: `${base}/graphiql`, title: 'GraphiQL editor for the album query service', type: 'text/html' }
+    ]
+  },
+  tags: ALBUM_TAGS,
+  register: async (app, { config }) => {
+    await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base })
+  }
+}

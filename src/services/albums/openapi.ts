@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox'
+import { CATALOGUE } from '../../http/errors/catalogue.js'
+import { HTML_PAGE } from '../../http/openapi/describe.js'
+import type { ErrorShapeDoc, OperationNotes } from '../../http/openapi/notes.js'
+import { MESSAGES } from '../../http/errors/messages/index.js'
+
+/**
+ * The album query service in the API description. GraphQL over HTTP reads
+ * and checks its own requests (graphql-http), so the request side is
+ * documented here rather than validated by Fastify; the answers are
+ * described by the schemas below.
+ */
+
+const GraphQLError = Type.Object({
+  message: Type.String(),
+  locations: Type.Optional(Type.Array(Type.Object({ line: Type.Integer(), column: Type.Integer() }))),
+  path: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Integer()]))),
+  extensions: Type.Object({ code: Type.String({ description: 'A code of the error catalogue (GET /errors): GRAPHQL_PARSE_FAILED, QUERY_TOO_DEEP, BAD_REQUEST, …' }) }, { additionalProperties: true })
+}, { title: 'GraphQLError' })
+
+const Album = Type.Object({
+  title: Type.Union([Type.String(), Type.Null()]),
+  artist: Type.Union([Type.String(), Type.Null()]),
+  recordNo: Type.Union([Type.Integer(), Type.Null()])
+}, { title: 'Album', description: 'The fields a query selects (any subset, aliases allowed).' })
+
+export const GraphQLResponse = Type.Object({
+  data: Type.Optional(Type.Union([Type.Object({ albums: Type.Optional(Type.Union([Type.Array(Type.Partial(Album)), Type.Null()])) }, { additionalProperties: true }), Type.Null()])),
+  errors: Type.Optional(Type.Array(GraphQLError, { minItems: 1 }))
+}, { title: 'GraphQLResponse', additionalProperties: false })
+
+const AnyObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })
+
+const GraphQLRequest = Type.Object({
+  query: Type.String({ description: 'The GraphQL document, e.g. `{ albums(titleFilter: "Sounds") { title artist } }`.' }),
+  variables: Type.Optional(Type.Union([AnyObject, Type.Null()], { description: 'Values of the variables the document declares.' })),
+  operationName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  extensions: Type.Optional(Type.Union([AnyObject, Type.Null()]))
+}, { title: 'GraphQLRequest' })
+
+const RESPONSE_TYPES = ['application/json', 'application/graphql-response+json']
+
+/** `{errors:[{message, extensions:{code}}]}` under either GraphQL media type. */
+export const graphqlShape: ErrorShapeDoc = {
+  schema: GraphQLResponse,
+  mediaTypes: RESPONSE_TYPES,
+  status: (code) => CATALOGUE[code].status,
+  example: (code) => ({ errors: [{ message: MESSAGES.en[code].message, extensions: { code } }] })
+}
+
+const accept = {
+  in: 'header',
+  name: 'Accept',
+  required: false,
+  description: '`application/graphql-response+json` (requests that cannot run are 400) or `application/json` (the default: such errors come with 200); anything else is 406.',
+  schema: { type: 'string', examples: RESPONSE_TYPES }
+}
+
+const queryAnswer = {
+  description: 'The result: `data`, and `errors` for what failed. Under `application/json` a request that cannot run (syntax, validation, limits) is answered here too, with `errors` only.',
+  content: Object.fromEntries(RESPONSE_TYPES.map((type) => [type, { schema: GraphQLResponse }]))
+}
+
+/** Codes any GraphQL request can meet. */
+const QUERY_CODES = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_DEEP', 'QUERY_TOO_COMPLEX', 'TOO_MANY_ALIASES', 'QUERY_TOO_LARGE', 'INTROSPECTION_DISABLED', 'BAD_REQUEST', 'BAD_USER_INPUT', 'NOT_ACCEPTABLE'] as const
+
+export const graphqlGetSchema = {
+  operationId: 'queryAlbumsByGet',
+  tags: ['albums'],
+  summary: 'Run a GraphQL query given in the URL (queries only)',
+  description: 'A mutation over GET is 405. A browser (Accept preferring `text/html`) is redirected to GraphiQL.',
+  response: { 200: queryAnswer, 303: { type: 'null', description: 'See Other: a browser is sent to GraphiQL.' } },
+  'x-rqs': {
+    errorShape: graphqlShape,
+    errors: [...QUERY_CODES, 'OPERATION_NOT_SUPPORTED', 'METHOD_NOT_ALLOWED'],
+    headers: { 303: ['Location'] },
+    document: {
+      parameters: [
+        { in: 'query', name: 'query', required: true, description: 'The GraphQL document.', schema: { type: 'string' }, example: '{ albums { title recordNo } }' },
+        { in: 'query', name: 'variables', required: false, description: 'JSON object of variables.', schema: { type: 'string' } },
+        { in: 'query', name: 'operationName', required: false, description: 'Which operation of the document to run.', schema: { type: 'string' } },
+        accept
+      ]
+    }
+  } satisfies OperationNotes
+}
+
+export const graphqlPostSchema = {
+  operationId: 'queryAlbums',
+  tags: ['albums'],
+  summary: 'Run a GraphQL query (`albums(titleFilter: String): [Album]`)',
+  response: { 200: queryAnswer },
+  'x-rqs': {
+    errorShape: graphqlShape,
+    errors: [...QUERY_CODES, 'OPERATION_NOT_SUPPORTED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+    document: {
+      parameters: [accept],
+      requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest } } }
+    }
+  } satisfies OperationNotes
+}
+
+export const sdlSchema = {
+  operationId: 'getAlbumSchema',
+  tags: ['albums'],
+  summary: 'The album schema as GraphQL SDL',
+  response: { 200: { description: 'The schema in GraphQL SDL.', content: { 'text/plain': { schema: { type: 'string' } } } } }
+}
+
+export const graphiqlSchema = {
+  operationId: 'getGraphiQL',
+  tags: ['albums'],
+  summary: 'GraphiQL, the interactive editor for the album query service',
+  response: {
+    200: { description: 'The GraphiQL page.', content: { 'text/html': HTML_PAGE } },
+    503: { description: 'The GraphiQL bundle is not built (`npm run build`); GraphQL itself works.', content: { 'text/html': HTML_PAGE } }
+  }
+}
+
+/** The tag of the album service's operations. */
+export const ALBUM_TAGS = [{ name: 'albums', description: 'The album query service: GraphQL over HTTP, its schema and GraphiQL.' }]

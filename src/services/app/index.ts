@@ -1,0 +1,87 @@
+import { fileURLToPath } from 'node:url'
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { VersioningConfig } from '../../config.js'
+import { vendorType } from '../../http/versioning.js'
+import type { DirectoryLink, ServiceDescriptor } from '../types.js'
+import { APP_NOT_BUILT_PAGE, APP_PATH, appPage, builtScript } from './page.js'
+import type { AppPageConfig } from './page-config.js'
+
+/** Where scripts/build-app.ts writes the bundle, the shared stylesheet and the favicon (from src/ and dist/ alike). */
+export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../../dist/app', import.meta.url))
+
+export interface AppPagesOptions {
+  /** The services' links in the entry point's directory: where the page finds students, addresses and events. */
+  directory: readonly DirectoryLink[]
+  versioning: VersioningConfig
+  /** The built files; default dist/app of this package. */
+  dir?: string
+}
+
+/** Hashed names (app-<hash>.js) never change content: a year, immutable. Everything else is revalidated. */
+const HASHED = /-[A-Z0-9]{8}\.js(\.br|\.gz)?$/
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+
+/**
+ * The web application at /app/: one HTML page (rendered here, never cached
+ * without revalidation) and the files the build wrote, among them the
+ * stylesheet and favicon every HTML page shares.
+ */
+export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Promise<void> {
+  const dir = opts.dir ?? DEFAULT_APP_DIR
+  const script = builtScript(dir)
+  if (script === undefined) {
+    app.log.warn({ dir }, 'web application bundle not found: /app/ answers 503 until `npm run build` has run')
+    app.get(APP_PATH, { schema: { hide: true } }, (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(APP_NOT_BUILT_PAGE) })
+    return
+  }
+
+  let page: string | undefined
+  const sendPage = (_request: FastifyRequest, reply: FastifyReply): void => {
+    page ??= appPage(pageConfig(opts.directory, opts.versioning), script)
+    void reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)
+  }
+  app.get(APP_PATH, { schema: { hide: true } }, sendPage)
+  app.get(`${APP_PATH}index.html`, { schema: { hide: true } }, sendPage)
+
+  await app.register(fastifyStatic, {
+    root: dir,
+    prefix: APP_PATH,
+    decorateReply: false,
+    index: false,
+    preCompressed: true,
+    dotfiles: 'deny',
+    allowedPath: (path) => path !== '/manifest.json',
+    cacheControl: false,
+    setHeaders: (reply, path) => { reply.header('cache-control', HASHED.test(path) ? IMMUTABLE : 'no-cache') }
+  })
+}
+
+/** Where the page finds each collection, from the directory the services filled in. */
+export function pageConfig (directory: readonly DirectoryLink[], versioning: VersioningConfig): AppPageConfig {
+  const href = (rel: string): string | undefined => directory.find((link) => link.rel === rel)?.href
+  const config: AppPageConfig = {}
+  const students = href('students')
+  // The app speaks students v2: by Accept at the plain base, else by URI.
+  if (students !== undefined) {
+    if (versioning.mediaType) config.students = { url: students, accept: vendorType(versioning.vendor, 2) }
+    else if (versioning.uri) config.students = { url: `/v2${students === '/' ? '' : students}`, accept: 'application/json' }
+  }
+  const addresses = href('addresses')
+  if (addresses !== undefined) config.addresses = { url: addresses, accept: 'application/json' }
+  const events = href('events')
+  if (events !== undefined) config.events = events
+  return config
+}
+
+/** The web application: a page for people, over the REST services of the same server. */
+export const appService: ServiceDescriptor = {
+  name: 'app',
+  versions: [],
+  enabled: (config) => config.students.enabled || config.addresses.enabled,
+  links: () => [{ rel: 'app', href: APP_PATH, title: 'Web application: manage students and addresses', type: 'text/html' }],
+  tags: [],
+  register: async (app, { config, links }) => {
+    await app.register(appPages, { directory: links, versioning: config.versioning })
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * What the web application's page tells the script (a JSON `data-config`
+ * attribute, so no inline script is needed): where each collection is and
+ * how to ask for the representation the app speaks. Shared by the server
+ * (which writes it) and web/app/ (which reads it); types only.
+ */
+export interface AppPageConfig {
+  /** Student records, version 2 (plain records, problem details, ETags); absent when not mounted. */
+  students?: { url: string, accept: string }
+  /** The address book collection; absent when not mounted. */
+  addresses?: { url: string, accept: string }
+  /** The change feed (Server-Sent Events), when the server has one (directory rel "events"). */
+  events?: string
+}

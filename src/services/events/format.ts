@@ -1,0 +1,48 @@
+import fastJson from 'fast-json-stringify'
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { Change } from '../../stores/types.js'
+import { Address } from '../addresses/schema.js'
+import { Student } from '../students/schema.js'
+
+/**
+ * The text of the change feed's messages (Server-Sent Events). A change is
+ * `id: <seq>`, `event: <service>.<kind>` and one `data:` line of JSON
+ * `{"id", "record", "at"}`, the record in the service's v2 representation:
+ * serialised from the services' own response schemas, so an address id beyond
+ * 2^53 keeps every digit, as the address routes write it.
+ */
+
+type Serialise = (data: unknown) => string
+
+const dataWith = (record: TSchema): Serialise => fastJson(Type.Object({ id: Type.Integer(), record, at: Type.String() }))
+
+// Two serialisers per service rather than one with `record: anyOf [record, null]`: fast-json-stringify
+// picks an anyOf branch by validating, and a bigint id validates as no JSON type.
+const DATA: Record<Change['service'], { record: Serialise, deleted: Serialise }> = {
+  students: { record: dataWith(Student), deleted: dataWith(Type.Null()) },
+  addresses: { record: dataWith(Address), deleted: dataWith(Type.Null()) }
+}
+
+export function changeMessage (change: Change): string {
+  const serialise = DATA[change.service]
+  const data = (change.record === null ? serialise.deleted : serialise.record)({ id: change.id, record: change.record, at: change.at.toISOString() })
+  return `id: ${change.seq}\nevent: ${change.service}.${change.kind}\ndata: ${data}\n\n`
+}
+
+/** How long a client waits before it reconnects (sent first on every stream). */
+export function retryMessage (ms: number): string {
+  return `retry: ${ms}\n\n`
+}
+
+/** The stream is live from `seq` on: what came before was sent or is in the list the client loads now. */
+export function readyMessage (seq: number): string {
+  return `id: ${seq}\nevent: ready\ndata: {}\n\n`
+}
+
+/** Changes after the client's Last-Event-ID are no longer kept: it must load its lists again. */
+export function resetMessage (seq: number): string {
+  return `id: ${seq}\nevent: reset\ndata: {}\n\n`
+}
+
+/** A comment: ignored by clients, keeps proxies from closing an idle stream. */
+export const HEARTBEAT = ': heartbeat\n\n'

@@ -1,0 +1,109 @@
+import type { FastifyInstance } from 'fastify'
+import { Type, type Static } from '@sinclair/typebox'
+import { MediaTypeChooser } from '../../lib/negotiate.js'
+import { AppError } from '../../http/errors/app-error.js'
+import { problems } from '../../http/errors/handler.js'
+import { routeOtherMethods } from '../../http/method-not-allowed.js'
+import type { ChangedCollection } from '../../stores/types.js'
+import type { ChangeHub } from './hub.js'
+import type { StartPoint } from './subscriber.js'
+
+export const EVENTS_PATH = '/events'
+export const EVENT_STREAM = 'text/event-stream'
+
+export interface EventsRoutesOptions {
+  hub: ChangeHub
+  /** The record services this server runs: what the feed carries and `?services=` may name. */
+  services: readonly ChangedCollection[]
+}
+
+const Query = Type.Object({
+  services: Type.Optional(Type.String({ maxLength: 100, description: 'students, addresses, or both separated by a comma (default: every record service of this server)' }))
+}, { additionalProperties: false })
+type Query = Static<typeof Query>
+
+const Headers = Type.Object({
+  'last-event-id': Type.Optional(Type.String({ description: 'The id of the last event received: the stream starts with every change after it' }))
+})
+
+const eventStream = new MediaTypeChooser([EVENT_STREAM])
+/** A Last-Event-ID this server can have sent. */
+const SEQUENCE = /^(0|[1-9]\d{0,14})$/
+
+/**
+ * GET /events: the change feed as Server-Sent Events. A normal GET route, so
+ * every onRequest check (authentication, its `read` scope) applies; errors
+ * before the stream starts are problem details.
+ */
+export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOptions): Promise<void> {
+  const { hub } = opts
+  app.setErrorHandler(problems.handleError)
+
+  app.get<{ Querystring: Query, Headers: Static<typeof Headers> }>(EVENTS_PATH, {
+    schema: {
+      operationId: 'streamChanges',
+      tags: ['events'],
+      summary: 'Change feed: every create, replace and delete of a student or an address (Server-Sent Events)',
+      description: 'Events `students.created|replaced|deleted` and `addresses.…`, each `id: <sequence>` with `data: {"id", "record" (v2 representation, null after a delete), "at"}`; ' +
+        '`event: ready` when live, `event: reset` when the Last-Event-ID is older than what is kept, a heartbeat comment every 15 s.',
+      querystring: Query,
+      headers: Headers,
+      'x-rqs': { errors: ['FEED_SERVICE_UNKNOWN', 'NOT_ACCEPTABLE'], store: true },
+      response: { 200: { description: 'An endless text/event-stream', content: { [EVENT_STREAM]: { schema: { type: 'string' } } } } }
+    }
+  }, async (request, reply) => {
+    const services = chosenServices(request.query.services, opts.services)
+    if (eventStream.select(request.headers.accept) === undefined) {
+      throw new AppError('NOT_ACCEPTABLE', `The change feed is available as ${EVENT_STREAM} only`)
+    }
+    // Read before the stream starts, so that a store outage is a 503 problem, not a broken stream.
+    const start = await startPoint(request.headers['last-event-id'], hub)
+    void reply
+      .header('cache-control', 'no-cache')
+      // Reverse proxies (nginx) must pass each event on at once.
+      .header('x-accel-buffering', 'no')
+      // A stream ends only when the server stops: its connection is not kept for another request,
+      // which would hold the shutdown until the keep-alive timeout.
+      .header('connection', 'close')
+      .type(`${EVENT_STREAM}; charset=utf-8`)
+    if (request.method === 'HEAD') return await reply.send()
+    // From here the response is written directly: an idle client then costs its connection and
+    // little more (about half of what a reply kept open through Fastify would). onResponse hooks
+    // (the access log) still run when it ends; the headers set so far are sent.
+    const headers: Record<string, string | string[]> = {}
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value
+    reply.hijack()
+    reply.raw.writeHead(200, headers)
+    hub.subscribe(reply.raw, services, start)
+  })
+
+  routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed)
+}
+
+/** `?services=students,addresses` → the set; absent → every service of this server. */
+function chosenServices (param: string | undefined, available: readonly ChangedCollection[]): ReadonlySet<ChangedCollection> {
+  if (param === undefined) return new Set(available)
+  const chosen = new Set<ChangedCollection>()
+  for (const name of param.split(',').map((n) => n.trim())) {
+    const service = available.find((s) => s === name)
+    if (service === undefined) {
+      const known = available.join(', ')
+      throw new AppError('FEED_SERVICE_UNKNOWN', `services: "${name.slice(0, 40)}" is not a service of this feed; use ${known}, or several separated by commas`, {
+        errors: [{ code: 'FEED_SERVICE_UNKNOWN', detail: `querystring.services names "${name.slice(0, 40)}"; expected ${known}`, field: 'services' }]
+      })
+    }
+    chosen.add(service)
+  }
+  return chosen
+}
+
+/** Where the stream starts for a client that sent `lastEventId` (or none). */
+async function startPoint (lastEventId: string | undefined, hub: ChangeHub): Promise<StartPoint> {
+  if (lastEventId === undefined) return { kind: 'live' }
+  if (!SEQUENCE.test(lastEventId)) return { kind: 'reset' }
+  const after = Number(lastEventId)
+  const { oldest, latest } = await hub.changes.window()
+  // Newer than anything here: the client saw another database, or a memory store before a restart.
+  if (after > latest || after < oldest - 1) return { kind: 'reset' }
+  return { kind: 'resume', after }
+}

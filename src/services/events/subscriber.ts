@@ -1,0 +1,156 @@
+import type { ServerResponse } from 'node:http'
+import type { ChangedCollection, ChangeLog } from '../../stores/types.js'
+import { changeMessage, HEARTBEAT, readyMessage, resetMessage, retryMessage } from './format.js'
+
+/** Most changes one catch-up read takes from the store. */
+const CATCH_UP_PAGE = 200
+
+/** Where a new stream starts. */
+export type StartPoint =
+  | { kind: 'live' }
+  /** Every change after `after` first (Last-Event-ID). */
+  | { kind: 'resume', after: number }
+  /** The client's position is lost: `event: reset` first. */
+  | { kind: 'reset' }
+
+/** What a subscriber needs from the hub: the store's log and the last change the hub delivered. */
+export interface ChangeSource {
+  readonly changes: ChangeLog
+  readonly position: number
+}
+
+/**
+ * - starting: not yet writing (the response is being prepared)
+ * - catching-up: reading changes from the store; live changes are left to that read
+ * - live: each change the hub delivers is queued at once
+ * - paused: the connection's buffer is full; when it drains, a catch-up follows
+ * - closed
+ */
+type State = 'starting' | 'catching-up' | 'live' | 'paused' | 'closed'
+
+/**
+ * One client of the change feed: its position (the last sequence number it
+ * has been sent or skipped) and the response it writes to.
+ *
+ * Memory stays bounded for slow clients by back-pressure rather than by
+ * dropping them: once the connection's buffer is full (a write returns
+ * false) the subscriber stops taking live changes, and when the buffer has
+ * drained it reads what it missed from the store, by position, as a resuming
+ * client does. A change is never skipped silently: a gap in the numbers the
+ * hub delivers, or one in what the store still holds, leads to a catch-up or
+ * to `event: reset`.
+ */
+export class FeedSubscriber {
+  readonly #res: ServerResponse
+  readonly #source: ChangeSource
+  readonly #services: ReadonlySet<ChangedCollection>
+  readonly #onClose: (subscriber: FeedSubscriber) => void
+  #state: State = 'starting'
+  #cursor = 0
+  #announced = false
+
+  constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<ChangedCollection>, onClose: (subscriber: FeedSubscriber) => void) {
+    this.#res = res
+    this.#source = source
+    this.#services = services
+    this.#onClose = onClose
+    res.on('drain', () => { if (this.#state === 'paused') void this.#catchUp() })
+    // The client went away (or the response was ended): nothing more to do for it.
+    res.once('close', () => { this.#close() })
+  }
+
+  get state (): State {
+    return this.#state
+  }
+
+  /** Bytes written and not yet taken by the connection. */
+  get queuedBytes (): number {
+    return this.#res.writableLength
+  }
+
+  /** Starts the stream: the retry hint, then, by `start`, a catch-up or a reset, then `event: ready` and the live changes. */
+  begin (start: StartPoint, retryMs: number): void {
+    this.#push(retryMessage(retryMs))
+    if (start.kind === 'resume') {
+      this.#cursor = start.after
+      void this.#catchUp()
+      return
+    }
+    this.#cursor = this.#source.position
+    if (start.kind === 'reset') this.#push(resetMessage(this.#cursor))
+    this.#goLive()
+  }
+
+  /** A change the hub delivers (with its message, formatted once for everyone). */
+  deliver (seq: number, service: ChangedCollection, message: string): void {
+    if (this.#state !== 'live' || seq <= this.#cursor) return
+    // A change before this one never reached us (the hub or the memory ring lost it): ask the store.
+    if (seq > this.#cursor + 1) { void this.#catchUp(); return }
+    this.#cursor = seq
+    if (this.#services.has(service) && !this.#push(message)) this.#state = 'paused'
+  }
+
+  heartbeat (): void {
+    if (this.#state === 'live' && !this.#push(HEARTBEAT)) this.#state = 'paused'
+  }
+
+  /** Ends the stream normally (the server is shutting down); the client reconnects elsewhere or later. */
+  end (): void {
+    if (this.#state === 'closed') return
+    this.#res.end()
+    this.#close()
+  }
+
+  #close (): void {
+    if (this.#state === 'closed') return
+    this.#state = 'closed'
+    this.#onClose(this)
+  }
+
+  /** Writes `text`; false when the connection's buffer is full (it is buffered all the same). */
+  #push (text: string): boolean {
+    return this.#res.write(text)
+  }
+
+  #goLive (): void {
+    if (!this.#announced) {
+      this.#announced = true
+      if (!this.#push(readyMessage(this.#cursor))) { this.#state = 'paused'; return }
+    }
+    this.#state = 'live'
+  }
+
+  /** Sends what the store holds after the cursor, page by page, until it has caught up with the hub. */
+  async #catchUp (): Promise<void> {
+    if (this.#state === 'closed' || this.#state === 'catching-up') return
+    this.#state = 'catching-up'
+    try {
+      for (;;) {
+        const behind = this.#source.position > this.#cursor
+        const changes = await this.#source.changes.since(this.#cursor, CATCH_UP_PAGE)
+        if (this.#state !== 'catching-up') return
+        const first = changes[0]
+        // Numbers have no gaps, and the store keeps an unbroken run: a missing next number was pruned.
+        if (first === undefined ? behind && (await this.#source.changes.window()).oldest > this.#cursor + 1 : first.seq > this.#cursor + 1) {
+          if (this.#state !== 'catching-up') return
+          this.#cursor = first === undefined ? this.#source.position : first.seq - 1
+          if (!this.#push(resetMessage(this.#cursor))) { this.#state = 'paused'; return }
+          continue
+        }
+        for (const change of changes) {
+          this.#cursor = change.seq
+          if (this.#services.has(change.service) && !this.#push(changeMessage(change))) {
+            this.#state = 'paused'
+            return
+          }
+        }
+        if (changes.length === CATCH_UP_PAGE || this.#source.position > this.#cursor) continue
+        this.#goLive()
+        return
+      }
+    } catch {
+      // The store cannot be read: end the stream; the client comes back with its Last-Event-ID.
+      this.end()
+    }
+  }
+}

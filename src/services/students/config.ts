@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url'
+import { Type, type Static } from '@sinclair/typebox'
+import { option } from '../../config/option.js'
+import { basePath } from '../../config/readers.js'
+
+/** The package's public/ folder (src/ and dist/ are siblings, so this holds under tsx and node). */
+export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL('../../../public', import.meta.url))
+
+/** `config.students`: where the student records service is mounted and what it serves as assets. */
+export const studentsOptions = Type.Object({
+  // Base path the service is mounted under, e.g. `/students`.
+  base: option(Type.String(), {
+    default: '/students', flag: 'students-base', value: 'path', env: 'RQS_STUDENTS_BASE', read: basePath, help: 'base path of the student records service (default /students)'
+  }),
+  // Folder whose files are served under `{base}/assets/`.
+  assetsDir: option(Type.String(), {
+    default: DEFAULT_ASSETS_DIR, flag: 'assets-dir', value: 'dir', env: 'RQS_ASSETS_DIR', help: "folder served under {students-base}/assets/ (default the package's public/)"
+  }),
+  enabled: option(Type.Boolean(), {
+    default: true, flag: 'no-students', env: 'RQS_NO_STUDENTS', negated: true, help: 'do not mount the student records service'
+  })
+})
+
+export type StudentsConfig = Static<typeof studentsOptions>

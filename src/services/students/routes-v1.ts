@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify'
+import type { Representation } from '../../http/mounts.js'
+import type { StudentRoutesOptions } from './options.js'
+import { messages, ok } from './envelope.js'
+import { invalidId, studentNotFound } from './failures.js'
+import { envelopeErrors, envelopeShape } from './v1-errors.js'
+import { parseNonNegativeInteger } from '../../http/ids.js'
+import { answer } from '../../http/openapi/describe.js'
+import type { OperationNotes } from '../../http/openapi/notes.js'
+import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
+import type { DeleteResult, ReplaceResult, Student } from '../../stores/types.js'
+import { parseListQuery } from '../../http/query/parse.js'
+import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
+import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
+import {
+  IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
+} from './schema.js'
+
+const errorResponses = { '4xx': MessageEnvelope, '5xx': MessageEnvelope }
+const tags = ['students v1 (envelope)']
+/** For the API description: every answer is the envelope, and every route reads or writes records. */
+const notes = (extra: OperationNotes = {}): OperationNotes => ({ errorShape: envelopeShape, store: true, ...extra })
+
+/**
+ * Version 1: the spec's student records service, exactly. Every answer,
+ * errors included, is the `{isSuccessful, body}` envelope (./v1-errors.ts
+ * words the errors the routes throw).
+ */
+async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
+  const { store } = opts
+  const collection = { store, path: app.prefix === '' ? '/' : app.prefix }
+
+  app.get<{ Querystring: Record<string, unknown> }>('/', {
+    schema: {
+      operationId: 'listStudents',
+      tags,
+      summary: 'List students (filter, sort, search; paged with limit; NDJSON with Accept: application/x-ndjson)',
+      description: 'Without parameters: every student in the envelope, as the spec says. With `limit`: a page in the envelope and `Link: <…>; rel="next"`; `count=true` adds `X-Total-Count`.',
+      querystring: StudentListQuery,
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
+      response: { 200: answer(StudentListEnvelope, 'Students in the envelope: every one, or a page.'), ...errorResponses }
+    },
+    config: { streams: true }
+  }, async (request, reply) => {
+    // No parameters: the spec's answer, every record in the envelope.
+    if (!request.ndjson && Object.keys(request.query).length === 0) return ok(await store.list())
+    const list = parseListQuery(STUDENT_QUERY, request.query)
+    if (request.ndjson) return await sendNdjson(reply, collection, list, studentLine)
+    const page = await readPage(collection, list)
+    pageHeaders(reply, page)
+    return ok(page.items)
+  })
+
+  app.get<{ Params: IdParams }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: { operationId: 'getStudent', tags, summary: 'Retrieve a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The student.'), ...errorResponses } }
+  }, async (request) => {
+    const id = pathId(request.params.id)
+    const student = await store.get(id)
+    if (student === undefined) throw studentNotFound(id)
+    return ok(student)
+  })
+
+  app.post<{ Body: StudentCreateBody }>('/', {
+    schema: {
+      operationId: 'createStudent',
+      tags,
+      summary: 'Create a student (id = number of records held)',
+      description: 'The id is the number of records held before the create (spec rule): after a delete, a create can reuse, and overwrite, an id.',
+      body: StudentCreateBody,
+      'x-rqs': notes(),
+      response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
+    }
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const created = (student: Student): WriteAnswer => ({ status: 201, body: ok(student) })
+    return created(await store.create(request.body, keep(created)))
+  }))
+
+  app.put<{ Body: StudentReplaceBody }>('/', {
+    schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const replaced = (result: ReplaceResult<Student>): WriteAnswer | undefined => result.outcome === 'replaced' ? { status: 200, body: ok(result.record) } : undefined
+    const written = replaced(await store.replace(request.body, undefined, keep(replaced)))
+    if (written === undefined) throw studentNotFound(request.body.id)
+    return written
+  }))
+
+  app.delete<{ Params: IdParams }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const id = pathId(request.params.id)
+    const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 200, body: ok(messages.deleted(id)) } : undefined
+    const written = deleted(await store.delete(id, undefined, keep(deleted)))
+    if (written === undefined) throw studentNotFound(id)
+    return written
+  }))
+}
+
+function pathId (segment: string): number {
+  const id = parseNonNegativeInteger(segment)
+  if (id < 0) throw invalidId(segment)
+  return id
+}
+
+export const studentsV1: Representation<StudentRoutesOptions> = {
+  version: 1,
+  plugin: routesV1,
+  errors: envelopeErrors,
+  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'DELETE']]]
+}

@@ -1,0 +1,199 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { NO_CONDITION } from '../../stores/records.js'
+import type { DeleteResult, ReplaceResult, Student as StoredStudent, WriteCondition } from '../../stores/types.js'
+import { parseNonNegativeInteger } from '../../http/ids.js'
+import { conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor } from '../../http/conditional.js'
+import { AppError } from '../../http/errors/app-error.js'
+import { problems } from '../../http/errors/handler.js'
+import type { Representation } from '../../http/mounts.js'
+import { JSON_TYPE } from '../../http/versioning.js'
+import { parseListQuery } from '../../http/query/parse.js'
+import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
+import type { StudentRoutesOptions } from './options.js'
+import { invalidId, studentNotFound as notFound } from './failures.js'
+import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
+import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
+import { answer, noBody } from '../../http/openapi/describe.js'
+import type { OperationNotes } from '../../http/openapi/notes.js'
+import { answerOnce, type Keep, type WriteAnswer } from '../../http/idempotency.js'
+
+const tags = ['students v2']
+/** For the API description: problem details (the default shape), and every route reads or writes records. */
+const notes = (extra: OperationNotes = {}): OperationNotes => ({ store: true, ...extra })
+
+const StudentList = Type.Array(Student)
+/** A page, when the client asked for one (`limit`): `next` only when another page follows. */
+const StudentPage = Type.Object({ items: StudentList, next: Type.Optional(Type.String()) }, { additionalProperties: false })
+
+/** PUT /{id} body: the id comes from the path; a body id, if sent, must agree. */
+const StudentPutBody = Type.Object(
+  { id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'If sent, the id of the path (else 400 ID_MISMATCH).' })), firstName: StudentCreateBody.properties.firstName, lastName: StudentCreateBody.properties.lastName, age: StudentCreateBody.properties.age },
+  { title: 'StudentUpdate', additionalProperties: false, description: 'A whole student record for the id in the path.' }
+)
+
+/** A strong ETag for a student's representation: any change of a field changes it. */
+export function studentEtag (s: StoredStudent): string {
+  return strongEtag(`${s.id}\u0000${s.firstName}\u0000${s.lastName}\u0000${s.age}`)
+}
+
+/**
+ * Version 2 of the student records service: the same records and id rule,
+ * restructured (hence a new media type): plain Student bodies, 201 with
+ * Location, 204 on delete, RFC 9457 problem details for every error, and
+ * ETag / If-Match / If-None-Match like the address book.
+ */
+async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
+  const { store } = opts
+  const collection = app.prefix === '' ? '' : app.prefix
+  // Only JSON bodies here: text/plain is 415, not a string to validate.
+  app.removeContentTypeParser('text/plain')
+
+  app.get<{ Querystring: Record<string, unknown> }>('/', {
+    schema: {
+      operationId: 'listStudents',
+      tags,
+      summary: 'List students: every record, or with limit a page {items, next}; filter, sort, search; NDJSON with Accept: application/x-ndjson',
+      querystring: StudentListQuery,
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
+      response: { 200: answer(Type.Union([StudentList, StudentPage]), 'Every student (an array), or with `limit` a page `{items, next}`.') }
+    },
+    config: { streams: true }
+  }, async (request, reply) => {
+    // A serializer of our own leaves the content type to us: JSON unless a vendor type was negotiated.
+    if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+    // Serialised by the schema of the shape sent (one union schema would test every record against both).
+    if (!request.ndjson && Object.keys(request.query).length === 0) {
+      return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
+    }
+    const list = parseListQuery(STUDENT_QUERY, request.query)
+    const students = { store, path: collection === '' ? '/' : collection }
+    if (request.ndjson) return await sendNdjson(reply, students, list, studentLine)
+    const page = await readPage(students, list)
+    pageHeaders(reply, page)
+    if (list.pageSize === undefined) return reply.serializer(reply.compileSerializationSchema(StudentList)).send(page.items)
+    return reply.serializer(reply.compileSerializationSchema(StudentPage)).send(page.next === undefined ? { items: page.items } : { items: page.items, next: page.next })
+  })
+
+  app.get<{ Params: IdParams }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'getStudent',
+      tags,
+      summary: 'Retrieve a student (ETag; If-None-Match → 304)',
+      params: IdParams,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'], preconditions: 'read', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(Student, 'The student, with its ETag.') }
+    }
+  }, async (request, reply) => {
+    const id = pathId(request.params.id)
+    const student = await store.get(id)
+    if (student === undefined) throw notFound(id)
+    const outcome = conditionalRead(request, reply, studentEtag(student))
+    if (outcome === 'not-modified') return reply
+    if (outcome === 'failed') throw preconditionFailed(request.headers, `student ${id}`)
+    return student
+  })
+
+  app.post<{ Body: StudentCreateBody }>('/', {
+    schema: {
+      operationId: 'createStudent',
+      tags,
+      summary: 'Create a student (id = number of records held)',
+      body: StudentCreateBody,
+      'x-rqs': notes({ headers: { 201: ['Location', 'ETag'] } }),
+      response: { 201: answer(Student, 'Created: the stored student; Location names it.') }
+    }
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const created = (s: StoredStudent): WriteAnswer => ({ status: 201, headers: { location: `${collection}/${s.id}`, etag: studentEtag(s) }, body: s })
+    return created(await store.create(request.body, keep(created)))
+  }))
+
+  /**
+   * Evaluates If-Match / If-None-Match for a write and pins the write to the
+   * record they were checked against (compare-and-set in the store). RFC 9110
+   * §13.2.1: neither PUT (it never creates here) nor DELETE answers anything
+   * but 404 for a missing record, whatever the preconditions say.
+   */
+  const writeCondition = async (request: FastifyRequest, id: number): Promise<WriteCondition<StoredStudent>> => {
+    if (!hasPreconditions(request.headers)) return NO_CONDITION
+    const current = await store.get(id)
+    if (current === undefined) throw notFound(id)
+    const condition = writeConditionFor(request.headers, current, studentEtag)
+    if (condition === undefined) throw preconditionFailed(request.headers, `student ${id}`)
+    return condition
+  }
+
+  const replaced = (result: ReplaceResult<StoredStudent>): WriteAnswer | undefined =>
+    result.outcome === 'replaced' ? { status: 200, headers: { etag: studentEtag(result.record) }, body: result.record } : undefined
+
+  const replace = async (request: FastifyRequest, reply: FastifyReply, id: number, body: StudentCreateBody): Promise<FastifyReply> => await answerOnce(request, reply, store, async (keep: Keep) => {
+    const condition = await writeCondition(request, id)
+    const result = await store.replace({ id, firstName: body.firstName, lastName: body.lastName, age: body.age }, condition, keep(replaced))
+    if (result.outcome === 'not-found') throw notFound(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `student ${id}`)
+    return replaced(result) as WriteAnswer
+  })
+
+  app.put<{ Params: IdParams, Body: typeof StudentPutBody.static }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'replaceStudentById',
+      tags,
+      summary: 'Replace a student (If-Match for safe updates; never creates)',
+      params: IdParams,
+      body: StudentPutBody,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH', 'STUDENT_NOT_FOUND'], preconditions: 'write', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(Student, 'The stored student, with its new ETag.') }
+    }
+  }, async (request, reply) => {
+    const id = pathId(request.params.id)
+    if (request.body.id !== undefined && request.body.id !== id) {
+      throw new AppError('ID_MISMATCH', `body.id ${request.body.id} differs from the path id ${id}`)
+    }
+    return replace(request, reply, id, request.body)
+  })
+
+  app.put<{ Body: StudentReplaceBody }>('/', {
+    schema: {
+      operationId: 'replaceStudent',
+      tags,
+      summary: 'Replace the student named by body.id (never creates)',
+      body: StudentReplaceBody,
+      'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'], preconditions: 'write', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(Student, 'The stored student, with its new ETag.') }
+    }
+  }, async (request, reply) => replace(request, reply, request.body.id, request.body))
+
+  app.delete<{ Params: IdParams }>('/:id', {
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      operationId: 'deleteStudent',
+      tags,
+      summary: 'Delete a student (204; If-Match honoured)',
+      params: IdParams,
+      'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'], preconditions: 'write' }),
+      response: { 204: noBody('Deleted. No body.') }
+    }
+  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    const id = pathId(request.params.id)
+    const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
+    const result = await store.delete(id, await writeCondition(request, id), keep(deleted))
+    if (result.outcome === 'not-found') throw notFound(id)
+    if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `student ${id}`)
+    return deleted(result) as WriteAnswer
+  }))
+}
+
+function pathId (segment: string): number {
+  const id = parseNonNegativeInteger(segment)
+  if (id < 0) throw invalidId(segment)
+  return id
+}
+
+export const studentsV2: Representation<StudentRoutesOptions> = {
+  version: 2,
+  plugin: routesV2,
+  errors: problems,
+  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'PUT', 'DELETE']]]
+}

@@ -1,0 +1,165 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
+import {
+  compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE,
+  type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey
+} from '../query.js'
+import type { IndexedTable } from './indexed-table.js'
+
+/**
+ * An equality condition whose index range holds at most this many records is
+ * answered from that range (then sorted); a larger one walks the sort index
+ * instead and filters as it goes. Either way a page costs little.
+ */
+const EQUALITY_BUDGET = 2048
+
+type Row = Readonly<Record<string, FieldValue>>
+
+/**
+ * Answers queries from an IndexedTable without sorting the collection: a walk
+ * starts at the query's position in the index of its first sort key (or of a
+ * small equality range), skips what the filter rejects and stops once the
+ * page is full. Records with equal first keys are ordered among themselves by
+ * the remaining keys and the id as the walk passes them.
+ */
+export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
+  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>) {}
+
+  query (query: RecordQuery): R[] {
+    const out: R[] = []
+    const limit = query.limit ?? Infinity
+    if (limit <= 0) return out
+    for (const record of this.walk(query)) {
+      out.push(record)
+      if (out.length >= limit) break
+    }
+    return out
+  }
+
+  count (filter: RecordFilter): number {
+    if (filter.where.length === 0 && filter.search === undefined) return this.table.size
+    // Walk the narrowest index a condition offers: an equality range, else a range condition's field.
+    const bounded = filter.where.find((c) => c.op === 'eq') ?? filter.where.find((c) => c.op !== 'ne' && c.op !== 'contains')
+    const walk = this.walk({ ...filter, sort: bounded === undefined ? [] : [{ field: bounded.field, descending: false }] })
+    let n = 0
+    while (walk.next().done !== true) n++
+    return n
+  }
+
+  /** Every matching record in order, a batch at a time; each batch is a fresh walk from the last position, so writes in between are safe. */
+  async * batches (query: RecordQuery): AsyncGenerator<R[]> {
+    let remaining = query.limit ?? Infinity
+    let after = query.after
+    while (remaining > 0) {
+      const batch = this.query({ ...query, after, limit: Math.min(STREAM_BATCH_SIZE, remaining) })
+      if (batch.length === 0) return
+      yield batch
+      remaining -= batch.length
+      after = positionOf(batch[batch.length - 1], query.sort)
+      await yieldToEventLoop() // other requests run between batches
+    }
+  }
+
+  /** The matching records after the query's position, in sort order, lazily. */
+  * walk (query: RecordQuery): Generator<R> {
+    const sort = query.sort
+    const matches = matcher<R>(query, this.kinds)
+    const after = query.after
+    const wanted = (r: R): boolean => matches(r) && (after === undefined || isAfter(r, sort, after))
+
+    const equality = query.where.find((c) => c.op === 'eq')
+    if (equality !== undefined) {
+      const range = this.equalRange(equality)
+      if (range !== undefined) {
+        yield * range.filter(wanted).sort(sortComparator(sort))
+        return
+      }
+    }
+
+    const keys = orderKeys(sort)
+    const lead = keys[0] as SortKey
+    const field = lead.field
+    const index = this.table.index(field)
+    const { low, high } = bounds(query.where, field)
+    // Start at the later of the range's bound and the position (earlier for a descending walk).
+    const start = lead.descending ? earlier(high, after?.keys[0]) : later(low, sort.length === 0 ? after?.id : after?.keys[0])
+    const probe = probeAt<R>(field, start, lead.descending ? Infinity : -Infinity)
+    const entries = lead.descending ? index.entriesReversed(start === undefined ? undefined : probe) : index.entries(start === undefined ? undefined : probe)
+    const beyond = (value: FieldValue): boolean => lead.descending
+      ? low !== undefined && compareValues(value, low) < 0
+      : high !== undefined && compareValues(value, high) > 0
+
+    if (keys.length === 1 || (keys.length === 2 && keys[1]?.descending === lead.descending)) {
+      // The index order (field, then id), walked forward or backward, is the answer's order.
+      for (const [record] of entries) {
+        if (beyond((record as unknown as Row)[field] as FieldValue)) return
+        if (wanted(record)) yield record
+      }
+      return
+    }
+    // Records sharing the first key are ordered by the other keys and the id before they are given out.
+    // (Only sorts on several fields, or mixed directions, get here.)
+    const order = sortComparator<R>(sort)
+    let group: R[] = []
+    let groupValue: FieldValue | undefined
+    for (const [record] of entries) {
+      const value = (record as unknown as Row)[field] as FieldValue
+      if (groupValue !== undefined && compareValues(value, groupValue) !== 0) {
+        yield * group.sort(order)
+        group = []
+      }
+      if (beyond(value)) return
+      groupValue = value
+      if (wanted(record)) group.push(record)
+    }
+    yield * group.sort(order)
+  }
+
+
+  /** The records an equality condition selects, from its field's index, or undefined when there are too many. */
+  private equalRange (condition: Condition): R[] | undefined {
+    const index = this.table.index(condition.field)
+    const probe = probeAt<R>(condition.field, condition.value, -Infinity)
+    const out: R[] = []
+    const field = condition.field
+    const records = index.keys(probe)
+    for (let next = records.next(); next.done !== true; next = records.next()) {
+      if ((next.value as unknown as Row)[field] !== condition.value) break
+      if (out.length === EQUALITY_BUDGET) return undefined
+      out.push(next.value)
+    }
+    return out
+  }
+}
+
+/**
+ * A stand-in record to seek an index with: `value` in `field` and an id below
+ * (or above) every real one, so the walk starts before (or after) every
+ * record holding that value. The id index compares ids alone.
+ */
+function probeAt<R> (field: string, value: FieldValue | undefined, edgeId: number): R {
+  return (field === 'id' ? { id: value } : { [field]: value, id: edgeId }) as unknown as R
+}
+
+/** The tightest bounds the conditions put on one field (undefined: open). */
+function bounds (where: readonly Condition[], field: string): { low?: FieldValue, high?: FieldValue } {
+  let low: FieldValue | undefined
+  let high: FieldValue | undefined
+  for (const c of where) {
+    if (c.field !== field) continue
+    if (c.op === 'eq' || c.op === 'gt' || c.op === 'gte') low = later(low, c.value)
+    if (c.op === 'eq' || c.op === 'lt' || c.op === 'lte') high = earlier(high, c.value)
+  }
+  return { low, high }
+}
+
+function later (a: FieldValue | undefined, b: FieldValue | undefined): FieldValue | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return compareValues(a, b) >= 0 ? a : b
+}
+
+function earlier (a: FieldValue | undefined, b: FieldValue | undefined): FieldValue | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return compareValues(a, b) <= 0 ? a : b
+}

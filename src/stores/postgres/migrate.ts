@@ -1,0 +1,36 @@
+import type pg from 'pg'
+import { pendingMigrations, type Migration } from '../migrations.js'
+import { isUnavailable } from './errors.js'
+
+/** Any 64-bit key for pg_advisory_xact_lock, the same in every rqs instance ("rqs-mig" in ASCII). */
+const MIGRATION_LOCK_KEY = '32212886842337639'
+
+/**
+ * Applies the missing steps in one transaction under an advisory lock, each
+ * recorded in rqs_migrations. A second instance starting at the same moment
+ * waits for the lock, then finds the steps applied. Refuses a database
+ * written by a newer rqs rather than guess at its schema.
+ */
+export async function migrate (pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
+  const client = await pool.connect()
+  let failed: Error | undefined
+  try {
+    await client.query('BEGIN')
+    // A step may take long on a big table, and waiting for another instance's lock is expected.
+    await client.query('SET LOCAL statement_timeout = 0')
+    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`)
+    await client.query('CREATE TABLE IF NOT EXISTS rqs_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())')
+    const applied = (await client.query<{ version: number }>('SELECT version FROM rqs_migrations')).rows.map((r) => r.version)
+    for (const m of pendingMigrations(applied, migrations)) {
+      await client.query(m.sql)
+      await client.query('INSERT INTO rqs_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
+    }
+    await client.query('COMMIT')
+  } catch (err) {
+    failed = err as Error
+    await client.query('ROLLBACK').catch(() => {})
+    throw err
+  } finally {
+    client.release(failed !== undefined && isUnavailable(failed) ? failed : undefined)
+  }
+}

@@ -1,0 +1,71 @@
+import type { Pool, PoolClient } from 'pg'
+import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../query.js'
+import { compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
+import { isUnavailable, rethrow } from './errors.js'
+
+/**
+ * Text columns compare under COLLATE "C" (code point order, as the other
+ * stores; see migration 3), which would also make lower() fold ASCII only, so
+ * `contains` and the search fold under the database's default collation.
+ */
+const dialect: SqlDialect = {
+  placeholder: (n) => `$${n}`,
+  contains: (column, needle) => `strpos(lower(${column} COLLATE "default"), lower(${needle}::text COLLATE "default")) > 0`,
+  needle: (text) => text
+}
+
+/**
+ * Queries over one PostgreSQL table. Streaming uses a server-side cursor
+ * (DECLARE … CURSOR in a read-only, repeatable-read transaction on one pooled
+ * connection): one snapshot, a FETCH of one batch each time the consumer asks
+ * for more, and the cursor closed and the connection returned when it stops.
+ * Every FETCH is an ordinary query, so the pool's query timeout still guards it.
+ */
+export class PostgresQueries<F extends string, Row extends object, R> {
+  constructor (private readonly pool: Pool, private readonly table: SqlTable<F>, private readonly toRecord: (row: Row) => R) {}
+
+  async query (query: RecordQuery<F>): Promise<R[]> {
+    const { text, values } = compileSelect(this.table, dialect, query)
+    try {
+      return (await this.pool.query<Row>({ text, values })).rows.map(this.toRecord)
+    } catch (err) { return rethrow(err) }
+  }
+
+  async count (filter: RecordFilter<F>): Promise<number> {
+    const { text, values } = compileCount(this.table, dialect, filter)
+    try {
+      return Number((await this.pool.query<{ n: bigint }>({ text, values })).rows[0]?.n ?? 0)
+    } catch (err) { return rethrow(err) }
+  }
+
+  async * batches (query: RecordQuery<F>): AsyncGenerator<R[]> {
+    const { text, values } = compileSelect(this.table, dialect, query)
+    let client: PoolClient
+    try { client = await this.pool.connect() } catch (err) { return rethrow(err) }
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      await client.query({ text: `DECLARE rqs_stream NO SCROLL CURSOR FOR ${text}`, values })
+      for (;;) {
+        const rows = (await client.query<Row>(`FETCH ${STREAM_BATCH_SIZE} FROM rqs_stream`)).rows
+        if (rows.length === 0) break
+        yield rows.map(this.toRecord)
+        if (rows.length < STREAM_BATCH_SIZE) break
+      }
+    } catch (err) {
+      if (isUnavailable(err)) broken = err as Error
+      rethrow(err)
+    } finally {
+      // Ends the transaction, which closes the cursor, also when the consumer stopped early.
+      if (broken === undefined) await client.query('ROLLBACK').catch((e: unknown) => { broken = e as Error })
+      client.release(broken)
+    }
+  }
+}
+
+/** A batch with only the last record of each id: one INSERT … ON CONFLICT DO UPDATE may not touch a row twice. */
+export function lastOfEachId<R extends { id: unknown }> (batch: readonly R[]): R[] {
+  const byId = new Map<unknown, R>()
+  for (const r of batch) byId.set(r.id, r)
+  return [...byId.values()]
+}

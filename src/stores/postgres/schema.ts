@@ -1,0 +1,238 @@
+import type { Migration } from '../migrations.js'
+
+/**
+ * The PostgreSQL schema, one versioned step at a time. A released step never
+ * changes: a later change is a new step. ./migrate.ts applies the missing steps
+ * in one transaction that first takes an advisory lock, so instances starting
+ * together apply each step exactly once.
+ */
+
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'students and addresses',
+    sql: `
+      CREATE TABLE rqs_students (
+        id bigint PRIMARY KEY,
+        first_name text NOT NULL,
+        last_name text NOT NULL,
+        age integer NOT NULL
+      );
+
+      -- The number of student records, kept in step with rqs_students by the two
+      -- functions below. Its row lock serialises every create and delete, from any
+      -- connection of any instance, so the spec's id rule (id = records held now)
+      -- is exact without a count(*) per create.
+      CREATE TABLE rqs_student_count (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        n bigint NOT NULL
+      );
+      INSERT INTO rqs_student_count (n) VALUES (0);
+
+      -- One round trip per create, and the counter lock is held only while the
+      -- function runs. A record already under the new id is replaced and the
+      -- count stays (xmax <> 0 tells an upsert's update from its insert).
+      CREATE FUNCTION rqs_create_student (p_first_name text, p_last_name text, p_age integer) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+        replaced boolean;
+      BEGIN
+        SELECT n INTO new_id FROM rqs_student_count WHERE singleton FOR UPDATE;
+        INSERT INTO rqs_students AS s (id, first_name, last_name, age) VALUES (new_id, p_first_name, p_last_name, p_age)
+          ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, age = EXCLUDED.age
+          RETURNING s.xmax <> 0 INTO replaced;
+        IF NOT replaced THEN
+          UPDATE rqs_student_count SET n = n + 1 WHERE singleton;
+        END IF;
+        RETURN new_id;
+      END $$;
+
+      -- Takes the counter lock before the record's, in the same order as a
+      -- create, so a delete and a create never deadlock.
+      CREATE FUNCTION rqs_delete_student (p_id bigint) RETURNS boolean
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM 1 FROM rqs_student_count WHERE singleton FOR UPDATE;
+        DELETE FROM rqs_students WHERE id = p_id;
+        IF NOT FOUND THEN
+          RETURN false;
+        END IF;
+        UPDATE rqs_student_count SET n = n - 1 WHERE singleton;
+        RETURN true;
+      END $$;
+
+      CREATE TABLE rqs_addresses (
+        id bigint PRIMARY KEY,
+        name text NOT NULL,
+        city text NOT NULL,
+        postal_code text NOT NULL
+      );
+      CREATE INDEX rqs_addresses_city ON rqs_addresses (city, id);
+      CREATE INDEX rqs_addresses_postal_code ON rqs_addresses (postal_code, id);
+      CREATE SEQUENCE rqs_address_ids AS bigint START 1;
+
+      -- Generated ids come from the sequence; one that a PUT already holds is
+      -- skipped (ON CONFLICT waits for a PUT still in flight on that id).
+      CREATE FUNCTION rqs_create_address (p_name text, p_city text, p_postal_code text) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+      BEGIN
+        LOOP
+          INSERT INTO rqs_addresses (id, name, city, postal_code)
+            VALUES (nextval('rqs_address_ids'), p_name, p_city, p_postal_code)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id INTO new_id;
+          IF new_id IS NOT NULL THEN
+            RETURN new_id;
+          END IF;
+        END LOOP;
+      END $$;
+    `
+  },
+  {
+    version: 2,
+    name: 'student id sequence and idempotency keys',
+    sql: `
+      -- One past the highest student id ever issued, kept under both id rules so
+      -- that switching to --student-ids sequence never reuses an id. Before this
+      -- step only the records tell; the highest held id is the best known.
+      ALTER TABLE rqs_student_count ADD COLUMN next_id bigint NOT NULL DEFAULT 0;
+      UPDATE rqs_student_count SET next_id = COALESCE((SELECT max(id) + 1 FROM rqs_students), 0);
+
+      -- The spec's rule as in step 1, now also advancing next_id.
+      CREATE OR REPLACE FUNCTION rqs_create_student (p_first_name text, p_last_name text, p_age integer) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+        replaced boolean;
+      BEGIN
+        SELECT n INTO new_id FROM rqs_student_count WHERE singleton FOR UPDATE;
+        INSERT INTO rqs_students AS s (id, first_name, last_name, age) VALUES (new_id, p_first_name, p_last_name, p_age)
+          ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, age = EXCLUDED.age
+          RETURNING s.xmax <> 0 INTO replaced;
+        UPDATE rqs_student_count
+          SET n = n + CASE WHEN replaced THEN 0 ELSE 1 END, next_id = GREATEST(next_id, new_id + 1)
+          WHERE singleton;
+        RETURN new_id;
+      END $$;
+
+      -- --student-ids sequence: one past the highest id ever issued, under the
+      -- same counter-row lock as the spec's rule. No record can hold that id.
+      CREATE FUNCTION rqs_create_student_in_sequence (p_first_name text, p_last_name text, p_age integer) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+      BEGIN
+        SELECT next_id INTO new_id FROM rqs_student_count WHERE singleton FOR UPDATE;
+        INSERT INTO rqs_students (id, first_name, last_name, age) VALUES (new_id, p_first_name, p_last_name, p_age);
+        UPDATE rqs_student_count SET n = n + 1, next_id = new_id + 1 WHERE singleton;
+        RETURN new_id;
+      END $$;
+
+      -- The answer of each write sent with an Idempotency-Key, written in the
+      -- write's own transaction; status 0 marks a key claimed by a transaction
+      -- still in flight (never visible once committed).
+      CREATE TABLE rqs_idempotency (
+        key text PRIMARY KEY,
+        fingerprint text NOT NULL,
+        status integer NOT NULL,
+        headers jsonb NOT NULL,
+        body text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX rqs_idempotency_created_at ON rqs_idempotency (created_at);
+    `
+  },
+  // Issue 13 (querying).
+  {
+    version: 3,
+    name: 'query collation and indexes',
+    sql: `
+      -- Text sorts and compares by code point, as in SQLite and the memory store,
+      -- whatever the database's locale. Only the collation changes: no table rewrite.
+      ALTER TABLE rqs_students
+        ALTER COLUMN first_name TYPE text COLLATE "C",
+        ALTER COLUMN last_name TYPE text COLLATE "C";
+      ALTER TABLE rqs_addresses
+        ALTER COLUMN name TYPE text COLLATE "C",
+        ALTER COLUMN city TYPE text COLLATE "C",
+        ALTER COLUMN postal_code TYPE text COLLATE "C";
+
+      -- One index per sortable field, ending in id: sorted pages, equality
+      -- filters and keyset positions start in the index.
+      CREATE INDEX rqs_students_first_name ON rqs_students (first_name, id);
+      CREATE INDEX rqs_students_last_name ON rqs_students (last_name, id);
+      CREATE INDEX rqs_students_age ON rqs_students (age, id);
+      CREATE INDEX rqs_addresses_name ON rqs_addresses (name, id);
+    `
+  },
+  {
+    version: 4,
+    name: 'change log',
+    sql: `
+      -- One row per create, replace and delete of a student or an address, for the
+      -- change feed, written by the triggers below inside the write's own transaction.
+      -- record: the fields besides id (NULL after a delete).
+      CREATE TABLE rqs_changes (
+        seq bigint PRIMARY KEY,
+        service text NOT NULL,
+        kind text NOT NULL,
+        record_id bigint NOT NULL,
+        record jsonb,
+        at timestamptz NOT NULL DEFAULT clock_timestamp()
+      );
+
+      -- The last sequence number assigned. Its row lock, held from a change until
+      -- the transaction ends, gives the numbers out in commit order and without
+      -- gaps (a rolled-back write gives its number back): a reader that has seen
+      -- seq n has seen every change before it, on any instance.
+      CREATE TABLE rqs_change_head (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        seq bigint NOT NULL
+      );
+      INSERT INTO rqs_change_head (seq) VALUES (0);
+
+      -- NOTIFY is delivered at commit, and only if the transaction commits; the
+      -- payload is a wake-up call, listeners read the table by sequence number.
+      CREATE FUNCTION rqs_append_change (p_service text, p_kind text, p_record_id bigint, p_record jsonb) RETURNS void
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        next_seq bigint;
+      BEGIN
+        UPDATE rqs_change_head SET seq = seq + 1 WHERE singleton RETURNING seq INTO next_seq;
+        INSERT INTO rqs_changes (seq, service, kind, record_id, record) VALUES (next_seq, p_service, p_kind, p_record_id, p_record);
+        PERFORM pg_notify('rqs_changes', next_seq::text);
+      END $$;
+
+      CREATE FUNCTION rqs_student_changed () RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          PERFORM rqs_append_change('students', 'deleted', OLD.id, NULL);
+        ELSE
+          PERFORM rqs_append_change('students', CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'replaced' END, NEW.id,
+            jsonb_build_object('firstName', NEW.first_name, 'lastName', NEW.last_name, 'age', NEW.age));
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER rqs_students_changed AFTER INSERT OR UPDATE OR DELETE ON rqs_students
+        FOR EACH ROW EXECUTE FUNCTION rqs_student_changed();
+
+      CREATE FUNCTION rqs_address_changed () RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          PERFORM rqs_append_change('addresses', 'deleted', OLD.id, NULL);
+        ELSE
+          PERFORM rqs_append_change('addresses', CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'replaced' END, NEW.id,
+            jsonb_build_object('name', NEW.name, 'city', NEW.city, 'postalCode', NEW.postal_code));
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER rqs_addresses_changed AFTER INSERT OR UPDATE OR DELETE ON rqs_addresses
+        FOR EACH ROW EXECUTE FUNCTION rqs_address_changed();
+    `
+  }
+]

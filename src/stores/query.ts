@@ -1,0 +1,203 @@
+/**
+ * Queries over a collection, the same for every store: conditions that must
+ * all hold, a case-insensitive search over the text fields, a sort (ties
+ * broken by id), a keyset position to continue after, and a limit.
+ * Stores know nothing of how a client wrote the query (see src/http/query/).
+ *
+ * Meanings every store keeps alike (the conformance suite checks them):
+ * - text compares by Unicode code point (SQLite BINARY, PostgreSQL COLLATE "C",
+ *   compareText below), integers by value;
+ * - `contains` and the search fold case with each store's Unicode lower-casing
+ *   (JavaScript's toLowerCase, which SQLite is given as rqs_fold; PostgreSQL's
+ *   lower() under the database's default collation);
+ * - a keyset position is the sort key values and the id of the last record a
+ *   page held: the next page starts strictly after it, so records inserted or
+ *   deleted meanwhile never make a page skip or repeat one that stayed.
+ */
+
+export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains'
+
+export const OPERATORS: readonly Operator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains']
+
+/** A value a condition compares with: text, a safe integer, or a 64-bit integer (address ids). */
+export type FieldValue = string | number | bigint
+
+export type FieldKind = 'text' | 'integer'
+
+/** One condition: `field op value`. `contains` applies to text fields only. */
+export interface Condition<F extends string = string> {
+  field: F
+  op: Operator
+  value: FieldValue
+}
+
+export interface SortKey<F extends string = string> {
+  field: F
+  descending: boolean
+}
+
+/** Which records: every condition holds, and the search (if any) is found in a text field. */
+export interface RecordFilter<F extends string = string> {
+  where: ReadonlyArray<Condition<F>>
+  /** Case-insensitive substring searched in every text field; one match suffices. */
+  search?: string
+}
+
+/** Where a page ended: the sort key values of its last record (in sort order), then its id. */
+export interface Position {
+  keys: readonly FieldValue[]
+  id: number | bigint
+}
+
+export interface RecordQuery<F extends string = string> extends RecordFilter<F> {
+  /** Sort keys in order; the id breaks ties (see orderKeys). Empty: ascending id. */
+  sort: ReadonlyArray<SortKey<F>>
+  /** Only records strictly after this position in the sort order. */
+  after?: Position
+  /** At most this many records; undefined: all of them. */
+  limit?: number
+}
+
+export type StudentField = 'id' | 'firstName' | 'lastName' | 'age'
+export type AddressField = 'id' | 'name' | 'city' | 'postalCode'
+
+/** The fields of a record kind and their kinds; `id` is always one of them. */
+export type FieldKinds<F extends string> = Readonly<Record<F, FieldKind>>
+
+export const STUDENT_FIELDS: FieldKinds<StudentField> = { id: 'integer', firstName: 'text', lastName: 'text', age: 'integer' }
+export const ADDRESS_FIELDS: FieldKinds<AddressField> = { id: 'integer', name: 'text', city: 'text', postalCode: 'text' }
+
+/** How many records a store hands over at once when streaming. */
+export const STREAM_BATCH_SIZE = 1000
+
+/**
+ * The queries every record store answers. `batches` streams every matching
+ * record in order, a batch at a time, and pulls the next batch only when the
+ * consumer asks (back-pressure); a consumer that stops early (break, return,
+ * an aborted request) ends the work and frees what the store held.
+ */
+export interface QueryableStore<R, F extends string> {
+  query (query: RecordQuery<F>): Promise<R[]>
+  count (filter: RecordFilter<F>): Promise<number>
+  batches (query: RecordQuery<F>): AsyncIterable<readonly R[]>
+  /**
+   * Stores every record of `source` (upserting by id), all or nothing: when
+   * the source throws, nothing of it stays. Returns how many records it read.
+   */
+  importAll (source: AsyncIterable<readonly R[]>): Promise<number>
+}
+
+/**
+ * Compares two strings by Unicode code point, as SQLite's BINARY collation
+ * and PostgreSQL's "C" collation do on UTF-8. JavaScript's `<` compares UTF-16
+ * code units, which orders U+E000…U+FFFF after astral characters.
+ */
+export function compareText (a: string, b: string): number {
+  if (a === b) return 0
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i)
+    let y = b.charCodeAt(i)
+    if (x === y) continue
+    // Surrogates (D800–DFFF) stand for code points above FFFF: move them past E000–FFFF.
+    if (x >= 0xD800 && y >= 0xD800) {
+      x = x >= 0xE000 ? x - 0x800 : x + 0x2000
+      y = y >= 0xE000 ? y - 0x800 : y + 0x2000
+    }
+    return x < y ? -1 : 1
+  }
+  return a.length - b.length
+}
+
+export function compareValues (a: FieldValue, b: FieldValue): number {
+  if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** Case folding for `contains` and the search, in memory (SQLite is given the same function). */
+export function fold (text: string): string {
+  return text.toLowerCase()
+}
+
+type Row = Readonly<Record<string, FieldValue>>
+
+/**
+ * The keys that order records completely: the sort keys, then the id in the
+ * direction of the last sort key, so that `-age` is exactly the reverse of
+ * `age` and a single-key order is one index walked either way. A sort that
+ * names the id already ends there.
+ */
+export function orderKeys (sort: ReadonlyArray<SortKey>): SortKey[] {
+  const at = sort.findIndex((k) => k.field === 'id')
+  if (at !== -1) return sort.slice(0, at + 1)
+  return [...sort, { field: 'id', descending: sort[sort.length - 1]?.descending ?? false }]
+}
+
+/** The values of a position in the order of orderKeys(sort). */
+export function positionValues (sort: ReadonlyArray<SortKey>, position: Position): FieldValue[] {
+  return [...position.keys, position.id].slice(0, orderKeys(sort).length)
+}
+
+/** Orders two records by the sort keys, then by id. */
+export function sortComparator<R> (sort: ReadonlyArray<SortKey>): (a: R, b: R) => number {
+  const keys = orderKeys(sort)
+  return (a, b) => {
+    const x = a as Row
+    const y = b as Row
+    for (const key of keys) {
+      const c = compareValues(x[key.field] as FieldValue, y[key.field] as FieldValue)
+      if (c !== 0) return key.descending ? -c : c
+    }
+    return 0
+  }
+}
+
+/** True when `record` comes strictly after `position` in the sort order. */
+export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position: Position): boolean {
+  const r = record as Row
+  const keys = orderKeys(sort)
+  const values = positionValues(sort, position)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as SortKey
+    const c = compareValues(r[key.field] as FieldValue, values[i] as FieldValue)
+    if (c !== 0) return key.descending ? c < 0 : c > 0
+  }
+  return false
+}
+
+/** The position of a record in a sort order: what a cursor encodes. */
+export function positionOf (record: unknown, sort: ReadonlyArray<SortKey>): Position {
+  const r = record as Row
+  return { keys: sort.map((k) => r[k.field] as FieldValue), id: r.id as number | bigint }
+}
+
+/** A predicate for a filter, evaluated in memory. */
+export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>): (record: R) => boolean {
+  const tests = filter.where.map((c) => conditionTest(c))
+  if (filter.search !== undefined) {
+    const needle = fold(filter.search)
+    const textFields = Object.keys(kinds).filter((f) => kinds[f] === 'text')
+    tests.push((r) => textFields.some((f) => fold(r[f] as string).includes(needle)))
+  }
+  if (tests.length === 0) return () => true
+  return (record) => {
+    for (const test of tests) if (!test(record as Row)) return false
+    return true
+  }
+}
+
+function conditionTest (c: Condition): (r: Row) => boolean {
+  const { field, value } = c
+  switch (c.op) {
+    case 'eq': return (r) => r[field] === value
+    case 'ne': return (r) => r[field] !== value
+    case 'gt': return (r) => compareValues(r[field] as FieldValue, value) > 0
+    case 'gte': return (r) => compareValues(r[field] as FieldValue, value) >= 0
+    case 'lt': return (r) => compareValues(r[field] as FieldValue, value) < 0
+    case 'lte': return (r) => compareValues(r[field] as FieldValue, value) <= 0
+    case 'contains': {
+      const needle = fold(value as string)
+      return (r) => fold(r[field] as string).includes(needle)
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import { orderKeys, positionValues, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from './query.js'
+
+/**
+ * Compiles a RecordQuery into SQL for both SQL stores: WHERE from the
+ * conditions and the search, ORDER BY the sort keys then id, and keyset
+ * pagination (rows strictly after the position) written so an index on
+ * (first sort column, id) can start at the position instead of counting rows
+ * from the beginning. Values are always bound parameters, never SQL text.
+ */
+
+/** What differs between SQLite and PostgreSQL. */
+export interface SqlDialect {
+  /** The placeholder of the n-th parameter (1-based): `?` or `$n`. */
+  placeholder: (n: number) => string
+  /** SQL that is true when the bound text `needle` occurs in `column`, ignoring case. */
+  contains: (column: string, needle: string) => string
+  /** The value bound as a needle (SQLite folds it in JavaScript, PostgreSQL in SQL). */
+  needle: (text: string) => string
+}
+
+export interface SqlTable<F extends string> {
+  name: string
+  /** Column of each field. */
+  columns: Readonly<Record<F, string>>
+  kinds: FieldKinds<F>
+  /** The select list, e.g. `id, first_name AS firstName, …`. */
+  select: string
+}
+
+export interface CompiledSql {
+  text: string
+  values: unknown[]
+}
+
+/** How a query should run: fields whose equality conditions must not pick the index (see SqliteQueries). */
+export interface QueryPlan {
+  unindexed?: ReadonlySet<string>
+}
+
+const COMPARISON: Record<Exclude<Condition['op'], 'contains'>, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }
+
+class Builder<F extends string> {
+  readonly values: unknown[] = []
+  constructor (readonly table: SqlTable<F>, readonly dialect: SqlDialect, readonly plan: QueryPlan = {}) {}
+
+  bind (value: unknown): string {
+    this.values.push(value)
+    return this.dialect.placeholder(this.values.length)
+  }
+
+  column (field: string): string {
+    return this.table.columns[field as F]
+  }
+
+  condition (c: Condition): string {
+    const column = this.column(c.field)
+    if (c.op === 'contains') return this.dialect.contains(column, this.bind(this.dialect.needle(c.value as string)))
+    // SQLite: a unary + keeps the planner from searching this column's index.
+    const operand = c.op === 'eq' && this.plan.unindexed?.has(c.field) === true ? `+${column}` : column
+    return `${operand} ${COMPARISON[c.op]} ${this.bind(c.value)}`
+  }
+
+  filter (filter: RecordFilter): string[] {
+    const parts = filter.where.map((c) => this.condition(c))
+    if (filter.search !== undefined) {
+      const text = (Object.keys(this.table.kinds) as F[]).filter((f) => this.table.kinds[f] === 'text')
+      parts.push(`(${text.map((f) => this.dialect.contains(this.column(f), this.bind(this.dialect.needle(filter.search as string)))).join(' OR ')})`)
+    }
+    return parts
+  }
+
+  /**
+   * Rows after a position in the complete order (orderKeys). One direction:
+   * one row-value comparison, which both databases answer from an index.
+   * Mixed directions: the expansion (k1 ≷ v1) OR (k1 = v1 AND k2 ≷ v2) … ,
+   * plus a plain bound on the first key so the index is still used.
+   */
+  after (sort: readonly SortKey[], position: Position): string {
+    const keys = orderKeys(sort)
+    const columns = keys.map((k) => this.column(k.field))
+    const values = positionValues(sort, position)
+    const descending = keys.map((k) => k.descending)
+    if (descending.every((d) => d === descending[0])) {
+      const op = descending[0] === true ? '<' : '>'
+      if (columns.length === 1) return `${columns[0] as string} ${op} ${this.bind(values[0])}`
+      return `(${columns.join(', ')}) ${op} (${values.map((v) => this.bind(v)).join(', ')})`
+    }
+    const lead = `${columns[0] as string} ${descending[0] === true ? '<=' : '>='} ${this.bind(values[0])}`
+    const branches: string[] = []
+    for (let i = 0; i < columns.length; i++) {
+      const equal = columns.slice(0, i).map((c, j) => `${c} = ${this.bind(values[j])}`)
+      equal.push(`${columns[i] as string} ${descending[i] === true ? '<' : '>'} ${this.bind(values[i])}`)
+      branches.push(equal.join(' AND '))
+    }
+    return `${lead} AND (${branches.map((b) => `(${b})`).join(' OR ')})`
+  }
+}
+
+function where (parts: string[]): string {
+  return parts.length === 0 ? '' : ` WHERE ${parts.join(' AND ')}`
+}
+
+/** SELECT … WHERE … ORDER BY … LIMIT for a query. */
+export function compileSelect<F extends string> (table: SqlTable<F>, dialect: SqlDialect, query: RecordQuery<F>, plan: QueryPlan = {}): CompiledSql {
+  const b = new Builder(table, dialect, plan)
+  const parts = b.filter(query)
+  if (query.after !== undefined) parts.push(b.after(query.sort, query.after))
+  const order = orderKeys(query.sort).map((k) => `${b.column(k.field)}${k.descending ? ' DESC' : ''}`).join(', ')
+  const limit = query.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(query.limit))}`
+  return { text: `SELECT ${table.select} FROM ${table.name}${where(parts)} ORDER BY ${order}${limit}`, values: b.values }
+}
+
+/** How many rows, up to `cap`, hold `value` in the field: counted in the field's index alone. */
+export function compileRangeSize<F extends string> (table: SqlTable<F>, dialect: SqlDialect, field: F, value: unknown, cap: number): CompiledSql {
+  const b = new Builder(table, dialect)
+  return { text: `SELECT count(*) AS n FROM (SELECT 1 FROM ${table.name} WHERE ${b.column(field)} = ${b.bind(value)} LIMIT ${cap})`, values: b.values }
+}
+
+/** SELECT count(*) for a filter. */
+export function compileCount<F extends string> (table: SqlTable<F>, dialect: SqlDialect, filter: RecordFilter<F>): CompiledSql {
+  const b = new Builder(table, dialect)
+  return { text: `SELECT count(*) AS n FROM ${table.name}${where(b.filter(filter))}`, values: b.values }
+}

@@ -1,0 +1,95 @@
+import type { Database, Statement } from 'better-sqlite3'
+import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
+import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../types.js'
+import { rethrow } from './errors.js'
+
+/** How often a process with subscribers looks for new changes (ms): the feed's latency bound across processes. */
+export const SQLITE_CHANGES_POLL_MS = 50
+
+interface Row {
+  seq: bigint
+  service: string
+  kind: string
+  record_id: bigint
+  record: string | null
+  at: bigint
+}
+
+/**
+ * The rqs_changes table (filled by the triggers of migration 3). Several
+ * processes may share the file and SQLite has no notifications between them,
+ * so while anyone listens this process reads the table every
+ * SQLITE_CHANGES_POLL_MS, from the last sequence number it delivered: its own
+ * writes and every other process's arrive the same way. Changes older than
+ * the retention window are deleted once a minute, oldest first, so what is
+ * kept is always an unbroken run of sequence numbers.
+ */
+export class SqliteChangeLog implements ChangeLog {
+  readonly #since: Statement<[bigint, number], Row>
+  readonly #window: Statement<[], { oldest: bigint, latest: bigint }>
+  readonly #prune: Statement<[number]>
+  readonly #retentionMs: number
+  readonly #onError: (err: unknown) => void
+  #pump: ChangePump | undefined
+  #poll: NodeJS.Timeout | undefined
+  readonly #pruneTimer: NodeJS.Timeout
+
+  constructor (db: Database, retentionMs = DEFAULT_CHANGES_RETENTION_MS, onError: (err: unknown) => void = () => {}) {
+    this.#retentionMs = retentionMs
+    this.#onError = onError
+    this.#since = db.prepare<[bigint, number], Row>('SELECT seq, service, kind, record_id, record, at FROM rqs_changes WHERE seq > ? ORDER BY seq LIMIT ?').safeIntegers(true)
+    this.#window = db.prepare<[], { oldest: bigint, latest: bigint }>(`
+      SELECT COALESCE((SELECT MIN(seq) FROM rqs_changes), latest + 1) AS oldest, latest
+      FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'rqs_changes'), 0) AS latest)`).safeIntegers(true)
+    // Oldest first, up to the first change still young enough: the rest stays an unbroken run.
+    this.#prune = db.prepare<[number]>(`DELETE FROM rqs_changes WHERE seq < COALESCE(
+      (SELECT seq FROM rqs_changes WHERE at >= ? ORDER BY seq LIMIT 1), (SELECT MAX(seq) + 1 FROM rqs_changes))`)
+    this.#pruneTimer = setInterval(() => { this.prune() }, CHANGES_PRUNE_INTERVAL_MS).unref()
+  }
+
+  async since (after: number, limit: number): Promise<Change[]> {
+    return this.#read(after, limit)
+  }
+
+  async window (): Promise<ChangeWindow> {
+    try {
+      const { oldest, latest } = this.#window.get() as { oldest: bigint, latest: bigint }
+      return { oldest: Number(oldest), latest: Number(latest) }
+    } catch (err) { return rethrow(err) }
+  }
+
+  async subscribe (listener: ChangeListener): Promise<ChangeSubscription> {
+    if (this.#pump === undefined) {
+      this.#pump = new ChangePump(async (after, limit) => this.#read(after, limit), (await this.window()).latest, this.#onError)
+    }
+    const pump = this.#pump
+    const subscription = pump.subscribe(listener)
+    this.#poll ??= setInterval(() => {
+      if (pump.listening) void pump.pump()
+    }, SQLITE_CHANGES_POLL_MS).unref()
+    return subscription
+  }
+
+  /** Deletes the changes older than the retention window (also run once a minute). */
+  prune (): void {
+    try { this.#prune.run(Date.now() - this.#retentionMs) } catch (err) { this.#onError(err) }
+  }
+
+  close (): void {
+    clearInterval(this.#pruneTimer)
+    clearInterval(this.#poll)
+  }
+
+  #read (after: number, limit: number): Change[] {
+    try {
+      return this.#since.all(BigInt(after), limit).map((row) => changeFromRow({
+        seq: Number(row.seq),
+        service: row.service,
+        kind: row.kind,
+        recordId: row.record_id,
+        fields: row.record === null ? null : JSON.parse(row.record) as Record<string, unknown>,
+        at: new Date(Number(row.at))
+      }))
+    } catch (err) { return rethrow(err) }
+  }
+}

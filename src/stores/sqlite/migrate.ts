@@ -1,0 +1,19 @@
+import type Database from 'better-sqlite3'
+import { pendingMigrations, type Migration } from '../migrations.js'
+
+/**
+ * Applies the steps newer than the file's version, each recorded in
+ * rqs_migrations, all under the write lock (BEGIN IMMEDIATE). Refuses a file
+ * written by a newer rqs rather than guess at its schema.
+ */
+export function migrate (db: Database.Database, migrations: readonly Migration[]): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS rqs_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
+    const applied = db.prepare<[], number>('SELECT version FROM rqs_migrations').pluck().all()
+    const record = db.prepare('INSERT INTO rqs_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+    for (const m of pendingMigrations(applied, migrations)) {
+      db.exec(m.sql)
+      record.run(m.version, m.name, new Date().toISOString())
+    }
+  }).immediate()
+}

@@ -1,0 +1,101 @@
+import Database, { type Statement } from 'better-sqlite3'
+import { LRUCache } from 'lru-cache'
+import { fold, STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../query.js'
+import { compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
+import { rethrow } from './errors.js'
+
+/** Case folding for `contains` and the search: the memory store's own function, so both agree exactly. */
+export function registerFold (db: Database.Database): void {
+  db.function('rqs_fold', { deterministic: true }, (text: unknown) => typeof text === 'string' ? fold(text) : text)
+}
+
+/**
+ * An equality condition selecting more rows than this makes a sorted page
+ * walk the sort's index (filtering as it goes) rather than collect every
+ * matching row and sort them, which SQLite's planner prefers even with
+ * statistics. The memory store decides the same way.
+ */
+const EQUALITY_BUDGET = 2048
+
+const dialect: SqlDialect = {
+  placeholder: () => '?',
+  contains: (column, needle) => `instr(rqs_fold(${column}), ${needle}) > 0`,
+  needle: fold
+}
+
+/**
+ * Queries over one SQLite table. Each distinct query shape is prepared once
+ * (an LRU of statements). Streaming reads through a second, read-only
+ * connection: an open `.iterate()` keeps its connection busy, and the
+ * server's connection must stay free for other requests. That connection
+ * also gives the whole stream one snapshot.
+ */
+export class SqliteQueries<F extends string, R> {
+  readonly #statements = new LRUCache<string, Statement>({ max: 200 })
+
+  constructor (private readonly db: Database.Database, private readonly table: SqlTable<F>, private readonly bigintIds = false) {}
+
+  #prepare (db: Database.Database, text: string): Statement {
+    if (db !== this.db) return db.prepare(text).safeIntegers(this.bigintIds)
+    let statement = this.#statements.get(text)
+    if (statement === undefined) {
+      statement = this.db.prepare(text).safeIntegers(this.bigintIds)
+      this.#statements.set(text, statement)
+    }
+    return statement
+  }
+
+  query (query: RecordQuery<F>): R[] {
+    try {
+      const { text, values } = compileSelect(this.table, dialect, query, this.#plan(query))
+      return this.#prepare(this.db, text).all(...values) as R[]
+    } catch (err) { return rethrow(err) }
+  }
+
+  /** For a sorted page with equality conditions on other fields: walk the sort's index unless one of them selects few rows. */
+  #plan (query: RecordQuery<F>): QueryPlan {
+    const lead = query.sort[0]?.field
+    if (lead === undefined || query.limit === undefined) return {}
+    const equalities = query.where.filter((c) => c.op === 'eq' && c.field !== lead)
+    if (equalities.length === 0) return {}
+    for (const c of equalities) {
+      const { text, values } = compileRangeSize(this.table, dialect, c.field as F, c.value, EQUALITY_BUDGET + 1)
+      if (Number(this.#prepare(this.db, text).pluck().get(...values)) <= EQUALITY_BUDGET) return {}
+    }
+    return { unindexed: new Set(equalities.map((c) => c.field)) }
+  }
+
+  count (filter: RecordFilter<F>): number {
+    const { text, values } = compileCount(this.table, dialect, filter)
+    try { return Number(this.#prepare(this.db, text).pluck().get(...values)) } catch (err) { return rethrow(err) }
+  }
+
+  async * batches (query: RecordQuery<F>): AsyncGenerator<R[]> {
+    const { text, values } = compileSelect(this.table, dialect, query)
+    let reader: Database.Database
+    let rows: IterableIterator<unknown>
+    try {
+      reader = new Database(this.db.name, { readonly: true, fileMustExist: true })
+      reader.pragma('busy_timeout = 2000')
+      registerFold(reader)
+      rows = this.#prepare(reader, text).iterate(...values)
+    } catch (err) { return rethrow(err) }
+    try {
+      for (;;) {
+        const batch: R[] = []
+        try {
+          for (let next = rows.next(); next.done !== true; next = rows.next()) {
+            batch.push(next.value as R)
+            if (batch.length === STREAM_BATCH_SIZE) break
+          }
+        } catch (err) { rethrow(err) }
+        if (batch.length === 0) return
+        yield batch
+        if (batch.length < STREAM_BATCH_SIZE) return
+      }
+    } finally {
+      rows.return?.()
+      reader.close()
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import type { Migration } from '../migrations.js'
+
+/**
+ * The SQLite schema, one versioned step at a time. A step never changes once
+ * released: a later change is a new step. Applied by ./migrate.ts inside one
+ * BEGIN IMMEDIATE transaction, so two processes opening the same file at once
+ * apply each step exactly once.
+ */
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'students and addresses',
+    sql: `
+      CREATE TABLE rqs_students (
+        id INTEGER PRIMARY KEY,
+        first_name TEXT NOT NULL,
+        last_name TEXT NOT NULL,
+        age INTEGER NOT NULL
+      );
+      -- The number of student records, kept in step with rqs_students in every
+      -- write transaction, so a create never counts rows (the spec's id rule).
+      CREATE TABLE rqs_student_count (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        n INTEGER NOT NULL
+      );
+      INSERT INTO rqs_student_count (singleton, n) VALUES (1, 0);
+
+      CREATE TABLE rqs_addresses (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        city TEXT NOT NULL,
+        postal_code TEXT NOT NULL
+      );
+      CREATE INDEX rqs_addresses_city ON rqs_addresses (city, id);
+      CREATE INDEX rqs_addresses_postal_code ON rqs_addresses (postal_code, id);
+      -- The next generated address id; creates skip ids a PUT already holds.
+      CREATE TABLE rqs_address_ids (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        next INTEGER NOT NULL
+      );
+      INSERT INTO rqs_address_ids (singleton, next) VALUES (1, 1);
+    `
+  },
+  {
+    version: 2,
+    name: 'student id sequence and idempotency keys',
+    sql: `
+      -- One past the highest student id ever issued, kept under both id rules so
+      -- that switching to --student-ids sequence never reuses an id. Before this
+      -- step only the records tell; the highest held id is the best known.
+      ALTER TABLE rqs_student_count ADD COLUMN next_id INTEGER NOT NULL DEFAULT 0;
+      UPDATE rqs_student_count SET next_id = COALESCE((SELECT MAX(id) + 1 FROM rqs_students), 0);
+
+      -- The answer of each write sent with an Idempotency-Key, written in the
+      -- write's own transaction. created_at is in ms since the epoch.
+      CREATE TABLE rqs_idempotency (
+        key TEXT PRIMARY KEY,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        headers TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX rqs_idempotency_created_at ON rqs_idempotency (created_at);
+    `
+  },
+  // Issue 13 (querying): one index per sortable field, ending in id, for sorted
+  // pages, equality filters and keyset positions. Text compares by code point
+  // (SQLite's BINARY collation), as in the other stores.
+  {
+    version: 3,
+    name: 'query indexes',
+    sql: `
+      CREATE INDEX rqs_students_first_name ON rqs_students (first_name, id);
+      CREATE INDEX rqs_students_last_name ON rqs_students (last_name, id);
+      CREATE INDEX rqs_students_age ON rqs_students (age, id);
+      CREATE INDEX rqs_addresses_name ON rqs_addresses (name, id);
+    `
+  },
+  {
+    version: 4,
+    name: 'change log',
+    sql: `
+      -- One row per create, replace and delete of a student or an address, for the
+      -- change feed. Written by the triggers below, so inside the write's own
+      -- transaction: the file's write lock makes seq the commit order, and
+      -- AUTOINCREMENT never reuses a number (a rolled-back write takes none).
+      -- record: the fields besides id as JSON (NULL after a delete); at: ms since the epoch.
+      CREATE TABLE rqs_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        service TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        record_id INTEGER NOT NULL,
+        record TEXT,
+        at INTEGER NOT NULL
+      );
+
+      CREATE TRIGGER rqs_students_created AFTER INSERT ON rqs_students BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('students', 'created', NEW.id,
+          json_object('firstName', NEW.first_name, 'lastName', NEW.last_name, 'age', NEW.age), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      CREATE TRIGGER rqs_students_replaced AFTER UPDATE ON rqs_students BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('students', 'replaced', NEW.id,
+          json_object('firstName', NEW.first_name, 'lastName', NEW.last_name, 'age', NEW.age), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      CREATE TRIGGER rqs_students_deleted AFTER DELETE ON rqs_students BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('students', 'deleted', OLD.id, NULL, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+
+      CREATE TRIGGER rqs_addresses_created AFTER INSERT ON rqs_addresses BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('addresses', 'created', NEW.id,
+          json_object('name', NEW.name, 'city', NEW.city, 'postalCode', NEW.postal_code), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      CREATE TRIGGER rqs_addresses_replaced AFTER UPDATE ON rqs_addresses BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('addresses', 'replaced', NEW.id,
+          json_object('name', NEW.name, 'city', NEW.city, 'postalCode', NEW.postal_code), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      CREATE TRIGGER rqs_addresses_deleted AFTER DELETE ON rqs_addresses BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('addresses', 'deleted', OLD.id, NULL, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+    `
+  }
+]

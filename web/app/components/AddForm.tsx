@@ -1,0 +1,81 @@
+import { useRef, useState } from 'preact/hooks'
+import type { Translate } from '../i18n.js'
+import type { SplitProblem } from '../problem.js'
+import type { ResourceSpec } from '../resources.js'
+import { describedBy, FieldMessages } from './FieldMessages.js'
+
+export type CreateOutcome = { ok: true } | { ok: false, errors: SplitProblem }
+
+interface Props {
+  spec: ResourceSpec
+  t: Translate
+  create: (values: Record<string, string>) => Promise<CreateOutcome>
+}
+
+const NO_ERRORS: SplitProblem = { fields: {}, general: [] }
+
+/**
+ * The form that adds a record. The browser's own validation is off
+ * (novalidate): the service decides what is valid, and its messages appear
+ * next to the fields they name.
+ */
+export function AddForm ({ spec, t, create }: Props) {
+  const empty = () => Object.fromEntries(spec.fields.map((f) => [f.key, '']))
+  const [values, setValues] = useState<Record<string, string>>(empty)
+  const [errors, setErrors] = useState<SplitProblem>(NO_ERRORS)
+  const [busy, setBusy] = useState(false)
+  const form = useRef<HTMLFormElement>(null)
+  const prefix = `add-${spec.key}`
+
+  const submit = async (event: Event): Promise<void> => {
+    event.preventDefault()
+    if (busy) return
+    setBusy(true)
+    const outcome = await create(values)
+    setBusy(false)
+    if (outcome.ok) {
+      setValues(empty())
+      setErrors(NO_ERRORS)
+      form.current?.querySelector<HTMLInputElement>('input')?.focus()
+      return
+    }
+    setErrors(outcome.errors)
+    // Take the person to the first field the service complained about.
+    const first = spec.fields.find((f) => outcome.errors.fields[f.key] !== undefined)
+    if (first !== undefined) document.getElementById(`${prefix}-${first.key}`)?.focus()
+  }
+
+  return (
+    <form ref={form} noValidate onSubmit={(e) => { void submit(e) }}>
+      <fieldset class="add-form">
+        <legend>{t(spec.legend)}</legend>
+        <div class="fields">
+          {spec.fields.map((field) => {
+            const id = `${prefix}-${field.key}`
+            const messages = errors.fields[field.key]
+            return (
+              <div class="field" key={field.key}>
+                <label for={id}>{t(field.label)}</label>
+                <input
+                  id={id}
+                  name={field.key}
+                  type="text"
+                  inputMode={field.kind === 'integer' ? 'numeric' : undefined}
+                  autoComplete={field.autocomplete}
+                  value={values[field.key] ?? ''}
+                  onInput={(e) => { const value = (e.currentTarget as HTMLInputElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}
+                  {...describedBy(`${id}-error`, messages)}
+                />
+                <FieldMessages id={`${id}-error`} messages={messages} />
+              </div>
+            )
+          })}
+        </div>
+        <div class="form-actions">
+          <button type="submit" class="primary">{t(spec.addButton)}</button>
+          {errors.general.length > 0 && <p class="field-error" role="alert">{errors.general.join(' ')}</p>}
+        </div>
+      </fieldset>
+    </form>
+  )
+}

@@ -1,0 +1,120 @@
+import type { Translate } from '../i18n.js'
+import type { SplitProblem } from '../problem.js'
+import type { Rec, ResourceSpec } from '../resources.js'
+import { describedBy, FieldMessages } from './FieldMessages.js'
+
+export interface RowNotice {
+  kind: 'warn' | 'error'
+  lines: string[]
+}
+
+export interface EditState {
+  id: string
+  /** The ETag of the version the fields were filled from; sent as If-Match. */
+  etag?: string
+  values: Record<string, string>
+  errors: SplitProblem
+  /** Reading the current version (fields read-only until it arrives). */
+  loading: boolean
+  busy: boolean
+  notice?: RowNotice
+}
+
+export const editButtonId = (spec: ResourceSpec, id: string): string => `edit-${spec.key}-${id}`
+export const deleteButtonId = (spec: ResourceSpec, id: string): string => `delete-${spec.key}-${id}`
+export const editInputId = (spec: ResourceSpec, id: string, field: string): string => `edit-${spec.key}-${id}-${field}`
+
+interface RowProps {
+  spec: ResourceSpec
+  t: Translate
+  record: Rec
+  flash: boolean
+  onEdit: () => void
+  onDelete: () => void
+}
+
+/** A record as a table row; on a narrow screen each cell shows its column's name (data-label). */
+export function RecordRow ({ spec, t, record, flash, onEdit, onDelete }: RowProps) {
+  const what = spec.describe(record)
+  return (
+    <tr class={flash ? 'flash' : undefined} data-id={record.id}>
+      <td class="num" data-label={t('id')}>{record.id}</td>
+      {spec.fields.map((field) => (
+        <td key={field.key} class={field.kind === 'integer' ? 'num' : undefined} data-label={t(field.label)}>{String(record[field.key] ?? '')}</td>
+      ))}
+      <td class="actions">
+        <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>
+        <button type="button" id={deleteButtonId(spec, record.id)} class="danger" aria-label={t('deleteRecord', { what })} onClick={onDelete}>{t('delete')}</button>
+      </td>
+    </tr>
+  )
+}
+
+interface EditProps {
+  spec: ResourceSpec
+  t: Translate
+  record: Rec
+  edit: EditState
+  onChange: (field: string, value: string) => void
+  onSave: () => void
+  onCancel: () => void
+}
+
+/** A row being edited in place: Enter saves, Escape cancels. */
+export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: EditProps) {
+  const keys = (event: KeyboardEvent): void => {
+    if (event.key === 'Enter') { event.preventDefault(); onSave() }
+    if (event.key === 'Escape') { event.preventDefault(); onCancel() }
+  }
+  const columns = spec.fields.length + 2
+  return (
+    <>
+      <tr class="editing" data-id={record.id} aria-busy={edit.loading || edit.busy ? 'true' : undefined}>
+        <td class="num" data-label={t('id')}>{record.id}</td>
+        {spec.fields.map((field) => {
+          const id = editInputId(spec, record.id, field.key)
+          if (!field.editable) {
+            return (
+              <td key={field.key} data-label={t(field.label)}>
+                {edit.values[field.key]}
+                <span class="visually-hidden"> ({t('nameKept')})</span>
+              </td>
+            )
+          }
+          const messages = edit.errors.fields[field.key]
+          return (
+            <td key={field.key} data-label={t(field.label)}>
+              <input
+                id={id}
+                type="text"
+                aria-label={t(field.label)}
+                inputMode={field.kind === 'integer' ? 'numeric' : undefined}
+                autoComplete="off"
+                readOnly={edit.loading}
+                value={edit.values[field.key] ?? ''}
+                onInput={(e) => { onChange(field.key, (e.currentTarget as HTMLInputElement).value) }}
+                onKeyDown={keys}
+                {...describedBy(`${id}-error`, messages)}
+              />
+              <FieldMessages id={`${id}-error`} messages={messages} />
+            </td>
+          )
+        })}
+        <td class="actions">
+          <button type="button" class="primary" onClick={onSave} disabled={edit.loading}>{t('save')}</button>
+          <button type="button" onClick={onCancel} onKeyDown={keys}>{t('cancel')}</button>
+        </td>
+      </tr>
+      {(edit.notice !== undefined || edit.errors.general.length > 0) && (
+        <tr class={`row-notice${edit.notice?.kind === 'error' || edit.errors.general.length > 0 ? ' error' : ''}`}>
+          <td class="wide" colSpan={columns}>
+            <div role="alert">
+              {edit.notice?.lines.map((line, i) => <p key={i}>{line}</p>)}
+              {edit.errors.general.map((line, i) => <p key={`g${i}`}>{line}</p>)}
+            </div>
+          </td>
+        </tr>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,375 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import type { Api } from '../api.js'
+import type { Change } from '../feed.js'
+import type { Translate } from '../i18n.js'
+import { Listing, type Endpoint, type ListQuery, type Outcome, type Page, type Sort } from '../listing.js'
+import { splitProblem, type Problem, type SplitProblem } from '../problem.js'
+import { formValues, toRecord, type Rec, type ResourceSpec } from '../resources.js'
+import { AddForm, type CreateOutcome } from './AddForm.js'
+import { DeleteDialog, type PendingDelete } from './DeleteDialog.js'
+import { deleteButtonId, EditRow, editButtonId, editInputId, RecordRow, type EditState } from './RecordRow.js'
+
+/** Changes reported by the feed, or `reset` (reload). */
+export type ChangeListener = (change: Change | 'reset') => void
+export interface ChangeBus {
+  subscribe: (listener: ChangeListener) => () => void
+}
+
+interface Props {
+  spec: ResourceSpec
+  endpoint: Endpoint
+  api: Api
+  t: Translate
+  changes: ChangeBus
+  /** Changes when the page must reload its data (a token was given). */
+  epoch: number
+  /** Move the focus to the view's heading when it appears (the person switched views). */
+  focusHeading: boolean
+}
+
+interface Status {
+  kind: 'ok' | 'error'
+  text: string
+}
+
+const PAGE_SIZES = [10, 20, 50, 100]
+const FLASH_MS = 2_500
+const SEARCH_DELAY_MS = 300
+const REFRESH_DELAY_MS = 150
+const NO_ERRORS: SplitProblem = Object.freeze({ fields: Object.freeze({}), general: Object.freeze([]) as unknown as string[] })
+
+function focusById (id: string): void {
+  // After the next render, when the element exists.
+  setTimeout(() => { document.getElementById(id)?.focus() }, 0)
+}
+
+/**
+ * One collection (students or addresses): search, sortable columns, paging,
+ * add, edit in place, delete with confirmation; live changes from the feed.
+ */
+export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHeading }: Props) {
+  const listing = useMemo(() => new Listing(api, spec, endpoint), [api, spec, endpoint])
+  const [query, setQuery] = useState<ListQuery>({ q: '', limit: 20 })
+  const [search, setSearch] = useState('')
+  const [page, setPage] = useState<Page | undefined>(undefined)
+  const [loading, setLoading] = useState(true)
+  const [loadProblem, setLoadProblem] = useState<Problem | undefined>(undefined)
+  const [editing, setEditing] = useState<EditState | null>(null)
+  const [pendingDelete, setPendingDelete] = useState<PendingDelete | null>(null)
+  const [status, setStatus] = useState<Status | null>(null)
+  const [flashing, setFlashing] = useState<ReadonlySet<string>>(new Set())
+  const url = (id: string): string => `${endpoint.url}/${encodeURIComponent(id)}`
+  const fieldKeys = spec.fields.map((f) => f.key)
+  const editingRef = useRef(editing)
+  editingRef.current = editing
+
+  const problemText = (problem: Problem): string => {
+    if (problem.network === true) return t('networkError')
+    if (problem.status === 403) return t('forbidden')
+    const messages = problem.errors.map((e) => e.message)
+    const text = messages.length > 0 ? messages.join(' ') : (problem.title ?? t('serverError', { status: problem.status }))
+    return problem.status >= 500 && problem.traceId !== undefined ? `${text} ${t('reference', { id: problem.traceId })}` : text
+  }
+
+  const show = async (work: Promise<Outcome>): Promise<void> => {
+    setLoading(true)
+    const outcome = await work
+    if (!outcome.ok && 'stale' in outcome) return
+    setLoading(false)
+    if (!outcome.ok) { setLoadProblem(outcome.problem); return }
+    setLoadProblem(undefined)
+    setPage(listing.page())
+  }
+
+  const flash = (id: string): void => {
+    setFlashing((current) => new Set(current).add(id))
+    setTimeout(() => { setFlashing((current) => { const next = new Set(current); next.delete(id); return next }) }, FLASH_MS)
+  }
+
+  // A server-side page is fetched again shortly after changes, once for a burst of them.
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  const scheduleRefresh = (): void => {
+    clearTimeout(refreshTimer.current)
+    refreshTimer.current = setTimeout(() => { void show(listing.refresh()) }, REFRESH_DELAY_MS)
+  }
+
+  /** Every change, made here or elsewhere, goes through the listing the same way. */
+  const applyChange = (kind: 'created' | 'replaced' | 'deleted', id: string, record?: Rec): void => {
+    const refetch = listing.apply(kind, id, record)
+    setPage(listing.page())
+    if (kind !== 'deleted') flash(id)
+    if (refetch) scheduleRefresh()
+  }
+
+  useEffect(() => { void show(listing.setQuery(query)) }, [listing, query])
+  // A new token: read again (not on mount, where the query effect reads already).
+  const mountEpoch = useRef(epoch)
+  useEffect(() => { if (epoch !== mountEpoch.current) void show(listing.refresh()) }, [epoch])
+  useEffect(() => {
+    if (focusHeading) document.getElementById(`heading-${spec.key}`)?.focus()
+    return () => { clearTimeout(refreshTimer.current) }
+  }, [])
+
+  // The search box queries once typing pauses.
+  useEffect(() => {
+    if (search === query.q) return
+    const timer = setTimeout(() => { setQuery((q) => ({ ...q, q: search })) }, SEARCH_DELAY_MS)
+    return () => { clearTimeout(timer) }
+  }, [search])
+
+  useEffect(() => changes.subscribe((change) => {
+    if (change === 'reset') { void show(listing.refresh()); return }
+    if (change.service !== spec.key) return
+    applyChange(change.kind, change.id, change.record)
+    const edit = editingRef.current
+    if (edit !== null && edit.id === change.id && change.kind !== 'created') {
+      // Warn now; saving would be refused (412) and show the new version anyway.
+      setEditing({ ...edit, notice: { kind: 'warn', lines: [t(change.kind === 'deleted' ? 'gone' : 'changedElsewhere')] } })
+    }
+  }), [changes, listing, t])
+
+  // ----- add
+  const create = async (values: Record<string, string>): Promise<CreateOutcome> => {
+    const result = await api.request('POST', endpoint.url, { accept: endpoint.accept, body: spec.createBody(values), exact: spec.exactIds })
+    const record = toRecord(result.body)
+    if (result.ok && record !== undefined) {
+      applyChange('created', record.id, record)
+      setStatus({ kind: 'ok', text: t('added', { what: spec.describe(record) }) })
+      return { ok: true }
+    }
+    const problem = result.problem ?? { status: result.status, errors: [] }
+    const errors = splitProblem(problem, fieldKeys)
+    if (errors.general.length === 0 && Object.keys(errors.fields).length === 0) errors.general.push(problemText(problem))
+    return { ok: false, errors }
+  }
+
+  // ----- edit
+  const readCurrent = async (id: string): Promise<{ record: Rec, etag?: string } | { gone: true } | { problem: Problem }> => {
+    const result = await api.request('GET', url(id), { accept: endpoint.accept, exact: spec.exactIds })
+    const record = toRecord(result.body)
+    if (result.ok && record !== undefined) return { record, etag: result.headers.get('etag') ?? undefined }
+    if (result.status === 404) return { gone: true }
+    return { problem: result.problem ?? { status: result.status, errors: [] } }
+  }
+
+  const gone = (id: string, record?: Rec): void => {
+    applyChange('deleted', id)
+    setStatus({ kind: 'error', text: `${record === undefined ? '' : spec.describe(record) + ': '}${t('gone')}` })
+  }
+
+  const startEdit = async (record: Rec): Promise<void> => {
+    setEditing({ id: record.id, values: formValues(spec, record), errors: NO_ERRORS, loading: true, busy: false })
+    const first = spec.fields.find((f) => f.editable)
+    if (first !== undefined) focusById(editInputId(spec, record.id, first.key))
+    const current = await readCurrent(record.id)
+    // The person may have cancelled, or started on another row, meanwhile.
+    const stillThis = (e: EditState | null): e is EditState => e !== null && e.id === record.id
+    if ('gone' in current) {
+      setEditing((e) => stillThis(e) ? null : e)
+      gone(record.id, record)
+      return
+    }
+    if ('problem' in current) {
+      setEditing((e) => stillThis(e) ? { ...e, loading: false, notice: { kind: 'error', lines: [problemText(current.problem)] } } : e)
+      return
+    }
+    applyChange('replaced', record.id, current.record)
+    setEditing((e) => stillThis(e) ? { ...e, loading: false, etag: current.etag, values: formValues(spec, current.record) } : e)
+  }
+
+  const cancelEdit = (): void => {
+    const id = editing?.id
+    setEditing(null)
+    if (id !== undefined) focusById(editButtonId(spec, id))
+  }
+
+  const save = async (): Promise<void> => {
+    const edit = editing
+    if (edit === null || edit.loading || edit.busy) return
+    setEditing({ ...edit, busy: true })
+    const result = await api.request('PUT', url(edit.id), { accept: endpoint.accept, body: spec.replaceBody(edit.values), ifMatch: edit.etag, exact: spec.exactIds })
+    const record = toRecord(result.body)
+    if (result.ok && record !== undefined) {
+      setEditing(null)
+      applyChange('replaced', record.id, record)
+      setStatus({ kind: 'ok', text: t('saved', { what: spec.describe(record) }) })
+      focusById(editButtonId(spec, record.id))
+      return
+    }
+    if (result.status === 412) {
+      // Someone else changed it since we read it: show what is stored now, keep what was typed in view.
+      const yours = spec.fields.filter((f) => f.editable).map((f) => `${t(f.label)}: ${edit.values[f.key] ?? ''}`).join(', ')
+      const current = await readCurrent(edit.id)
+      if ('gone' in current) { setEditing(null); gone(edit.id); return }
+      if ('problem' in current) {
+        setEditing({ ...edit, busy: false, notice: { kind: 'error', lines: [problemText(current.problem)] } })
+        return
+      }
+      applyChange('replaced', edit.id, current.record)
+      setEditing({
+        ...edit,
+        busy: false,
+        etag: current.etag,
+        values: formValues(spec, current.record),
+        errors: NO_ERRORS,
+        notice: { kind: 'warn', lines: [t('conflict'), t('yourChanges', { values: yours })] }
+      })
+      return
+    }
+    if (result.status === 404) { setEditing(null); gone(edit.id); return }
+    const problem = result.problem ?? { status: result.status, errors: [] }
+    const errors = splitProblem(problem, spec.fields.filter((f) => f.editable).map((f) => f.key))
+    if (errors.general.length === 0 && Object.keys(errors.fields).length === 0) errors.general.push(problemText(problem))
+    setEditing({ ...edit, busy: false, errors, notice: undefined })
+    const first = spec.fields.find((f) => errors.fields[f.key] !== undefined)
+    if (first !== undefined) focusById(editInputId(spec, edit.id, first.key))
+  }
+
+  // ----- delete
+  const askDelete = async (record: Rec): Promise<void> => {
+    const current = await readCurrent(record.id)
+    if ('gone' in current) { gone(record.id, record); return }
+    if ('problem' in current) { setStatus({ kind: 'error', text: problemText(current.problem) }); return }
+    applyChange('replaced', record.id, current.record)
+    setPendingDelete({ record: current.record, etag: current.etag, busy: false })
+  }
+
+  const closeDelete = (focusId?: string): void => {
+    setPendingDelete(null)
+    if (focusId !== undefined) focusById(focusId)
+  }
+
+  const confirmDelete = async (): Promise<void> => {
+    const pending = pendingDelete
+    if (pending === null || pending.busy) return
+    setPendingDelete({ ...pending, busy: true })
+    const { record } = pending
+    const result = await api.request('DELETE', url(record.id), { accept: endpoint.accept, ifMatch: pending.etag, exact: spec.exactIds })
+    if (result.ok) {
+      closeDelete(`search-${spec.key}`)
+      applyChange('deleted', record.id)
+      setStatus({ kind: 'ok', text: t('deleted', { what: spec.describe(record) }) })
+      return
+    }
+    if (result.status === 404) { closeDelete(`search-${spec.key}`); gone(record.id, record); return }
+    if (result.status === 412) {
+      const current = await readCurrent(record.id)
+      if ('gone' in current) { closeDelete(`search-${spec.key}`); gone(record.id, record); return }
+      if ('record' in current) {
+        applyChange('replaced', record.id, current.record)
+        setPendingDelete({ record: current.record, etag: current.etag, busy: false, notice: { kind: 'warn', text: t('deleteConflict') } })
+        return
+      }
+    }
+    setPendingDelete({ ...pending, busy: false, notice: { kind: 'error', text: problemText(result.problem ?? { status: result.status, errors: [] }) } })
+  }
+
+  // ----- querying
+  /** Pages on; when the button pressed becomes disabled (first or last page), focus moves to the other one. */
+  const turn = async (direction: 'previous' | 'next'): Promise<void> => {
+    await show(direction === 'next' ? listing.next() : listing.previous())
+    const after = listing.page()
+    if (direction === 'next' && !after.hasNext) focusById(`previous-${spec.key}`)
+    if (direction === 'previous' && !after.hasPrev) focusById(`next-${spec.key}`)
+  }
+
+  const sortBy = (field: string): void => {
+    const current = query.sort
+    const sort: Sort = current?.field === field ? { field, desc: !current.desc } : { field, desc: false }
+    setQuery({ ...query, sort })
+  }
+  const sortValue = query.sort === undefined ? '' : `${query.sort.desc ? '-' : ''}${query.sort.field}`
+  const chooseSort = (value: string): void => {
+    setQuery({ ...query, sort: value === '' ? undefined : { field: value.replace(/^-/, ''), desc: value.startsWith('-') } })
+  }
+  const columns = [{ key: 'id', label: t('id'), numeric: true }, ...spec.fields.map((f) => ({ key: f.key, label: t(f.label), numeric: f.kind === 'integer' }))]
+  const ariaSort = (key: string): 'ascending' | 'descending' | undefined =>
+    query.sort?.field === key ? (query.sort.desc ? 'descending' : 'ascending') : (key === 'id' && query.sort === undefined ? 'ascending' : undefined)
+
+  const rows = page?.rows ?? []
+  const from = page === undefined || rows.length === 0 ? 0 : page.offset + 1
+  const to = page === undefined ? 0 : page.offset + rows.length
+  const rangeText = page?.total !== undefined ? t('range', { from, to, total: page.total }) : t('rangeOpen', { from, to })
+  const headingId = `heading-${spec.key}`
+
+  return (
+    <section aria-labelledby={headingId} data-listing={listing.mode}>
+      <h1 id={headingId} tabIndex={-1}>{t(spec.title)}</h1>
+      <p role="status" class={status === null ? 'visually-hidden' : `notice ${status.kind}`}>{status?.text ?? ''}</p>
+
+      <div class="toolbar">
+        <div class="search">
+          <label for={`search-${spec.key}`}>{t('search')}</label>
+          <input id={`search-${spec.key}`} type="search" value={search} aria-describedby={`search-hint-${spec.key}`}
+            onInput={(e) => { setSearch((e.currentTarget as HTMLInputElement).value) }}
+            onKeyDown={(e) => { if (e.key === 'Enter') setQuery({ ...query, q: search }) }} />
+          <span id={`search-hint-${spec.key}`} class="muted">{t(spec.searchHint)}</span>
+        </div>
+        <div class="field sort-bar">
+          <label for={`sort-${spec.key}`}>{t('sortBy')}</label>
+          <select id={`sort-${spec.key}`} value={sortValue} onChange={(e) => { chooseSort((e.currentTarget as HTMLSelectElement).value) }}>
+            <option value="">{t('sortDefault')}</option>
+            {spec.fields.flatMap((f) => [
+              <option key={f.key} value={f.key}>{`${t(f.label)} (${t('ascending')})`}</option>,
+              <option key={`-${f.key}`} value={`-${f.key}`}>{`${t(f.label)} (${t('descending')})`}</option>
+            ])}
+          </select>
+        </div>
+        <button type="button" onClick={() => { void show(listing.refresh()) }}>{t('reload')}</button>
+      </div>
+
+      {loadProblem !== undefined && (
+        <div class="notice error" role="alert">
+          <p>{problemText(loadProblem)}</p>
+          <button type="button" onClick={() => { void show(listing.refresh()) }}>{t('retry')}</button>
+        </div>
+      )}
+
+      <table class="records" aria-busy={loading ? 'true' : undefined}>
+        <caption class="visually-hidden">{t(spec.title)}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined} aria-sort={ariaSort(c.key)}>
+                <button type="button" class="sort" onClick={() => { sortBy(c.key) }}>
+                  {c.label}
+                  <span class="sort-mark" aria-hidden="true">{ariaSort(c.key) === 'ascending' ? '▲' : ariaSort(c.key) === 'descending' ? '▼' : '↕'}</span>
+                </button>
+              </th>
+            ))}
+            <th scope="col" class="actions"><span class="visually-hidden">{t('actions')}</span></th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((record) => editing?.id === record.id
+            ? <EditRow key={record.id} spec={spec} t={t} record={record} edit={editing}
+                onChange={(field, value) => { setEditing((e) => e === null ? e : { ...e, values: { ...e.values, [field]: value } }) }}
+                onSave={() => { void save() }} onCancel={cancelEdit} />
+            : <RecordRow key={record.id} spec={spec} t={t} record={record} flash={flashing.has(record.id)}
+                onEdit={() => { void startEdit(record) }} onDelete={() => { void askDelete(record) }} />)}
+        </tbody>
+      </table>
+      {!loading && page !== undefined && rows.length === 0 && (
+        <p class="muted">{query.q.trim() === '' ? t('noRecords') : t('noMatches', { q: query.q.trim() })}</p>
+      )}
+      {loading && page === undefined && <p class="muted">{t('loading')}</p>}
+
+      <div class="pager">
+        <span class="count" aria-live="polite">{page === undefined || rows.length === 0 ? '' : rangeText}</span>
+        <label for={`size-${spec.key}`}>{t('rowsPerPage')}</label>
+        <select id={`size-${spec.key}`} value={String(query.limit)} onChange={(e) => { setQuery({ ...query, limit: Number((e.currentTarget as HTMLSelectElement).value) }) }}>
+          {PAGE_SIZES.map((size) => <option key={size} value={String(size)}>{size}</option>)}
+        </select>
+        <button type="button" id={`previous-${spec.key}`} disabled={page?.hasPrev !== true} onClick={() => { void turn('previous') }}>{t('previous')}</button>
+        <button type="button" id={`next-${spec.key}`} disabled={page?.hasNext !== true} onClick={() => { void turn('next') }}>{t('next')}</button>
+      </div>
+
+      <AddForm spec={spec} t={t} create={create} />
+
+      {pendingDelete !== null && (
+        <DeleteDialog spec={spec} t={t} pending={pendingDelete} onConfirm={() => { void confirmDelete() }}
+          onCancel={() => { const id = pendingDelete.record.id; closeDelete(listing.find(id) === undefined ? `search-${spec.key}` : deleteButtonId(spec, id)) }} />
+      )}
+    </section>
+  )
+}

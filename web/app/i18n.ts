@@ -1,0 +1,193 @@
+/**
+ * The application's own texts in English and German. The services' error
+ * messages are not here: they arrive translated in the problem details,
+ * because every request carries Accept-Language.
+ */
+export type Lang = 'en' | 'de'
+export const LANGS: readonly Lang[] = ['en', 'de']
+
+const en = {
+  appTitle: 'Students and addresses',
+  skipLink: 'Skip to content',
+  views: 'Views',
+  students: 'Students',
+  addresses: 'Addresses',
+  language: 'Language',
+  id: 'Id',
+  firstName: 'First name',
+  lastName: 'Last name',
+  age: 'Age',
+  name: 'Name',
+  city: 'City',
+  postalCode: 'Postal code',
+  actions: 'Actions',
+  newStudent: 'New student',
+  newAddress: 'New address',
+  addStudent: 'Add student',
+  addAddress: 'Add address',
+  search: 'Search',
+  searchHintStudents: 'Finds first and last names containing the text.',
+  searchHintAddresses: 'Finds names, cities and postal codes containing the text.',
+  rowsPerPage: 'Rows per page',
+  sortBy: 'Sort by',
+  sortDefault: 'Id (order of creation)',
+  ascending: 'ascending',
+  descending: 'descending',
+  sortColumn: 'Sort by {field}',
+  previous: 'Previous page',
+  next: 'Next page',
+  range: '{from}–{to} of {total}',
+  rangeOpen: '{from}–{to}',
+  reload: 'Reload',
+  loading: 'Loading…',
+  noRecords: 'No records yet. Add the first one below.',
+  noMatches: 'Nothing matches “{q}”.',
+  edit: 'Edit',
+  save: 'Save',
+  cancel: 'Cancel',
+  delete: 'Delete',
+  editRecord: 'Edit {what}',
+  deleteRecord: 'Delete {what}',
+  confirmDeleteTitle: 'Delete this record?',
+  confirmDeleteText: '{what} will be deleted. This cannot be undone.',
+  added: '{what} was added.',
+  saved: '{what} was saved.',
+  deleted: '{what} was deleted.',
+  conflict: 'Someone else changed this record meanwhile. Your changes were not saved; the fields now show the current version.',
+  yourChanges: 'Your changes were: {values}',
+  deleteConflict: 'Someone else changed this record meanwhile, so it was not deleted. Above is the current version: delete it anyway?',
+  changedElsewhere: 'Someone else just changed this record.',
+  gone: 'This record no longer exists: someone else deleted it.',
+  nameKept: 'The name of a stored address cannot be changed.',
+  live: 'Live',
+  liveConnecting: 'Reconnecting…',
+  liveTitle: 'Changes made elsewhere appear here without reloading.',
+  token: 'Access token',
+  tokenNeeded: 'This server needs an access token.',
+  tokenRejected: 'The access token was not accepted. Enter another one.',
+  tokenHint: 'Kept for this browser tab only, and sent with every request.',
+  useToken: 'Use token',
+  forgetToken: 'Forget token',
+  tokenButton: 'Token',
+  close: 'Close',
+  forbidden: 'Your access token does not allow this.',
+  networkError: 'The server could not be reached. Check the connection and try again.',
+  retry: 'Try again',
+  reference: 'Reference: {id}',
+  unavailable: 'This service is not running on this server.',
+  serverError: 'The server answered with status {status}.'
+}
+
+export type MessageKey = keyof typeof en
+
+const de: Record<MessageKey, string> = {
+  appTitle: 'Studierende und Adressen',
+  skipLink: 'Zum Inhalt springen',
+  views: 'Ansichten',
+  students: 'Studierende',
+  addresses: 'Adressen',
+  language: 'Sprache',
+  id: 'Nr.',
+  firstName: 'Vorname',
+  lastName: 'Nachname',
+  age: 'Alter',
+  name: 'Name',
+  city: 'Ort',
+  postalCode: 'Postleitzahl',
+  actions: 'Aktionen',
+  newStudent: 'Neuer Eintrag',
+  newAddress: 'Neue Adresse',
+  addStudent: 'Studierende hinzufügen',
+  addAddress: 'Adresse hinzufügen',
+  search: 'Suchen',
+  searchHintStudents: 'Findet Vor- und Nachnamen, die den Text enthalten.',
+  searchHintAddresses: 'Findet Namen, Orte und Postleitzahlen, die den Text enthalten.',
+  rowsPerPage: 'Zeilen pro Seite',
+  sortBy: 'Sortieren nach',
+  sortDefault: 'Nr. (Reihenfolge der Erfassung)',
+  ascending: 'aufsteigend',
+  descending: 'absteigend',
+  sortColumn: 'Nach {field} sortieren',
+  previous: 'Vorige Seite',
+  next: 'Nächste Seite',
+  range: '{from}–{to} von {total}',
+  rangeOpen: '{from}–{to}',
+  reload: 'Neu laden',
+  loading: 'Wird geladen…',
+  noRecords: 'Noch keine Einträge. Fügen Sie unten den ersten hinzu.',
+  noMatches: 'Nichts passt zu „{q}“.',
+  edit: 'Bearbeiten',
+  save: 'Speichern',
+  cancel: 'Abbrechen',
+  delete: 'Löschen',
+  editRecord: '{what} bearbeiten',
+  deleteRecord: '{what} löschen',
+  confirmDeleteTitle: 'Diesen Eintrag löschen?',
+  confirmDeleteText: '{what} wird gelöscht. Das lässt sich nicht rückgängig machen.',
+  added: '{what} wurde hinzugefügt.',
+  saved: '{what} wurde gespeichert.',
+  deleted: '{what} wurde gelöscht.',
+  conflict: 'Jemand anderes hat diesen Eintrag inzwischen geändert. Ihre Änderungen wurden nicht gespeichert; die Felder zeigen jetzt den aktuellen Stand.',
+  yourChanges: 'Ihre Änderungen waren: {values}',
+  deleteConflict: 'Jemand anderes hat diesen Eintrag inzwischen geändert, deshalb wurde er nicht gelöscht. Oben steht der aktuelle Stand: trotzdem löschen?',
+  changedElsewhere: 'Jemand anderes hat diesen Eintrag gerade geändert.',
+  gone: 'Diesen Eintrag gibt es nicht mehr: jemand anderes hat ihn gelöscht.',
+  nameKept: 'Der Name einer gespeicherten Adresse lässt sich nicht ändern.',
+  live: 'Live',
+  liveConnecting: 'Verbinde neu…',
+  liveTitle: 'Änderungen von anderen erscheinen hier ohne Neuladen.',
+  token: 'Zugriffstoken',
+  tokenNeeded: 'Dieser Server verlangt ein Zugriffstoken.',
+  tokenRejected: 'Das Zugriffstoken wurde nicht akzeptiert. Geben Sie ein anderes ein.',
+  tokenHint: 'Wird nur für diesen Browser-Tab gespeichert und mit jeder Anfrage gesendet.',
+  useToken: 'Token verwenden',
+  forgetToken: 'Token vergessen',
+  tokenButton: 'Token',
+  close: 'Schließen',
+  forbidden: 'Ihr Zugriffstoken erlaubt das nicht.',
+  networkError: 'Der Server ist nicht erreichbar. Prüfen Sie die Verbindung und versuchen Sie es erneut.',
+  retry: 'Erneut versuchen',
+  reference: 'Referenz: {id}',
+  unavailable: 'Dieser Dienst läuft auf diesem Server nicht.',
+  serverError: 'Der Server antwortete mit Status {status}.'
+}
+
+const TABLES: Record<Lang, Record<MessageKey, string>> = { en, de }
+
+export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string
+
+export function translator (lang: Lang): Translate {
+  const table = TABLES[lang]
+  return (key, params) => {
+    const text = table[key]
+    return params === undefined ? text : text.replace(/\{(\w+)\}/g, (whole, name: string) => String(params[name] ?? whole))
+  }
+}
+
+const STORAGE_KEY = 'rqs.lang'
+
+function isLang (value: unknown): value is Lang {
+  return value === 'en' || value === 'de'
+}
+
+/** The language chosen with the switch earlier, else the browser's first of English or German, else English. */
+export function initialLanguage (): Lang {
+  try {
+    const stored = localStorage.getItem(STORAGE_KEY)
+    if (isLang(stored)) return stored
+  } catch { /* storage blocked: fall through */ }
+  for (const tag of navigator.languages ?? [navigator.language]) {
+    const primary = tag.toLowerCase().split('-')[0]
+    if (isLang(primary)) return primary
+  }
+  return 'en'
+}
+
+export function rememberLanguage (lang: Lang): void {
+  try { localStorage.setItem(STORAGE_KEY, lang) } catch { /* storage blocked: the choice lasts for this page */ }
+}
+
+/** What the requests send, so problem details come back in the page's language. */
+export function acceptLanguage (lang: Lang): string {
+  return lang === 'de' ? 'de, en;q=0.5' : 'en'
+}

@@ -1,0 +1,265 @@
+import type { Api } from './api.js'
+import type { Problem } from './problem.js'
+import { toRecord, type Rec, type ResourceSpec } from './resources.js'
+
+export interface Sort {
+  field: string
+  desc: boolean
+}
+
+/** What the person asked to see: the querying issue's `q`, `sort` and `limit`. */
+export interface ListQuery {
+  q: string
+  sort?: Sort
+  limit: number
+}
+
+export interface Page {
+  rows: Rec[]
+  /** Position of the first row in the whole (filtered, sorted) list. */
+  offset: number
+  /** Records matching the query, when known. */
+  total?: number
+  hasPrev: boolean
+  hasNext: boolean
+}
+
+export type Outcome = { ok: true } | { ok: false, problem: Problem } | { ok: false, stale: true }
+
+/**
+ * `server`: the collection pages, sorts and filters itself (it answered
+ * `{items, next}` and honoured `count=true` with X-Total-Count).
+ * `client`: it answered the whole collection as an array, or pages without
+ * understanding the query, so the page loads every record once and pages,
+ * sorts and filters here.
+ */
+export type Mode = 'server' | 'client'
+
+export interface Endpoint {
+  url: string
+  accept: string
+}
+
+/** Pages walked at most when loading a whole collection for client-side paging. */
+const MAX_PAGES = 100
+const WALK_LIMIT = 500
+
+const collator = new Intl.Collator(undefined, { sensitivity: 'accent' })
+
+/** Ids are canonical non-negative decimal strings: shorter is smaller, then digit by digit. Exact beyond 2^53. */
+export function compareIds (a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
+}
+
+function nextLinkOf (body: unknown, headers: Headers): string | undefined {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const next = (body as { next?: unknown }).next
+    if (typeof next === 'string' && next !== '') return next
+  }
+  return /<([^>]*)>\s*;\s*rel="?next"?/.exec(headers.get('link') ?? '')?.[1]
+}
+
+function recordsOf (items: unknown): Rec[] {
+  if (!Array.isArray(items)) return []
+  const records: Rec[] = []
+  for (const item of items) {
+    const record = toRecord(item)
+    if (record !== undefined) records.push(record)
+  }
+  return records
+}
+
+/**
+ * One collection as the view shows it, page by page, in either mode; the
+ * mode is found from the service's first answer, so the page works before
+ * and after the querying issue lands.
+ */
+export class Listing {
+  mode: Mode | undefined
+  private query: ListQuery = { q: '', limit: 20 }
+  private readonly all = new Map<string, Rec>()
+  private loaded = false
+  private pageIndex = 0
+  /** Server mode: the URL each page walked so far came from, and the next page's. */
+  private pageUrls: string[] = []
+  private nextUrl: string | undefined
+  private serverRows: Rec[] = []
+  private total: number | undefined
+  private seq = 0
+
+  constructor (private readonly api: Api, private readonly spec: ResourceSpec, private readonly endpoint: Endpoint) {}
+
+  /** Shows the first page for a (new) query. */
+  async setQuery (query: ListQuery): Promise<Outcome> {
+    this.query = query
+    this.pageIndex = 0
+    if (this.mode === 'client' && this.loaded) return { ok: true }
+    return await this.fetchFirst()
+  }
+
+  /** Fetches the current page again (after a change, or on request). */
+  async refresh (): Promise<Outcome> {
+    if (this.mode === 'client') return await this.fetchAll()
+    if (this.mode === 'server') return await this.fetchServerPage(this.pageUrls[this.pageIndex] ?? this.firstUrl(), this.pageIndex)
+    return await this.fetchFirst()
+  }
+
+  async next (): Promise<Outcome> {
+    if (this.mode === 'server') {
+      if (this.nextUrl === undefined) return { ok: true }
+      return await this.fetchServerPage(this.nextUrl, this.pageIndex + 1)
+    }
+    if (this.page().hasNext) this.pageIndex++
+    return { ok: true }
+  }
+
+  async previous (): Promise<Outcome> {
+    if (this.pageIndex === 0) return { ok: true }
+    if (this.mode === 'server') return await this.fetchServerPage(this.pageUrls[this.pageIndex - 1] ?? this.firstUrl(), this.pageIndex - 1)
+    this.pageIndex--
+    return { ok: true }
+  }
+
+  /**
+   * Applies a change known to have happened (made here, or reported by the
+   * change feed). Returns true when the current page must be fetched again
+   * to be exact (server mode: the change may move records between pages).
+   */
+  apply (kind: 'created' | 'replaced' | 'deleted', id: string, record?: Rec): boolean {
+    if (this.mode === 'client') {
+      if (kind === 'deleted') this.all.delete(id)
+      else if (record !== undefined) this.all.set(id, record)
+      return false
+    }
+    const at = this.serverRows.findIndex((row) => row.id === id)
+    if (at >= 0) {
+      if (kind === 'deleted') {
+        this.serverRows.splice(at, 1)
+        if (this.total !== undefined) this.total--
+      } else if (record !== undefined) {
+        this.serverRows[at] = record
+      }
+    }
+    return this.mode === 'server'
+  }
+
+  /** The record with this id, if the listing holds it. */
+  find (id: string): Rec | undefined {
+    return this.mode === 'client' ? this.all.get(id) : this.serverRows.find((row) => row.id === id)
+  }
+
+  page (): Page {
+    if (this.mode === 'server') {
+      const offset = this.pageIndex * this.query.limit
+      return { rows: this.serverRows, offset, total: this.total, hasPrev: this.pageIndex > 0, hasNext: this.nextUrl !== undefined }
+    }
+    const matching = this.matching()
+    const { limit } = this.query
+    const lastPage = Math.max(0, Math.ceil(matching.length / limit) - 1)
+    if (this.pageIndex > lastPage) this.pageIndex = lastPage
+    const offset = this.pageIndex * limit
+    return {
+      rows: matching.slice(offset, offset + limit),
+      offset,
+      total: matching.length,
+      hasPrev: this.pageIndex > 0,
+      hasNext: offset + limit < matching.length
+    }
+  }
+
+  /** Client mode: the querying issue's semantics, applied here (q: case-insensitive substring of any text field; ties by id). */
+  private matching (): Rec[] {
+    const q = this.query.q.trim().toLowerCase()
+    const searchable = this.spec.fields.filter((f) => f.searchable).map((f) => f.key)
+    let rows = [...this.all.values()]
+    if (q !== '') rows = rows.filter((row) => searchable.some((key) => String(row[key] ?? '').toLowerCase().includes(q)))
+    const { sort } = this.query
+    const kind = this.spec.fields.find((f) => f.key === sort?.field)?.kind
+    const direction = sort?.desc === true ? -1 : 1
+    rows.sort((a, b) => {
+      if (sort === undefined || sort.field === 'id') return direction * compareIds(a.id, b.id)
+      const x = a[sort.field]
+      const y = b[sort.field]
+      const order = kind === 'integer' ? Number(x) - Number(y) : collator.compare(String(x ?? ''), String(y ?? ''))
+      return direction * order || compareIds(a.id, b.id)
+    })
+    return rows
+  }
+
+  private firstUrl (): string {
+    const { q, sort, limit } = this.query
+    let url = `${this.endpoint.url}?limit=${limit}&count=true`
+    if (sort !== undefined) url += `&sort=${sort.desc ? '-' : ''}${sort.field}`
+    if (q.trim() !== '') url += `&q=${encodeURIComponent(q.trim())}`
+    return url
+  }
+
+  private async get (url: string): Promise<{ seq: number, result: Awaited<ReturnType<Api['request']>> }> {
+    const seq = ++this.seq
+    const result = await this.api.request('GET', url, { accept: this.endpoint.accept, exact: this.spec.exactIds })
+    return { seq, result }
+  }
+
+  private async fetchFirst (): Promise<Outcome> {
+    const url = this.firstUrl()
+    const { seq, result } = await this.get(url)
+    if (seq !== this.seq) return { ok: false, stale: true }
+    if (!result.ok) return { ok: false, problem: result.problem ?? { status: result.status, errors: [] } }
+    if (Array.isArray(result.body)) {
+      this.mode = 'client'
+      this.replaceAll(recordsOf(result.body))
+      return { ok: true }
+    }
+    if (result.headers.has('x-total-count')) {
+      this.mode = 'server'
+      this.takeServerPage(url, 0, result.body, result.headers)
+      return { ok: true }
+    }
+    // Pages, but the query was not understood: walk them all once and work here.
+    this.mode = 'client'
+    return await this.fetchAll()
+  }
+
+  private async fetchServerPage (url: string, index: number): Promise<Outcome> {
+    const { seq, result } = await this.get(url)
+    if (seq !== this.seq) return { ok: false, stale: true }
+    if (!result.ok) return { ok: false, problem: result.problem ?? { status: result.status, errors: [] } }
+    this.takeServerPage(url, index, result.body, result.headers)
+    return { ok: true }
+  }
+
+  private takeServerPage (url: string, index: number, body: unknown, headers: Headers): void {
+    this.pageIndex = index
+    this.pageUrls = this.pageUrls.slice(0, index)
+    this.pageUrls[index] = url
+    this.serverRows = recordsOf((body as { items?: unknown } | undefined)?.items)
+    this.nextUrl = nextLinkOf(body, headers)
+    const total = Number(headers.get('x-total-count'))
+    this.total = Number.isSafeInteger(total) && total >= 0 ? total : undefined
+  }
+
+  private async fetchAll (): Promise<Outcome> {
+    const records: Rec[] = []
+    let url: string | undefined = `${this.endpoint.url}?limit=${WALK_LIMIT}`
+    const seq = ++this.seq
+    for (let pages = 0; url !== undefined && pages < MAX_PAGES; pages++) {
+      const result = await this.api.request('GET', url, { accept: this.endpoint.accept, exact: this.spec.exactIds })
+      if (seq !== this.seq) return { ok: false, stale: true }
+      if (!result.ok) return { ok: false, problem: result.problem ?? { status: result.status, errors: [] } }
+      if (Array.isArray(result.body)) {
+        records.push(...recordsOf(result.body))
+        break
+      }
+      records.push(...recordsOf((result.body as { items?: unknown } | undefined)?.items))
+      url = nextLinkOf(result.body, result.headers)
+    }
+    this.replaceAll(records)
+    return { ok: true }
+  }
+
+  private replaceAll (records: Rec[]): void {
+    this.all.clear()
+    for (const record of records) this.all.set(record.id, record)
+    this.loaded = true
+  }
+}
