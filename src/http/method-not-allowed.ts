@@ -6,6 +6,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
  */
 export const HTTP_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT']
 
+/** HTTP_METHODS that `app` can route: CONNECT only once src/http/connect.ts has added it. */
+export function routableMethods (app: FastifyInstance): HTTPMethods[] {
+  return HTTP_METHODS.filter((m) => app.supportedMethods.includes(m))
+}
+
 /**
  * Registers the methods a path does not serve so that they answer 405 with an
  * `Allow` header (rather than Fastify's 404), and OPTIONS with 204 + Allow.
@@ -19,7 +24,7 @@ export function routeOtherMethods (
 ): void {
   const withHead = allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD' as const] : allowed
   const allow = [...withHead, 'OPTIONS'].join(', ')
-  const others = HTTP_METHODS.filter((m) => !withHead.includes(m))
+  const others = routableMethods(app).filter((m) => !withHead.includes(m))
   app.route({
     method: others,
     url,

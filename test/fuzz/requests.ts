@@ -203,8 +203,12 @@ export const traversalPath = fc.tuple(
   fc.constantFrom(...TARGETS)
 ).map(([base, climbs, target]) => base + [...climbs, target].join('/'))
 
-const QUERY_KEYS = ['limit', 'cursor', 'city', 'postalCode', 'query', 'variables', 'operationName', 'extensions', '__proto__', 'constructor[prototype][x]', 'a[]', 'limit[]', '']
-const QUERY_VALUES = ['1', '0', '-1', '500', '501', '1e2', '9999999999999999999', 'abc', '', 'MQ', 'OTIyMzM3MjAzNjg1NDc3NTgwNw', '%00', '%zz', '%ED%A0%80', '%7B%7D', '{ albums { title } }', '%7B%22f%22%3A1%7D']
+// The lists' paging, sorting, filters and search (issue 13) beside GraphQL's parameters and hostile keys.
+const QUERY_KEYS = [
+  'limit', 'cursor', 'city', 'postalCode', 'query', 'variables', 'operationName', 'extensions', '__proto__', 'constructor[prototype][x]', 'a[]', 'limit[]', '',
+  'sort', 'q', 'count', 'firstName', 'age', 'age[gte]', 'id[gt]', 'name[contains]', 'lastName[ne]', 'city[lt]', 'age[contains]', 'name[xx]', 'sort[]'
+]
+const QUERY_VALUES = ['1', '0', '-1', '500', '501', '1e2', '9999999999999999999', 'abc', '', 'MQ', 'OTIyMzM3MjAzNjg1NDc3NTgwNw', '%00', '%zz', '%ED%A0%80', '%7B%7D', '{ albums { title } }', '%7B%22f%22%3A1%7D', 'true', '-age,firstName', 'name,name', '-', '%25', 'Berlin']
 const queryString = fc.option(
   fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), fc.oneof(fc.constantFrom(...QUERY_VALUES), nastyString.map(encodePathPart), graphqlDocument.map(encodePathPart))), { minLength: 1, maxLength: 4 })
     .map((pairs) => '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${v}`).join('&')),
@@ -238,6 +242,8 @@ const ACCEPTS = [
 ]
 const LANGUAGES = ['de', 'en', 'de-DE,de;q=0.9', 'fr;q=0.9, de;q=0.8', '*', 'xx', '', 'q=0.5;;;', 'de;q=abc']
 const ETAGS = ['*', '"abc"', 'W/"abc"', '"a", "b"', 'garbage', '', '"', 'W/', '*, "x"']
+/** A few keys, so the same key meets the same and other requests (a replay, or 422). */
+const IDEMPOTENCY_KEYS = ['k1', 'k2', '"k1"', '', 'with space', 'a'.repeat(256), 'ü']
 
 const optional = (values: readonly string[]): fc.Arbitrary<string | null> =>
   fc.option(fc.oneof({ arbitrary: fc.constantFrom(...values), weight: 4 }, { arbitrary: nastyString, weight: 1 }), { freq: 2 })
@@ -248,6 +254,7 @@ export const headers: fc.Arbitrary<Record<string, string | null>> = fc.record({
   'accept-language': optional(LANGUAGES),
   'if-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 }),
   'if-none-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 }),
+  'idempotency-key': fc.option(fc.constantFrom(...IDEMPOTENCY_KEYS), { freq: 6 }),
   'x-request-id': fc.option(fc.oneof(fc.constantFrom('trace-1', 'a'.repeat(129), 'a b', '../x', ''), nastyString), { freq: 6 }),
   host: fc.option(fc.constantFrom('evil.example', 'evil.example:8080', '[::1]', 'localhost:1', 'a'.repeat(300), ''), { freq: 6 })
 })
@@ -274,7 +281,8 @@ const politeHeaders: fc.Arbitrary<Record<string, string | null>> = fc.record({
   accept: fc.option(fc.constantFrom('application/json', 'application/vnd.rqs.v2+json', '*/*', 'application/graphql-response+json'), { freq: 2 }),
   'accept-language': fc.option(fc.constantFrom('de', 'en'), { freq: 3 }),
   'if-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 }),
-  'if-none-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 })
+  'if-none-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 }),
+  'idempotency-key': fc.option(fc.constantFrom('k1', 'k2', 'k3'), { freq: 4 })
 })
 const clientHeaders = fc.oneof({ arbitrary: politeHeaders, weight: 3 }, { arbitrary: headers, weight: 1 })
 const plausibleRequest: fc.Arbitrary<{ method: string, path: string, headers: Record<string, string | null>, body: Buffer | undefined }> = fc.oneof(

@@ -6,7 +6,7 @@ import type { AlbumsConfig } from '../../config.js'
 import type { ErrorCode } from '../../http/errors/catalogue.js'
 import type { Classified } from '../../http/errors/classify.js'
 import { errorPipeline, problems } from '../../http/errors/handler.js'
-import { HTTP_METHODS } from '../../http/method-not-allowed.js'
+import { routableMethods } from '../../http/method-not-allowed.js'
 import { appendVary } from '../../lib/vary.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { QueryEngine, withCode } from './engine.js'
@@ -143,7 +143,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   })
   app.post('/graphql', { schema: graphqlPostSchema }, graphqlHandler)
   // Every other method (CONNECT too: src/http/connect.ts) reaches graphql-http, which answers 405 + Allow.
-  app.route({ method: HTTP_METHODS.filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
+  app.route({ method: routableMethods(app).filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
 
   app.get('/graphql/schema.graphql', { schema: sdlSchema }, (_request, reply) => {
     void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)

@@ -103,8 +103,15 @@ export const envelopeErrors = errorPipeline(renderEnvelope)
 function envelopeExample (code: ErrorCode, path = '/students/7'): [number, string] {
   const body = BODY_CODES.has(code)
   const errors: Failure[] | undefined = code === 'VALIDATION_FAILED' ? [{ code: 'FIELD_OUT_OF_RANGE', field: 'age', detail: 'body.age must be <= 2147483647' }] : undefined
-  const classified: Classified = { code, status: CATALOGUE[code].status, detail: '', errors, subject: body ? 'body' : undefined, args: { id: 7, allow: 'GET, DELETE, HEAD, OPTIONS' } }
+  const classified: Classified = { code, status: CATALOGUE[code].status, detail: EXAMPLE_DETAILS[code] ?? '', errors, subject: body ? 'body' : undefined, args: { id: 7, allow: 'GET, DELETE, HEAD, OPTIONS' } }
   return envelopeText(classified, { method: code === 'RECORD_NOT_CREATED' ? 'POST' : 'GET', url: path, bodyLimit: 1048576 })
+}
+
+/** The details the envelope quotes (issue 10's codes), as the server words them with the default limits. */
+const EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
+  NESTING_TOO_DEEP: 'The request body nests arrays or objects deeper than 64 levels',
+  REQUEST_TIMEOUT: 'The request body did not arrive within 30000 ms; the connection is closed',
+  PROCESSING_TIMEOUT: 'The request was not finished within 60000 ms; retry later'
 }
 
 const BODY_CODES = new Set<ErrorCode>(['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'UNSUPPORTED_MEDIA_TYPE', 'CLIENT_ERROR', 'BODY_TOO_LARGE', 'NESTING_TOO_DEEP'])
