@@ -5,6 +5,7 @@ import { studentsOptions, type StudentsConfig } from './services/students/config
 import { resolveSecurity, securityOptions, type SecurityConfig } from './http/security/config.js'
 import { declaredOptions, readSection, type ConfigFile, type Flags } from './config/read.js'
 import { serverOptions, type ServerConfig } from './config/server.js'
+import { connectionsOptions, type ConnectionLimits } from './config/connections.js'
 import { resolveStore, storeOptions, type StoreConfig } from './config/store.js'
 import { versioningOptions, type VersioningConfig } from './config/versioning.js'
 
@@ -20,6 +21,7 @@ export { ConfigError } from './config/errors.js'
 export { normaliseBase } from './config/readers.js'
 export type { ConfigFile, DeclaredOption, Flags } from './config/read.js'
 export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, type ServerConfig } from './config/server.js'
+export type { ConnectionLimits } from './config/connections.js'
 export { STORE_KINDS, type StoreConfig, type StoreKind } from './config/store.js'
 export { API_VERSIONS, type VersioningConfig } from './config/versioning.js'
 export { DEFAULT_ASSETS_DIR, type StudentsConfig } from './services/students/config.js'
@@ -37,10 +39,12 @@ export interface Config extends ServerConfig {
   store: StoreConfig
   /** Authentication, CORS, headers, limits, overload, metrics, audit (issue 11); all off by default. */
   security: SecurityConfig
+  /** Time limits for every phase of a request and a cap on connections (issue 10). */
+  connections: ConnectionLimits
 }
 
 /** Every option `rqs serve` understands, in the order `--help` lists them. */
-export const OPTIONS = declaredOptions([serverOptions, studentsOptions, versioningOptions, addressesOptions, albumsOptions, eventsOptions, storeOptions, securityOptions])
+export const OPTIONS = declaredOptions([serverOptions, studentsOptions, versioningOptions, addressesOptions, albumsOptions, eventsOptions, storeOptions, securityOptions, connectionsOptions])
 
 /**
  * Builds a Config from parsed flag values, the environment and a
@@ -59,7 +63,8 @@ export function resolveConfig (flags: Flags, env: NodeJS.ProcessEnv, file?: Conf
     albums: readSection(albumsOptions, input),
     events: readSection(eventsOptions, input),
     store: resolveStore(readSection(storeOptions, input)),
-    security: resolveSecurity(readSection(securityOptions, input))
+    security: resolveSecurity(readSection(securityOptions, input)),
+    connections: readSection(connectionsOptions, input)
   }
 }
 
@@ -68,7 +73,7 @@ export function defaultConfig (): Config {
   return resolveConfig({}, {})
 }
 
-type SectionName = 'students' | 'addresses' | 'albums' | 'events' | 'versioning' | 'store' | 'security'
+type SectionName = 'students' | 'addresses' | 'albums' | 'events' | 'versioning' | 'store' | 'security' | 'connections'
 
 /**
  * Changes to the defaults for tests and embedding: a top-level setting is
@@ -80,7 +85,7 @@ export type ConfigOverrides = Partial<Omit<Config, SectionName>> & { [K in Secti
 /** A Config for tests and embedding: the defaults with `overrides` applied. */
 export function makeConfig (overrides: ConfigOverrides = {}): Config {
   const defaults = defaultConfig()
-  const { students, addresses, albums, events, versioning, store, security, ...server } = overrides
+  const { students, addresses, albums, events, versioning, store, security, connections, ...server } = overrides
   return {
     ...defaults,
     ...server,
@@ -90,6 +95,7 @@ export function makeConfig (overrides: ConfigOverrides = {}): Config {
     events: { ...defaults.events, ...events },
     versioning: { ...defaults.versioning, ...versioning },
     store: { ...defaults.store, ...store },
-    security: { ...defaults.security, ...security }
+    security: { ...defaults.security, ...security },
+    connections: { ...defaults.connections, ...connections }
   }
 }

@@ -1,14 +1,18 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import type { Config } from './config.js'
 import { AccessLogController } from './http/access-log.js'
+import { BoundLog } from './http/bound-log.js'
 import { compressionPlugin } from './http/compression.js'
+import { connectPlugin } from './http/connect.js'
 import { errorCatalogueRoutes } from './http/catalogue-routes.js'
 import { healthPlugin } from './http/health.js'
 import { MountTable, mountsPlugin } from './http/mounts.js'
 import { openApiPlugin } from './http/openapi.js'
+import { publicUrlPlugin } from './http/public-url.js'
 import { requestId, requestIdPlugin } from './http/request-id.js'
 import { metrics, metricsOptions } from './http/metrics.js'
 import { authEnabled, security, securityPluginOptions } from './http/security/index.js'
+import { requestLimitsPlugin, serverLimitOptions } from './http/timeouts.js'
 import { validationPlugin } from './http/validation.js'
 import { vendorType } from './http/versioning.js'
 import { addressesService } from './services/addresses/index.js'
@@ -44,7 +48,10 @@ export function directoryLinks (config: Config): DirectoryLink[] {
 /** Builds a ready (not yet listening) server for a Config. Safe to call many times in one process. */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
   const mounts = new MountTable()
+  const bounds = new BoundLog()
   const app = Fastify({
+    // Bounded time for every phase of a request, answered or closed and counted in the log (issue 10).
+    ...serverLimitOptions(config.connections, bounds),
     logger: { level: config.logLevel, ...(deps.logStream === undefined ? {} : { stream: deps.logStream }) },
     logController: new AccessLogController({ disableRequestLogging: !config.accessLog }),
     genReqId: requestId,
@@ -66,11 +73,14 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed) }, 'seed files loaded')
     const services = SERVICES.filter((s) => s.enabled(config))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
+    await app.register(requestLimitsPlugin, { limits: config.connections, bounds })
     await app.register(requestIdPlugin)
     // Before every route (issue 11): authentication, audit and metrics hook into routes as they are added,
     // and the metrics count the stores' errors by wrapping them before the services take them.
     await app.register(security, securityPluginOptions(config, mounts))
     await app.register(metrics, metricsOptions(config, stores))
+    await app.register(publicUrlPlugin, { publicUrl: config.publicUrl })
+    await app.register(connectPlugin)
     await app.register(compressionPlugin)
     await app.register(validationPlugin, { vendor: config.versioning.vendor })
     // Before the routes: it collects them as they are added.

@@ -25,7 +25,8 @@ describe('configuration from one declaration', () => {
       security: {
         authJwksCooldownMs: 30_000, authPublicRead: false, securityHeaders: false, trustProxy: false, overload: false,
         maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, maxRssBytes: 0, overloadSampleIntervalMs: 1000, metrics: false, auditLog: false
-      }
+      },
+      connections: { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 4096 }
     })
   })
 

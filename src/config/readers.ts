@@ -65,6 +65,20 @@ export const basePath: Reader<string> = (value, name) => {
   return normaliseBase(value)
 }
 
+/**
+ * An absolute http(s) URL where clients reach this server (`--public-url`),
+ * without a trailing slash: `https://api.example.com/`, `http://host:8080/prefix`.
+ * No credentials, query or fragment.
+ */
+export const publicUrl: Reader<string> = (value, name) => {
+  let url: URL | undefined
+  try { url = new URL(value) } catch { url = undefined }
+  const plain = url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' && url.password === '' && !value.includes('?') && !value.includes('#')
+  if (url === undefined || !plain) throw new ConfigError(`${name} must be an http(s) URL such as https://api.example.com, got "${value}"`)
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+}
+
 /** A name usable inside a media type (`application/vnd.<token>.v2+json`). */
 export const token: Reader<string> = (value, name) => {
   if (!/^[a-z0-9][a-z0-9.-]{0,62}$/.test(value)) throw new ConfigError(`${name} must be lower-case letters, digits, dots and dashes, got "${value}"`)

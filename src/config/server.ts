@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { option } from './option.js'
-import { host, oneOf, size } from './readers.js'
+import { host, oneOf, publicUrl, size } from './readers.js'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -32,6 +32,10 @@ export const serverOptions = Type.Object({
   // Largest accepted request body in bytes.
   bodyLimit: option(Type.Integer({ minimum: 1 }), {
     default: 1024 * 1024, flag: 'body-limit', value: 'size', env: 'RQS_BODY_LIMIT', read: size, help: 'largest request body, e.g. 1048576, 512kb, 1mb (default 1mb)'
+  }),
+  // Where clients reach this server, for absolute links in error answers; unset: relative links (never from Host).
+  publicUrl: option(Type.Optional(Type.String()), {
+    flag: 'public-url', value: 'url', env: 'RQS_PUBLIC_URL', read: publicUrl, help: 'public URL of this server for links in error answers, e.g. https://api.example.com (default: relative links)'
   }),
   // How long graceful shutdown waits for in-flight requests before closing sockets.
   shutdownTimeoutMs: option(Type.Integer({ minimum: 0 }), {

@@ -2,6 +2,7 @@ import sjson from 'secure-json-parse'
 import { isInteger, parse as parseLossless } from 'lossless-json'
 import type { FastifyRequest } from 'fastify'
 import { AppError } from './errors/app-error.js'
+import { jsonNestingDepth, jsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js'
 
 const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
 
@@ -26,11 +27,13 @@ export function exactJsonParser (_request: FastifyRequest, text: string, done: (
 
 /**
  * Parses one JSON text as request bodies are parsed (see exactJsonParser);
- * throws AppError JSON_EXPECTED, MALFORMED_JSON or FORBIDDEN_PROPERTY.
+ * throws AppError JSON_EXPECTED, NESTING_TOO_DEEP, MALFORMED_JSON or FORBIDDEN_PROPERTY.
  * `rqs import` reads each line of a file with it.
  */
 export function parseExactJson (text: string): unknown {
   if (text.length === 0) throw new AppError('JSON_EXPECTED', 'The request body is empty')
+  // Before any parsing: the exact-integer re-parse below recurses once per level.
+  if (jsonNestingDepth(text, MAX_JSON_DEPTH) < 0) throw jsonTooDeepError()
   let value: unknown
   try {
     value = JSON.parse(text)

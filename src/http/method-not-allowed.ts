@@ -1,7 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 
-/** The methods a route can be asked for; what a path does not serve among them answers 405. */
-export const HTTP_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+/**
+ * The methods a route can be asked for; what a path does not serve among them answers 405.
+ * CONNECT is routed like any method (./connect.ts), so a service path answers it 405 too.
+ */
+export const HTTP_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT']
+
+/** HTTP_METHODS that `app` can route: CONNECT only once src/http/connect.ts has added it. */
+export function routableMethods (app: FastifyInstance): HTTPMethods[] {
+  return HTTP_METHODS.filter((m) => app.supportedMethods.includes(m))
+}
 
 /**
  * Registers the methods a path does not serve so that they answer 405 with an
@@ -16,7 +24,7 @@ export function routeOtherMethods (
 ): void {
   const withHead = allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD' as const] : allowed
   const allow = [...withHead, 'OPTIONS'].join(', ')
-  const others = HTTP_METHODS.filter((m) => !withHead.includes(m))
+  const others = routableMethods(app).filter((m) => !withHead.includes(m))
   app.route({
     method: others,
     url,

@@ -65,6 +65,17 @@ export class MountTable {
     return (this.find(request.url)?.error ?? problems.handleError)(error, request, reply)
   }
 
+  /**
+   * The root error handler. A request no route serves that fails before the
+   * not-found handler runs (a bad body on the way to a 404) is answered by
+   * the mount its path is under, like the 404 itself; the routes at the root
+   * (health, catalogue, docs) answer problems.
+   */
+  readonly rootErrors = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): unknown => {
+    const mount = request.is404 ? this.find(request.url) : undefined
+    return (mount?.error ?? problems.handleError)(error, request, reply)
+  }
+
   readonly notFound = (request: FastifyRequest, reply: FastifyReply): unknown => {
     return (this.find(request.url)?.notFound ?? problems.notFound)(request, reply)
   }
@@ -125,7 +136,7 @@ export const mountsPlugin = fp(async function rqsMounts (app: FastifyInstance, o
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
   app.decorateRequest('apiVersion', 0)
   app.decorateRequest('ndjson', false)
-  app.setErrorHandler(problems.handleError)
+  app.setErrorHandler(table.rootErrors)
   app.setNotFoundHandler(table.notFound)
 
   app.decorate('mountRest', async function mountRest<Options extends FastifyPluginOptions> (base: string, service: RestService<Options>): Promise<void> {

@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv'
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
+import { installDepthLimitedJson } from './json-depth.js'
 import { vendorJsonPattern } from './versioning.js'
 
 /**
@@ -64,9 +65,10 @@ function withExactIntegers (validate: Validate): Validate {
 
 /**
  * Request validation for the whole server, and bodies sent as a versioned
- * type (`application/vnd.rqs.v2+json`) parsed as the JSON they are.
+ * type (`application/vnd.rqs.v2+json`) parsed as the JSON they are; both
+ * refuse bodies nested deeper than the parsers can walk (issue 10).
  */
 export const validationPlugin = fp(async function rqsValidation (app: FastifyInstance, opts: { vendor: string }) {
   installValidators(app)
-  app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
+  installDepthLimitedJson(app, vendorJsonPattern(opts.vendor))
 }, { name: 'rqs-validation', fastify: '5.x' })

@@ -80,7 +80,13 @@ export const CATALOGUE = {
   FORBIDDEN: { status: 403, description: 'The access token is valid but lacks the scope this request needs (`read` for reads and GraphQL queries, `write` for changes, `metrics` for /metrics). `WWW-Authenticate` names the scope.' },
   RATE_LIMITED: { status: 429, description: 'Too many requests from this client (its token, or its address without one) in the current window. Wait the number of seconds in `Retry-After`; `RateLimit-Policy` and `RateLimit` describe the budget.' },
   OVERLOADED: { status: 503, description: 'The server is overloaded (its event loop or memory passed a limit) and refuses new work instead of queueing it. Nothing was changed; retry after the number of seconds in `Retry-After`.' },
-  AUTH_UNAVAILABLE: { status: 503, description: 'The identity provider\'s signing keys (JWKS) could not be fetched, so the access token could not be checked. Nothing was changed; retry after the number of seconds in `Retry-After`.' }
+  AUTH_UNAVAILABLE: { status: 503, description: 'The identity provider\'s signing keys (JWKS) could not be fetched, so the access token could not be checked. Nothing was changed; retry after the number of seconds in `Retry-After`.' },
+
+  // Reliability (issue 10)
+  FIELD_INVALID_TEXT: { status: 400, description: 'A text field contains U+0000 (NUL) or an unpaired surrogate (`\\ud800`–`\\udfff` without its partner), which no store can keep exactly. Remove those characters; every other Unicode text is stored as sent.' },
+  NESTING_TOO_DEEP: { status: 400, description: 'The JSON body or the GraphQL document nests arrays, objects or brackets deeper than the server parses (64 levels for JSON bodies; see `docs/decisions.md`). Flatten the data.' },
+  REQUEST_TIMEOUT: { status: 408, description: 'The request did not arrive in time: its headers within `--headers-timeout` (10 s by default) or its body within `--body-timeout` (30 s after the headers). The connection is closed; send the whole request again, promptly.' },
+  PROCESSING_TIMEOUT: { status: 503, description: 'The server did not finish the request within its time limit (`--handler-timeout`, 60 s by default). A write (POST, PUT, PATCH, DELETE) may or may not have been applied: retry it with the same `Idempotency-Key` header, which applies it exactly once, or read the record before you retry. Retry after the seconds in `Retry-After`.' }
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorCode = keyof typeof CATALOGUE

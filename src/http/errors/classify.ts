@@ -2,6 +2,7 @@ import type { FastifyError, FastifyRequest } from 'fastify'
 import { StoreOutcomeUnknownError, StoreUnavailableError } from '../../stores/errors.js'
 import { CATALOGUE, type ErrorCode } from './catalogue.js'
 import { AppError, type Failure } from './app-error.js'
+import { HandlerTimeoutError } from './timeout.js'
 import { validationFailures } from './validation.js'
 
 /**
@@ -55,6 +56,7 @@ export function classifyError (error: FastifyError, request: FastifyRequest): Cl
       cause: error
     }
   }
+  if (error instanceof HandlerTimeoutError) return handlerTimeout(error, request)
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return body('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${describe(request.headers['content-type'])} is not accepted here; send application/json`, error)
@@ -84,6 +86,24 @@ export function classifyError (error: FastifyError, request: FastifyRequest): Cl
     return { code: 'RECORD_NOT_CREATED', status: 500, detail: 'The record could not be stored; nothing was created', cause: error, unexpected: true }
   }
   return { code: 'INTERNAL', status: 500, detail: `The server could not complete the request; quote trace id ${request.id} when reporting it`, cause: error, unexpected: true }
+}
+
+/**
+ * A request without an answer in time: 408 when its body had not even
+ * arrived, else 503 PROCESSING_TIMEOUT, which does not claim that nothing
+ * changed (a write may still complete; WRITE_OUTCOME_UNKNOWN is the store's
+ * own word for that, PROCESSING_TIMEOUT the server's time limit).
+ */
+function handlerTimeout (error: HandlerTimeoutError, request: FastifyRequest): Classified {
+  const ms = error.ms
+  if (!request.raw.complete) {
+    return { code: 'REQUEST_TIMEOUT', status: 408, detail: `The request body did not arrive within ${ms} ms; the connection is closed`, headers: { connection: 'close' }, cause: error }
+  }
+  const read = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS'
+  const detail = read
+    ? `The request was not finished within ${ms} ms; retry later`
+    : `The request was not finished within ${ms} ms; the change may or may not have been applied: retry with the same Idempotency-Key, or read the record before retrying`
+  return { code: 'PROCESSING_TIMEOUT', status: 503, detail, headers: { 'retry-after': RETRY_AFTER_SECONDS }, cause: error }
 }
 
 /** No route matches the path. */

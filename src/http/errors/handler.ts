@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { classifyError, methodNotAllowed, routeNotFound, type Classified } from './classify.js'
+import type { ErrorCode } from './catalogue.js'
 import { renderProblem } from './problem.js'
 
 /** Renders a classified error in one service's shape (v1 envelope, problem details, GraphQL errors). */
@@ -31,10 +32,16 @@ export function errorPipeline (render: ErrorRenderer): ErrorPipeline {
 /** Problem details for everything: the default outside the services, and the REST services' own shape from v2 on. */
 export const problems = errorPipeline(renderProblem)
 
+const WARNINGS: Partial<Record<ErrorCode, string>> = {
+  STORE_UNAVAILABLE: 'store unavailable',
+  WRITE_OUTCOME_UNKNOWN: 'write outcome unknown',
+  PROCESSING_TIMEOUT: 'request not answered in time'
+}
+
 /** Faults the server did not expect are logged with the request id; an outage is a warning. */
 function logged (error: Classified, request: FastifyRequest): Classified {
   if (error.unexpected === true) request.log.error({ err: error.cause }, 'unexpected error')
-  else if (error.code === 'STORE_UNAVAILABLE') request.log.warn({ err: error.cause }, 'store unavailable')
-  else if (error.code === 'WRITE_OUTCOME_UNKNOWN') request.log.warn({ err: error.cause }, 'write outcome unknown')
+  // Refusals by design (overload, rate limits) are counted in the metrics, not logged one by one.
+  else if (WARNINGS[error.code] !== undefined) request.log.warn({ err: error.cause, url: request.url, method: request.method }, WARNINGS[error.code])
   return error
 }

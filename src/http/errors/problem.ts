@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { requestOrigin } from '../../lib/origin.js'
 import { appendVary } from '../../lib/vary.js'
 import type { Failure } from './app-error.js'
-import { CATALOGUE, ERRORS_PATH, type ErrorCode } from './catalogue.js'
+import { CATALOGUE, type ErrorCode } from './catalogue.js'
 import { pathOnly, type Classified } from './classify.js'
 import { negotiateLanguage, type Language } from './language.js'
 import { MESSAGES } from './messages/index.js'
+import { errorsBase } from './links.js'
 
 /**
  * RFC 9457 problem details, carrying the spec's detailed error objects as the
@@ -51,7 +51,7 @@ export interface ProblemOptions {
 /** Builds the problem object for a request in a given language. */
 export function buildProblem (request: FastifyRequest, code: ErrorCode, options: ProblemOptions, language: Language): Problem {
   const texts = MESSAGES[language]
-  const base = catalogueBase(request)
+  const base = errorsBase(request.server)
   const failures = options.errors ?? [{ code, detail: options.detail }]
   return {
     type: base + code,
@@ -91,13 +91,6 @@ export function renderProblem (error: Classified, _request: FastifyRequest, repl
   return sendProblem(reply, error.code, error)
 }
 
-/**
- * `http://host/errors/` from the request, so `type` and `help` are links a
- * browser can follow. Without a usable Host header the links stay relative.
- */
-function catalogueBase (request: FastifyRequest): string {
-  return `${requestOrigin(request.protocol, request.host) ?? ''}${ERRORS_PATH}/`
-}
 
 function fill (message: string, field: string | undefined): string {
   return field === undefined ? message : message.replace('{field}', field)

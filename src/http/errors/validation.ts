@@ -1,6 +1,7 @@
 import type { FastifySchemaValidationError } from 'fastify'
 import type { Failure } from './app-error.js'
 import type { ErrorCode } from './catalogue.js'
+import { isStorableTextFailure, STORABLE_TEXT_RULE } from '../../lib/storable-text.js'
 
 const CODE_BY_KEYWORD: Record<string, ErrorCode> = {
   required: 'FIELD_REQUIRED',
@@ -36,11 +37,12 @@ export function validationFailures (issues: readonly FastifySchemaValidationErro
     const field = segments.join('.')
     const location = `${where}.${field}`
     // ajv may report one field twice (anyOf branches); one entry per field and code is enough.
-    const code = CODE_BY_KEYWORD[issue.keyword] ?? 'FIELD_INVALID'
+    const unstorable = isStorableTextFailure(issue.keyword, issue.params)
+    const code = unstorable ? 'FIELD_INVALID_TEXT' : CODE_BY_KEYWORD[issue.keyword] ?? 'FIELD_INVALID'
     const key = `${code} ${location}`
     if (seen.has(key)) continue
     seen.add(key)
-    const detail = missing !== undefined ? `${location} is required` : `${location} ${issue.message ?? 'is invalid'}`
+    const detail = missing !== undefined ? `${location} is required` : `${location} ${unstorable ? STORABLE_TEXT_RULE : issue.message ?? 'is invalid'}`
     failures.push({ code, field, detail })
   }
   return failures

@@ -63,11 +63,14 @@ export interface OpenApiDocument {
 const TWIN_PREFIX = '/@v'
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
-/** Codes any route with a JSON body can answer, besides its own; v1's envelope words 415 as a 400. */
-const BODY_CODES: readonly ErrorCode[] = ['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']
+/**
+ * Codes any route with a JSON body can answer, besides its own; v1's envelope words 415 as a 400.
+ * NESTING_TOO_DEEP and REQUEST_TIMEOUT (a body that does not arrive in time) are issue 10's.
+ */
+const BODY_CODES: readonly ErrorCode[] = ['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'NESTING_TOO_DEEP', 'REQUEST_TIMEOUT']
 
 const STATUS_TEXT: Record<string, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed',
+  200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout',
   406: 'Not Acceptable', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable'
 }
 
@@ -170,6 +173,8 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
   if (notes.store === true) {
     codes.add('STORE_UNAVAILABLE')
     codes.add(method === 'post' ? 'RECORD_NOT_CREATED' : 'INTERNAL')
+    // What waits on the store can outlast --handler-timeout (issue 10).
+    codes.add('PROCESSING_TIMEOUT')
   }
   for (const code of codes) {
     // The mount refuses an unacceptable Accept with a problem, whatever the representation's shape.
@@ -214,7 +219,7 @@ function addError (op: Operation, path: string, code: ErrorCode, shape: ErrorSha
     media.examples[code] = { summary: code, value: shape.example(code, path.replace(/\{[^}]*\}/g, '7')) }
   }
   const headers: HeaderName[] = [...(shape.headers ?? [])]
-  if (code === 'STORE_UNAVAILABLE') headers.push('Retry-After')
+  if (code === 'STORE_UNAVAILABLE' || code === 'PROCESSING_TIMEOUT') headers.push('Retry-After')
   if (code === 'METHOD_NOT_ALLOWED') headers.push('Allow')
   addHeaders(response, headers)
 }

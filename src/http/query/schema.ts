@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { MAX_ADDRESS_ID } from '../../stores/records.js'
 import type { Operator } from '../../stores/query.js'
 import { filterParam, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
@@ -20,7 +21,8 @@ function valueSchema (field: string, param: FieldParam, op: Operator): TSchema {
   const order = param.kind === 'text' ? ' (text compares by Unicode code point; contains ignores case)' : ''
   const description = `Only records whose ${field} is ${OPERATOR_TEXT[op]} this value${order}. ${param.description}`
   switch (param.kind) {
-    case 'text': return Type.String({ maxLength: param.maxLength, description })
+    // No U+0000 or lone surrogate: no record holds one (issue 10), and PostgreSQL refuses U+0000 even in a comparison.
+    case 'text': return Type.String({ maxLength: param.maxLength, pattern: STORABLE_TEXT_PATTERN, description })
     case 'integer': return Type.Integer({ minimum: param.min, maximum: param.max, description })
     case 'int64': return Type.String({ pattern: INT64_PATTERN, description: `${description} Up to ${MAX_ADDRESS_ID}.` })
   }
@@ -48,7 +50,7 @@ export function querystringSchema (model: CollectionModel): TSchema {
       maxLength: MAX_SORT_LENGTH,
       description: `Sort keys, comma-separated, from ${fields.join(', ')}; \`-\` before a field sorts it descending. Ties are broken by id, in the direction of the last sort key. Example: \`${exampleSort(model)}\`.`
     }),
-    q: Type.String({ maxLength: MAX_SEARCH_LENGTH, description: 'Only records with this text in any text field, ignoring case.' }),
+    q: Type.String({ maxLength: MAX_SEARCH_LENGTH, pattern: STORABLE_TEXT_PATTERN, description: 'Only records with this text in any text field, ignoring case.' }),
     count: Type.Boolean({ description: '`true` adds `X-Total-Count`: how many records match the filters, whatever the page.' })
   }
   for (const [field, param] of Object.entries(model.fields) as Array<[string, FieldParam]>) {

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 
 /** Limits the spec leaves open ("not shown"); see docs/decisions.md. */
 export const NAME_MAX_LENGTH = 200
@@ -8,9 +9,11 @@ export const POSTAL_CODE_MAX_LENGTH = 32
 export const PAGE_SIZE_DEFAULT = 50
 export const PAGE_SIZE_MAX = 500
 
-const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH })
-const City = Type.String({ minLength: 1, maxLength: CITY_MAX_LENGTH })
-const PostalCode = Type.String({ maxLength: POSTAL_CODE_MAX_LENGTH })
+// Text every store keeps exactly: no U+0000, no unpaired surrogate (src/lib/storable-text.ts).
+const pattern = STORABLE_TEXT_PATTERN
+const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH, pattern })
+const City = Type.String({ minLength: 1, maxLength: CITY_MAX_LENGTH, pattern })
+const PostalCode = Type.String({ maxLength: POSTAL_CODE_MAX_LENGTH, pattern })
 
 /** POST body. Any other member (a submitted id included: the service generates ids) is dropped. */
 export const AddressCreateBody = Type.Object(

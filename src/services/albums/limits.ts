@@ -20,7 +20,9 @@ export const GRAPHQL_CODES = {
   unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   notAcceptable: 'NOT_ACCEPTABLE',
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
-  internal: 'INTERNAL_SERVER_ERROR'
+  internal: 'INTERNAL_SERVER_ERROR',
+  // Shared with the REST services (issue 10).
+  nestingTooDeep: 'NESTING_TOO_DEEP'
 } as const satisfies Record<string, ErrorCode>
 
 export interface QueryLimits {

@@ -3,10 +3,10 @@ import fastifyStatic from '@fastify/static'
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from '../../config.js'
-import { ACCESS_REFUSALS } from '../../http/errors/catalogue.js'
+import { ACCESS_REFUSALS, type ErrorCode } from '../../http/errors/catalogue.js'
 import type { Classified } from '../../http/errors/classify.js'
-import { errorPipeline } from '../../http/errors/handler.js'
-import { HTTP_METHODS } from '../../http/method-not-allowed.js'
+import { errorPipeline, problems } from '../../http/errors/handler.js'
+import { routableMethods } from '../../http/method-not-allowed.js'
 import { appendVary } from '../../lib/vary.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { QueryEngine, withCode } from './engine.js'
@@ -14,6 +14,7 @@ import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graph
 import { GRAPHQL_CODES } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
 import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema } from './openapi.js'
+import { concealInternalErrors, INTERNAL_MESSAGE, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
 
 export interface AlbumsServiceOptions {
@@ -37,6 +38,9 @@ function unknownOperation (operationName: string | null | undefined): GraphQLErr
   return new GraphQLError(message, { extensions: { code: GRAPHQL_CODES.badRequest } })
 }
 
+/** Catalogue codes raised around the handler that keep their own status and code here (issue 10: the request time limits). */
+const OWN_CODES: ReadonlySet<ErrorCode> = new Set(['REQUEST_TIMEOUT', 'PROCESSING_TIMEOUT', 'NESTING_TOO_DEEP'])
+
 /**
  * The GraphQL renderer of the error pipeline: what fails around the GraphQL
  * protocol itself (a body over the limit, a request the server cannot read)
@@ -48,7 +52,8 @@ function renderGraphQLError (error: Classified, request: FastifyRequest, reply: 
     if (error.headers !== undefined) reply.headers(error.headers)
     return reply.code(error.status).type(responseMediaType(request.headers.accept) ?? JSON_UTF8).send(errorBody(error.detail, error.code))
   }
-  if (error.status >= 500) return reply.code(500).type(JSON_UTF8).send(errorBody('Internal server error.', GRAPHQL_CODES.internal))
+  if (OWN_CODES.has(error.code)) return reply.code(error.status).headers(error.headers ?? {}).type(JSON_UTF8).send(errorBody(error.detail, error.code))
+  if (error.status >= 500) return reply.code(500).type(JSON_UTF8).send(errorBody(INTERNAL_MESSAGE, GRAPHQL_CODES.internal))
   const code = error.code === 'BODY_TOO_LARGE' ? GRAPHQL_CODES.payloadTooLarge : error.code === 'UNSUPPORTED_MEDIA_TYPE' ? GRAPHQL_CODES.unsupportedMediaType : GRAPHQL_CODES.badRequest
   return reply.code(error.status).type(JSON_UTF8).send(errorBody(error.cause?.message ?? error.detail, code))
 }
@@ -67,6 +72,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
 
   const handle = createHandler<FastifyRequest, string>({
     schema: engine.schema,
+    parseRequestParams: parseParamsSafely,
     // Parsing and validation come from the engine's cache instead of graphql-http's own per-request parse + validate.
     onSubscribe: (_req, params) => {
       const prepared = engine.prepare(params.query)
@@ -76,11 +82,11 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
       return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables }
     },
     execute: (args) => engine.execute(args),
-    onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, result),
-    // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault.
+    onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
+    // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault; nothing else is worded.
     formatError: (error) => error instanceof GraphQLError
       ? withCode(error, GRAPHQL_CODES.badRequest)
-      : new GraphQLError(error.message, { extensions: { code: GRAPHQL_CODES.badRequest } })
+      : new GraphQLError(isClientMessage(error) ? error.message : UNPROCESSABLE_MESSAGE, { extensions: { code: GRAPHQL_CODES.badRequest } })
   })
 
   /**
@@ -141,8 +147,8 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
     return graphqlHandler(request, reply)
   })
   app.post('/graphql', { schema: graphqlPostSchema }, graphqlHandler)
-  // Every other method reaches graphql-http too, which answers 405 + Allow.
-  app.route({ method: HTTP_METHODS.filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
+  // Every other method (CONNECT too: src/http/connect.ts) reaches graphql-http, which answers 405 + Allow.
+  app.route({ method: routableMethods(app).filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
 
   app.get('/graphql/schema.graphql', { schema: sdlSchema }, (_request, reply) => {
     void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
@@ -152,14 +158,18 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   if (graphiqlBundleExists(config.graphiqlDir)) {
     const page = graphiqlPage(`${base}/graphql`, `${base}/graphiql/`)
     app.get('/graphiql', { schema: graphiqlSchema }, (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
-    await app.register(fastifyStatic, {
-      root: config.graphiqlDir,
-      prefix: '/graphiql/',
-      decorateReply: false,
-      index: false,
-      preCompressed: true, // the build writes .br and .gz beside each script and style
-      dotfiles: 'deny',
-      wildcard: true
+    // The bundle's files are not GraphQL: their errors (a refused dotfile, a failed If-Match) are problems, as elsewhere.
+    await app.register(async (files) => {
+      files.setErrorHandler(problems.handleError)
+      await files.register(fastifyStatic, {
+        root: config.graphiqlDir,
+        prefix: '/graphiql/',
+        decorateReply: false,
+        index: false,
+        preCompressed: true, // the build writes .br and .gz beside each script and style
+        dotfiles: 'deny',
+        wildcard: true
+      })
     })
   } else {
     app.log.warn({ dir: config.graphiqlDir }, 'GraphiQL bundle not found: /graphiql answers 503 until `npm run build` has run')

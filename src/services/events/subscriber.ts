@@ -57,6 +57,10 @@ export class FeedSubscriber {
     res.on('drain', () => { if (this.#state === 'paused') void this.#catchUp() })
     // The client went away (or the response was ended): nothing more to do for it.
     res.once('close', () => { this.#close() })
+    // A client that half-closes its connection has gone too (an EventSource never does). The server
+    // keeps half-open connections so that requests like `printf … | nc` get their answer
+    // (src/http/timeouts.ts), which would leave a stream open until a heartbeat failed.
+    res.socket?.once('end', () => { res.destroy() })
   }
 
   get state (): State {

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 
 /** Limits the spec leaves open ("not shown"); see docs/decisions.md. */
 export const NAME_MAX_LENGTH = 200
 export const AGE_MAX = 2_147_483_647
 
-const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH })
+const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH, pattern: STORABLE_TEXT_PATTERN })
 const Age = Type.Integer({ minimum: 0, maximum: AGE_MAX })
 const Id = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 

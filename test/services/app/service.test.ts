@@ -14,7 +14,9 @@ import { request, startServer, type RunningServer } from '../../helpers/server.j
 function configOf (html: string): any {
   const attribute = /data-config="([^"]*)"/.exec(html)?.[1]
   expect(attribute).toBeDefined()
-  return JSON.parse((attribute as string).replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))))
+  // As the browser decodes the attribute: numeric and named character references.
+  const named: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>' }
+  return JSON.parse((attribute as string).replace(/&(#\d+|quot|amp|lt|gt);/g, (_, ref: string) => ref.startsWith('#') ? String.fromCharCode(Number(ref.slice(1))) : named[ref] as string))
 }
 
 const script = builtScript(DEFAULT_APP_DIR)
@@ -146,11 +148,11 @@ describe('the shared layout (src/http/html/layout.ts)', () => {
   it('renders a page with the shared stylesheet, favicon, header and escaped title', () => {
     const html = renderPage({ title: 'A <b> & "c"', body: '<p>x</p>', lang: 'de', current: '/errors' })
     expect(html).toContain('<html lang="de">')
-    expect(html).toContain('<title>A &#60;b&#62; &#38; &#34;c&#34;</title>')
+    expect(html).toContain('<title>A &lt;b&gt; &amp; &quot;c&quot;</title>')
     expect(html).toContain('<link rel="stylesheet" href="/app/rqs.css">')
     expect(html).toContain('<link rel="icon" href="/app/favicon.svg" type="image/svg+xml">')
     expect(html).toContain('<a href="/errors" aria-current="page">Errors</a>')
     expect(html).toContain('<main id="main" tabindex="-1">\n<p>x</p>\n</main>')
-    expect(escapeHtml('\'"<>&')).toBe('&#39;&#34;&#60;&#62;&#38;')
+    expect(escapeHtml('\'"<>&')).toBe('&#39;&quot;&lt;&gt;&amp;')
   })
 })

@@ -50,5 +50,11 @@ export const de: MessageTable = {
   FORBIDDEN: { title: 'Nicht erlaubt', message: 'Ihr Zugriffstoken erlaubt diese Aktion nicht.' },
   RATE_LIMITED: { title: 'Zu viele Anfragen', message: 'Sie haben zu viele Anfragen gesendet. Bitte warten Sie einen Moment und versuchen Sie es erneut.' },
   OVERLOADED: { title: 'Server überlastet', message: 'Der Dienst ist gerade stark ausgelastet. Bitte versuchen Sie es gleich noch einmal.' },
-  AUTH_UNAVAILABLE: { title: 'Anmeldung vorübergehend nicht möglich', message: 'Ihr Zugriff konnte gerade nicht geprüft werden. Bitte versuchen Sie es gleich noch einmal.' }
+  AUTH_UNAVAILABLE: { title: 'Anmeldung vorübergehend nicht möglich', message: 'Ihr Zugriff konnte gerade nicht geprüft werden. Bitte versuchen Sie es gleich noch einmal.' },
+
+  // Reliability (issue 10)
+  FIELD_INVALID_TEXT: { title: 'Unzulässige Zeichen', message: '{field} enthält Zeichen, die nicht gespeichert werden können.' },
+  NESTING_TOO_DEEP: { title: 'Daten zu tief verschachtelt', message: 'Die Daten sind zu tief verschachtelt.' },
+  REQUEST_TIMEOUT: { title: 'Zeitüberschreitung der Anfrage', message: 'Die Daten sind nicht rechtzeitig angekommen. Bitte senden Sie sie erneut.' },
+  PROCESSING_TIMEOUT: { title: 'Anfrage dauerte zu lange', message: 'Die Anfrage hat zu lange gedauert. Prüfen Sie, ob Ihre Änderung gespeichert wurde, bevor Sie es erneut versuchen.' }
 }

@@ -50,5 +50,11 @@ export const en: MessageTable = {
   FORBIDDEN: { title: 'Not permitted', message: 'Your access token does not allow this action.' },
   RATE_LIMITED: { title: 'Too many requests', message: 'You sent too many requests. Please wait a moment and try again.' },
   OVERLOADED: { title: 'Server overloaded', message: 'The service is very busy right now. Please try again shortly.' },
-  AUTH_UNAVAILABLE: { title: 'Sign-in temporarily unavailable', message: 'Your access could not be checked right now. Please try again shortly.' }
+  AUTH_UNAVAILABLE: { title: 'Sign-in temporarily unavailable', message: 'Your access could not be checked right now. Please try again shortly.' },
+
+  // Reliability (issue 10)
+  FIELD_INVALID_TEXT: { title: 'Characters not allowed', message: '{field} contains characters that cannot be stored.' },
+  NESTING_TOO_DEEP: { title: 'Data nested too deeply', message: 'The data is nested too deeply.' },
+  REQUEST_TIMEOUT: { title: 'Request timeout', message: 'The data did not arrive in time. Please send it again.' },
+  PROCESSING_TIMEOUT: { title: 'Request took too long', message: 'The request took too long. Check whether your change was saved before trying again.' }
 }
