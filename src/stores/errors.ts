@@ -37,3 +37,12 @@ export class IdempotencyKeyUsedError extends Error {
     this.kept = kept
   }
 }
+
+/**
+ * A value the database cannot hold as sent (PostgreSQL's text type and
+ * U+0000). The HTTP layer refuses such text before it reaches a store; this is
+ * the store's own word for it should one get through, classified as a 400.
+ */
+export class UnstorableTextError extends Error {
+  override name = 'UnstorableTextError'
+}

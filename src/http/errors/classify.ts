@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { StoreOutcomeUnknownError, StoreUnavailableError } from '../../stores/errors.js'
+import { StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../stores/errors.js'
 import { CATALOGUE, type ErrorCode } from './catalogue.js'
 import { AppError, type Failure } from './app-error.js'
 import { HandlerTimeoutError } from './timeout.js'
@@ -46,6 +46,9 @@ export function classifyError (error: FastifyError, request: FastifyRequest): Cl
   }
   if (error instanceof StoreUnavailableError) {
     return { code: 'STORE_UNAVAILABLE', status: 503, detail: 'The data store did not answer; nothing was changed', headers: { 'retry-after': RETRY_AFTER_SECONDS }, cause: error }
+  }
+  if (error instanceof UnstorableTextError) {
+    return { code: 'FIELD_INVALID_TEXT', status: 400, detail: error.message, cause: error }
   }
   if (error instanceof StoreOutcomeUnknownError) {
     return {

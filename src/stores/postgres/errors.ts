@@ -1,5 +1,5 @@
 import { DatabaseError } from 'pg'
-import { StoreUnavailableError } from '../errors.js'
+import { StoreUnavailableError, UnstorableTextError } from '../errors.js'
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
 const DRIVER_MESSAGES = /Connection terminated|Query read timeout|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Client was closed/i
@@ -36,17 +36,6 @@ export function isLostAnswer (err: unknown): boolean {
   if (!(err instanceof Error) || err instanceof DatabaseError) return false
   const code = (err as { code?: unknown }).code
   return (typeof code === 'string' && LOST_ANSWER_CODES.has(code)) || LOST_ANSWER_MESSAGES.test(err.message)
-}
-
-/**
- * A value PostgreSQL's text type cannot hold (the character U+0000). It
- * carries statusCode 400, so each service answers it as a client error in its
- * own shape rather than as a 500.
- */
-export class UnstorableTextError extends Error {
-  override name = 'UnstorableTextError'
-  readonly statusCode = 400
-  readonly code = 'RQS_UNSTORABLE_TEXT'
 }
 
 /** SQLSTATE character_not_in_repertoire, untranslatable_character. */
