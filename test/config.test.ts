@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { API_VERSIONS, ConfigError, DEFAULT_ASSETS_DIR, DEFAULT_GRAPHIQL_DIR, defaultConfig, makeConfig, OPTIONS, resolveConfig } from '../src/config.js'
-import { SERVICES } from '../src/server.js'
+import { SERVICES } from '../src/services/index.js'
 
 describe('configuration from one declaration', () => {
   it('defaults to the spec\'s behaviour, in the shape the server reads', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { makeConfig } from '../../src/config.js'
 import { explainListenError } from '../../src/cli/listen-errors.js'
 import { describeStore, startupBlock, startupSummary, withoutPassword } from '../../src/cli/startup.js'
-import { directoryLinks } from '../../src/server.js'
+import { directoryLinks } from '../../src/services/index.js'
 
 describe('the store as start-up reports it', () => {
   it('hides a PostgreSQL password, in the user part or as a parameter', () => {
