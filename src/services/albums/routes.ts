@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyStatic from '@fastify/static'
+import { LRUCache } from 'lru-cache'
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from '../../config.js'
@@ -40,6 +41,23 @@ function unknownOperation (operationName: string | null | undefined): GraphQLErr
 
 /** Catalogue codes raised around the handler that keep their own status and code here (issue 10: the request time limits). */
 const OWN_CODES: ReadonlySet<ErrorCode> = new Set(['REQUEST_TIMEOUT', 'PROCESSING_TIMEOUT', 'NESTING_TOO_DEEP'])
+
+/** A successful GraphQL answer as sent: its body and headers. */
+interface KeptAnswer {
+  body: string
+  headers: Record<string, string>
+}
+
+/** Bounds of the answer cache: total bytes, and the longest request text worth a key. */
+const ANSWERS_MAX_BYTES = 8 * 1024 * 1024
+const ANSWER_KEY_MAX_LENGTH = 4096
+
+/** What a GraphQL answer depends on: method, negotiated media type, Content-Type and the request text (GET: the URL). */
+function answerKey (request: FastifyRequest, mediaType: string): string | undefined {
+  const text = request.method === 'GET' ? request.url : request.method === 'POST' ? request.body : undefined
+  if (typeof text !== 'string' || text.length > ANSWER_KEY_MAX_LENGTH) return undefined
+  return `${request.method}\n${mediaType}\n${request.headers['content-type'] ?? ''}\n${text}`
+}
 
 /**
  * The GraphQL renderer of the error pipeline: what fails around the GraphQL
@@ -105,6 +123,10 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => { done(null, body) })
   app.setErrorHandler(graphqlErrors.handleError)
 
+  // The albums never change while the server runs and resolving them has no side effects, so a
+  // successful answer depends on the request alone: kept, a repeat is answered without graphql-http.
+  const answers = new LRUCache<string, KeptAnswer>({ max: Math.max(1, config.documentCacheSize), maxSize: ANSWERS_MAX_BYTES, sizeCalculation: (a) => a.body.length + 1 })
+
   async function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     appendVary(reply, 'Accept')
     const mediaType = responseMediaType(request.headers.accept)
@@ -112,6 +134,9 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
       return reply.code(406).header('accept', `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}`).type(JSON_UTF8)
         .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', GRAPHQL_CODES.notAcceptable))
     }
+    const key = answerKey(request, mediaType)
+    const kept = key === undefined ? undefined : answers.get(key)
+    if (kept !== undefined) return reply.code(200).headers(kept.headers).send(kept.body)
     const headers = request.headers
     const req: HandlerRequest = {
       method: request.method,
@@ -123,6 +148,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
       context: mediaType
     }
     const [body, init] = await handle(req)
+    if (key !== undefined && init.status === 200 && typeof body === 'string') answers.set(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
     void reply.code(init.status)
     if (init.status === 405) {
       const message = request.method === 'GET'
