@@ -66,11 +66,12 @@ const temp = mkdtempSync(join(tmpdir(), 'rqs-bench-run-'))
 const cleanups: Array<() => Promise<void>> = [async () => { rmSync(temp, { recursive: true, force: true }) }]
 
 /** Headers a fixed answer copies from rqs (the rest are per connection or recomputed). */
-const SKIP_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'])
+const SKIP_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-encoding'])
 
 /** rqs's exact answer to `request`, as a fixed route of the bare server at `path`. */
 async function capture (server: RunningServer, request: LoadRequest, path = request.path): Promise<BareRoute> {
-  const res = await fetch(`${server.origin}${request.path}`, { method: request.method, body: request.body, headers: request.headers })
+  // Uncompressed, as wrk asks for it (fetch would otherwise ask for gzip and hand back the decoded body).
+  const res = await fetch(`${server.origin}${request.path}`, { method: request.method, body: request.body, headers: { ...request.headers, 'accept-encoding': 'identity' } })
   const headers: Record<string, string> = {}
   res.headers.forEach((value, name) => { if (!SKIP_HEADERS.has(name)) headers[name] = value })
   return { kind: 'fixed', method: request.method, path, status: res.status, headers, body: await res.text() }
