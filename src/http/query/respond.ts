@@ -91,3 +91,44 @@ export async function sendNdjson<R, F extends string> (
   if (total !== undefined) reply.header('x-total-count', String(total))
   return reply.type(NDJSON_TYPE).send(stream)
 }
+
+/** Whole lists at least this long are streamed: one string for them would hold the event loop and the memory. */
+export const STREAM_FROM = 1000
+
+/** Every record, in id order. */
+const EVERYTHING: RecordQuery<never> = { where: [], sort: [] }
+
+/** Whether a whole list is long enough to be streamed. */
+export async function streamsWhole<R, F extends string> (store: QueryableStore<R, F>): Promise<boolean> {
+  return await store.count(EVERYTHING) >= STREAM_FROM
+}
+
+/**
+ * Every record as a JSON array between `prefix` and `suffix` (the v1 envelope
+ * around it, or nothing), written batch by batch so the event loop serves
+ * other clients meanwhile and the socket's back-pressure paces the store. The
+ * bytes are those of serialising the whole list at once (records hold their
+ * fields in schema order); a client that goes away stops the store's work.
+ */
+export async function sendJsonList<R, F extends string> (reply: FastifyReply, store: QueryableStore<R, F>, prefix: string, suffix: string): Promise<FastifyReply> {
+  const batches = store.batches(EVERYTHING as RecordQuery<F>)[Symbol.asyncIterator]()
+  const first = await batches.next()
+  async function * chunks (): AsyncGenerator<string> {
+    let separator = ''
+    yield `${prefix}[`
+    try {
+      for (let batch = first; batch.done !== true; batch = await batches.next()) {
+        let text = ''
+        for (const record of batch.value) { text += separator + JSON.stringify(record); separator = ',' }
+        yield text
+      }
+    } finally {
+      await batches.return?.()
+    }
+    yield `]${suffix}`
+  }
+  const stream = Readable.from(chunks(), { objectMode: false })
+  stream.once('close', () => { void batches.return?.() })
+  if (reply.getHeader('content-type') === undefined) reply.type('application/json; charset=utf-8')
+  return reply.send(stream)
+}

@@ -10,7 +10,7 @@ import type { OperationNotes } from '../../http/openapi/notes.js'
 import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
 import type { DeleteResult, ReplaceResult, Student } from '../../stores/types.js'
 import { parseListQuery } from '../../http/query/parse.js'
-import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
+import { pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole } from '../../http/query/respond.js'
 import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
@@ -43,7 +43,10 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     config: { streams: true }
   }, async (request, reply) => {
     // No parameters: the spec's answer, every record in the envelope.
-    if (!request.ndjson && Object.keys(request.query).length === 0) return ok(await store.list())
+    if (!request.ndjson && Object.keys(request.query).length === 0) {
+      if (await streamsWhole(store)) return await sendJsonList(reply, store, '{"isSuccessful":true,"body":', '}')
+      return ok(await store.list())
+    }
     const list = parseListQuery(STUDENT_QUERY, request.query)
     if (request.ndjson) return await sendNdjson(reply, collection, list, studentLine)
     const page = await readPage(collection, list)

@@ -9,7 +9,7 @@ import { problems } from '../../http/errors/handler.js'
 import type { Representation } from '../../http/mounts.js'
 import { JSON_TYPE } from '../../http/versioning.js'
 import { parseListQuery } from '../../http/query/parse.js'
-import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
+import { pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole } from '../../http/query/respond.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, studentNotFound as notFound } from './failures.js'
 import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
@@ -64,6 +64,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
     // Serialised by the schema of the shape sent (one union schema would test every record against both).
     if (!request.ndjson && Object.keys(request.query).length === 0) {
+      if (await streamsWhole(store)) return await sendJsonList(reply, store, '', '')
       return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
     }
     const list = parseListQuery(STUDENT_QUERY, request.query)
