@@ -69,7 +69,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await age.press('Enter')
     await row(page, 0).waitFor()
     expect(await row(page, 0).locator('td').allInnerTexts()).toEqual(['0', 'Ada', 'Lovelace', '36', expect.stringContaining('Edit')])
-    expect(await status(page).innerText()).toBe('Ada Lovelace was added.')
+    await poll(() => status(page).innerText()).toBe('Ada Lovelace was added.')
     expect(await age.getAttribute('aria-invalid')).toBeNull()
     expect(await label(page, 'First name').inputValue()).toBe('')
     await poll(() => focusedId(page)).toBe('add-students-firstName')
@@ -113,7 +113,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByRole('button', { name: 'Delete Ada King' }).click()
     await dialog.getByRole('button', { name: 'Delete' }).click()
     await row(page, 0).waitFor({ state: 'detached' })
-    expect(await status(page).innerText()).toBe('Ada King was deleted.')
+    await poll(() => status(page).innerText()).toBe('Ada King was deleted.')
     expect((await request(`${server.origin}/students/0`, { headers: V2 })).status).toBe(404)
 
     expectClean(session, [400])
