@@ -4,6 +4,7 @@ import { AccessLogController } from './access-log.js'
 import type { BoundLog } from './bound-log.js'
 import type { MountTable } from './mounts.js'
 import { requestId } from './request-id.js'
+import { lazyRequestLogger } from './request-logger.js'
 import { serverLimitOptions } from './timeouts.js'
 
 /** What the Fastify instance is built with; each choice is explained where it is made. */
@@ -13,6 +14,8 @@ export function fastifyOptions (config: Config, mounts: MountTable, bounds: Boun
     ...serverLimitOptions(config.connections, bounds),
     logger: { level: config.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
     logController: new AccessLogController({ disableRequestLogging: !config.accessLog }),
+    // A request's child logger is made when it first logs, not for every request (issue 12).
+    childLoggerFactory: lazyRequestLogger,
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
