@@ -17,12 +17,29 @@ function acceptable (value: string): boolean {
 }
 
 /**
+ * Fresh request ids: a random version-4 UUID drawn once per process, whose
+ * last 48 bits count up from a random start. Each id is still a well-formed
+ * UUID, unique within the process and (with 74 random bits besides the
+ * counter) across processes, at a fraction of the cost of a randomUUID() per
+ * request (issue 12). Request ids correlate log lines; they are not secrets.
+ */
+const PROCESS_PREFIX = randomUUID().slice(0, 24)
+const COUNTER_SPAN = 2 ** 48
+let counter = Math.floor(Math.random() * COUNTER_SPAN)
+
+/** The next fresh request id (see PROCESS_PREFIX). */
+export function freshRequestId (): string {
+  counter = counter + 1 === COUNTER_SPAN ? 0 : counter + 1
+  return PROCESS_PREFIX + counter.toString(16).padStart(12, '0')
+}
+
+/**
  * Fastify's genReqId: keep a well-formed X-Request-Id from a proxy or client
- * so one id follows a request across systems, otherwise make a fresh UUID.
+ * so one id follows a request across systems, otherwise make a fresh one.
  */
 export function requestId (req: IncomingMessage): string {
   const incoming = req.headers['x-request-id']
-  return typeof incoming === 'string' && acceptable(incoming) ? incoming : randomUUID()
+  return typeof incoming === 'string' && acceptable(incoming) ? incoming : freshRequestId()
 }
 
 /** Tells the client the id its request is logged under. */
