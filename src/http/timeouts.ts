@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -10,6 +9,8 @@ import type { ErrorCode } from './errors/catalogue.js'
 import { errorsBase } from './errors/links.js'
 import { MESSAGES } from './errors/messages/index.js'
 import { HandlerTimeoutError } from './errors/timeout.js'
+import { DeadlineSweep, type Watch } from './deadline-sweep.js'
+import { freshRequestId } from './request-id.js'
 
 /**
  * Bounded time for every phase of a request, and a cap on connections
@@ -92,10 +93,17 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
   }
 
   if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {
+    const sweep = new DeadlineSweep<FastifyReply>(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
+    app.decorateRequest(WATCH, null)
     app.addHook('onRequest', (request, reply, done) => {
-      watchRequest(request, reply, limits, bounds)
+      request[WATCH] = sweep.watch(reply)
       done()
     })
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request[WATCH] !== null) DeadlineSweep.finish(request[WATCH])
+      done()
+    })
+    app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
   }
 }, { name: 'rqs-request-limits', fastify: '5.x' })
 
@@ -104,38 +112,49 @@ function hasBody (request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }
 
+const WATCH = 'rqsDeadline'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** This request's place in the deadline sweep (./deadline-sweep.ts), while it is watched. */
+    rqsDeadline: Watch<FastifyReply> | null
+  }
+}
+
+/** How often the deadlines are checked: a twentieth of the shortest limit, between 10 ms and 1 s. */
+export function sweepPeriod (limits: ConnectionLimits): number {
+  const shortest = Math.min(...[limits.bodyTimeoutMs, limits.handlerTimeoutMs].filter((ms) => ms > 0))
+  return Math.min(1000, Math.max(10, Math.floor(shortest / 20)))
+}
+
 /**
- * One timer per request for both application-level limits: when the body
- * has not fully arrived `bodyTimeoutMs` after the headers, 408 with
- * `Connection: close` (the rest of that body will never be read); when no
- * answer has been sent `handlerTimeoutMs` after routing, HandlerTimeoutError.
- * Both go through the route's error handler (src/http/errors/classify.ts),
- * so they come in the service's shape. One timer and one listener keep the cost per request small.
+ * Both application-level limits of one request, asked on every sweep; true
+ * once it needs no more watching. When the body has not fully arrived
+ * `bodyTimeoutMs` after the headers: 408 with `Connection: close` (the rest
+ * of that body will never be read). When no answer has been sent
+ * `handlerTimeoutMs` after routing: HandlerTimeoutError. Both go through the
+ * route's error handler (src/http/errors/classify.ts), so they come in the
+ * service's shape.
  */
-function watchRequest (request: FastifyRequest, reply: FastifyReply, limits: ConnectionLimits, bounds: BoundLog): void {
+function expired (reply: FastifyReply, elapsedMs: number, limits: ConnectionLimits, bounds: BoundLog): boolean {
+  if (reply.sent || reply.raw.destroyed) return true
+  const request = reply.request
   const handlerMs = limits.handlerTimeoutMs
   const bodyMs = hasBody(request) ? limits.bodyTimeoutMs : 0
-  if (handlerMs === 0 && bodyMs === 0) return
   const bodyFirst = bodyMs > 0 && (handlerMs === 0 || bodyMs < handlerMs)
-  let timer = setTimeout(function expire () {
-    if (reply.sent) return
-    if (bodyFirst && !request.raw.complete) {
-      bounds.count('body-timeout')
-      reply.header('connection', 'close')
-      reply.send(requestTimeout(bodyMs))
-    } else if (bodyFirst && handlerMs > 0) {
-      timer = setTimeout(expireHandler, handlerMs - bodyMs) // the body came in time: the handler limit is left
-    } else if (handlerMs > 0) {
-      expireHandler()
-    }
-  }, bodyFirst ? bodyMs : handlerMs)
-  function expireHandler (): void {
-    if (reply.sent) return
+  if (bodyFirst && elapsedMs >= bodyMs && !request.raw.complete) {
+    bounds.count('body-timeout')
+    reply.header('connection', 'close')
+    reply.send(requestTimeout(bodyMs))
+    return true
+  }
+  if (handlerMs > 0 && elapsedMs >= handlerMs) {
     bounds.count('handler-timeout')
     reply.send(new HandlerTimeoutError(handlerMs))
+    return true
   }
-  // 'close' follows 'finish', and also comes when the client goes away first.
-  reply.raw.once('close', () => { clearTimeout(timer) })
+  // Only a body limit, and the body came in time: nothing left to watch.
+  return handlerMs === 0 && (bodyMs === 0 || request.raw.complete)
 }
 
 function requestTimeout (ms: number): AppError {
@@ -173,7 +192,7 @@ function answerClientError (app: FastifyInstance, bounds: BoundLog, error: NodeJ
 
 /** A complete HTTP/1.1 problem answer in English (no request was parsed, so no Accept-Language either). */
 function rawProblem (app: FastifyInstance, status: number, code: ErrorCode, detail: string, head: boolean): string {
-  const id = randomUUID()
+  const id = freshRequestId()
   const texts = MESSAGES.en[code]
   const base = errorsBase(app)
   const body = JSON.stringify({
