@@ -44,6 +44,8 @@ export class ChangeHub {
 
   #deliver (change: Change): void {
     if (change.seq > this.#position) this.#position = change.seq
+    // Formatting costs more than the write itself (issue 12); most of the time nobody listens.
+    if (this.#subscribers.size === 0) return
     try {
       const message = changeMessage(change)
       for (const subscriber of this.#subscribers) subscriber.deliver(change.seq, change.service, message)
