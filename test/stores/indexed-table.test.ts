@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import { IndexedTable } from '../../src/stores/memory/indexed-table.js'
+import { STUDENT_FIELDS } from '../../src/stores/query.js'
+import type { Student } from '../../src/stores/types.js'
+
+const student = (id: number, lastName: string, age = 30): Student => ({ id, firstName: 'A', lastName, age })
+const walk = (table: IndexedTable<number, Student>, field: string): number[] => [...table.index(field).keys()].map((s) => s.id)
+
+describe('the memory store\'s indexes (issue 12: built on first use, then kept up to date)', () => {
+  it('builds no index until a query asks for one, then only that one', () => {
+    const table = new IndexedTable<number, Student>(STUDENT_FIELDS)
+    for (let id = 0; id < 5; id++) table.set(id, student(id, `L${4 - id}`))
+    expect(table.indexedFields).toEqual([])
+    expect(walk(table, 'lastName')).toEqual([4, 3, 2, 1, 0])
+    expect(table.indexedFields).toEqual(['lastName'])
+  })
+
+  it('an index built late holds every write made before it and follows every write after it', () => {
+    const table = new IndexedTable<number, Student>(STUDENT_FIELDS)
+    table.set(0, student(0, 'Cole'))
+    table.set(1, student(1, 'Abel'))
+    table.set(2, student(2, 'Bell'))
+    table.set(1, student(1, 'Dunn')) // replaced before the index exists
+    table.delete(2) // deleted before the index exists
+    expect(walk(table, 'lastName')).toEqual([0, 1])
+    table.set(3, student(3, 'Aa'))
+    table.set(0, student(0, 'Zz')) // replaced after
+    table.delete(1) // deleted after
+    table.set(1, student(1, 'Mm')) // id reused after a delete
+    expect(walk(table, 'lastName')).toEqual([3, 1, 0])
+    expect(walk(table, 'age')).toEqual([0, 1, 3])
+    expect(walk(table, 'id')).toEqual([0, 1, 3])
+  })
+
+  it('refuses a field it has no index for', () => {
+    const table = new IndexedTable<number, Student>(STUDENT_FIELDS)
+    expect(() => table.index('__proto__')).toThrow(RangeError)
+    expect(() => table.index('nope')).toThrow(RangeError)
+  })
+})
