@@ -1,7 +1,8 @@
 /**
  * npm run bench:drivers — the PostgreSQL driver alone, without HTTP: `pg`
- * (what the store uses: a Pool, named prepared statements) against
- * `postgres` (postgres.js: prepared statements, pipelining on each
+ * (a Pool, named prepared statements), the store's batched gets on it
+ * (BatchedGets: one `id = ANY($1)` statement for the gets of one I/O round)
+ * and `postgres` (postgres.js: prepared statements, pipelining on each
  * connection), running the two statements the student store runs most —
  * GET by id and the create function — from N concurrent callers over a pool
  * of 10 connections. This process is pinned to the server core, as rqs is;
@@ -14,6 +15,7 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import postgres from 'postgres'
 import { openPostgresStores } from '../src/stores/postgres/index.js'
+import { BatchedGets } from '../src/stores/postgres/batched-gets.js'
 import { freshDatabase } from './lib/postgres.js'
 import { PINNING, SERVER_CPU } from './lib/procs.js'
 import { median, percentile } from './lib/stats.js'
@@ -63,6 +65,22 @@ function pgDriver (url: string): Driver {
   }
 }
 
+/** What the store does since issue 12: the gets of one I/O round as one `id = ANY($1)` statement; creates as pg does. */
+function pgBatchedDriver (url: string): Driver {
+  const pool = new pg.Pool({ connectionString: url, max: POOL })
+  const gets = new BatchedGets<number, { id: string }, { id: string }>(pool, {
+    statement: { name: 'get-many', text: 'SELECT id, first_name, last_name, age FROM rqs_students WHERE id = ANY($1::bigint[])' },
+    idOf: (row) => Number(row.id),
+    toRecord: (row) => row
+  })
+  return {
+    name: 'pg, batched gets (the store\'s BatchedGets)',
+    get: async () => await gets.get(0),
+    create: async () => await pool.query({ name: 'create', text: CREATE_SQL, values: [firstName, lastName, age] }),
+    close: async () => { await pool.end() }
+  }
+}
+
 function postgresJsDriver (url: string): Driver {
   const sql = postgres(url, { max: POOL, prepare: true, onnotice: () => {} })
   return {
@@ -96,7 +114,7 @@ try {
   await stores.students.create(STUDENT_INPUT)
   await stores.close()
 
-  const drivers = [pgDriver(db.url), postgresJsDriver(db.url)]
+  const drivers = [pgDriver(db.url), pgBatchedDriver(db.url), postgresJsDriver(db.url)]
   try {
     for (const d of drivers) { await measure(d.get, POOL, quick ? 0.2 : 1); await measure(d.create, POOL, quick ? 0.2 : 1) } // warm-up: connections, statements
     for (const operation of ['get', 'create'] as const) {
@@ -125,11 +143,11 @@ try {
 
 const label = { get: 'GET by id (SELECT … WHERE id = $1)', create: 'POST (SELECT rqs_create_student(…))' }
 console.log(`PostgreSQL drivers, pool of ${POOL} connections, median of ${rounds} alternating round(s) of ${duration} s${PINNING ? `, this process on CPU ${SERVER_CPU}` : ''}`)
-console.log('| operation | callers | driver | queries/s | p99 ms | pg.js ÷ pg |')
+console.log('| operation | callers | driver | queries/s | p99 ms | ÷ pg |')
 console.log('|---|---:|---|---:|---:|---:|')
 for (const r of rows) {
   const pgRow = rows.find((x) => x.operation === r.operation && x.concurrency === r.concurrency && x.driver.startsWith('pg '))!
-  const ratio = r.driver.startsWith('postgres.js') ? `${(r.rate / pgRow.rate).toFixed(2)}×` : ''
+  const ratio = r === pgRow ? '' : `${(r.rate / pgRow.rate).toFixed(2)}×`
   console.log(`| ${label[r.operation as 'get' | 'create']} | ${r.concurrency} | ${r.driver} | ${Math.round(r.rate)} | ${r.p99Ms.toFixed(2)} | ${ratio} |`)
 }
 writeResults({ date: new Date().toISOString(), node: process.version, pool: POOL, duration, rounds, quick }, rows as never, 'drivers.json')

@@ -9,39 +9,51 @@
  *
  *   npm run bench:profile [-- --only get-student,graphql-post --duration 8 --no-build]
  *   npm run bench:profile -- --summarise     # summarise the profiles already in results/profiles again
+ *   DATABASE_URL=postgres://… npm run bench:profile -- --only pg-get   # the PostgreSQL store (a fresh database, dropped after)
  *
  * Profiles go to bench/results/profiles/<scenario>.cpuprofile (open them in
  * Chrome DevTools or speedscope for flame graphs), summaries to <scenario>.md
  * and, all together, to stdout.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { formatSummary, summarise, type Probe } from './lib/cpuprofile.js'
 import { load, type LoadRequest } from './lib/load.js'
-import { BENCH_DIR, ROOT, killAll, startServer } from './lib/procs.js'
+import { freshDatabase } from './lib/postgres.js'
+import { BENCH_DIR, ROOT, killAll, onInterrupt, startServer } from './lib/procs.js'
 import { R, rqsSpec } from './lib/requests.js'
 
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string' },
     duration: { type: 'string', default: '8' },
-    connections: { type: 'string', default: '50' },
+    connections: { type: 'string' },
     interval: { type: 'string', default: '100' },
     'no-build': { type: 'boolean', default: false },
     summarise: { type: 'boolean', default: false }
   }
 })
 
-const SCENARIOS: Record<string, { title: string, request: LoadRequest, students: number }> = {
+/**
+ * A scenario's store: memory (rqs's default), SQLite in a temporary file, or
+ * PostgreSQL in a fresh database beside DATABASE_URL (created and dropped
+ * here, as bench/run.ts does), with the 10 clients of the `pg-get` row.
+ */
+type StoreKind = 'memory' | 'sqlite' | 'postgres'
+const SCENARIOS: Record<string, { title: string, request: LoadRequest, students: number, store?: StoreKind, connections?: number }> = {
   'get-student': { title: 'GET /students/{id}', request: R.getStudent, students: 1 },
   'post-student': { title: 'POST /students', request: R.postStudent, students: 1 },
   'get-address': { title: 'GET /addresses/{id}', request: R.getAddress, students: 1 },
   'put-address': { title: 'PUT /addresses/{id}', request: R.putAddress, students: 1 },
   'graphql-post': { title: 'GraphQL albums (POST)', request: R.graphqlPost, students: 1 },
   'graphql-get': { title: 'GraphQL albums (GET)', request: R.graphqlGet, students: 1 },
-  list: { title: 'GET /students holding 10 000', request: R.listStudents, students: 10_000 }
+  list: { title: 'GET /students holding 10 000', request: R.listStudents, students: 10_000 },
+  'sqlite-get': { title: 'SQLite GET /students/{id}', request: R.getStudent, students: 1, store: 'sqlite' },
+  'pg-get': { title: 'PostgreSQL GET /students/{id}, 10 clients', request: R.getStudent, students: 1, store: 'postgres', connections: 10 },
+  'pg-post': { title: 'PostgreSQL POST /students, 10 clients', request: R.postStudent, students: 1, store: 'postgres', connections: 10 }
 }
 
 const inFile = (part: string) => (f: { url: string }): boolean => f.url.includes(part)
@@ -76,7 +88,11 @@ const PROBES: Probe[] = [
   { label: 'fastify: body reading and parsing (content-type parser, JSON.parse)', match: any(inFile('content-type-parser'), inFile('fastify/lib/content-type.js'), fn('parse', ''), inFile('secure-json-parse'), inFile('lossless-json'), inFile('json-body')), exclude: any(inFile('fastify/lib/handle-request'), inFile('/services/')) },
   { label: 'fastify: validation (ajv validators)', match: any(fn('validate', 'fastify/lib/validation'), fn('validateSchema')) },
   { label: 'rqs: route handlers (services/), without serialising and writing', match: inFile('/services/'), exclude: any(writing, serialising) },
-  { label: 'rqs: stores', match: inFile('/stores/') },
+  { label: 'rqs: stores', match: inFile('/stores/'), exclude: inPackage },
+  { label: 'pg: pool (connect, release, idle timers)', match: inFile('/pg-pool/'), exclude: any(inFile('/pg/lib/'), inFile('/pg-protocol/')) },
+  { label: 'pg: client and query (named statement, results), without protocol and types', match: inFile('/pg/lib/'), exclude: any(inFile('/pg-protocol/'), inFile('/pg-types/'), inFile('/pg-pool/'), inRqs) },
+  { label: 'pg: protocol (serialising messages, parsing answers)', match: inFile('/pg-protocol/'), exclude: inFile('/pg/lib/') },
+  { label: 'pg: type parsers (pg-types)', match: any(inFile('/pg-types/'), inFile('/postgres-')) },
   { label: 'fastify: serialisation (reply serialize → fast-json-stringify)', match: serialising },
   { label: 'node: writing the answer (writeHead, end → writev syscall)', match: writing },
   { label: '   of which the writev/write syscalls', match: any(fn('writev'), fn('writeUtf8String'), fn('writeLatin1String'), fn('writeBuffer')) },
@@ -89,10 +105,27 @@ const PROBES: Probe[] = [
 
 const only = flags.only?.split(',') ?? Object.keys(SCENARIOS)
 const duration = Number(flags.duration)
-const connections = Number(flags.connections)
 const dir = join(BENCH_DIR, 'results', 'profiles')
 mkdirSync(dir, { recursive: true })
 if (flags['no-build'] !== true && flags.summarise !== true) execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
+
+/** The BENCH_STORE for a scenario and how to remove what it made; undefined for PostgreSQL without DATABASE_URL. */
+async function storeFor (kind: StoreKind): Promise<{ env: Record<string, string>, drop: () => Promise<void> } | undefined> {
+  switch (kind) {
+    case 'memory': return { env: {}, drop: async () => {} }
+    case 'sqlite': {
+      const temp = mkdtempSync(join(tmpdir(), 'rqs-profile-'))
+      return { env: { BENCH_STORE: `sqlite:${join(temp, 'bench.db')}` }, drop: async () => { rmSync(temp, { recursive: true, force: true }) } }
+    }
+    case 'postgres': {
+      const url = process.env.DATABASE_URL
+      if (url === undefined) return undefined
+      const db = await freshDatabase(url)
+      onInterrupt(db.drop)
+      return { env: { BENCH_STORE: db.url }, drop: db.drop }
+    }
+  }
+}
 
 const sections: string[] = []
 try {
@@ -106,9 +139,16 @@ try {
       continue
     }
     rmSync(file, { force: true })
+    const connections = Number(flags.connections ?? scenario.connections ?? 50)
+    const store = await storeFor(scenario.store ?? 'memory')
+    if (store === undefined) {
+      sections.push(`## ${scenario.title} (${id})\n\nskipped: DATABASE_URL is not set\n`)
+      continue
+    }
     const server = await startServer(rqsSpec(`rqs-${id}`, scenario.students, {
-      nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${id}.cpuprofile`, '--cpu-prof-interval', flags.interval!]
-    }))
+      nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${id}.cpuprofile`, '--cpu-prof-interval', flags.interval!],
+      env: store.env
+    })).catch(async (err: unknown) => { await store.drop(); throw err })
     let requests = 0
     let window = { startUs: 0, endUs: 0 }
     try {
@@ -121,6 +161,7 @@ try {
       process.stderr.write(`${scenario.title}: ${Math.round(r.rps)} req/s, p99 ${r.p99Ms.toFixed(2)} ms, server CPU ${Math.round((r.serverCpu ?? 0) * 100)}%\n`)
     } finally {
       await server.stop()
+      await store.drop()
     }
     if (!existsSync(file)) throw new Error(`no profile written for ${id}`)
     writeFileSync(join(dir, `${id}.window.json`), JSON.stringify({ ...window, requests }))

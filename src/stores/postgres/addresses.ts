@@ -9,6 +9,7 @@ import { rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import type { PostgresWrites } from './transaction.js'
 import { lastOfEachId, PostgresQueries } from './query.js'
+import { BatchedGets } from './batched-gets.js'
 
 interface AddressRow {
   id: bigint
@@ -30,7 +31,8 @@ const RETURNING = 'RETURNING a.id, a.name, a.city, a.postal_code, a.xmax = 0 AS 
 const RETURNING_UPDATED = 'RETURNING a.id, a.name, a.city, a.postal_code, false AS inserted'
 
 const CREATE = { name: 'rqs-addresses-create', text: 'SELECT rqs_create_address($1, $2, $3) AS id' }
-const GET = { name: 'rqs-addresses-get', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1` }
+// Gets by id are batched (see BatchedGets): $1 holds every id asked for in one I/O round.
+const GET_MANY = { name: 'rqs-addresses-get-many', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = ANY($1::bigint[])` }
 const LIST = {
   name: 'rqs-addresses-list',
   text: `SELECT ${COLUMNS} FROM rqs_addresses
@@ -85,12 +87,14 @@ export class PostgresAddressStore implements AddressStore {
   readonly #writes: PostgresWrites
   readonly #kept: PostgresKeptWrites
   readonly #queries: PostgresQueries<AddressField, AddressRow, Address>
+  readonly #gets: BatchedGets<bigint, AddressRow, Address>
 
   constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites) {
     this.#pool = pool
     this.#writes = writes
     this.#kept = kept
     this.#queries = new PostgresQueries(pool, TABLE, toAddress)
+    this.#gets = new BatchedGets(pool, { statement: GET_MANY, idOf: (row) => row.id, toRecord: toAddress })
   }
 
   async #read<R extends object> (query: { name: string, text: string }, values: unknown[]): Promise<R[]> {
@@ -111,8 +115,7 @@ export class PostgresAddressStore implements AddressStore {
   }
 
   async get (id: bigint): Promise<Address | undefined> {
-    const row = (await this.#read<AddressRow>(GET, [id]))[0]
-    return row === undefined ? undefined : toAddress(row)
+    return await this.#gets.get(id)
   }
 
   async list (query: AddressListQuery): Promise<Address[]> {

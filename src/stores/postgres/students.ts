@@ -8,6 +8,7 @@ import { rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import type { PostgresWrites } from './transaction.js'
 import { lastOfEachId, PostgresQueries } from './query.js'
+import { BatchedGets } from './batched-gets.js'
 
 interface StudentRow {
   id: bigint
@@ -27,7 +28,8 @@ const TABLE: SqlTable<StudentField> = {
 
 // Named statements are parsed and planned once per connection.
 const LIST = { name: 'rqs-students-list', text: `SELECT ${COLUMNS} FROM rqs_students ORDER BY id` }
-const GET = { name: 'rqs-students-get', text: `SELECT ${COLUMNS} FROM rqs_students WHERE id = $1` }
+// Gets by id are batched (see BatchedGets): $1 holds every id asked for in one I/O round.
+const GET_MANY = { name: 'rqs-students-get-many', text: `SELECT ${COLUMNS} FROM rqs_students WHERE id = ANY($1::bigint[])` }
 const CREATE = { name: 'rqs-students-create', text: 'SELECT rqs_create_student($1, $2, $3) AS id' }
 const CREATE_IN_SEQUENCE = { name: 'rqs-students-create-in-sequence', text: 'SELECT rqs_create_student_in_sequence($1, $2, $3) AS id' }
 const UPDATE = { name: 'rqs-students-update', text: 'UPDATE rqs_students SET first_name = $2, last_name = $3, age = $4 WHERE id = $1' }
@@ -55,6 +57,7 @@ export class PostgresStudentStore implements StudentStore {
   readonly #kept: PostgresKeptWrites
   readonly #create: { name: string, text: string }
   readonly #queries: PostgresQueries<StudentField, StudentRow, Student>
+  readonly #gets: BatchedGets<number, StudentRow, Student>
 
   constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, ids: StudentIdRule = 'count') {
     this.#pool = pool
@@ -62,6 +65,7 @@ export class PostgresStudentStore implements StudentStore {
     this.#kept = kept
     this.#create = ids === 'sequence' ? CREATE_IN_SEQUENCE : CREATE
     this.#queries = new PostgresQueries(pool, TABLE, toStudent)
+    this.#gets = new BatchedGets(pool, { statement: GET_MANY, idOf: (row) => Number(row.id), toRecord: toStudent })
   }
 
   async #read<R extends object> (query: { name: string, text: string }, values: unknown[] = []): Promise<R[]> {
@@ -75,8 +79,7 @@ export class PostgresStudentStore implements StudentStore {
   }
 
   async get (id: number): Promise<Student | undefined> {
-    const row = (await this.#read<StudentRow>(GET, [id]))[0]
-    return row === undefined ? undefined : toStudent(row)
+    return await this.#gets.get(id)
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {
