@@ -131,6 +131,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
     return undefined
   }
 
+  /** Everything else: negotiation (406 when nothing offered is acceptable), then graphql-http; a success is kept under `key`. */
   async function answerWithGraphqlHttp (request: FastifyRequest, reply: FastifyReply, key: string | undefined): Promise<FastifyReply> {
     const mediaType = responseMediaType(request.headers.accept)
     if (mediaType === undefined) {
