@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import { LRUCache } from 'lru-cache'
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from '../../config.js'
@@ -10,6 +9,7 @@ import { errorPipeline, problems } from '../../http/errors/handler.js'
 import { routableMethods } from '../../http/method-not-allowed.js'
 import { appendVary } from '../../lib/vary.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
+import { AnswerCache } from './answer-cache.js'
 import { QueryEngine, withCode } from './engine.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
 import { GRAPHQL_CODES } from './limits.js'
@@ -42,23 +42,6 @@ function unknownOperation (operationName: string | null | undefined): GraphQLErr
 /** Catalogue codes raised around the handler that keep their own status and code here (issue 10: the request time limits). */
 const OWN_CODES: ReadonlySet<ErrorCode> = new Set(['REQUEST_TIMEOUT', 'PROCESSING_TIMEOUT', 'NESTING_TOO_DEEP'])
 
-/** A successful GraphQL answer as sent: its body and headers. */
-interface KeptAnswer {
-  body: string
-  headers: Record<string, string>
-}
-
-/** Bounds of the answer cache: total bytes, and the longest request text worth a key. */
-const ANSWERS_MAX_BYTES = 8 * 1024 * 1024
-const ANSWER_KEY_MAX_LENGTH = 4096
-
-/** What a GraphQL answer depends on: method, negotiated media type, Content-Type and the request text (GET: the URL). */
-function answerKey (request: FastifyRequest, mediaType: string): string | undefined {
-  const text = request.method === 'GET' ? request.url : request.method === 'POST' ? request.body : undefined
-  if (typeof text !== 'string' || text.length > ANSWER_KEY_MAX_LENGTH) return undefined
-  return `${request.method}\n${mediaType}\n${request.headers['content-type'] ?? ''}\n${text}`
-}
-
 /**
  * The GraphQL renderer of the error pipeline: what fails around the GraphQL
  * protocol itself (a body over the limit, a request the server cannot read)
@@ -77,6 +60,11 @@ function renderGraphQLError (error: Classified, request: FastifyRequest, reply: 
 }
 
 const graphqlErrors = errorPipeline(renderGraphQLError)
+
+/** The body parser: the text as read, for graphql-http to parse (and the answer cache to key on). */
+function keepBodyText (_request: FastifyRequest, body: string, done: (error: null, body: string) => void): void {
+  done(null, body)
+}
 
 /**
  * The album query service's routes (spec: "Album query service (GraphQL)"):
@@ -119,24 +107,37 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
 
   // graphql-http reads the raw body itself so that it, not Fastify, decides
   // what a wrong content type or malformed JSON gets (415, 400 per the spec).
+  // The same parser is also registered for application/json by name: Fastify
+  // remembers which parser a named type gets, while it works the catch-all out
+  // again (parsing the Content-Type) for every request it serves.
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => { done(null, body) })
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, keepBodyText)
+  app.addContentTypeParser('*', { parseAs: 'string' }, keepBodyText)
   app.setErrorHandler(graphqlErrors.handleError)
 
-  // The albums never change while the server runs and resolving them has no side effects, so a
-  // successful answer depends on the request alone: kept, a repeat is answered without graphql-http.
-  const answers = new LRUCache<string, KeptAnswer>({ max: Math.max(1, config.documentCacheSize), maxSize: ANSWERS_MAX_BYTES, sizeCalculation: (a) => a.body.length + 1 })
+  const answers = new AnswerCache(config.documentCacheSize)
 
-  async function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  /**
+   * A request answered before is answered again from the cache, without
+   * waiting on a promise (the common case: a client repeating its queries);
+   * anything else goes through graphql-http.
+   */
+  function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     appendVary(reply, 'Accept')
+    const key = answers.keyOf(request)
+    const kept = key === undefined ? undefined : answers.get(key)
+    if (kept === undefined) return answerWithGraphqlHttp(request, reply, key)
+    void reply.code(200).headers(kept.headers).send(kept.body)
+    return undefined
+  }
+
+  /** Everything else: negotiation (406 when nothing offered is acceptable), then graphql-http; a success is kept under `key`. */
+  async function answerWithGraphqlHttp (request: FastifyRequest, reply: FastifyReply, key: string | undefined): Promise<FastifyReply> {
     const mediaType = responseMediaType(request.headers.accept)
     if (mediaType === undefined) {
       return reply.code(406).header('accept', `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}`).type(JSON_UTF8)
         .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', GRAPHQL_CODES.notAcceptable))
     }
-    const key = answerKey(request, mediaType)
-    const kept = key === undefined ? undefined : answers.get(key)
-    if (kept !== undefined) return reply.code(200).headers(kept.headers).send(kept.body)
     const headers = request.headers
     const req: HandlerRequest = {
       method: request.method,
@@ -148,7 +149,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
       context: mediaType
     }
     const [body, init] = await handle(req)
-    if (key !== undefined && init.status === 200 && typeof body === 'string') answers.set(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
+    if (key !== undefined && init.status === 200 && typeof body === 'string') answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
     void reply.code(init.status)
     if (init.status === 405) {
       const message = request.method === 'GET'
@@ -164,11 +165,12 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
 
   const editor = `${base}/graphiql`
   // A browser opening the endpoint (Accept preferring text/html) gets the editor instead of a raw 400.
-  app.get('/graphql', { schema: graphqlGetSchema, exposeHeadRoute: false }, async (request, reply) => {
+  app.get('/graphql', { schema: graphqlGetSchema, exposeHeadRoute: false }, (request, reply) => {
     if (prefersHtml(request.headers.accept)) {
       appendVary(reply, 'Accept')
       const q = request.url.indexOf('?')
-      return reply.redirect(q === -1 ? editor : editor + request.url.slice(q), 303)
+      void reply.redirect(q === -1 ? editor : editor + request.url.slice(q), 303)
+      return undefined
     }
     return graphqlHandler(request, reply)
   })

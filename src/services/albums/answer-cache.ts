@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
+
+/** A successful GraphQL answer as sent: its body and headers. */
+export interface KeptAnswer {
+  readonly body: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** Bounds of the cache: total bytes (bodies and keys), and the longest request text worth a key. */
+const MAX_BYTES = 8 * 1024 * 1024
+const TEXT_MAX_LENGTH = 4096
+
+/**
+ * Successful GraphQL answers by the request that produced them. The albums
+ * never change while the server runs and resolving them has no side effects,
+ * so such an answer depends on the request alone: kept, a repeat is answered
+ * without negotiation, graphql-http or the engine.
+ *
+ * A key is what the answer depends on: the method, the Accept header as sent,
+ * the Content-Type and the request text (GET: the URL; POST: the body as
+ * read, so no JSON.parse is needed to find it). Accept is keyed as sent
+ * rather than as the media type negotiated from it so that a hit needs no
+ * negotiation: an answer is kept only after its Accept value was found
+ * acceptable, and negotiation is a pure function of that value.
+ */
+export class AnswerCache {
+  readonly #answers: LRUCache<string, KeptAnswer>
+
+  constructor (maxEntries: number) {
+    this.#answers = new LRUCache({
+      max: Math.max(1, maxEntries),
+      maxSize: MAX_BYTES,
+      sizeCalculation: (answer, key) => answer.body.length + key.length
+    })
+  }
+
+  /** The key of a GET or POST request whose text is short enough to keep; undefined for any other. */
+  keyOf (request: FastifyRequest): string | undefined {
+    const method = request.method
+    const text = method === 'GET' ? request.url : method === 'POST' ? request.body : undefined
+    if (typeof text !== 'string' || text.length > TEXT_MAX_LENGTH) return undefined
+    const headers = request.headers
+    return `${method}\n${headers.accept ?? ''}\n${headers['content-type'] ?? ''}\n${text}`
+  }
+
+  get (key: string): KeptAnswer | undefined {
+    return this.#answers.get(key)
+  }
+
+  keep (key: string, answer: KeptAnswer): void {
+    this.#answers.set(key, answer)
+  }
+}
