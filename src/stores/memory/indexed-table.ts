@@ -1,5 +1,6 @@
 import btree from 'sorted-btree'
 import { compareText, type FieldKinds } from '../query.js'
+import { Revision } from './revision.js'
 
 // sorted-btree is CommonJS with `exports.default = BTree`: Node's loader hands over module.exports
 // (the class is its `default`), bundlers and vitest the class itself.
@@ -16,11 +17,13 @@ export type FieldIndex<R> = BTree<R, undefined>
  * an index from a position instead of sorting the whole collection, so a page
  * costs O(log n + what it reads) even with a million records. It has the Map
  * methods the stores use, so a store swaps `new Map()` for it and nothing else.
- * Records are never changed in place: a write stores a new object.
+ * Records are never changed in place: a write stores a new object. Every
+ * write advances `revision`, whatever store method made it.
  */
 export class IndexedTable<K extends number | bigint, R extends { id: K }> {
   readonly #records = new Map<K, R>()
   readonly #indexes = new Map<string, FieldIndex<R>>()
+  readonly revision = new Revision()
 
   constructor (kinds: FieldKinds<string>) {
     for (const [field, kind] of Object.entries(kinds)) this.#indexes.set(field, new BTree<R, undefined>(undefined, comparator(field, kind)))
@@ -43,6 +46,7 @@ export class IndexedTable<K extends number | bigint, R extends { id: K }> {
     if (old !== undefined) for (const index of this.#indexes.values()) index.delete(old)
     this.#records.set(id, record)
     for (const index of this.#indexes.values()) index.set(record, undefined)
+    this.revision.advance()
     return this
   }
 
@@ -50,6 +54,7 @@ export class IndexedTable<K extends number | bigint, R extends { id: K }> {
     const old = this.#records.get(id)
     if (old === undefined) return false
     for (const index of this.#indexes.values()) index.delete(old)
+    this.revision.advance()
     return this.#records.delete(id)
   }
 
