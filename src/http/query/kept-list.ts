@@ -1,7 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { QueryableStore } from '../../stores/query.js'
-import { JSON_TYPE } from '../versioning.js'
-import { EVERYTHING, sendJsonList, streamsWhole, type ListFrame, type ListTap } from './respond.js'
+import { EVERYTHING, frameContentType, sendJsonList, streamsWhole, type ListFrame, type ListTap } from './respond.js'
 
 /**
  * "Serialise once" (issue 12): the JSON of a whole list is built once and
@@ -47,7 +46,7 @@ export async function sendKeptList<R, F extends string> (reply: FastifyReply, st
   const at = revision.current
   let byFrame = kept.get(revision)
   if (byFrame === undefined) kept.set(revision, byFrame = new Map())
-  if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+  frameContentType(reply, frame)
   const hit = byFrame.get(frame)
   if (hit?.revision === at) return reply.send(hit.body)
   byFrame.delete(frame) // stale: free it now rather than at the next build

@@ -98,14 +98,27 @@ export const STREAM_FROM = 1000
 /** Every record, in id order. */
 export const EVERYTHING: RecordQuery<never> = { where: [], sort: [] }
 
-/** The JSON around a whole list's array: the v1 envelope, or nothing (v2's plain array). */
+/** A whole list's answer as one serialisation of its representation gives it: the JSON around the array, and its content type. */
 export interface ListFrame {
   readonly prefix: string
   readonly suffix: string
+  /**
+   * Whether `; charset=utf-8` is added to a JSON content type without one, as
+   * Fastify does for a body it serialises with the route's schema (v1), and
+   * not with a serializer of the route's own (v2).
+   */
+  readonly addsCharset: boolean
 }
 
-export const ENVELOPE_FRAME: ListFrame = { prefix: '{"isSuccessful":true,"body":', suffix: '}' }
-export const ARRAY_FRAME: ListFrame = { prefix: '', suffix: '' }
+export const ENVELOPE_FRAME: ListFrame = { prefix: '{"isSuccessful":true,"body":', suffix: '}', addsCharset: true }
+export const ARRAY_FRAME: ListFrame = { prefix: '', suffix: '', addsCharset: false }
+
+/** Sets the content type the one-piece answer in `frame` has: streams and kept bytes pass Fastify's serialisation by. */
+export function frameContentType (reply: FastifyReply, frame: ListFrame): void {
+  const type = reply.getHeader('content-type')
+  if (type === undefined) reply.type(JSON_TYPE)
+  else if (frame.addsCharset && typeof type === 'string' && type.includes('json') && !/;\s*charset=/i.test(type)) reply.type(`${type}; charset=utf-8`)
+}
 
 /** Sees every chunk of a streamed list as it is sent; `end` only when the whole answer was produced. */
 export interface ListTap {
@@ -150,6 +163,6 @@ export async function sendJsonList<R, F extends string> (reply: FastifyReply, st
   }
   const stream = Readable.from(chunks(), { objectMode: false })
   stream.once('close', () => { void batches.return?.() })
-  if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+  frameContentType(reply, frame)
   return reply.send(stream)
 }

@@ -52,6 +52,8 @@ describe('a kept whole list is the uncached answer, byte for byte', () => {
     for (const [path, headers, expected] of [
       ['/students', {}, JSON.stringify({ isSuccessful: true, body: list })],
       ['/v1/students', {}, JSON.stringify({ isSuccessful: true, body: list })],
+      ['/students', { accept: 'application/json' }, JSON.stringify({ isSuccessful: true, body: list })],
+      ['/students', { accept: 'application/vnd.rqs.v1+json' }, JSON.stringify({ isSuccessful: true, body: list })],
       ['/students', V2, JSON.stringify(list)],
       ['/v2/students', {}, JSON.stringify(list)]
     ] as const) {
