@@ -47,7 +47,7 @@ export function nextLink (path: string, limit: number, cursor: string, carried: 
 }
 
 /** X-Total-Count and `Link: <next>; rel="next"` (added to any Link already set, e.g. deprecation links). */
-export function pageHeaders (reply: FastifyReply, page: Page<unknown>): void {
+export function pageHeaders (reply: FastifyReply, page: Pick<Page<unknown>, 'next' | 'total'>): void {
   if (page.total !== undefined) reply.header('x-total-count', String(page.total))
   if (page.next !== undefined) appendLink(reply, `<${page.next}>; rel="next"`)
 }
