@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { QueryableStore } from '../../stores/query.js'
-import { EVERYTHING, frameContentType, sendJsonList, streamsWhole, type ListFrame, type ListTap } from './respond.js'
+import { frameContentType, sendJsonList, streamsWhole, type ListFrame, type ListTap } from './respond.js'
 
 /**
  * "Serialise once" (issue 12): the JSON of a whole list is built once and
@@ -38,10 +38,16 @@ const kept = new WeakMap<object, Map<ListFrame, KeptList>>()
  * Sends every record of a revisioned store in `frame`: the kept bytes while
  * the store has not changed since they were built, else a fresh answer,
  * kept when no write happened while it was read. The bytes equal those of
- * the uncached paths (one serialisation below STREAM_FROM records, a stream
- * from it on); a kept answer goes out in one piece, with a Content-Length.
+ * the uncached paths (`readAll` and one serialisation below STREAM_FROM
+ * records, a stream from it on); a kept answer goes out in one piece, with a
+ * Content-Length.
  */
-export async function sendKeptList<R, F extends string> (reply: FastifyReply, store: QueryableStore<R, F> & Revisioned, frame: ListFrame): Promise<FastifyReply> {
+export async function sendKeptList<R, F extends string> (
+  reply: FastifyReply,
+  store: QueryableStore<R, F> & Revisioned,
+  frame: ListFrame,
+  readAll: () => Promise<readonly R[]>
+): Promise<FastifyReply> {
   const revision = store.revision
   const at = revision.current
   let byFrame = kept.get(revision)
@@ -56,7 +62,7 @@ export async function sendKeptList<R, F extends string> (reply: FastifyReply, st
   }
 
   if (await streamsWhole(store)) return await sendJsonList(reply, store, frame, new Collector(keep))
-  const records = await store.query(EVERYTHING)
+  const records = await readAll()
   let text = `${frame.prefix}[`
   for (let i = 0; i < records.length; i++) text += (i === 0 ? '' : ',') + JSON.stringify(records[i])
   const body = Buffer.from(`${text}]${frame.suffix}`)
