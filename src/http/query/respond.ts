@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import { positionOf, type QueryableStore, type RecordQuery } from '../../stores/query.js'
-import { NDJSON_TYPE } from '../versioning.js'
+import { JSON_TYPE, NDJSON_TYPE } from '../versioning.js'
 import { encodeCursor } from './cursor.js'
 import type { ListRequest } from './parse.js'
 
@@ -47,7 +47,7 @@ export function nextLink (path: string, limit: number, cursor: string, carried: 
 }
 
 /** X-Total-Count and `Link: <next>; rel="next"` (added to any Link already set, e.g. deprecation links). */
-export function pageHeaders (reply: FastifyReply, page: Page<unknown>): void {
+export function pageHeaders (reply: FastifyReply, page: Pick<Page<unknown>, 'next' | 'total'>): void {
   if (page.total !== undefined) reply.header('x-total-count', String(page.total))
   if (page.next !== undefined) appendLink(reply, `<${page.next}>; rel="next"`)
 }
@@ -96,7 +96,35 @@ export async function sendNdjson<R, F extends string> (
 export const STREAM_FROM = 1000
 
 /** Every record, in id order. */
-const EVERYTHING: RecordQuery<never> = { where: [], sort: [] }
+export const EVERYTHING: RecordQuery<never> = { where: [], sort: [] }
+
+/** A whole list's answer as one serialisation of its representation gives it: the JSON around the array, and its content type. */
+export interface ListFrame {
+  readonly prefix: string
+  readonly suffix: string
+  /**
+   * Whether `; charset=utf-8` is added to a JSON content type without one, as
+   * Fastify does for a body it serialises with the route's schema (v1), and
+   * not with a serializer of the route's own (v2).
+   */
+  readonly addsCharset: boolean
+}
+
+export const ENVELOPE_FRAME: ListFrame = { prefix: '{"isSuccessful":true,"body":', suffix: '}', addsCharset: true }
+export const ARRAY_FRAME: ListFrame = { prefix: '', suffix: '', addsCharset: false }
+
+/** Sets the content type the one-piece answer in `frame` has: streams and kept bytes pass Fastify's serialisation by. */
+export function frameContentType (reply: FastifyReply, frame: ListFrame): void {
+  const type = reply.getHeader('content-type')
+  if (type === undefined) reply.type(JSON_TYPE)
+  else if (frame.addsCharset && typeof type === 'string' && type.includes('json') && !/;\s*charset=/i.test(type)) reply.type(`${type}; charset=utf-8`)
+}
+
+/** Sees every chunk of a streamed list as it is sent; `end` only when the whole answer was produced. */
+export interface ListTap {
+  add: (chunk: string) => void
+  end: () => void
+}
 
 /** Whether a whole list is long enough to be streamed. */
 export async function streamsWhole<R, F extends string> (store: QueryableStore<R, F>): Promise<boolean> {
@@ -104,31 +132,37 @@ export async function streamsWhole<R, F extends string> (store: QueryableStore<R
 }
 
 /**
- * Every record as a JSON array between `prefix` and `suffix` (the v1 envelope
- * around it, or nothing), written batch by batch so the event loop serves
- * other clients meanwhile and the socket's back-pressure paces the store. The
- * bytes are those of serialising the whole list at once (records hold their
- * fields in schema order); a client that goes away stops the store's work.
+ * Every record as a JSON array in `frame` (the v1 envelope around it, or
+ * nothing), written batch by batch so the event loop serves other clients
+ * meanwhile and the socket's back-pressure paces the store. The bytes are
+ * those of serialising the whole list at once (records hold their fields in
+ * schema order); a client that goes away stops the store's work.
  */
-export async function sendJsonList<R, F extends string> (reply: FastifyReply, store: QueryableStore<R, F>, prefix: string, suffix: string): Promise<FastifyReply> {
+export async function sendJsonList<R, F extends string> (reply: FastifyReply, store: QueryableStore<R, F>, frame: ListFrame, tap?: ListTap): Promise<FastifyReply> {
   const batches = store.batches(EVERYTHING as RecordQuery<F>)[Symbol.asyncIterator]()
   const first = await batches.next()
   async function * chunks (): AsyncGenerator<string> {
     let separator = ''
-    yield `${prefix}[`
+    const opening = `${frame.prefix}[`
+    tap?.add(opening)
+    yield opening
     try {
       for (let batch = first; batch.done !== true; batch = await batches.next()) {
         let text = ''
         for (const record of batch.value) { text += separator + JSON.stringify(record); separator = ',' }
+        tap?.add(text)
         yield text
       }
     } finally {
       await batches.return?.()
     }
-    yield `]${suffix}`
+    const closing = `]${frame.suffix}`
+    tap?.add(closing)
+    tap?.end()
+    yield closing
   }
   const stream = Readable.from(chunks(), { objectMode: false })
   stream.once('close', () => { void batches.return?.() })
-  if (reply.getHeader('content-type') === undefined) reply.type('application/json; charset=utf-8')
+  frameContentType(reply, frame)
   return reply.send(stream)
 }

@@ -9,7 +9,9 @@ import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
 import type { Representation } from '../../http/mounts.js'
 import { vendorJsonPattern } from '../../http/versioning.js'
 import { parseListQuery } from '../../http/query/parse.js'
-import { pageHeaders, readPage, sendNdjson } from '../../http/query/respond.js'
+import { pageHeaders, readPage, sendNdjson, type Page } from '../../http/query/respond.js'
+import { isRevisioned } from '../../http/query/kept-list.js'
+import { sendKeptPage } from '../../http/query/kept-page.js'
 import { addressEtag } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
 import { Address, AddressCreateBody, AddressPage, AddressPutBody, type IdParams } from './schema.js'
@@ -69,9 +71,10 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     const list = parseListQuery(ADDRESS_QUERY, request.query)
     const addresses = { store, path: collection }
     if (request.ndjson) return await sendNdjson(reply, addresses, list, addressLine)
+    if (isRevisioned(store)) return await sendKeptPage(reply, { store, path: collection }, list, request.url, pageBody)
     const page = await readPage(addresses, list)
     pageHeaders(reply, page)
-    return page.next === undefined ? { items: page.items } : { items: page.items, next: page.next }
+    return pageBody(page)
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
@@ -187,6 +190,11 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `address ${id}`)
     return deleted(result) as WriteAnswer
   }))
+}
+
+/** A page's representation: `next` only when another page follows. */
+function pageBody (page: Page<StoredAddress>): { items: StoredAddress[], next?: string } {
+  return page.next === undefined ? { items: page.items } : { items: page.items, next: page.next }
 }
 
 function pathId (segment: string): bigint {

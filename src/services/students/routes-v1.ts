@@ -10,7 +10,8 @@ import type { OperationNotes } from '../../http/openapi/notes.js'
 import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
 import type { DeleteResult, ReplaceResult, Student } from '../../stores/types.js'
 import { parseListQuery } from '../../http/query/parse.js'
-import { pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole } from '../../http/query/respond.js'
+import { ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole } from '../../http/query/respond.js'
+import { isRevisioned, sendKeptList } from '../../http/query/kept-list.js'
 import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
@@ -42,9 +43,10 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     },
     config: { streams: true }
   }, async (request, reply) => {
-    // No parameters: the spec's answer, every record in the envelope.
+    // No parameters: the spec's answer, every record in the envelope (built once per store revision where the store has one).
     if (!request.ndjson && Object.keys(request.query).length === 0) {
-      if (await streamsWhole(store)) return await sendJsonList(reply, store, '{"isSuccessful":true,"body":', '}')
+      if (isRevisioned(store)) return await sendKeptList(reply, store, ENVELOPE_FRAME, async () => await store.list())
+      if (await streamsWhole(store)) return await sendJsonList(reply, store, ENVELOPE_FRAME)
       return ok(await store.list())
     }
     const list = parseListQuery(STUDENT_QUERY, request.query)

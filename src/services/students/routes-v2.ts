@@ -9,7 +9,8 @@ import { problems } from '../../http/errors/handler.js'
 import type { Representation } from '../../http/mounts.js'
 import { JSON_TYPE } from '../../http/versioning.js'
 import { parseListQuery } from '../../http/query/parse.js'
-import { pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole } from '../../http/query/respond.js'
+import { ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole } from '../../http/query/respond.js'
+import { isRevisioned, sendKeptList } from '../../http/query/kept-list.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, studentNotFound as notFound } from './failures.js'
 import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
@@ -64,7 +65,8 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
     // Serialised by the schema of the shape sent (one union schema would test every record against both).
     if (!request.ndjson && Object.keys(request.query).length === 0) {
-      if (await streamsWhole(store)) return await sendJsonList(reply, store, '', '')
+      if (isRevisioned(store)) return await sendKeptList(reply, store, ARRAY_FRAME, async () => await store.list())
+      if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
       return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
     }
     const list = parseListQuery(STUDENT_QUERY, request.query)

@@ -6,6 +6,7 @@ import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
 import { MemoryChangeLog } from './changes.js'
+import type { Revision } from './revision.js'
 
 /**
  * Address records in a Map keyed by bigint. Generated ids count up from 1 and
@@ -15,6 +16,8 @@ export class MemoryAddressStore implements AddressStore {
   readonly #kept: MemoryKeptWrites
   readonly #records = new IndexedTable<bigint, Address>(ADDRESS_FIELDS)
   readonly #queries = new MemoryQueries(this.#records, ADDRESS_FIELDS)
+  /** Advanced by every write (a plain field, so wrappers that delegate to this store see it too). */
+  readonly revision: Revision = this.#records.revision
   readonly #changes: MemoryChangeLog
   #nextId = 1n
 

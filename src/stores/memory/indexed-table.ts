@@ -1,5 +1,6 @@
 import btree from 'sorted-btree'
 import { compareText, type FieldKinds } from '../query.js'
+import { Revision } from './revision.js'
 
 // sorted-btree is CommonJS with `exports.default = BTree`: Node's loader hands over module.exports
 // (the class is its `default`), bundlers and vitest the class itself.
@@ -16,7 +17,8 @@ export type FieldIndex<R> = BTree<R, undefined>
  * instead of sorting the whole collection, so a page costs O(log n + what it
  * reads) even with a million records. It has the Map methods the stores use,
  * so a store swaps `new Map()` for it and nothing else. Records are never
- * changed in place: a write stores a new object.
+ * changed in place: a write stores a new object. Every write advances
+ * `revision`, whatever store method made it.
  *
  * The id index is kept from the start (every whole list walks it). Any other
  * field's index is built when a query first needs it, then kept up to date by
@@ -30,6 +32,7 @@ export class IndexedTable<K extends number | bigint, R extends { id: K }> {
   readonly #kinds: FieldKinds<string>
   /** The indexes built so far. */
   readonly #indexes = new Map<string, FieldIndex<R>>()
+  readonly revision = new Revision()
 
   constructor (kinds: FieldKinds<string>) {
     this.#kinds = kinds
@@ -53,6 +56,7 @@ export class IndexedTable<K extends number | bigint, R extends { id: K }> {
     if (old !== undefined) for (const index of this.#indexes.values()) index.delete(old)
     this.#records.set(id, record)
     for (const index of this.#indexes.values()) index.set(record, undefined)
+    this.revision.advance()
     return this
   }
 
@@ -60,6 +64,7 @@ export class IndexedTable<K extends number | bigint, R extends { id: K }> {
     const old = this.#records.get(id)
     if (old === undefined) return false
     for (const index of this.#indexes.values()) index.delete(old)
+    this.revision.advance()
     return this.#records.delete(id)
   }
 

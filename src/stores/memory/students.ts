@@ -6,6 +6,7 @@ import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
 import { MemoryChangeLog } from './changes.js'
+import type { Revision } from './revision.js'
 
 /**
  * Student records in a Map with a sorted index per field (IndexedTable).
@@ -16,6 +17,8 @@ import { MemoryChangeLog } from './changes.js'
 export class MemoryStudentStore implements StudentStore {
   readonly #records = new IndexedTable<number, Student>(STUDENT_FIELDS)
   readonly #queries = new MemoryQueries(this.#records, STUDENT_FIELDS)
+  /** Advanced by every write (a plain field, so wrappers that delegate to this store see it too). */
+  readonly revision: Revision = this.#records.revision
   readonly #ids: StudentIdRule
   readonly #kept: MemoryKeptWrites
   readonly #changes: MemoryChangeLog
