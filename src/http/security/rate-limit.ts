@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
-import fastifyRateLimit from '@fastify/rate-limit'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { HEALTH_PATHS, METRICS_PATH } from '../service-layout.js'
 import type { Authenticator } from './auth.js'
@@ -36,6 +35,8 @@ const REDIS_TIMEOUT_MS = 500
 async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptions): Promise<void> {
   const { limit, authenticator, reject } = opts
   const redis = opts.redisUrl === undefined ? undefined : await connectRedis(app, opts.redisUrl)
+  // Loaded only when rate limits are on, like ioredis only with --redis: they are off by default (issue 12: idle memory).
+  const { default: fastifyRateLimit } = await import('@fastify/rate-limit')
 
   // global: false — no hook of the plugin's own; the hook below asks it for each request.
   await app.register(fastifyRateLimit, {
@@ -80,6 +81,7 @@ async function clientKey (request: FastifyRequest, authenticator: Authenticator 
  * At run time commands give up quickly and the limiter lets requests pass.
  */
 async function connectRedis (app: FastifyInstance, url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis')
   const redis = new Redis(url, {
     connectTimeout: REDIS_TIMEOUT_MS,
     commandTimeout: REDIS_TIMEOUT_MS,
