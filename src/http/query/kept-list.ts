@@ -38,15 +38,14 @@ const kept = new WeakMap<object, Map<ListFrame, KeptList>>()
  * Sends every record of a revisioned store in `frame`: the kept bytes while
  * the store has not changed since they were built, else a fresh answer,
  * kept when no write happened while it was read. The bytes equal those of
- * the uncached paths (`readAll` and one serialisation below STREAM_FROM
+ * the uncached paths (`store.list()` and one serialisation below STREAM_FROM
  * records, a stream from it on); a kept answer goes out in one piece, with a
  * Content-Length.
  */
 export async function sendKeptList<R, F extends string> (
   reply: FastifyReply,
-  store: QueryableStore<R, F> & Revisioned,
-  frame: ListFrame,
-  readAll: () => Promise<readonly R[]>
+  store: QueryableStore<R, F> & Revisioned & { list: () => Promise<readonly R[]> },
+  frame: ListFrame
 ): Promise<FastifyReply> {
   const revision = store.revision
   const at = revision.current
@@ -62,7 +61,7 @@ export async function sendKeptList<R, F extends string> (
   }
 
   if (await streamsWhole(store)) return await sendJsonList(reply, store, frame, new Collector(keep))
-  const records = await readAll()
+  const records = await store.list()
   let text = `${frame.prefix}[`
   for (let i = 0; i < records.length; i++) text += (i === 0 ? '' : ',') + JSON.stringify(records[i])
   const body = Buffer.from(`${text}]${frame.suffix}`)

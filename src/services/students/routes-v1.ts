@@ -45,7 +45,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }, async (request, reply) => {
     // No parameters: the spec's answer, every record in the envelope (built once per store revision where the store has one).
     if (!request.ndjson && Object.keys(request.query).length === 0) {
-      if (isRevisioned(store)) return await sendKeptList(reply, store, ENVELOPE_FRAME, async () => await store.list())
+      if (isRevisioned(store)) return await sendKeptList(reply, store, ENVELOPE_FRAME)
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ENVELOPE_FRAME)
       return ok(await store.list())
     }

@@ -65,7 +65,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
     // Serialised by the schema of the shape sent (one union schema would test every record against both).
     if (!request.ndjson && Object.keys(request.query).length === 0) {
-      if (isRevisioned(store)) return await sendKeptList(reply, store, ARRAY_FRAME, async () => await store.list())
+      if (isRevisioned(store)) return await sendKeptList(reply, store, ARRAY_FRAME)
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
       return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
     }
