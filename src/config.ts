@@ -2,7 +2,7 @@ import { addressesOptions, type AddressesConfig } from './services/addresses/con
 import { albumsOptions, type AlbumsConfig } from './services/albums/config.js'
 import { eventsOptions, type EventsConfig } from './services/events/config.js'
 import { studentsOptions, type StudentsConfig } from './services/students/config.js'
-import { resolveSecurity, securityOptions, type SecurityConfig } from './http/security/config.js'
+import { resolveSecurity, securityOptions, type SecurityConfig } from './config/security.js'
 import { declaredOptions, readSection, type ConfigFile, type Flags } from './config/read.js'
 import { serverOptions, type ServerConfig } from './config/server.js'
 import { connectionsOptions, type ConnectionLimits } from './config/connections.js'
@@ -27,7 +27,7 @@ export { API_VERSIONS, type VersioningConfig } from './config/versioning.js'
 export { DEFAULT_ASSETS_DIR, type StudentsConfig } from './services/students/config.js'
 export type { AddressesConfig } from './services/addresses/config.js'
 export type { EventsConfig } from './services/events/config.js'
-export type { SecurityConfig } from './http/security/config.js'
+export type { SecurityConfig } from './config/security.js'
 export { DEFAULT_GRAPHIQL_DIR, type AlbumsConfig } from './services/albums/config.js'
 
 export interface Config extends ServerConfig {

@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError, resolveConfig, type Config } from '../config.js'
 import { openStores } from '../stores/index.js'
-import type { Stores } from '../stores/types.js'
+import type { Stores } from '../domain/index.js'
 import { DATASET_NAMES, datasetNamed, type Dataset } from '../data/datasets.js'
 import type { ProgressStream } from './progress.js'
 

@@ -1,9 +1,6 @@
 import { Ajv } from 'ajv'
-import { validationFailures } from '../http/errors/validation.js'
-import type { CollectionModel } from '../http/query/model.js'
-import { parseListQuery, type ListRequest } from '../http/query/parse.js'
-import { querystringSchema } from '../http/query/schema.js'
-import { TEXT_VALIDATION } from '../http/validation.js'
+import { validationFailures } from '../http/errors/index.js'
+import { type CollectionModel, parseListQuery, type ListRequest, querystringSchema, TEXT_VALIDATION } from '../http/rest/index.js'
 import { datasetFrom, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
 

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util'
 import type { CliCommand } from '../cli/command.js'
-import { checkName, generateToken, isScope, SCOPES, tokenEntry, type Scope } from '../http/security/tokens.js'
-
+import { checkName, generateToken, isScope, SCOPES, tokenEntry, type Scope } from '../http/security/index.js'
 const USAGE = `Usage: rqs token --name NAME [--scopes read,write,metrics] [--json]
 
 Prints a new random access token (256 bits, base64url) and the entry to add

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ConfigError } from './errors.js'
-import { STUDENT_ID_RULES } from '../stores/types.js'
+import { STUDENT_ID_RULES } from '../domain/index.js'
 import { option, type Reader } from './option.js'
 import { duration, oneOf } from './readers.js'
 

@@ -1,16 +1,12 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
-import { validationFailures } from '../http/errors/validation.js'
-import type { CollectionModel } from '../http/query/model.js'
-import { BODY_VALIDATION } from '../http/validation.js'
+import { validationFailures } from '../http/errors/index.js'
+import { type CollectionModel, BODY_VALIDATION } from '../http/rest/index.js'
 import { ADDRESS_QUERY, addressLine } from '../services/addresses/query.js'
 import { AddressCreateBody } from '../services/addresses/schema.js'
 import { STUDENT_QUERY, studentLine } from '../services/students/query.js'
 import { StudentReplaceBody } from '../services/students/schema.js'
-import { MAX_ADDRESS_ID } from '../stores/records.js'
-import type { QueryableStore } from '../stores/query.js'
-import type { Address, Stores, Student } from '../stores/types.js'
-
+import { MAX_ADDRESS_ID, type QueryableStore, type Address, type Stores, type Student } from '../domain/index.js'
 /**
  * A service's records as files hold them: one JSON object a line, checked
  * with the API's own schemas (a student line is a PUT body: the id is kept;

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
-import { parseExactJson } from '../http/json-body.js'
+import { parseExactJson } from '../http/rest/index.js'
 import type { Dataset } from './datasets.js'
 
 /** A line of an import that is not a valid record: its number (from 1) and why. */

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
-import type { Stores } from '../stores/types.js'
+import type { Stores } from '../domain/index.js'
 import { ADDRESSES, STUDENTS, type Dataset } from './datasets.js'
 import { readRecords } from './read-records.js'
 

@@ -1,7 +1,6 @@
 import type { Config } from '../config.js'
-import { ERRORS_PATH } from './errors/catalogue.js'
-import { API_DOCS_PATH, OPENAPI_PATH } from './openapi.js'
-
+import { ERRORS_PATH } from './errors/index.js'
+import { API_DOCS_PATH, OPENAPI_PATH } from './openapi/index.js'
 export type ServiceName = 'students' | 'addresses' | 'albums' | 'events'
 
 /**

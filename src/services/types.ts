@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
-import type { Stores } from '../stores/types.js'
-
+import type { Stores } from '../domain/index.js'
 /** One entry of the API's directory: where a client finds a service (spec, Versioning rule 4). */
 export interface DirectoryLink {
   rel: string

@@ -1,5 +1,4 @@
-import type { Address, Change, ChangeKind, ChangeListener, ChangeSubscription, Student } from './types.js'
-
+import type { Address, Change, ChangeKind, ChangeListener, ChangeSubscription, Student } from '../domain/index.js'
 /**
  * What the SQL stores share about delivering changes: they read the change
  * table by sequence number from the last one delivered, whatever woke them

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js'
-import type { StoreOptions, Stores } from './types.js'
+import type { StoreOptions, Stores } from '../domain/index.js'
 import type { StoreLog } from './postgres/index.js'
 import { MemoryStudentStore } from './memory/students.js'
 import { MemoryAddressStore } from './memory/addresses.js'

@@ -1,5 +1,4 @@
-import { orderKeys, positionValues, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from './query.js'
-
+import { orderKeys, positionValues, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
 /**
  * Compiles a RecordQuery into SQL for both SQL stores: WHERE from the
  * conditions and the search, ORDER BY the sort keys then id, and keyset

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
-import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../src/http/json-depth.js'
+import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../src/http/rest/json-depth.js'
 
 /**
  * Issue 10, defect 5: valid JSON nested 20 000 deep was answered "The request

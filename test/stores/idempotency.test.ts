@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IdempotencyKeyUsedError } from '../../src/stores/errors.js'
-import type { Address, DeleteResult, KeptAnswer, KeyedWrite, PutResult, ReplaceResult, Student, StudentInput } from '../../src/stores/types.js'
+import { IdempotencyKeyUsedError } from '../../src/domain/errors.js'
+import type { Address, DeleteResult, KeptAnswer, KeyedWrite, PutResult, ReplaceResult, Student, StudentInput } from '../../src/domain/types.js'
 import { storeKinds } from './harness.js'
 
 /**

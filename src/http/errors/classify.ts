@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../stores/errors.js'
+import { StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
 import { CATALOGUE, type ErrorCode } from './catalogue.js'
 import { AppError, type Failure } from './app-error.js'
 import { HandlerTimeoutError } from './timeout.js'

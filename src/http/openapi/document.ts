@@ -1,6 +1,6 @@
 import type { FastifySchema, RouteOptions } from 'fastify'
-import { CATALOGUE, type ErrorCode } from '../errors/catalogue.js'
-import type { RepresentationRoute } from '../mounts.js'
+import { CATALOGUE, type ErrorCode } from '../errors/index.js'
+import type { RepresentationRoute } from '../rest/index.js'
 import { headerRef, RESPONSE_HEADERS } from './headers.js'
 import type { ErrorShapeDoc, HeaderName, OperationNotes } from './notes.js'
 import { problemShape } from './problem-shape.js'

@@ -1,5 +1,4 @@
-import type { ErrorCode } from '../errors/catalogue.js'
-
+import type { ErrorCode } from '../errors/index.js'
 /**
  * What a route tells the API description beyond its JSON schemas, under the
  * `x-rqs` key of its route schema (Fastify ignores it; ./document.ts reads it

@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { CATALOGUE, ERROR_CODES, ERRORS_PATH, type ErrorCode } from '../errors/catalogue.js'
-import { MESSAGES } from '../errors/messages/index.js'
-import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js'
+import { CATALOGUE, ERROR_CODES, ERRORS_PATH, type ErrorCode, MESSAGES, PROBLEM_CONTENT_TYPE } from '../errors/index.js'
 import type { ErrorShapeDoc } from './notes.js'
 
 /** Where examples pretend to run; the real links use the request's Host. */

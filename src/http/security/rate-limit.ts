@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { HEALTH_PATHS, METRICS_PATH } from '../service-layout.js'
 import type { Authenticator } from './auth.js'
-import type { RateLimit } from './config.js'
+import type { RateLimit } from '../../config/security.js'
 import type { Reject } from './reject.js'
 
 export interface RateLimitPluginOptions {

@@ -1,8 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from '../errors/app-error.js'
-import type { ErrorCode } from '../errors/catalogue.js'
-import type { MountTable } from '../mounts.js'
-
+import { AppError, type ErrorCode } from '../errors/index.js'
+import type { MountTable } from '../rest/index.js'
 export interface Refusal {
   /** For developers, English; the v1 envelope's body and the GraphQL error's message. */
   detail: string

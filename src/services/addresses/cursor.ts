@@ -1,4 +1,4 @@
-import { decodeCursor as decodePosition, encodeCursor as encodePosition } from '../../http/query/cursor.js'
+import { decodeCursor as decodePosition, encodeCursor as encodePosition } from '../../http/rest/index.js'
 import { ADDRESS_QUERY } from './query.js'
 
 /** The cursor of a page in id order: base64url of the last id on the page (src/http/query/cursor.ts). */

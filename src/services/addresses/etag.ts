@@ -1,7 +1,6 @@
 import { LRUCache } from 'lru-cache'
-import { strongEtag } from '../../http/conditional.js'
-import type { Address } from '../../stores/types.js'
-
+import { strongEtag } from '../../http/rest/index.js'
+import type { Address } from '../../domain/index.js'
 /** How many records' ETags are kept: enough for a hot set, bounded whatever the collection holds. */
 export const ETAGS_KEPT = 10_000
 

@@ -1,5 +1,4 @@
-import { MAX_ADDRESS_ID } from '../../stores/records.js'
-
+import { MAX_ADDRESS_ID } from '../../domain/index.js'
 const MAX_ID_TEXT = MAX_ADDRESS_ID.toString()
 
 /**

@@ -1,7 +1,5 @@
-import type { AddressField } from '../../stores/query.js'
-import type { Address } from '../../stores/types.js'
-import type { CollectionModel } from '../../http/query/model.js'
-import { querystringSchema } from '../../http/query/schema.js'
+import type { AddressField, Address } from '../../domain/index.js'
+import { type CollectionModel, querystringSchema } from '../../http/rest/index.js'
 import { CITY_MAX_LENGTH, NAME_MAX_LENGTH, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, POSTAL_CODE_MAX_LENGTH } from './schema.js'
 
 /** What clients may ask of the address list: a filter and a sort key per field, pages of 50 by default. */

@@ -1,24 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { IF_PRESENT, NO_CONDITION } from '../../stores/records.js'
-import type { Address as StoredAddress, AddressStore, DeleteResult, PutResult, WriteCondition } from '../../stores/types.js'
-import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor } from '../../http/conditional.js'
-import { AppError } from '../../http/errors/app-error.js'
-import { problems } from '../../http/errors/handler.js'
-import { exactJsonParser } from '../../http/json-body.js'
-import { answerOnce, type WriteAnswer } from '../../http/idempotency.js'
-import type { Representation } from '../../http/mounts.js'
-import { vendorJsonPattern } from '../../http/versioning.js'
-import { parseListQuery } from '../../http/query/parse.js'
-import { pageHeaders, readPage, sendNdjson, type Page } from '../../http/query/respond.js'
-import { isRevisioned } from '../../http/query/kept-list.js'
-import { sendKeptPage } from '../../http/query/kept-page.js'
+import { IF_PRESENT, NO_CONDITION, type Address as StoredAddress, type AddressStore, type DeleteResult, type PutResult, type WriteCondition } from '../../domain/index.js'
+import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, exactJsonParser, answerOnce, type WriteAnswer, type Representation, vendorJsonPattern, parseListQuery, pageHeaders, readPage, sendNdjson, type Page, isRevisioned, sendKeptPage } from '../../http/rest/index.js'
+import { AppError, problems } from '../../http/errors/index.js'
 import { addressEtag } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
 import { Address, AddressCreateBody, AddressPage, AddressPutBody, type IdParams } from './schema.js'
 import { ADDRESS_QUERY, addressLine, AddressListQuery } from './query.js'
-import { answer, noBody } from '../../http/openapi/describe.js'
-import type { OperationNotes } from '../../http/openapi/notes.js'
-
+import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 export interface AddressRoutesOptions {
   store: AddressStore
   /** Vendor name of the versioned media types, whose bodies are JSON too. */

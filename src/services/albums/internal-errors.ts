@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { GraphQLError, type ExecutionResult } from 'graphql'
 import { parseRequestParams, type Request, type RequestParams, type Response } from 'graphql-http'
-import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../http/json-depth.js'
+import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../http/rest/index.js'
 import { GRAPHQL_CODES } from './limits.js'
 
 /**

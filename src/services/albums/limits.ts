@@ -2,8 +2,7 @@ import {
   GraphQLError, Kind, NoSchemaIntrospectionCustomRule,
   type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule
 } from 'graphql'
-import type { ErrorCode } from '../../http/errors/catalogue.js'
-
+import type { ErrorCode } from '../../http/errors/index.js'
 /** `extensions.code` of every error this service produces, so clients can branch on it; all in the catalogue. */
 export const GRAPHQL_CODES = {
   parseFailed: 'GRAPHQL_PARSE_FAILED',

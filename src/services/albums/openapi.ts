@@ -1,9 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { CATALOGUE } from '../../http/errors/catalogue.js'
-import { HTML_PAGE } from '../../http/openapi/describe.js'
-import type { ErrorShapeDoc, OperationNotes } from '../../http/openapi/notes.js'
-import { MESSAGES } from '../../http/errors/messages/index.js'
-
+import { CATALOGUE, MESSAGES } from '../../http/errors/index.js'
+import { HTML_PAGE, type ErrorShapeDoc, type OperationNotes } from '../../http/openapi/index.js'
 /**
  * The album query service in the API description. GraphQL over HTTP reads
  * and checks its own requests (graphql-http), so the request side is

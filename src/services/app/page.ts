@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { escapeHtml, renderPage } from '../../http/html/layout.js'
+import { escapeHtml, renderPage } from '../../http/html/index.js'
 import type { AppPageConfig } from './page-config.js'
 
 export const APP_PATH = '/app/'

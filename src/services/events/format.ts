@@ -1,6 +1,6 @@
 import fastJson from 'fast-json-stringify'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { Change } from '../../stores/types.js'
+import type { Change } from '../../domain/index.js'
 import { Address } from '../addresses/schema.js'
 import { Student } from '../students/schema.js'
 

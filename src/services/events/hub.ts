@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import type { Change, ChangedCollection, ChangeLog, ChangeSubscription } from '../../stores/types.js'
+import type { Change, ChangedCollection, ChangeLog, ChangeSubscription } from '../../domain/index.js'
 import { changeMessage } from './format.js'
 import { FeedSubscriber, type StartPoint } from './subscriber.js'
 

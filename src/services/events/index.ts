@@ -1,4 +1,4 @@
-import type { ChangedCollection } from '../../stores/types.js'
+import type { ChangedCollection } from '../../domain/index.js'
 import type { ServiceDescriptor } from '../types.js'
 import { ChangeHub } from './hub.js'
 import { EVENT_STREAM, EVENTS_PATH, eventsRoutes } from './routes.js'

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { Type, type Static } from '@sinclair/typebox'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
-import { AppError } from '../../http/errors/app-error.js'
-import { problems } from '../../http/errors/handler.js'
-import { routeOtherMethods } from '../../http/method-not-allowed.js'
-import type { ChangedCollection } from '../../stores/types.js'
+import { AppError, problems } from '../../http/errors/index.js'
+import { routeOtherMethods } from '../../http/rest/index.js'
+import type { ChangedCollection } from '../../domain/index.js'
 import type { ChangeHub } from './hub.js'
 import type { StartPoint } from './subscriber.js'
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import type { ChangedCollection, ChangeLog } from '../../stores/types.js'
+import type { ChangedCollection, ChangeLog } from '../../domain/index.js'
 import { changeMessage, HEARTBEAT, readyMessage, resetMessage, retryMessage } from './format.js'
 
 /** Most changes one catch-up read takes from the store. */

@@ -1,5 +1,5 @@
 import escape from 'escape-html'
-import { renderPage } from '../../http/html/layout.js'
+import { renderPage } from '../../http/html/index.js'
 import type { HomeOptions } from './index.js'
 
 /** A prominent way into the web application, when it is served. */

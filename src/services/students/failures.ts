@@ -1,5 +1,4 @@
-import { AppError } from '../../http/errors/app-error.js'
-
+import { AppError } from '../../http/errors/index.js'
 /** The student service's own failures, thrown by the routes of every version and worded by each. */
 export function studentNotFound (id: number): AppError {
   return new AppError('STUDENT_NOT_FOUND', `No student has the id ${id}`, { args: { id } })

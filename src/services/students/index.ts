@@ -1,7 +1,7 @@
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { ServiceDescriptor } from '../types.js'
-import { problemShape } from '../../http/openapi/problem-shape.js'
+import { problemShape } from '../../http/openapi/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { ErrorEnvelope } from './schema.js'
 import { studentsV1 } from './routes-v1.js'

@@ -1,5 +1,4 @@
-import type { StudentStore } from '../../stores/types.js'
-
+import type { StudentStore } from '../../domain/index.js'
 /** What the routes of every representation get. */
 export interface StudentRoutesOptions {
   store: StudentStore

@@ -1,7 +1,5 @@
-import type { StudentField } from '../../stores/query.js'
-import type { Student } from '../../stores/types.js'
-import type { CollectionModel } from '../../http/query/model.js'
-import { querystringSchema } from '../../http/query/schema.js'
+import type { StudentField, Student } from '../../domain/index.js'
+import { type CollectionModel, querystringSchema } from '../../http/rest/index.js'
 import { AGE_MAX, NAME_MAX_LENGTH } from './schema.js'
 
 /**

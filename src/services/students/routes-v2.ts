@@ -1,24 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { NO_CONDITION } from '../../stores/records.js'
-import type { DeleteResult, ReplaceResult, Student as StoredStudent, WriteCondition } from '../../stores/types.js'
-import { parseNonNegativeInteger } from '../../http/ids.js'
-import { conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor } from '../../http/conditional.js'
-import { AppError } from '../../http/errors/app-error.js'
-import { problems } from '../../http/errors/handler.js'
-import type { Representation } from '../../http/mounts.js'
-import { JSON_TYPE } from '../../http/versioning.js'
-import { parseListQuery } from '../../http/query/parse.js'
-import { ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole } from '../../http/query/respond.js'
-import { isRevisioned, sendKeptList } from '../../http/query/kept-list.js'
+import { NO_CONDITION, type DeleteResult, type ReplaceResult, type Student as StoredStudent, type WriteCondition } from '../../domain/index.js'
+import { parseNonNegativeInteger, conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor, type Representation, JSON_TYPE, parseListQuery, ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned, sendKeptList, answerOnce, type Keep, type WriteAnswer } from '../../http/rest/index.js'
+import { AppError, problems } from '../../http/errors/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, studentNotFound as notFound } from './failures.js'
 import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
-import { answer, noBody } from '../../http/openapi/describe.js'
-import type { OperationNotes } from '../../http/openapi/notes.js'
-import { answerOnce, type Keep, type WriteAnswer } from '../../http/idempotency.js'
-
+import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 const tags = ['students v2']
 /** For the API description: problem details (the default shape), and every route reads or writes records. */
 const notes = (extra: OperationNotes = {}): OperationNotes => ({ store: true, ...extra })

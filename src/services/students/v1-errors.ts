@@ -1,13 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Failure } from '../../http/errors/app-error.js'
-import { CATALOGUE, type ErrorCode } from '../../http/errors/catalogue.js'
-import type { Classified } from '../../http/errors/classify.js'
-import { errorPipeline } from '../../http/errors/handler.js'
-import type { ErrorShapeDoc } from '../../http/openapi/notes.js'
+import { type Failure, CATALOGUE, type ErrorCode, type Classified, errorPipeline } from '../../http/errors/index.js'
+import type { ErrorShapeDoc } from '../../http/openapi/index.js'
 import { fail, messages } from './envelope.js'
 import { ErrorEnvelope, NAME_MAX_LENGTH } from './schema.js'
 import { STORABLE_TEXT_RULE } from '../../lib/storable-text.js'
-import { describeParameter } from '../../http/query/model.js'
+import { describeParameter } from '../../http/rest/index.js'
 import { STUDENT_QUERY } from './query.js'
 
 const FIELD_TEXT: Record<string, string> = {

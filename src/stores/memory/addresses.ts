@@ -1,7 +1,4 @@
-import type { Address, AddressInput, AddressListQuery, AddressStore, DeleteResult, KeptWrite, KeyedWrite, PutResult, WriteCondition } from '../types.js'
-import { conditionHolds } from '../conditions.js'
-import { ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery } from '../query.js'
-import { DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../records.js'
+import { type Address, type AddressInput, type AddressListQuery, type AddressStore, type DeleteResult, type KeptWrite, type KeyedWrite, type PutResult, type WriteCondition, conditionHolds, ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery, DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress } from '../../domain/index.js'
 import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'

@@ -1,5 +1,4 @@
-import { DEFAULT_MEMORY_CHANGES_KEPT, type Address, type Change, type ChangeKind, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type Student } from '../types.js'
-
+import { DEFAULT_MEMORY_CHANGES_KEPT, type Address, type Change, type ChangeKind, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type Student } from '../../domain/index.js'
 /**
  * The memory store's change log: a ring of the last `capacity` changes. The
  * memory stores' writes are synchronous, so recording a change inside a write

@@ -1,5 +1,5 @@
 import btree from 'sorted-btree'
-import { compareText, type FieldKinds } from '../query.js'
+import { compareText, type FieldKinds } from '../../domain/index.js'
 import { Revision } from './revision.js'
 
 // sorted-btree is CommonJS with `exports.default = BTree`: Node's loader hands over module.exports

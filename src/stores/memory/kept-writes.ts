@@ -1,7 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import { IdempotencyKeyUsedError } from '../errors.js'
-import { DEFAULT_IDEMPOTENCY_RETENTION_MS, type KeptWrite, type KeyedWrite } from '../types.js'
-
+import { IdempotencyKeyUsedError, DEFAULT_IDEMPOTENCY_RETENTION_MS, type KeptWrite, type KeyedWrite } from '../../domain/index.js'
 /** Most keys the memory store keeps; the least recently used go first. */
 export const MEMORY_KEPT_WRITES_MAX = 10_000
 

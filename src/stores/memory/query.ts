@@ -1,8 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
-import {
-  compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE,
-  type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey
-} from '../query.js'
+import { compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE, type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey } from '../../domain/index.js'
 import type { IndexedTable } from './indexed-table.js'
 
 /**

@@ -1,7 +1,4 @@
-import type { DeleteResult, KeptWrite, KeyedWrite, ReplaceResult, Student, StudentIdRule, StudentInput, StudentStore, WriteCondition } from '../types.js'
-import { conditionHolds } from '../conditions.js'
-import { STUDENT_FIELDS, type RecordFilter, type RecordQuery, type StudentField } from '../query.js'
-import { DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../records.js'
+import { type DeleteResult, type KeptWrite, type KeyedWrite, type ReplaceResult, type Student, type StudentIdRule, type StudentInput, type StudentStore, type WriteCondition, conditionHolds, STUDENT_FIELDS, type RecordFilter, type RecordQuery, type StudentField, DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent } from '../../domain/index.js'
 import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'

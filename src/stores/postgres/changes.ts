@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
-import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../types.js'
+import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 
 /** The channel the triggers of migration 3 NOTIFY after each change. */

@@ -1,6 +1,5 @@
 import { DatabaseError } from 'pg'
-import { StoreUnavailableError, UnstorableTextError } from '../errors.js'
-
+import { StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
 const DRIVER_MESSAGES = /Connection terminated|Query read timeout|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Client was closed/i
 

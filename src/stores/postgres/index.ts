@@ -1,6 +1,5 @@
 import pg from 'pg'
-import type { StoreOptions, Stores } from '../types.js'
-import { StoreUnavailableError } from '../errors.js'
+import { type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { PostgresStudentStore } from './students.js'

@@ -1,6 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import { IdempotencyKeyUsedError } from '../errors.js'
-import { DEFAULT_IDEMPOTENCY_RETENTION_MS, type KeptAnswer, type KeptWrite, type KeyedWrite } from '../types.js'
+import { IdempotencyKeyUsedError, DEFAULT_IDEMPOTENCY_RETENTION_MS, type KeptAnswer, type KeptWrite, type KeyedWrite } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 
 interface KeptRow {

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../query.js'
+import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../domain/index.js'
 import { compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { isUnavailable, rethrow } from './errors.js'
 

@@ -1,6 +1,5 @@
 import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg'
-import { StoreOutcomeUnknownError } from '../errors.js'
-import type { KeyedWrite } from '../types.js'
+import { StoreOutcomeUnknownError, type KeyedWrite } from '../../domain/index.js'
 import { isLostAnswer, isUnavailable, rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import { backendPid, endSession } from './settle.js'

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
-import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../types.js'
+import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 
 /** How often a process with subscribers looks for new changes (ms): the feed's latency bound across processes. */

@@ -1,5 +1,4 @@
-import { StoreUnavailableError } from '../errors.js'
-
+import { StoreUnavailableError } from '../../domain/index.js'
 /**
  * SQLite result codes that mean "the file cannot be used right now" (locked
  * past the busy timeout, I/O error, disk full, read-only, gone) rather than a

@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3'
-import type { StoreOptions, Stores } from '../types.js'
-import { StoreUnavailableError } from '../errors.js'
+import { type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
 import { SQLITE_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { SqliteStudentStore } from './students.js'

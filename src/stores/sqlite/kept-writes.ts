@@ -1,7 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3'
-import { IdempotencyKeyUsedError } from '../errors.js'
-import { DEFAULT_IDEMPOTENCY_RETENTION_MS, type KeptWrite, type KeyedWrite } from '../types.js'
-
+import { IdempotencyKeyUsedError, DEFAULT_IDEMPOTENCY_RETENTION_MS, type KeptWrite, type KeyedWrite } from '../../domain/index.js'
 interface KeptRow {
   fingerprint: string
   status: number

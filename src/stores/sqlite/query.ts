@@ -1,6 +1,6 @@
 import Database, { type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
-import { fold, STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../query.js'
+import { fold, STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../domain/index.js'
 import { compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 

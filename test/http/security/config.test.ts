@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, resolveConfig } from '../../../src/config.js'
-import { defaultSecurityConfig } from '../../../src/http/security/config.js'
+import { defaultSecurityConfig } from '../../../src/config/security.js'
 
 describe('security options', () => {
   it('are all off by default', () => {

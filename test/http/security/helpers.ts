@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import { defaultSecurityConfig, type SecurityConfig } from '../../../src/http/security/config.js'
+import { defaultSecurityConfig, type SecurityConfig } from '../../../src/config/security.js'
 import { generateToken, tokenEntry, type Scope } from '../../../src/http/security/tokens.js'
 import type { request } from '../../helpers/server.js'
 

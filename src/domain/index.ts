@@ -1,0 +1,12 @@
+/**
+ * The domain layer: record types, the store contract, the query model, the
+ * idempotency contract and domain errors. It sits below both the HTTP layer
+ * and the stores and imports nothing from either (a lint rule enforces it).
+ */
+export { conditionHolds } from './conditions.js'
+export { IdempotencyKeyUsedError, StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from './errors.js'
+export { ADDRESS_FIELDS, OPERATORS, STREAM_BATCH_SIZE, STUDENT_FIELDS, compareText, compareValues, fold, isAfter, matcher, orderKeys, positionOf, positionValues, sortComparator } from './query.js'
+export type { AddressField, Condition, FieldKinds, FieldValue, Operator, Position, QueryableStore, RecordFilter, RecordQuery, SortKey, StudentField } from './query.js'
+export { DELETED, IF_ABSENT, IF_PRESENT, MAX_ADDRESS_ID, NOT_FOUND, NO_CONDITION, PRECONDITION_FAILED, sameAddress, sameStudent } from './records.js'
+export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT_MEMORY_CHANGES_KEPT, STUDENT_ID_RULES } from './types.js'
+export type { Address, AddressInput, AddressListQuery, AddressStore, Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow, ChangedCollection, DeleteResult, KeptAnswer, KeptWrite, KeptWrites, KeyedWrite, PutResult, ReplaceResult, StoreOptions, Stores, Student, StudentIdRule, StudentInput, StudentStore, WriteCondition } from './types.js'

@@ -1,0 +1,2 @@
+/** The shared look of every HTML page. */
+export { escapeHtml, renderPage } from './layout.js'

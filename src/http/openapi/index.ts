@@ -1,0 +1,5 @@
+/** The API description: /openapi.json generated from the routes, Swagger UI, and the helpers routes use to describe themselves. */
+export { HTML_PAGE, SERVER_TAG, answer, noBody } from './describe.js'
+export type { ErrorShapeDoc, OperationNotes } from './notes.js'
+export { API_DOCS_PATH, OPENAPI_PATH, openApiPlugin } from './plugin.js'
+export { problemShape } from './problem-shape.js'

@@ -1,0 +1,83 @@
+import fastifySwagger from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { PACKAGE_VERSION } from '../../version.js'
+import { SERVER_TAG } from './describe.js'
+import { finishDocument, transformRoute, type OpenApiDocument } from './document.js'
+
+export interface OpenApiOptions {
+  /** The newest representation's media type, named in the document's text. */
+  newestType: string
+  /** Tags of the services' operations, from their descriptors. */
+  tags: ReadonlyArray<{ name: string, description: string }>
+  /** Authentication is on (issue 11): a bearer security scheme, so Swagger UI shows an Authorize button. */
+  bearerAuth?: boolean
+}
+
+const BEARER_AUTH = {
+  components: {
+    securitySchemes: {
+      bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'A static token (rqs token) or a JWT access token of the identity provider: read, write or metrics scope' }
+    }
+  },
+  security: [{ bearerAuth: [] }]
+}
+
+export const OPENAPI_PATH = '/openapi.json'
+export const API_DOCS_PATH = '/docs/api'
+
+/**
+ * The OpenAPI 3.1 document, generated from the same JSON schemas that
+ * validate and serialise every route (so it cannot drift), at /openapi.json,
+ * and Swagger UI at /docs/api — served from the package, no CDN.
+ *
+ * Documented: every route with tags, with what ./openapi/document.ts adds
+ * from the routes' `x-rqs` notes (errors, headers, preconditions) and their
+ * mount (versions and media types). Left out: the 405/OPTIONS helpers (the
+ * document says once what they answer) and the files of Swagger UI, GraphiQL
+ * and /docs/.
+ */
+export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance, opts: OpenApiOptions) {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      // With authentication on, Swagger UI shows an Authorize button to paste a token into.
+      ...(opts.bearerAuth === true ? BEARER_AUTH : {}),
+      info: {
+        title: 'rqs — Record and Query Services',
+        version: PACKAGE_VERSION,
+        description: [
+          'Student records and address book (REST, JSON) and album query (GraphQL at /graphql).',
+          '',
+          `**Versions.** Send \`Accept: ${opts.newestType}\` (media type versioning) or use the \`/v1/…\`, \`/v2/…\` paths`,
+          '(URI versioning). Plain `application/json` gets v1. At a service\'s base path each operation lists every version\'s',
+          'answers side by side, told apart by their media types. See /docs/versioning.md.',
+          '',
+          '**Errors.** The student service\'s v1 answers errors in its envelope `{"isSuccessful": false, "body": "<message>"}`;',
+          'everything else answers RFC 9457 problem details (`application/problem+json`) whose `errors[].error` is a code of the',
+          'catalogue at /errors. Methods a path does not list answer 405 with `Allow`, in that path\'s error shape;',
+          '`OPTIONS` answers 204 with `Allow`. `HEAD` works wherever `GET` does.',
+          '',
+          '**Address ids** are 64-bit: JSON integers written with every digit (up to 9223372036854775807). Parse them with',
+          'a JSON reader that keeps integers beyond 2^53 exact (BigInt, int64), or they are rounded.'
+        ].join('\n')
+      },
+      servers: [{ url: '/', description: 'The server that serves this document' }],
+      tags: [...opts.tags.map((t) => ({ ...t })), { name: SERVER_TAG, description: 'The entry point, health checks, the error catalogue and this document.' }]
+    },
+    hideUntagged: true,
+    convertConstToEnum: false,
+    transform: transformRoute,
+    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never
+  })
+  await app.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } })
+  app.get(OPENAPI_PATH, {
+    schema: {
+      operationId: 'getOpenApiDocument',
+      tags: [SERVER_TAG],
+      summary: 'This OpenAPI 3.1 document',
+      response: { 200: { type: 'object', additionalProperties: true, 'x-response-description': 'The OpenAPI document (generated from the routes\' schemas).' } }
+    }
+  }, async () => app.swagger())
+}, { name: 'rqs-openapi', fastify: '5.x' })

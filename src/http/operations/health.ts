@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Stores } from '../../domain/index.js'
+import { answer, SERVER_TAG } from '../openapi/index.js'
+const StatusSchema = { title: 'Health', type: 'object', properties: { status: { type: 'string', enum: ['ok', 'ready', 'unavailable'] } }, required: ['status'], additionalProperties: false } as const
+const tags = [SERVER_TAG]
+
+/**
+ * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the
+ * store answers too), so a load balancer stops sending traffic while the
+ * database is unreachable and resumes by itself.
+ */
+export const healthPlugin = fp(async function rqsHealth (app: FastifyInstance, opts: { stores: Stores }) {
+  const { stores } = opts
+  app.get('/healthz', {
+    compress: false, // tiny answers, polled often
+    schema: { operationId: 'getLiveness', tags, summary: 'Liveness: 200 while the process runs', response: { 200: answer(StatusSchema, '`{"status":"ok"}`') } }
+  }, async () => ({ status: 'ok' }))
+  app.get('/readyz', {
+    compress: false,
+    schema: {
+      operationId: 'getReadiness',
+      tags,
+      summary: 'Readiness: 200 while the data store answers too (point load balancers here)',
+      'x-rqs': { headers: { 503: ['Retry-After'] } },
+      response: { 200: answer(StatusSchema, '`{"status":"ready"}`'), 503: answer(StatusSchema, '`{"status":"unavailable"}`: the data store does not answer.') }
+    }
+  }, async (request, reply) => {
+    try {
+      await stores.ping()
+      return { status: 'ready' }
+    } catch (err) {
+      request.log.warn({ err }, 'not ready: store unavailable')
+      return reply.code(503).header('retry-after', '5').send({ status: 'unavailable' })
+    }
+  })
+}, { name: 'rqs-health', fastify: '5.x' })

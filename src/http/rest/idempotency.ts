@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { IdempotencyKeyUsedError, type KeptAnswer, type KeptWrite, type KeptWrites, type KeyedWrite } from '../../domain/index.js'
+import { AppError } from '../errors/index.js'
+/**
+ * The `Idempotency-Key` request header on writes (draft-ietf-httpapi-
+ * idempotency-key-header). A write sent with a key is done once: its answer
+ * (status, Location/ETag, body) is kept by the store in the write's own
+ * transaction, and a retry with the same key and the same request gets that
+ * answer again, with `Idempotent-Replayed: true`, instead of writing again.
+ * The same key on a different request is 422 IDEMPOTENCY_KEY_REUSED. Without
+ * the header nothing here changes what a route does.
+ */
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key'
+export const REPLAYED_HEADER = 'idempotent-replayed'
+
+/** 1 to 255 visible ASCII characters: a UUID fits, whitespace and lists do not. */
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
+
+/** What a write route answers. */
+export interface WriteAnswer {
+  status: number
+  /** The headers that describe the result (Location, ETag); kept with the answer. */
+  headers?: Record<string, string>
+  /** Serialised by the route's response schema for `status`; none for 204. */
+  body?: unknown
+}
+
+/**
+ * Given to a route's work: wraps the function that turns the store's result
+ * into the route's answer, for the store to call inside its transaction.
+ * Undefined when the request has no key (the store then writes as before).
+ */
+export type Keep = <R>(render: (result: R) => WriteAnswer | undefined) => KeyedWrite<R> | undefined
+
+/**
+ * Runs a write route with Idempotency-Key support. `work` does what the route
+ * did before and returns its answer; it passes `keep(render)` to the store
+ * write, `render` mapping the store's result to the answer (undefined when the
+ * write changed nothing, e.g. not found: then nothing is kept).
+ */
+export async function answerOnce (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: KeptWrites,
+  work: (keep: Keep) => Promise<WriteAnswer>
+): Promise<FastifyReply> {
+  const key = idempotencyKey(request)
+  if (key === undefined) return sendAnswer(reply, await work(() => undefined))
+
+  const fingerprint = requestFingerprint(request)
+  // Looked up before the route's own checks: a retry after success must not
+  // fail a precondition that its own first attempt changed.
+  const earlier = await store.keptWrite?.(key)
+  if (earlier !== undefined) return replay(reply, earlier, fingerprint)
+
+  let kept: KeptAnswer | undefined
+  const keep: Keep = (render) => ({
+    key,
+    fingerprint,
+    answer: (result) => {
+      const answer = render(result)
+      kept = answer === undefined ? undefined : serialise(reply, answer)
+      return kept
+    }
+  })
+  let answer: WriteAnswer
+  try {
+    answer = await work(keep)
+  } catch (err) {
+    // Another request with this key wrote first (it committed while we waited).
+    if (err instanceof IdempotencyKeyUsedError) return replay(reply, err.kept, fingerprint)
+    throw err
+  }
+  return kept === undefined ? sendAnswer(reply, answer) : sendKept(reply, kept)
+}
+
+/** The key of a request, or undefined; 400 IDEMPOTENCY_KEY_INVALID when it is malformed. */
+export function idempotencyKey (request: FastifyRequest): string | undefined {
+  const raw = request.headers[IDEMPOTENCY_KEY_HEADER]
+  if (raw === undefined) return undefined
+  // A structured-field string ("…", as the draft writes it) or the bare key.
+  const key = typeof raw === 'string' && raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw
+  if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+    throw new AppError('IDEMPOTENCY_KEY_INVALID', 'The Idempotency-Key header must be sent once, as 1 to 255 visible ASCII characters without spaces')
+  }
+  return key
+}
+
+/**
+ * What makes two requests "the same request": method, path (without the
+ * query), API version and body, the body's members in a canonical order.
+ */
+export function requestFingerprint (request: FastifyRequest): string {
+  const path = request.url.split('?', 1)[0]
+  const text = JSON.stringify([request.method, path, request.apiVersion, canonical(request.body)])
+  return createHash('sha256').update(text).digest('base64url')
+}
+
+function replay (reply: FastifyReply, kept: KeptWrite, fingerprint: string): FastifyReply {
+  if (kept.fingerprint !== fingerprint) {
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request (method, path, version or body); use a new key for a new request')
+  }
+  reply.header(REPLAYED_HEADER, 'true')
+  return sendKept(reply, kept.answer)
+}
+
+/** The answer as it will be sent and kept: the body serialised as the route would. */
+function serialise (reply: FastifyReply, answer: WriteAnswer): KeptAnswer {
+  reply.code(answer.status) // reply.serialize picks the response schema of the current status
+  const text = answer.body === undefined ? '' : reply.serialize(answer.body)
+  return { status: answer.status, headers: answer.headers ?? {}, body: typeof text === 'string' ? text : Buffer.from(text as ArrayBuffer).toString('utf8') }
+}
+
+function sendAnswer (reply: FastifyReply, answer: WriteAnswer): FastifyReply {
+  reply.code(answer.status)
+  for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value)
+  return reply.send(answer.body)
+}
+
+/** Sends a kept answer byte for byte; its content type is the one negotiated for this request. */
+function sendKept (reply: FastifyReply, answer: KeptAnswer): FastifyReply {
+  reply.code(answer.status)
+  for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value)
+  if (answer.body === '') return reply.send()
+  if (reply.getHeader('content-type') === undefined) reply.type('application/json; charset=utf-8')
+  return reply.send(answer.body)
+}
+
+/** JSON text of a parsed body with object members sorted, bigints as digits. */
+function canonical (value: unknown): unknown {
+  if (typeof value === 'bigint') return { $bigint: value.toString() }
+  if (Array.isArray(value)) return value.map(canonical)
+  if (value !== null && typeof value === 'object') {
+    const out = Object.create(null) as Record<string, unknown>
+    for (const name of Object.keys(value).sort()) out[name] = canonical((value as Record<string, unknown>)[name])
+    return out
+  }
+  return value
+}

@@ -1,0 +1,72 @@
+import sjson from 'secure-json-parse'
+import { isInteger, parse as parseLossless } from 'lossless-json'
+import type { FastifyRequest } from 'fastify'
+import { AppError } from '../errors/index.js'
+import { jsonNestingDepth, jsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js'
+
+const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
+
+/**
+ * A JSON body parser (for `addContentTypeParser('application/json', {parseAs:
+ * 'string'}, ...)`) that reports each kind of bad body with its own code, and
+ * keeps top-level integers beyond 2^53 exact: JSON.parse would round
+ * 9223372036854775807 to 9223372036854775808, so such members are read again
+ * from the text with lossless-json and arrive as `bigint`. That second parse
+ * happens only when a rounded integer is present.
+ */
+export function exactJsonParser (_request: FastifyRequest, text: string, done: (err: Error | null, body?: unknown) => void): void {
+  let body: unknown
+  try {
+    body = parseExactJson(text)
+  } catch (err) {
+    done(err as Error)
+    return
+  }
+  done(null, body)
+}
+
+/**
+ * Parses one JSON text as request bodies are parsed (see exactJsonParser);
+ * throws AppError JSON_EXPECTED, NESTING_TOO_DEEP, MALFORMED_JSON or FORBIDDEN_PROPERTY.
+ * `rqs import` reads each line of a file with it.
+ */
+export function parseExactJson (text: string): unknown {
+  if (text.length === 0) throw new AppError('JSON_EXPECTED', 'The request body is empty')
+  // Before any parsing: the exact-integer re-parse below recurses once per level.
+  if (jsonNestingDepth(text, MAX_JSON_DEPTH) < 0) throw jsonTooDeepError()
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    throw new AppError('MALFORMED_JSON', `The request body is not valid JSON: ${(err as Error).message}`)
+  }
+  try {
+    // JSON.parse makes `__proto__` an own property (harmless here), but code that copies objects could be fooled.
+    if (typeof value === 'object' && value !== null) sjson.scan(value, SCAN_OPTIONS)
+  } catch {
+    throw new AppError('FORBIDDEN_PROPERTY', 'The request body has a __proto__ or constructor.prototype member')
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    try {
+      restoreExactIntegers(value as Record<string, unknown>, text)
+    } catch (err) {
+      throw new AppError('MALFORMED_JSON', `The request body is not valid JSON: ${(err as Error).message}`)
+    }
+  }
+  return value
+}
+
+function restoreExactIntegers (object: Record<string, unknown>, text: string): void {
+  let exact: Record<string, unknown> | undefined
+  for (const key of Object.keys(object)) {
+    const v = object[key]
+    if (typeof v !== 'number' || Number.isSafeInteger(v) || !Number.isInteger(v)) continue
+    exact ??= parseLossless(text, null, exactNumber) as Record<string, unknown>
+    object[key] = exact[key]
+  }
+}
+
+/** Plain integer literals become bigint (exact); anything else (1e30, 2.0) a number. */
+function exactNumber (literal: string): unknown {
+  return isInteger(literal) ? BigInt(literal) : Number(literal)
+}

@@ -1,0 +1,250 @@
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyPluginOptions, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import fp from 'fastify-plugin'
+import { appendVary } from '../../lib/vary.js'
+import type { VersioningConfig } from '../../config.js'
+import { applyDeprecation, type DeprecationPolicy, type Successor } from './deprecation.js'
+import { notAcceptable, problems, type ErrorPipeline } from '../errors/index.js'
+import { routeOtherMethods } from './method-not-allowed.js'
+import { echoRequestId } from '../transport/index.js'
+import { apiVersionConstraint, applyChoice, VersionNegotiator, vendorType } from './versioning.js'
+
+/** One representation (version) of a REST service: its routes, and how it words errors. */
+export interface Representation<Options extends FastifyPluginOptions> {
+  version: number
+  /** Registers the routes of this representation; gets the service options. */
+  plugin: FastifyPluginAsync<Options>
+  /** Renders every error of this representation, and what its clients get around its routes. */
+  errors: ErrorPipeline
+  /** Paths and the methods each serves in this version; other methods answer 405 with Allow. */
+  methods: ReadonlyArray<[string, HTTPMethods[]]>
+}
+
+/** What the mounting needs to know of a REST service. */
+export interface RestService<Options extends FastifyPluginOptions> {
+  /** The resources' path below the base: '' for the student records, '/addresses' for the address book. */
+  resources: string
+  representations: ReadonlyArray<Representation<Options>>
+  options: Options
+  /** Version-independent paths (static files) and their methods; other methods answer 405. */
+  methods?: ReadonlyArray<[string, HTTPMethods[]]>
+  /** Registers what every mount of the service has beside its representations (static files). */
+  extras?: (app: FastifyInstance) => Promise<void>
+}
+
+interface MountHandlers {
+  notFound: (request: FastifyRequest, reply: FastifyReply) => unknown
+  error: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown
+}
+
+/**
+ * Which mount answers a path that no route serves, or an error raised before
+ * routing (a malformed URL): the service whose resources the path is under,
+ * in its shape and version; a problem elsewhere. Fastify allows one
+ * not-found handler per prefix, and services mounted at `/` share one.
+ */
+export class MountTable {
+  readonly #mounts: Array<[string, MountHandlers]> = []
+
+  /** Keeps mounts longest resource path first, so /v2/students wins over a mount at the root. */
+  add (root: string, handlers: MountHandlers): void {
+    this.#mounts.push([root, handlers])
+    this.#mounts.sort((a, b) => b[0].length - a[0].length)
+  }
+
+  find (url: string): MountHandlers | undefined {
+    for (const [root, handlers] of this.#mounts) {
+      if (root === '' || (url.startsWith(root) && (url.length === root.length || url[root.length] === '/' || url[root.length] === '?'))) return handlers
+    }
+    return undefined
+  }
+
+  /** For Fastify's `frameworkErrors` option. Such errors skip the onRequest hooks, so the request id is echoed here. */
+  readonly frameworkErrors = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): unknown => {
+    echoRequestId(request, reply)
+    return (this.find(request.url)?.error ?? problems.handleError)(error, request, reply)
+  }
+
+  /**
+   * The root error handler. A request no route serves that fails before the
+   * not-found handler runs (a bad body on the way to a 404) is answered by
+   * the mount its path is under, like the 404 itself; the routes at the root
+   * (health, catalogue, docs) answer problems.
+   */
+  readonly rootErrors = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): unknown => {
+    const mount = request.is404 ? this.find(request.url) : undefined
+    return (mount?.error ?? problems.handleError)(error, request, reply)
+  }
+
+  readonly notFound = (request: FastifyRequest, reply: FastifyReply): unknown => {
+    return (this.find(request.url)?.notFound ?? problems.notFound)(request, reply)
+  }
+}
+
+export interface MountsOptions {
+  versioning: VersioningConfig
+  /** Every version some REST service serves. */
+  versions: readonly number[]
+  table: MountTable
+}
+
+/** A representation's route as the API description sees it (route.config.representation). */
+export interface RepresentationRoute {
+  version: number
+  /** True under /vN/ (the URI fixes the version); false at the base path (Accept chooses). */
+  uriVersioned: boolean
+  /** Media types of its successful answers on this mount, e.g. application/json and application/vnd.rqs.v1+json. */
+  mediaTypes: string[]
+  /** The version is announced as deprecated (Deprecation, Sunset, Link headers). */
+  deprecated: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    representation?: RepresentationRoute
+  }
+  interface FastifyInstance {
+    /**
+     * Mounts a REST service at its base (versions negotiated by Accept) and,
+     * with URI versioning, under /v1/…, /v2/… (the URI fixes the version).
+     * Both lead to the same handlers and records.
+     */
+    mountRest: <Options extends FastifyPluginOptions>(base: string, service: RestService<Options>) => Promise<void>
+  }
+  interface FastifyRequest {
+    /** The representation version this request was negotiated to (or fixed by its URI). */
+    apiVersion: number
+    /** The client asked a collection route (config `streams`) for application/x-ndjson. */
+    ndjson: boolean
+  }
+  interface FastifyContextConfig {
+    /** The route is a collection that can answer `Accept: application/x-ndjson` with a stream. */
+    streams?: boolean
+  }
+}
+
+/**
+ * Versioned mounting (spec: "Versioning"): the Accept-header constraint on
+ * the router, `app.mountRest()`, and the answers for whatever no route
+ * serves — problems outside the services, each service's own shape inside.
+ */
+export const mountsPlugin = fp(async function rqsMounts (app: FastifyInstance, opts: MountsOptions) {
+  const { versioning, versions, table } = opts
+  // The header approach: one negotiator for every REST service at its plain base path.
+  const negotiator = new VersionNegotiator(versioning.vendor, versions, 1, versioning.mediaType)
+  const deprecations = deprecationPolicies(versioning)
+  app.addConstraintStrategy(apiVersionConstraint(negotiator))
+  app.decorateRequest('apiVersion', 0)
+  app.decorateRequest('ndjson', false)
+  app.setErrorHandler(table.rootErrors)
+  app.setNotFoundHandler(table.notFound)
+
+  app.decorate('mountRest', async function mountRest<Options extends FastifyPluginOptions> (base: string, service: RestService<Options>): Promise<void> {
+    const prefix = base === '/' ? '' : base
+    await app.register(async (scope) => mountVersioned(scope, service, {
+      negotiator,
+      deprecations,
+      successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) }),
+      expose: (handlers) => { table.add(prefix + service.resources, handlers) }
+    }), { prefix })
+    if (!versioning.uri) return
+    for (const version of versions) {
+      const uriPrefix = `/v${version}${prefix}`
+      await app.register(async (scope) => mountVersioned(scope, service, {
+        negotiator: new VersionNegotiator(versioning.vendor, [version], version, versioning.mediaType),
+        fixedVersion: version,
+        deprecations,
+        successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) }),
+        expose: (handlers) => { table.add(uriPrefix + service.resources, handlers) }
+      }), { prefix: uriPrefix })
+    }
+  })
+}, { name: 'rqs-mounts', fastify: '5.x' })
+
+interface Mount {
+  /** Negotiates Accept for this mount: every served version for the header approach, one for a URI mount. */
+  negotiator: VersionNegotiator
+  /** Set for a URI-versioned mount (/v2/...): the URI fixes the version, Accept may only agree. */
+  fixedVersion?: number
+  deprecations: ReadonlyMap<number, DeprecationPolicy>
+  /** The same resource in the successor version: the next URI prefix, or the same URL with the next media type. */
+  successor: (url: string, version: number) => Successor
+  expose: (handlers: MountHandlers) => void
+}
+
+/**
+ * Mounts a service's representations under one prefix. With the header
+ * approach each version's routes carry an `apiVersion` constraint, so the
+ * router itself picks v1 or v2 from Accept; with a URI mount the prefix
+ * decides. Either way the reply gets `Vary: Accept` and the negotiated
+ * Content-Type, and anything that matches no route is answered in the shape
+ * of the version the client asked for (or 406 when it asked for none we serve).
+ */
+async function mountVersioned<Options extends FastifyPluginOptions> (app: FastifyInstance, service: RestService<Options>, mount: Mount): Promise<void> {
+  const { negotiator, fixedVersion } = mount
+  const byVersion = new Map(service.representations.map((r) => [r.version, r]))
+  const fallback = service.representations[0] as Representation<Options>
+  const representationFor = (request: FastifyRequest): Representation<Options> | undefined => {
+    const choice = negotiator.negotiate(request.headers.accept)
+    if (choice === undefined) return undefined
+    return byVersion.get(fixedVersion ?? choice.version)
+  }
+  const refuse = (request: FastifyRequest, reply: FastifyReply): unknown =>
+    problems.render(notAcceptable(negotiator.available), request, reply)
+
+  for (const representation of service.representations) {
+    if (fixedVersion !== undefined && representation.version !== fixedVersion) continue
+    await app.register(async (scope) => {
+      const version = representation.version
+      const deprecation = mount.deprecations.get(version)
+      scope.setErrorHandler(representation.errors.handleError)
+      // What the API description needs to know of each route: its version, and how this mount reaches it.
+      const described: RepresentationRoute = { version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: deprecation !== undefined }
+      scope.addHook('onRoute', (route) => {
+        if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
+        route.config = { ...route.config, representation: described }
+      })
+      scope.addHook('onRequest', (request, reply, done) => {
+        const choice = negotiator.negotiate(request.headers.accept, request.routeOptions.config.streams === true)
+        request.apiVersion = version
+        request.ndjson = choice?.stream === true
+        if (choice === undefined) { // a URI mount, or NDJSON asked of a route that is no collection
+          void refuse(request, reply)
+          return
+        }
+        applyChoice(reply, choice)
+        if (deprecation !== undefined) applyDeprecation(reply, deprecation, mount.successor(request.url, version))
+        done()
+      })
+      await scope.register(representation.plugin as FastifyPluginAsync, service.options)
+      // Registered in this scope, the 405 routes carry the version constraint too.
+      for (const [url, allowed] of representation.methods) routeOtherMethods(scope, url, allowed, representation.errors.methodNotAllowed)
+    })
+  }
+
+  // Errors outside the representations' routes (static files, 405 routes) speak the client's version too.
+  const pipelineFor = (request: FastifyRequest): ErrorPipeline => (representationFor(request) ?? fallback).errors
+  app.setErrorHandler((error: FastifyError, request, reply) => pipelineFor(request).handleError(error, request, reply))
+  mount.expose({
+    error: (error, request, reply) => pipelineFor(request).handleError(error, request, reply),
+    notFound: (request, reply) => {
+      appendVary(reply, 'Accept')
+      const representation = representationFor(request)
+      if (representation === undefined) return refuse(request, reply)
+      request.apiVersion = representation.version
+      return representation.errors.notFound(request, reply)
+    }
+  })
+  for (const [url, allowed] of service.methods ?? []) {
+    routeOtherMethods(app, url, allowed, (request, reply, allow) => {
+      appendVary(reply, 'Accept')
+      return pipelineFor(request).methodNotAllowed(request, reply, allow)
+    })
+  }
+  if (service.extras !== undefined) await service.extras(app)
+}
+
+function deprecationPolicies (versioning: VersioningConfig): Map<number, DeprecationPolicy> {
+  const since = versioning.deprecatedSince ?? new Date()
+  const policy: DeprecationPolicy = { since, sunset: versioning.sunset, docsUrl: '/docs/versioning.md' }
+  return new Map(versioning.deprecated.map((v) => [v, policy]))
+}

@@ -1,0 +1,67 @@
+import { MAX_ADDRESS_ID, type FieldValue, type Position, type SortKey } from '../../../domain/index.js'
+import type { CollectionModel, FieldParam } from './model.js'
+
+/**
+ * Opaque paging cursors: the keyset position of a page's last record.
+ * In id order (no sort) a cursor is base64url of the id in decimal, as
+ * address cursors always were, so those stay valid. With a sort it is
+ * base64url of the JSON array [sort, key values…, id]: a cursor names the
+ * sort it belongs to, and one used with another sort is refused.
+ */
+
+export function sortText (sort: readonly SortKey[]): string {
+  return sort.map((k) => (k.descending ? '-' : '') + k.field).join(',')
+}
+
+export function encodeCursor (sort: readonly SortKey[], position: Position): string {
+  const text = sort.length === 0
+    ? position.id.toString()
+    : JSON.stringify([sortText(sort), ...position.keys, position.id], (_key, v: unknown) => typeof v === 'bigint' ? v.toString() : v)
+  return Buffer.from(text, 'utf8').toString('base64url')
+}
+
+/** The position a cursor stands for, or undefined when it is not one this sort could have issued. */
+export function decodeCursor (model: CollectionModel, sort: readonly SortKey[], cursor: string): Position | undefined {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8')
+  const idParam = model.fields.id as FieldParam
+  let position: Position | undefined
+  if (sort.length === 0) {
+    const id = decodeValue(idParam, text)
+    position = id === undefined ? undefined : { keys: [], id: id as number | bigint }
+  } else {
+    position = decodeSorted(model, sort, text)
+  }
+  // Buffer's decoder skips stray characters; insisting on a round trip rejects them (and any other spelling).
+  return position !== undefined && encodeCursor(sort, position) === cursor ? position : undefined
+}
+
+function decodeSorted (model: CollectionModel, sort: readonly SortKey[], text: string): Position | undefined {
+  let parts: unknown
+  try { parts = JSON.parse(text) } catch { return undefined }
+  if (!Array.isArray(parts) || parts.length !== sort.length + 2 || parts[0] !== sortText(sort)) return undefined
+  const keys: FieldValue[] = []
+  for (let i = 0; i < sort.length; i++) {
+    const value = decodeValue(model.fields[(sort[i] as SortKey).field] as FieldParam, parts[i + 1])
+    if (value === undefined) return undefined
+    keys.push(value)
+  }
+  const id = decodeValue(model.fields.id as FieldParam, parts[sort.length + 1])
+  return id === undefined ? undefined : { keys, id: id as number | bigint }
+}
+
+/** A key value as a cursor carries it: text as a string, an integer as a number or (int64, and the default order) a decimal string. */
+function decodeValue (param: FieldParam, value: unknown): FieldValue | undefined {
+  switch (param.kind) {
+    case 'text':
+      return typeof value === 'string' && value.length <= param.maxLength ? value : undefined
+    case 'integer': {
+      const n = typeof value === 'string' && /^(0|[1-9][0-9]{0,15})$/.test(value) ? Number(value) : value
+      return typeof n === 'number' && Number.isSafeInteger(n) && n >= param.min && n <= param.max ? n : undefined
+    }
+    case 'int64': {
+      if (typeof value !== 'string' || !/^[1-9][0-9]{0,18}$/.test(value)) return undefined
+      const id = BigInt(value)
+      return id <= MAX_ADDRESS_ID ? id : undefined
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../../../domain/index.js'
+import { AppError, type Failure } from '../../errors/index.js'
+import { decodeCursor } from './cursor.js'
+import { acceptedParameters, CONTROL_PARAMS, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+
+/** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
+export interface ListRequest<F extends string = string> {
+  filter: RecordFilter<F>
+  sort: Array<SortKey<F>>
+  after?: Position
+  /** The client's `limit`, if any: caps an NDJSON stream. */
+  limit?: number
+  /** Page size of a JSON answer: `limit`, else the collection's default; undefined: every matching record (students without `limit`). */
+  pageSize?: number
+  /** Whether the client asked for X-Total-Count. */
+  count: boolean
+  /** The parameters a next link repeats, as received, in order (limit and cursor are written by the link). */
+  carried: Array<[string, string]>
+}
+
+const FILTER_PARAM = /^([A-Za-z][A-Za-z0-9]*)(?:\[([A-Za-z]*)\])?$/
+const CONTROL = new Set<string>(CONTROL_PARAMS)
+
+/**
+ * Reads a collection's query string, already typed by its schema (see
+ * ./schema.ts). Parameters, fields and operators the collection does not
+ * have are a 400 INVALID_QUERY naming each and listing what is accepted; a
+ * cursor it did not issue is INVALID_CURSOR. The empty query is the plain list.
+ */
+export function parseListQuery<F extends string> (model: CollectionModel<F>, query: Readonly<Record<string, unknown>>): ListRequest<F> {
+  const failures: Failure[] = []
+  const refuse = (param: string, detail: string): void => { failures.push({ code: 'INVALID_QUERY', field: param, detail }) }
+  const where: Array<Condition<F>> = []
+  const carried: Array<[string, string]> = []
+
+  for (const [param, value] of Object.entries(query)) {
+    if (param !== 'limit' && param !== 'cursor') carried.push([param, String(value)])
+    if (CONTROL.has(param)) continue
+    const match = FILTER_PARAM.exec(param)
+    const field = match?.[1] as F | undefined
+    const spec = field === undefined ? undefined : (model.fields as Record<string, FieldParam | undefined>)[field]
+    if (match === null || field === undefined || spec === undefined) {
+      refuse(param, `unknown query parameter "${param}"`)
+      continue
+    }
+    const op = (match[2] ?? 'eq') as Operator
+    if (match[2] !== undefined && op === 'eq') {
+      refuse(param, `"${param}": write ${field}=value for equality`)
+    } else if (!OPERATORS.includes(op)) {
+      refuse(param, `"${param}": unknown operator "${match[2] ?? ''}"`)
+    } else if (!operatorsOf(spec).includes(op)) {
+      refuse(param, `"${param}": ${op} applies to text fields only`)
+    } else {
+      const parsed = filterValue(spec, value)
+      if (parsed === undefined) {
+        throw new AppError('VALIDATION_FAILED', `querystring.${param} must be <= ${MAX_ADDRESS_ID}`, { errors: [{ code: 'FIELD_OUT_OF_RANGE', field: param, detail: `querystring.${param} must be <= ${MAX_ADDRESS_ID}` }] })
+      }
+      where.push({ field, op, value: parsed })
+    }
+  }
+
+  const sort = typeof query.sort === 'string' ? parseSort(model, query.sort, refuse) : []
+  if (failures.length > 0) {
+    throw new AppError('INVALID_QUERY', `${failures.map((f) => f.detail).join('; ')}. Accepted: ${acceptedParameters(model)}`, { errors: failures })
+  }
+
+  let after: Position | undefined
+  if (typeof query.cursor === 'string') {
+    after = decodeCursor(model, sort, query.cursor)
+    if (after === undefined) throw new AppError('INVALID_CURSOR', `cursor "${query.cursor.slice(0, 80)}" was not issued by this service for this sort`)
+  }
+  const limit = typeof query.limit === 'number' ? query.limit : undefined
+  const search = typeof query.q === 'string' ? query.q : undefined
+  return { filter: { where, search }, sort, after, limit, pageSize: limit ?? model.defaultLimit, count: query.count === true, carried }
+}
+
+function parseSort<F extends string> (model: CollectionModel<F>, text: string, refuse: (param: string, detail: string) => void): Array<SortKey<F>> {
+  const keys: Array<SortKey<F>> = []
+  for (const token of text.split(',')) {
+    const descending = token.startsWith('-')
+    const field = (descending ? token.slice(1) : token) as F
+    if (!Object.hasOwn(model.fields, field)) {
+      refuse('sort', token === '' ? 'sort: empty sort key' : `sort: unknown field "${field}"`)
+    } else if (keys.some((k) => k.field === field)) {
+      refuse('sort', `sort: "${field}" is named twice`)
+    } else {
+      keys.push({ field, descending })
+    }
+  }
+  return keys
+}
+
+/** The typed value of a filter (ajv has checked its form); undefined for an int64 beyond 2^63−1. */
+function filterValue (spec: FieldParam, value: unknown): FieldValue | undefined {
+  if (spec.kind !== 'int64') return value as FieldValue
+  const id = BigInt(value as string)
+  return id <= MAX_ADDRESS_ID ? id : undefined
+}

@@ -1,0 +1,64 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import { STORABLE_TEXT_PATTERN } from '../../../lib/storable-text.js'
+import { MAX_ADDRESS_ID, type Operator } from '../../../domain/index.js'
+import { filterParam, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+
+const OPERATOR_TEXT: Record<Operator, string> = {
+  eq: 'equal to',
+  ne: 'not equal to',
+  gt: 'greater than',
+  gte: 'greater than or equal to',
+  lt: 'less than',
+  lte: 'less than or equal to',
+  contains: 'containing, ignoring case,'
+}
+
+/** 1 … 9223372036854775807 in decimal digits without a leading zero (the bound itself is checked by the parser). */
+const INT64_PATTERN = '^[1-9][0-9]{0,18}$'
+
+function valueSchema (field: string, param: FieldParam, op: Operator): TSchema {
+  const order = param.kind === 'text' ? ' (text compares by Unicode code point; contains ignores case)' : ''
+  const description = `Only records whose ${field} is ${OPERATOR_TEXT[op]} this value${order}. ${param.description}`
+  switch (param.kind) {
+    // No U+0000 or lone surrogate: no record holds one (issue 10), and PostgreSQL refuses U+0000 even in a comparison.
+    case 'text': return Type.String({ maxLength: param.maxLength, pattern: STORABLE_TEXT_PATTERN, description })
+    case 'integer': return Type.Integer({ minimum: param.min, maximum: param.max, description })
+    case 'int64': return Type.String({ pattern: INT64_PATTERN, description: `${description} Up to ${MAX_ADDRESS_ID}.` })
+  }
+}
+
+/**
+ * The query string of a collection as a JSON schema: it documents every
+ * parameter in OpenAPI and types their values (ajv coerces them from text; a
+ * wrong value is VALIDATION_FAILED naming `querystring.<param>`). It leaves
+ * other parameters in place, so the parser can refuse them by name.
+ */
+export function querystringSchema (model: CollectionModel): TSchema {
+  const fields = Object.keys(model.fields)
+  const properties: Record<string, TSchema> = {
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: model.maxLimit,
+      ...(model.defaultLimit === undefined ? {} : { default: model.defaultLimit }),
+      description: model.defaultLimit === undefined
+        ? `Page size (1–${model.maxLimit}). Without it the answer holds every matching record, as the spec's list does; with it, a page and a \`next\` link.`
+        : `Page size (1–${model.maxLimit}, default ${model.defaultLimit}).`
+    }),
+    cursor: Type.String({ maxLength: MAX_CURSOR_LENGTH, description: 'Opaque position from a `next` link: follow the link unchanged rather than building cursors.' }),
+    sort: Type.String({
+      maxLength: MAX_SORT_LENGTH,
+      description: `Sort keys, comma-separated, from ${fields.join(', ')}; \`-\` before a field sorts it descending. Ties are broken by id, in the direction of the last sort key. Example: \`${exampleSort(model)}\`.`
+    }),
+    q: Type.String({ maxLength: MAX_SEARCH_LENGTH, pattern: STORABLE_TEXT_PATTERN, description: 'Only records with this text in any text field, ignoring case.' }),
+    count: Type.Boolean({ description: '`true` adds `X-Total-Count`: how many records match the filters, whatever the page.' })
+  }
+  for (const [field, param] of Object.entries(model.fields) as Array<[string, FieldParam]>) {
+    for (const op of operatorsOf(param)) properties[filterParam(field, op)] = valueSchema(field, param, op)
+  }
+  return Type.Partial(Type.Object(properties))
+}
+
+function exampleSort (model: CollectionModel): string {
+  const [first, second] = Object.keys(model.fields).filter((f) => f !== 'id')
+  return second === undefined ? `-${first ?? 'id'}` : `${first as string},-${second}`
+}

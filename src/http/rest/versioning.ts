@@ -1,0 +1,114 @@
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { MediaTypeChooser } from '../../lib/negotiate.js'
+import { appendVary } from '../../lib/vary.js'
+
+/**
+ * API versions by media type (spec: "Media type versioning"). A client asks
+ * for `application/vnd.<vendor>.v<N>+json`; `application/json`, `*\/*` or no
+ * Accept get the default version. The answer carries the type the client
+ * asked for in Content-Type, and `Vary: Accept`.
+ */
+export interface VersionChoice {
+  version: number
+  /** The Content-Type of a successful answer. */
+  contentType: string
+  /** Set when the client asked for a collection as a stream of JSON lines (application/x-ndjson). */
+  stream?: true
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8'
+/** Newline-delimited JSON: a collection streamed one record a line (issue 13). */
+export const NDJSON_TYPE = 'application/x-ndjson'
+
+export function vendorType (vendor: string, version: number): string {
+  return `application/vnd.${vendor}.v${version}+json`
+}
+
+/** Matches `application/vnd.<vendor>.v<N>+json` as a request Content-Type (parameters allowed). */
+export function vendorJsonPattern (vendor: string): RegExp {
+  return new RegExp(`^application/vnd\\.${vendor.replace(/[.]/g, '\\.')}\\.v\\d+\\+json(\\s*;|$)`, 'i')
+}
+
+export class VersionNegotiator {
+  /** Media types this negotiator serves, plain JSON first so that wildcards pick the default. */
+  readonly available: readonly string[]
+  readonly #byType = new Map<string, VersionChoice>()
+  readonly #default: VersionChoice
+  readonly #chooser: MediaTypeChooser
+  readonly #streamChooser: MediaTypeChooser
+  readonly #stream: VersionChoice
+
+  /**
+   * @param versions the versions served, e.g. [1, 2]
+   * @param defaultVersion what plain JSON and wildcards get
+   * @param vendorTypes false when media type versioning is switched off: only plain JSON is served
+   */
+  constructor (readonly vendor: string, readonly versions: readonly number[], defaultVersion: number, vendorTypes = true) {
+    this.#default = { version: defaultVersion, contentType: JSON_TYPE }
+    this.#byType.set('application/json', this.#default)
+    if (vendorTypes) {
+      for (const v of versions) this.#byType.set(vendorType(vendor, v), { version: v, contentType: vendorType(vendor, v) })
+    }
+    this.available = [...this.#byType.keys()]
+    this.#chooser = new MediaTypeChooser(this.available)
+    this.#streamChooser = new MediaTypeChooser([...this.available, NDJSON_TYPE])
+    this.#stream = { version: defaultVersion, contentType: NDJSON_TYPE, stream: true }
+  }
+
+  /** The media types whose answers a version gives on this negotiator (for the API description). */
+  mediaTypesOf (version: number): string[] {
+    return [...this.#byType].filter(([, choice]) => choice.version === version).map(([type]) => type)
+  }
+
+  /**
+   * The version and content type for an Accept header, or undefined when nothing served is acceptable (406).
+   * `streamable`: the resource is a collection, which can also be streamed as NDJSON.
+   */
+  negotiate (accept: string | undefined, streamable = false): VersionChoice | undefined {
+    // Fast path for what almost every client sends: no lookup at all.
+    if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept === '') return this.#default
+    const best = (streamable ? this.#streamChooser : this.#chooser).select(accept)
+    if (best === NDJSON_TYPE) return this.#stream
+    return best === undefined ? undefined : this.#byType.get(best.toLowerCase())
+  }
+}
+
+/**
+ * A find-my-way constraint: routes registered with `constraints: { apiVersion: '2' }`
+ * answer only requests whose Accept negotiates to version 2. A request whose
+ * Accept matches nothing derives 'none' and falls through to the not-found
+ * handler, which answers 406.
+ */
+type ConstraintStrategy = Parameters<FastifyInstance['addConstraintStrategy']>[0]
+type RouteHandler = NonNullable<ReturnType<ReturnType<ConstraintStrategy['storage']>['get']>>
+
+export function apiVersionConstraint (negotiator: VersionNegotiator): ConstraintStrategy {
+  return {
+    name: 'apiVersion',
+    storage () {
+      const handlers = new Map<string, RouteHandler>()
+      return {
+        get: (version: string) => handlers.get(version) ?? null,
+        set: (version: string, handler: RouteHandler) => { handlers.set(version, handler) }
+      }
+    },
+    deriveConstraint (req: IncomingMessage): string {
+      // A JSON version when the client accepts one; an NDJSON-only Accept routes to the default version,
+      // whose collection routes stream (the others then answer 406).
+      const choice = negotiator.negotiate(req.headers.accept) ?? negotiator.negotiate(req.headers.accept, true)
+      return choice === undefined ? 'none' : String(choice.version)
+    },
+    mustMatchWhenDerived: false,
+    validate (value: unknown) {
+      if (typeof value !== 'string') throw new TypeError('apiVersion constraint must be a string')
+    }
+  }
+}
+
+/** Sets Vary and the negotiated Content-Type on a reply (plain JSON is Fastify's default already). */
+export function applyChoice (reply: FastifyReply, choice: VersionChoice): void {
+  appendVary(reply, 'Accept')
+  // A stream's route sets its type once it starts streaming: errors before that are JSON.
+  if (choice.contentType !== JSON_TYPE && choice.stream !== true) reply.header('content-type', choice.contentType)
+}

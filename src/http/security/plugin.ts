@@ -1,0 +1,62 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../../config.js'
+import { audit } from '../operations/index.js'
+import type { MountTable } from '../rest/index.js'
+import { ServiceLayout } from '../service-layout.js'
+import { auth, Authenticator, TokenFile } from './auth.js'
+import { authEnabled, type SecurityConfig } from '../../config/security.js'
+import { cors } from './cors.js'
+import { securityHeaders } from './headers.js'
+import { JwtVerifier } from './jwt.js'
+import { overload } from './overload.js'
+import { rateLimit } from './rate-limit.js'
+import { rejecter } from './reject.js'
+
+export interface SecurityPluginOptions {
+  config: SecurityConfig
+  layout: ServiceLayout
+  /** Which service answers a path no route serves: refusals of such requests take its shape. */
+  mounts: MountTable
+}
+
+/** The options for `app.register(security, …)` from the configuration. */
+export function securityPluginOptions (config: Config, mounts: MountTable): SecurityPluginOptions {
+  return { config: config.security, layout: new ServiceLayout(config), mounts }
+}
+
+/**
+ * Security and operations (issue 11), each part a plugin of its own and
+ * registered only when switched on, in the order a request meets them:
+ * security headers, CORS (preflights answered here), overload shedding,
+ * rate limits (which identify the client), authentication and scopes (on
+ * the service routes), then the audit log. Register it before the routes.
+ */
+async function securityPlugin (app: FastifyInstance, { config, layout, mounts }: SecurityPluginOptions): Promise<void> {
+  const reject = rejecter(mounts)
+  if (config.securityHeaders) await app.register(securityHeaders)
+  if (config.corsOrigins !== undefined) await app.register(cors, { origins: config.corsOrigins })
+  if (config.overload) {
+    await app.register(overload, {
+      maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+      maxHeapUsedBytes: config.maxHeapUsedBytes,
+      maxRssBytes: config.maxRssBytes,
+      sampleIntervalMs: config.overloadSampleIntervalMs,
+      reject
+    })
+  }
+  const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
+  if (config.rateLimit !== undefined) await app.register(rateLimit, { limit: config.rateLimit, redisUrl: config.redisUrl, authenticator, reject })
+  if (authenticator !== undefined) await app.register(auth, { authenticator, layout, publicRead: config.authPublicRead, reject })
+  if (config.auditLog) await app.register(audit, { layout })
+}
+
+async function createAuthenticator (config: SecurityConfig): Promise<Authenticator> {
+  const tokenFile = config.authTokensFile === undefined ? undefined : await TokenFile.open(config.authTokensFile)
+  const jwt = config.authJwksUrl === undefined || config.authIssuer === undefined || config.authAudience === undefined
+    ? undefined
+    : new JwtVerifier({ jwksUrl: config.authJwksUrl, issuer: config.authIssuer, audience: config.authAudience, cooldownMs: config.authJwksCooldownMs })
+  return new Authenticator(tokenFile, jwt)
+}
+
+export const security = fp(securityPlugin, { name: 'rqs-security', fastify: '5.x' })

@@ -1,0 +1,30 @@
+import type { FastifyServerOptions } from 'fastify'
+import type { Config } from '../../config.js'
+import { AccessLogController } from './access-log.js'
+import type { BoundLog } from './bound-log.js'
+import type { MountTable } from '../rest/index.js'
+import { requestId } from './request-id.js'
+import { lazyRequestLogger } from './request-logger.js'
+import { serverLimitOptions } from './timeouts.js'
+
+/** What the Fastify instance is built with; each choice is explained where it is made. */
+export function fastifyOptions (config: Config, mounts: MountTable, bounds: BoundLog, logStream?: { write: (line: string) => void }): FastifyServerOptions {
+  return {
+    // Bounded time for every phase of a request, answered or closed and counted in the log (issue 10).
+    ...serverLimitOptions(config.connections, bounds),
+    logger: { level: config.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
+    logController: new AccessLogController({ disableRequestLogging: !config.accessLog }),
+    // A request's child logger is made when it first logs, not for every request (issue 12).
+    childLoggerFactory: lazyRequestLogger,
+    genReqId: requestId,
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.security.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    return503OnClosing: true,
+    // Keep-alive sockets that are idle are closed at once on shutdown; busy ones finish their request.
+    forceCloseConnections: 'idle',
+    // Malformed URLs and over-long path parameters: the service the path belongs to answers.
+    frameworkErrors: mounts.frameworkErrors
+  }
+}
