@@ -28,7 +28,7 @@ import type { CommandIO } from '../src/commands/common.js'
 import { STUDENTS } from '../src/data/datasets.js'
 import { readRecords } from '../src/data/read-records.js'
 import { memoryStores } from '../src/stores/index.js'
-import type { Stores } from '../src/domain/types.js'
+import type { Stores } from '../src/domain/index.js'
 
 const { values } = parseArgs({
   options: { records: { type: 'string', default: '1000000' }, requests: { type: 'string', default: '100' }, stores: { type: 'string', default: 'memory,sqlite,postgres' } }

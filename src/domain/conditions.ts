@@ -1,4 +1,4 @@
-import type { WriteCondition } from './types.js'
+import type { WriteCondition } from './store.js'
 
 /**
  * Evaluates a write precondition against the stored record (undefined when

@@ -1,4 +1,4 @@
-import type { KeptWrite } from './types.js'
+import type { KeptWrite } from './idempotency.js'
 
 /**
  * The backing database cannot be reached or cannot write right now, and

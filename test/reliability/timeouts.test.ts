@@ -2,7 +2,7 @@ import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { memoryStores } from '../../src/stores/index.js'
-import type { Stores } from '../../src/domain/types.js'
+import type { Stores } from '../../src/domain/index.js'
 import { defaultConfig, resolveConfig } from '../../src/config.js'
 
 /**

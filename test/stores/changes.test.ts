@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import type { Change, Stores } from '../../src/domain/types.js'
+import type { Change, Stores } from '../../src/domain/index.js'
 import { memoryStores } from '../../src/stores/index.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'

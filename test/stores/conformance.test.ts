@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { AddressInput, Stores, Student, StudentInput } from '../../src/domain/types.js'
+import type { AddressInput, Stores, Student, StudentInput } from '../../src/domain/index.js'
 import { storeKinds } from './harness.js'
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IdempotencyKeyUsedError } from '../../src/domain/errors.js'
-import type { Address, DeleteResult, KeptAnswer, KeyedWrite, PutResult, ReplaceResult, Student, StudentInput } from '../../src/domain/types.js'
+import { IdempotencyKeyUsedError } from '../../src/domain/index.js'
+import type { Address, DeleteResult, KeptAnswer, KeyedWrite, PutResult, ReplaceResult, Student, StudentInput } from '../../src/domain/index.js'
 import { storeKinds } from './harness.js'
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { IndexedTable } from '../../src/stores/memory/indexed-table.js'
-import { STUDENT_FIELDS } from '../../src/domain/query.js'
-import type { Student } from '../../src/domain/types.js'
+import { STUDENT_FIELDS } from '../../src/domain/index.js'
+import type { Student } from '../../src/domain/index.js'
 
 const student = (id: number, lastName: string, age = 30): Student => ({ id, firstName: 'A', lastName, age })
 const walk = (table: IndexedTable<number, Student>, field: string): number[] => [...table.index(field).keys()].map((s) => s.id)

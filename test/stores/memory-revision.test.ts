@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryAddressStore } from '../../src/stores/memory/addresses.js'
 import { MemoryStudentStore } from '../../src/stores/memory/students.js'
-import { IdempotencyKeyUsedError } from '../../src/domain/errors.js'
+import { IdempotencyKeyUsedError } from '../../src/domain/index.js'
 
 /** The revision the HTTP layer keeps serialised lists by (src/http/query/kept-list.ts): every write moves it, nothing else does. */
 async function * once<T> (records: T[]): AsyncGenerator<T[]> { yield records }

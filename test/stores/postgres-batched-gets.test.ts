@@ -5,9 +5,9 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 import { request, startServer } from '../helpers/server.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { BatchedGets } from '../../src/stores/postgres/batched-gets.js'
-import { StoreUnavailableError } from '../../src/domain/errors.js'
-import { MAX_ADDRESS_ID } from '../../src/domain/records.js'
-import type { Stores } from '../../src/domain/types.js'
+import { StoreUnavailableError } from '../../src/domain/index.js'
+import { MAX_ADDRESS_ID } from '../../src/domain/index.js'
+import type { Stores } from '../../src/domain/index.js'
 
 /**
  * PostgreSQL gets by id are batched: the reads issued in one I/O round go out

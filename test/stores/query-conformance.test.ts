@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { Address, Stores, Student } from '../../src/domain/types.js'
-import type { Condition, Operator, RecordQuery, SortKey } from '../../src/domain/query.js'
+import type { Address, Stores, Student } from '../../src/domain/index.js'
+import type { Condition, Operator, RecordQuery, SortKey } from '../../src/domain/index.js'
 import { storeKinds } from './harness.js'
 
 /**

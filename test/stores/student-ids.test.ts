@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { Student, StudentInput } from '../../src/domain/types.js'
+import type { Student, StudentInput } from '../../src/domain/index.js'
 import { storeKinds } from './harness.js'
 
 /**

@@ -3,7 +3,7 @@ import pg from 'pg'
 import { createTestDatabase, DATABASE_URL, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
-import type { Stores } from '../../src/domain/types.js'
+import type { Stores } from '../../src/domain/index.js'
 import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-proxy.js'
 
 /**

@@ -6,7 +6,7 @@ import { problems } from '../../../src/http/errors/handler.js'
 import { routeOtherMethods } from '../../../src/http/rest/method-not-allowed.js'
 import { AppError } from '../../../src/http/errors/app-error.js'
 import { sendProblem } from '../../../src/http/errors/problem.js'
-import { StoreUnavailableError } from '../../../src/domain/errors.js'
+import { StoreUnavailableError } from '../../../src/domain/index.js'
 
 /**
  * The problem layer used by another plugin exactly as a later service would:

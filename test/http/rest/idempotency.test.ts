@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { expectProblem } from '../../services/addresses/helpers.js'
 import { memoryStores } from '../../../src/stores/index.js'
-import { StoreOutcomeUnknownError } from '../../../src/domain/errors.js'
+import { StoreOutcomeUnknownError } from '../../../src/domain/index.js'
 import { MemoryStudentStore } from '../../../src/stores/memory/students.js'
 import { MemoryAddressStore } from '../../../src/stores/memory/addresses.js'
-import type { Stores } from '../../../src/domain/types.js'
+import type { Stores } from '../../../src/domain/index.js'
 
 /**
  * The Idempotency-Key header over HTTP (memory store): a retry gets the

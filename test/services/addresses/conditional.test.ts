@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { memoryStores } from '../../../src/stores/index.js'
-import type { Address, AddressInput, AddressStore, WriteCondition } from '../../../src/domain/types.js'
+import type { Address, AddressInput, AddressStore, WriteCondition } from '../../../src/domain/index.js'
 import { berlin, expectProblem, hamburg } from './helpers.js'
 
 let server: RunningServer | undefined

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { memoryStores } from '../../../src/stores/index.js'
-import { StoreUnavailableError } from '../../../src/domain/errors.js'
+import { StoreUnavailableError } from '../../../src/domain/index.js'
 import { resolveConfig } from '../../../src/config.js'
-import type { AddressStore } from '../../../src/domain/types.js'
+import type { AddressStore } from '../../../src/domain/index.js'
 import { berlin, expectProblem } from './helpers.js'
 
 let server: RunningServer | undefined

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { memoryStores } from '../../../src/stores/index.js'
 import { MemoryStudentStore } from '../../../src/stores/memory/students.js'
-import type { Stores, StudentInput, Student } from '../../../src/domain/types.js'
+import type { Stores, StudentInput, Student } from '../../../src/domain/index.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
 let server: RunningServer

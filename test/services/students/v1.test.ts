@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { memoryStores } from '../../../src/stores/index.js'
-import type { Stores } from '../../../src/domain/types.js'
+import type { Stores } from '../../../src/domain/index.js'
 
 let server: RunningServer
 let stores: Stores

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PutResult, Stores } from '../../../src/domain/types.js'
+import type { PutResult, Stores } from '../../../src/domain/index.js'
 import { openPostgresStores } from '../../../src/stores/postgres/index.js'
 import { join } from 'node:path'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, tempDir, type TestDatabase } from '../../stores/harness.js'

@@ -4,7 +4,7 @@ import { STREAM_FROM } from '../../../../src/http/rest/query/respond.js'
 import { KEEP_UP_TO_CHARS } from '../../../../src/http/rest/query/kept-list.js'
 import { strongEtag } from '../../../../src/http/rest/conditional.js'
 import { memoryStores } from '../../../../src/stores/index.js'
-import type { Address, Stores, Student } from '../../../../src/domain/types.js'
+import type { Address, Stores, Student } from '../../../../src/domain/index.js'
 import { security } from '../../security/helpers.js'
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import pg from 'pg'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
 import { storeKinds } from '../../../stores/harness.js'
-import type { Stores, Student, StudentStore } from '../../../../src/domain/types.js'
+import type { Stores, Student, StudentStore } from '../../../../src/domain/index.js'
 
 /**
  * `Accept: application/x-ndjson` on a collection streams every matching record,

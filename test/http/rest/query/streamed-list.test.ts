@@ -4,7 +4,7 @@ import { request, startServer, type RunningServer } from '../../../helpers/serve
 import { STREAM_FROM } from '../../../../src/http/rest/query/respond.js'
 import { memoryStores } from '../../../../src/stores/index.js'
 import { openSqliteStores } from '../../../../src/stores/sqlite/index.js'
-import type { Stores } from '../../../../src/domain/types.js'
+import type { Stores } from '../../../../src/domain/index.js'
 import { tempDir } from '../../../stores/harness.js'
 
 const V2 = { accept: 'application/vnd.rqs.v2+json' }

@@ -1,20 +1,13 @@
+import type { ChangeLog } from './changes.js'
+import type { KeptWrites, KeyedWrite } from './idempotency.js'
 import type { AddressField, QueryableStore, StudentField } from './query.js'
+import type { Address, AddressInput, Student, StudentInput } from './records.js'
 
 /**
  * The contracts every store meets (memory, SQLite, PostgreSQL). Stores know
  * nothing of HTTP: they keep records, apply the id rules atomically and report
  * failures as the errors in ./errors.ts.
  */
-
-export interface StudentInput {
-  firstName: string
-  lastName: string
-  age: number
-}
-
-export interface Student extends StudentInput {
-  id: number
-}
 
 /**
  * A precondition for a write, resolved by the HTTP layer from If-Match /
@@ -64,45 +57,6 @@ export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
 export const DEFAULT_CHANGES_RETENTION_MS = 24 * 60 * 60 * 1000
 export const DEFAULT_MEMORY_CHANGES_KEPT = 10_000
 
-/**
- * The answer a write gave, as the HTTP layer sent it: kept under the
- * request's Idempotency-Key and sent again, unchanged, to a retry.
- */
-export interface KeptAnswer {
-  status: number
-  /** The headers that describe the result (Location, ETag). */
-  headers: Record<string, string>
-  /** The serialised body ('' for none). */
-  body: string
-}
-
-/** A kept write: the fingerprint of the request that made it, and its answer. */
-export interface KeptWrite {
-  fingerprint: string
-  answer: KeptAnswer
-}
-
-/**
- * Passed to a write to make it idempotent. Inside the write's own transaction
- * the store checks `key`: when it is already kept, nothing is written and the
- * write throws IdempotencyKeyUsedError with the kept write; otherwise it
- * writes, builds `answer(result)` and keeps it under `key` in the same
- * transaction, so the record and its answer are committed together or not at all.
- */
-export interface KeyedWrite<R> {
-  key: string
-  /** Identifies the request (method, path, version, body); a retry must match it. */
-  fingerprint: string
-  /** The answer for this result; undefined when the write changed nothing (then nothing is kept). Synchronous. */
-  answer: (result: R) => KeptAnswer | undefined
-}
-
-/** Record stores that keep answers of keyed writes. */
-export interface KeptWrites {
-  /** The write kept under `key` within the retention window, if any. Optional: test doubles may leave it out. */
-  keptWrite?: (key: string) => Promise<KeptWrite | undefined>
-}
-
 export interface StudentStore extends KeptWrites, QueryableStore<Student, StudentField> {
   /** Every record, in ascending id order. */
   list (): Promise<Student[]>
@@ -116,17 +70,6 @@ export interface StudentStore extends KeptWrites, QueryableStore<Student, Studen
   /** Replaces firstName, lastName and age of an existing record; never creates. */
   replace (student: Student, condition?: WriteCondition<Student>, keyed?: KeyedWrite<ReplaceResult<Student>>): Promise<ReplaceResult<Student>>
   delete (id: number, condition?: WriteCondition<Student>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
-}
-
-export interface AddressInput {
-  name: string
-  city: string
-  postalCode: string
-}
-
-export interface Address extends AddressInput {
-  /** 64-bit: 1 … 9223372036854775807. */
-  id: bigint
 }
 
 export type PutResult =
@@ -156,63 +99,6 @@ export interface AddressStore extends KeptWrites, QueryableStore<Address, Addres
   delete (id: bigint, condition?: WriteCondition<Address>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
 }
 
-/** The record collections whose writes the change log records. */
-export type ChangedCollection = 'students' | 'addresses'
-
-/** What a write did to the record under one id. */
-export type ChangeKind = 'created' | 'replaced' | 'deleted'
-
-interface ChangeOf<S extends ChangedCollection, Id, R> {
-  /**
-   * Assigned in the write's own transaction: 1, 2, 3 … without gaps, in the
-   * order the writes committed, across every instance sharing the store.
-   */
-  seq: number
-  service: S
-  kind: ChangeKind
-  id: Id
-  /** The record as the write left it; null after a delete. */
-  record: R | null
-  /** When the store recorded the change. */
-  at: Date
-}
-
-export type StudentChange = ChangeOf<'students', number, Student>
-export type AddressChange = ChangeOf<'addresses', bigint, Address>
-/** One create, replace or delete of a student or an address. */
-export type Change = StudentChange | AddressChange
-
-/** The changes a store still holds: `oldest` … `latest` (none when oldest = latest + 1). */
-export interface ChangeWindow {
-  oldest: number
-  /** The last sequence number assigned; 0 before the first change. */
-  latest: number
-}
-
-export type ChangeListener = (change: Change) => void
-
-export interface ChangeSubscription {
-  /** The listener gets every change after this sequence number, in order, each once. */
-  position: number
-  unsubscribe: () => void
-}
-
-/**
- * The store's record of changes, kept for a while so that a reader can catch
- * up from any position it still holds: the last 10 000 in memory, the last
- * `changesRetentionMs` in SQLite and PostgreSQL (pruned in the background).
- */
-export interface ChangeLog {
-  /** The changes after `after`, ascending, at most `limit`. */
-  since: (after: number, limit: number) => Promise<Change[]>
-  window: () => Promise<ChangeWindow>
-  /**
-   * Delivers every change committed from now on, by this instance or any
-   * other sharing the store, in sequence order. Listeners must not throw.
-   */
-  subscribe: (listener: ChangeListener) => Promise<ChangeSubscription>
-}
-
 /** All stores of one running server, plus their life cycle. */
 export interface Stores {
   students: StudentStore
@@ -234,3 +120,14 @@ export interface PoolStats {
   /** Queries waiting for a free connection. */
   waiting: number
 }
+
+
+/** The condition of an unconditional write; fits WriteCondition<T> for every T. */
+export const NO_CONDITION: WriteCondition<never> = { kind: 'none' }
+export const NOT_FOUND = { outcome: 'not-found' } as const
+export const PRECONDITION_FAILED = { outcome: 'precondition-failed' } as const
+export const DELETED = { outcome: 'deleted' } as const
+/** Write only when no record holds the id (If-None-Match: *). */
+export const IF_ABSENT: WriteCondition<never> = { kind: 'absent' }
+/** Write only when a record holds the id (an update that must not create). */
+export const IF_PRESENT: WriteCondition<never> = { kind: 'present' }
