@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import type { Config } from './config.js'
 import { BoundLog, compressionPlugin, connectPlugin, requestIdPlugin, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
-import { healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
+import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
 import { MountTable, mountsPlugin, publicUrlPlugin, validationPlugin, vendorType } from './http/rest/index.js'
 import { openApiPlugin } from './http/openapi/index.js'
 import { security, securityPluginOptions } from './http/security/index.js'
@@ -11,7 +11,7 @@ import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
 import { enabledServices } from './services/index.js'
 import { seedStores } from './data/seed.js'
-import { openStores } from './stores/index.js'
+import { observeFailures, openStores } from './stores/index.js'
 import type { Stores } from './domain/index.js'
 import { PACKAGE_VERSION } from './version.js'
 
@@ -30,19 +30,21 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   const bounds = new BoundLog()
   const app = Fastify(fastifyOptions(config, mounts, bounds, deps.logStream))
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute)
-  const stores = deps.stores ?? await openStores(config, app.log)
+  const opened = deps.stores ?? await openStores(config.store, app.log)
   // Stores this server opened are closed with it, also when a later start-up step fails.
-  if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
+  if (deps.stores === undefined) app.addHook('onClose', async () => { await opened.close() })
+  // With --metrics, the services get stores that count their failures (a decorator implementing the whole contract).
+  const metricsRegistry = await createMetrics(config.security.metrics)
+  const stores = metricsRegistry === undefined ? opened : observeFailures(opened, (collection, operation, err) => { metricsRegistry.countStoreError(collection, operation, err) })
   try {
     if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed) }, 'seed files loaded')
     const services = enabledServices(config)
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestLimitsPlugin, { limits: config.connections, bounds })
     await app.register(requestIdPlugin)
-    // Before every route (issue 11): authentication, audit and metrics hook into routes as they are added,
-    // and the metrics count the stores' errors by wrapping them before the services take them.
+    // Before every route (issue 11): authentication, audit and metrics hook into routes as they are added.
     await app.register(security, securityPluginOptions(config, mounts))
-    await app.register(metrics, metricsOptions(config, stores))
+    await app.register(metrics, metricsOptions(config, metricsRegistry, stores))
     await app.register(publicUrlPlugin, { publicUrl: config.publicUrl })
     await app.register(connectPlugin)
     await app.register(compressionPlugin)

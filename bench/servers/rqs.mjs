@@ -24,7 +24,7 @@ else if (store.startsWith('postgres')) config.store = { ...config.store, kind: '
 // BENCH_METRICS=1: --metrics (issue 11), to price the per-request counting against the default.
 if (env.BENCH_METRICS === '1') config.security = { ...config.security, metrics: true }
 
-const stores = await openStores(config)
+const stores = await openStores(config.store)
 for (let i = 0; i < count; i++) await stores.students.create(studentInput)
 await stores.addresses.create(addressInput)
 

@@ -59,7 +59,7 @@ export function datasetFrom (service: string | undefined): Dataset {
 }
 
 export async function withStores<T> (config: Config, work: (stores: Stores) => Promise<T>): Promise<T> {
-  const stores = await openStores(config)
+  const stores = await openStores(config.store)
   try {
     return await work(stores)
   } finally {

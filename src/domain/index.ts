@@ -6,7 +6,7 @@
 export { conditionHolds } from './conditions.js'
 export { IdempotencyKeyUsedError, StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from './errors.js'
 export { ADDRESS_FIELDS, OPERATORS, STREAM_BATCH_SIZE, STUDENT_FIELDS, compareText, compareValues, fold, isAfter, matcher, orderKeys, positionOf, positionValues, sortComparator } from './query.js'
-export type { AddressField, Condition, FieldKinds, FieldValue, Operator, Position, QueryableStore, RecordFilter, RecordQuery, SortKey, StudentField } from './query.js'
+export type { AddressField, Condition, FieldKinds, FieldValue, Operator, Position, QueryableStore, RecordFilter, RecordQuery, SortKey, StoreRevision, StudentField } from './query.js'
 export { MAX_ADDRESS_ID, sameAddress, sameStudent } from './records.js'
 export type { Address, AddressInput, Student, StudentInput } from './records.js'
 export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT_MEMORY_CHANGES_KEPT, DELETED, IF_ABSENT, IF_PRESENT, NOT_FOUND, NO_CONDITION, PRECONDITION_FAILED, STUDENT_ID_RULES } from './store.js'

@@ -85,6 +85,18 @@ export interface QueryableStore<R, F extends string> {
    * the source throws, nothing of it stays. Returns how many records it read.
    */
   importAll (source: AsyncIterable<readonly R[]>): Promise<number>
+  /**
+   * Present only on a store that sees every write made to its records (the
+   * memory store): `current` advances on each write, so an answer built at
+   * one revision stays exact while it stands (answers serialised once).
+   * Database stores have none: another process may write.
+   */
+  readonly revision?: StoreRevision
+}
+
+/** A counter every write advances (see QueryableStore.revision). */
+export interface StoreRevision {
+  readonly current: number
 }
 
 /**

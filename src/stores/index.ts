@@ -1,4 +1,4 @@
-import type { Config } from '../config.js'
+import type { StoreConfig } from '../config/store.js'
 import type { StoreOptions, Stores } from '../domain/index.js'
 import type { StoreLog } from './postgres/index.js'
 import { MemoryStudentStore } from './memory/students.js'
@@ -11,8 +11,7 @@ import { MemoryChangeLog } from './memory/changes.js'
  * spec says. The database drivers load only when asked for, so the memory
  * store starts as fast as before and needs neither native module.
  */
-export async function openStores (config: Config, log?: StoreLog): Promise<Stores> {
-  const store = config.store
+export async function openStores (store: StoreConfig, log?: StoreLog): Promise<Stores> {
   const common: StoreOptions = { studentIds: store.studentIds ?? 'count', changesRetentionMs: store.changesRetentionMs }
   switch (store.kind) {
     case 'memory':
@@ -29,6 +28,7 @@ export async function openStores (config: Config, log?: StoreLog): Promise<Store
 }
 
 export type { StoreLog }
+export { observeFailures, type StoreFailureListener } from './observed.js'
 
 export function memoryStores (options: StoreOptions = {}): Stores {
   const kept = new MemoryKeptWrites(options.idempotencyRetentionMs)

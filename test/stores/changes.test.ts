@@ -4,7 +4,7 @@ import type { Change, Stores } from '../../src/domain/index.js'
 import { memoryStores } from '../../src/stores/index.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, storeKinds, type TestDatabase } from './harness.js'
+import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, conformanceKinds, kindLabel, storeKinds, type TestDatabase } from './harness.js'
 
 /**
  * The change log (issue 14) against every store: each write records one
@@ -37,8 +37,8 @@ async function until (condition: () => boolean, what: string, timeoutMs = 10_000
   }
 }
 
-for (const kind of storeKinds()) {
-  describe.skipIf(kind.skip !== undefined)(`${kind.name} store: change log${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
+for (const kind of conformanceKinds()) {
+  describe.skipIf(kind.skip !== undefined)(`${kindLabel(kind)} store: change log${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
     let stores: Stores
     let base: number
 

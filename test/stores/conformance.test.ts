@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { AddressInput, Stores, Student, StudentInput } from '../../src/domain/index.js'
-import { storeKinds } from './harness.js'
+import { conformanceKinds, kindLabel } from './harness.js'
 
 /**
  * The one store conformance suite: every contract in src/stores/types.ts,
@@ -14,8 +14,8 @@ const grace: StudentInput = { firstName: 'Grace', lastName: 'Hopper', age: 85 }
 const home: AddressInput = { name: 'Home', city: 'Berlin', postalCode: '10115' }
 const work: AddressInput = { name: 'Work', city: 'Paris', postalCode: '75001' }
 
-for (const kind of storeKinds()) {
-  describe.skipIf(kind.skip !== undefined)(`${kind.name} store${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
+for (const kind of conformanceKinds()) {
+  describe.skipIf(kind.skip !== undefined)(`${kindLabel(kind)} store${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
     let stores: Stores
 
     beforeAll(kind.setup)

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import type { StoreOptions, Stores } from '../../src/domain/index.js'
-import { memoryStores } from '../../src/stores/index.js'
+import { memoryStores, observeFailures } from '../../src/stores/index.js'
 import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 
@@ -51,6 +51,8 @@ export function tempDir (): { dir: string, remove: () => void } {
 
 export interface StoreKind {
   name: 'memory' | 'sqlite' | 'postgres'
+  /** The decorator the stores are wrapped in, if any (see conformanceKinds). */
+  decorated?: string
   /** Why this kind does not run here, or undefined. */
   skip?: string
   /** Once per file. */
@@ -115,4 +117,32 @@ export function storeKinds (): StoreKind[] {
       }
     }
   ]
+}
+
+/** A store kind's name in test titles: `sqlite`, or `sqlite, observed` for its decorated twin. */
+export function kindLabel (kind: StoreKind): string {
+  return kind.decorated === undefined ? kind.name : `${kind.name}, ${kind.decorated}`
+}
+
+/**
+ * Every store kind, then each again behind the decorators the server puts in
+ * front of them (`observeFailures`, used by --metrics): a decorated store must
+ * pass the same conformance suites (issue 18: a wrapper once forgot `batches`).
+ * Failures the decorator sees are collected in `failures`.
+ */
+export function conformanceKinds (): StoreKind[] {
+  const observed = storeKinds().map((kind): StoreKind => {
+    const failures: string[] = []
+    const wrap = (stores: Stores): Stores => observeFailures(stores, (collection, operation) => { failures.push(`${collection}.${operation}`) })
+    return {
+      ...kind,
+      decorated: 'observed',
+      fresh: async (options) => wrap(await kind.fresh(options)),
+      reopen: async (options) => {
+        const stores = await kind.reopen(options)
+        return stores === undefined ? undefined : wrap(stores)
+      }
+    }
+  })
+  return [...storeKinds(), ...observed]
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IdempotencyKeyUsedError } from '../../src/domain/index.js'
 import type { Address, DeleteResult, KeptAnswer, KeyedWrite, PutResult, ReplaceResult, Student, StudentInput } from '../../src/domain/index.js'
-import { storeKinds } from './harness.js'
+import { conformanceKinds, kindLabel } from './harness.js'
 
 /**
  * Keyed writes on every store: the key and the answer are kept with the
@@ -22,8 +22,8 @@ async function usedKey (write: Promise<unknown>): Promise<IdempotencyKeyUsedErro
   return err as IdempotencyKeyUsedError
 }
 
-for (const kind of storeKinds()) {
-  describe.skipIf(kind.skip !== undefined)(`${kind.name} store, Idempotency-Key${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
+for (const kind of conformanceKinds()) {
+  describe.skipIf(kind.skip !== undefined)(`${kindLabel(kind)} store, Idempotency-Key${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
     beforeAll(kind.setup)
     afterAll(kind.teardown)
 

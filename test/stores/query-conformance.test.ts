@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import fc from 'fast-check'
 import type { Address, Stores, Student } from '../../src/domain/index.js'
 import type { Condition, Operator, RecordQuery, SortKey } from '../../src/domain/index.js'
-import { storeKinds } from './harness.js'
+import { conformanceKinds, kindLabel } from './harness.js'
 
 /**
  * The query contract (src/stores/query.ts) on memory, SQLite and PostgreSQL:
@@ -67,8 +67,8 @@ async function * once<R> (records: R[]): AsyncGenerator<R[]> {
   yield records
 }
 
-for (const kind of storeKinds()) {
-  describe.skipIf(kind.skip !== undefined)(`${kind.name} store queries${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
+for (const kind of conformanceKinds()) {
+  describe.skipIf(kind.skip !== undefined)(`${kindLabel(kind)} store queries${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
     let stores: Stores
     beforeAll(kind.setup)
     afterAll(kind.teardown)

@@ -7,43 +7,26 @@ import type { RqsMetrics } from './metrics-registry.js'
 import { METRICS_PATH, ServiceLayout } from '../service-layout.js'
 
 export interface MetricsPluginOptions {
-  enabled: boolean
   layout: ServiceLayout
-  /** The stores the services are about to use: counted in place (see instrumentStores). */
-  stores: Stores
+  /** The registry (made by the composition root, which also counts the stores' failures into it); undefined when metrics are off. */
+  metrics: RqsMetrics | undefined
+  /** The database pool's use, when the store has a pool. */
+  poolStats?: Stores['poolStats']
 }
 
 /** The options for `app.register(metrics, …)` from the configuration. */
-export function metricsOptions (config: Config, stores: Stores): MetricsPluginOptions {
-  return { enabled: config.security.metrics, layout: new ServiceLayout(config), stores }
+export function metricsOptions (config: Config, metrics: RqsMetrics | undefined, stores: Stores): MetricsPluginOptions {
+  return { layout: new ServiceLayout(config), metrics, poolStats: stores.poolStats }
+}
+
+/** The metrics registry when `--metrics` is on: prom-client loads only then (it is a tenth of an idle server's memory, issue 12). */
+export async function createMetrics (enabled: boolean): Promise<RqsMetrics | undefined> {
+  if (!enabled) return undefined
+  const { RqsMetrics } = await import('./metrics-registry.js')
+  return new RqsMetrics()
 }
 
 const UNMATCHED = 'unmatched'
-/** The stores' promise-returning operations (batches is an async iterable, importAll only runs in rqs import). */
-const STORE_METHODS = ['list', 'get', 'create', 'replace', 'put', 'delete', 'query', 'count', 'keptWrite'] as const
-
-/**
- * Replaces the student and address stores, in place, by twins that count
- * failed operations. It must run before the services are registered, which
- * take the stores from this object.
- */
-export function instrumentStores (stores: Stores, metrics: RqsMetrics): void {
-  stores.students = counted(stores.students, 'students', metrics)
-  stores.addresses = counted(stores.addresses, 'addresses', metrics)
-}
-
-function counted<T extends object> (store: T, name: string, metrics: RqsMetrics): T {
-  const twin = Object.create(store) as Record<string, unknown>
-  const methods = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
-  for (const operation of STORE_METHODS) {
-    if (typeof methods[operation] !== 'function') continue
-    twin[operation] = (...args: unknown[]) => (methods[operation] as (...args: unknown[]) => Promise<unknown>).apply(store, args).catch((err: unknown) => {
-      metrics.countStoreError(name, operation, err)
-      throw err
-    })
-  }
-  return twin as T
-}
 
 /**
  * Prometheus metrics with prom-client at `GET /metrics`: requests and their
@@ -53,13 +36,9 @@ function counted<T extends object> (store: T, name: string, metrics: RqsMetrics)
  * scope when authentication is on. Off: nothing is registered.
  */
 async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions): Promise<void> {
-  if (!opts.enabled) return
-  // prom-client loads only when metrics are on: it is a tenth of an idle server's memory (issue 12).
-  const { RqsMetrics } = await import('./metrics-registry.js')
-  const metrics = new RqsMetrics()
-  const { layout, stores } = opts
-  instrumentStores(stores, metrics)
-  if (stores.poolStats !== undefined) metrics.watchPool(stores.poolStats)
+  const { layout, metrics, poolStats } = opts
+  if (metrics === undefined) return
+  if (poolStats !== undefined) metrics.watchPool(poolStats)
   app.decorate('rqsMetrics', metrics)
 
   const serviceOf = (route: string): string => route === UNMATCHED ? UNMATCHED : layout.classifyRoute(route).service ?? 'other'

@@ -1,21 +1,21 @@
 import type { FastifyReply } from 'fastify'
-import type { QueryableStore } from '../../../domain/index.js'
+import type { QueryableStore, StoreRevision } from '../../../domain/index.js'
 import { frameContentType, sendJsonList, streamsWhole, type ListFrame, type ListTap } from './respond.js'
 
 /**
  * "Serialise once" (issue 12): the JSON of a whole list is built once and
  * sent again, byte for byte, until the store changes. Only a store whose
  * every write this process sees can say when that is: the memory store,
- * through a revision every write advances (src/stores/memory/revision.ts).
+ * through a revision every write advances (QueryableStore.revision).
  * Database stores have none (another process may write), so they are read
  * and serialised on every request as before.
  */
 export interface Revisioned {
-  readonly revision: { readonly current: number }
+  readonly revision: StoreRevision
 }
 
-export function isRevisioned (store: object): store is Revisioned {
-  return typeof (store as Partial<Revisioned>).revision?.current === 'number'
+export function isRevisioned (store: { readonly revision?: StoreRevision }): store is Revisioned {
+  return store.revision !== undefined
 }
 
 /**
