@@ -5,20 +5,28 @@ import type { Address } from '../../domain/index.js'
 export const ETAGS_KEPT = 10_000
 
 /**
- * ETags by record object. Stored records are never changed in place (a write
- * stores a new object), so a record's ETag is hashed once and found again by
- * identity on the next read instead of hashing the record on every read. A
- * write's answer computes it, so the reads that follow find it. Records a
- * database store builds afresh for each read simply miss and are hashed as before.
+ * ETags by record object, one cache per server. Stored records are never
+ * changed in place (a write stores a new object), so a record's ETag is hashed
+ * once and found again by identity on the next read instead of hashing the
+ * record on every read. A write's answer computes it, so the reads that
+ * follow find it. Records a database store builds afresh for each read simply
+ * miss and are hashed as before.
  */
-const etags = new LRUCache<Address, string>({ max: ETAGS_KEPT })
+export class AddressEtags {
+  readonly #etags = new LRUCache<Address, string>({ max: ETAGS_KEPT })
+
+  /** Strong ETag of an address representation. */
+  readonly of = (a: Address): string => {
+    let etag = this.#etags.get(a)
+    if (etag === undefined) {
+      etag = addressEtag(a)
+      this.#etags.set(a, etag)
+    }
+    return etag
+  }
+}
 
 /** Strong ETag of an address representation; length-prefixed fields so no two records share a fingerprint. */
 export function addressEtag (a: Address): string {
-  let etag = etags.get(a)
-  if (etag === undefined) {
-    etag = strongEtag(`${a.id}|${a.name.length}:${a.name}|${a.city.length}:${a.city}|${a.postalCode}`)
-    etags.set(a, etag)
-  }
-  return etag
+  return strongEtag(`${a.id}|${a.name.length}:${a.name}|${a.city.length}:${a.city}|${a.postalCode}`)
 }

@@ -1,5 +1,7 @@
 import type { ServiceDescriptor } from '../types.js'
 import { prefixOf } from '../types.js'
+import { KeptPages } from '../../http/rest/index.js'
+import { AddressEtags } from './etag.js'
 import { ADDRESS_REPRESENTATIONS, type AddressRoutesOptions } from './routes.js'
 
 /** The address book service: its collection at `{base}/addresses`, in every version. */
@@ -13,7 +15,7 @@ export const addressesService: ServiceDescriptor = {
     await app.mountRest<AddressRoutesOptions>(config.addresses.base, {
       resources: '/addresses',
       representations: ADDRESS_REPRESENTATIONS,
-      options: { store: stores.addresses, vendor: config.versioning.vendor }
+      options: { store: stores.addresses, vendor: config.versioning.vendor, pages: new KeptPages(), etags: new AddressEtags() }
     })
   }
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { IF_PRESENT, NO_CONDITION, type Address as StoredAddress, type AddressStore, type DeleteResult, type PutResult, type WriteCondition } from '../../domain/index.js'
-import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, exactJsonParser, answerOnce, type WriteAnswer, type Representation, vendorJsonPattern, parseListQuery, pageHeaders, readPage, sendNdjson, type Page, isRevisioned, sendKeptPage } from '../../http/rest/index.js'
+import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, exactJsonParser, answerOnce, type WriteAnswer, type Representation, vendorJsonPattern, parseListQuery, pageHeaders, readPage, sendNdjson, type Page, isRevisioned, type KeptPages } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
-import { addressEtag } from './etag.js'
+import type { AddressEtags } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
 import { Address, AddressCreateBody, AddressPage, AddressPutBody, type IdParams } from './schema.js'
 import { ADDRESS_QUERY, addressLine, AddressListQuery } from './query.js'
@@ -11,6 +11,10 @@ export interface AddressRoutesOptions {
   store: AddressStore
   /** Vendor name of the versioned media types, whose bodies are JSON too. */
   vendor: string
+  /** Pages serialised once per store revision (memory store), kept by this server. */
+  pages: KeptPages
+  /** ETags by record object, kept by this server. */
+  etags: AddressEtags
 }
 
 const tags = ['addresses']
@@ -37,6 +41,7 @@ const notes = (extra: OperationNotes = {}): OperationNotes => ({ store: true, ..
  */
 async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions): Promise<void> {
   const { store } = opts
+  const addressEtag = opts.etags.of
   const collection = `${app.prefix}/addresses`
 
   // Only JSON bodies (plain or versioned), parsed so ids beyond 2^53 stay exact; any other Content-Type is 415.
@@ -59,7 +64,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     const list = parseListQuery(ADDRESS_QUERY, request.query)
     const addresses = { store, path: collection }
     if (request.ndjson) return await sendNdjson(reply, addresses, list, addressLine)
-    if (isRevisioned(store)) return await sendKeptPage(reply, { store, path: collection }, list, request.url, pageBody)
+    if (isRevisioned(store)) return await opts.pages.send(reply, { store, path: collection }, list, request.url, pageBody)
     const page = await readPage(addresses, list)
     pageHeaders(reply, page)
     return pageBody(page)

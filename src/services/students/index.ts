@@ -2,6 +2,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { ServiceDescriptor } from '../types.js'
 import { problemShape } from '../../http/openapi/index.js'
+import { KeptLists } from '../../http/rest/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { ErrorEnvelope } from './schema.js'
 import { studentsV1 } from './routes-v1.js'
@@ -26,7 +27,7 @@ export const studentsService: ServiceDescriptor = {
     await app.mountRest<StudentRoutesOptions>(config.students.base, {
       resources: '',
       representations: REPRESENTATIONS,
-      options: { store: stores.students },
+      options: { store: stores.students, lists: new KeptLists() },
       methods: [['/assets/*', ['GET', 'HEAD']]],
       extras: async (scope: FastifyInstance) => {
         // Described in the API document, once per mount (/students, /v1/students, …).

@@ -1,5 +1,9 @@
 import type { StudentStore } from '../../domain/index.js'
-/** What the routes of every representation get. */
+import type { KeptLists } from '../../http/rest/index.js'
+
+/** What the routes of every representation get (one set per server). */
 export interface StudentRoutesOptions {
   store: StudentStore
+  /** Whole lists serialised once per store revision (memory store), kept by this server. */
+  lists: KeptLists
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { type Representation, parseNonNegativeInteger, answerOnce, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned, sendKeptList } from '../../http/rest/index.js'
+import { type Representation, parseNonNegativeInteger, answerOnce, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned } from '../../http/rest/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { messages, ok } from './envelope.js'
 import { invalidId, studentNotFound } from './failures.js'
@@ -39,7 +39,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }, async (request, reply) => {
     // No parameters: the spec's answer, every record in the envelope (built once per store revision where the store has one).
     if (!request.ndjson && Object.keys(request.query).length === 0) {
-      if (isRevisioned(store)) return await sendKeptList(reply, store, ENVELOPE_FRAME)
+      if (isRevisioned(store)) return await opts.lists.send(reply, store, ENVELOPE_FRAME)
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ENVELOPE_FRAME)
       return ok(await store.list())
     }

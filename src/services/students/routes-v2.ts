@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { NO_CONDITION, type DeleteResult, type ReplaceResult, type Student as StoredStudent, type WriteCondition } from '../../domain/index.js'
-import { parseNonNegativeInteger, conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor, type Representation, JSON_TYPE, parseListQuery, ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned, sendKeptList, answerOnce, type Keep, type WriteAnswer } from '../../http/rest/index.js'
+import { parseNonNegativeInteger, conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor, type Representation, JSON_TYPE, parseListQuery, ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned, answerOnce, type Keep, type WriteAnswer } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, studentNotFound as notFound } from './failures.js'
@@ -54,7 +54,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
     // Serialised by the schema of the shape sent (one union schema would test every record against both).
     if (!request.ndjson && Object.keys(request.query).length === 0) {
-      if (isRevisioned(store)) return await sendKeptList(reply, store, ARRAY_FRAME)
+      if (isRevisioned(store)) return await opts.lists.send(reply, store, ARRAY_FRAME)
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
       return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
     }

@@ -31,26 +31,42 @@ interface KeptList {
   body: Buffer
 }
 
-/** Per store (its revision object, which wrappers of the store share) and frame: at most one answer each. */
-const kept = new WeakMap<object, Map<ListFrame, KeptList>>()
-
 /**
- * Sends every record of a revisioned store in `frame`: the kept bytes while
- * the store has not changed since they were built, else a fresh answer,
- * kept when no write happened while it was read. The bytes equal those of
- * the uncached paths (`store.list()` and one serialisation below STREAM_FROM
- * records, a stream from it on); a kept answer goes out in one piece, with a
- * Content-Length.
+ * The whole lists one service of one server keeps: per store (its revision
+ * object, which decorators of the store share) and frame (the representation:
+ * the v1 envelope or the v2 array, each with its own content type), at most
+ * one answer each. Each server makes its own (state lives on the instance).
  */
-export async function sendKeptList<R, F extends string> (
+export class KeptLists {
+  readonly #kept = new WeakMap<StoreRevision, Map<ListFrame, KeptList>>()
+
+  /**
+   * Sends every record of a revisioned store in `frame`: the kept bytes while
+   * the store has not changed since they were built, else a fresh answer,
+   * kept when no write happened while it was read. The bytes equal those of
+   * the uncached paths (`store.list()` and one serialisation below STREAM_FROM
+   * records, a stream from it on); a kept answer goes out in one piece, with a
+   * Content-Length.
+   */
+  async send<R, F extends string> (
+    reply: FastifyReply,
+    store: QueryableStore<R, F> & Revisioned & { list: () => Promise<readonly R[]> },
+    frame: ListFrame
+  ): Promise<FastifyReply> {
+    let byFrame = this.#kept.get(store.revision)
+    if (byFrame === undefined) this.#kept.set(store.revision, byFrame = new Map())
+    return await sendKept(reply, store, frame, byFrame)
+  }
+}
+
+async function sendKept<R, F extends string> (
   reply: FastifyReply,
   store: QueryableStore<R, F> & Revisioned & { list: () => Promise<readonly R[]> },
-  frame: ListFrame
+  frame: ListFrame,
+  byFrame: Map<ListFrame, KeptList>
 ): Promise<FastifyReply> {
   const revision = store.revision
   const at = revision.current
-  let byFrame = kept.get(revision)
-  if (byFrame === undefined) kept.set(revision, byFrame = new Map())
   frameContentType(reply, frame)
   const hit = byFrame.get(frame)
   if (hit?.revision === at) return reply.send(hit.body)

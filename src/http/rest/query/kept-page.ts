@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { JSON_TYPE } from '../versioning.js'
+import type { StoreRevision } from '../../../domain/index.js'
 import type { Revisioned } from './kept-list.js'
 import type { ListRequest } from './parse.js'
 import { pageHeaders, readPage, type Collection, type Page } from './respond.js'
@@ -16,28 +17,53 @@ interface KeptPage {
   body: string
 }
 
-/** Per store (its revision object): pages by request target (path and query string as sent). */
-const kept = new WeakMap<object, LRUCache<string, KeptPage>>()
-
 /**
- * A JSON page of a revisioned store (see ./kept-list.ts), read and serialised
- * once per store revision and request target. A page is a function of the
- * target (which carries filters, sort, cursor, limit and count) and of the
- * records, so while the revision stands the kept body and its Link and
- * X-Total-Count are the answer. `body` makes the page's representation; the
- * route's own serializer writes it, as it would have.
+ * The JSON pages one service of one server keeps (state lives on the
+ * instance): per store (its revision object), by everything that shapes the
+ * answer — the representation version, the negotiated content type and the
+ * request target (path and query string as sent: filters, sort, cursor,
+ * limit, count) — in a bounded LRU.
  */
-export async function sendKeptPage<R, F extends string> (
+export class KeptPages {
+  readonly #kept = new WeakMap<StoreRevision, LRUCache<string, KeptPage>>()
+
+  /**
+   * A JSON page of a revisioned store (see ./kept-list.ts), read and
+   * serialised once per store revision and answer key. While the revision
+   * stands the kept body and its Link and X-Total-Count are the answer.
+   * `body` makes the page's representation; the route's own serializer
+   * writes it, as it would have.
+   */
+  async send<R, F extends string> (
+    reply: FastifyReply,
+    collection: Collection<R, F> & { store: Revisioned },
+    list: ListRequest<F>,
+    target: string,
+    body: (page: Page<R>) => unknown
+  ): Promise<FastifyReply> {
+    const revision = collection.store.revision
+    let pages = this.#kept.get(revision)
+    if (pages === undefined) this.#kept.set(revision, pages = newPageCache())
+    return await sendPage(reply, collection, list, answerKey(reply, target), body, pages)
+  }
+}
+
+/** What shapes a page's answer besides the records: its version, its content type and the request target. */
+function answerKey (reply: FastifyReply, target: string): string {
+  return `${reply.request.apiVersion}\u0000${String(reply.getHeader('content-type') ?? '')}\u0000${target}`
+}
+
+async function sendPage<R, F extends string> (
   reply: FastifyReply,
   collection: Collection<R, F> & { store: Revisioned },
   list: ListRequest<F>,
-  target: string,
-  body: (page: Page<R>) => unknown
+  key: string,
+  body: (page: Page<R>) => unknown,
+  pages: LRUCache<string, KeptPage>
 ): Promise<FastifyReply> {
   const revision = collection.store.revision
   const at = revision.current
-  const pages = kept.get(revision) ?? keptPagesOf(revision)
-  const hit = pages.get(target)
+  const hit = pages.get(key)
   const page = hit?.revision === at ? hit : await readAndKeep()
   pageHeaders(reply, page)
   // What Fastify gives a body it serialises: a string needs the type said (it would be text/plain).
@@ -49,14 +75,12 @@ export async function sendKeptPage<R, F extends string> (
     const text = reply.serialize(body(read)) // the route's schema serializer: a string
     const fresh: KeptPage = { revision: at, next: read.next, total: read.total, body: typeof text === 'string' ? text : Buffer.from(text as Buffer).toString('utf8') }
     // A write while the page was read may or may not be in it: such a page is sent, never kept.
-    if (revision.current === at && fresh.body.length <= PAGES_KEPT_CHARS / 4) pages.set(target, fresh)
-    else pages.delete(target)
+    if (revision.current === at && fresh.body.length <= PAGES_KEPT_CHARS / 4) pages.set(key, fresh)
+    else pages.delete(key)
     return fresh
   }
 }
 
-function keptPagesOf (revision: object): LRUCache<string, KeptPage> {
-  const pages = new LRUCache<string, KeptPage>({ maxSize: PAGES_KEPT_CHARS, sizeCalculation: (p, key) => p.body.length + key.length })
-  kept.set(revision, pages)
-  return pages
+function newPageCache (): LRUCache<string, KeptPage> {
+  return new LRUCache<string, KeptPage>({ maxSize: PAGES_KEPT_CHARS, sizeCalculation: (p, key) => p.body.length + key.length })
 }
