@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
-import { KeptPages } from '../../../../src/http/rest/index.js'
+import { isRevisioned, KeptPages } from '../../../../src/http/rest/index.js'
 import { parseListQuery } from '../../../../src/http/rest/query/parse.js'
 import { ADDRESS_QUERY } from '../../../../src/services/addresses/query.js'
 import { memoryStores } from '../../../../src/stores/index.js'
@@ -26,13 +26,15 @@ afterEach(async () => {
 async function pageServer (pages: KeptPages, stores: ReturnType<typeof memoryStores>): Promise<FastifyInstance> {
   const app = Fastify()
   apps.push(app)
+  const store = stores.addresses
+  if (!isRevisioned(store)) throw new Error('the memory store keeps a revision')
   app.decorateRequest('apiVersion', 0)
   app.get<{ Querystring: Record<string, string> }>('/addresses', async (request, reply) => {
     const version = request.headers.accept === 'application/vnd.test.v2+json' ? 2 : 1
     request.apiVersion = version
     reply.type(version === 2 ? 'application/vnd.test.v2+json' : 'application/json')
     const list = parseListQuery(ADDRESS_QUERY, request.query)
-    return await pages.send(reply, { store: stores.addresses, path: '/addresses' }, list, request.url,
+    return await pages.send(reply, { store, path: '/addresses' }, list, request.url,
       (page) => version === 2 ? { items: page.items.map((a) => ({ ...a, id: String(a.id) })), next: page.next ?? null } : page.items.map((a) => ({ ...a, id: String(a.id) })))
   })
   await app.ready()
