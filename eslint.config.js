@@ -21,6 +21,16 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error'
     }
   },
+  {
+    // Type-aware rules: a promise nobody awaits loses its error (an unhandled rejection ends the process).
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error'
+    }
+  },
   { files: ['src/**/*.ts'], ignores: ['src/stores/**'], rules: forbid('') },
   // Imports only go down: domain ◀ stores ◀ http ◀ services ◀ server, cli (docs/architecture.md).
   {

@@ -49,7 +49,7 @@ export function announce (server: Server): void {
 /** Ends the process on SIGTERM / SIGINT through `close`, so --cpu-prof can write its profile. */
 export function exitOnSignal (close: () => Promise<void> | void = () => {}): void {
   const stop = (): void => {
-    Promise.resolve().then(close).finally(() => process.exit(0))
+    void Promise.resolve().then(close).finally(() => process.exit(0))
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
