@@ -4,21 +4,22 @@ import type { Config } from '../../config.js'
 import type { Stores } from '../../domain/index.js'
 import { problems } from '../errors/index.js'
 import type { RqsMetrics } from './metrics-registry.js'
-import { METRICS_PATH, ServiceLayout } from '../service-layout.js'
 
 export interface MetricsPluginOptions {
   enabled: boolean
-  layout: ServiceLayout
   /** The stores the services are about to use: counted in place (see instrumentStores). */
   stores: Stores
 }
 
 /** The options for `app.register(metrics, …)` from the configuration. */
 export function metricsOptions (config: Config, stores: Stores): MetricsPluginOptions {
-  return { enabled: config.security.metrics, layout: new ServiceLayout(config), stores }
+  return { enabled: config.security.metrics, stores }
 }
 
+export const METRICS_PATH = '/metrics'
 const UNMATCHED = 'unmatched'
+/** The label of a route that declares no service (none should: test/http/routes/declarations.test.ts walks them). */
+const UNDECLARED = 'other'
 /** The stores' promise-returning operations (batches is an async iterable, importAll only runs in rqs import). */
 const STORE_METHODS = ['list', 'get', 'create', 'replace', 'put', 'delete', 'query', 'count', 'keptWrite'] as const
 
@@ -57,21 +58,25 @@ async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions):
   // prom-client loads only when metrics are on: it is a tenth of an idle server's memory (issue 12).
   const { RqsMetrics } = await import('./metrics-registry.js')
   const metrics = new RqsMetrics()
-  const { layout, stores } = opts
+  const { stores } = opts
   instrumentStores(stores, metrics)
   if (stores.poolStats !== undefined) metrics.watchPool(stores.poolStats)
   app.decorate('rqsMetrics', metrics)
 
-  const serviceOf = (route: string): string => route === UNMATCHED ? UNMATCHED : layout.classifyRoute(route).service ?? 'other'
   app.addHook('onResponse', function observeRequest (request, reply, done) {
-    const route = request.is404 ? UNMATCHED : request.routeOptions.url ?? UNMATCHED
-    metrics.requests.record(route, serviceOf, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    if (request.is404) metrics.requests.record(UNMATCHED, UNMATCHED, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    else {
+      const { url, config } = request.routeOptions // the service as the route declares it
+      metrics.requests.record(url ?? UNMATCHED, config.rqs?.service ?? UNDECLARED, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    }
     done()
   })
 
   // Hidden from /openapi.json: a Prometheus text document for scrapers, described in docs/operations.md.
   // Registered before the server's error handler is set: it names its own, so its refusals are problem details.
-  app.get(METRICS_PATH, { schema: { hide: true }, errorHandler: problems.handleError }, async (_request, reply) => {
+  // A scrape: the metrics scope, never rate-limited.
+  const scrape = { rqs: { service: 'metrics', access: 'metrics', probe: true } as const }
+  app.get(METRICS_PATH, { schema: { hide: true }, config: scrape, errorHandler: problems.handleError }, async (_request, reply) => {
     return await reply.type(metrics.registry.contentType).send(await metrics.render())
   })
 }

@@ -54,7 +54,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(AddressPage, 'A page of addresses.') }
     },
-    config: { streams: true }
+    config: { streams: true, rqs: { access: 'read' } }
   }, async (request, reply) => {
     const list = parseListQuery(ADDRESS_QUERY, request.query)
     const addresses = { store, path: collection }
@@ -66,6 +66,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
+    config: { rqs: { access: 'read' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'getAddress',
@@ -86,6 +87,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.post<{ Body: AddressCreateBody }>('/addresses', {
+    config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'createAddress',
       tags,
@@ -101,6 +103,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   }))
 
   app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
+    config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'putAddress',
@@ -152,6 +155,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   }))
 
   app.delete<{ Params: IdParams }>('/addresses/:id', {
+    config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'deleteAddress',
