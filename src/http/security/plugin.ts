@@ -28,10 +28,14 @@ export function securityPluginOptions (config: Config, mounts: MountTable): Secu
  * registered only when switched on, in the order a request meets them:
  * security headers, CORS (preflights answered here), overload shedding,
  * rate limits (which identify the client), authentication and scopes (on
- * the service routes), then the audit log. Register it before the routes.
+ * every route, as it declares), then the audit log. Register it before the routes.
  */
 async function securityPlugin (app: FastifyInstance, { config, mounts }: SecurityPluginOptions): Promise<void> {
   const reject = rejecter(mounts)
+  const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
+  // The scope check is added to each route as it is registered, so it comes first, to see every route (CORS adds
+  // one). Requests still meet it after the hooks below: a route's own hooks run after the server-wide ones.
+  if (authenticator !== undefined) await app.register(auth, { authenticator, publicRead: config.authPublicRead, reject })
   if (config.securityHeaders) await app.register(securityHeaders)
   if (config.corsOrigins !== undefined) await app.register(cors, { origins: config.corsOrigins })
   if (config.overload) {
@@ -43,9 +47,7 @@ async function securityPlugin (app: FastifyInstance, { config, mounts }: Securit
       reject
     })
   }
-  const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
   if (config.rateLimit !== undefined) await app.register(rateLimit, { limit: config.rateLimit, redisUrl: config.redisUrl, authenticator, reject })
-  if (authenticator !== undefined) await app.register(auth, { authenticator, publicRead: config.authPublicRead, reject })
   if (config.auditLog) await app.register(audit)
 }
 
