@@ -1,13 +1,13 @@
 import { ConfigError, type Config } from '../config.js'
 import { ERRORS_PATH } from '../http/errors/index.js'
-import { API_DOCS_PATH, OPENAPI_PATH } from '../http/openapi/index.js'
+import { OPENAPI_PATH } from '../http/openapi/index.js'
 import { LIVENESS_PATH, METRICS_PATH, READINESS_PATH } from '../http/operations/index.js'
 import type { ServiceDescriptor, ServicePath } from './types.js'
 
 /** The server's own pages and documents, each with everything below it. */
 function serverPaths (): string[] {
-  // /docs holds the documents (./docs) and Swagger UI (API_DOCS_PATH); /metrics is kept free even while it is off.
-  return [LIVENESS_PATH, READINESS_PATH, METRICS_PATH, OPENAPI_PATH, ERRORS_PATH, '/docs', API_DOCS_PATH]
+  // /docs holds the documents (./docs) and Swagger UI (/docs/api); /metrics is kept free even while it is off.
+  return [LIVENESS_PATH, READINESS_PATH, METRICS_PATH, OPENAPI_PATH, ERRORS_PATH, '/docs']
 }
 
 /** The twins of URI versioning: /v1/…, /v2/…, and any later /vN. */
@@ -45,7 +45,8 @@ export function refuseOverlappingPaths (config: Config, services: readonly Servi
     const other = claims.slice(i + 1).find((c) => c.service !== claim.service && overlaps(c.path, claim.path))
     if (other !== undefined) {
       const options = [claim.option, other.option].filter((o) => o !== undefined).map((o) => `--${o}`)
-      throw new ConfigError(`${where(claim)} overlaps ${where(other)}: ${options.length === 0 ? 'choose other paths' : `move one with ${options.join(' or ')}`}`)
+      const remedy = options.length === 2 ? `move one with ${options.join(' or ')}` : options.length === 1 ? `choose another ${options[0] ?? ''}` : 'choose other paths'
+      throw new ConfigError(`${where(claim)} overlaps ${where(other)}: ${remedy}`)
     }
   }
 }
