@@ -10,6 +10,8 @@ import { authEnabled } from './config/security.js'
 import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
 import { enabledServices } from './services/index.js'
+import { refuseOverlappingPaths } from './services/paths.js'
+import type { ServiceDescriptor } from './services/types.js'
 import { seedStores } from './data/seed.js'
 import { observeFailures, openStores } from './stores/index.js'
 import type { Stores } from './domain/index.js'
@@ -22,10 +24,14 @@ export interface ServerDependencies {
   onRoute?: (route: RouteOptions) => void
   /** Where log lines go instead of stdout as JSON (the CLI's pretty format, a test's collector). */
   logStream?: { write: (line: string) => void }
+  /** Services to run after the built-in ones (those their `enabled` accepts): an embedding's own, a test's fixture. */
+  services?: readonly ServiceDescriptor[]
 }
 
 /** Builds a ready (not yet listening) server for a Config. Safe to call many times in one process. */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
+  const services = [...enabledServices(config), ...(deps.services ?? []).filter((s) => s.enabled(config))]
+  refuseOverlappingPaths(config, services)
   const mounts = new MountTable()
   const bounds = new BoundLog()
   const app = Fastify(fastifyOptions(config, mounts, bounds, deps.logStream))
@@ -38,13 +44,12 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   const stores = metricsRegistry === undefined ? opened : observeFailures(opened, (collection, operation, err) => { metricsRegistry.countStoreError(collection, operation, err) })
   try {
     if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed) }, 'seed files loaded')
-    const services = enabledServices(config)
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestLimitsPlugin, { limits: config.connections, bounds })
     await app.register(requestIdPlugin)
     // Before every route (issue 11): authentication, audit and metrics hook into routes as they are added.
     await app.register(security, securityPluginOptions(config, mounts))
-    await app.register(metrics, metricsOptions(config, metricsRegistry, stores))
+    await app.register(metrics, metricsOptions(metricsRegistry, stores))
     await app.register(publicUrlPlugin, { publicUrl: config.publicUrl })
     await app.register(connectPlugin)
     await app.register(compressionPlugin)

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { OPTIONS, resolveConfig, type Config } from '../config.js'
+import { ConfigError, OPTIONS, resolveConfig, type Config } from '../config.js'
 import { readConfigFile } from '../config/file.js'
 import { option } from '../config/option.js'
 import { declaredOptions, readSection } from '../config/read.js'
@@ -48,6 +48,7 @@ export async function serve (config: Config, io: CliIo = processIo, env: NodeJS.
     app = await buildServer(config, { logStream: await logDestination(format, io.stdout, env) })
     listening = await listen(app, config)
   } catch (err) {
+    if (err instanceof ConfigError) throw err // a configuration that cannot run (services that overlap): one line, exit 2
     io.stderr.write(`rqs: ${explainListenError(err, config.host, config.port) ?? `could not start: ${(err as Error).message}`}\n`)
     if (app !== undefined) await app.close().catch(() => {})
     return EXIT_FAILURE

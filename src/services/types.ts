@@ -10,6 +10,16 @@ export interface DirectoryLink {
   type?: string
 }
 
+/**
+ * A path a service answers under, and everything below it. No two services
+ * (nor the server's own pages) may overlap: checked at start (./paths.ts).
+ */
+export interface ServicePath {
+  path: string
+  /** The option that moves it (e.g. `students-base`); none for a fixed path. */
+  option?: string
+}
+
 /** What a service gets when the server registers it. */
 export interface ServiceContext {
   config: Config
@@ -32,6 +42,9 @@ export interface ServiceDescriptor {
   links: (config: Config) => DirectoryLink[]
   /** OpenAPI tags of its operations. */
   tags: ReadonlyArray<{ name: string, description: string }>
+  /** Where it answers (its base, or what it serves there when that is the root). */
+  paths: (config: Config) => ServicePath[]
+  /** Registers its routes; every one declares its service and access (src/http/routes), or authentication refuses it. */
   register: (app: FastifyInstance, context: ServiceContext) => Promise<void>
 }
 

@@ -3,6 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { PACKAGE_VERSION } from '../../version.js'
+import { declareRoutes } from '../routes/index.js'
 import { SERVER_TAG } from './describe.js'
 import { finishDocument, transformRoute, type OpenApiDocument } from './document.js'
 
@@ -71,8 +72,13 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
     transform: transformRoute,
     transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never
   })
-  await app.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } })
+  // Documents for every client and browser: no token.
+  await app.register(async (ui) => {
+    declareRoutes(ui, { service: 'openapi', access: 'public' })
+    await ui.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } })
+  })
   app.get(OPENAPI_PATH, {
+    config: { rqs: { service: 'openapi', access: 'public' } },
     schema: {
       operationId: 'getOpenApiDocument',
       tags: [SERVER_TAG],

@@ -1,17 +1,15 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
-import type { ServiceLayout, ServiceName } from '../service-layout.js'
+import { declared } from '../routes/index.js'
 import { principalOf } from '../security/index.js'
-export interface AuditPluginOptions {
-  layout: ServiceLayout
-}
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE'])
 
 /** One audit record: what was changed, by whom, and how it ended. Never a body or a token. */
 export interface AuditRecord {
   action: 'create' | 'replace' | 'delete'
-  service: ServiceName
+  /** The service the route declares. */
+  service: string
   /** The record's id; for a create, the id it got (undefined when nothing was created). */
   id?: string
   principal: string | null
@@ -21,30 +19,35 @@ export interface AuditRecord {
 }
 
 /**
- * The audit log: every create, replace and delete through the REST services
- * is one `audit` log line with the request id (the logger's reqId), the
- * principal, the service, the record id and the outcome, refused attempts
- * included. Hooks are added only to routes that take writes, so reads pay
- * nothing even with the audit log on.
+ * The audit log: every create, replace and delete through a route that
+ * declares `write` access is one `audit` log line with the request id (the
+ * logger's reqId), the principal, the declared service, the record id and
+ * the outcome, refused attempts included. Hooks are added only to routes
+ * that take POST, PUT or DELETE, so reads pay nothing even with the audit
+ * log on; they read the declaration when a request comes (the services'
+ * scopes declare a route after this root hook has seen it).
  */
-async function auditPlugin (app: FastifyInstance, opts: AuditPluginOptions): Promise<void> {
+async function auditPlugin (app: FastifyInstance): Promise<void> {
   const createdIds = new WeakMap<FastifyRequest, string>()
 
-  const rememberCreatedId: onSendHookHandler = (request, reply, payload, done) => {
-    if (request.method === 'POST' && reply.statusCode < 300) {
-      const id = createdId(reply, payload)
-      if (id !== undefined) createdIds.set(request, id)
+  function rememberCreatedId (route: RouteOptions): onSendHookHandler {
+    return function rememberCreatedId (request, reply, payload, done) {
+      if (request.method === 'POST' && reply.statusCode < 300 && declared(route.config)?.access === 'write') {
+        const id = createdId(reply, payload)
+        if (id !== undefined) createdIds.set(request, id)
+      }
+      done(null, payload)
     }
-    done(null, payload)
   }
 
-  function writeAuditLine (service: ServiceName): onResponseHookHandler {
+  function writeAuditLine (route: RouteOptions): onResponseHookHandler {
     return function audit (request, reply, done) {
-      if (WRITES.has(request.method)) {
+      const declaration = declared(route.config)
+      if (declaration?.access === 'write' && WRITES.has(request.method)) {
         const status = reply.statusCode
         const record: AuditRecord = {
           action: request.method === 'DELETE' ? 'delete' : request.method === 'POST' || status === 201 ? 'create' : 'replace',
-          service,
+          service: declaration.service,
           id: request.method === 'POST' ? createdIds.get(request) : targetId(request),
           principal: principalOf(request)?.name ?? null,
           outcome: status < 400 ? 'success' : status < 500 ? 'refused' : 'error',
@@ -59,10 +62,8 @@ async function auditPlugin (app: FastifyInstance, opts: AuditPluginOptions): Pro
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     if (!methods.some((m) => WRITES.has(m))) return
-    const { service } = opts.layout.classifyRoute(route.url)
-    if (service === undefined || service === 'albums') return
-    route.onSend = [...asArray(route.onSend), rememberCreatedId]
-    route.onResponse = [...asArray(route.onResponse), writeAuditLine(service)]
+    route.onSend = [...asArray(route.onSend), rememberCreatedId(route)]
+    route.onResponse = [...asArray(route.onResponse), writeAuditLine(route)]
   })
 }
 

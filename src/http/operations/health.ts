@@ -2,8 +2,13 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Stores } from '../../domain/index.js'
 import { answer, SERVER_TAG } from '../openapi/index.js'
+import type { RouteDeclaration } from '../routes/index.js'
 const StatusSchema = { title: 'Health', type: 'object', properties: { status: { type: 'string', enum: ['ok', 'ready', 'unavailable'] } }, required: ['status'], additionalProperties: false } as const
 const tags = [SERVER_TAG]
+/** Asked by load balancers: no token, no rate limit. */
+const probe: RouteDeclaration = { service: 'health', access: 'public', probe: true }
+export const LIVENESS_PATH = '/healthz'
+export const READINESS_PATH = '/readyz'
 
 /**
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the
@@ -12,11 +17,13 @@ const tags = [SERVER_TAG]
  */
 export const healthPlugin = fp(async function rqsHealth (app: FastifyInstance, opts: { stores: Stores }) {
   const { stores } = opts
-  app.get('/healthz', {
+  app.get(LIVENESS_PATH, {
+    config: { rqs: probe },
     compress: false, // tiny answers, polled often
     schema: { operationId: 'getLiveness', tags, summary: 'Liveness: 200 while the process runs', response: { 200: answer(StatusSchema, '`{"status":"ok"}`') } }
   }, async () => ({ status: 'ok' }))
-  app.get('/readyz', {
+  app.get(READINESS_PATH, {
+    config: { rqs: probe },
     compress: false,
     schema: {
       operationId: 'getReadiness',

@@ -1,13 +1,10 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Config } from '../../config.js'
 import type { Stores } from '../../domain/index.js'
 import { problems } from '../errors/index.js'
 import type { RqsMetrics } from './metrics-registry.js'
-import { METRICS_PATH, ServiceLayout } from '../service-layout.js'
 
 export interface MetricsPluginOptions {
-  layout: ServiceLayout
   /** The registry (made by the composition root, which also counts the stores' failures into it); undefined when metrics are off. */
   metrics: RqsMetrics | undefined
   /** The database pool's use, when the store has a pool. */
@@ -15,8 +12,8 @@ export interface MetricsPluginOptions {
 }
 
 /** The options for `app.register(metrics, …)` from the configuration. */
-export function metricsOptions (config: Config, metrics: RqsMetrics | undefined, stores: Stores): MetricsPluginOptions {
-  return { layout: new ServiceLayout(config), metrics, poolStats: stores.poolStats }
+export function metricsOptions (metrics: RqsMetrics | undefined, stores: Stores): MetricsPluginOptions {
+  return { metrics, poolStats: stores.poolStats }
 }
 
 /** The metrics registry when `--metrics` is on: prom-client loads only then (it is a tenth of an idle server's memory, issue 12). */
@@ -26,7 +23,10 @@ export async function createMetrics (enabled: boolean): Promise<RqsMetrics | und
   return new RqsMetrics()
 }
 
+export const METRICS_PATH = '/metrics'
 const UNMATCHED = 'unmatched'
+/** The label of a route that declares no service (none should: test/http/routes/declarations.test.ts walks them). */
+const UNDECLARED = 'other'
 
 /**
  * Prometheus metrics with prom-client at `GET /metrics`: requests and their
@@ -36,21 +36,25 @@ const UNMATCHED = 'unmatched'
  * scope when authentication is on. Off: nothing is registered.
  */
 async function metricsPlugin (app: FastifyInstance, opts: MetricsPluginOptions): Promise<void> {
-  const { layout, metrics, poolStats } = opts
+  const { metrics, poolStats } = opts
   if (metrics === undefined) return
   if (poolStats !== undefined) metrics.watchPool(poolStats)
   app.decorate('rqsMetrics', metrics)
 
-  const serviceOf = (route: string): string => route === UNMATCHED ? UNMATCHED : layout.classifyRoute(route).service ?? 'other'
   app.addHook('onResponse', function observeRequest (request, reply, done) {
-    const route = request.is404 ? UNMATCHED : request.routeOptions.url ?? UNMATCHED
-    metrics.requests.record(route, serviceOf, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    if (request.is404) metrics.requests.record(UNMATCHED, UNMATCHED, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    else {
+      const { url, config } = request.routeOptions // the service as the route declares it
+      metrics.requests.record(url ?? UNMATCHED, config.rqs?.service ?? UNDECLARED, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    }
     done()
   })
 
   // Hidden from /openapi.json: a Prometheus text document for scrapers, described in docs/operations.md.
   // Registered before the server's error handler is set: it names its own, so its refusals are problem details.
-  app.get(METRICS_PATH, { schema: { hide: true }, errorHandler: problems.handleError }, async (_request, reply) => {
+  // A scrape: the metrics scope, never rate-limited.
+  const scrape = { rqs: { service: 'metrics', access: 'metrics', probe: true } as const }
+  app.get(METRICS_PATH, { schema: { hide: true }, config: scrape, errorHandler: problems.handleError }, async (_request, reply) => {
     return await reply.type(metrics.registry.contentType).send(await metrics.render())
   })
 }

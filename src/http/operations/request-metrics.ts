@@ -31,17 +31,20 @@ interface RouteSeries {
 }
 
 export class RequestMetrics {
-  readonly #routes = new Map<string, RouteSeries>()
+  /** By service, then route pattern: two services may serve one pattern (the directory and students mounted at /). */
+  readonly #services = new Map<string, Map<string, RouteSeries>>()
 
-  /**
-   * Counts one answered request. `serviceOf` names the route's service the
-   * first time the route is seen.
-   */
-  record (route: string, serviceOf: (route: string) => string, method: string, status: number, seconds: number): void {
-    let forRoute = this.#routes.get(route)
+  /** Counts one answered request of `route`, which `service` declares. */
+  record (route: string, service: string, method: string, status: number, seconds: number): void {
+    let routes = this.#services.get(service)
+    if (routes === undefined) {
+      routes = new Map()
+      this.#services.set(service, routes)
+    }
+    let forRoute = routes.get(route)
     if (forRoute === undefined) {
-      forRoute = { service: serviceOf(route), byMethod: new Map() }
-      this.#routes.set(route, forRoute)
+      forRoute = { service, byMethod: new Map() }
+      routes.set(route, forRoute)
     }
     let byStatus = forRoute.byMethod.get(method)
     if (byStatus === undefined) {
@@ -70,7 +73,7 @@ export class RequestMetrics {
       `# HELP ${REQUEST_DURATION} Time from the request arriving to the response being written, by service, route pattern, method and status`,
       `# TYPE ${REQUEST_DURATION} histogram`
     ]
-    for (const [route, { service, byMethod }] of this.#routes) {
+    for (const [route, { service, byMethod }] of [...this.#services.values()].flatMap((routes) => [...routes])) {
       for (const [method, byStatus] of byMethod) {
         for (const [status, series] of byStatus) {
           const labels = `service="${escape(service)}",route="${escape(route)}",method="${escape(method)}",status="${status}"`

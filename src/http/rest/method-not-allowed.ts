@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type { Access } from '../routes/index.js'
 
 /**
  * The methods a route can be asked for; what a path does not serve among them answers 405.
@@ -12,6 +13,15 @@ export function routableMethods (app: FastifyInstance): HTTPMethods[] {
 }
 
 /**
+ * Who may be told that a method is not allowed: one access for every method,
+ * or `by-method` for records (GET and HEAD need `read`, the rest `write`, as
+ * they would on the records' own routes), or nothing to take the scope's.
+ */
+export type OtherMethodsAccess = Access | 'by-method'
+
+const READ_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD']
+
+/**
  * Registers the methods a path does not serve so that they answer 405 with an
  * `Allow` header (rather than Fastify's 404), and OPTIONS with 204 + Allow.
  * `reject` renders the 405 in the calling service's own error shape.
@@ -20,18 +30,23 @@ export function routeOtherMethods (
   app: FastifyInstance,
   url: string,
   allowed: HTTPMethods[],
-  reject: (request: FastifyRequest, reply: FastifyReply, allow: string) => unknown
+  reject: (request: FastifyRequest, reply: FastifyReply, allow: string) => unknown,
+  access?: OtherMethodsAccess
 ): void {
   const withHead = allowed.includes('GET') && !allowed.includes('HEAD') ? [...allowed, 'HEAD' as const] : allowed
   const allow = [...withHead, 'OPTIONS'].join(', ')
   const others = routableMethods(app).filter((m) => !withHead.includes(m))
-  app.route({
-    method: others,
-    url,
-    handler: (request, reply) => {
-      reply.header('allow', allow)
-      if (request.method === 'OPTIONS') return reply.code(204).send()
-      return reject(request, reply, allow)
-    }
-  })
+  const handler = (request: FastifyRequest, reply: FastifyReply): unknown => {
+    reply.header('allow', allow)
+    if (request.method === 'OPTIONS') return reply.code(204).send()
+    return reject(request, reply, allow)
+  }
+  const route = (method: HTTPMethods[], rqs: Access | undefined): void => {
+    if (method.length > 0) app.route({ method, url, handler, ...(rqs === undefined ? {} : { config: { rqs: { access: rqs } } }) })
+  }
+  if (access !== 'by-method') route(others, access)
+  else {
+    route(others.filter((m) => READ_METHODS.includes(m)), 'read')
+    route(others.filter((m) => !READ_METHODS.includes(m)), 'write')
+  }
 }

@@ -5,6 +5,7 @@ import type { VersioningConfig } from '../../config.js'
 import { applyDeprecation, type DeprecationPolicy, type Successor } from './deprecation.js'
 import { notAcceptable, problems, type ErrorPipeline } from '../errors/index.js'
 import { routeOtherMethods } from './method-not-allowed.js'
+import { declareRoute, declareRoutes } from '../routes/index.js'
 import { echoRequestId } from '../transport/index.js'
 import { apiVersionConstraint, applyChoice, VersionNegotiator, vendorType } from './versioning.js'
 
@@ -15,20 +16,30 @@ export interface Representation<Options extends FastifyPluginOptions> {
   plugin: FastifyPluginAsync<Options>
   /** Renders every error of this representation, and what its clients get around its routes. */
   errors: ErrorPipeline
-  /** Paths and the methods each serves in this version; other methods answer 405 with Allow. */
+  /**
+   * Record paths and the methods each serves in this version; other methods
+   * answer 405 with Allow, behind the records' scopes (GET/HEAD read, the rest write).
+   * Each of the plugin's own routes declares its access (`config.rqs.access`).
+   */
   methods: ReadonlyArray<[string, HTTPMethods[]]>
 }
 
 /** What the mounting needs to know of a REST service. */
 export interface RestService<Options extends FastifyPluginOptions> {
+  /** The service's name, declared on every route of every mount (what metrics and the audit log call it). */
+  name: string
   /** The resources' path below the base: '' for the student records, '/addresses' for the address book. */
   resources: string
   representations: ReadonlyArray<Representation<Options>>
   options: Options
-  /** Version-independent paths (static files) and their methods; other methods answer 405. */
+  /** Version-independent paths (static files) and their methods; other methods answer 405 with the extras' access. */
   methods?: ReadonlyArray<[string, HTTPMethods[]]>
-  /** Registers what every mount of the service has beside its representations (static files). */
-  extras?: (app: FastifyInstance) => Promise<void>
+  /**
+   * Registers what every mount of the service has beside its representations
+   * (static files), in a scope of its own whose access it declares
+   * (declareRoutes) before anything else; `methods`' 405 routes follow in it.
+   */
+  extras?: (scope: FastifyInstance) => Promise<void>
 }
 
 interface MountHandlers {
@@ -181,6 +192,7 @@ interface Mount {
  */
 async function mountVersioned<Options extends FastifyPluginOptions> (app: FastifyInstance, service: RestService<Options>, mount: Mount): Promise<void> {
   const { negotiator, fixedVersion } = mount
+  declareRoutes(app, { service: service.name })
   const byVersion = new Map(service.representations.map((r) => [r.version, r]))
   const fallback = service.representations[0] as Representation<Options>
   const representationFor = (request: FastifyRequest): Representation<Options> | undefined => {
@@ -202,6 +214,7 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       scope.addHook('onRoute', (route) => {
         if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
         route.config = { ...route.config, representation: described }
+        declareRoute(route, { version })
       })
       scope.addHook('onRequest', (request, reply, done) => {
         const choice = negotiator.negotiate(request.headers.accept, request.routeOptions.config.streams === true)
@@ -217,7 +230,7 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       })
       await scope.register(representation.plugin as FastifyPluginAsync, service.options)
       // Registered in this scope, the 405 routes carry the version constraint too.
-      for (const [url, allowed] of representation.methods) routeOtherMethods(scope, url, allowed, representation.errors.methodNotAllowed)
+      for (const [url, allowed] of representation.methods) routeOtherMethods(scope, url, allowed, representation.errors.methodNotAllowed, 'by-method')
     })
   }
 
@@ -234,13 +247,16 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       return representation.errors.notFound(request, reply)
     }
   })
-  for (const [url, allowed] of service.methods ?? []) {
-    routeOtherMethods(app, url, allowed, (request, reply, allow) => {
-      appendVary(reply, 'Accept')
-      return pipelineFor(request).methodNotAllowed(request, reply, allow)
-    })
-  }
-  if (service.extras !== undefined) await service.extras(app)
+  if (service.extras === undefined && service.methods === undefined) return
+  await app.register(async (scope) => {
+    await service.extras?.(scope)
+    for (const [url, allowed] of service.methods ?? []) {
+      routeOtherMethods(scope, url, allowed, (request, reply, allow) => {
+        appendVary(reply, 'Accept')
+        return pipelineFor(request).methodNotAllowed(request, reply, allow)
+      })
+    }
+  })
 }
 
 function deprecationPolicies (versioning: VersioningConfig): Map<number, DeprecationPolicy> {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify'
-import type { PathClass, ServiceLayout } from '../service-layout.js'
+import { declared } from '../routes/index.js'
 import { KeysUnavailable, looksLikeJwt, TokenRejected, type JwtVerifier } from './jwt.js'
 import type { Reject } from './reject.js'
 import { loadTokenFile, type Principal, type Scope, type TokenSet } from './tokens.js'
@@ -116,29 +116,20 @@ export class Authenticator {
 
 export interface AuthPluginOptions {
   authenticator: Authenticator
-  layout: ServiceLayout
   /** Reads pass without a token (a token that is sent is still checked). */
   publicRead: boolean
   reject: Reject
 }
 
-const READ_METHODS = new Set(['GET', 'HEAD'])
-
-/** The scope a request to a non-public route needs. */
-export function neededScope (what: PathClass, method: string): Scope {
-  if (what.access === 'metrics') return 'metrics'
-  // The album service's schema has no mutations: every GraphQL operation is a read.
-  return what.graphql || READ_METHODS.has(method) ? 'read' : 'write'
-}
-
 /**
- * Bearer-token authentication and scope checks (RFC 6750). Only the service
- * routes and /metrics get a check, added to each such route as it is
- * registered; pages, documents, static files and health probes carry none
- * and so cost nothing.
+ * Bearer-token authentication and scope checks (RFC 6750). Every route gets
+ * the check, which reads what the route declares (`config.rqs`, see
+ * src/http/routes): `public` passes, `read`, `write` and `metrics` need the
+ * scope of that name, and a route that declares nothing is refused — deny
+ * by default, so a route nobody thought about is never open.
  */
 async function authPlugin (app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
-  const { authenticator, layout, publicRead, reject } = opts
+  const { authenticator, publicRead, reject } = opts
 
   const tokenFile = authenticator.tokenFile
   if (tokenFile !== undefined) {
@@ -178,11 +169,25 @@ async function authPlugin (app: FastifyInstance, opts: AuthPluginOptions): Promi
     return identification.kind === 'anonymous' && publicRead && scope === 'read'
   }
 
-  /** The check of one route: callback style, so a static token is checked without a promise. */
-  function guard (what: PathClass): onRequestHookHandler {
+  /**
+   * The check of one route: callback style, so a static token is checked
+   * without a promise. It reads the declaration when a request comes, not
+   * when the route is added: the scopes that declare a route's service and
+   * access (mountRest, a service's plugin) see the route after this root hook.
+   */
+  function guard (route: RouteOptions): onRequestHookHandler {
+    let reported = false
     return function checkAccess (request, reply, done) {
-      if (request.method === 'OPTIONS') { done(); return } // it only lists the methods (Allow); preflights are answered before this
-      const scope = neededScope(what, request.method)
+      const declaration = declared(route.config)
+      if (declaration === undefined) {
+        if (!reported) request.log.error({ route: route.url }, 'route refused: it declares no service and access (config.rqs)')
+        reported = true
+        reject(request, reply, 'FORBIDDEN', { detail: 'This route declares no access rule, so it is refused while authentication is on' })
+        return
+      }
+      // OPTIONS only lists the methods (Allow); preflights are answered before this.
+      if (declaration.access === 'public' || request.method === 'OPTIONS') { done(); return }
+      const scope: Scope = declaration.access
       const decide = (identification: Identification): void => {
         if (allowed(identification, scope)) done()
         else refuse(request, reply, identification, scope) // answered: the request goes no further
@@ -193,11 +198,7 @@ async function authPlugin (app: FastifyInstance, opts: AuthPluginOptions): Promi
     }
   }
 
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const what = layout.classifyRoute(route.url)
-    if (what.access === 'public') return
-    addRouteHook(route, guard(what))
-  })
+  app.addHook('onRoute', (route: RouteOptions) => { addRouteHook(route, guard(route)) })
 }
 
 /** Appends a route-level onRequest hook (they run after the server-wide ones, so CORS preflights are answered first). */

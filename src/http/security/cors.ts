@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { appendVary } from '../../lib/vary.js'
+import { declareRoute } from '../routes/index.js'
 
 export interface CorsPluginOptions {
   /** The allowed origins, or `*` for any. */
@@ -43,6 +44,11 @@ async function corsPlugin (app: FastifyInstance, opts: CorsPluginOptions): Promi
   app.addHook('onSend', function varyByOrigin (_request, reply, payload, done) {
     appendVary(reply, 'Origin')
     done(null, payload)
+  })
+  // @fastify/cors adds one route, `OPTIONS *`, at the root where no scope declares it: it answers only what
+  // the hook above has already answered (preflights) or 404, so it is public.
+  app.addHook('onRoute', (route) => {
+    if (route.url === '*' && route.method === 'OPTIONS') declareRoute(route, { service: 'cors', access: 'public' })
   })
   await app.register(fastifyCors, {
     hideOptionsRoute: true,

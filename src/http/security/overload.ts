@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import fastifyUnderPressure from '@fastify/under-pressure'
 import type { FastifyInstance } from 'fastify'
-import { METRICS_PATH } from '../service-layout.js'
+import { LIVENESS_PATH, METRICS_PATH, READINESS_PATH } from '../operations/index.js'
 import type { Reject } from './reject.js'
 
 export interface OverloadPluginOptions {
@@ -16,8 +16,6 @@ export interface OverloadPluginOptions {
 
 const RETRY_AFTER_SECONDS = 5
 const WARNING_INTERVAL_MS = 1000
-/** Liveness and scrapes stay up: a busy process is not a dead one, and its metrics say why it is busy. */
-const ALWAYS_ANSWERED = new Set(['/healthz', METRICS_PATH])
 
 /**
  * Load shedding with @fastify/under-pressure: while the event-loop delay or
@@ -28,6 +26,8 @@ const ALWAYS_ANSWERED = new Set(['/healthz', METRICS_PATH])
  */
 async function overloadPlugin (app: FastifyInstance, opts: OverloadPluginOptions): Promise<void> {
   let lastWarning = 0
+  /** Liveness and scrapes stay up: a busy process is not a dead one, and its metrics say why it is busy. */
+  const alwaysAnswered = new Set([LIVENESS_PATH, METRICS_PATH])
   await app.register(fastifyUnderPressure, {
     maxEventLoopDelay: opts.maxEventLoopDelayMs,
     maxHeapUsedBytes: opts.maxHeapUsedBytes,
@@ -37,14 +37,14 @@ async function overloadPlugin (app: FastifyInstance, opts: OverloadPluginOptions
     // Returning undefined continues the request; once this handler has sent the 503, Fastify runs nothing more for it.
     pressureHandler: (request, reply, type, value) => {
       const route = request.is404 ? undefined : request.routeOptions.url
-      if (route !== undefined && ALWAYS_ANSWERED.has(route)) return undefined
+      if (route !== undefined && alwaysAnswered.has(route)) return undefined
       const now = Date.now()
       if (now - lastWarning >= WARNING_INTERVAL_MS) { // one line a second, not one per refused request
         lastWarning = now
         request.log.warn({ type, value }, 'overloaded: refusing requests')
       }
       const retryAfter = String(RETRY_AFTER_SECONDS)
-      if (route === '/readyz') {
+      if (route === READINESS_PATH) {
         request.server.rqsMetrics?.countRejection('OVERLOADED')
         void reply.code(503).header('retry-after', retryAfter).send({ status: 'unavailable' }) // the shape /readyz documents
       } else {

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config.js'
 import { audit } from '../operations/index.js'
 import type { MountTable } from '../rest/index.js'
-import { ServiceLayout } from '../service-layout.js'
 import { auth, Authenticator, TokenFile } from './auth.js'
 import { authEnabled, type SecurityConfig } from '../../config/security.js'
 import { cors } from './cors.js'
@@ -15,14 +14,13 @@ import { rejecter } from './reject.js'
 
 export interface SecurityPluginOptions {
   config: SecurityConfig
-  layout: ServiceLayout
   /** Which service answers a path no route serves: refusals of such requests take its shape. */
   mounts: MountTable
 }
 
 /** The options for `app.register(security, …)` from the configuration. */
 export function securityPluginOptions (config: Config, mounts: MountTable): SecurityPluginOptions {
-  return { config: config.security, layout: new ServiceLayout(config), mounts }
+  return { config: config.security, mounts }
 }
 
 /**
@@ -30,10 +28,14 @@ export function securityPluginOptions (config: Config, mounts: MountTable): Secu
  * registered only when switched on, in the order a request meets them:
  * security headers, CORS (preflights answered here), overload shedding,
  * rate limits (which identify the client), authentication and scopes (on
- * the service routes), then the audit log. Register it before the routes.
+ * every route, as it declares), then the audit log. Register it before the routes.
  */
-async function securityPlugin (app: FastifyInstance, { config, layout, mounts }: SecurityPluginOptions): Promise<void> {
+async function securityPlugin (app: FastifyInstance, { config, mounts }: SecurityPluginOptions): Promise<void> {
   const reject = rejecter(mounts)
+  const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
+  // The scope check is added to each route as it is registered, so it comes first, to see every route (CORS adds
+  // one). Requests still meet it after the hooks below: a route's own hooks run after the server-wide ones.
+  if (authenticator !== undefined) await app.register(auth, { authenticator, publicRead: config.authPublicRead, reject })
   if (config.securityHeaders) await app.register(securityHeaders)
   if (config.corsOrigins !== undefined) await app.register(cors, { origins: config.corsOrigins })
   if (config.overload) {
@@ -45,10 +47,8 @@ async function securityPlugin (app: FastifyInstance, { config, layout, mounts }:
       reject
     })
   }
-  const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
   if (config.rateLimit !== undefined) await app.register(rateLimit, { limit: config.rateLimit, redisUrl: config.redisUrl, authenticator, reject })
-  if (authenticator !== undefined) await app.register(auth, { authenticator, layout, publicRead: config.authPublicRead, reject })
-  if (config.auditLog) await app.register(audit, { layout })
+  if (config.auditLog) await app.register(audit)
 }
 
 async function createAuthenticator (config: SecurityConfig): Promise<Authenticator> {

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { HEALTH_PATHS, METRICS_PATH } from '../service-layout.js'
 import type { Authenticator } from './auth.js'
 import type { RateLimit } from '../../config/security.js'
 import type { Reject } from './reject.js'
@@ -15,8 +14,6 @@ export interface RateLimitPluginOptions {
   reject: Reject
 }
 
-/** Probes and scrapes are never limited: a load balancer or Prometheus must always get through. */
-const UNLIMITED = new Set([...HEALTH_PATHS, METRICS_PATH])
 /** The name of the one policy in RateLimit-Policy / RateLimit (draft-ietf-httpapi-ratelimit-headers). */
 const POLICY = '"default"'
 const REDIS_TIMEOUT_MS = 500
@@ -53,7 +50,8 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   const policy = `${POLICY};q=${limit.max};w=${windowSeconds}`
 
   app.addHook('onRequest', async function limitRate (request, reply) {
-    if (!request.is404 && UNLIMITED.has(request.routeOptions.url ?? '')) return
+    // Probes and scrapes (routes that declare `probe`) are never limited: a load balancer or Prometheus must always get through.
+    if (!request.is404 && request.routeOptions.config.rqs?.probe === true) return
     const result = await check(request)
     if (result.isAllowed) return
     const reset = Math.max(0, result.ttlInSeconds)

@@ -11,8 +11,10 @@ export const addressesService: ServiceDescriptor = {
   enabled: (config) => config.addresses.enabled,
   links: (config) => [{ rel: 'addresses', href: `${prefixOf(config.addresses.base)}/addresses`, title: 'Address book service (REST)', type: 'application/json' }],
   tags: [{ name: 'addresses', description: 'Postal addresses with 64-bit ids: POST creates, PUT updates or creates; ETag and If-Match.' }],
+  paths: (config) => [{ path: `${prefixOf(config.addresses.base)}/addresses`, option: 'addresses-base' }],
   register: async (app, { config, stores }) => {
     await app.mountRest<AddressRoutesOptions>(config.addresses.base, {
+      name: 'addresses',
       resources: '/addresses',
       representations: ADDRESS_REPRESENTATIONS,
       options: { store: stores.addresses, vendor: config.versioning.vendor, pages: new KeptPages(), etags: new AddressEtags() }

@@ -59,7 +59,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(AddressPage, 'A page of addresses.') }
     },
-    config: { streams: true }
+    config: { streams: true, rqs: { access: 'read' } }
   }, async (request, reply) => {
     const list = parseListQuery(ADDRESS_QUERY, request.query)
     const addresses = { store, path: collection }
@@ -71,6 +71,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.get<{ Params: IdParams }>('/addresses/:id', {
+    config: { rqs: { access: 'read' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'getAddress',
@@ -91,6 +92,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.post<{ Body: AddressCreateBody }>('/addresses', {
+    config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'createAddress',
       tags,
@@ -106,6 +108,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   }))
 
   app.put<{ Params: IdParams, Body: AddressPutBody }>('/addresses/:id', {
+    config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'putAddress',
@@ -157,6 +160,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   }))
 
   app.delete<{ Params: IdParams }>('/addresses/:id', {
+    config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'deleteAddress',

@@ -16,6 +16,7 @@ export const albumsService: ServiceDescriptor = {
     ]
   },
   tags: ALBUM_TAGS,
+  paths: (config) => ['graphql', 'graphiql'].map((name) => ({ path: `${prefixOf(config.albums.base)}/${name}`, option: 'albums-base' })),
   register: async (app, { config }) => {
     await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base })
   }

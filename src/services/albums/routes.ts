@@ -5,6 +5,7 @@ import { createHandler, type Request as GraphQLHttpRequest, type Response as Gra
 import type { AlbumsConfig } from '../../config.js'
 import { ACCESS_REFUSALS, type ErrorCode, type Classified, errorPipeline, problems } from '../../http/errors/index.js'
 import { routableMethods } from '../../http/rest/index.js'
+import { declareRoutes } from '../../http/routes/index.js'
 import { appendVary } from '../../lib/vary.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { AnswerCache } from './answer-cache.js'
@@ -71,6 +72,7 @@ function keepBodyText (_request: FastifyRequest, body: string, done: (error: nul
  */
 export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOptions): Promise<void> {
   const { config, base } = opts
+  declareRoutes(app, { service: 'albums' })
   const albums = config.albumsFile === undefined ? DEFAULT_ALBUMS : await loadAlbumsFile(config.albumsFile)
   const engine = new QueryEngine(buildAlbumSchema(albums), config)
 
@@ -163,7 +165,10 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
 
   const editor = `${base}/graphiql`
   // A browser opening the endpoint (Accept preferring text/html) gets the editor instead of a raw 400.
-  app.get('/graphql', { schema: graphqlGetSchema, exposeHeadRoute: false }, (request, reply) => {
+  // Every operation is a read: the album schema has no mutations (every method of /graphql, the 405s included).
+  const operation = { rqs: { access: 'read' as const } }
+  const forPeople = { rqs: { access: 'public' as const } }
+  app.get('/graphql', { schema: graphqlGetSchema, config: operation, exposeHeadRoute: false }, (request, reply) => {
     if (prefersHtml(request.headers.accept)) {
       appendVary(reply, 'Accept')
       const q = request.url.indexOf('?')
@@ -172,20 +177,21 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
     }
     return graphqlHandler(request, reply)
   })
-  app.post('/graphql', { schema: graphqlPostSchema }, graphqlHandler)
+  app.post('/graphql', { schema: graphqlPostSchema, config: operation }, graphqlHandler)
   // Every other method (CONNECT too: src/http/connect.ts) reaches graphql-http, which answers 405 + Allow.
-  app.route({ method: routableMethods(app).filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
+  app.route({ method: routableMethods(app).filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', config: operation, exposeHeadRoute: false, handler: graphqlHandler })
 
-  app.get('/graphql/schema.graphql', { schema: sdlSchema }, (_request, reply) => {
+  app.get('/graphql/schema.graphql', { schema: sdlSchema, config: forPeople }, (_request, reply) => {
     void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
   })
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
     const page = graphiqlPage(`${base}/graphql`, `${base}/graphiql/`)
-    app.get('/graphiql', { schema: graphiqlSchema }, (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
+    app.get('/graphiql', { schema: graphiqlSchema, config: forPeople }, (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
     // The bundle's files are not GraphQL: their errors (a refused dotfile, a failed If-Match) are problems, as elsewhere.
     await app.register(async (files) => {
+      declareRoutes(files, { access: 'public' })
       files.setErrorHandler(problems.handleError)
       await files.register(fastifyStatic, {
         root: config.graphiqlDir,
@@ -199,6 +205,6 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
     })
   } else {
     app.log.warn({ dir: config.graphiqlDir }, 'GraphiQL bundle not found: /graphiql answers 503 until `npm run build` has run')
-    app.get('/graphiql', { schema: graphiqlSchema }, (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
+    app.get('/graphiql', { schema: graphiqlSchema, config: forPeople }, (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
   }
 }

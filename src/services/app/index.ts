@@ -3,6 +3,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { VersioningConfig } from '../../config.js'
 import { vendorType } from '../../http/rest/index.js'
+import { declareRoutes } from '../../http/routes/index.js'
 import type { DirectoryLink, ServiceDescriptor } from '../types.js'
 import { APP_NOT_BUILT_PAGE, APP_PATH, appPage, builtScript } from './page.js'
 import type { AppPageConfig } from './page-config.js'
@@ -28,6 +29,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable'
  * stylesheet and favicon every HTML page shares.
  */
 export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Promise<void> {
+  // Pages and files for people; the API calls the page makes carry their own token.
+  declareRoutes(app, { service: 'app', access: 'public' })
   const dir = opts.dir ?? DEFAULT_APP_DIR
   const script = builtScript(dir)
   if (script === undefined) {
@@ -81,6 +84,7 @@ export const appService: ServiceDescriptor = {
   enabled: (config) => config.students.enabled || config.addresses.enabled,
   links: () => [{ rel: 'app', href: APP_PATH, title: 'Web application: manage students and addresses', type: 'text/html' }],
   tags: [],
+  paths: () => [{ path: APP_PATH.slice(0, -1) }],
   register: async (app, { config, links }) => {
     await app.register(appPages, { directory: links, versioning: config.versioning })
   }

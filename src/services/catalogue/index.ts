@@ -4,6 +4,7 @@ import escapeHtml from 'escape-html'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { appendVary } from '../../lib/vary.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
+import { declareRoutes } from '../../http/routes/index.js'
 import { renderPage } from '../../http/html/index.js'
 import { AppError, CATALOGUE, ERROR_CODES, ERRORS_PATH, isErrorCode, type ErrorCode, problems, negotiateLanguage, type Language, MESSAGES } from '../../http/errors/index.js'
 import { HTML_PAGE, SERVER_TAG } from '../../http/openapi/index.js'
@@ -29,6 +30,8 @@ const pages = new MediaTypeChooser(['application/json', 'text/html'])
  * follow Accept-Language like the problems themselves.
  */
 export async function errorCatalogueRoutes (app: FastifyInstance): Promise<void> {
+  // Documents every client may read (the targets of every problem's links), the 405s included.
+  declareRoutes(app, { service: 'errors', access: 'public' })
   app.setErrorHandler(problems.handleError)
 
   app.get(ERRORS_PATH, {

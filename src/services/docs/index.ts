@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance } from 'fastify'
 import { escapeHtml, renderPage } from '../../http/html/index.js'
+import { declareRoutes } from '../../http/routes/index.js'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { appendVary } from '../../lib/vary.js'
 import { markdownToHtml, titleOf } from './markdown.js'
@@ -27,6 +28,7 @@ interface Doc {
  * or as Markdown for everything else. Rendered once, at start-up.
  */
 export async function docsService (app: FastifyInstance): Promise<void> {
+  declareRoutes(app, { service: 'docs', access: 'public' })
   const docs = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort().map((file): Doc => {
     const markdown = readFileSync(join(DOCS_DIR, file), 'utf8')
     const title = titleOf(markdown, file)

@@ -26,6 +26,7 @@ export const eventsService: ServiceDescriptor = {
   enabled: (config) => config.events.enabled && feedServices(config).length > 0,
   links: () => [{ rel: 'events', href: EVENTS_PATH, title: 'Change feed (Server-Sent Events)', type: EVENT_STREAM }],
   tags: [{ name: 'events', description: 'Change feed: creates, replaces and deletes of students and addresses as Server-Sent Events, resumable with Last-Event-ID.' }],
+  paths: () => [{ path: EVENTS_PATH }],
   register: async (app, { config, stores }) => {
     const hub = await ChangeHub.open(stores.changes, { ...config.events, log: app.log })
     // Open streams would keep the server from closing: end them first; clients reconnect.

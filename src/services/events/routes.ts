@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
+import { declareRoutes } from '../../http/routes/index.js'
 import type { ChangedCollection } from '../../domain/index.js'
 import type { ChangeHub } from './hub.js'
 import type { StartPoint } from './subscriber.js'
@@ -36,9 +37,11 @@ const SEQUENCE = /^(0|[1-9]\d{0,14})$/
  */
 export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOptions): Promise<void> {
   const { hub } = opts
+  declareRoutes(app, { service: 'events' })
   app.setErrorHandler(problems.handleError)
 
   app.get<{ Querystring: Query, Headers: Static<typeof Headers> }>(EVENTS_PATH, {
+    config: { rqs: { access: 'read' } }, // the records themselves, as their GETs are
     schema: {
       operationId: 'streamChanges',
       tags: ['events'],
@@ -76,7 +79,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
     hub.subscribe(reply.raw, services, start)
   })
 
-  routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed)
+  routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
 }
 
 /** `?services=students,addresses` → the set; absent → every service of this server. */

@@ -5,6 +5,7 @@ import { requestOrigin } from '../../lib/origin.js'
 import { appendVary } from '../../lib/vary.js'
 import { ERRORS_PATH } from '../../http/errors/index.js'
 import { API_DOCS_PATH, OPENAPI_PATH, HTML_PAGE, SERVER_TAG } from '../../http/openapi/index.js'
+import { declareRoutes } from '../../http/routes/index.js'
 import type { DirectoryLink } from '../types.js'
 import { landingPage } from './landing.js'
 
@@ -45,6 +46,7 @@ export async function homeService (app: FastifyInstance, options: HomeOptions): 
   const html = landingPage(opts)
   const linkHeader = opts.links.map((l) => `<${l.href}>; rel="${l.rel}"${l.type === undefined ? '' : `; type="${l.type}"`}`).join(', ')
 
+  declareRoutes(app, { service: 'home', access: 'public' })
   app.get('/', {
     schema: {
       operationId: 'getDirectory',

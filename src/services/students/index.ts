@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { ServiceDescriptor } from '../types.js'
 import { problemShape } from '../../http/openapi/index.js'
 import { KeptLists } from '../../http/rest/index.js'
+import { declareRoutes } from '../../http/routes/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { ErrorEnvelope } from './schema.js'
 import { studentsV1 } from './routes-v1.js'
@@ -23,15 +24,21 @@ export const studentsService: ServiceDescriptor = {
     { name: 'students v1 (envelope)', description: 'The spec\'s student records service: every body in `{isSuccessful, body}`.' },
     { name: 'students v2', description: 'Plain bodies, Location, ETag / If-Match, problem details (`Accept: application/vnd.rqs.v2+json` or /v2/).' }
   ],
+  // At the root it shares the paths with everything else (its ids are one segment); its files are its own.
+  paths: (config) => [{ path: config.students.base === '/' ? '/assets' : config.students.base, option: 'students-base' }],
   register: async (app, { config, stores }) => {
     await app.mountRest<StudentRoutesOptions>(config.students.base, {
+      name: 'students',
       resources: '',
       representations: REPRESENTATIONS,
       options: { store: stores.students, lists: new KeptLists() },
       methods: [['/assets/*', ['GET', 'HEAD']]],
       extras: async (scope: FastifyInstance) => {
+        // Files for browsers, not records: no token needed (the 405 routes of /assets/* follow in this scope).
+        declareRoutes(scope, { access: 'public' })
         // Described in the API document, once per mount (/students, /v1/students, …).
-        scope.addHook('onRoute', (route) => { if (route.url.endsWith('/assets/*')) route.schema = assetsSchema(scope.prefix) })
+        // (The static files' route, not the 405 route of the same path that follows in this scope.)
+        scope.addHook('onRoute', (route) => { if (route.url.endsWith('/assets/*') && [route.method].flat().includes('GET')) route.schema = assetsSchema(scope.prefix) })
         // @fastify/static gives content types, ETag, Last-Modified and ranges, and
         // refuses paths that leave the folder; a missing file falls through to 404.
         await scope.register(fastifyStatic, {

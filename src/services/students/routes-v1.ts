@@ -35,7 +35,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(StudentListEnvelope, 'Students in the envelope: every one, or a page.'), ...errorResponses }
     },
-    config: { streams: true }
+    config: { streams: true, rqs: { access: 'read' } }
   }, async (request, reply) => {
     // No parameters: the spec's answer, every record in the envelope (built once per store revision where the store has one).
     if (!request.ndjson && Object.keys(request.query).length === 0) {
@@ -51,6 +51,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.get<{ Params: IdParams }>('/:id', {
+    config: { rqs: { access: 'read' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: { operationId: 'getStudent', tags, summary: 'Retrieve a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The student.'), ...errorResponses } }
   }, async (request) => {
@@ -61,6 +62,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
+    config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'createStudent',
       tags,
@@ -76,6 +78,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
+    config: { rqs: { access: 'write' } },
     schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const replaced = (result: ReplaceResult<Student>): WriteAnswer | undefined => result.outcome === 'replaced' ? { status: 200, body: ok(result.record) } : undefined
@@ -85,6 +88,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }))
 
   app.delete<{ Params: IdParams }>('/:id', {
+    config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {

@@ -48,7 +48,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(Type.Union([StudentList, StudentPage]), 'Every student (an array), or with `limit` a page `{items, next}`.') }
     },
-    config: { streams: true }
+    config: { streams: true, rqs: { access: 'read' } }
   }, async (request, reply) => {
     // A serializer of our own leaves the content type to us: JSON unless a vendor type was negotiated.
     if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
@@ -68,6 +68,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.get<{ Params: IdParams }>('/:id', {
+    config: { rqs: { access: 'read' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'getStudent',
@@ -88,6 +89,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
+    config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'createStudent',
       tags,
@@ -128,6 +130,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.put<{ Params: IdParams, Body: typeof StudentPutBody.static }>('/:id', {
+    config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'replaceStudentById',
@@ -147,6 +150,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.put<{ Body: StudentReplaceBody }>('/', {
+    config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'replaceStudent',
       tags,
@@ -158,6 +162,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }, async (request, reply) => replace(request, reply, request.body.id, request.body))
 
   app.delete<{ Params: IdParams }>('/:id', {
+    config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       operationId: 'deleteStudent',

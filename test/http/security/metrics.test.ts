@@ -167,7 +167,7 @@ describe.skipIf(SKIP_POSTGRES)(`the PostgreSQL pool on /metrics${SKIP_POSTGRES ?
 describe('request counts outside prom-client', () => {
   it('put a request in the first bucket whose bound it does not exceed, cumulate buckets, and escape label values', () => {
     const counts = new RequestMetrics()
-    for (const seconds of [0.0005, 0.0006, 0.02, 30]) counts.record('/a/"b"\\c', () => 'students', 'GET', 200, seconds)
+    for (const seconds of [0.0005, 0.0006, 0.02, 30]) counts.record('/a/"b"\\c', 'students', 'GET', 200, seconds)
     const text = counts.render()
     const labels = 'service="students",route="/a/\\"b\\"\\\\c",method="GET",status="200"'
     expect(text).toContain(`rqs_http_requests_total{${labels}} 4`)

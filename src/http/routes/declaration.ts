@@ -1,0 +1,56 @@
+import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify'
+
+/**
+ * Who may use a route: `public` (pages, documents, static files, health),
+ * `read` or `write` (records: the token scope of that name), or `metrics`
+ * (the Prometheus scrape).
+ */
+export type Access = 'public' | 'read' | 'write' | 'metrics'
+
+/**
+ * What a route is, stated in its own Fastify config (`config.rqs`) or by the
+ * scope that registers it. Authentication, the rate limit, the metrics and
+ * the audit log read this and nothing else: no path is classified.
+ */
+export interface RouteDeclaration {
+  /** The service the route belongs to: the metrics' `service` label, the audit record's service. */
+  service: string
+  access: Access
+  /** The representation version a REST route serves (stamped by `app.mountRest()`). */
+  version?: number
+  /** A load balancer's probe or Prometheus' scrape (health, readiness, metrics): never rate-limited. */
+  probe?: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Partial while scopes fill it in; a route whose declaration lacks `service` or `access` is undeclared (see declared). */
+    rqs?: Partial<RouteDeclaration>
+  }
+}
+
+/** A route's complete declaration, or undefined when it has none (refused while authentication is on). */
+export function declared (config: Pick<FastifyContextConfig, 'rqs'> | undefined): RouteDeclaration | undefined {
+  const rqs = config?.rqs
+  return rqs?.service === undefined || rqs.access === undefined ? undefined : rqs as RouteDeclaration
+}
+
+/**
+ * Adds `fields` to a route's declaration. A field is stated once: a scope
+ * and a route that both state it must agree, or the server does not start
+ * (so no scope silently overrides what a route says of itself).
+ */
+export function declareRoute (route: RouteOptions, fields: Partial<RouteDeclaration>): void {
+  const current: Partial<RouteDeclaration> = route.config?.rqs ?? {}
+  for (const [key, value] of Object.entries(fields) as Array<[keyof RouteDeclaration, unknown]>) {
+    if (current[key] !== undefined && current[key] !== value) {
+      throw new Error(`${String(route.method)} ${route.url}: declared ${key} ${String(current[key])} and ${String(value)}; a route states each once`)
+    }
+  }
+  route.config = { ...route.config, rqs: { ...current, ...fields } }
+}
+
+/** Declares `fields` of every route registered in `scope` (and the scopes under it) from now on. */
+export function declareRoutes (scope: FastifyInstance, fields: Partial<RouteDeclaration>): void {
+  scope.addHook('onRoute', (route) => { declareRoute(route, fields) })
+}
