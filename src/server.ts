@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
-import type { Config } from './config.js'
+import type { Config } from './options.js'
 import { BoundLog, compressionPlugin, connectPlugin, requestIdPlugin, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { healthPlugin, metrics, metricsOptions } from './http/operations/index.js'

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { OPTIONS, resolveConfig, type Config } from '../config.js'
+import { OPTIONS, resolveConfig, type Config } from '../options.js'
 import { readConfigFile } from '../config/file.js'
 import { option } from '../config/option.js'
 import { declaredOptions, readSection } from '../config/read.js'

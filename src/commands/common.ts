@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { ConfigError, resolveConfig, type Config } from '../config.js'
+import { ConfigError, resolveConfig, type Config } from '../options.js'
 import { openStores } from '../stores/index.js'
 import type { Stores } from '../domain/index.js'
 import { DATASET_NAMES, datasetNamed, type Dataset } from '../data/datasets.js'

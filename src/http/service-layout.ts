@@ -1,4 +1,4 @@
-import type { Config } from '../config.js'
+import type { Config } from '../options.js'
 import { ERRORS_PATH } from './errors/index.js'
 import { API_DOCS_PATH, OPENAPI_PATH } from './openapi/index.js'
 export type ServiceName = 'students' | 'addresses' | 'albums' | 'events'

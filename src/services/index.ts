@@ -1,4 +1,4 @@
-import type { Config } from '../config.js'
+import type { Config } from '../options.js'
 import { addressesService } from './addresses/index.js'
 import { albumsService } from './albums/index.js'
 import { appService } from './app/index.js'
@@ -7,12 +7,16 @@ import { directory } from './home/index.js'
 import { studentsService } from './students/index.js'
 import type { DirectoryLink, ServiceDescriptor } from './types.js'
 
-/** Every service this server can run, in the order of the entry point's directory. Adding one is one line here. */
-export const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, eventsService, appService]
+/**
+ * Every service this server can run, in the order of the entry point's
+ * directory. Adding one is one line here: its options, error codes and
+ * record collections come with its descriptor.
+ */
+export const SERVICES = [studentsService, addressesService, albumsService, eventsService, appService] as const satisfies readonly ServiceDescriptor[]
 
-/** The services a Config turns on. */
-export function enabledServices (config: Config): ServiceDescriptor[] {
-  return SERVICES.filter((s) => s.enabled(config))
+/** The services a Config turns on, of the built-in ones and `extra`. */
+export function enabledServices (config: Config, extra: readonly ServiceDescriptor[] = []): ServiceDescriptor[] {
+  return [...SERVICES, ...extra].filter((s) => s.enabled(config))
 }
 
 /** The entry point's directory for a Config: every link `GET /` lists (the CLI's start-up summary prints them). */

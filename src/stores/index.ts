@@ -1,4 +1,4 @@
-import type { Config } from '../config.js'
+import type { CoreConfig } from '../config.js'
 import type { StoreOptions, Stores } from '../domain/index.js'
 import type { StoreLog } from './postgres/index.js'
 import { MemoryStudentStore } from './memory/students.js'
@@ -11,7 +11,7 @@ import { MemoryChangeLog } from './memory/changes.js'
  * spec says. The database drivers load only when asked for, so the memory
  * store starts as fast as before and needs neither native module.
  */
-export async function openStores (config: Config, log?: StoreLog): Promise<Stores> {
+export async function openStores (config: CoreConfig, log?: StoreLog): Promise<Stores> {
   const store = config.store
   const common: StoreOptions = { studentIds: store.studentIds ?? 'count', changesRetentionMs: store.changesRetentionMs }
   switch (store.kind) {

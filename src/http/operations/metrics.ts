@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Config } from '../../config.js'
+import type { Config } from '../../options.js'
 import type { Stores } from '../../domain/index.js'
 import { problems } from '../errors/index.js'
 import type { RqsMetrics } from './metrics-registry.js'

@@ -1,10 +1,12 @@
 import type { ServiceDescriptor } from '../types.js'
+import { addressesOptions } from './config.js'
 import { prefixOf } from '../types.js'
 import { ADDRESS_REPRESENTATIONS, type AddressRoutesOptions } from './routes.js'
 
 /** The address book service: its collection at `{base}/addresses`, in every version. */
-export const addressesService: ServiceDescriptor = {
+export const addressesService: ServiceDescriptor<typeof addressesOptions> = {
   name: 'addresses',
+  options: addressesOptions,
   versions: ADDRESS_REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.addresses.enabled,
   links: (config) => [{ rel: 'addresses', href: `${prefixOf(config.addresses.base)}/addresses`, title: 'Address book service (REST)', type: 'application/json' }],

@@ -1,5 +1,6 @@
 import type { ChangedCollection } from '../../domain/index.js'
 import type { ServiceDescriptor } from '../types.js'
+import { eventsOptions } from './config.js'
 import { ChangeHub } from './hub.js'
 import { EVENT_STREAM, EVENTS_PATH, eventsRoutes } from './routes.js'
 
@@ -20,8 +21,9 @@ function feedServices (config: Parameters<ServiceDescriptor['enabled']>[0]): Cha
  * address, through any version or instance, as Server-Sent Events at
  * /events. The web application subscribes when the directory links it.
  */
-export const eventsService: ServiceDescriptor = {
+export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
   name: 'events',
+  options: eventsOptions,
   versions: [],
   enabled: (config) => config.events.enabled && feedServices(config).length > 0,
   links: () => [{ rel: 'events', href: EVENTS_PATH, title: 'Change feed (Server-Sent Events)', type: EVENT_STREAM }],

@@ -1,6 +1,7 @@
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { ServiceDescriptor } from '../types.js'
+import { studentsOptions } from './config.js'
 import { problemShape } from '../../http/openapi/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { ErrorEnvelope } from './schema.js'
@@ -13,8 +14,9 @@ const REPRESENTATIONS = [studentsV1, studentsV2]
  * The student records service: its versioned representations at its base,
  * and the static assets (spec rule 1: the assets route is always present).
  */
-export const studentsService: ServiceDescriptor = {
+export const studentsService: ServiceDescriptor<typeof studentsOptions> = {
   name: 'students',
+  options: studentsOptions,
   versions: REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.students.enabled,
   links: (config) => [{ rel: 'students', href: config.students.base, title: 'Student records service (REST)', type: 'application/json' }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { makeConfig } from '../../../src/config.js'
+import { makeConfig } from '../../../src/options.js'
 import { ServiceLayout } from '../../../src/http/service-layout.js'
 
 describe('ServiceLayout: what a path is, from the configured mounts', () => {
