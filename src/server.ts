@@ -9,7 +9,8 @@ import { security, securityPluginOptions } from './http/security/index.js'
 import { authEnabled } from './config/security.js'
 import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
-import { enabledServices } from './services/index.js'
+import { enabledServices, errorCatalogue } from './services/index.js'
+import type { ServiceDescriptor } from './services/types.js'
 import { seedStores } from './data/seed.js'
 import { openStores } from './stores/index.js'
 import type { Stores } from './domain/index.js'
@@ -22,6 +23,8 @@ export interface ServerDependencies {
   onRoute?: (route: RouteOptions) => void
   /** Where log lines go instead of stdout as JSON (the CLI's pretty format, a test's collector). */
   logStream?: { write: (line: string) => void }
+  /** Services beside the built-in ones (embedding, tests); their options must be in `config` (resolveConfig's `extra`). */
+  services?: readonly ServiceDescriptor[]
 }
 
 /** Builds a ready (not yet listening) server for a Config. Safe to call many times in one process. */
@@ -35,7 +38,9 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
   try {
     if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed) }, 'seed files loaded')
-    const services = enabledServices(config)
+    const services = enabledServices(config, deps.services)
+    // The codes this server answers with, its services' among them: every renderer, /errors and /openapi.json read them here.
+    app.decorate('errorCatalogue', errorCatalogue(services))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestLimitsPlugin, { limits: config.connections, bounds })
     await app.register(requestIdPlugin)

@@ -1,3 +1,4 @@
+import { ErrorCatalogue } from '../http/errors/index.js'
 import type { Config } from '../options.js'
 import { addressesService } from './addresses/index.js'
 import { albumsService } from './albums/index.js'
@@ -17,6 +18,11 @@ export const SERVICES = [studentsService, addressesService, albumsService, event
 /** The services a Config turns on, of the built-in ones and `extra`. */
 export function enabledServices (config: Config, extra: readonly ServiceDescriptor[] = []): ServiceDescriptor[] {
   return [...SERVICES, ...extra].filter((s) => s.enabled(config))
+}
+
+/** The error catalogue of a server running `services`: the core codes and theirs. */
+export function errorCatalogue (services: readonly ServiceDescriptor[]): ErrorCatalogue {
+  return new ErrorCatalogue(services.map((s) => s.errors))
 }
 
 /** The entry point's directory for a Config: every link `GET /` lists (the CLI's start-up summary prints them). */

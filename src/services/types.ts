@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { OptionGroup, SectionOf, SectionsOf } from '../config.js'
 import type { Stores } from '../domain/index.js'
+import type { ErrorDefinitions } from '../http/errors/index.js'
 import type { Config } from '../options.js'
 /** One entry of the API's directory: where a client finds a service (spec, Versioning rule 4). */
 export interface DirectoryLink {
@@ -33,6 +34,13 @@ export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGro
   name: string
   /** Its section of the configuration, `config.<key>`: flags, variables, defaults and help lines. */
   options?: G
+  /**
+   * Its own error codes, each with its status, description and English and
+   * German texts, beside the core's in the server's catalogue (`/errors`,
+   * docs/errors.md, the API description). Declared in its errors.ts, whose
+   * `ServiceErrorCodes` entry lets its routes throw them as AppErrors.
+   */
+  errors?: ErrorDefinitions
   /** Versions of its REST representations (none for a GraphQL service). */
   versions: readonly number[]
   enabled (config: ServiceConfig<G>): boolean

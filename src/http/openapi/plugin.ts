@@ -3,6 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { PACKAGE_VERSION } from '../../version.js'
+import { catalogueOf } from '../errors/index.js'
 import { SERVER_TAG } from './describe.js'
 import { finishDocument, transformRoute, type OpenApiDocument } from './document.js'
 
@@ -69,7 +70,7 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
     hideUntagged: true,
     convertConstToEnum: false,
     transform: transformRoute,
-    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never
+    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument, catalogueOf(app)) as never
   })
   await app.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } })
   app.get(OPENAPI_PATH, {

@@ -1,5 +1,6 @@
 import type { ServiceDescriptor } from '../types.js'
 import { albumsOptions } from './config.js'
+import { ALBUM_ERRORS } from './errors.js'
 import { prefixOf } from '../types.js'
 import { ALBUM_TAGS } from './openapi.js'
 import { albumRoutes } from './routes.js'
@@ -8,6 +9,7 @@ import { albumRoutes } from './routes.js'
 export const albumsService: ServiceDescriptor<typeof albumsOptions> = {
   name: 'albums',
   options: albumsOptions,
+  errors: ALBUM_ERRORS,
   versions: [],
   enabled: (config) => config.albums.enabled,
   links: (config) => {

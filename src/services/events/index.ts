@@ -1,6 +1,7 @@
 import type { ChangedCollection } from '../../domain/index.js'
 import type { ServiceDescriptor } from '../types.js'
 import { eventsOptions } from './config.js'
+import { FEED_ERRORS } from './errors.js'
 import { ChangeHub } from './hub.js'
 import { EVENT_STREAM, EVENTS_PATH, eventsRoutes } from './routes.js'
 
@@ -24,6 +25,7 @@ function feedServices (config: Parameters<ServiceDescriptor['enabled']>[0]): Cha
 export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
   name: 'events',
   options: eventsOptions,
+  errors: FEED_ERRORS,
   versions: [],
   enabled: (config) => config.events.enabled && feedServices(config).length > 0,
   links: () => [{ rel: 'events', href: EVENTS_PATH, title: 'Change feed (Server-Sent Events)', type: EVENT_STREAM }],

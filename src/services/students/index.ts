@@ -2,6 +2,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { ServiceDescriptor } from '../types.js'
 import { studentsOptions } from './config.js'
+import { STUDENT_ERRORS } from './errors.js'
 import { problemShape } from '../../http/openapi/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { ErrorEnvelope } from './schema.js'
@@ -17,6 +18,7 @@ const REPRESENTATIONS = [studentsV1, studentsV2]
 export const studentsService: ServiceDescriptor<typeof studentsOptions> = {
   name: 'students',
   options: studentsOptions,
+  errors: STUDENT_ERRORS,
   versions: REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.students.enabled,
   links: (config) => [{ rel: 'students', href: config.students.base, title: 'Student records service (REST)', type: 'application/json' }],
