@@ -9,7 +9,7 @@ import { security, securityPluginOptions } from './http/security/index.js'
 import { authEnabled } from './config/security.js'
 import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
-import { enabledServices, errorCatalogue } from './services/index.js'
+import { collectionsOf, enabledServices, errorCatalogue, SERVICES } from './services/index.js'
 import type { ServiceDescriptor } from './services/types.js'
 import { seedStores } from './data/seed.js'
 import { openStores } from './stores/index.js'
@@ -37,7 +37,9 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // Stores this server opened are closed with it, also when a later start-up step fails.
   if (deps.stores === undefined) app.addHook('onClose', async () => { await stores.close() })
   try {
-    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed) }, 'seed files loaded')
+    // Seed files may hold any service's records, whether that service is switched on or not.
+    const known = [...SERVICES, ...deps.services ?? []]
+    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed, collectionsOf(known)) }, 'seed files loaded')
     const services = enabledServices(config, deps.services)
     // The codes this server answers with, its services' among them: every renderer, /errors and /openapi.json read them here.
     app.decorate('errorCatalogue', errorCatalogue(services))
@@ -59,7 +61,8 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     await app.register(mountsPlugin, { versioning: config.versioning, versions, table: mounts })
     await app.register(errorCatalogueRoutes)
     const links = services.flatMap((s) => s.links(config))
-    for (const service of services) await service.register(app, { config, stores, links })
+    const collections = collectionsOf(services)
+    for (const service of services) await service.register(app, { config, stores, links, collections })
     await app.register(docsService)
     await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links, newestType })
     await app.ready()

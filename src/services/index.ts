@@ -1,3 +1,4 @@
+import type { RecordCollection } from '../data/collection.js'
 import { ErrorCatalogue } from '../http/errors/index.js'
 import type { Config } from '../options.js'
 import { addressesService } from './addresses/index.js'
@@ -15,9 +16,20 @@ import type { DirectoryLink, ServiceDescriptor } from './types.js'
  */
 export const SERVICES = [studentsService, addressesService, albumsService, eventsService, appService] as const satisfies readonly ServiceDescriptor[]
 
-/** The services a Config turns on, of the built-in ones and `extra`. */
+/**
+ * The services a Config turns on, of the built-in ones and `extra`. One that
+ * works on other services' collections (the change feed, the web app) runs
+ * only when a service it works on does.
+ */
 export function enabledServices (config: Config, extra: readonly ServiceDescriptor[] = []): ServiceDescriptor[] {
-  return [...SERVICES, ...extra].filter((s) => s.enabled(config))
+  const on = [...SERVICES, ...extra].filter((s) => s.enabled(config))
+  const served = collectionsOf(on).map((c) => c.name)
+  return on.filter(({ consumes }) => consumes === undefined || (consumes === 'any' ? served.length > 0 : consumes.some((name) => served.includes(name))))
+}
+
+/** The record collections some services declare, in their order. */
+export function collectionsOf (services: readonly ServiceDescriptor[]): RecordCollection[] {
+  return services.flatMap((s) => s.collections ?? [])
 }
 
 /** The error catalogue of a server running `services`: the core codes and theirs. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { OptionGroup, SectionOf, SectionsOf } from '../config.js'
 import type { Stores } from '../domain/index.js'
+import type { RecordCollection } from '../data/collection.js'
 import type { ErrorDefinitions } from '../http/errors/index.js'
 import type { Config } from '../options.js'
 /** One entry of the API's directory: where a client finds a service (spec, Versioning rule 4). */
@@ -21,6 +22,8 @@ export interface ServiceContext<G extends OptionGroup | undefined = OptionGroup 
   stores: Stores
   /** Every enabled service's directory links (a page that links to the others reads them here). */
   links: readonly DirectoryLink[]
+  /** Every enabled service's record collections (the change feed carries their changes). */
+  collections: readonly RecordCollection[]
 }
 
 /**
@@ -41,6 +44,14 @@ export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGro
    * `ServiceErrorCodes` entry lets its routes throw them as AppErrors.
    */
   errors?: ErrorDefinitions
+  /** The record collections it serves: `rqs import`/`export --service`, seed files, the change feed's events. */
+  collections?: readonly RecordCollection[]
+  /**
+   * Other services' collections it works on (the change feed: `'any'`; the
+   * web app: the ones it has pages for). It runs only while one of them is
+   * served, whatever its own options say.
+   */
+  consumes?: 'any' | readonly string[]
   /** Versions of its REST representations (none for a GraphQL service). */
   versions: readonly number[]
   enabled (config: ServiceConfig<G>): boolean

@@ -1,6 +1,7 @@
 import type { ServiceDescriptor } from '../types.js'
 import { addressesOptions } from './config.js'
 import { ADDRESS_ERRORS } from './errors.js'
+import { ADDRESSES } from './collection.js'
 import { prefixOf } from '../types.js'
 import { ADDRESS_REPRESENTATIONS, type AddressRoutesOptions } from './routes.js'
 
@@ -9,6 +10,7 @@ export const addressesService: ServiceDescriptor<typeof addressesOptions> = {
   name: 'addresses',
   options: addressesOptions,
   errors: ADDRESS_ERRORS,
+  collections: [ADDRESSES],
   versions: ADDRESS_REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.addresses.enabled,
   links: (config) => [{ rel: 'addresses', href: `${prefixOf(config.addresses.base)}/addresses`, title: 'Address book service (REST)', type: 'application/json' }],

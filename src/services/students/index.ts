@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { ServiceDescriptor } from '../types.js'
 import { studentsOptions } from './config.js'
 import { STUDENT_ERRORS } from './errors.js'
+import { STUDENTS } from './collection.js'
 import { problemShape } from '../../http/openapi/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { ErrorEnvelope } from './schema.js'
@@ -19,6 +20,7 @@ export const studentsService: ServiceDescriptor<typeof studentsOptions> = {
   name: 'students',
   options: studentsOptions,
   errors: STUDENT_ERRORS,
+  collections: [STUDENTS],
   versions: REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.students.enabled,
   links: (config) => [{ rel: 'students', href: config.students.base, title: 'Student records service (REST)', type: 'application/json' }],
