@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { Stores } from '../domain/index.js'
-import { type RecordCollection } from './collection.js'
+import type { RecordCollection } from './collection.js'
 import { readRecords } from './read-records.js'
 
 /**
@@ -53,7 +53,7 @@ function recognised (members: readonly string[], collections: readonly RecordCol
   return best
 }
 
-/** "the first line is neither a student (…) nor an address (…)", for the collections there are. */
+/** "the first line is no record of students (id, firstName, …) or addresses (…)": what each collection declares. */
 function unrecognised (collections: readonly RecordCollection[]): string {
   return `the first line is no record of ${collections.map((c) => `${c.name} (${c.fields.join(', ')})`).join(' or ')}`
 }

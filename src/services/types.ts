@@ -28,10 +28,11 @@ export interface ServiceContext<G extends OptionGroup | undefined = OptionGroup 
 
 /**
  * Everything the server needs to know about a service, and all a service
- * adds to it: its options (`--help`, the Config), its entries in the
- * directory, its OpenAPI tags, its routes. The central code reads these, so
- * adding a service is one folder and one line in src/services/index.ts.
- * `G` is its option group, which gives its section of the Config its type.
+ * adds to it: its options (`--help`, the Config), its error codes, its record
+ * collections, its entries in the directory, its OpenAPI tags, its routes.
+ * The central code reads these, so adding a service is one folder and one
+ * line in src/services/index.ts. `G` is its option group, which gives its
+ * section of the Config its type.
  */
 export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGroup | undefined> {
   name: string
@@ -48,8 +49,8 @@ export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGro
   collections?: readonly RecordCollection[]
   /**
    * Other services' collections it works on (the change feed: `'any'`; the
-   * web app: the ones it has pages for). It runs only while one of them is
-   * served, whatever its own options say.
+   * web app: the ones it has pages for). Even when `enabled`, it runs only
+   * while a service serving one of them runs.
    */
   consumes?: 'any' | readonly string[]
   /** Versions of its REST representations (none for a GraphQL service). */
