@@ -43,6 +43,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ message: 'A store knows nothing of HTTP or of the services: import the contract from src/domain.', group: ['**/http/**', '**/services/**', '**/cli/**', '**/commands/**', '**/server.js'] }] }] }
   },
   {
+    // The server's own configuration knows no service: each brings its option group in its descriptor (src/options.ts composes them).
+    files: ['src/config/**/*.ts', 'src/config.ts'],
+    rules: forbid('The configuration core knows no service and no HTTP: a service brings its options in its descriptor; src/options.ts composes them.',
+      '**/services/**', '**/http/**', '**/options.js', '**/cli/**', '**/commands/**')
+  },
+  {
     files: ['src/http/errors/**/*.ts'],
     rules: forbid('The error pipeline imports nothing else of src/http (every other part imports it).',
       '../transport/**', '../rest/**', '../operations/**', '../openapi/**', '../security/**', '../../services/**')

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
-import type { Config } from './config.js'
+import type { Config } from './options.js'
 import { BoundLog, compressionPlugin, connectPlugin, requestIdPlugin, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
@@ -9,7 +9,7 @@ import { security, securityPluginOptions } from './http/security/index.js'
 import { authEnabled } from './config/security.js'
 import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
-import { enabledServices } from './services/index.js'
+import { collectionsOf, enabledServices, errorCatalogue, SERVICES } from './services/index.js'
 import { refuseOverlappingPaths } from './services/paths.js'
 import type { ServiceDescriptor } from './services/types.js'
 import { seedStores } from './data/seed.js'
@@ -24,13 +24,13 @@ export interface ServerDependencies {
   onRoute?: (route: RouteOptions) => void
   /** Where log lines go instead of stdout as JSON (the CLI's pretty format, a test's collector). */
   logStream?: { write: (line: string) => void }
-  /** Services to run after the built-in ones (those their `enabled` accepts): an embedding's own, a test's fixture. */
+  /** Services to run after the built-in ones (those their `enabled` accepts): an embedding's own, a test's fixture. Their options must be in `config` (resolveConfig's `extra`). */
   services?: readonly ServiceDescriptor[]
 }
 
 /** Builds a ready (not yet listening) server for a Config. Safe to call many times in one process. */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
-  const services = [...enabledServices(config), ...(deps.services ?? []).filter((s) => s.enabled(config))]
+  const services = enabledServices(config, deps.services)
   refuseOverlappingPaths(config, services)
   const mounts = new MountTable()
   const bounds = new BoundLog()
@@ -43,7 +43,11 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   const metricsRegistry = await createMetrics(config.security.metrics)
   const stores = metricsRegistry === undefined ? opened : observeFailures(opened, (collection, operation, err) => { metricsRegistry.countStoreError(collection, operation, err) })
   try {
-    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed) }, 'seed files loaded')
+    // Seed files may hold any service's records, whether that service is switched on or not.
+    const known = [...SERVICES, ...deps.services ?? []]
+    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed, collectionsOf(known)) }, 'seed files loaded')
+    // The codes this server answers with, its services' among them: every renderer, /errors and /openapi.json read them here.
+    app.decorate('errorCatalogue', errorCatalogue(services))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
     await app.register(requestLimitsPlugin, { limits: config.connections, bounds })
     await app.register(requestIdPlugin)
@@ -61,7 +65,8 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     await app.register(mountsPlugin, { versioning: config.versioning, versions, table: mounts })
     await app.register(errorCatalogueRoutes)
     const links = services.flatMap((s) => s.links(config))
-    for (const service of services) await service.register(app, { config, stores, links })
+    const collections = collectionsOf(services)
+    for (const service of services) await service.register(app, { config, stores, links, collections })
     await app.register(docsService)
     await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links, newestType })
     await app.ready()

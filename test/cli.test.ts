@@ -1,7 +1,7 @@
 import { createServer, connect, type Server } from 'node:net'
 import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { OPTIONS } from '../src/config.js'
+import { OPTIONS } from '../src/options.js'
 import { runMain, serveMain } from './helpers/cli.js'
 import { request } from './helpers/server.js'
 import pkg from '../package.json' with { type: 'json' }

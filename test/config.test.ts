@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { API_VERSIONS, ConfigError, DEFAULT_ASSETS_DIR, DEFAULT_GRAPHIQL_DIR, defaultConfig, makeConfig, OPTIONS, resolveConfig } from '../src/config.js'
+import { API_VERSIONS, ConfigError, DEFAULT_ASSETS_DIR, DEFAULT_GRAPHIQL_DIR, defaultConfig, makeConfig, OPTIONS, resolveConfig } from '../src/options.js'
 import { SERVICES } from '../src/services/index.js'
 
 describe('configuration from one declaration', () => {

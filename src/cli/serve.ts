@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { ConfigError, OPTIONS, resolveConfig, type Config } from '../config.js'
+import { ConfigError } from '../config.js'
+import { OPTIONS, resolveConfig, type Config } from '../options.js'
 import { readConfigFile } from '../config/file.js'
 import { option } from '../config/option.js'
 import { declaredOptions, readSection } from '../config/read.js'

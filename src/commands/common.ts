@@ -1,8 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { ConfigError, resolveConfig, type Config } from '../config.js'
+import { ConfigError, resolveConfig, type Config } from '../options.js'
 import { openStores } from '../stores/index.js'
 import type { Stores } from '../domain/index.js'
-import { DATASET_NAMES, datasetNamed, type Dataset } from '../data/datasets.js'
+import { collectionNames, type RecordCollection } from '../data/collection.js'
+import { collectionsOf, SERVICES } from '../services/index.js'
 import type { ProgressStream } from './progress.js'
 
 /** The process streams a bulk command uses; tests pass their own. */
@@ -51,11 +52,14 @@ export function storeConfig (store: string | undefined, env: NodeJS.ProcessEnv):
   return config
 }
 
-export function datasetFrom (service: string | undefined): Dataset {
-  if (service === undefined) throw new UsageError(`--service is required: ${DATASET_NAMES.join(' or ')}`)
-  const dataset = datasetNamed(service)
-  if (dataset === undefined) throw new UsageError(`--service must be ${DATASET_NAMES.join(' or ')}, got "${service}"`)
-  return dataset
+/** The record collections the built-in services declare: what `--service` may name. */
+export const COLLECTIONS: readonly RecordCollection[] = collectionsOf(SERVICES)
+
+export function collectionFrom (service: string | undefined): RecordCollection {
+  if (service === undefined) throw new UsageError(`--service is required: ${collectionNames(COLLECTIONS)}`)
+  const collection = COLLECTIONS.find((c) => c.name === service)
+  if (collection === undefined) throw new UsageError(`--service must be ${collectionNames(COLLECTIONS)}, got "${service}"`)
+  return collection
 }
 
 export async function withStores<T> (config: Config, work: (stores: Stores) => Promise<T>): Promise<T> {

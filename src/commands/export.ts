@@ -1,14 +1,15 @@
 import { Ajv } from 'ajv'
 import { validationFailures } from '../http/errors/index.js'
 import { type CollectionModel, parseListQuery, type ListRequest, querystringSchema, TEXT_VALIDATION } from '../http/rest/index.js'
-import { datasetFrom, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
+import { collectionFrom, COLLECTIONS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
+import { collectionNames } from '../data/collection.js'
 
-export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service students|addresses [--query QUERY] > FILE.ndjson
+export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')} [--query QUERY] > FILE.ndjson
 
 Writes every record of the service to stdout, one JSON object a line (NDJSON), in id order.
   --store     the database (or RQS_STORE, DATABASE_URL)
-  --service   students or addresses
+  --service   ${collectionNames(COLLECTIONS)}
   --query     the list's query parameters, e.g. 'age[gte]=18&sort=lastName' (see the README)
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
@@ -23,24 +24,24 @@ export async function runExport (argv: string[], io: CommandIO): Promise<number>
   } catch (err) {
     return usage(io, err)
   }
-  let dataset, config, list
+  let collection, config, list
   try {
-    dataset = datasetFrom(args.values.service)
+    collection = collectionFrom(args.values.service)
     config = storeConfig(args.values.store, io.env)
-    list = listFromQuery(dataset.model, args.values.query ?? '')
+    list = listFromQuery(collection.model, args.values.query ?? '')
   } catch (err) {
     return usage(io, err)
   }
   const { filter, sort, limit } = list
   try {
     return await withStores(config, async (stores) => {
-      const store = dataset.store(stores)
-      const progress = new Progress({ stream: io.stderr, command: 'rqs export', verb: 'exported', noun: dataset.name, total: io.stderr.isTTY === true ? await store.count(filter) : undefined })
+      const store = collection.store(stores)
+      const progress = new Progress({ stream: io.stderr, command: 'rqs export', verb: 'exported', noun: collection.name, total: io.stderr.isTTY === true ? await store.count(filter) : undefined })
       const output = new Output(io.stdout)
       let records = 0
       for await (const batch of store.batches({ ...filter, sort, limit })) {
         let text = ''
-        for (const record of batch) text += dataset.line(record)
+        for (const record of batch) text += collection.line(record)
         records += batch.length
         if (!await output.write(text)) break // the reader went away (a closed pipe): stop quietly
         progress.update(records)

@@ -1,16 +1,17 @@
 import { createReadStream, statSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-import { datasetFrom, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
+import { collectionFrom, COLLECTIONS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
 import { BadLineError, readRecords } from '../data/read-records.js'
+import { collectionNames } from '../data/collection.js'
 
-export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service students|addresses [--skip-invalid] FILE.ndjson
+export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] FILE.ndjson
 
 Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin) in one
 transaction: a bad line stops the import with its number and reason, and nothing of the file is
 stored. Records keep their ids (a record already stored under an id is replaced).
   --store          the database (or RQS_STORE, DATABASE_URL)
-  --service        students or addresses
+  --service        ${collectionNames(COLLECTIONS)}
   --skip-invalid   store the valid lines; report how many lines were skipped, and which
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
@@ -22,13 +23,13 @@ const MAX_LISTED = 1000
 /** `rqs import`: validates an NDJSON file line by line with the API's schemas and stores it all or nothing. */
 export async function runImport (argv: string[], io: CommandIO): Promise<number> {
   let args
-  let dataset
+  let collection
   let config
   try {
     args = parseCommandArgs(argv, { ...STORE_OPTIONS, 'skip-invalid': { type: 'boolean' } })
     if (args.values.help === true) { io.stdout.write(IMPORT_USAGE); return EXIT_OK }
     if (args.positionals.length > 1) throw new UsageError('give one file (or - for stdin)')
-    dataset = datasetFrom(args.values.service)
+    collection = collectionFrom(args.values.service)
     config = storeConfig(args.values.store, io.env)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
@@ -51,8 +52,8 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
   }
 
   const skipped: number[] = []
-  const progress = new Progress({ stream: io.stderr, command: 'rqs import', verb: 'imported', noun: dataset.name, total: size })
-  const records = readRecords(input, dataset, {
+  const progress = new Progress({ stream: io.stderr, command: 'rqs import', verb: 'imported', noun: collection.name, total: size })
+  const records = readRecords(input, collection, {
     skipInvalid: args.values['skip-invalid'] === true,
     onSkipped: (line, reason) => {
       if (skipped.length < MAX_DESCRIBED) io.stderr.write(`rqs import: skipped line ${line}: ${reason}\n`)
@@ -61,7 +62,7 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
     onProgress: (count, bytes) => { progress.update(count, size === undefined ? count : bytes) }
   })
   try {
-    await withStores(config, async (stores) => await dataset.store(stores).importAll(records))
+    await withStores(config, async (stores) => await collection.store(stores).importAll(records))
   } catch (err) {
     progress.abandon()
     const why = err instanceof BadLineError ? err.message : `the store refused the import: ${(err as Error).message}`

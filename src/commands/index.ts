@@ -1,5 +1,6 @@
 import type { CliCommand } from '../cli/command.js'
-import type { CommandIO } from './common.js'
+import { collectionNames } from '../data/collection.js'
+import { COLLECTIONS, type CommandIO } from './common.js'
 import { runExport } from './export.js'
 import { runImport } from './import.js'
 
@@ -18,7 +19,7 @@ export const dataCommands: readonly CliCommand[] = [
   {
     name: 'export',
     summary: 'write every record of a service as NDJSON to stdout',
-    usage: 'rqs export --store <url> --service students|addresses [--query <query>]',
+    usage: `rqs export --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--query <query>]`,
     options: [],
     run: async () => 2,
     ownArguments: async (args, env) => await runExport(args, processStreams(env))
@@ -26,7 +27,7 @@ export const dataCommands: readonly CliCommand[] = [
   {
     name: 'import',
     summary: 'store every record of an NDJSON file, all or nothing',
-    usage: 'rqs import --store <url> --service students|addresses [--skip-invalid] <file.ndjson>',
+    usage: `rqs import --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] <file.ndjson>`,
     options: [],
     run: async () => 2,
     ownArguments: async (args, env) => await runImport(args, processStreams(env))

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { parseExactJson } from '../http/rest/index.js'
-import type { Dataset } from './datasets.js'
+import type { RecordCollection } from './collection.js'
 
 /** A line of an import that is not a valid record: its number (from 1) and why. */
 export class BadLineError extends Error {
@@ -28,7 +28,7 @@ const BATCH_SIZE = 1000
  * BadLineError (which makes the store roll the whole import back) unless
  * invalid lines are skipped.
  */
-export async function * readRecords<R> (input: Readable, dataset: Dataset<R>, options: ReadOptions): AsyncGenerator<R[]> {
+export async function * readRecords<R> (input: Readable, collection: RecordCollection<R>, options: ReadOptions): AsyncGenerator<R[]> {
   const size = options.batchSize ?? BATCH_SIZE
   const lines = createInterface({ input, crlfDelay: Infinity })
   let number = 0
@@ -39,7 +39,7 @@ export async function * readRecords<R> (input: Readable, dataset: Dataset<R>, op
     for await (const text of lines) {
       number++
       if (text.trim() === '') continue
-      const checked = checkLine(dataset, text)
+      const checked = checkLine(collection, text)
       if ('reason' in checked) {
         if (!options.skipInvalid) throw new BadLineError(number, checked.reason)
         options.onSkipped?.(number, checked.reason)
@@ -63,7 +63,7 @@ export async function * readRecords<R> (input: Readable, dataset: Dataset<R>, op
   }
 }
 
-function checkLine<R> (dataset: Dataset<R>, text: string): { record: R } | { reason: string } {
+function checkLine<R> (collection: RecordCollection<R>, text: string): { record: R } | { reason: string } {
   let value: unknown
   try {
     value = parseExactJson(text)
@@ -71,5 +71,5 @@ function checkLine<R> (dataset: Dataset<R>, text: string): { record: R } | { rea
     return { reason: (err as Error).message.replace(/^The request body/, 'the line') }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { reason: 'the line is not a JSON object' }
-  return dataset.check(value)
+  return collection.check(value)
 }

@@ -1,23 +1,24 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { Stores } from '../domain/index.js'
-import { ADDRESSES, STUDENTS, type Dataset } from './datasets.js'
+import type { RecordCollection } from './collection.js'
 import { readRecords } from './read-records.js'
 
 /**
  * `rqs serve --seed FILE[,FILE…]`: loads NDJSON files (as `rqs export` writes
  * them) into the stores at start-up, each all or nothing, before the server
- * listens. A file's first record tells its service: students have `firstName`,
- * addresses `city`. Returns what was loaded, for the log.
+ * listens. A file's first record tells its collection: the one whose
+ * declared fields it has most of (a student line has `firstName`, an address
+ * line `city`). Returns what was loaded, for the log.
  */
-export async function seedStores (stores: Stores, files: readonly string[]): Promise<Array<{ file: string, service: string, records: number }>> {
+export async function seedStores (stores: Stores, files: readonly string[], collections: readonly RecordCollection[]): Promise<Array<{ file: string, service: string, records: number }>> {
   const loaded = []
   for (const file of files) {
     try {
-      const dataset = await datasetOf(file)
-      if (dataset === undefined) continue // nothing but blank lines
-      const records = await dataset.store(stores).importAll(readRecords(createReadStream(file), dataset, { skipInvalid: false }))
-      loaded.push({ file, service: dataset.name, records })
+      const collection = await collectionOf(file, collections)
+      if (collection === undefined) continue // nothing but blank lines
+      const records = await collection.store(stores).importAll(readRecords(createReadStream(file), collection, { skipInvalid: false }))
+      loaded.push({ file, service: collection.name, records })
     } catch (err) {
       throw new Error(`seed file ${file}: ${(err as Error).message}`, { cause: err })
     }
@@ -25,7 +26,7 @@ export async function seedStores (stores: Stores, files: readonly string[]): Pro
   return loaded
 }
 
-async function datasetOf (file: string): Promise<Dataset | undefined> {
+async function collectionOf (file: string, collections: readonly RecordCollection[]): Promise<RecordCollection | undefined> {
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity })
   let blank = true
   try {
@@ -34,13 +35,25 @@ async function datasetOf (file: string): Promise<Dataset | undefined> {
       blank = false
       let first: unknown
       try { first = JSON.parse(line) } catch { break }
-      if (typeof first === 'object' && first !== null && 'firstName' in first) return STUDENTS as unknown as Dataset
-      if (typeof first === 'object' && first !== null && 'city' in first) return ADDRESSES as unknown as Dataset
+      if (typeof first === 'object' && first !== null) return recognised(Object.keys(first), collections)
       break
     }
   } finally {
     lines.close()
   }
   if (blank) return undefined
-  throw new Error('the first line is neither a student (firstName, lastName, age) nor an address (name, city, postalCode)')
+  throw new Error(unrecognised(collections))
+}
+
+/** The collection declaring most of the record's members, when exactly one does. */
+function recognised (members: readonly string[], collections: readonly RecordCollection[]): RecordCollection {
+  const shared = (c: RecordCollection): number => c.fields.filter((f) => members.includes(f)).length
+  const [best, second] = [...collections].sort((a, b) => shared(b) - shared(a))
+  if (best === undefined || shared(best) === 0 || (second !== undefined && shared(second) === shared(best))) throw new Error(unrecognised(collections))
+  return best
+}
+
+/** "the first line is no record of students (id, firstName, …) or addresses (…)": what each collection declares. */
+function unrecognised (collections: readonly RecordCollection[]): string {
+  return `the first line is no record of ${collections.map((c) => `${c.name} (${c.fields.join(', ')})`).join(' or ')}`
 }

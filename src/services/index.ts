@@ -1,4 +1,6 @@
-import type { Config } from '../config.js'
+import type { RecordCollection } from '../data/collection.js'
+import { ErrorCatalogue } from '../http/errors/index.js'
+import type { Config } from '../options.js'
 import { addressesService } from './addresses/index.js'
 import { albumsService } from './albums/index.js'
 import { appService } from './app/index.js'
@@ -7,12 +9,32 @@ import { directory } from './home/index.js'
 import { studentsService } from './students/index.js'
 import type { DirectoryLink, ServiceDescriptor } from './types.js'
 
-/** Every service this server can run, in the order of the entry point's directory. Adding one is one line here. */
-export const SERVICES: readonly ServiceDescriptor[] = [studentsService, addressesService, albumsService, eventsService, appService]
+/**
+ * Every service this server can run, in the order of the entry point's
+ * directory. Adding one is one line here: its options, error codes and
+ * record collections come with its descriptor.
+ */
+export const SERVICES = [studentsService, addressesService, albumsService, eventsService, appService] as const satisfies readonly ServiceDescriptor[]
 
-/** The services a Config turns on. */
-export function enabledServices (config: Config): ServiceDescriptor[] {
-  return SERVICES.filter((s) => s.enabled(config))
+/**
+ * The services a Config turns on, of the built-in ones and `extra`. One that
+ * works on other services' collections (the change feed, the web app) runs
+ * only when a service it works on does.
+ */
+export function enabledServices (config: Config, extra: readonly ServiceDescriptor[] = []): ServiceDescriptor[] {
+  const on = [...SERVICES, ...extra].filter((s) => s.enabled(config))
+  const served = collectionsOf(on).map((c) => c.name)
+  return on.filter(({ consumes }) => consumes === undefined || (consumes === 'any' ? served.length > 0 : consumes.some((name) => served.includes(name))))
+}
+
+/** The record collections some services declare, in their order. */
+export function collectionsOf (services: readonly ServiceDescriptor[]): RecordCollection[] {
+  return services.flatMap((s) => s.collections ?? [])
+}
+
+/** The error catalogue of a server running `services`: the core codes and theirs. */
+export function errorCatalogue (services: readonly ServiceDescriptor[]): ErrorCatalogue {
+  return new ErrorCatalogue(services.map((s) => s.errors))
 }
 
 /** The entry point's directory for a Config: every link `GET /` lists (the CLI's start-up summary prints them). */

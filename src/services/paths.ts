@@ -1,4 +1,5 @@
-import { ConfigError, type Config } from '../config.js'
+import { ConfigError } from '../config.js'
+import type { Config } from '../options.js'
 import { ERRORS_PATH } from '../http/errors/index.js'
 import { OPENAPI_PATH } from '../http/openapi/index.js'
 import { LIVENESS_PATH, METRICS_PATH, READINESS_PATH } from '../http/operations/index.js'

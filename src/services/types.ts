@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import type { Config } from '../config.js'
+import type { OptionGroup, SectionOf, SectionsOf } from '../config.js'
 import type { Stores } from '../domain/index.js'
+import type { RecordCollection } from '../data/collection.js'
+import type { ErrorDefinitions } from '../http/errors/index.js'
+import type { Config } from '../options.js'
 /** One entry of the API's directory: where a client finds a service (spec, Versioning rule 4). */
 export interface DirectoryLink {
   rel: string
@@ -20,33 +23,61 @@ export interface ServicePath {
   option?: string
 }
 
+/** The configuration as a service sees it: every built-in section and its own. */
+export type ServiceConfig<G extends OptionGroup | undefined> = Config & (G extends OptionGroup ? { [K in G['key']]: SectionOf<G> } : unknown)
+
 /** What a service gets when the server registers it. */
-export interface ServiceContext {
-  config: Config
+export interface ServiceContext<G extends OptionGroup | undefined = OptionGroup | undefined> {
+  config: ServiceConfig<G>
   stores: Stores
   /** Every enabled service's directory links (a page that links to the others reads them here). */
   links: readonly DirectoryLink[]
+  /** Every enabled service's record collections (the change feed carries their changes). */
+  collections: readonly RecordCollection[]
 }
 
 /**
- * Everything the server needs to know about a service. The version list, the
- * entry point's links and the OpenAPI tags are derived from the descriptors,
- * so adding a service is one folder and one line in src/server.ts.
+ * Everything the server needs to know about a service, and all a service
+ * adds to it: its options (`--help`, the Config), its error codes, its record
+ * collections, its entries in the directory, its OpenAPI tags, its routes.
+ * The central code reads these, so adding a service is one folder and one
+ * line in src/services/index.ts. `G` is its option group, which gives its
+ * section of the Config its type.
  */
-export interface ServiceDescriptor {
+export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGroup | undefined> {
   name: string
+  /** Its section of the configuration, `config.<key>`: flags, variables, defaults and help lines. */
+  options?: G
+  /**
+   * Its own error codes, each with its status, description and English and
+   * German texts, beside the core's in the server's catalogue (`/errors`,
+   * docs/errors.md, the API description). Declared in its errors.ts, whose
+   * `ServiceErrorCodes` entry lets its routes throw them as AppErrors.
+   */
+  errors?: ErrorDefinitions
+  /** The record collections it serves: `rqs import`/`export --service`, seed files, the change feed's events. */
+  collections?: readonly RecordCollection[]
+  /**
+   * Other services' collections it works on (the change feed: `'any'`; the
+   * web app: the ones it has pages for). Even when `enabled`, it runs only
+   * while a service serving one of them runs.
+   */
+  consumes?: 'any' | readonly string[]
   /** Versions of its REST representations (none for a GraphQL service). */
   versions: readonly number[]
-  enabled: (config: Config) => boolean
+  enabled (config: ServiceConfig<G>): boolean
   /** Its entries in the entry point's directory. */
-  links: (config: Config) => DirectoryLink[]
+  links (config: ServiceConfig<G>): DirectoryLink[]
   /** OpenAPI tags of its operations. */
   tags: ReadonlyArray<{ name: string, description: string }>
   /** Where it answers (its base, or what it serves there when that is the root). */
-  paths: (config: Config) => ServicePath[]
+  paths (config: ServiceConfig<G>): ServicePath[]
   /** Registers its routes; every one declares its service and access (src/http/routes), or authentication refuses it. */
-  register: (app: FastifyInstance, context: ServiceContext) => Promise<void>
+  register (app: FastifyInstance, context: ServiceContext<G>): Promise<void>
 }
+
+/** The sections some services add to the Config: `{ students: StudentsConfig, … }`. */
+export type ServiceSections<S extends readonly ServiceDescriptor[]> = SectionsOf<Exclude<S[number]['options'], undefined>>
 
 /** `/` mounts at the root (Fastify's empty prefix); anything else as given. */
 export function prefixOf (base: string): string {

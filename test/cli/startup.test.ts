@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { makeConfig } from '../../src/config.js'
+import { makeConfig } from '../../src/options.js'
 import { explainListenError } from '../../src/cli/listen-errors.js'
 import { describeStore, startupBlock, startupSummary, withoutPassword } from '../../src/cli/startup.js'
 import { directoryLinks } from '../../src/services/index.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../../src/config.js'
+import { ConfigError, resolveConfig } from '../../src/options.js'
 import { runMain } from '../helpers/cli.js'
 
 const PG = 'postgres://postgres@127.0.0.1:5432/rqs'

@@ -1,4 +1,7 @@
-import { ERROR_CODES } from '../../src/http/errors/catalogue.js'
+import { errorCatalogue, SERVICES } from '../../src/services/index.js'
+
+/** Every code of a server running every built-in service. */
+const ERROR_CODES = errorCatalogue(SERVICES).codes
 import { GRAPHQL_CODES as GraphQLCode } from '../../src/services/albums/limits.js'
 import type { FuzzRequest } from './requests.js'
 import type { FuzzResponse } from './target.js'

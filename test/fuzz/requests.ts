@@ -1,5 +1,8 @@
 import fc from 'fast-check'
-import { ERROR_CODES } from '../../src/http/errors/catalogue.js'
+import { errorCatalogue, SERVICES } from '../../src/services/index.js'
+
+/** Every code of a server running every built-in service. */
+const ERROR_CODES = errorCatalogue(SERVICES).codes
 
 /**
  * Hostile HTTP requests for every route of the three services (issue 10):

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import net from 'node:net'
 import { startServer, type RunningServer } from '../helpers/server.js'
-import type { ConfigOverrides } from '../../src/config.js'
+import type { ConfigOverrides } from '../../src/options.js'
 import type { Address, Student, Stores } from '../../src/domain/index.js'
 import { parseNonNegativeInteger } from '../../src/http/rest/ids.js'
 import { parseAddressId } from '../../src/services/addresses/id.js'

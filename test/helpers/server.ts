@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { makeConfig, type ConfigOverrides } from '../../src/config.js'
+import { makeConfig, type ConfigOverrides } from '../../src/options.js'
 import { buildServer, type ServerDependencies } from '../../src/server.js'
 import { recordExchanges, type ContractRecorder } from './contract.js'
 

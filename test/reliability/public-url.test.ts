@@ -1,7 +1,7 @@
 import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/server.js'
-import { ConfigError, resolveConfig } from '../../src/config.js'
+import { ConfigError, resolveConfig } from '../../src/options.js'
 
 /**
  * Issue 10, defect 7: the Host header was copied into the `type` and `help`

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { memoryStores } from '../../src/stores/index.js'
 import type { Stores } from '../../src/domain/index.js'
-import { defaultConfig, resolveConfig } from '../../src/config.js'
+import { defaultConfig, resolveConfig } from '../../src/options.js'
 
 /**
  * Issue 10, defects 1 and 9: every phase of a request has a bound, and each

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, makeConfig, type ConfigOverrides } from '../../src/config.js'
+import { ConfigError } from '../../src/config.js'
+import { makeConfig, type ConfigOverrides } from '../../src/options.js'
 import { enabledServices } from '../../src/services/index.js'
 import { refuseOverlappingPaths } from '../../src/services/paths.js'
 import type { ServiceDescriptor } from '../../src/services/types.js'

@@ -1,4 +1,4 @@
-import { CATALOGUE, type ErrorCode } from './catalogue.js'
+import type { ErrorCode } from './catalogue.js'
 
 /** One thing that went wrong: a catalogue code, a developer detail and, for FIELD_* codes, the field. */
 export interface Failure {
@@ -27,13 +27,14 @@ export interface AppErrorOptions {
 export class AppError extends Error {
   override name = 'AppError'
   readonly code: ErrorCode
-  readonly statusCode: number
+  /** The status when it overrides the code's; otherwise the server's catalogue gives it (./classify.ts). */
+  readonly statusCode: number | undefined
   readonly options: AppErrorOptions
 
   constructor (code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
     super(detail)
     this.code = code
-    this.statusCode = options.status ?? CATALOGUE[code].status
+    this.statusCode = options.status
     this.options = options
   }
 }

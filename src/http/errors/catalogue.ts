@@ -1,9 +1,16 @@
+import type { Language } from './language.js'
+import type { ErrorTexts } from './messages/types.js'
+
 /**
- * The one list of application error codes. Each code has a fixed HTTP status
- * (the most specific one that applies) and a description for client
- * developers; the user-facing title and message of every code, per language,
- * live in ../messages/. docs/errors.md is generated from this list and a test
- * keeps the two equal.
+ * The application error codes every server has: the requests' shape, ids
+ * and preconditions, the store, security and time limits. Each code has a
+ * fixed HTTP status (the most specific one that applies) and a description
+ * for client developers; the user-facing title and message of every code,
+ * per language, live in ../messages/. A service's own codes (a record of its
+ * kind not found, GraphQL's) come with its descriptor (`errors`, with their
+ * texts); a server's catalogue (./error-catalogue.ts) holds these and those of
+ * its services. docs/errors.md is generated from the built-in services'
+ * catalogue and a test keeps the two equal.
  *
  * Codes are stable: clients may branch on them. Letters, digits, dash and
  * underscore only, and never an HTTP status.
@@ -47,8 +54,6 @@ export const CATALOGUE = {
   RECORD_EXISTS: { status: 412, description: 'The entry in a PRECONDITION_FAILED problem\'s `errors` when `If-None-Match: *` (create only if absent) meets a record that exists. Nothing was changed; read the record, or PUT without `If-None-Match` to update it.' },
 
   // Records
-  ADDRESS_NOT_FOUND: { status: 404, description: 'No address has the id in the path.' },
-  STUDENT_NOT_FOUND: { status: 404, description: 'No student record has the id in the path.' },
   RECORD_NOT_CREATED: { status: 500, description: 'The record could not be stored because of a server fault. Nothing was created; the request may be retried.' },
   UNKNOWN_ERROR_CODE: { status: 404, description: 'The error catalogue has no entry for the code in the path.' },
 
@@ -56,24 +61,6 @@ export const CATALOGUE = {
   STORE_UNAVAILABLE: { status: 503, description: 'The data store cannot be reached right now. Nothing was changed; retry after the number of seconds in the `Retry-After` header.' },
   WRITE_OUTCOME_UNKNOWN: { status: 503, description: 'The data store did not confirm a write in time, or the connection was lost while waiting: the change may or may not have been stored. Retry after `Retry-After` seconds with the same `Idempotency-Key` header, which applies it exactly once; without a key, read the resource before retrying.' },
   INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' },
-
-  // Album query service (GraphQL): `extensions.code` of each entry of `errors`. The REST codes
-  // METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE and NOT_ACCEPTABLE are used there too.
-  GRAPHQL_PARSE_FAILED: { scope: 'graphql', status: 400, description: 'The GraphQL document has a syntax error. `message` and `locations` say where.' },
-  GRAPHQL_VALIDATION_FAILED: { scope: 'graphql', status: 400, description: 'The document does not fit the schema (an unknown field or argument, a wrong type). `message` names it.' },
-  QUERY_TOO_DEEP: { scope: 'graphql', status: 400, description: 'The selection nesting is deeper than `--graphql-max-depth` (20 by default).' },
-  QUERY_TOO_COMPLEX: { scope: 'graphql', status: 400, description: 'The document selects more fields than `--graphql-max-fields` (500 by default), fragments counted once per use.' },
-  TOO_MANY_ALIASES: { scope: 'graphql', status: 400, description: 'The document uses more aliases than `--graphql-max-aliases` (30 by default).' },
-  QUERY_TOO_LARGE: { scope: 'graphql', status: 400, description: 'The document text is larger than `--graphql-max-document-size` (16 KiB by default).' },
-  INTROSPECTION_DISABLED: { scope: 'graphql', status: 400, description: '`__schema` and `__type` queries are switched off on this server (`--no-graphql-introspection`).' },
-  OPERATION_NOT_SUPPORTED: { scope: 'graphql', status: 400, description: 'The operation is a mutation or subscription; this service answers queries only.' },
-  BAD_REQUEST: { scope: 'graphql', status: 400, description: 'The GraphQL-over-HTTP request is malformed: no `query`, a body that is not JSON, several operations without `operationName`, an unknown `operationName`.' },
-  BAD_USER_INPUT: { scope: 'graphql', status: 400, description: 'The variables do not fit the types the operation declares.' },
-  PAYLOAD_TOO_LARGE: { scope: 'graphql', status: 413, description: 'The GraphQL request body is larger than the server accepts (`--body-limit`).' },
-  INTERNAL_SERVER_ERROR: { scope: 'graphql', status: 500, description: 'An unexpected fault while answering a GraphQL request. Report the request id (`X-Request-Id`) to the operators.' },
-
-  // Change feed (GET /events)
-  FEED_SERVICE_UNKNOWN: { status: 400, description: 'The `services` query parameter of the change feed names something other than the record services this server runs (`students`, `addresses`). Give one of them, or several separated by commas, or leave the parameter out for all.' },
 
   // Security and operations (issue 11): every service answers them, each in its own shape.
   UNAUTHENTICATED: { status: 401, description: 'The request needs an access token (`Authorization: Bearer <token>`), and none was sent or the one sent is unknown, expired, wrongly signed or malformed. `WWW-Authenticate` says which; get a valid token and retry.' },
@@ -89,7 +76,28 @@ export const CATALOGUE = {
   PROCESSING_TIMEOUT: { status: 503, description: 'The server did not finish the request within its time limit (`--handler-timeout`, 60 s by default). A write (POST, PUT, PATCH, DELETE) may or may not have been applied: retry it with the same `Idempotency-Key` header, which applies it exactly once, or read the record before you retry. Retry after the seconds in `Retry-After`.' }
 } as const satisfies Record<string, CatalogueEntry>
 
-export type ErrorCode = keyof typeof CATALOGUE
+/** A code every server has. */
+export type CoreErrorCode = keyof typeof CATALOGUE
+
+/** A code with its texts in every language (the compiler checks that none is missing): how a service declares its own. */
+export interface ErrorDefinition extends CatalogueEntry {
+  messages: Readonly<Record<Language, ErrorTexts>>
+}
+
+/** A service's own codes, by code (`errors` of its descriptor). */
+export type ErrorDefinitions = Readonly<Record<string, ErrorDefinition>>
+
+/**
+ * The codes each service declares, by service name. A service adds its own
+ * by declaration merging, next to its definitions:
+ * `declare module '…/http/errors/catalogue.js' { interface ServiceErrorCodes { albums: typeof ALBUM_ERRORS } }`,
+ * so that `new AppError('QUERY_TOO_DEEP', …)` is checked like a core code.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the services' declarations
+export interface ServiceErrorCodes {}
+
+/** A code of the core or of a service. Which ones a server answers with is its catalogue's business (./error-catalogue.ts). */
+export type ErrorCode = CoreErrorCode | { [S in keyof ServiceErrorCodes]: keyof ServiceErrorCodes[S] & string }[keyof ServiceErrorCodes]
 
 /**
  * Refusals of a request before its service sees it (issue 11: authentication,
@@ -98,11 +106,5 @@ export type ErrorCode = keyof typeof CATALOGUE
  */
 export const ACCESS_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'OVERLOADED', 'AUTH_UNAVAILABLE'])
 
-export const ERROR_CODES = Object.keys(CATALOGUE) as ErrorCode[]
-
 /** Where the catalogue is served: `GET {ERRORS_PATH}/{code}`. */
 export const ERRORS_PATH = '/errors'
-
-export function isErrorCode (value: string): value is ErrorCode {
-  return Object.hasOwn(CATALOGUE, value)
-}

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
-import { CATALOGUE, type ErrorCode } from './catalogue.js'
+import { CATALOGUE, type CoreErrorCode, type ErrorCode } from './catalogue.js'
+import { catalogueOf } from './error-catalogue.js'
 import { AppError, type Failure } from './app-error.js'
 import { HandlerTimeoutError } from './timeout.js'
 import { validationFailures } from './validation.js'
@@ -35,7 +36,10 @@ export const RETRY_AFTER_SECONDS = '5'
 export function classifyError (error: FastifyError, request: FastifyRequest): Classified {
   if (error instanceof AppError) {
     const { errors, headers, args, status } = error.options
-    return { code: error.code, status: status ?? error.statusCode, detail: error.message, errors, headers, args, cause: error }
+    const catalogue = catalogueOf(request.server)
+    // A code this server does not have (its service is not here) is a bug, not the client's doing.
+    if (!catalogue.has(error.code) || errors?.some((e) => !catalogue.has(e.code)) === true) return serverFault(error, request)
+    return { code: error.code, status: status ?? catalogue.status(error.code), detail: error.message, errors, headers, args, cause: error }
   }
   if (error.validation !== undefined) {
     const context = error.validationContext
@@ -84,6 +88,11 @@ export function classifyError (error: FastifyError, request: FastifyRequest): Cl
     // A 400 without a code comes from a body parser.
     return { code: 'CLIENT_ERROR', status, detail: error.message, subject: status === 400 && error.code === undefined ? 'body' : undefined, cause: error }
   }
+  return serverFault(error, request)
+}
+
+/** A fault the server did not expect: logged, and answered without internals. */
+function serverFault (error: Error, request: FastifyRequest): Classified {
   if (request.method === 'POST') {
     // Spec: a create that could not be stored is a 500 saying so.
     return { code: 'RECORD_NOT_CREATED', status: 500, detail: 'The record could not be stored; nothing was created', cause: error, unexpected: true }
@@ -124,7 +133,7 @@ export function notAcceptable (available: readonly string[]): Classified {
   return { code: 'NOT_ACCEPTABLE', status: 406, detail: `This resource is available as: ${available.join(', ')}` }
 }
 
-function body (code: ErrorCode, detail: string, cause: Error): Classified {
+function body (code: CoreErrorCode, detail: string, cause: Error): Classified {
   return { code, status: CATALOGUE[code].status, detail, subject: 'body', cause }
 }
 

@@ -1,15 +1,16 @@
-import { CATALOGUE, ERROR_CODES, ERRORS_PATH } from './catalogue.js'
-import { MESSAGES } from './messages/index.js'
+import { ERRORS_PATH } from './catalogue.js'
+import type { ErrorCatalogue } from './error-catalogue.js'
 
 /**
- * docs/errors.md, rendered from the catalogue and the message tables. A test
- * fails when the file and this output differ; `npm run docs:errors` rewrites it.
+ * docs/errors.md, rendered from a catalogue (the built-in services', see
+ * scripts/errors-doc.ts). A test fails when the file and this output differ;
+ * `npm run docs:errors` rewrites it.
  */
-export function renderErrorsMarkdown (): string {
+export function renderErrorsMarkdown (catalogue: ErrorCatalogue): string {
   const lines = [
     '# Error catalogue',
     '',
-    '<!-- Generated from src/http/errors/catalogue.ts and src/http/errors/messages/ by `npm run docs:errors`. Do not edit. -->',
+    '<!-- Generated from src/http/errors/catalogue.ts, src/http/errors/messages/ and the services\' errors.ts by `npm run docs:errors`. Do not edit. -->',
     '',
     'Every REST error except the student service\'s v1 envelope is an RFC 9457 problem',
     '(`Content-Type: application/problem+json`) whose `errors` list holds one entry per failure, each',
@@ -21,11 +22,11 @@ export function renderErrorsMarkdown (): string {
     '| Code | Status | Title (en) | Message (en) | Message (de) | When and what to do |',
     '|---|---|---|---|---|---|'
   ]
-  for (const code of ERROR_CODES) {
-    const en = MESSAGES.en[code]
-    const de = MESSAGES.de[code]
-    const scope = (CATALOGUE[code] as { scope?: string }).scope === 'graphql' ? ' (GraphQL)' : ''
-    lines.push(`| \`${code}\` | ${CATALOGUE[code].status}${scope} | ${cell(en.title)} | ${cell(en.message)} | ${cell(de.message)} | ${cell(CATALOGUE[code].description)} |`)
+  for (const code of catalogue.codes) {
+    const entry = catalogue.entry(code)
+    const { en, de } = entry.messages
+    const scope = entry.scope === 'graphql' ? ' (GraphQL)' : ''
+    lines.push(`| \`${code}\` | ${entry.status}${scope} | ${cell(en.title)} | ${cell(en.message)} | ${cell(de.message)} | ${cell(entry.description)} |`)
   }
   lines.push('')
   return lines.join('\n')

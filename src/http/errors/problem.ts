@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { appendVary } from '../../lib/vary.js'
 import type { Failure } from './app-error.js'
-import { CATALOGUE, type ErrorCode } from './catalogue.js'
+import type { ErrorCode } from './catalogue.js'
 import { pathOnly, type Classified } from './classify.js'
 import { negotiateLanguage, type Language } from './language.js'
-import { MESSAGES } from './messages/index.js'
+import { catalogueOf } from './error-catalogue.js'
 import { errorsBase } from './links.js'
 
 /**
@@ -50,19 +50,19 @@ export interface ProblemOptions {
 
 /** Builds the problem object for a request in a given language. */
 export function buildProblem (request: FastifyRequest, code: ErrorCode, options: ProblemOptions, language: Language): Problem {
-  const texts = MESSAGES[language]
+  const catalogue = catalogueOf(request.server)
   const base = errorsBase(request.server)
   const failures = options.errors ?? [{ code, detail: options.detail }]
   return {
     type: base + code,
-    title: texts[code].title,
-    status: options.status ?? CATALOGUE[code].status,
+    title: catalogue.texts(language, code).title,
+    status: options.status ?? catalogue.status(code),
     detail: options.detail,
     instance: pathOnly(request.url),
     traceId: request.id,
     errors: failures.map((f) => ({
       error: f.code,
-      message: fill(texts[f.code].message, f.field),
+      message: fill(catalogue.texts(language, f.code).message, f.field),
       detail: f.detail,
       help: base + f.code
     }))

@@ -1,9 +1,10 @@
 import type { FastifySchema, RouteOptions } from 'fastify'
-import { CATALOGUE, type ErrorCode } from '../errors/index.js'
+import { Type } from '@sinclair/typebox'
+import type { ErrorCatalogue, ErrorCode } from '../errors/index.js'
 import type { RepresentationRoute } from '../rest/index.js'
 import { headerRef, RESPONSE_HEADERS } from './headers.js'
 import type { ErrorShapeDoc, HeaderName, OperationNotes } from './notes.js'
-import { problemShape } from './problem-shape.js'
+import { ERROR_CODE_DESCRIPTION, problemShape } from './problem-shape.js'
 
 /**
  * Turns what @fastify/swagger generates from the route schemas into a
@@ -101,8 +102,8 @@ interface VersionFacts {
   deprecated: boolean
 }
 
-/** @fastify/swagger's `transformObject`: the document as published. */
-export function finishDocument (doc: OpenApiDocument): OpenApiDocument {
+/** @fastify/swagger's `transformObject`: the document as published, with the codes of the server's catalogue. */
+export function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue): OpenApiDocument {
   const facts = new Map<string, VersionFacts>()
   const accepts = new Map<Operation, RepresentationRoute[]>()
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -111,7 +112,7 @@ export function finishDocument (doc: OpenApiDocument): OpenApiDocument {
     for (const [method, op] of operations(item)) {
       const notes = op['x-rqs'] ?? {}
       delete op['x-rqs']
-      describeOperation(op, notes, method, path.replace(/^\/@v\d+/, ''))
+      describeOperation(op, notes, method, path.replace(/^\/@v\d+/, ''), catalogue)
       const r = notes.representation
       if (r !== undefined) {
         accepts.set(op, [r])
@@ -119,7 +120,7 @@ export function finishDocument (doc: OpenApiDocument): OpenApiDocument {
       }
     }
   }
-  mergeTwins(doc, facts, accepts)
+  mergeTwins(doc, facts, accepts, catalogue)
   for (const item of Object.values(doc.paths)) {
     for (const [, op] of operations(item)) {
       const versions = accepts.get(op)
@@ -131,6 +132,7 @@ export function finishDocument (doc: OpenApiDocument): OpenApiDocument {
   }
   doc.paths = Object.fromEntries(Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b)))
   doc.components.schemas = { ...doc.components.schemas, ...hoistNamedSchemas(doc) }
+  narrowErrorCodes(doc, catalogue)
   doc.components.headers = { ...RESPONSE_HEADERS }
   checkOperationIds(doc)
   return doc
@@ -141,7 +143,7 @@ function operations (item: PathItem): Array<[string, Operation]> {
 }
 
 /** Adds the answers, headers and parameters the route's kind implies to one operation. */
-function describeOperation (op: Operation, notes: Notes, method: string, path: string): void {
+function describeOperation (op: Operation, notes: Notes, method: string, path: string, catalogue: ErrorCatalogue): void {
   const representation = notes.representation
   const shape = notes.errorShape ?? problemShape
   // The schemas Fastify serialises 4xx/5xx answers with are replaced by one response per status.
@@ -179,9 +181,9 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
   for (const code of codes) {
     // The mount refuses an unacceptable Accept with a problem, whatever the representation's shape.
     const codeShape = code === 'NOT_ACCEPTABLE' && representation !== undefined ? problemShape : shape
-    addError(op, path, code, codeShape, representation?.mediaTypes)
+    addError(op, path, code, codeShape, representation?.mediaTypes, catalogue)
   }
-  if (representation !== undefined) addError(op, path, 'NOT_ACCEPTABLE', problemShape, representation.mediaTypes)
+  if (representation !== undefined) addError(op, path, 'NOT_ACCEPTABLE', problemShape, representation.mediaTypes, catalogue)
   if (Object.values(op.responses).some((r) => r.content?.[problemShape.mediaTypes?.[0] ?? ''] !== undefined)) {
     parameters.push({ in: 'header', name: 'Accept-Language', required: false, description: 'Language of the problems\' `title` and `message`: `en` (default) or `de`, with q-values.', schema: { type: 'string', examples: ['de, en;q=0.5'] } })
   }
@@ -207,21 +209,28 @@ function addHeaders (response: ResponseObject, names: readonly HeaderName[], som
 }
 
 /** One catalogue code as an answer of the operation: its status, shape, media types and an example. */
-function addError (op: Operation, path: string, code: ErrorCode, shape: ErrorShapeDoc, representationTypes: readonly string[] | undefined): void {
-  const status = String(shape.status(code))
+function addError (op: Operation, path: string, code: ErrorCode, shape: ErrorShapeDoc, representationTypes: readonly string[] | undefined, catalogue: ErrorCatalogue): void {
+  const status = String(shape.status(code, catalogue))
   const response = op.responses[status] ??= { description: `${STATUS_TEXT[status] ?? status}.` }
-  response.description += `\n- \`${code}\`: ${firstSentence(CATALOGUE[code].description)}`
+  response.description += `\n- \`${code}\`: ${firstSentence(catalogue.entry(code).description)}`
   const types = shape.mediaTypes ?? representationTypes ?? ['application/json']
   response.content ??= {}
   for (const type of types) {
     const media = response.content[type] ??= { schema: shape.schema, examples: {} }
     media.examples ??= {}
-    media.examples[code] = { summary: code, value: shape.example(code, path.replace(/\{[^}]*\}/g, '7')) }
+    media.examples[code] = { summary: code, value: shape.example(code, path.replace(/\{[^}]*\}/g, '7'), catalogue) }
   }
   const headers: HeaderName[] = [...(shape.headers ?? [])]
   if (code === 'STORE_UNAVAILABLE' || code === 'PROCESSING_TIMEOUT') headers.push('Retry-After')
   if (code === 'METHOD_NOT_ALLOWED') headers.push('Allow')
   addHeaders(response, headers)
+}
+
+/** A problem entry's `error` is one of the codes of this server's catalogue (the core's and its services'). */
+function narrowErrorCodes (doc: OpenApiDocument, catalogue: ErrorCatalogue): void {
+  const entry = doc.components.schemas.ErrorEntry as { properties?: Record<string, unknown> } | undefined
+  if (entry?.properties === undefined) return
+  entry.properties.error = Type.Union(catalogue.codes.map((code) => Type.Literal(code)), { description: ERROR_CODE_DESCRIPTION })
 }
 
 function firstSentence (text: string): string {
@@ -248,7 +257,7 @@ function preconditionParameters (kind: 'read' | 'write'): ParameterObject[] {
  * whose answers carry each version's media types side by side. A version
  * without the method answers 405 in its own shape.
  */
-function mergeTwins (doc: OpenApiDocument, facts: Map<string, VersionFacts>, accepts: Map<Operation, RepresentationRoute[]>): void {
+function mergeTwins (doc: OpenApiDocument, facts: Map<string, VersionFacts>, accepts: Map<Operation, RepresentationRoute[]>, catalogue: ErrorCatalogue): void {
   const twins = Object.keys(doc.paths).filter((p) => p.startsWith(TWIN_PREFIX)).sort()
   const merged = new Map<string, Map<string, Array<[number, Operation]>>>()
   for (const twin of twins) {
@@ -278,7 +287,7 @@ function mergeTwins (doc: OpenApiDocument, facts: Map<string, VersionFacts>, acc
       for (const version of versions.filter((v) => !served.includes(v))) {
         const f = facts.get(`${TWIN_PREFIX}${version}${path} ${version}`)
         if (f === undefined) continue
-        addError(op, path, 'METHOD_NOT_ALLOWED', f.shape, f.mediaTypes)
+        addError(op, path, 'METHOD_NOT_ALLOWED', f.shape, f.mediaTypes, catalogue)
         op.description = [op.description, `**v${version}** has no such operation: with its media types in \`Accept\` the answer is 405.`].filter((t) => t !== undefined).join('\n\n')
       }
       op.deprecated = ops.every(([, o]) => o.deprecated === true) ? true : undefined

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors/index.js'
+import type { ErrorCatalogue, ErrorCode } from '../errors/index.js'
 /**
  * What a route tells the API description beyond its JSON schemas, under the
  * `x-rqs` key of its route schema (Fastify ignores it; ./document.ts reads it
@@ -34,10 +34,10 @@ export interface ErrorShapeDoc {
   schema: unknown
   /** Media types of its answers; undefined means those of the representation's successful answers. */
   mediaTypes?: readonly string[]
-  /** The status a code is answered with in this shape. */
-  status: (code: ErrorCode) => number
-  /** An example body for a code (the catalogue's codes as examples) at a path. */
-  example: (code: ErrorCode, path: string) => unknown
+  /** The status a code of the server's catalogue is answered with in this shape. */
+  status: (code: ErrorCode, catalogue: ErrorCatalogue) => number
+  /** An example body for a code of the server's catalogue at a path. */
+  example: (code: ErrorCode, path: string, catalogue: ErrorCatalogue) => unknown
   /** Headers every answer in this shape has (Content-Language for translated problems). */
   headers?: readonly HeaderName[]
   /** Request headers that change the answer (Accept-Language for translated problems). */

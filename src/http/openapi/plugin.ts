@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { PACKAGE_VERSION } from '../../version.js'
 import { declareRoutes } from '../routes/index.js'
+import { catalogueOf } from '../errors/index.js'
 import { SERVER_TAG } from './describe.js'
 import { finishDocument, transformRoute, type OpenApiDocument } from './document.js'
 
@@ -70,7 +71,7 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
     hideUntagged: true,
     convertConstToEnum: false,
     transform: transformRoute,
-    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument) as never
+    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument, catalogueOf(app)) as never
   })
   // Documents for every client and browser: no token.
   await app.register(async (ui) => {

@@ -1,12 +1,15 @@
 import { Type } from '@sinclair/typebox'
-import { CATALOGUE, ERROR_CODES, ERRORS_PATH, type ErrorCode, MESSAGES, PROBLEM_CONTENT_TYPE } from '../errors/index.js'
+import { ERRORS_PATH, type ErrorCatalogue, type ErrorCode, PROBLEM_CONTENT_TYPE } from '../errors/index.js'
 import type { ErrorShapeDoc } from './notes.js'
 
 /** Where examples pretend to run; the real links use the request's Host. */
 const EXAMPLE_ORIGIN = 'http://localhost:8080'
 
+export const ERROR_CODE_DESCRIPTION = 'Stable code from the error catalogue (GET /errors).'
+
 export const ErrorEntrySchema = Type.Object({
-  error: Type.Union(ERROR_CODES.map((code) => Type.Literal(code)), { description: 'Stable code from the error catalogue (GET /errors).' }),
+  // One of the server's codes: the API description lists those of its catalogue (./document.ts).
+  error: Type.String({ description: ERROR_CODE_DESCRIPTION }),
   message: Type.String({ description: 'For users, translated by Accept-Language.' }),
   detail: Type.String({ description: 'For developers, never translated.' }),
   help: Type.String({ format: 'uri-reference', description: 'The code\'s entry in the served error catalogue.' })
@@ -24,23 +27,22 @@ export const ProblemSchema = Type.Object({
 }, { title: 'Problem', additionalProperties: false })
 
 /** A problem as the server would send it for a code (English, one entry). */
-export function problemExample (code: ErrorCode, instance: string): unknown {
-  const texts = MESSAGES.en
+export function problemExample (code: ErrorCode, instance: string, catalogue: ErrorCatalogue): unknown {
   const base = `${EXAMPLE_ORIGIN}${ERRORS_PATH}/`
   // Entry codes appear under their problem's code: FIELD_* under VALIDATION_FAILED, RECORD_EXISTS under PRECONDITION_FAILED.
   const top: ErrorCode = code === 'RECORD_EXISTS' ? 'PRECONDITION_FAILED' : code
   const entryCode: ErrorCode = code === 'VALIDATION_FAILED' ? 'FIELD_REQUIRED' : code
   const detail = code === 'VALIDATION_FAILED'
     ? 'body.name is required'
-    : code === 'RECORD_EXISTS' ? `a record with this id already exists (${instance.startsWith('/addresses') ? 'address' : 'record'} 7); If-None-Match: * allows only a create` : CATALOGUE[code].description.split('. ')[0] ?? ''
+    : code === 'RECORD_EXISTS' ? `a record with this id already exists (${instance.startsWith('/addresses') ? 'address' : 'record'} 7); If-None-Match: * allows only a create` : catalogue.entry(code).description.split('. ')[0] ?? ''
   return {
     type: base + top,
-    title: texts[top].title,
-    status: CATALOGUE[top].status,
+    title: catalogue.texts('en', top).title,
+    status: catalogue.status(top),
     detail,
     instance,
     traceId: '6f1c2a9e-0d3b-4c41-9a57-3f8e2b1d7c40',
-    errors: [{ error: entryCode, message: texts[entryCode].message.replace('{field}', 'name'), detail, help: base + entryCode }]
+    errors: [{ error: entryCode, message: catalogue.texts('en', entryCode).message.replace('{field}', 'name'), detail, help: base + entryCode }]
   }
 }
 
@@ -48,8 +50,8 @@ export function problemExample (code: ErrorCode, instance: string): unknown {
 export const problemShape: ErrorShapeDoc = {
   schema: ProblemSchema,
   mediaTypes: [PROBLEM_CONTENT_TYPE],
-  status: (code) => CATALOGUE[code].status,
-  example: (code, path) => problemExample(code, path),
+  status: (code, catalogue) => catalogue.status(code),
+  example: (code, path, catalogue) => problemExample(code, path, catalogue),
   headers: ['Content-Language'],
   translated: true
 }

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Config } from '../../config.js'
+import type { Config } from '../../options.js'
 import { audit } from '../operations/index.js'
 import type { MountTable } from '../rest/index.js'
 import { auth, Authenticator, TokenFile } from './auth.js'

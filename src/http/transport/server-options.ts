@@ -1,5 +1,5 @@
 import type { FastifyServerOptions } from 'fastify'
-import type { Config } from '../../config.js'
+import type { CoreConfig } from '../../config.js'
 import { AccessLogController } from './access-log.js'
 import type { BoundLog } from './bound-log.js'
 import type { MountTable } from '../rest/index.js'
@@ -8,7 +8,7 @@ import { lazyRequestLogger } from './request-logger.js'
 import { serverLimitOptions } from './timeouts.js'
 
 /** What the Fastify instance is built with; each choice is explained where it is made. */
-export function fastifyOptions (config: Config, mounts: MountTable, bounds: BoundLog, logStream?: { write: (line: string) => void }): FastifyServerOptions {
+export function fastifyOptions (config: CoreConfig, mounts: MountTable, bounds: BoundLog, logStream?: { write: (line: string) => void }): FastifyServerOptions {
   return {
     // Bounded time for every phase of a request, answered or closed and counted in the log (issue 10).
     ...serverLimitOptions(config.connections, bounds),

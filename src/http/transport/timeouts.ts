@@ -4,7 +4,7 @@ import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest 
 import fp from 'fastify-plugin'
 import type { ConnectionLimits } from '../../config.js'
 import type { BoundLog } from './bound-log.js'
-import { AppError, type ErrorCode, errorsBase, MESSAGES, HandlerTimeoutError } from '../errors/index.js'
+import { AppError, catalogueOf, type ErrorCode, errorsBase, HandlerTimeoutError } from '../errors/index.js'
 import { DeadlineSweep, type Watch } from './deadline-sweep.js'
 import { freshRequestId } from './request-id.js'
 
@@ -189,7 +189,7 @@ function answerClientError (app: FastifyInstance, bounds: BoundLog, error: NodeJ
 /** A complete HTTP/1.1 problem answer in English (no request was parsed, so no Accept-Language either). */
 function rawProblem (app: FastifyInstance, status: number, code: ErrorCode, detail: string, head: boolean): string {
   const id = freshRequestId()
-  const texts = MESSAGES.en[code]
+  const texts = catalogueOf(app).texts('en', code)
   const base = errorsBase(app)
   const body = JSON.stringify({
     type: base + code,

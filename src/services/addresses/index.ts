@@ -1,12 +1,18 @@
 import type { ServiceDescriptor } from '../types.js'
+import { addressesOptions } from './config.js'
+import { ADDRESS_ERRORS } from './errors.js'
+import { ADDRESSES } from './collection.js'
 import { prefixOf } from '../types.js'
 import { KeptPages } from '../../http/rest/index.js'
 import { AddressEtags } from './etag.js'
 import { ADDRESS_REPRESENTATIONS, type AddressRoutesOptions } from './routes.js'
 
 /** The address book service: its collection at `{base}/addresses`, in every version. */
-export const addressesService: ServiceDescriptor = {
+export const addressesService: ServiceDescriptor<typeof addressesOptions> = {
   name: 'addresses',
+  options: addressesOptions,
+  errors: ADDRESS_ERRORS,
+  collections: [ADDRESSES],
   versions: ADDRESS_REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.addresses.enabled,
   links: (config) => [{ rel: 'addresses', href: `${prefixOf(config.addresses.base)}/addresses`, title: 'Address book service (REST)', type: 'application/json' }],

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
+import { optionGroup, type SectionOf } from '../../config/group.js'
 import { option, type Reader } from '../../config/option.js'
 import { basePath, size } from '../../config/readers.js'
 
@@ -13,7 +14,7 @@ const prefix: Reader<string> = (value, name) => {
 }
 
 /** `config.albums`: where the album query service is mounted, its data and its query limits. */
-export const albumsOptions = Type.Object({
+export const albumsOptions = optionGroup('albums', Type.Object({
   // '' serves `/graphql` and `/graphiql`.
   base: option(Type.String(), {
     default: '', flag: 'albums-base', value: 'path', env: 'RQS_ALBUMS_BASE', read: prefix, help: 'prefix of the album query service: {albums-base}/graphql, {albums-base}/graphiql (default none)'
@@ -48,6 +49,6 @@ export const albumsOptions = Type.Object({
   documentCacheSize: option(Type.Integer({ minimum: 1 }), { default: 1000 }),
   // The GraphiQL bundle `npm run build` writes (no flag: tests point it elsewhere).
   graphiqlDir: option(Type.String(), { default: DEFAULT_GRAPHIQL_DIR })
-})
+}))
 
-export type AlbumsConfig = Static<typeof albumsOptions>
+export type AlbumsConfig = SectionOf<typeof albumsOptions>

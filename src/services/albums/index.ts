@@ -1,11 +1,15 @@
 import type { ServiceDescriptor } from '../types.js'
+import { albumsOptions } from './config.js'
+import { ALBUM_ERRORS } from './errors.js'
 import { prefixOf } from '../types.js'
 import { ALBUM_TAGS } from './openapi.js'
 import { albumRoutes } from './routes.js'
 
 /** The album query service (GraphQL): `{base}/graphql` and the GraphiQL editor at `{base}/graphiql`. */
-export const albumsService: ServiceDescriptor = {
+export const albumsService: ServiceDescriptor<typeof albumsOptions> = {
   name: 'albums',
+  options: albumsOptions,
+  errors: ALBUM_ERRORS,
   versions: [],
   enabled: (config) => config.albums.enabled,
   links: (config) => {

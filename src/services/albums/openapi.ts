@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox'
-import { CATALOGUE, MESSAGES } from '../../http/errors/index.js'
 import { HTML_PAGE, type ErrorShapeDoc, type OperationNotes } from '../../http/openapi/index.js'
 /**
  * The album query service in the API description. GraphQL over HTTP reads
@@ -41,8 +40,8 @@ const RESPONSE_TYPES = ['application/json', 'application/graphql-response+json']
 export const graphqlShape: ErrorShapeDoc = {
   schema: GraphQLResponse,
   mediaTypes: RESPONSE_TYPES,
-  status: (code) => CATALOGUE[code].status,
-  example: (code) => ({ errors: [{ message: MESSAGES.en[code].message, extensions: { code } }] })
+  status: (code, catalogue) => catalogue.status(code),
+  example: (code, _path, catalogue) => ({ errors: [{ message: catalogue.texts('en', code).message, extensions: { code } }] })
 }
 
 const accept = {

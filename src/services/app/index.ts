@@ -81,7 +81,9 @@ export function pageConfig (directory: readonly DirectoryLink[], versioning: Ver
 export const appService: ServiceDescriptor = {
   name: 'app',
   versions: [],
-  enabled: (config) => config.students.enabled || config.addresses.enabled,
+  // Its pages are for students and addresses: with neither served it has nothing to show.
+  enabled: () => true,
+  consumes: ['students', 'addresses'],
   links: () => [{ rel: 'app', href: APP_PATH, title: 'Web application: manage students and addresses', type: 'text/html' }],
   tags: [],
   paths: () => [{ path: APP_PATH.slice(0, -1) }],

@@ -6,7 +6,7 @@ import { appendVary } from '../../lib/vary.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import { renderPage } from '../../http/html/index.js'
-import { AppError, CATALOGUE, ERROR_CODES, ERRORS_PATH, isErrorCode, type ErrorCode, problems, negotiateLanguage, type Language, MESSAGES } from '../../http/errors/index.js'
+import { AppError, catalogueOf, type ErrorCatalogue, ERRORS_PATH, type ErrorCode, problems, negotiateLanguage, type Language } from '../../http/errors/index.js'
 import { HTML_PAGE, SERVER_TAG } from '../../http/openapi/index.js'
 const EntrySchema = Type.Object({
   code: Type.String(),
@@ -25,13 +25,15 @@ const pages = new MediaTypeChooser(['application/json', 'text/html'])
 
 /**
  * The served error catalogue: `GET /errors` and `GET /errors/{code}`, the
- * targets of every problem's `type` and `help` links. Browsers (Accept
+ * targets of every problem's `type` and `help` links: the codes of this
+ * server's catalogue, the core's and its services'. Browsers (Accept
  * preferring text/html) get a page, everything else JSON; titles and messages
  * follow Accept-Language like the problems themselves.
  */
 export async function errorCatalogueRoutes (app: FastifyInstance): Promise<void> {
   // Documents every client may read (the targets of every problem's links), the 405s included.
   declareRoutes(app, { service: 'errors', access: 'public' })
+  const catalogue = catalogueOf(app)
   app.setErrorHandler(problems.handleError)
 
   app.get(ERRORS_PATH, {
@@ -44,7 +46,7 @@ export async function errorCatalogueRoutes (app: FastifyInstance): Promise<void>
     }
   }, async (request, reply) => {
     const language = prepare(request, reply)
-    const entries = ERROR_CODES.map((code) => entryFor(code, language))
+    const entries = catalogue.codes.map((code) => entryFor(catalogue, code, language))
     if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(listPage(entries, language))
     return { errors: entries }
   })
@@ -60,9 +62,9 @@ export async function errorCatalogueRoutes (app: FastifyInstance): Promise<void>
     }
   }, async (request, reply) => {
     const { code } = request.params
-    if (!isErrorCode(code)) throw new AppError('UNKNOWN_ERROR_CODE', `The catalogue has no code "${code.slice(0, 64)}"; GET ${ERRORS_PATH} lists them all`)
+    if (!catalogue.has(code)) throw new AppError('UNKNOWN_ERROR_CODE', `The catalogue has no code "${code.slice(0, 64)}"; GET ${ERRORS_PATH} lists them all`)
     const language = prepare(request, reply)
-    const entry = entryFor(code, language)
+    const entry = entryFor(catalogue, code, language)
     if (wantsHtml(request)) return reply.type('text/html; charset=utf-8').send(entryPage(entry, language))
     return entry
   })
@@ -79,9 +81,9 @@ interface Entry {
   description: string
 }
 
-function entryFor (code: ErrorCode, language: Language): Entry {
-  const texts = MESSAGES[language][code]
-  return { code, status: CATALOGUE[code].status, title: texts.title, message: texts.message, description: CATALOGUE[code].description }
+function entryFor (catalogue: ErrorCatalogue, code: ErrorCode, language: Language): Entry {
+  const { status, description, messages } = catalogue.entry(code)
+  return { code, status, title: messages[language].title, message: messages[language].message, description }
 }
 
 function prepare (request: FastifyRequest, reply: FastifyReply): Language {

@@ -1,11 +1,12 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
+import { optionGroup, type SectionOf } from '../../config/group.js'
 import { option } from '../../config/option.js'
 
 /**
  * `config.events`: the change feed at GET /events. On unless `--no-events`;
  * the timings are set only by code (tests, embedding).
  */
-export const eventsOptions = Type.Object({
+export const eventsOptions = optionGroup('events', Type.Object({
   enabled: option(Type.Boolean(), {
     default: true, flag: 'no-events', env: 'RQS_NO_EVENTS', negated: true, help: 'do not serve the change feed (GET /events, Server-Sent Events)'
   }),
@@ -13,6 +14,6 @@ export const eventsOptions = Type.Object({
   heartbeatMs: option(Type.Integer({ minimum: 1 }), { default: 15_000 }),
   // The `retry:` hint: how long a client waits before reconnecting.
   retryMs: option(Type.Integer({ minimum: 0 }), { default: 2_000 })
-})
+}))
 
-export type EventsConfig = Static<typeof eventsOptions>
+export type EventsConfig = SectionOf<typeof eventsOptions>

@@ -1,32 +1,38 @@
 import fastJson from 'fast-json-stringify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { Change } from '../../domain/index.js'
-import { Address } from '../addresses/schema.js'
-import { Student } from '../students/schema.js'
 
 /**
  * The text of the change feed's messages (Server-Sent Events). A change is
- * `id: <seq>`, `event: <service>.<kind>` and one `data:` line of JSON
- * `{"id", "record", "at"}`, the record in the service's v2 representation:
- * serialised from the services' own response schemas, so an address id beyond
- * 2^53 keeps every digit, as the address routes write it.
+ * `id: <seq>`, `event: <collection>.<kind>` and one `data:` line of JSON
+ * `{"id", "record", "at"}`, the record in its service's newest representation:
+ * serialised from the schema the collection declares (the routes' own), so an
+ * address id beyond 2^53 keeps every digit, as the address routes write it.
  */
 
 type Serialise = (data: unknown) => string
 
 const dataWith = (record: TSchema): Serialise => fastJson(Type.Object({ id: Type.Integer(), record, at: Type.String() }))
 
-// Two serialisers per service rather than one with `record: anyOf [record, null]`: fast-json-stringify
-// picks an anyOf branch by validating, and a bigint id validates as no JSON type.
-const DATA: Record<Change['service'], { record: Serialise, deleted: Serialise }> = {
-  students: { record: dataWith(Student), deleted: dataWith(Type.Null()) },
-  addresses: { record: dataWith(Address), deleted: dataWith(Type.Null()) }
-}
+const deleted = dataWith(Type.Null())
 
-export function changeMessage (change: Change): string {
-  const serialise = DATA[change.service]
-  const data = (change.record === null ? serialise.deleted : serialise.record)({ id: change.id, record: change.record, at: change.at.toISOString() })
-  return `id: ${change.seq}\nevent: ${change.service}.${change.kind}\ndata: ${data}\n\n`
+/** The messages of the changes of some collections (those the feed carries), each serialised with its collection's schema. */
+export class ChangeFormat {
+  // One serialiser for records and one for deletes rather than one with `record: anyOf [record, null]`:
+  // fast-json-stringify picks an anyOf branch by validating, and a bigint id validates as no JSON type.
+  readonly #records: ReadonlyMap<string, Serialise>
+
+  constructor (collections: ReadonlyArray<{ name: string, schema: TSchema }>) {
+    this.#records = new Map(collections.map((c) => [c.name, dataWith(c.schema)]))
+  }
+
+  /** The message of a change; undefined for a collection the feed does not carry. */
+  message (change: Change): string | undefined {
+    const record = this.#records.get(change.service)
+    if (record === undefined) return undefined
+    const data = (change.record === null ? deleted : record)({ id: change.id, record: change.record, at: change.at.toISOString() })
+    return `id: ${change.seq}\nevent: ${change.service}.${change.kind}\ndata: ${data}\n\n`
+  }
 }
 
 /** How long a client waits before it reconnects (sent first on every stream). */

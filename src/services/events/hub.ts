@@ -1,11 +1,13 @@
 import type { ServerResponse } from 'node:http'
-import type { Change, ChangedCollection, ChangeLog, ChangeSubscription } from '../../domain/index.js'
-import { changeMessage } from './format.js'
+import type { Change, ChangeLog, ChangeSubscription } from '../../domain/index.js'
+import type { ChangeFormat } from './format.js'
 import { FeedSubscriber, type StartPoint } from './subscriber.js'
 
 export interface HubOptions {
   heartbeatMs: number
   retryMs: number
+  /** The messages of the collections the feed carries. */
+  format: ChangeFormat
   /** Where a change that cannot be sent is reported (the server's log). */
   log?: { error: (obj: object, msg: string) => void }
 }
@@ -47,12 +49,18 @@ export class ChangeHub {
     // Formatting costs more than the write itself (issue 12); most of the time nobody listens.
     if (this.#subscribers.size === 0) return
     try {
-      const message = changeMessage(change)
+      const message = this.#options.format.message(change)
+      if (message === undefined) return // a collection this server does not serve (another instance's)
       for (const subscriber of this.#subscribers) subscriber.deliver(change.seq, change.service, message)
     } catch (err) {
       // A bug, not a client's doing: the store's delivery to other listeners must go on.
       this.#options.log?.error({ err, seq: change.seq }, 'change feed: could not send a change')
     }
+  }
+
+  /** The message of a change, undefined for a collection the feed does not carry. */
+  message (change: Change): string | undefined {
+    return this.#options.format.message(change)
   }
 
   /** The last sequence number the store delivered. */
@@ -73,7 +81,7 @@ export class ChangeHub {
   }
 
   /** A new client, whose response has its headers written: the stream starts. */
-  subscribe (res: ServerResponse, services: ReadonlySet<ChangedCollection>, start: StartPoint): FeedSubscriber {
+  subscribe (res: ServerResponse, services: ReadonlySet<string>, start: StartPoint): FeedSubscriber {
     const subscriber = new FeedSubscriber(res, this, services, (s) => { this.#subscribers.delete(s) })
     this.#subscribers.add(subscriber)
     subscriber.begin(start, this.#options.retryMs)

@@ -1,5 +1,7 @@
-import type { ChangedCollection } from '../../domain/index.js'
 import type { ServiceDescriptor } from '../types.js'
+import { eventsOptions } from './config.js'
+import { FEED_ERRORS } from './errors.js'
+import { ChangeFormat } from './format.js'
 import { ChangeHub } from './hub.js'
 import { EVENT_STREAM, EVENTS_PATH, eventsRoutes } from './routes.js'
 
@@ -10,28 +12,27 @@ declare module 'fastify' {
   }
 }
 
-/** The record services whose changes the feed carries on this server. */
-function feedServices (config: Parameters<ServiceDescriptor['enabled']>[0]): ChangedCollection[] {
-  return [...(config.students.enabled ? ['students' as const] : []), ...(config.addresses.enabled ? ['addresses' as const] : [])]
-}
-
 /**
- * The change feed: every create, replace and delete of a student or an
- * address, through any version or instance, as Server-Sent Events at
- * /events. The web application subscribes when the directory links it.
+ * The change feed: every create, replace and delete in the record
+ * collections of the services this server runs (students, addresses),
+ * through any version or instance, as Server-Sent Events at /events. The web
+ * application subscribes when the directory links it.
  */
-export const eventsService: ServiceDescriptor = {
+export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
   name: 'events',
+  options: eventsOptions,
+  errors: FEED_ERRORS,
   versions: [],
-  enabled: (config) => config.events.enabled && feedServices(config).length > 0,
+  enabled: (config) => config.events.enabled,
+  consumes: 'any',
   links: () => [{ rel: 'events', href: EVENTS_PATH, title: 'Change feed (Server-Sent Events)', type: EVENT_STREAM }],
-  tags: [{ name: 'events', description: 'Change feed: creates, replaces and deletes of students and addresses as Server-Sent Events, resumable with Last-Event-ID.' }],
+  tags: [{ name: 'events', description: 'Change feed: creates, replaces and deletes of the record services\' records (students, addresses) as Server-Sent Events, resumable with Last-Event-ID.' }],
   paths: () => [{ path: EVENTS_PATH }],
-  register: async (app, { config, stores }) => {
-    const hub = await ChangeHub.open(stores.changes, { ...config.events, log: app.log })
+  register: async (app, { config, stores, collections }) => {
+    const hub = await ChangeHub.open(stores.changes, { ...config.events, format: new ChangeFormat(collections), log: app.log })
     // Open streams would keep the server from closing: end them first; clients reconnect.
     app.addHook('preClose', async () => { hub.close() })
     app.decorate('changeFeed', hub)
-    await app.register(eventsRoutes, { hub, services: feedServices(config) })
+    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name) })
   }
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TOptional, type TString } from '@sinclair/typebox'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
-import type { ChangedCollection } from '../../domain/index.js'
 import type { ChangeHub } from './hub.js'
 import type { StartPoint } from './subscriber.js'
 
@@ -13,14 +12,17 @@ export const EVENT_STREAM = 'text/event-stream'
 
 export interface EventsRoutesOptions {
   hub: ChangeHub
-  /** The record services this server runs: what the feed carries and `?services=` may name. */
-  services: readonly ChangedCollection[]
+  /** The record collections of the services this server runs: what the feed carries and `?services=` may name. */
+  services: readonly string[]
 }
 
-const Query = Type.Object({
-  services: Type.Optional(Type.String({ maxLength: 100, description: 'students, addresses, or both separated by a comma (default: every record service of this server)' }))
-}, { additionalProperties: false })
-type Query = Static<typeof Query>
+/** `?services=`, described with the collections this server's feed carries. */
+function querySchema (services: readonly string[]): TObject<{ services: TOptional<TString> }> {
+  return Type.Object({
+    services: Type.Optional(Type.String({ maxLength: 100, description: `${services.join(', ')}, or several separated by commas (default: every record service of this server)` }))
+  }, { additionalProperties: false })
+}
+type Query = Static<ReturnType<typeof querySchema>>
 
 const Headers = Type.Object({
   'last-event-id': Type.Optional(Type.String({ description: 'The id of the last event received: the stream starts with every change after it' }))
@@ -45,10 +47,10 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
     schema: {
       operationId: 'streamChanges',
       tags: ['events'],
-      summary: 'Change feed: every create, replace and delete of a student or an address (Server-Sent Events)',
-      description: 'Events `students.created|replaced|deleted` and `addresses.…`, each `id: <sequence>` with `data: {"id", "record" (v2 representation, null after a delete), "at"}`; ' +
+      summary: `Change feed: every create, replace and delete of ${opts.services.join(', ')} (Server-Sent Events)`,
+      description: `Events ${opts.services.map((s) => `\`${s}.created|replaced|deleted\``).join(', ')}, each \`id: <sequence>\` with \`data: {"id", "record" (v2 representation, null after a delete), "at"}\`; ` +
         '`event: ready` when live, `event: reset` when the Last-Event-ID is older than what is kept, a heartbeat comment every 15 s.',
-      querystring: Query,
+      querystring: querySchema(opts.services),
       headers: Headers,
       'x-rqs': { errors: ['FEED_SERVICE_UNKNOWN', 'NOT_ACCEPTABLE'], store: true },
       response: { 200: { description: 'An endless text/event-stream', content: { [EVENT_STREAM]: { schema: { type: 'string' } } } } }
@@ -83,9 +85,9 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
 }
 
 /** `?services=students,addresses` → the set; absent → every service of this server. */
-function chosenServices (param: string | undefined, available: readonly ChangedCollection[]): ReadonlySet<ChangedCollection> {
+function chosenServices (param: string | undefined, available: readonly string[]): ReadonlySet<string> {
   if (param === undefined) return new Set(available)
-  const chosen = new Set<ChangedCollection>()
+  const chosen = new Set<string>()
   for (const name of param.split(',').map((n) => n.trim())) {
     const service = available.find((s) => s === name)
     if (service === undefined) {

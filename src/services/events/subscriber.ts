@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
-import type { ChangedCollection, ChangeLog } from '../../domain/index.js'
-import { changeMessage, HEARTBEAT, readyMessage, resetMessage, retryMessage } from './format.js'
+import type { Change, ChangeLog } from '../../domain/index.js'
+import { HEARTBEAT, readyMessage, resetMessage, retryMessage } from './format.js'
 
 /** Most changes one catch-up read takes from the store. */
 const CATCH_UP_PAGE = 200
@@ -13,10 +13,11 @@ export type StartPoint =
   /** The client's position is lost: `event: reset` first. */
   | { kind: 'reset' }
 
-/** What a subscriber needs from the hub: the store's log and the last change the hub delivered. */
+/** What a subscriber needs from the hub: the store's log, the last change the hub delivered and the messages. */
 export interface ChangeSource {
   readonly changes: ChangeLog
   readonly position: number
+  message: (change: Change) => string | undefined
 }
 
 /**
@@ -43,13 +44,13 @@ type State = 'starting' | 'catching-up' | 'live' | 'paused' | 'closed'
 export class FeedSubscriber {
   readonly #res: ServerResponse
   readonly #source: ChangeSource
-  readonly #services: ReadonlySet<ChangedCollection>
+  readonly #services: ReadonlySet<string>
   readonly #onClose: (subscriber: FeedSubscriber) => void
   #state: State = 'starting'
   #cursor = 0
   #announced = false
 
-  constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<ChangedCollection>, onClose: (subscriber: FeedSubscriber) => void) {
+  constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<string>, onClose: (subscriber: FeedSubscriber) => void) {
     this.#res = res
     this.#source = source
     this.#services = services
@@ -86,7 +87,7 @@ export class FeedSubscriber {
   }
 
   /** A change the hub delivers (with its message, formatted once for everyone). */
-  deliver (seq: number, service: ChangedCollection, message: string): void {
+  deliver (seq: number, service: string, message: string): void {
     if (this.#state !== 'live' || seq <= this.#cursor) return
     // A change before this one never reached us (the hub or the memory ring lost it): ask the store.
     if (seq > this.#cursor + 1) { void this.#catchUp(); return }
@@ -143,7 +144,8 @@ export class FeedSubscriber {
         }
         for (const change of changes) {
           this.#cursor = change.seq
-          if (this.#services.has(change.service) && !this.#push(changeMessage(change))) {
+          const message = this.#services.has(change.service) ? this.#source.message(change) : undefined
+          if (message !== undefined && !this.#push(message)) {
             this.#state = 'paused'
             return
           }

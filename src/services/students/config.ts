@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
+import { optionGroup, type SectionOf } from '../../config/group.js'
 import { option } from '../../config/option.js'
 import { basePath } from '../../config/readers.js'
 
@@ -7,7 +8,7 @@ import { basePath } from '../../config/readers.js'
 export const DEFAULT_ASSETS_DIR = fileURLToPath(new URL('../../../public', import.meta.url))
 
 /** `config.students`: where the student records service is mounted and what it serves as assets. */
-export const studentsOptions = Type.Object({
+export const studentsOptions = optionGroup('students', Type.Object({
   // Base path the service is mounted under, e.g. `/students`.
   base: option(Type.String(), {
     default: '/students', flag: 'students-base', value: 'path', env: 'RQS_STUDENTS_BASE', read: basePath, help: 'base path of the student records service (default /students)'
@@ -19,6 +20,6 @@ export const studentsOptions = Type.Object({
   enabled: option(Type.Boolean(), {
     default: true, flag: 'no-students', env: 'RQS_NO_STUDENTS', negated: true, help: 'do not mount the student records service'
   })
-})
+}))
 
-export type StudentsConfig = Static<typeof studentsOptions>
+export type StudentsConfig = SectionOf<typeof studentsOptions>

@@ -1,6 +1,9 @@
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import type { ServiceDescriptor } from '../types.js'
+import { studentsOptions } from './config.js'
+import { STUDENT_ERRORS } from './errors.js'
+import { STUDENTS } from './collection.js'
 import { problemShape } from '../../http/openapi/index.js'
 import { KeptLists } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
@@ -15,8 +18,11 @@ const REPRESENTATIONS = [studentsV1, studentsV2]
  * The student records service: its versioned representations at its base,
  * and the static assets (spec rule 1: the assets route is always present).
  */
-export const studentsService: ServiceDescriptor = {
+export const studentsService: ServiceDescriptor<typeof studentsOptions> = {
   name: 'students',
+  options: studentsOptions,
+  errors: STUDENT_ERRORS,
+  collections: [STUDENTS],
   versions: REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.students.enabled,
   links: (config) => [{ rel: 'students', href: config.students.base, title: 'Student records service (REST)', type: 'application/json' }],

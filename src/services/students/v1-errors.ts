@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { type Failure, CATALOGUE, type ErrorCode, type Classified, errorPipeline } from '../../http/errors/index.js'
+import { type Failure, type ErrorCatalogue, type ErrorCode, type Classified, errorPipeline } from '../../http/errors/index.js'
 import type { ErrorShapeDoc } from '../../http/openapi/index.js'
 import { fail, messages } from './envelope.js'
 import { ErrorEnvelope, NAME_MAX_LENGTH } from './schema.js'
@@ -100,10 +100,10 @@ function envelopeText (error: Classified, request: RequestFacts): [number, strin
 export const envelopeErrors = errorPipeline(renderEnvelope)
 
 /** How a code reads in the envelope, for the API description's examples: the renderer's own output. */
-function envelopeExample (code: ErrorCode, path = '/students/7'): [number, string] {
+function envelopeExample (code: ErrorCode, catalogue: ErrorCatalogue, path = '/students/7'): [number, string] {
   const body = BODY_CODES.has(code)
   const errors: Failure[] | undefined = code === 'VALIDATION_FAILED' ? [{ code: 'FIELD_OUT_OF_RANGE', field: 'age', detail: 'body.age must be <= 2147483647' }] : undefined
-  const classified: Classified = { code, status: CATALOGUE[code].status, detail: EXAMPLE_DETAILS[code] ?? '', errors, subject: body ? 'body' : undefined, args: { id: 7, allow: 'GET, DELETE, HEAD, OPTIONS' } }
+  const classified: Classified = { code, status: catalogue.status(code), detail: EXAMPLE_DETAILS[code] ?? '', errors, subject: body ? 'body' : undefined, args: { id: 7, allow: 'GET, DELETE, HEAD, OPTIONS' } }
   return envelopeText(classified, { method: code === 'RECORD_NOT_CREATED' ? 'POST' : 'GET', url: path, bodyLimit: 1048576 })
 }
 
@@ -119,6 +119,6 @@ const BODY_CODES = new Set<ErrorCode>(['VALIDATION_FAILED', 'JSON_EXPECTED', 'MA
 /** The envelope as the API description shows it: the representation's own media types, no codes in the body. */
 export const envelopeShape: ErrorShapeDoc = {
   schema: ErrorEnvelope,
-  status: (code) => envelopeExample(code)[0],
-  example: (code, path) => fail(envelopeExample(code, path)[1])
+  status: (code, catalogue) => envelopeExample(code, catalogue)[0],
+  example: (code, path, catalogue) => fail(envelopeExample(code, catalogue, path)[1])
 }

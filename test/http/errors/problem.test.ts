@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { CATALOGUE, ERROR_CODES } from '../../../src/http/errors/catalogue.js'
 import { MESSAGES } from '../../../src/http/errors/messages/index.js'
 import { LANGUAGES } from '../../../src/http/errors/language.js'
+import { errorCatalogue, SERVICES } from '../../../src/services/index.js'
+
+/** The catalogue of a server running every built-in service: the core codes and the services'. */
+const catalogue = errorCatalogue(SERVICES)
+const ERROR_CODES = catalogue.codes
 
 let server: RunningServer
 beforeAll(async () => { server = await startServer() })
@@ -72,7 +76,7 @@ describe('the catalogue of codes', () => {
     for (const code of ERROR_CODES) {
       expect(code).toMatch(/^[A-Za-z0-9_-]+$/)
       expect(code).not.toMatch(/^\d+$/)
-      expect(CATALOGUE[code].status).toBeGreaterThanOrEqual(400)
+      expect(catalogue.status(code)).toBeGreaterThanOrEqual(400)
     }
   })
 
@@ -88,11 +92,11 @@ describe('the catalogue of codes', () => {
   it('every code has a title and message in every language, and German differs from English', () => {
     for (const language of LANGUAGES) {
       for (const code of ERROR_CODES) {
-        expect(MESSAGES[language][code].title.length).toBeGreaterThan(0)
-        expect(MESSAGES[language][code].message.length).toBeGreaterThan(0)
+        expect(catalogue.texts(language, code).title.length).toBeGreaterThan(0)
+        expect(catalogue.texts(language, code).message.length).toBeGreaterThan(0)
       }
     }
-    for (const code of ERROR_CODES) expect(MESSAGES.de[code].message).not.toBe(MESSAGES.en[code].message)
+    for (const code of ERROR_CODES) expect(catalogue.texts('de', code).message).not.toBe(catalogue.texts('en', code).message)
   })
 })
 

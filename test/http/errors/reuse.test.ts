@@ -7,6 +7,8 @@ import { routeOtherMethods } from '../../../src/http/rest/method-not-allowed.js'
 import { AppError } from '../../../src/http/errors/app-error.js'
 import { sendProblem } from '../../../src/http/errors/problem.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
+import { ErrorCatalogue } from '../../../src/http/errors/error-catalogue.js'
+import { STUDENT_ERRORS } from '../../../src/services/students/errors.js'
 
 /**
  * The problem layer used by another plugin exactly as a later service would:
@@ -18,6 +20,8 @@ let origin: string
 beforeAll(async () => {
   app = Fastify({ logger: false, bodyLimit: 100 })
   installValidators(app)
+  // STUDENT_NOT_FOUND is the student service's code: the server's catalogue has it as buildServer gives it.
+  app.decorate('errorCatalogue', new ErrorCatalogue([STUDENT_ERRORS]))
   await app.register(async (v2) => {
     v2.setErrorHandler(problems.handleError)
     v2.setNotFoundHandler(problems.notFound)

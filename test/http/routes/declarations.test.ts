@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makeConfig, type ConfigOverrides } from '../../../src/config.js'
+import { makeConfig, type ConfigOverrides } from '../../../src/options.js'
 import { declared, declareRoutes } from '../../../src/http/routes/index.js'
 import { buildServer } from '../../../src/server.js'
 import type { ServiceDescriptor } from '../../../src/services/types.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../../../src/config.js'
+import { ConfigError, resolveConfig } from '../../../src/options.js'
 import { defaultSecurityConfig } from '../../../src/config/security.js'
 
 describe('security options', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makeConfig } from '../../../src/config.js'
+import { makeConfig } from '../../../src/options.js'
 import { buildServer } from '../../../src/server.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { bearer, expectShape, security, writeTokensFile, type Shape, type TokensFile } from './helpers.js'

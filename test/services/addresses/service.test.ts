@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { memoryStores } from '../../../src/stores/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
-import { resolveConfig } from '../../../src/config.js'
+import { resolveConfig } from '../../../src/options.js'
 import type { AddressStore } from '../../../src/domain/index.js'
 import { berlin, expectProblem } from './helpers.js'
 

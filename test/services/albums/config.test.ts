@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../../../src/config.js'
+import { ConfigError, resolveConfig } from '../../../src/options.js'
 
 describe('album service configuration', () => {
   it('flags and environment variables fill config.albums', () => {

@@ -1,6 +1,6 @@
 import { getIntrospectionQuery } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig } from '../../../src/config.js'
+import { defaultConfig } from '../../../src/options.js'
 import { startServer, type RunningServer } from '../../helpers/server.js'
 import { graphql } from './helpers.js'
 

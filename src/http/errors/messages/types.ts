@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../catalogue.js'
+import type { CoreErrorCode } from '../catalogue.js'
 
 /**
  * User-facing texts of one error code in one language. `{field}` in a
@@ -11,5 +11,5 @@ export interface ErrorTexts {
   message: string
 }
 
-/** Every code must have texts in every language: the compiler checks it. */
-export type MessageTable = Record<ErrorCode, ErrorTexts>
+/** Every core code must have texts in every language: the compiler checks it (a service's codes carry theirs). */
+export type MessageTable = Record<CoreErrorCode, ErrorTexts>

@@ -1,0 +1,44 @@
+import type { TSchema } from '@sinclair/typebox'
+import { Ajv, type ValidateFunction } from 'ajv'
+import { validationFailures } from '../http/errors/index.js'
+import { type CollectionModel, BODY_VALIDATION } from '../http/rest/index.js'
+import type { QueryableStore, Stores } from '../domain/index.js'
+
+/**
+ * A collection of records a service declares (`collections` of its
+ * descriptor): what `rqs import` and `rqs export --service <name>`, `rqs serve
+ * --seed` and the change feed read about it. In files its records are one
+ * JSON object a line, checked with the API's own schemas.
+ */
+export interface RecordCollection<R = unknown> {
+  /** `--service <name>` of import and export; the change feed's `<name>.created` events and `?services=<name>`. */
+  name: string
+  /** The record as the API answers it (the newest representation): `record` in the change feed. */
+  schema: TSchema
+  store (stores: Stores): QueryableStore<R, string>
+  /** The members of a line: the first line of a seed file tells its collection by them. */
+  fields: readonly string[]
+  /** The line of a record, newline included. */
+  line (record: R): string
+  /** The record of a parsed line, or the reason it is not one. */
+  check (value: unknown): { record: R } | { reason: string }
+  /** What `--query` may ask for (the collection's list parameters). */
+  model: CollectionModel
+}
+
+const ajv = new Ajv(BODY_VALIDATION)
+
+/** Checks a parsed line against a schema, with the API's words for what is wrong. */
+export function lineChecker (schema: TSchema): (value: unknown) => { ok: true } | { reason: string } {
+  const validate: ValidateFunction = ajv.compile(schema)
+  return (value) => {
+    if (validate(value)) return { ok: true }
+    const failures = validationFailures(validate.errors ?? [], 'body')
+    return { reason: failures.map((f) => f.detail.replace(/^body\./, '')).join('; ') }
+  }
+}
+
+/** `students or addresses`: the names, for usage texts and messages. */
+export function collectionNames (collections: readonly RecordCollection[], separator = ' or '): string {
+  return collections.map((c) => c.name).join(separator)
+}

@@ -1,0 +1,78 @@
+import {
+  connectionsGroup, readGroups, readSection, securityGroup, serverOptions, storeGroup, versioningGroup, declaredOptions,
+  type ConfigFile, type CoreConfig, type DeclaredOption, type Flags, type OptionGroup, type ServerConfig
+} from './config.js'
+import { SERVICES } from './services/index.js'
+import type { ServiceDescriptor, ServiceSections } from './services/types.js'
+
+/*
+ * The whole configuration: the server's own settings (src/config.ts) and the
+ * section every built-in service brings in its descriptor. This is the one
+ * place that knows both, so nothing in src/config/ knows a service.
+ */
+
+export { API_VERSIONS, ConfigError, type ConfigFile, type DeclaredOption, type Flags } from './config.js'
+export { DEFAULT_ASSETS_DIR, type StudentsConfig } from './services/students/config.js'
+export { DEFAULT_GRAPHIQL_DIR, type AlbumsConfig } from './services/albums/config.js'
+export type { AddressesConfig } from './services/addresses/config.js'
+export type { EventsConfig } from './services/events/config.js'
+
+/** The typed configuration object: the server's settings and a section per built-in service (`config.students.base`). */
+export type Config = CoreConfig & ServiceSections<typeof SERVICES>
+
+/**
+ * The option groups in the order `rqs serve --help` lists them (after the
+ * server's top-level options), which is also the order they are read in:
+ * the student service's (the spec's own) first, then versioning, the other
+ * services', then the store, security and connections. Extra services'
+ * groups follow the built-in ones.
+ */
+function optionGroups (extra: readonly ServiceDescriptor[]): OptionGroup[] {
+  const [first, ...others] = [...SERVICES, ...extra].flatMap((s) => s.options === undefined ? [] : [s.options])
+  return [...(first === undefined ? [] : [first]), versioningGroup, ...others, storeGroup, securityGroup, connectionsGroup]
+}
+
+/** Every option `rqs serve` understands with some extra services, in the order `--help` lists them. */
+export function serverOptionsWith (extra: readonly ServiceDescriptor[]): DeclaredOption[] {
+  return declaredOptions([serverOptions, ...optionGroups(extra).map((g) => g.options)])
+}
+
+/** Every option `rqs serve` understands, in the order `--help` lists them. */
+export const OPTIONS = serverOptionsWith([])
+
+/**
+ * Builds a Config from parsed flag values, the environment and a
+ * configuration file's settings. Each setting takes its flag, else its
+ * environment variable, else the file's value, else its default; the
+ * sections are read in `--help` order, so the first bad option listed is the
+ * one reported. `extra` services (embedding, tests) add their sections.
+ */
+export function resolveConfig<const E extends readonly ServiceDescriptor[] = []> (flags: Flags, env: NodeJS.ProcessEnv, file?: ConfigFile, extra?: E): Config & ServiceSections<E> {
+  const input = { flags, env, file }
+  // The groups read are the built-in services', the server's and extra's: the sections the type lists.
+  return { ...readSection(serverOptions, input), ...readGroups(optionGroups(extra ?? []), input) } as Config & ServiceSections<E>
+}
+
+/** Every setting at its declared default. */
+export function defaultConfig (): Config {
+  return resolveConfig({}, {})
+}
+
+type SectionName = Exclude<keyof Config, keyof ServerConfig>
+
+/**
+ * Changes to the defaults for tests and embedding: a top-level setting is
+ * replaced, a section (`students`, `albums`, …) is merged field by field,
+ * so `{ albums: { maxDepth: 3 } }` keeps the other album settings.
+ */
+export type ConfigOverrides = Partial<ServerConfig> & { [K in SectionName]?: Partial<Config[K]> }
+
+/** A Config for tests and embedding: the defaults with `overrides` applied. */
+export function makeConfig (overrides: ConfigOverrides = {}): Config {
+  const defaults: Record<string, unknown> = defaultConfig()
+  const given: Record<string, unknown> = overrides
+  const config: Record<string, unknown> = { ...defaults, ...overrides }
+  for (const { key } of optionGroups([])) config[key] = { ...(defaults[key] as object), ...(given[key] as object | undefined) }
+  // The defaults with sections merged and settings replaced: a Config, as the overrides' type allows only its fields.
+  return config as Config
+}

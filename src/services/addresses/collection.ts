@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox'
+import { MAX_ADDRESS_ID, type Address } from '../../domain/index.js'
+import { lineChecker, type RecordCollection } from '../../data/collection.js'
+import { ADDRESS_QUERY, addressLine } from './query.js'
+import { Address as AddressSchema, AddressCreateBody } from './schema.js'
+
+const LINE = Type.Object({ id: Type.Unknown(), ...AddressCreateBody.properties }, { additionalProperties: false, required: ['id', 'name', 'city', 'postalCode'] })
+const checkLine = lineChecker(LINE)
+
+/** Addresses in files: a line is a POST body plus its id. */
+export const ADDRESSES: RecordCollection<Address> = {
+  name: 'addresses',
+  schema: AddressSchema,
+  store: (stores) => stores.addresses,
+  fields: Object.keys(LINE.properties),
+  line: addressLine,
+  check: (value) => {
+    const result = checkLine(value)
+    if ('reason' in result) return result
+    const a = value as Omit<Address, 'id'> & { id: unknown }
+    const id = typeof a.id === 'bigint' ? a.id : typeof a.id === 'number' && Number.isSafeInteger(a.id) ? BigInt(a.id) : undefined
+    if (id === undefined || id < 1n || id > MAX_ADDRESS_ID) return { reason: `id must be an integer from 1 to ${MAX_ADDRESS_ID}` }
+    return { record: { id, name: a.name, city: a.city, postalCode: a.postalCode } }
+  },
+  model: ADDRESS_QUERY
+}

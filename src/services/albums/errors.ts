@@ -1,0 +1,99 @@
+import type { ErrorDefinitions } from '../../http/errors/index.js'
+
+/**
+ * The album query service's own error codes (`extensions.code` of each
+ * GraphQL error), with their texts. The core codes METHOD_NOT_ALLOWED,
+ * UNSUPPORTED_MEDIA_TYPE, NOT_ACCEPTABLE and NESTING_TOO_DEEP are used there too.
+ */
+export const ALBUM_ERRORS = {
+  GRAPHQL_PARSE_FAILED: {
+    scope: 'graphql', status: 400, description: 'The GraphQL document has a syntax error. `message` and `locations` say where.',
+    messages: {
+      en: { title: 'Syntax error in the query', message: 'The query has a syntax error.' },
+      de: { title: 'Syntaxfehler in der Abfrage', message: 'Die Abfrage enthält einen Syntaxfehler.' }
+    }
+  },
+  GRAPHQL_VALIDATION_FAILED: {
+    scope: 'graphql', status: 400, description: 'The document does not fit the schema (an unknown field or argument, a wrong type). `message` names it.',
+    messages: {
+      en: { title: 'Invalid query', message: 'The query does not fit the schema.' },
+      de: { title: 'Ungültige Abfrage', message: 'Die Abfrage passt nicht zum Schema.' }
+    }
+  },
+  QUERY_TOO_DEEP: {
+    scope: 'graphql', status: 400, description: 'The selection nesting is deeper than `--graphql-max-depth` (20 by default).',
+    messages: {
+      en: { title: 'Query too deep', message: 'The query is nested too deeply.' },
+      de: { title: 'Abfrage zu tief', message: 'Die Abfrage ist zu tief verschachtelt.' }
+    }
+  },
+  QUERY_TOO_COMPLEX: {
+    scope: 'graphql', status: 400, description: 'The document selects more fields than `--graphql-max-fields` (500 by default), fragments counted once per use.',
+    messages: {
+      en: { title: 'Query too complex', message: 'The query selects too many fields.' },
+      de: { title: 'Abfrage zu umfangreich', message: 'Die Abfrage wählt zu viele Felder aus.' }
+    }
+  },
+  TOO_MANY_ALIASES: {
+    scope: 'graphql', status: 400, description: 'The document uses more aliases than `--graphql-max-aliases` (30 by default).',
+    messages: {
+      en: { title: 'Too many aliases', message: 'The query uses too many aliases.' },
+      de: { title: 'Zu viele Aliase', message: 'Die Abfrage verwendet zu viele Aliase.' }
+    }
+  },
+  QUERY_TOO_LARGE: {
+    scope: 'graphql', status: 400, description: 'The document text is larger than `--graphql-max-document-size` (16 KiB by default).',
+    messages: {
+      en: { title: 'Query too large', message: 'The query text is too long.' },
+      de: { title: 'Abfrage zu groß', message: 'Der Abfragetext ist zu lang.' }
+    }
+  },
+  INTROSPECTION_DISABLED: {
+    scope: 'graphql', status: 400, description: '`__schema` and `__type` queries are switched off on this server (`--no-graphql-introspection`).',
+    messages: {
+      en: { title: 'Introspection disabled', message: 'Schema introspection is switched off on this server.' },
+      de: { title: 'Introspektion abgeschaltet', message: 'Die Schema-Introspektion ist auf diesem Server abgeschaltet.' }
+    }
+  },
+  OPERATION_NOT_SUPPORTED: {
+    scope: 'graphql', status: 400, description: 'The operation is a mutation or subscription; this service answers queries only.',
+    messages: {
+      en: { title: 'Operation not supported', message: 'Only queries can be run here.' },
+      de: { title: 'Operation nicht unterstützt', message: 'Hier können nur Abfragen ausgeführt werden.' }
+    }
+  },
+  BAD_REQUEST: {
+    scope: 'graphql', status: 400, description: 'The GraphQL-over-HTTP request is malformed: no `query`, a body that is not JSON, several operations without `operationName`, an unknown `operationName`.',
+    messages: {
+      en: { title: 'Bad GraphQL request', message: 'The GraphQL request is malformed.' },
+      de: { title: 'Fehlerhafte GraphQL-Anfrage', message: 'Die GraphQL-Anfrage ist fehlerhaft.' }
+    }
+  },
+  BAD_USER_INPUT: {
+    scope: 'graphql', status: 400, description: 'The variables do not fit the types the operation declares.',
+    messages: {
+      en: { title: 'Invalid variables', message: 'The query variables are invalid.' },
+      de: { title: 'Ungültige Variablen', message: 'Die Variablen der Abfrage sind ungültig.' }
+    }
+  },
+  PAYLOAD_TOO_LARGE: {
+    scope: 'graphql', status: 413, description: 'The GraphQL request body is larger than the server accepts (`--body-limit`).',
+    messages: {
+      en: { title: 'Request too large', message: 'The request is too large.' },
+      de: { title: 'Anfrage zu groß', message: 'Die Anfrage ist zu groß.' }
+    }
+  },
+  INTERNAL_SERVER_ERROR: {
+    scope: 'graphql', status: 500, description: 'An unexpected fault while answering a GraphQL request. Report the request id (`X-Request-Id`) to the operators.',
+    messages: {
+      en: { title: 'Internal error', message: 'Something went wrong on our side.' },
+      de: { title: 'Interner Fehler', message: 'Auf unserer Seite ist etwas schiefgegangen.' }
+    }
+  }
+} satisfies ErrorDefinitions
+
+declare module '../../http/errors/catalogue.js' {
+  interface ServiceErrorCodes {
+    albums: typeof ALBUM_ERRORS
+  }
+}

@@ -1,0 +1,22 @@
+import type { Student } from '../../domain/index.js'
+import { lineChecker, type RecordCollection } from '../../data/collection.js'
+import { STUDENT_QUERY, studentLine } from './query.js'
+import { Student as StudentSchema, StudentReplaceBody } from './schema.js'
+
+const checkLine = lineChecker(StudentReplaceBody)
+
+/** Students in files: a line is a PUT body (the id is kept). */
+export const STUDENTS: RecordCollection<Student> = {
+  name: 'students',
+  schema: StudentSchema,
+  store: (stores) => stores.students,
+  fields: Object.keys(StudentReplaceBody.properties),
+  line: studentLine,
+  check: (value) => {
+    const result = checkLine(value)
+    if ('reason' in result) return result
+    const s = value as Student
+    return { record: { id: s.id, firstName: s.firstName, lastName: s.lastName, age: s.age } }
+  },
+  model: STUDENT_QUERY
+}
