@@ -10,10 +10,11 @@ import { optionGroup } from '../../src/config.js'
 import { option } from '../../src/config/option.js'
 import { lineChecker, type RecordCollection } from '../../src/data/collection.js'
 import type { QueryableStore } from '../../src/domain/index.js'
-import { AppError, type ErrorDefinitions } from '../../src/http/errors/index.js'
+import { AppError } from '../../src/http/errors/index.js'
 import { defaultConfig, OPTIONS, resolveConfig, serverOptionsWith } from '../../src/options.js'
 import { buildServer } from '../../src/server.js'
 import type { ServiceDescriptor } from '../../src/services/types.js'
+import { NOTE_ERRORS } from '../fixtures/notes-service.js'
 import { request } from '../helpers/server.js'
 
 /*
@@ -27,23 +28,6 @@ const notesOptions = optionGroup('notes', Type.Object({
     default: 'hello', flag: 'notes-greeting', value: 'text', env: 'RQS_NOTES_GREETING', help: 'what GET /notes/greeting answers (default hello)'
   })
 }))
-
-const NOTE_ERRORS = {
-  NOTE_NOT_FOUND: {
-    status: 404,
-    description: 'No note has the id in the path.',
-    messages: {
-      en: { title: 'Note not found', message: 'The note does not exist.' },
-      de: { title: 'Notiz nicht gefunden', message: 'Die Notiz existiert nicht.' }
-    }
-  }
-} satisfies ErrorDefinitions
-
-declare module '../../src/http/errors/catalogue.js' {
-  interface ServiceErrorCodes {
-    notes: typeof NOTE_ERRORS
-  }
-}
 
 interface Note { id: number, text: string }
 

@@ -78,3 +78,23 @@ describe('a service from outside (test/fixtures/notes-service.ts)', () => {
     expect(directory.headers.get('link')).toContain('</notes>; rel="notes"')
   })
 })
+
+describe('its error codes (declared in its descriptor)', () => {
+  it('are in /errors and /errors/{code}, in English and German', async () => {
+    // The anonymous budget is spent by the rate-limit test above; the scraper's token has its own.
+    const headers = { accept: 'application/json', ...bearer(tokens.tokens.scraper) }
+    const index = await request(`${server.origin}/errors`, { headers })
+    expect(index.status).toBe(200)
+    expect(JSON.stringify(index.body)).toContain('NOTE_NOT_FOUND')
+    const en = await request(`${server.origin}/errors/NOTE_NOT_FOUND`, { headers })
+    expect(en.status).toBe(200)
+    expect(JSON.stringify(en.body)).toContain('Note not found')
+    const de = await request(`${server.origin}/errors/NOTE_NOT_FOUND`, { headers: { ...headers, 'accept-language': 'de' } })
+    expect(JSON.stringify(de.body)).toContain('Notiz nicht gefunden')
+  })
+
+  it('are what its routes answer with, in problem details', async () => {
+    const missing = await request(`${server.origin}/notes/404`, { headers: bearer(tokens.tokens.reader) })
+    expectShape(missing, 'problem', 404, 'NOTE_NOT_FOUND')
+  })
+})
