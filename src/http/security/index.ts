@@ -46,6 +46,8 @@ async function securityPlugin (app: FastifyInstance, { config, layout, mounts }:
     })
   }
   const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
+  // Features that hold a principal beyond one request (the change feed's streams) check it again through this.
+  if (authenticator !== undefined) app.decorate('authenticator', authenticator)
   if (config.rateLimit !== undefined) await app.register(rateLimit, { limit: config.rateLimit, redisUrl: config.redisUrl, authenticator, reject })
   if (authenticator !== undefined) await app.register(auth, { authenticator, layout, publicRead: config.authPublicRead, reject })
   if (config.auditLog) await app.register(audit, { layout })
@@ -59,6 +61,14 @@ async function createAuthenticator (config: SecurityConfig): Promise<Authenticat
   return new Authenticator(tokenFile, jwt)
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Who sent a request, and whether that still holds; present when authentication is on. */
+    authenticator?: Authenticator
+  }
+}
+
 export const security = fp(securityPlugin, { name: 'rqs-security', fastify: '5.x' })
 export { authEnabled } from './config.js'
-export { principalOf } from './auth.js'
+export { principalOf, type Authenticator } from './auth.js'
+export type { Principal } from './tokens.js'
