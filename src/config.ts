@@ -1,6 +1,6 @@
 import { addressesOptions, type AddressesConfig } from './services/addresses/config.js'
 import { albumsOptions, type AlbumsConfig } from './services/albums/config.js'
-import { eventsOptions, type EventsConfig } from './services/events/config.js'
+import { checkEventsConfig, eventsOptions, type EventsConfig } from './services/events/config.js'
 import { studentsOptions, type StudentsConfig } from './services/students/config.js'
 import { resolveSecurity, securityOptions, type SecurityConfig } from './http/security/config.js'
 import { declaredOptions, readSection, type ConfigFile, type Flags } from './config/read.js'
@@ -55,7 +55,7 @@ export const OPTIONS = declaredOptions([serverOptions, studentsOptions, versioni
  */
 export function resolveConfig (flags: Flags, env: NodeJS.ProcessEnv, file?: ConfigFile): Config {
   const input = { flags, env, file }
-  return {
+  const config: Config = {
     ...readSection(serverOptions, input),
     students: readSection(studentsOptions, input),
     versioning: readSection(versioningOptions, input),
@@ -66,6 +66,9 @@ export function resolveConfig (flags: Flags, env: NodeJS.ProcessEnv, file?: Conf
     security: resolveSecurity(readSection(securityOptions, input)),
     connections: readSection(connectionsOptions, input)
   }
+  // Combinations across sections, once every option has been read.
+  checkEventsConfig(config.events, config.connections)
+  return config
 }
 
 /** Every setting at its declared default. */

@@ -74,6 +74,8 @@ export const CATALOGUE = {
 
   // Change feed (GET /events)
   FEED_SERVICE_UNKNOWN: { status: 400, description: 'The `services` query parameter of the change feed names something other than the record services this server runs (`students`, `addresses`). Give one of them, or several separated by commas, or leave the parameter out for all.' },
+  FEED_TOO_MANY_STREAMS: { status: 429, description: 'This client (the principal of its access token, or its address without one) already holds as many change-feed streams as one client may (`--events-max-streams-per-client`, 8 by default). Close one, or retry after the seconds in `Retry-After`. The connection is closed.' },
+  FEED_FULL: { status: 503, description: 'The server already serves as many change-feed streams as it serves at once (`--events-max-streams`, by default half of `--max-connections`), so that other requests still get a connection. Retry after the seconds in `Retry-After`, or on another instance. The connection is closed.' },
 
   // Security and operations (issue 11): every service answers them, each in its own shape.
   UNAUTHENTICATED: { status: 401, description: 'The request needs an access token (`Authorization: Bearer <token>`), and none was sent or the one sent is unknown, expired, wrongly signed or malformed. `WWW-Authenticate` says which; get a valid token and retry.' },

@@ -1,5 +1,6 @@
 import type { ChangedCollection } from '../../stores/types.js'
 import type { ServiceDescriptor } from '../types.js'
+import { feedStreamCap } from './config.js'
 import { ChangeHub } from './hub.js'
 import { EVENT_STREAM, EVENTS_PATH, eventsRoutes } from './routes.js'
 
@@ -27,10 +28,21 @@ export const eventsService: ServiceDescriptor = {
   links: () => [{ rel: 'events', href: EVENTS_PATH, title: 'Change feed (Server-Sent Events)', type: EVENT_STREAM }],
   tags: [{ name: 'events', description: 'Change feed: creates, replaces and deletes of students and addresses as Server-Sent Events, resumable with Last-Event-ID.' }],
   register: async (app, { config, stores }) => {
-    const hub = await ChangeHub.open(stores.changes, { ...config.events, log: app.log })
+    const { heartbeatMs, retryMs, maxStreamsPerClient, maxStreamAgeMs } = config.events
+    const maxStreams = feedStreamCap(config.events, config.connections)
+    const hub = await ChangeHub.open(stores.changes, {
+      heartbeatMs,
+      retryMs,
+      maxStreams,
+      maxStreamsPerClient,
+      maxStreamAgeMs,
+      // Set by the security plugin, registered before the services, when authentication is on.
+      authenticator: app.authenticator,
+      log: app.log
+    })
     // Open streams would keep the server from closing: end them first; clients reconnect.
     app.addHook('preClose', async () => { hub.close() })
     app.decorate('changeFeed', hub)
-    await app.register(eventsRoutes, { hub, services: feedServices(config) })
+    await app.register(eventsRoutes, { hub, services: feedServices(config), maxStreams, maxStreamsPerClient })
   }
 }

@@ -45,6 +45,8 @@ export const de: MessageTable = {
   PAYLOAD_TOO_LARGE: { title: 'Anfrage zu groß', message: 'Die Anfrage ist zu groß.' },
   INTERNAL_SERVER_ERROR: { title: 'Interner Fehler', message: 'Auf unserer Seite ist etwas schiefgegangen.' },
   FEED_SERVICE_UNKNOWN: { title: 'Unbekannter Dienst', message: 'Der Änderungs-Feed kann nur Studenten und Adressen verfolgen.' },
+  FEED_TOO_MANY_STREAMS: { title: 'Zu viele offene Feeds', message: 'Sie haben bereits so viele Live-Änderungs-Feeds geöffnet wie erlaubt. Schließen Sie einen (in einem anderen Tab oder Fenster) und versuchen Sie es erneut.' },
+  FEED_FULL: { title: 'Änderungs-Feed voll', message: 'Der Änderungs-Feed kann gerade niemanden mehr aufnehmen. Bitte versuchen Sie es gleich noch einmal.' },
   // Security and operations (issue 11)
   UNAUTHENTICATED: { title: 'Anmeldung erforderlich', message: 'Bitte melden Sie sich an: Ein gültiges Zugriffstoken wird benötigt.' },
   FORBIDDEN: { title: 'Nicht erlaubt', message: 'Ihr Zugriffstoken erlaubt diese Aktion nicht.' },

@@ -45,6 +45,8 @@ export const en: MessageTable = {
   PAYLOAD_TOO_LARGE: { title: 'Request too large', message: 'The request is too large.' },
   INTERNAL_SERVER_ERROR: { title: 'Internal error', message: 'Something went wrong on our side.' },
   FEED_SERVICE_UNKNOWN: { title: 'Unknown service', message: 'The change feed can only follow students and addresses.' },
+  FEED_TOO_MANY_STREAMS: { title: 'Too many open feeds', message: 'You already have as many live change feeds open as allowed. Close one (in another tab or window) and try again.' },
+  FEED_FULL: { title: 'Change feed full', message: 'The change feed has no room for more followers right now. Please try again shortly.' },
   // Security and operations (issue 11)
   UNAUTHENTICATED: { title: 'Authentication required', message: 'Please sign in: a valid access token is needed.' },
   FORBIDDEN: { title: 'Not permitted', message: 'Your access token does not allow this action.' },
