@@ -72,8 +72,9 @@ describe('streams leave connections for everyone else', () => {
   }, 60_000)
 
   it('with --auth-tokens, stream requests without a token (401) on kept-alive connections are closed by the server: a client with a token is still answered', async () => {
-    tokens = await writeTokensFile({ app: ['read'] })
-    server = await spawnServer(['--max-connections', CAP, '--auth-tokens', tokens.path])
+    const file = await writeTokensFile({ app: ['read'] })
+    tokens = file
+    server = await spawnServer(['--max-connections', CAP, '--auth-tokens', file.path])
     const origin = server.origin
     // The client keeps every connection open; only the server can close them.
     const refused: KeptAliveAnswer[] = []
@@ -84,6 +85,6 @@ describe('streams leave connections for everyone else', () => {
     }
     expect(new Set(refused.map((r) => `${r.status} ${r.headers.connection}`))).toEqual(new Set(['401 close']))
     await Promise.all(refused.map(async (r) => await r.ended))
-    expect(await studentsAnswered(bearer(tokens.tokens.app))).toBe(200)
+    expect(await studentsAnswered(bearer(file.tokens.app))).toBe(200)
   }, 60_000)
 })

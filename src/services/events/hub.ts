@@ -17,8 +17,8 @@ export interface HubOptions {
   maxStreamAgeMs: number
   /** When authentication is on: open streams are checked again when the tokens file is reloaded. */
   authenticator?: Authenticator
-  /** Where a change that cannot be sent is reported (the server's log). */
-  log?: { error: (obj: object, msg: string) => void }
+  /** Where a change that cannot be sent, and streams ended by a reload, are reported (the server's log). */
+  log?: { error: (obj: object, msg: string) => void, info: (obj: object, msg: string) => void }
 }
 
 /** Who holds a stream: the client its limit counts (principal, else address) and the principal whose credential it needs. */
@@ -148,9 +148,13 @@ export class ChangeHub {
   #endRevoked (): void {
     const authenticator = this.#options.authenticator
     if (authenticator === undefined) return
+    let ended = 0
     for (const [subscriber, { principal }] of [...this.#subscribers]) {
-      if (principal !== undefined && !authenticator.stillValid(principal)) subscriber.end('revoked')
+      if (principal === undefined || authenticator.stillValid(principal)) continue
+      subscriber.end('revoked')
+      ended++
     }
+    if (ended > 0) this.#options.log?.info({ streams: ended }, 'change feed: streams ended, their token was withdrawn')
   }
 
   #stop (): void {
