@@ -201,7 +201,9 @@ async function idleSubscribers (origin: string, count: number): Promise<net.Sock
 
 /** Part 2: what 10 000 idle subscribers cost one instance. */
 async function idleCost (): Promise<void> {
-  const server = await serve([])
+  // Every subscriber comes from this one address, and they are more than the default caps allow
+  // (8 streams a client; 2 048 streams, half of the 4 096 connections): raise both.
+  const server = await serve(['--events-max-streams-per-client', '0', '--max-connections', String(2 * SUBSCRIBERS + 100)])
   try {
     const create = await post(`${server.origin}/students`, { firstName: 'Ada', lastName: 'Lovelace', age: 36 })
     if (create.status !== 201) throw new Error(`seed failed: ${create.text}`)

@@ -3,6 +3,7 @@ import {
   type ConfigFile, type CoreConfig, type DeclaredOption, type Flags, type OptionGroup, type ServerConfig
 } from './config.js'
 import { SERVICES } from './services/index.js'
+import { checkEventsConfig } from './services/events/config.js'
 import type { ServiceDescriptor, ServiceSections } from './services/types.js'
 
 /*
@@ -50,7 +51,10 @@ export const OPTIONS = serverOptionsWith([])
 export function resolveConfig<const E extends readonly ServiceDescriptor[] = []> (flags: Flags, env: NodeJS.ProcessEnv, file?: ConfigFile, extra?: E): Config & ServiceSections<E> {
   const input = { flags, env, file }
   // The groups read are the built-in services', the server's and extra's: the sections the type lists.
-  return { ...readSection(serverOptions, input), ...readGroups(optionGroups(extra ?? []), input) } as Config & ServiceSections<E>
+  const config = { ...readSection(serverOptions, input), ...readGroups(optionGroups(extra ?? []), input) } as Config & ServiceSections<E>
+  // Combinations across sections, once every option has been read.
+  checkEventsConfig(config.events, config.connections)
+  return config
 }
 
 /** Every setting at its declared default. */

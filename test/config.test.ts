@@ -19,7 +19,7 @@ describe('configuration from one declaration', () => {
         enabled: true, base: '', maxDepth: 20, maxFields: 500, maxAliases: 30, maxDocumentBytes: 16 * 1024,
         introspection: true, documentCacheSize: 1000, graphiqlDir: DEFAULT_GRAPHIQL_DIR
       },
-      events: { enabled: true, heartbeatMs: 15_000, retryMs: 2_000 },
+      events: { enabled: true, maxStreamsPerClient: 8, maxStreamAgeMs: 3_600_000, heartbeatMs: 15_000, retryMs: 2_000 },
       store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 24 * 60 * 60 * 1000 },
       // Issue 11: every security and operations feature off.
       security: {

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify'
 import { declared } from '../routes/index.js'
@@ -35,12 +36,15 @@ export function principalOf (request: FastifyRequest): Principal | undefined {
 /**
  * Static tokens from the tokens file, reloaded on SIGHUP so tokens can be
  * added and retired without a restart (a file that does not load keeps the
- * tokens in force and is logged).
+ * tokens in force and is logged). Emits `reloaded` once a new file is in
+ * force, so whoever holds a principal beyond one request (the change feed's
+ * streams) can check it again.
  */
-export class TokenFile {
+export class TokenFile extends EventEmitter<{ reloaded: [] }> {
   #tokens: TokenSet
 
   private constructor (readonly path: string, tokens: TokenSet) {
+    super()
     this.#tokens = tokens
   }
 
@@ -54,11 +58,13 @@ export class TokenFile {
 
   async reload (log: FastifyBaseLogger): Promise<void> {
     try {
-      this.#tokens = await loadTokenFile(this.path)
+      this.#tokens = await loadTokenFile(this.path, this.#tokens)
       log.info({ tokens: this.#tokens.size }, 'tokens file reloaded')
     } catch (err) {
       log.error({ err }, 'tokens file not reloaded; the tokens loaded before stay in force')
+      return
     }
+    this.emit('reloaded')
   }
 }
 
@@ -101,6 +107,16 @@ export class Authenticator {
     if (this.jwt !== undefined && looksLikeJwt(token)) return this.#verifyJwt(this.jwt, token)
     const principal = this.tokenFile?.tokens.find(token)
     return principal === undefined ? { kind: 'invalid', reason: 'the token is not known' } : { kind: 'principal', principal }
+  }
+
+  /**
+   * Whether a principal this authenticator proved earlier would be accepted
+   * now: its static token is still in the tokens file with the same name and
+   * scopes, its JWT has not expired (a JWT cannot be withdrawn before then).
+   */
+  stillValid (principal: Principal, now = Date.now()): boolean {
+    if (principal.expiresAt !== undefined && now >= principal.expiresAt) return false
+    return principal.kind === 'jwt' || this.tokenFile?.tokens.holds(principal) === true
   }
 
   async #verifyJwt (jwt: JwtVerifier, token: string): Promise<Identification> {

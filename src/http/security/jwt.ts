@@ -70,7 +70,9 @@ export class JwtVerifier {
       throw new KeysUnavailable(`the identity provider's keys could not be read: ${(err as Error).message}`)
     }
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(isScope) : []
-    return { name: String(payload.sub), kind: 'jwt', scopes: new Set<Scope>(scopes) }
+    // Accepted until the tolerance past `exp` is over: a stream opened with it ends then, when a request would be refused.
+    const expiresAt = ((payload.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000
+    return { name: String(payload.sub), kind: 'jwt', scopes: new Set<Scope>(scopes), expiresAt }
   }
 }
 

@@ -33,6 +33,8 @@ export function securityPluginOptions (config: Config, mounts: MountTable): Secu
 async function securityPlugin (app: FastifyInstance, { config, mounts }: SecurityPluginOptions): Promise<void> {
   const reject = rejecter(mounts)
   const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
+  // Features that hold a principal beyond one request (the change feed's streams) check it again through this.
+  if (authenticator !== undefined) app.decorate('authenticator', authenticator)
   // The scope check is added to each route as it is registered, so it comes first, to see every route (CORS adds
   // one). Requests still meet it after the hooks below: a route's own hooks run after the server-wide ones.
   if (authenticator !== undefined) await app.register(auth, { authenticator, publicRead: config.authPublicRead, reject })
@@ -57,6 +59,13 @@ async function createAuthenticator (config: SecurityConfig): Promise<Authenticat
     ? undefined
     : new JwtVerifier({ jwksUrl: config.authJwksUrl, issuer: config.authIssuer, audience: config.authAudience, cooldownMs: config.authJwksCooldownMs })
   return new Authenticator(tokenFile, jwt)
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Who sent a request, and whether that still holds; present when authentication is on. */
+    authenticator?: Authenticator
+  }
 }
 
 export const security = fp(securityPlugin, { name: 'rqs-security', fastify: '5.x' })

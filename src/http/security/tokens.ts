@@ -11,6 +11,8 @@ export interface Principal {
   name: string
   kind: 'token' | 'jwt'
   scopes: ReadonlySet<Scope>
+  /** When this server stops accepting the credential (a JWT's `exp` plus the clock tolerance), ms since the epoch; none for static tokens. */
+  expiresAt?: number
 }
 
 /** One entry of the tokens file: the server keeps only the hash. */
@@ -60,12 +62,26 @@ interface KnownToken {
  */
 export class TokenSet {
   readonly #tokens: KnownToken[]
+  readonly #principals: ReadonlySet<Principal>
 
-  constructor (entries: readonly TokenEntry[]) {
-    this.#tokens = entries.map((e) => ({
-      hash: Buffer.from(e.sha256, 'hex'),
-      principal: { name: e.name, kind: 'token', scopes: new Set(e.scopes) }
-    }))
+  /**
+   * `previous`: the set this one replaces (a reload). An entry with the same
+   * hash, name and scopes keeps its Principal object, so `holds()` tells
+   * whether a principal proved before the reload would still be accepted.
+   */
+  constructor (entries: readonly TokenEntry[], previous?: TokenSet) {
+    const before = new Map(previous === undefined ? [] : previous.#tokens.map((t) => [t.hash.toString('hex'), t.principal]))
+    this.#tokens = entries.map((e) => {
+      const kept = before.get(e.sha256)
+      const unchanged = kept !== undefined && kept.name === e.name && kept.scopes.size === e.scopes.length && e.scopes.every((s) => kept.scopes.has(s))
+      return { hash: Buffer.from(e.sha256, 'hex'), principal: unchanged ? kept : { name: e.name, kind: 'token', scopes: new Set(e.scopes) } }
+    })
+    this.#principals = new Set(this.#tokens.map((t) => t.principal))
+  }
+
+  /** The principal came from a token of this set, with the name and scopes it has here. */
+  holds (principal: Principal): boolean {
+    return this.#principals.has(principal)
   }
 
   get size (): number {
@@ -91,14 +107,14 @@ export class TokenFileError extends Error {
  * `{"tokens":[{"name":"ci","sha256":"<hex>","scopes":["read","write"]}]}`.
  * Names may repeat (two tokens of one client during a rotation); hashes may not.
  */
-export async function loadTokenFile (path: string): Promise<TokenSet> {
+export async function loadTokenFile (path: string, previous?: TokenSet): Promise<TokenSet> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (err) {
     throw new TokenFileError(`tokens file ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
   }
-  return new TokenSet(parseTokenFile(text, path))
+  return new TokenSet(parseTokenFile(text, path), previous)
 }
 
 export function parseTokenFile (text: string, path: string): TokenEntry[] {

@@ -52,3 +52,15 @@ export function resetMessage (seq: number): string {
 
 /** A comment: ignored by clients, keeps proxies from closing an idle stream. */
 export const HEARTBEAT = ': heartbeat\n\n'
+
+/**
+ * Why the server ends a stream: `max-age` (it lasted `--events-max-stream-age`) and `shutdown` —
+ * reconnect as usual, with Last-Event-ID; `revoked` (the token left the tokens file or lost a scope)
+ * and `expired` (the JWT expired) — reconnect only with a new token.
+ */
+export type EndReason = 'max-age' | 'shutdown' | 'revoked' | 'expired'
+
+/** The last event of a stream the server ends. It has no `id`, so the client's Last-Event-ID stays. */
+export function endMessage (reason: EndReason): string {
+  return `event: end\ndata: {"reason":"${reason}"}\n\n`
+}

@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onSendHookHandler } from 'fastify'
 import { Type, type Static, type TObject, type TOptional, type TString } from '@sinclair/typebox'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
-import type { ChangeHub } from './hub.js'
+import { principalOf } from '../../http/security/index.js'
+import type { ChangeHub, StreamOwner } from './hub.js'
+import type { StreamRefusal } from './limits.js'
 import type { StartPoint } from './subscriber.js'
 
 export const EVENTS_PATH = '/events'
@@ -12,8 +14,11 @@ export const EVENT_STREAM = 'text/event-stream'
 
 export interface EventsRoutesOptions {
   hub: ChangeHub
-  /** The record collections of the services this server runs: what the feed carries and `?services=` may name. */
+  /** The record services this server runs: what the feed carries and `?services=` may name. */
   services: readonly string[]
+  /** The stream limits the hub keeps, for the refusals' wording (Infinity / 0: none). */
+  maxStreams: number
+  maxStreamsPerClient: number
 }
 
 /** `?services=`, described with the collections this server's feed carries. */
@@ -31,11 +36,18 @@ const Headers = Type.Object({
 const eventStream = new MediaTypeChooser([EVENT_STREAM])
 /** A Last-Event-ID this server can have sent. */
 const SEQUENCE = /^(0|[1-9]\d{0,14})$/
+/**
+ * Seconds to wait after a refused stream: a client at its own limit has to
+ * let one of its streams end first; a full server frees slots as streams
+ * end (at the latest at their maximum age).
+ */
+const RETRY_AFTER: Record<StreamRefusal, string> = { 'client-full': '30', 'server-full': '10' }
 
 /**
  * GET /events: the change feed as Server-Sent Events. A normal GET route, so
  * every onRequest check (authentication, its `read` scope) applies; errors
- * before the stream starts are problem details.
+ * before the stream starts are problem details. A stream needs a slot
+ * within the per-client and overall limits (429, 503 otherwise).
  */
 export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOptions): Promise<void> {
   const { hub } = opts
@@ -52,16 +64,29 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
         '`event: ready` when live, `event: reset` when the Last-Event-ID is older than what is kept, a heartbeat comment every 15 s.',
       querystring: querySchema(opts.services),
       headers: Headers,
-      'x-rqs': { errors: ['FEED_SERVICE_UNKNOWN', 'NOT_ACCEPTABLE'], store: true },
-      response: { 200: { description: 'An endless text/event-stream', content: { [EVENT_STREAM]: { schema: { type: 'string' } } } } }
-    }
+      'x-rqs': { errors: ['FEED_SERVICE_UNKNOWN', 'NOT_ACCEPTABLE', 'FEED_TOO_MANY_STREAMS', 'FEED_FULL'], store: true, headers: { 429: ['Retry-After'] } },
+      response: { 200: { description: 'A text/event-stream, ended by the server after `--events-max-stream-age` (1 h), when its token is withdrawn or expires, or at shutdown, each time with a last `event: end`', content: { [EVENT_STREAM]: { schema: { type: 'string' } } } } }
+    },
+    onSend: closeConnection
   }, async (request, reply) => {
     const services = chosenServices(request.query.services, opts.services)
     if (eventStream.select(request.headers.accept) === undefined) {
       throw new AppError('NOT_ACCEPTABLE', `The change feed is available as ${EVENT_STREAM} only`)
     }
-    // Read before the stream starts, so that a store outage is a 503 problem, not a broken stream.
-    const start = await startPoint(request.headers['last-event-id'], hub)
+    const stream = request.method !== 'HEAD'
+    const owner = streamOwner(request)
+    if (stream) {
+      const refusal = hub.reserve(owner.client)
+      if (refusal !== undefined) throw refused(refusal, opts)
+    }
+    let start: StartPoint
+    try {
+      // Read before the stream starts, so that a store outage is a 503 problem, not a broken stream.
+      start = await startPoint(request.headers['last-event-id'], hub)
+    } catch (err) {
+      if (stream) hub.release(owner.client)
+      throw err
+    }
     void reply
       .header('cache-control', 'no-cache')
       // Reverse proxies (nginx) must pass each event on at once.
@@ -70,7 +95,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
       // which would hold the shutdown until the keep-alive timeout.
       .header('connection', 'close')
       .type(`${EVENT_STREAM}; charset=utf-8`)
-    if (request.method === 'HEAD') return await reply.send()
+    if (!stream) return await reply.send()
     // From here the response is written directly: an idle client then costs its connection and
     // little more (about half of what a reply kept open through Fastify would). onResponse hooks
     // (the access log) still run when it ends; the headers set so far are sent.
@@ -78,10 +103,34 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value
     reply.hijack()
     reply.raw.writeHead(200, headers)
-    hub.subscribe(reply.raw, services, start)
+    hub.subscribe(reply.raw, services, start, owner)
   })
 
   routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
+}
+
+/**
+ * Every answer of the route that is not a stream (a refusal — 401, 403, 429,
+ * 503 — any other error, HEAD) closes its connection: a client asking again
+ * and again on kept-alive connections would hold them as surely as open
+ * streams do (issue 19). Streams say so themselves.
+ */
+const closeConnection: onSendHookHandler = (_request, reply, payload, done) => {
+  void reply.header('connection', 'close')
+  done(null, payload)
+}
+
+/** Whose limit a stream counts against: the principal of its token, else the client's address (`--trust-proxy` decides which). */
+function streamOwner (request: FastifyRequest): StreamOwner {
+  const principal = principalOf(request)
+  return principal === undefined ? { client: `address ${request.ip}` } : { client: `${principal.kind} ${principal.name}`, principal }
+}
+
+function refused (refusal: StreamRefusal, limits: Pick<EventsRoutesOptions, 'maxStreams' | 'maxStreamsPerClient'>): AppError {
+  const headers = { 'retry-after': RETRY_AFTER[refusal] }
+  return refusal === 'client-full'
+    ? new AppError('FEED_TOO_MANY_STREAMS', `This client already holds ${limits.maxStreamsPerClient} change-feed streams, the most one client may; close one or wait for one to end`, { headers })
+    : new AppError('FEED_FULL', `The server already serves ${limits.maxStreams} change-feed streams, the most it serves at once; retry after ${RETRY_AFTER[refusal]} s`, { headers })
 }
 
 /** `?services=students,addresses` → the set; absent → every service of this server. */

@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http'
 import type { Change, ChangeLog } from '../../domain/index.js'
-import { HEARTBEAT, readyMessage, resetMessage, retryMessage } from './format.js'
+import { endMessage, HEARTBEAT, readyMessage, resetMessage, retryMessage, type EndReason } from './format.js'
 
 /** Most changes one catch-up read takes from the store. */
 const CATCH_UP_PAGE = 200
+/** The longest delay setTimeout takes; a later end is re-armed when it fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** Where a new stream starts. */
 export type StartPoint =
@@ -13,18 +15,28 @@ export type StartPoint =
   /** The client's position is lost: `event: reset` first. */
   | { kind: 'reset' }
 
-/** What a subscriber needs from the hub: the store's log, the last change the hub delivered and the messages. */
+/** What a subscriber needs from the hub: the store's log, the last change the hub delivered, turns to replay. */
 export interface ChangeSource {
   readonly changes: ChangeLog
   readonly position: number
+  /** Resolves when this stream may read and send a page of backlog (./turns.ts). */
+  turn: () => Promise<void>
+  /** The message of a change; undefined for a collection the feed does not carry. */
   message: (change: Change) => string | undefined
+}
+
+/** When the server ends a stream by itself, and why (its age, its credential's expiry). */
+export interface PlannedEnd {
+  /** ms since the epoch */
+  at: number
+  reason: EndReason
 }
 
 /**
  * - starting: not yet writing (the response is being prepared)
  * - catching-up: reading changes from the store; live changes are left to that read
  * - live: each change the hub delivers is queued at once
- * - paused: the connection's buffer is full; when it drains, a catch-up follows
+ * - paused: (live) the connection's buffer is full; when it drains, a catch-up follows
  * - closed
  */
 type State = 'starting' | 'catching-up' | 'live' | 'paused' | 'closed'
@@ -39,7 +51,12 @@ type State = 'starting' | 'catching-up' | 'live' | 'paused' | 'closed'
  * drained it reads what it missed from the store, by position, as a resuming
  * client does. A change is never skipped silently: a gap in the numbers the
  * hub delivers, or one in what the store still holds, leads to a catch-up or
- * to `event: reset`.
+ * to `event: reset`. A catch-up reads one page per turn (./turns.ts) and
+ * waits for the connection to drain before it writes more.
+ *
+ * The server ends a stream by itself at its planned end (its maximum age, its
+ * JWT's expiry) or when the hub finds its credential revoked, with a last
+ * `event: end` saying why.
  */
 export class FeedSubscriber {
   readonly #res: ServerResponse
@@ -49,6 +66,7 @@ export class FeedSubscriber {
   #state: State = 'starting'
   #cursor = 0
   #announced = false
+  #endTimer: NodeJS.Timeout | undefined
 
   constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<string>, onClose: (subscriber: FeedSubscriber) => void) {
     this.#res = res
@@ -61,7 +79,9 @@ export class FeedSubscriber {
     // A client that half-closes its connection has gone too (an EventSource never does). The server
     // keeps half-open connections so that requests like `printf … | nc` get their answer
     // (src/http/timeouts.ts), which would leave a stream open until a heartbeat failed.
-    res.socket?.once('end', () => { res.destroy() })
+    // It may have done so already, while the stream's start was read.
+    if (res.socket?.readableEnded === true) res.destroy()
+    else res.socket?.once('end', () => { res.destroy() })
   }
 
   get state (): State {
@@ -73,8 +93,9 @@ export class FeedSubscriber {
     return this.#res.writableLength
   }
 
-  /** Starts the stream: the retry hint, then, by `start`, a catch-up or a reset, then `event: ready` and the live changes. */
-  begin (start: StartPoint, retryMs: number): void {
+  /** Starts the stream: the retry hint, then, by `start`, a catch-up or a reset, then `event: ready` and the live changes; it ends by itself at `end`. */
+  begin (start: StartPoint, retryMs: number, end?: PlannedEnd): void {
+    if (end !== undefined) this.#planEnd(end)
     this.#push(retryMessage(retryMs))
     if (start.kind === 'resume') {
       this.#cursor = start.after
@@ -99,9 +120,10 @@ export class FeedSubscriber {
     if (this.#state === 'live' && !this.#push(HEARTBEAT)) this.#state = 'paused'
   }
 
-  /** Ends the stream normally (the server is shutting down); the client reconnects elsewhere or later. */
-  end (): void {
+  /** Ends the stream, with `event: end` saying why when there is a reason the client should know. */
+  end (reason?: EndReason): void {
     if (this.#state === 'closed') return
+    if (reason !== undefined) this.#push(endMessage(reason))
     this.#res.end()
     this.#close()
   }
@@ -109,7 +131,16 @@ export class FeedSubscriber {
   #close (): void {
     if (this.#state === 'closed') return
     this.#state = 'closed'
+    clearTimeout(this.#endTimer)
     this.#onClose(this)
+  }
+
+  #planEnd (end: PlannedEnd): void {
+    const wait = end.at - Date.now()
+    this.#endTimer = setTimeout(() => {
+      if (Date.now() >= end.at) this.end(end.reason)
+      else this.#planEnd(end) // further away than one timer reaches
+    }, Math.max(0, Math.min(wait, MAX_TIMER_MS))).unref()
   }
 
   /** Writes `text`; false when the connection's buffer is full (it is buffered all the same). */
@@ -125,12 +156,14 @@ export class FeedSubscriber {
     this.#state = 'live'
   }
 
-  /** Sends what the store holds after the cursor, page by page, until it has caught up with the hub. */
+  /** Sends what the store holds after the cursor, a page a turn, until it has caught up with the hub. */
   async #catchUp (): Promise<void> {
     if (this.#state === 'closed' || this.#state === 'catching-up') return
     this.#state = 'catching-up'
     try {
       for (;;) {
+        await this.#source.turn()
+        if (this.#state !== 'catching-up') return
         const behind = this.#source.position > this.#cursor
         const changes = await this.#source.changes.since(this.#cursor, CATCH_UP_PAGE)
         if (this.#state !== 'catching-up') return
@@ -139,17 +172,26 @@ export class FeedSubscriber {
         if (first === undefined ? behind && (await this.#source.changes.window()).oldest > this.#cursor + 1 : first.seq > this.#cursor + 1) {
           if (this.#state !== 'catching-up') return
           this.#cursor = first === undefined ? this.#source.position : first.seq - 1
-          if (!this.#push(resetMessage(this.#cursor))) { this.#state = 'paused'; return }
+          if (!await this.#send(resetMessage(this.#cursor))) return
           continue
         }
+        // Messages go out in pieces that fill what the connection's buffer has room for: few writes
+        // while the client reads, and no more than the buffer and one message queued when it does not.
+        let piece = ''
+        let bytes = 0
         for (const change of changes) {
           this.#cursor = change.seq
           const message = this.#services.has(change.service) ? this.#source.message(change) : undefined
-          if (message !== undefined && !this.#push(message)) {
-            this.#state = 'paused'
-            return
+          if (message === undefined) continue
+          piece += message
+          bytes += Buffer.byteLength(message)
+          if (bytes >= this.#room()) {
+            if (!await this.#send(piece)) return
+            piece = ''
+            bytes = 0
           }
         }
+        if (piece !== '' && !await this.#send(piece)) return
         if (changes.length === CATCH_UP_PAGE || this.#source.position > this.#cursor) continue
         this.#goLive()
         return
@@ -159,4 +201,29 @@ export class FeedSubscriber {
       this.end()
     }
   }
+
+  /** Bytes the connection's buffer takes before a write returns false. */
+  #room (): number {
+    return this.#res.writableHighWaterMark - this.#res.writableLength
+  }
+
+  /** Writes `text` during a catch-up, then waits for a full buffer to drain. False when the stream ended meanwhile. */
+  async #send (text: string): Promise<boolean> {
+    if (!this.#push(text)) await drained(this.#res)
+    return this.#state === 'catching-up'
+  }
+}
+
+/** Resolves when the response's buffer has drained, or the response has closed. */
+async function drained (res: ServerResponse): Promise<void> {
+  if (res.destroyed) return
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
 }
