@@ -1,3 +1,4 @@
+import { UndeclaredFieldError } from './errors.js'
 import { orderKeys, positionValues, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from './query.js'
 
 /**
@@ -48,7 +49,9 @@ class Builder<F extends string> {
     return this.dialect.placeholder(this.values.length)
   }
 
+  /** The column of a declared field; any other name is refused here, the one place SQL gets column names from. */
   column (field: string): string {
+    if (!Object.hasOwn(this.table.columns, field)) throw new UndeclaredFieldError(this.table.name, field)
     return this.table.columns[field as F]
   }
 

@@ -2,7 +2,7 @@ import { MAX_ADDRESS_ID } from '../../stores/records.js'
 import { OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../../stores/query.js'
 import { AppError, type Failure } from '../errors/app-error.js'
 import { decodeCursor } from './cursor.js'
-import { acceptedParameters, CONTROL_PARAMS, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+import { acceptedParameters, CONTROL_PARAMS, fieldParam, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
 export interface ListRequest<F extends string = string> {
@@ -39,7 +39,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     if (CONTROL.has(param)) continue
     const match = FILTER_PARAM.exec(param)
     const field = match?.[1] as F | undefined
-    const spec = field === undefined ? undefined : (model.fields as Record<string, FieldParam | undefined>)[field]
+    const spec = field === undefined ? undefined : fieldParam(model, field)
     if (match === null || field === undefined || spec === undefined) {
       refuse(param, `unknown query parameter "${param}"`)
       continue

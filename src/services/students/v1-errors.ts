@@ -23,7 +23,7 @@ export function describeFailures (failures: readonly Failure[]): string {
   for (const failure of failures) {
     const field = (failure.field ?? '').split('.')[0] ?? ''
     if (failure.code === 'FIELD_REQUIRED') parts.set(field, `${field} is required`)
-    else if (!parts.has(field)) parts.set(field, `${field} ${fieldRule(failure) ?? `must be ${FIELD_TEXT[field] ?? 'valid'}`}`)
+    else if (!parts.has(field)) parts.set(field, `${field} ${fieldRule(failure) ?? `must be ${Object.hasOwn(FIELD_TEXT, field) ? FIELD_TEXT[field] as string : 'valid'}`}`)
   }
   return [...parts.values()].join('; ')
 }
