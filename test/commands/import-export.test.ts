@@ -112,6 +112,23 @@ describe('rqs import', () => {
   })
 })
 
+describe('rqs export', () => {
+  it('writes every record, past the address book\'s page size of 50 and its maximum of 500; --query limit caps it at any number (issue 19)', async () => {
+    const store = sqlite()
+    const addresses = Array.from({ length: 1234 }, (_, i) => ({ id: i + 1, name: `N${i}`, city: i % 2 === 0 ? 'Kiel' : 'Bonn', postalCode: String(i) }))
+    expect((await run(runImport, ['--store', store, '--service', 'addresses', file(addresses)])).code).toBe(0)
+    const all = await run(runExport, ['--store', store, '--service', 'addresses'])
+    expect(all.code).toBe(0)
+    expect(all.stdout).toBe(addresses.map((a) => `${JSON.stringify(a)}\n`).join(''))
+    expect(all.stderr).toMatch(/^rqs export: 1234 addresses exported/)
+    expect((await run(runExport, ['--store', store, '--service', 'addresses', '--query', 'city=Kiel'])).stdout.split('\n')).toHaveLength(617 + 1)
+    expect((await run(runExport, ['--store', store, '--service', 'addresses', '--query', 'limit=600'])).stdout.split('\n')).toHaveLength(600 + 1)
+    const zero = await run(runExport, ['--store', store, '--service', 'addresses', '--query', 'limit=0'])
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toMatch(/^rqs export: --query: limit must be >= 1/)
+  })
+})
+
 describe.skipIf(SKIP_POSTGRES)('rqs export → rqs import round trip through PostgreSQL', () => {
   let database: TestDatabase
   beforeAll(async () => { database = await createTestDatabase() })

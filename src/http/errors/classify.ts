@@ -34,8 +34,8 @@ export const RETRY_AFTER_SECONDS = '5'
 
 export function classifyError (error: FastifyError, request: FastifyRequest): Classified {
   if (error instanceof AppError) {
-    const { errors, headers, args, status } = error.options
-    return { code: error.code, status: status ?? error.statusCode, detail: error.message, errors, headers, args, cause: error }
+    const { errors, headers, args, status, subject } = error.options
+    return { code: error.code, status: status ?? error.statusCode, detail: error.message, errors, headers, args, subject, cause: error }
   }
   if (error.validation !== undefined) {
     const context = error.validationContext
