@@ -3,6 +3,7 @@ import type { Config } from './config.js'
 import { BoundLog } from './http/bound-log.js'
 import { compressionPlugin } from './http/compression.js'
 import { connectPlugin } from './http/connect.js'
+import { bodyHeadersPlugin } from './http/body-headers.js'
 import { errorCatalogueRoutes } from './http/catalogue-routes.js'
 import { healthPlugin } from './http/health.js'
 import { MountTable, mountsPlugin } from './http/mounts.js'
@@ -53,6 +54,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     await app.register(metrics, metricsOptions(config, stores))
     await app.register(publicUrlPlugin, { publicUrl: config.publicUrl })
     await app.register(connectPlugin)
+    await app.register(bodyHeadersPlugin)
     await app.register(compressionPlugin)
     await app.register(validationPlugin, { vendor: config.versioning.vendor })
     // Before the routes: it collects them as they are added.

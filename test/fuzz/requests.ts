@@ -261,6 +261,7 @@ export const headers: fc.Arbitrary<Record<string, string | null>> = fc.record({
   'if-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 }),
   'if-none-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 }),
   'idempotency-key': fc.option(fc.constantFrom(...IDEMPOTENCY_KEYS), { freq: 6 }),
+  'content-encoding': fc.option(fc.constantFrom('gzip', 'identity', 'br', 'gzip, identity', 'IDENTITY', ''), { freq: 8 }),
   'x-request-id': fc.option(fc.oneof(fc.constantFrom('trace-1', 'a'.repeat(129), 'a b', '../x', ''), nastyString), { freq: 6 }),
   host: fc.option(fc.constantFrom('evil.example', 'evil.example:8080', '[::1]', 'localhost:1', 'a'.repeat(300), ''), { freq: 6 })
 })

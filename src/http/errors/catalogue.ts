@@ -31,6 +31,7 @@ export const CATALOGUE = {
   FORBIDDEN_PROPERTY: { status: 400, description: 'The JSON body has a `__proto__` or `constructor.prototype` member, which could alter object prototypes. Remove it.' },
   BODY_TOO_LARGE: { status: 413, description: 'The request body is larger than the server accepts (`--body-limit`, 1 MiB by default).' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The request body has a Content-Type the resource does not accept; send `application/json`.' },
+  UNSUPPORTED_CONTENT_ENCODING: { status: 415, description: 'The request body is sent with a `Content-Encoding` (gzip, br, …) the server does not decode. Send it uncompressed; the `Accept-Encoding` header of the answer lists what is supported (`identity`).' },
   NOT_ACCEPTABLE: { status: 406, description: 'The Accept header names no media type the resource can produce; accept `application/json`.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The resource exists but does not support this method. The `Allow` header lists the methods it does support.' },
   ROUTE_NOT_FOUND: { status: 404, description: 'No resource exists at this path. Check the base path and the spelling.' },
@@ -58,7 +59,7 @@ export const CATALOGUE = {
   INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' },
 
   // Album query service (GraphQL): `extensions.code` of each entry of `errors`. The REST codes
-  // METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE and NOT_ACCEPTABLE are used there too.
+  // METHOD_NOT_ALLOWED, UNSUPPORTED_MEDIA_TYPE, UNSUPPORTED_CONTENT_ENCODING and NOT_ACCEPTABLE are used there too.
   GRAPHQL_PARSE_FAILED: { scope: 'graphql', status: 400, description: 'The GraphQL document has a syntax error. `message` and `locations` say where.' },
   GRAPHQL_VALIDATION_FAILED: { scope: 'graphql', status: 400, description: 'The document does not fit the schema (an unknown field or argument, a wrong type). `message` names it.' },
   QUERY_TOO_DEEP: { scope: 'graphql', status: 400, description: 'The selection nesting is deeper than `--graphql-max-depth` (20 by default).' },
