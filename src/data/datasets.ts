@@ -21,6 +21,8 @@ export interface Dataset<R = unknown> {
   store: (stores: Stores) => QueryableStore<R, string>
   /** The line of a record, newline included. */
   line: (record: R) => string
+  /** The record's id: two lines with one id are one record. */
+  id: (record: R) => number | bigint
   /** The record of a parsed line, or the reason it is not one. */
   check: (value: unknown) => { record: R } | { reason: string }
   /** What `--query` may ask for (the collection's list parameters). */
@@ -44,6 +46,7 @@ export const STUDENTS: Dataset<Student> = {
   name: 'students',
   store: (stores) => stores.students,
   line: studentLine,
+  id: (s) => s.id,
   check: (value) => {
     const result = studentLineSchema(value)
     if ('reason' in result) return result
@@ -59,6 +62,7 @@ export const ADDRESSES: Dataset<Address> = {
   name: 'addresses',
   store: (stores) => stores.addresses,
   line: addressLine,
+  id: (a) => a.id,
   check: (value) => {
     const result = addressLineSchema(value)
     if ('reason' in result) return result
