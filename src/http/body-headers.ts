@@ -33,7 +33,7 @@ export const bodyHeadersPlugin = fp(async function rqsBodyHeaders (app: FastifyI
     const methods: readonly HTTPMethods[] = Array.isArray(route.method) ? route.method : [route.method as HTTPMethods]
     if (methods.every((m) => BODYLESS_METHODS.has(m))) return
     const contentless = methods.some((m) => CONTENTLESS_METHODS.has(m))
-    const check: preParsingHookHandler = (request, _reply, payload, done) => {
+    const readContentHeaders: preParsingHookHandler = (request, _reply, payload, done) => {
       const headers = request.raw.headers
       if (!hasContent(headers)) {
         // Fastify reads no body when a request has neither content nor a Content-Type.
@@ -44,7 +44,7 @@ export const bodyHeadersPlugin = fp(async function rqsBodyHeaders (app: FastifyI
       const coding = headers['content-encoding']
       done(coding === undefined || isIdentity(coding) ? null : unsupportedCoding(coding), payload)
     }
-    route.preParsing = [...hooks(route.preParsing), check]
+    route.preParsing = [...hooks(route.preParsing), readContentHeaders]
   })
 }, { name: 'rqs-body-headers', fastify: '5.x' })
 

@@ -40,6 +40,15 @@ async function raw (method: string, path: string, headers: Record<string, string
   })
 }
 
+describe('the hook that reads them', () => {
+  it('is on the routes that take content only: a GET route pays nothing', () => {
+    const printed = server.app.printRoutes({ includeHooks: true, commonPrefix: false, method: 'GET' })
+    expect(printed).toContain('students (GET)')
+    expect(printed).not.toContain('readContentHeaders')
+    for (const method of ['POST', 'PUT', 'DELETE'] as const) expect(server.app.printRoutes({ includeHooks: true, commonPrefix: false, method })).toContain('readContentHeaders')
+  })
+})
+
 describe('a Content-Type on a request without content', () => {
   it('is ignored on DELETE, with Content-Length: 0 or none, in every service and version', async () => {
     for (let i = 0; i < 4; i++) await stores.students.create(ada)
