@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import type { Config } from './options.js'
-import { BoundLog, compressionPlugin, connectPlugin, requestIdPlugin, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
+import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, requestIdPlugin, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
 import { MountTable, mountsPlugin, publicUrlPlugin, validationPlugin, vendorType } from './http/rest/index.js'
@@ -56,6 +56,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     await app.register(metrics, metricsOptions(metricsRegistry, stores))
     await app.register(publicUrlPlugin, { publicUrl: config.publicUrl })
     await app.register(connectPlugin)
+    await app.register(bodyHeadersPlugin)
     await app.register(compressionPlugin)
     await app.register(validationPlugin, { vendor: config.versioning.vendor })
     // Before the routes: it collects them as they are added.

@@ -63,7 +63,7 @@ function usage (io: CommandIO, err: unknown): number {
 
 const queryAjv = new Ajv(TEXT_VALIDATION)
 
-/** `--query` read exactly as the list route reads its query string. */
+/** `--query` read exactly as the list route reads its query string for a stream: every matching record unless `limit` says otherwise. */
 export function listFromQuery (model: CollectionModel, text: string): ListRequest {
   const query: Record<string, string | string[]> = {}
   for (const [key, value] of new URLSearchParams(text)) {
@@ -73,7 +73,7 @@ export function listFromQuery (model: CollectionModel, text: string): ListReques
   const validate = queryAjv.compile(querystringSchema(model))
   if (!validate(query)) throw new UsageError(`--query: ${validationFailures(validate.errors ?? [], 'querystring').map((f) => f.detail.replace(/^querystring\./, '')).join('; ')}`)
   try {
-    return parseListQuery(model, query)
+    return parseListQuery(model, query, 'stream')
   } catch (err) {
     throw new UsageError(`--query: ${(err as Error).message}`)
   }

@@ -1,18 +1,23 @@
-import { createReadStream, statSync } from 'node:fs'
+import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs'
 import type { Readable } from 'node:stream'
+import { ConfigError } from '../config/errors.js'
+import { size as sizeReader } from '../config/readers.js'
 import { collectionFrom, COLLECTIONS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
-import { BadLineError, readRecords } from '../data/read-records.js'
+import { BadLineError, LineTooLongError, readRecords } from '../data/read-records.js'
+import { DEFAULT_MAX_LINE_BYTES, describeSize, InputReadError } from '../data/lines.js'
 import { collectionNames } from '../data/collection.js'
 
-export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] FILE.ndjson
+export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] [--max-line SIZE] FILE.ndjson
 
 Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin) in one
 transaction: a bad line stops the import with its number and reason, and nothing of the file is
-stored. Records keep their ids (a record already stored under an id is replaced).
+stored. Records keep their ids (a record already stored under an id is replaced; when lines of the
+file repeat an id, the last one is stored and the summary says how many lines did).
   --store          the database (or RQS_STORE, DATABASE_URL)
   --service        ${collectionNames(COLLECTIONS)}
   --skip-invalid   store the valid lines; report how many lines were skipped, and which
+  --max-line SIZE  longest line read, e.g. 4mb (default ${describeSize(DEFAULT_MAX_LINE_BYTES)}); a longer line is a bad line
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
 
@@ -25,54 +30,117 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
   let args
   let collection
   let config
+  let maxLineBytes
   try {
-    args = parseCommandArgs(argv, { ...STORE_OPTIONS, 'skip-invalid': { type: 'boolean' } })
+    args = parseCommandArgs(argv, { ...STORE_OPTIONS, 'skip-invalid': { type: 'boolean' }, 'max-line': { type: 'string' } })
     if (args.values.help === true) { io.stdout.write(IMPORT_USAGE); return EXIT_OK }
     if (args.positionals.length > 1) throw new UsageError('give one file (or - for stdin)')
     collection = collectionFrom(args.values.service)
     config = storeConfig(args.values.store, io.env)
+    maxLineBytes = lineLimit(args.values['max-line'])
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     io.stderr.write(`rqs import: ${err.message}\n\n${IMPORT_USAGE}`)
     return EXIT_USAGE
   }
   const file = args.positionals[0] ?? '-'
+  const name = file === '-' ? 'stdin' : file
   let input: Readable
   let size: number | undefined
-  try {
-    if (file === '-') {
-      input = io.stdin as Readable
-    } else {
-      size = statSync(file).size
-      input = createReadStream(file)
+  if (file === '-') {
+    input = io.stdin as Readable
+  } else {
+    const opened = openFile(file)
+    if ('problem' in opened) {
+      io.stderr.write(`rqs import: cannot read ${file}: ${opened.problem}\n`)
+      return EXIT_USAGE
     }
-  } catch (err) {
-    io.stderr.write(`rqs import: cannot read ${file}: ${(err as Error).message}\n`)
-    return EXIT_FAILURE
+    ({ input, size } = opened)
   }
 
   const skipped: number[] = []
+  let repeated = 0
+  let read = 0
   const progress = new Progress({ stream: io.stderr, command: 'rqs import', verb: 'imported', noun: collection.name, total: size })
   const records = readRecords(input, collection, {
     skipInvalid: args.values['skip-invalid'] === true,
+    maxLineBytes,
     onSkipped: (line, reason) => {
       if (skipped.length < MAX_DESCRIBED) io.stderr.write(`rqs import: skipped line ${line}: ${reason}\n`)
       skipped.push(line)
     },
-    onProgress: (count, bytes) => { progress.update(count, size === undefined ? count : bytes) }
+    onRepeatedId: () => { repeated++ },
+    onProgress: (count, bytes) => { read = count; progress.update(count, size === undefined ? count : bytes) }
   })
   try {
     await withStores(config, async (stores) => await collection.store(stores).importAll(records))
   } catch (err) {
     progress.abandon()
-    const why = err instanceof BadLineError ? err.message : `the store refused the import: ${(err as Error).message}`
-    io.stderr.write(`rqs import: ${file === '-' ? 'stdin' : file}: ${why}; nothing was imported\n`)
+    io.stderr.write(`rqs import: ${name}: ${failure(err)}; nothing was imported\n`)
     return EXIT_FAILURE
   } finally {
     if (input !== io.stdin) input.destroy()
   }
-  progress.done(skipped.length === 0 ? '' : `; skipped ${skipped.length} invalid line${skipped.length === 1 ? '' : 's'}: ${listed(skipped)}`)
+  // Lines that repeated an id stored no record of their own: the count is of records stored.
+  progress.update(read - repeated)
+  const notes = [
+    repeated === 0 ? '' : `; ${repeated} line${repeated === 1 ? '' : 's'} repeated the id of an earlier line (the last line of an id is stored)`,
+    skipped.length === 0 ? '' : `; skipped ${skipped.length} invalid line${skipped.length === 1 ? '' : 's'}: ${listed(skipped)}`
+  ]
+  progress.done(notes.join(''))
   return EXIT_OK
+}
+
+function lineLimit (text: string | undefined): number {
+  if (text === undefined) return DEFAULT_MAX_LINE_BYTES
+  try {
+    return sizeReader(text, '--max-line')
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message)
+    throw err
+  }
+}
+
+/** The file, opened now so that a missing or unreadable one is one line of its own, not a stack trace or a store error. */
+function openFile (file: string): { input: Readable, size: number } | { problem: string } {
+  let fd: number
+  try {
+    fd = openSync(file, 'r')
+  } catch (err) {
+    return { problem: describeFileError(err) }
+  }
+  try {
+    const stat = fstatSync(fd)
+    if (stat.isDirectory()) {
+      closeSync(fd)
+      return { problem: describeFileError(Object.assign(new Error('is a directory'), { code: 'EISDIR' })) }
+    }
+    return { input: createReadStream('', { fd }), size: stat.size }
+  } catch (err) {
+    closeSync(fd)
+    return { problem: describeFileError(err) }
+  }
+}
+
+/** `no such file` rather than `ENOENT: no such file or directory, open '…'`. */
+export function describeFileError (err: unknown): string {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'ENOENT': return 'no such file'
+    case 'EACCES':
+    case 'EPERM': return 'permission denied'
+    case 'EISDIR': return 'it is a directory'
+    case 'ENOTDIR': return 'a part of the path is not a directory'
+    case 'ELOOP': return 'too many symbolic links'
+    case 'ENAMETOOLONG': return 'the name is too long'
+    default: return (err as Error).message
+  }
+}
+
+function failure (err: unknown): string {
+  if (err instanceof LineTooLongError) return `${err.message} (--max-line raises it)`
+  if (err instanceof BadLineError) return err.message
+  if (err instanceof InputReadError) return `reading failed: ${describeFileError(err.reason)}`
+  return `the store refused the import: ${(err as Error).message}`
 }
 
 function listed (lines: number[]): string {

@@ -27,7 +27,7 @@ export const dataCommands: readonly CliCommand[] = [
   {
     name: 'import',
     summary: 'store every record of an NDJSON file, all or nothing',
-    usage: `rqs import --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] <file.ndjson>`,
+    usage: `rqs import --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] [--max-line <size>] <file.ndjson>`,
     options: [],
     run: async () => 2,
     ownArguments: async (args, env) => await runImport(args, processStreams(env))

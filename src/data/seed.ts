@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs'
-import { createInterface } from 'node:readline'
 import type { Stores } from '../domain/index.js'
 import type { RecordCollection } from './collection.js'
+import { DEFAULT_MAX_LINE_BYTES, readLines, TOO_LONG } from './lines.js'
 import { readRecords } from './read-records.js'
 
 /**
@@ -9,7 +9,8 @@ import { readRecords } from './read-records.js'
  * them) into the stores at start-up, each all or nothing, before the server
  * listens. A file's first record tells its collection: the one whose
  * declared fields it has most of (a student line has `firstName`, an address
- * line `city`). Returns what was loaded, for the log.
+ * line `city`). Returns what was loaded (records stored: lines that repeat
+ * an id store one record), for the log.
  */
 export async function seedStores (stores: Stores, files: readonly string[], collections: readonly RecordCollection[]): Promise<Array<{ file: string, service: string, records: number }>> {
   const loaded = []
@@ -17,8 +18,9 @@ export async function seedStores (stores: Stores, files: readonly string[], coll
     try {
       const collection = await collectionOf(file, collections)
       if (collection === undefined) continue // nothing but blank lines
-      const records = await collection.store(stores).importAll(readRecords(createReadStream(file), collection, { skipInvalid: false }))
-      loaded.push({ file, service: collection.name, records })
+      let repeated = 0
+      const read = await collection.store(stores).importAll(readRecords(createReadStream(file), collection, { skipInvalid: false, onRepeatedId: () => { repeated++ } }))
+      loaded.push({ file, service: collection.name, records: read - repeated })
     } catch (err) {
       throw new Error(`seed file ${file}: ${(err as Error).message}`, { cause: err })
     }
@@ -27,19 +29,14 @@ export async function seedStores (stores: Stores, files: readonly string[], coll
 }
 
 async function collectionOf (file: string, collections: readonly RecordCollection[]): Promise<RecordCollection | undefined> {
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity })
   let blank = true
-  try {
-    for await (const line of lines) {
-      if (line.trim() === '') continue
-      blank = false
-      let first: unknown
-      try { first = JSON.parse(line) } catch { break }
-      if (typeof first === 'object' && first !== null) return recognised(Object.keys(first), collections)
-      break
-    }
-  } finally {
-    lines.close()
+  for await (const line of readLines(createReadStream(file), DEFAULT_MAX_LINE_BYTES)) {
+    if (line !== TOO_LONG && line.trim() === '') continue
+    blank = false
+    let first: unknown
+    try { first = line === TOO_LONG ? undefined : JSON.parse(line) } catch { break }
+    if (typeof first === 'object' && first !== null) return recognised(Object.keys(first), collections)
+    break
   }
   if (blank) return undefined
   throw new Error(unrecognised(collections))

@@ -46,3 +46,16 @@ export class IdempotencyKeyUsedError extends Error {
 export class UnstorableTextError extends Error {
   override name = 'UnstorableTextError'
 }
+
+/**
+ * A query named a field its collection does not declare. The HTTP layer
+ * refuses such names (400 INVALID_QUERY) before a store sees them, so this is
+ * a caller's bug: it stops the query before the name can reach SQL or a
+ * record's prototype (issue 19), and is answered as an internal error.
+ */
+export class UndeclaredFieldError extends Error {
+  override name = 'UndeclaredFieldError'
+  constructor (readonly collection: string, readonly field: string) {
+    super(`${collection} has no field ${JSON.stringify(field.slice(0, 80))}`)
+  }
+}

@@ -4,8 +4,8 @@
  * and the stores and imports nothing from either (a lint rule enforces it).
  */
 export { conditionHolds } from './conditions.js'
-export { IdempotencyKeyUsedError, StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from './errors.js'
-export { ADDRESS_FIELDS, OPERATORS, STREAM_BATCH_SIZE, STUDENT_FIELDS, compareText, compareValues, fold, isAfter, matcher, orderKeys, positionOf, positionValues, sortComparator } from './query.js'
+export { IdempotencyKeyUsedError, StoreOutcomeUnknownError, StoreUnavailableError, UndeclaredFieldError, UnstorableTextError } from './errors.js'
+export { ADDRESS_FIELDS, assertDeclaredFields, OPERATORS, STREAM_BATCH_SIZE, STUDENT_FIELDS, compareText, compareValues, fold, isAfter, matcher, orderKeys, positionOf, positionValues, sortComparator } from './query.js'
 export type { AddressField, Condition, FieldKinds, FieldValue, Operator, Position, QueryableStore, RecordFilter, RecordQuery, SortKey, StoreRevision, StudentField } from './query.js'
 export { MAX_ADDRESS_ID, sameAddress, sameStudent } from './records.js'
 export type { Address, AddressInput, Student, StudentInput } from './records.js'

@@ -1,3 +1,5 @@
+import { UndeclaredFieldError } from './errors.js'
+
 /**
  * Queries over a collection, the same for every store: conditions that must
  * all hold, a case-insensitive search over the text fields, a sort (ties
@@ -66,6 +68,16 @@ export type FieldKinds<F extends string> = Readonly<Record<F, FieldKind>>
 
 export const STUDENT_FIELDS: FieldKinds<StudentField> = { id: 'integer', firstName: 'text', lastName: 'text', age: 'integer' }
 export const ADDRESS_FIELDS: FieldKinds<AddressField> = { id: 'integer', name: 'text', city: 'text', postalCode: 'text' }
+
+/**
+ * Throws UndeclaredFieldError unless every field a query names (conditions,
+ * sort keys) is one of `kinds`' own: `constructor` or `toString` are
+ * properties of every object, never fields of a record.
+ */
+export function assertDeclaredFields (collection: string, kinds: FieldKinds<string>, query: RecordFilter & { sort?: ReadonlyArray<SortKey> }): void {
+  for (const c of query.where) if (!Object.hasOwn(kinds, c.field)) throw new UndeclaredFieldError(collection, c.field)
+  for (const k of query.sort ?? []) if (!Object.hasOwn(kinds, k.field)) throw new UndeclaredFieldError(collection, k.field)
+}
 
 /** How many records a store hands over at once when streaming. */
 export const STREAM_BATCH_SIZE = 1000

@@ -1,4 +1,5 @@
-import { orderKeys, positionValues, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
+import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
+
 /**
  * Compiles a RecordQuery into SQL for both SQL stores: WHERE from the
  * conditions and the search, ORDER BY the sort keys then id, and keyset
@@ -47,7 +48,9 @@ class Builder<F extends string> {
     return this.dialect.placeholder(this.values.length)
   }
 
+  /** The column of a declared field; any other name is refused here, the one place SQL gets column names from. */
   column (field: string): string {
+    if (!Object.hasOwn(this.table.columns, field)) throw new UndeclaredFieldError(this.table.name, field)
     return this.table.columns[field as F]
   }
 

@@ -1,9 +1,12 @@
-import { writeFileSync } from 'node:fs'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough, Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runExport } from '../../src/commands/export.js'
-import { runImport } from '../../src/commands/import.js'
+import { describeFileError, runImport } from '../../src/commands/import.js'
+import { seedStores } from '../../src/data/seed.js'
+import { STUDENTS } from '../../src/services/students/collection.js'
+import { memoryStores } from '../../src/stores/index.js'
 import type { CommandIO } from '../../src/commands/common.js'
 import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
@@ -108,7 +111,119 @@ describe('rqs import', () => {
       expect(res.code, argv.join(' ')).toBe(2)
       expect(res.stderr).toContain('Usage: rqs import')
     }
-    expect((await run(runImport, ['--store', sqlite(), '--service', 'students', join(tmp.dir, 'missing.ndjson')])).code).toBe(1)
+  })
+})
+
+describe('rqs import edges (issue 19)', () => {
+  const line = (s: unknown): string => `${JSON.stringify(s)}\n`
+
+  it('passes over a leading UTF-8 byte order mark, from a file and from stdin', async () => {
+    const store = sqlite()
+    const res = await run(runImport, ['--store', store, '--service', 'students', file(`\ufeff${students(3).map(line).join('')}`)])
+    expect(res.code, res.stderr).toBe(0)
+    expect(res.stderr).toMatch(/^rqs import: 3 students imported/)
+    const piped = await run(runImport, ['--store', store, '--service', 'students'], { stdin: `\ufeff${line(students(1, 7)[0])}` })
+    expect(piped.stderr).toMatch(/^rqs import: 1 students imported/)
+    const stores = openSqliteStores({ path: store.slice('sqlite:'.length) })
+    try {
+      expect(await stores.students.list()).toEqual([...students(3), ...students(1, 7)])
+    } finally { await stores.close() }
+  })
+
+  it('stops at a line longer than --max-line (1 MiB by default) with its number and the limit; --max-line raises it', async () => {
+    const store = sqlite()
+    const long = `{"id":9,"firstName":"${'x'.repeat(2 * 1024 * 1024)}","lastName":"L","age":1}\n`
+    const path = file(`${line(students(1)[0])}${long}${line(students(1, 1)[0])}`)
+    const res = await run(runImport, ['--store', store, '--service', 'students', path])
+    expect(res.code).toBe(1)
+    expect(res.stderr).toBe(`rqs import: ${path}: line 2: the line is longer than the limit of 1 MiB (--max-line raises it); nothing was imported\n`)
+    // Raised, the line is read, and judged as any other.
+    const raised = await run(runImport, ['--store', store, '--service', 'students', '--max-line', '4mb', path])
+    expect(raised.stderr).toBe(`rqs import: ${path}: line 2: firstName must NOT have more than 200 characters; nothing was imported\n`)
+    const skipped = await run(runImport, ['--store', store, '--service', 'students', '--skip-invalid', path])
+    expect(skipped.code).toBe(0)
+    expect(skipped.stderr).toMatch(/^rqs import: skipped line 2: the line is longer than the limit of 1 MiB\nrqs import: 2 students imported in .*; skipped 1 invalid line: 2\n$/)
+    for (const bad of ['lots', '0', '12abc']) {
+      const usage = await run(runImport, ['--store', store, '--service', 'students', '--max-line', bad, path])
+      expect(usage.code, bad).toBe(2)
+      expect(usage.stderr).toContain('--max-line must be')
+    }
+  })
+
+  it('counts the records stored, not lines: lines that repeat an id are said apart, and the last of each is stored', async () => {
+    const lines = [{ id: 0, firstName: 'A', lastName: 'first', age: 1 }, { id: 1, firstName: 'B', lastName: 'only', age: 2 }, { id: 0, firstName: 'A', lastName: 'second', age: 3 }, { id: 0, firstName: 'A', lastName: 'last', age: 4 }]
+    const store = sqlite()
+    const res = await run(runImport, ['--store', store, '--service', 'students', file(lines)])
+    expect(res.code).toBe(0)
+    expect(res.stderr).toMatch(/^rqs import: 2 students imported in \d+\.\d s \(\d+ records\/s\); 2 lines repeated the id of an earlier line \(the last line of an id is stored\)\n$/)
+    const stores = openSqliteStores({ path: store.slice('sqlite:'.length) })
+    try {
+      expect(await stores.students.list()).toEqual([lines[3], lines[1]])
+    } finally { await stores.close() }
+    const addresses = await run(runImport, ['--store', sqlite(), '--service', 'addresses', file('{"id":9223372036854775807,"name":"a","city":"c","postalCode":"p"}\n{"id":9223372036854775807,"name":"b","city":"c","postalCode":"p"}\n')])
+    expect(addresses.stderr).toMatch(/^rqs import: 1 addresses imported .*; 1 line repeated the id of an earlier line/)
+  })
+
+  it('says in one line why a file cannot be read, with exit code 2', async () => {
+    const missing = join(tmp.dir, 'missing.ndjson')
+    const res = await run(runImport, ['--store', sqlite(), '--service', 'students', missing])
+    expect(res).toEqual({ code: 2, stdout: '', stderr: `rqs import: cannot read ${missing}: no such file\n` })
+    const folder = await run(runImport, ['--store', sqlite(), '--service', 'students', tmp.dir])
+    expect(folder).toEqual({ code: 2, stdout: '', stderr: `rqs import: cannot read ${tmp.dir}: it is a directory\n` })
+    const below = await run(runImport, ['--store', sqlite(), '--service', 'students', join(file([]), 'x.ndjson')])
+    expect(below.stderr).toMatch(/: a part of the path is not a directory\n$/)
+    expect(describeFileError(Object.assign(new Error('EACCES: permission denied, open'), { code: 'EACCES' }))).toBe('permission denied')
+  })
+
+  // root reads any file whatever its mode: the unreadable file cannot be made here.
+  it.skipIf(process.getuid?.() === 0)('says "permission denied" for a file it may not read (skipped as root, which may read any file)', async () => {
+    const path = file(students(1))
+    chmodSync(path, 0o000)
+    const res = await run(runImport, ['--store', sqlite(), '--service', 'students', path])
+    expect(res).toEqual({ code: 2, stdout: '', stderr: `rqs import: cannot read ${path}: permission denied\n` })
+  })
+
+  it('rqs serve --seed passes over a BOM, and logs the records stored', async () => {
+    const stores = memoryStores()
+    const loaded = await seedStores(stores, [file(`\ufeff${[...students(2), { ...students(1)[0], lastName: 'again' }].map(line).join('')}`)], [STUDENTS])
+    expect(loaded).toEqual([expect.objectContaining({ service: 'students', records: 2 })])
+    expect((await stores.students.get(0))?.lastName).toBe('again')
+  })
+})
+
+describe('rqs export', () => {
+  it('writes every record, past the address book\'s page size of 50 and its maximum of 500; --query limit caps it at any number (issue 19)', async () => {
+    const store = sqlite()
+    const addresses = Array.from({ length: 1234 }, (_, i) => ({ id: i + 1, name: `N${i}`, city: i % 2 === 0 ? 'Kiel' : 'Bonn', postalCode: String(i) }))
+    expect((await run(runImport, ['--store', store, '--service', 'addresses', file(addresses)])).code).toBe(0)
+    const all = await run(runExport, ['--store', store, '--service', 'addresses'])
+    expect(all.code).toBe(0)
+    expect(all.stdout).toBe(addresses.map((a) => `${JSON.stringify(a)}\n`).join(''))
+    expect(all.stderr).toMatch(/^rqs export: 1234 addresses exported/)
+    expect((await run(runExport, ['--store', store, '--service', 'addresses', '--query', 'city=Kiel'])).stdout.split('\n')).toHaveLength(617 + 1)
+    expect((await run(runExport, ['--store', store, '--service', 'addresses', '--query', 'limit=600'])).stdout.split('\n')).toHaveLength(600 + 1)
+    const zero = await run(runExport, ['--store', store, '--service', 'addresses', '--query', 'limit=0'])
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toMatch(/^rqs export: --query: limit must be >= 1/)
+  })
+})
+
+describe.skipIf(SKIP_POSTGRES)('rqs import into PostgreSQL', () => {
+  let database: TestDatabase
+  beforeAll(async () => { database = await createTestDatabase() })
+  afterAll(async () => { await database?.drop() })
+
+  it('counts records stored when lines repeat ids, within a batch and across batches; the last line of an id is stored (issue 19)', async () => {
+    const records = [...students(1500), ...students(10).map((s) => ({ ...s, lastName: 'later' })), { ...students(1)[0], lastName: 'last' }]
+    const res = await run(runImport, ['--store', database.url, '--service', 'students', file(records)])
+    expect(res.code, res.stderr).toBe(0)
+    expect(res.stderr).toMatch(/^rqs import: 1500 students imported .*; 11 lines repeated the id of an earlier line/)
+    const exported = (await run(runExport, ['--store', database.url, '--service', 'students', '--query', 'id[lt]=10'])).stdout.split('\n').slice(0, -1).map((l) => JSON.parse(l).lastName)
+    expect(exported).toEqual(['last', ...Array.from({ length: 9 }, () => 'later')])
+    const stores = await openPostgresStores({ url: database.url, poolSize: 1, startupWaitMs: 0 })
+    try {
+      expect(await stores.students.count({ where: [] })).toBe(1500)
+    } finally { await stores.close() }
   })
 })
 
@@ -158,7 +273,7 @@ describe('through the rqs command line', () => {
     const help = await runMain(['--help'])
     expect(help.stdout).toMatch(/^ {2}import +store every record of an NDJSON file/m)
     const importHelp = await runCliToEnd(['import', '--help'])
-    expect(importHelp.stdout).toContain('rqs import --store sqlite:PATH|postgres://… --service students|addresses [--skip-invalid] FILE.ndjson')
+    expect(importHelp.stdout).toContain('rqs import --store sqlite:PATH|postgres://… --service students|addresses [--skip-invalid] [--max-line SIZE] FILE.ndjson')
   })
 
   it('rqs serve --seed loads exported files into the memory store at start-up, and a bad one stops it', async () => {

@@ -86,7 +86,10 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.Address.properties.id).toMatchObject({ type: 'integer', format: 'int64', minimum: 1 })
     const limit = paths['/addresses'].get.parameters.find((p: any) => p.name === 'limit')
     expect(limit.required).toBe(false)
-    expect(limit.schema.default).toBe(50)
+    // A JSON page's default and maximum are said in words: an NDJSON stream has neither (issue 19).
+    expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1 })
+    expect(limit.schema.default).toBeUndefined()
+    expect(limit.description).toMatch(/^Page size \(1–500, default 50\)\. With `Accept: application\/x-ndjson` it caps the stream instead/)
     expect(paths['/addresses'].get.responses['200'].headers.Link).toBeDefined()
     expect(Object.keys(paths['/graphql'].post.responses['200'].content)).toEqual(['application/json', 'application/graphql-response+json'])
     expect(paths['/graphql'].get.responses['303'].headers.Location).toBeDefined()

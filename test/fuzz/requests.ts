@@ -211,9 +211,15 @@ const QUERY_KEYS = [
   'limit', 'cursor', 'city', 'postalCode', 'query', 'variables', 'operationName', 'extensions', '__proto__', 'constructor[prototype][x]', 'a[]', 'limit[]', '',
   'sort', 'q', 'count', 'firstName', 'age', 'age[gte]', 'id[gt]', 'name[contains]', 'lastName[ne]', 'city[lt]', 'age[contains]', 'name[xx]', 'sort[]'
 ]
-const QUERY_VALUES = ['1', '0', '-1', '500', '501', '1e2', '9999999999999999999', 'abc', '', 'MQ', 'OTIyMzM3MjAzNjg1NDc3NTgwNw', '%00', '%zz', '%ED%A0%80', '%7B%7D', '{ albums { title } }', '%7B%22f%22%3A1%7D', 'true', '-age,firstName', 'name,name', '-', '%25', 'Berlin']
+/** Names every object has (issue 19): as fields, with an operator, and as operators of real fields. */
+const INHERITED_NAMES = [...Object.getOwnPropertyNames(Object.prototype), 'prototype']
+const FIELD_NAMES = ['id', 'firstName', 'lastName', 'age', 'name', 'city', 'postalCode']
+const inheritedQueryKey: fc.Arbitrary<string> = fc.tuple(fc.constantFrom(...INHERITED_NAMES), fc.constantFrom(...FIELD_NAMES), fc.constantFrom('', '[gt]', '[ne]', '[contains]', 'op'))
+  .map(([name, field, form]) => form === 'op' ? `${field}[${name}]` : name + form)
+const queryKey: fc.Arbitrary<string> = fc.oneof({ arbitrary: fc.constantFrom(...QUERY_KEYS), weight: 3 }, { arbitrary: inheritedQueryKey, weight: 1 })
+const QUERY_VALUES = ['1', '0', '-1', '500', '501', '1e2', 'constructor', '-toString', 'valueOf,id', '9999999999999999999', 'abc', '', 'MQ', 'OTIyMzM3MjAzNjg1NDc3NTgwNw', '%00', '%zz', '%ED%A0%80', '%7B%7D', '{ albums { title } }', '%7B%22f%22%3A1%7D', 'true', '-age,firstName', 'name,name', '-', '%25', 'Berlin']
 const queryString = fc.option(
-  fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), fc.oneof(fc.constantFrom(...QUERY_VALUES), nastyString.map(encodePathPart), graphqlDocument.map(encodePathPart))), { minLength: 1, maxLength: 4 })
+  fc.array(fc.tuple(queryKey, fc.oneof(fc.constantFrom(...QUERY_VALUES), nastyString.map(encodePathPart), graphqlDocument.map(encodePathPart))), { minLength: 1, maxLength: 4 })
     .map((pairs) => '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${v}`).join('&')),
   { freq: 2 }
 ).map((q) => q ?? '')
@@ -258,6 +264,7 @@ export const headers: fc.Arbitrary<Record<string, string | null>> = fc.record({
   'if-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 }),
   'if-none-match': fc.option(fc.constantFrom(...ETAGS), { freq: 8 }),
   'idempotency-key': fc.option(fc.constantFrom(...IDEMPOTENCY_KEYS), { freq: 6 }),
+  'content-encoding': fc.option(fc.constantFrom('gzip', 'identity', 'br', 'gzip, identity', 'IDENTITY', ''), { freq: 8 }),
   'x-request-id': fc.option(fc.oneof(fc.constantFrom('trace-1', 'a'.repeat(129), 'a b', '../x', ''), nastyString), { freq: 6 }),
   host: fc.option(fc.constantFrom('evil.example', 'evil.example:8080', '[::1]', 'localhost:1', 'a'.repeat(300), ''), { freq: 6 })
 })
@@ -297,7 +304,11 @@ const plausibleRequest: fc.Arbitrary<{ method: string, path: string, headers: Re
     ({ method: 'POST', path: `${v}/addresses`, headers: { ...h, 'content-type': type }, body: Buffer.from(text) })),
   fc.tuple(fc.constantFrom('PUT', 'DELETE', 'GET'), idSegment, addressBody, clientHeaders).map(([method, id, text, h]) =>
     ({ method, path: `/addresses/${id}`, headers: { ...h, 'content-type': 'application/json' }, body: method === 'PUT' ? Buffer.from(text) : undefined })),
-  fc.tuple(queryString, clientHeaders).map(([q, h]) => ({ method: 'GET', path: `/addresses${q}`, headers: h, body: undefined })),
+  fc.tuple(fc.constantFrom('/addresses', '/students', '/v2/students'), queryString, clientHeaders, fc.boolean()).map(([list, q, h, ndjson]) =>
+    ({ method: 'GET', path: `${list}${q}`, headers: ndjson ? { ...h, accept: 'application/x-ndjson' } : h, body: undefined })),
+  // One inherited name alone in a list's query, so nothing else refuses the request first (issue 19).
+  fc.tuple(fc.constantFrom('/addresses', '/students', '/v2/students'), inheritedQueryKey, fc.constantFrom('1', 'a', 'Berlin')).map(([list, key, value]) =>
+    ({ method: 'GET', path: `${list}?${encodeURIComponent(key)}=${value}`, headers: {}, body: undefined })),
   fc.tuple(graphqlBody, fc.constantFrom('application/json', 'application/json; charset=utf-8'), clientHeaders).map(([text, type, h]) =>
     ({ method: 'POST', path: '/graphql', headers: { ...h, 'content-type': type }, body: Buffer.from(text) }))
 )

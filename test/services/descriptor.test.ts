@@ -55,6 +55,7 @@ function notesCollection (store: NoteStore): RecordCollection<Note> {
     store: () => store,
     fields: Object.keys(NoteLine.properties),
     line: (note) => `${JSON.stringify(note)}\n`,
+    id: (note) => note.id,
     check: (value) => {
       const result = checkNote(value)
       return 'reason' in result ? result : { record: value as Note }

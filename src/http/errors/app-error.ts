@@ -17,6 +17,8 @@ export interface AppErrorOptions {
   status?: number
   /** Values a service's own wording fills in (the id of a missing record, say). */
   args?: Readonly<Record<string, string | number>>
+  /** What the failure is about, as for schema validation: the request body, or the query string's values. */
+  subject?: 'body' | 'query'
 }
 
 /**

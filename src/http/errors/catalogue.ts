@@ -38,6 +38,7 @@ export const CATALOGUE = {
   FORBIDDEN_PROPERTY: { status: 400, description: 'The JSON body has a `__proto__` or `constructor.prototype` member, which could alter object prototypes. Remove it.' },
   BODY_TOO_LARGE: { status: 413, description: 'The request body is larger than the server accepts (`--body-limit`, 1 MiB by default).' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The request body has a Content-Type the resource does not accept; send `application/json`.' },
+  UNSUPPORTED_CONTENT_ENCODING: { status: 415, description: 'The request body is sent with a `Content-Encoding` (gzip, br, …) the server does not decode. Send it uncompressed; the `Accept-Encoding` header of the answer lists what is supported (`identity`).' },
   NOT_ACCEPTABLE: { status: 406, description: 'The Accept header names no media type the resource can produce; accept `application/json`.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The resource exists but does not support this method. The `Allow` header lists the methods it does support.' },
   ROUTE_NOT_FOUND: { status: 404, description: 'No resource exists at this path. Check the base path and the spelling.' },
@@ -49,7 +50,7 @@ export const CATALOGUE = {
   INVALID_QUERY: { status: 400, description: 'A query parameter of a list is not one it accepts: an unknown parameter, a filter on an unknown field, an unknown operator (or `contains` on a number), or a `sort` naming an unknown field or one twice. `detail` names each and lists what the list accepts; values of the wrong type are VALIDATION_FAILED instead.' },
   INVALID_CURSOR: { status: 400, description: 'The `cursor` query parameter is not one this service issued. Use the `next` link of the previous page unchanged, or start again without a cursor.' },
   IDEMPOTENCY_KEY_INVALID: { status: 400, description: 'The `Idempotency-Key` header must be sent once, as 1 to 255 visible ASCII characters (letters, digits, punctuation; no spaces), optionally in double quotes. A UUID is a good key.' },
-  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used within the last 24 hours for a different request (another method, path, API version or body). A retry must repeat the original request exactly; a new request needs a new key.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'The `Idempotency-Key` was already used within the last 24 hours for a different request (another operation, resource, API version, query or body; `/students/` and `/v1/students` are the resource `/students` is). A retry must repeat the original request exactly; a new request needs a new key.' },
   PRECONDITION_FAILED: { status: 412, description: 'A condition in If-Match or If-None-Match evaluated to false: the record changed since you read it (or, with `If-None-Match: *`, it already exists). Read it again, reapply your change and retry with the new ETag.' },
   RECORD_EXISTS: { status: 412, description: 'The entry in a PRECONDITION_FAILED problem\'s `errors` when `If-None-Match: *` (create only if absent) meets a record that exists. Nothing was changed; read the record, or PUT without `If-None-Match` to update it.' },
 

@@ -35,11 +35,11 @@ export const RETRY_AFTER_SECONDS = '5'
 
 export function classifyError (error: FastifyError, request: FastifyRequest): Classified {
   if (error instanceof AppError) {
-    const { errors, headers, args, status } = error.options
+    const { errors, headers, args, status, subject } = error.options
     const catalogue = catalogueOf(request.server)
     // A code this server does not have (its service is not here) is a bug, not the client's doing.
     if (!catalogue.has(error.code) || errors?.some((e) => !catalogue.has(e.code)) === true) return serverFault(error, request)
-    return { code: error.code, status: status ?? catalogue.status(error.code), detail: error.message, errors, headers, args, cause: error }
+    return { code: error.code, status: status ?? catalogue.status(error.code), detail: error.message, errors, headers, args, subject, cause: error }
   }
   if (error.validation !== undefined) {
     const context = error.validationContext

@@ -66,9 +66,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /**
  * Codes any route with a JSON body can answer, besides its own; v1's envelope words 415 as a 400.
- * NESTING_TOO_DEEP and REQUEST_TIMEOUT (a body that does not arrive in time) are issue 10's.
+ * NESTING_TOO_DEEP and REQUEST_TIMEOUT (a body that does not arrive in time) are issue 10's, UNSUPPORTED_CONTENT_ENCODING issue 19's.
  */
-const BODY_CODES: readonly ErrorCode[] = ['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'NESTING_TOO_DEEP', 'REQUEST_TIMEOUT']
+const BODY_CODES: readonly ErrorCode[] = ['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_CONTENT_ENCODING', 'NESTING_TOO_DEEP', 'REQUEST_TIMEOUT']
 
 const STATUS_TEXT: Record<string, string> = {
   200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout',

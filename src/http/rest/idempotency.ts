@@ -89,18 +89,31 @@ export function idempotencyKey (request: FastifyRequest): string | undefined {
 }
 
 /**
- * What makes two requests "the same request": method, path (without the
- * query), API version and body, the body's members in a canonical order.
+ * What makes two requests "the same request": the resource and what is asked
+ * of it, not the URL's spelling (issue 19). That is the operation the route
+ * declares (its operationId: one method on one route pattern of one service),
+ * the API version as negotiated, the path parameters (decimal ids by value),
+ * the query and the body, members in a canonical order. So `/students`,
+ * `/students/` and `/v1/students` are one resource, as are `/students/7` and
+ * `/students/007`; another version, id, query or body is another request.
  */
 export function requestFingerprint (request: FastifyRequest): string {
-  const path = request.url.split('?', 1)[0]
-  const text = JSON.stringify([request.method, path, request.apiVersion, canonical(request.body)])
+  const operation = request.routeOptions.schema?.operationId ?? `${request.method} ${request.routeOptions.url ?? ''}`
+  const text = JSON.stringify([operation, request.apiVersion, canonical(pathParameters(request.params)), canonical(request.query), canonical(request.body)])
   return createHash('sha256').update(text).digest('base64url')
+}
+
+/** Path parameters with decimal numbers written without leading zeros: `007` and `7` name one record. */
+function pathParameters (params: unknown): unknown {
+  if (typeof params !== 'object' || params === null) return params
+  const out = Object.create(null) as Record<string, unknown>
+  for (const [name, value] of Object.entries(params)) out[name] = typeof value === 'string' && /^[0-9]+$/.test(value) ? value.replace(/^0+(?=[0-9])/, '') : value
+  return out
 }
 
 function replay (reply: FastifyReply, kept: KeptWrite, fingerprint: string): FastifyReply {
   if (kept.fingerprint !== fingerprint) {
-    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request (method, path, version or body); use a new key for a new request')
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request (operation, resource, version, query or body); use a new key for a new request')
   }
   reply.header(REPLAYED_HEADER, 'true')
   return sendKept(reply, kept.answer)

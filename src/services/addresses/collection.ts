@@ -14,6 +14,7 @@ export const ADDRESSES: RecordCollection<Address> = {
   store: (stores) => stores.addresses,
   fields: Object.keys(LINE.properties),
   line: addressLine,
+  id: (a) => a.id,
   check: (value) => {
     const result = checkLine(value)
     if ('reason' in result) return result

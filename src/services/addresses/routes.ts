@@ -54,14 +54,14 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
       operationId: 'listAddresses',
       tags,
       summary: 'List addresses (paged; filter, sort, search; NDJSON with Accept: application/x-ndjson)',
-      description: '`limit` per page (default 50, at most 500), ascending ids unless `sort` says otherwise. `next` and `Link: <…>; rel="next"` lead to the next page while there is one; `count=true` adds `X-Total-Count`.',
+      description: '`limit` per page (default 50, at most 500), ascending ids unless `sort` says otherwise. `next` and `Link: <…>; rel="next"` lead to the next page while there is one; `count=true` adds `X-Total-Count`. With `Accept: application/x-ndjson` the answer is every matching record, one a line (a `limit` caps it, with no maximum).',
       querystring: AddressListQuery,
       'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(AddressPage, 'A page of addresses.') }
     },
     config: { streams: true, rqs: { access: 'read' } }
   }, async (request, reply) => {
-    const list = parseListQuery(ADDRESS_QUERY, request.query)
+    const list = parseListQuery(ADDRESS_QUERY, request.query, request.ndjson ? 'stream' : 'page')
     const addresses = { store, path: collection }
     if (request.ndjson) return await sendNdjson(reply, addresses, list, addressLine)
     if (isRevisioned(store)) return await opts.pages.send(reply, { store, path: collection }, list, request.url, pageBody)

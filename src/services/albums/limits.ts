@@ -17,6 +17,7 @@ export const GRAPHQL_CODES = {
   operationNotSupported: 'OPERATION_NOT_SUPPORTED',
   methodNotAllowed: 'METHOD_NOT_ALLOWED',
   unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
+  unsupportedContentEncoding: 'UNSUPPORTED_CONTENT_ENCODING',
   notAcceptable: 'NOT_ACCEPTABLE',
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
   internal: 'INTERNAL_SERVER_ERROR',

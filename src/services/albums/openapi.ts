@@ -88,7 +88,7 @@ export const graphqlPostSchema = {
   response: { 200: queryAnswer },
   'x-rqs': {
     errorShape: graphqlShape,
-    errors: [...QUERY_CODES, 'OPERATION_NOT_SUPPORTED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+    errors: [...QUERY_CODES, 'OPERATION_NOT_SUPPORTED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_CONTENT_ENCODING'],
     document: {
       parameters: [accept],
       requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest } } }

@@ -38,8 +38,8 @@ function unknownOperation (operationName: string | null | undefined): GraphQLErr
   return new GraphQLError(message, { extensions: { code: GRAPHQL_CODES.badRequest } })
 }
 
-/** Catalogue codes raised around the handler that keep their own status and code here (issue 10: the request time limits). */
-const OWN_CODES: ReadonlySet<ErrorCode> = new Set(['REQUEST_TIMEOUT', 'PROCESSING_TIMEOUT', 'NESTING_TOO_DEEP'])
+/** Catalogue codes raised around the handler that keep their own status and code here (issue 10: the request time limits; issue 19: a coded body). */
+const OWN_CODES: ReadonlySet<ErrorCode> = new Set(['REQUEST_TIMEOUT', 'PROCESSING_TIMEOUT', 'NESTING_TOO_DEEP', 'UNSUPPORTED_CONTENT_ENCODING'])
 
 /**
  * The GraphQL renderer of the error pipeline: what fails around the GraphQL

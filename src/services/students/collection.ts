@@ -12,6 +12,7 @@ export const STUDENTS: RecordCollection<Student> = {
   store: (stores) => stores.students,
   fields: Object.keys(StudentReplaceBody.properties),
   line: studentLine,
+  id: (s) => s.id,
   check: (value) => {
     const result = checkLine(value)
     if ('reason' in result) return result

@@ -43,7 +43,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ENVELOPE_FRAME)
       return ok(await store.list())
     }
-    const list = parseListQuery(STUDENT_QUERY, request.query)
+    const list = parseListQuery(STUDENT_QUERY, request.query, request.ndjson ? 'stream' : 'page')
     if (request.ndjson) return await sendNdjson(reply, collection, list, studentLine)
     const page = await readPage(collection, list)
     pageHeaders(reply, page)

@@ -58,7 +58,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
       return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
     }
-    const list = parseListQuery(STUDENT_QUERY, request.query)
+    const list = parseListQuery(STUDENT_QUERY, request.query, request.ndjson ? 'stream' : 'page')
     const students = { store, path: collection === '' ? '/' : collection }
     if (request.ndjson) return await sendNdjson(reply, students, list, studentLine)
     const page = await readPage(students, list)

@@ -20,7 +20,7 @@ export function describeFailures (failures: readonly Failure[]): string {
   for (const failure of failures) {
     const field = (failure.field ?? '').split('.')[0] ?? ''
     if (failure.code === 'FIELD_REQUIRED') parts.set(field, `${field} is required`)
-    else if (!parts.has(field)) parts.set(field, `${field} ${fieldRule(failure) ?? `must be ${FIELD_TEXT[field] ?? 'valid'}`}`)
+    else if (!parts.has(field)) parts.set(field, `${field} ${fieldRule(failure) ?? `must be ${Object.hasOwn(FIELD_TEXT, field) ? FIELD_TEXT[field] as string : 'valid'}`}`)
   }
   return [...parts.values()].join('; ')
 }
@@ -111,7 +111,8 @@ function envelopeExample (code: ErrorCode, catalogue: ErrorCatalogue, path = '/s
 const EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   NESTING_TOO_DEEP: 'The request body nests arrays or objects deeper than 64 levels',
   REQUEST_TIMEOUT: 'The request body did not arrive within 30000 ms; the connection is closed',
-  PROCESSING_TIMEOUT: 'The request was not finished within 60000 ms; retry later'
+  PROCESSING_TIMEOUT: 'The request was not finished within 60000 ms; retry later',
+  UNSUPPORTED_CONTENT_ENCODING: 'Content-Encoding "gzip" is not supported: send the body uncompressed (supported: identity)'
 }
 
 const BODY_CODES = new Set<ErrorCode>(['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'UNSUPPORTED_MEDIA_TYPE', 'CLIENT_ERROR', 'BODY_TOO_LARGE', 'NESTING_TOO_DEEP'])

@@ -12,7 +12,7 @@ import type { Revision } from './revision.js'
 export class MemoryAddressStore implements AddressStore {
   readonly #kept: MemoryKeptWrites
   readonly #records = new IndexedTable<bigint, Address>(ADDRESS_FIELDS)
-  readonly #queries = new MemoryQueries(this.#records, ADDRESS_FIELDS)
+  readonly #queries = new MemoryQueries(this.#records, ADDRESS_FIELDS, 'addresses')
   /** Advanced by every write (a plain field, so wrappers that delegate to this store see it too). */
   readonly revision: Revision = this.#records.revision
   readonly #changes: MemoryChangeLog

@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
-import { compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE, type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey } from '../../domain/index.js'
+import { assertDeclaredFields, compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE, type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey } from '../../domain/index.js'
 import type { IndexedTable } from './indexed-table.js'
 
 /**
@@ -19,7 +19,7 @@ type Row = Readonly<Record<string, FieldValue>>
  * the remaining keys and the id as the walk passes them.
  */
 export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
-  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>) {}
+  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>, private readonly collection: string) {}
 
   query (query: RecordQuery): R[] {
     const out: R[] = []
@@ -58,6 +58,7 @@ export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
 
   /** The matching records after the query's position, in sort order, lazily. */
   * walk (query: RecordQuery): Generator<R> {
+    assertDeclaredFields(this.collection, this.kinds, query)
     const sort = query.sort
     const matches = matcher<R>(query, this.kinds)
     const after = query.after

@@ -13,7 +13,7 @@ import type { Revision } from './revision.js'
  */
 export class MemoryStudentStore implements StudentStore {
   readonly #records = new IndexedTable<number, Student>(STUDENT_FIELDS)
-  readonly #queries = new MemoryQueries(this.#records, STUDENT_FIELDS)
+  readonly #queries = new MemoryQueries(this.#records, STUDENT_FIELDS, 'students')
   /** Advanced by every write (a plain field, so wrappers that delegate to this store see it too). */
   readonly revision: Revision = this.#records.revision
   readonly #ids: StudentIdRule

@@ -13,6 +13,7 @@ export const de: MessageTable = {
   FORBIDDEN_PROPERTY: { title: 'Unzulässige Eigenschaft', message: 'Die Daten enthalten eine unzulässige Eigenschaft.' },
   BODY_TOO_LARGE: { title: 'Anfrage zu groß', message: 'Die gesendeten Daten sind zu groß.' },
   UNSUPPORTED_MEDIA_TYPE: { title: 'Nicht unterstützter Medientyp', message: 'Die Daten müssen als JSON gesendet werden.' },
+  UNSUPPORTED_CONTENT_ENCODING: { title: 'Nicht unterstützte Inhaltskodierung', message: 'Die Daten müssen unkomprimiert gesendet werden.' },
   NOT_ACCEPTABLE: { title: 'Nicht akzeptabel', message: 'Die Antwort kann in keinem von Ihnen akzeptierten Format geliefert werden.' },
   METHOD_NOT_ALLOWED: { title: 'Methode nicht erlaubt', message: 'Diese Aktion ist hier nicht möglich.' },
   ROUTE_NOT_FOUND: { title: 'Nicht gefunden', message: 'Unter dieser Adresse gibt es nichts.' },

@@ -13,6 +13,7 @@ export const en: MessageTable = {
   FORBIDDEN_PROPERTY: { title: 'Forbidden property', message: 'The data contains a property that is not allowed.' },
   BODY_TOO_LARGE: { title: 'Request body too large', message: 'The data sent is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { title: 'Unsupported media type', message: 'The data must be sent as JSON.' },
+  UNSUPPORTED_CONTENT_ENCODING: { title: 'Unsupported content encoding', message: 'The data must be sent uncompressed.' },
   NOT_ACCEPTABLE: { title: 'Not acceptable', message: 'The response cannot be produced in a format you accept.' },
   METHOD_NOT_ALLOWED: { title: 'Method not allowed', message: 'This action is not possible here.' },
   ROUTE_NOT_FOUND: { title: 'Not found', message: 'There is nothing at this address.' },

@@ -28,6 +28,15 @@ export const MAX_SEARCH_LENGTH = 200
 export const MAX_SORT_LENGTH = 200
 export const MAX_CURSOR_LENGTH = 4096
 
+/**
+ * The field a query names, if the collection declares it. Only the table's own
+ * properties count: `constructor`, `toString`, `__proto__` and the like are
+ * inherited by every object and name no field (issue 19).
+ */
+export function fieldParam (model: CollectionModel, name: string): FieldParam | undefined {
+  return Object.hasOwn(model.fields, name) ? (model.fields as Record<string, FieldParam>)[name] : undefined
+}
+
 /** The operators a field accepts: `contains` only on text. */
 export function operatorsOf (param: FieldParam): Operator[] {
   return param.kind === 'text' ? ['eq', ...BRACKET_OPERATORS] : ['eq', ...BRACKET_OPERATORS.filter((op) => op !== 'contains')]
@@ -47,7 +56,7 @@ export function describeParameter (model: CollectionModel, param: string): strin
     case 'q': return `text of at most ${MAX_SEARCH_LENGTH} characters`
     case 'count': return 'true or false'
   }
-  const field = (model.fields as Record<string, FieldParam | undefined>)[param.replace(/\[.*$/, '')]
+  const field = fieldParam(model, param.replace(/\[.*$/, ''))
   switch (field?.kind) {
     case 'text': return `text of at most ${field.maxLength} characters`
     case 'integer': return `an integer from ${field.min} to ${field.max}`

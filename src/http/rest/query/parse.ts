@@ -1,7 +1,7 @@
 import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../../../domain/index.js'
 import { AppError, type Failure } from '../../errors/index.js'
 import { decodeCursor } from './cursor.js'
-import { acceptedParameters, CONTROL_PARAMS, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+import { acceptedParameters, CONTROL_PARAMS, fieldParam, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
 export interface ListRequest<F extends string = string> {
@@ -10,7 +10,7 @@ export interface ListRequest<F extends string = string> {
   after?: Position
   /** The client's `limit`, if any: caps an NDJSON stream. */
   limit?: number
-  /** Page size of a JSON answer: `limit`, else the collection's default; undefined: every matching record (students without `limit`). */
+  /** Page size of a JSON answer: `limit`, else the collection's default; undefined: every matching record (students without `limit`, and streams). */
   pageSize?: number
   /** Whether the client asked for X-Total-Count. */
   count: boolean
@@ -22,12 +22,20 @@ const FILTER_PARAM = /^([A-Za-z][A-Za-z0-9]*)(?:\[([A-Za-z]*)\])?$/
 const CONTROL = new Set<string>(CONTROL_PARAMS)
 
 /**
+ * What the list is answered with: a JSON page, whose size has the
+ * collection's default and maximum, or an NDJSON stream (an export), which
+ * holds every matching record unless the client's `limit` says otherwise.
+ */
+export type ListAnswer = 'page' | 'stream'
+
+/**
  * Reads a collection's query string, already typed by its schema (see
  * ./schema.ts). Parameters, fields and operators the collection does not
  * have are a 400 INVALID_QUERY naming each and listing what is accepted; a
- * cursor it did not issue is INVALID_CURSOR. The empty query is the plain list.
+ * cursor it did not issue is INVALID_CURSOR; a page larger than the
+ * collection allows is VALIDATION_FAILED. The empty query is the plain list.
  */
-export function parseListQuery<F extends string> (model: CollectionModel<F>, query: Readonly<Record<string, unknown>>): ListRequest<F> {
+export function parseListQuery<F extends string> (model: CollectionModel<F>, query: Readonly<Record<string, unknown>>, answer: ListAnswer): ListRequest<F> {
   const failures: Failure[] = []
   const refuse = (param: string, detail: string): void => { failures.push({ code: 'INVALID_QUERY', field: param, detail }) }
   const where: Array<Condition<F>> = []
@@ -38,7 +46,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     if (CONTROL.has(param)) continue
     const match = FILTER_PARAM.exec(param)
     const field = match?.[1] as F | undefined
-    const spec = field === undefined ? undefined : (model.fields as Record<string, FieldParam | undefined>)[field]
+    const spec = field === undefined ? undefined : fieldParam(model, field)
     if (match === null || field === undefined || spec === undefined) {
       refuse(param, `unknown query parameter "${param}"`)
       continue
@@ -53,7 +61,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     } else {
       const parsed = filterValue(spec, value)
       if (parsed === undefined) {
-        throw new AppError('VALIDATION_FAILED', `querystring.${param} must be <= ${MAX_ADDRESS_ID}`, { errors: [{ code: 'FIELD_OUT_OF_RANGE', field: param, detail: `querystring.${param} must be <= ${MAX_ADDRESS_ID}` }] })
+        throw new AppError('VALIDATION_FAILED', `querystring.${param} must be <= ${MAX_ADDRESS_ID}`, { subject: 'query', errors: [{ code: 'FIELD_OUT_OF_RANGE', field: param, detail: `querystring.${param} must be <= ${MAX_ADDRESS_ID}` }] })
       }
       where.push({ field, op, value: parsed })
     }
@@ -70,8 +78,15 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     if (after === undefined) throw new AppError('INVALID_CURSOR', `cursor "${query.cursor.slice(0, 80)}" was not issued by this service for this sort`)
   }
   const limit = typeof query.limit === 'number' ? query.limit : undefined
+  if (answer === 'page' && limit !== undefined && limit > model.maxLimit) throw pageTooLarge(model.maxLimit)
   const search = typeof query.q === 'string' ? query.q : undefined
-  return { filter: { where, search }, sort, after, limit, pageSize: limit ?? model.defaultLimit, count: query.count === true, carried }
+  return { filter: { where, search }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, carried }
+}
+
+/** The failure the query string's schema would report for `limit` above `max` (the schema leaves it to the answer, see ./schema.ts). */
+function pageTooLarge (max: number): AppError {
+  const detail = `querystring.limit must be <= ${max}`
+  return new AppError('VALIDATION_FAILED', detail, { subject: 'query', errors: [{ code: 'FIELD_OUT_OF_RANGE', field: 'limit', detail }] })
 }
 
 function parseSort<F extends string> (model: CollectionModel<F>, text: string, refuse: (param: string, detail: string) => void): Array<SortKey<F>> {

@@ -33,7 +33,7 @@ async function pageServer (pages: KeptPages, stores: ReturnType<typeof memorySto
     const version = request.headers.accept === 'application/vnd.test.v2+json' ? 2 : 1
     request.apiVersion = version
     reply.type(version === 2 ? 'application/vnd.test.v2+json' : 'application/json')
-    const list = parseListQuery(ADDRESS_QUERY, request.query)
+    const list = parseListQuery(ADDRESS_QUERY, request.query, 'page')
     return await pages.send(reply, { store, path: '/addresses' }, list, request.url,
       (page) => version === 2 ? { items: page.items.map((a) => ({ ...a, id: String(a.id) })), next: page.next ?? null } : page.items.map((a) => ({ ...a, id: String(a.id) })))
   })

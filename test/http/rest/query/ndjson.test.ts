@@ -109,6 +109,36 @@ for (const kind of storeKinds()) {
       }
     })
 
+    it('streams every matching record past any page size: no default limit, no maximum; an explicit limit caps it (issue 19)', async () => {
+      const many = Array.from({ length: 1234 }, (_, i) => ({ id: BigInt(i + 1), name: `N${i}`, city: i % 2 === 0 ? 'Kiel' : 'Bonn', postalCode: String(i) }))
+      await stores.addresses.importAll(once(many))
+      const lines = (text: string): string[] => text.split('\n').slice(0, -1)
+      for (const path of ['/addresses?count=true', '/v2/addresses?count=true']) {
+        const all = await request(`${server.origin}${path}`, { headers: NDJSON })
+        expect(all.headers.get('x-total-count')).toBe('1234')
+        expect(lines(all.text).map((l) => JSON.parse(l).name)).toEqual(many.map((a) => a.name))
+      }
+      const kiel = await request(`${server.origin}/addresses?city=Kiel&sort=-id`, { headers: NDJSON })
+      expect(lines(kiel.text)).toHaveLength(617)
+      expect(lines((await request(`${server.origin}/addresses?limit=600`, { headers: NDJSON })).text)).toHaveLength(600)
+      expect(lines((await request(`${server.origin}/addresses?limit=5000`, { headers: NDJSON })).text)).toHaveLength(1234)
+      // JSON pages keep their default of 50 and their maximum of 500.
+      const page = await request(`${server.origin}/addresses`)
+      expect(page.body.items).toHaveLength(50)
+      expect(page.body.next).toMatch(/^\/addresses\?limit=50&cursor=/)
+      const tooLarge = await request(`${server.origin}/addresses?limit=501`)
+      expect(tooLarge.status).toBe(400)
+      expect(tooLarge.body.errors).toEqual([expect.objectContaining({ error: 'FIELD_OUT_OF_RANGE', detail: 'querystring.limit must be <= 500' })])
+      expect((await request(`${server.origin}/addresses?limit=0`, { headers: NDJSON })).status).toBe(400)
+
+      await stores.students.importAll(once(Array.from({ length: 800 }, (_, i) => ({ id: i, firstName: 'F', lastName: `L${i}`, age: i % 90 }))))
+      expect(lines((await request(`${server.origin}/students?limit=700`, { headers: NDJSON })).text)).toHaveLength(700)
+      expect(lines((await request(`${server.origin}/v2/students?sort=-age`, { headers: NDJSON })).text)).toHaveLength(800)
+      const v1Page = await request(`${server.origin}/students?limit=700`)
+      expect(v1Page.status).toBe(400)
+      expect(v1Page.body).toEqual({ isSuccessful: false, body: 'Invalid query: limit must be an integer from 1 to 500' })
+    })
+
     it('streams addresses with every digit of 64-bit ids', async () => {
       await stores.addresses.importAll(once([
         { id: 9223372036854775807n, name: 'Max', city: 'Kiel', postalCode: '24103' },
