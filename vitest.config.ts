@@ -1,5 +1,22 @@
 import { createRequire } from 'node:module'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+/**
+ * Test lanes: each test file is in exactly one, by where it is or how it is
+ * named (test/lanes.test.ts checks). `npm test` runs them all; `npm run
+ * test:<lane>` one (README, Development). Everything not claimed here is
+ * `fast`: in-process tests on the memory and SQLite stores.
+ */
+export const LANES = {
+  /** Needs PostgreSQL (DATABASE_URL; skipped, saying so, without it). */
+  postgres: ['test/**/*-pg.test.ts'],
+  /** Drives headless Chromium (/usr/bin/chromium). */
+  browser: ['test/**/*-browser.test.ts'],
+  /** Child processes, kill -9, outages, several instances, slow clients, multi-second timing. */
+  system: ['test/system/**/*.test.ts'],
+  /** Thousands of generated hostile requests. */
+  fuzz: ['test/fuzz/**/*.test.ts']
+} as const
 
 export default defineConfig({
   resolve: {
@@ -9,7 +26,6 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }]
   },
   test: {
-    include: ['test/**/*.test.ts'],
     // Integration tests start real servers and child processes; keep the 2-core machines calm.
     pool: 'forks',
     maxWorkers: 2,
@@ -18,6 +34,10 @@ export default defineConfig({
     // module state being fresh: each builds its own server, stores and configuration.
     isolate: false,
     testTimeout: 20_000,
-    hookTimeout: 60_000
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...Object.values(LANES).flat()] } },
+      ...Object.entries(LANES).map(([name, include]) => ({ extends: true as const, test: { name, include: [...include] } }))
+    ]
   }
 })

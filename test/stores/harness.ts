@@ -64,7 +64,17 @@ export interface StoreKind {
   teardown: () => Promise<void>
 }
 
-export function storeKinds (): StoreKind[] {
+export type StoreKindName = StoreKind['name']
+
+/** The stores a test file of the fast lane runs on; `*-pg.test.ts` files run the same suites on PostgreSQL. */
+export const LOCAL_STORES: StoreKindName[] = ['memory', 'sqlite']
+
+/** The kinds named, in the order memory, SQLite, PostgreSQL. */
+export function storeKinds (names: StoreKindName[]): StoreKind[] {
+  return allStoreKinds().filter((kind) => names.includes(kind.name))
+}
+
+function allStoreKinds (): StoreKind[] {
   let sqliteDir: ReturnType<typeof tempDir> | undefined
   let sqliteFiles = 0
   let database: TestDatabase | undefined

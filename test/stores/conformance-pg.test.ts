@@ -1,0 +1,4 @@
+import { storeKinds } from './harness.js'
+import { conformanceSuite } from './conformance.suite.js'
+
+conformanceSuite(storeKinds(['postgres']))

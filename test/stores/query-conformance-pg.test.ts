@@ -1,0 +1,4 @@
+import { storeKinds } from './harness.js'
+import { queryConformanceSuite } from './query-conformance.suite.js'
+
+queryConformanceSuite(storeKinds(['postgres']))
