@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
+import type { Change } from '../../src/stores/types.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'
+import { FakeClock } from '../helpers/clock.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, storeKinds, type TestDatabase } from './harness.js'
-import { ada, alan, changeLogSuite, collect, home, shape, until } from './changes.suite.js'
+import { ada, alan, changeLogSuite, collect, home, pastStamp, shape, until } from './changes.suite.js'
 
 changeLogSuite(storeKinds(['postgres']))
 
@@ -12,17 +14,24 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL store: retention and the listening co
   beforeAll(async () => { database = await createTestDatabase() })
   afterAll(async () => { await database?.drop() })
 
-  it('prunes changes older than the retention window, oldest first, keeping an unbroken run', async () => {
-    const stores = await openPostgresStores({ url: database.url, poolSize: 2, startupWaitMs: 0, changesRetentionMs: 200 })
+  it('prunes changes older than the retention window on the store\'s clock (not the database\'s), oldest first, keeping an unbroken run', async () => {
+    const retentionMs = 60_000
+    const clock = new FakeClock()
+    const stores = await openPostgresStores({ url: database.url, poolSize: 2, startupWaitMs: 0, changesRetentionMs: retentionMs, clock })
+    const prune = async (): Promise<void> => { await (stores.changes as unknown as { prune: () => Promise<void> }).prune() }
     try {
       const base = (await stores.changes.window()).latest
       for (let i = 0; i < 3; i++) await stores.students.create({ ...ada, age: i })
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await pastStamp((await stores.changes.since(base + 2, 1))[0]!.at)
       for (let i = 0; i < 2; i++) await stores.addresses.create(home)
-      await (stores.changes as unknown as { prune: () => Promise<void> }).prune()
+      const [fourth, fifth] = await stores.changes.since(base + 3, 2) as [Change, Change]
+      await prune()
+      expect((await stores.changes.since(base, 10)).map((c) => c.seq)).toEqual([1, 2, 3, 4, 5].map((n) => base + n)) // nothing is old yet
+      clock.set(fourth.at.getTime() + retentionMs) // 1–3 are older than the window, 4 is just inside it
+      await prune()
       expect(await stores.changes.window()).toEqual({ oldest: base + 4, latest: base + 5 })
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      await (stores.changes as unknown as { prune: () => Promise<void> }).prune()
+      clock.set(fifth.at.getTime() + retentionMs + 1)
+      await prune()
       expect(await stores.changes.window()).toEqual({ oldest: base + 6, latest: base + 5 })
     } finally {
       await stores.close()

@@ -33,6 +33,17 @@ export async function until (condition: () => boolean, what: string, timeoutMs =
   }
 }
 
+/**
+ * Waits (a millisecond or two) until the wall clock has passed `at`, so that
+ * the next change the database stamps is later than one stamped at `at`: the
+ * SQL stores' triggers stamp changes with the database's clock, in whole
+ * milliseconds as JavaScript reads them. The store's clock, which decides what
+ * is old enough to prune, is the test's to move.
+ */
+export async function pastStamp (at: Date): Promise<void> {
+  while (Date.now() < at.getTime() + 2) await new Promise((resolve) => setTimeout(resolve, 1))
+}
+
 /** Registers the suite for each kind: changes.test.ts (memory, SQLite) and changes-pg.test.ts (PostgreSQL) call it. */
 export function changeLogSuite (kinds: StoreKind[]): void {
   for (const kind of kinds) suiteOn(kind)

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Change } from '../../src/stores/types.js'
 import { memoryStores } from '../../src/stores/index.js'
+import { FakeClock } from '../helpers/clock.js'
 import { LOCAL_STORES, storeKinds, type StoreKind } from './harness.js'
-import { ada, changeLogSuite, home } from './changes.suite.js'
+import { ada, changeLogSuite, home, pastStamp } from './changes.suite.js'
 
 changeLogSuite(storeKinds(LOCAL_STORES))
 
@@ -19,6 +21,15 @@ describe('memory store: the change ring', () => {
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(seen.slice(8)).toEqual([16, 17, 18, 19, 20])
   })
+
+  it('stamps each change with the store\'s clock', async () => {
+    const clock = new FakeClock(Date.UTC(2030, 0, 1))
+    const stores = memoryStores({ clock })
+    await stores.students.create(ada)
+    clock.advance(1500)
+    await stores.addresses.create(home)
+    expect((await stores.changes.since(0, 10)).map((c) => c.at.toISOString())).toEqual(['2030-01-01T00:00:00.000Z', '2030-01-01T00:00:01.500Z'])
+  })
 })
 
 describe('SQLite store: retention', () => {
@@ -26,17 +37,24 @@ describe('SQLite store: retention', () => {
   beforeAll(sqlite.setup)
   afterAll(sqlite.teardown)
 
-  it('prunes changes older than the retention window, oldest first, keeping an unbroken run', async () => {
-    const stores = await sqlite.fresh({ changesRetentionMs: 200 })
+  it('prunes changes older than the retention window on the store\'s clock, oldest first, keeping an unbroken run', async () => {
+    const retentionMs = 60_000
+    const clock = new FakeClock()
+    const stores = await sqlite.fresh({ changesRetentionMs: retentionMs, clock })
+    const prune = (): void => { (stores.changes as unknown as { prune: () => void }).prune() }
     try {
       for (let i = 0; i < 3; i++) await stores.students.create({ ...ada, age: i })
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await pastStamp((await stores.changes.since(2, 1))[0]!.at)
       for (let i = 0; i < 2; i++) await stores.addresses.create(home)
-      ;(stores.changes as unknown as { prune: () => void }).prune()
+      const [fourth, fifth] = await stores.changes.since(3, 2) as [Change, Change]
+      prune()
+      expect((await stores.changes.since(0, 10)).map((c) => c.seq)).toEqual([1, 2, 3, 4, 5]) // nothing is old yet
+      clock.set(fourth.at.getTime() + retentionMs) // 1–3 are older than the window, 4 is just inside it
+      prune()
       expect(await stores.changes.window()).toEqual({ oldest: 4, latest: 5 })
       expect((await stores.changes.since(0, 10)).map((c) => c.seq)).toEqual([4, 5])
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      ;(stores.changes as unknown as { prune: () => void }).prune()
+      clock.set(fifth.at.getTime() + retentionMs + 1)
+      prune()
       expect(await stores.changes.window()).toEqual({ oldest: 6, latest: 5 })
       // Numbers are never reused after a prune.
       await stores.students.delete(0)
