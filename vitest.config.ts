@@ -2,10 +2,10 @@ import { createRequire } from 'node:module'
 import { configDefaults, defineConfig } from 'vitest/config'
 
 /**
- * Test lanes: each test file is in exactly one, by where it is or how it is
- * named (test/lanes.test.ts checks). `npm test` runs them all; `npm run
- * test:<lane>` one (README, Development). Everything not claimed here is
- * `fast`: in-process tests on the memory and SQLite stores.
+ * Test lanes: each test file is in exactly one, by where it is, how it is
+ * named or (slow) by name (test/lanes.test.ts checks). `npm test` runs them
+ * all; `npm run test:<lane>` one (README, Development). Everything not claimed
+ * here is `fast`: in-process tests on the memory and SQLite stores.
  */
 export const LANES = {
   /** Needs PostgreSQL (DATABASE_URL; skipped, saying so, without it). */
@@ -15,7 +15,31 @@ export const LANES = {
   /** Child processes, kill -9, outages, several instances, slow clients, multi-second timing. */
   system: ['test/system/**/*.test.ts'],
   /** Thousands of generated hostile requests. */
-  fuzz: ['test/fuzz/**/*.test.ts']
+  fuzz: ['test/fuzz/**/*.test.ts'],
+  /**
+   * In-process files that need nothing else but take seconds on their own (a server per test,
+   * long lists, many property runs), kept out of `fast` so it stays a quick loop. Cost is no
+   * property of a name, so they are listed: add a file here when it alone takes more than ~2 s.
+   */
+  slow: [
+    'test/cli.test.ts',
+    'test/contract/openapi-contract.test.ts',
+    'test/http/idempotency.test.ts',
+    'test/http/query/addresses-list.test.ts',
+    'test/http/query/kept-list.test.ts',
+    'test/http/query/ndjson.test.ts',
+    'test/http/query/streamed-list.test.ts',
+    'test/http/query/students-list.test.ts',
+    'test/reliability/text-fidelity.test.ts',
+    'test/services/addresses/conditional.test.ts',
+    'test/services/addresses/crud.test.ts',
+    'test/services/addresses/list.test.ts',
+    'test/services/albums/albums-file.test.ts',
+    'test/services/events/feed.test.ts',
+    'test/services/students/v1.test.ts',
+    'test/services/students/v2.test.ts',
+    'test/stores/query-conformance.test.ts'
+  ]
 } as const
 
 export default defineConfig({

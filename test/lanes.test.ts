@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createVitest } from 'vitest/node'
+import { LANES } from '../vitest.config.js'
 
 /**
  * The test lanes of vitest.config.ts, asked of Vitest itself: every test
@@ -46,7 +47,12 @@ describe('test lanes', () => {
     expect(misplaced).toEqual([])
   })
 
-  it('keep child processes, browsers and PostgreSQL out of the fast lane', () => {
+  it('name only files that exist', () => {
+    const missing = Object.values(LANES).flat().filter((path) => !/[*?{[]/.test(path) && !existsSync(join(ROOT, path)))
+    expect(missing).toEqual([])
+  })
+
+  it('keep child processes, browsers and PostgreSQL in the lanes that expect them', () => {
     const wrong: string[] = []
     for (const file of testFiles.filter((f) => f !== SELF)) { // its own patterns would match
       const text = readFileSync(join(ROOT, file), 'utf8')
