@@ -1,5 +1,46 @@
 import { createRequire } from 'node:module'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+/**
+ * Test lanes: each test file is in exactly one, by where it is, how it is
+ * named or (slow) by name (test/lanes.test.ts checks). `npm test` runs them
+ * all; `npm run test:<lane>` one (README, Development). Everything not claimed
+ * here is `fast`: in-process tests on the memory and SQLite stores.
+ */
+export const LANES = {
+  /** Needs PostgreSQL (DATABASE_URL; skipped, saying so, without it). */
+  postgres: ['test/**/*-pg.test.ts'],
+  /** Drives headless Chromium (/usr/bin/chromium). */
+  browser: ['test/**/*-browser.test.ts'],
+  /** Child processes, kill -9, outages, several instances, slow clients, multi-second timing. */
+  system: ['test/system/**/*.test.ts'],
+  /** Thousands of generated hostile requests. */
+  fuzz: ['test/fuzz/**/*.test.ts'],
+  /**
+   * In-process files that need nothing else but take seconds on their own (a server per test,
+   * long lists, many property runs), kept out of `fast` so it stays a quick loop. Cost is no
+   * property of a name, so they are listed: add a file here when it alone takes more than ~2 s.
+   */
+  slow: [
+    'test/cli.test.ts',
+    'test/contract/openapi-contract.test.ts',
+    'test/http/rest/idempotency.test.ts',
+    'test/http/rest/query/addresses-list.test.ts',
+    'test/http/rest/query/kept-list.test.ts',
+    'test/http/rest/query/ndjson.test.ts',
+    'test/http/rest/query/streamed-list.test.ts',
+    'test/http/rest/query/students-list.test.ts',
+    'test/reliability/text-fidelity.test.ts',
+    'test/services/addresses/conditional.test.ts',
+    'test/services/addresses/crud.test.ts',
+    'test/services/addresses/list.test.ts',
+    'test/services/albums/albums-file.test.ts',
+    'test/services/events/feed.test.ts',
+    'test/services/students/v1.test.ts',
+    'test/services/students/v2.test.ts',
+    'test/stores/query-conformance.test.ts'
+  ]
+} as const
 
 export default defineConfig({
   resolve: {
@@ -9,7 +50,6 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }]
   },
   test: {
-    include: ['test/**/*.test.ts'],
     // Integration tests start real servers and child processes; keep the 2-core machines calm.
     pool: 'forks',
     maxWorkers: 2,
@@ -18,6 +58,10 @@ export default defineConfig({
     // module state being fresh: each builds its own server, stores and configuration.
     isolate: false,
     testTimeout: 20_000,
-    hookTimeout: 60_000
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...Object.values(LANES).flat()] } },
+      ...Object.entries(LANES).map(([name, include]) => ({ extends: true as const, test: { name, include: [...include] } }))
+    ]
   }
 })

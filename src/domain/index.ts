@@ -3,6 +3,8 @@
  * idempotency contract and domain errors. It sits below both the HTTP layer
  * and the stores and imports nothing from either (a lint rule enforces it).
  */
+export { systemClock } from './clock.js'
+export type { Clock } from './clock.js'
 export { conditionHolds } from './conditions.js'
 export { IdempotencyKeyUsedError, StoreOutcomeUnknownError, StoreUnavailableError, UndeclaredFieldError, UnstorableTextError } from './errors.js'
 export { ADDRESS_FIELDS, assertDeclaredFields, OPERATORS, STREAM_BATCH_SIZE, STUDENT_FIELDS, compareText, compareValues, fold, isAfter, matcher, orderKeys, positionOf, positionValues, sortComparator } from './query.js'

@@ -2,6 +2,7 @@ import type { ChangeLog } from './changes.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
 import type { AddressField, QueryableStore, StudentField } from './query.js'
 import type { Address, AddressInput, Student, StudentInput } from './records.js'
+import type { Clock } from './clock.js'
 
 /**
  * The contracts every store meets (memory, SQLite, PostgreSQL). Stores know
@@ -51,6 +52,8 @@ export interface StoreOptions {
   changesRetentionMs?: number
   /** How many changes the memory store keeps for the change feed. Default 10 000. */
   memoryChangesKept?: number
+  /** Where the store reads the time (retention, expiry). Default the system clock. */
+  clock?: Clock
 }
 
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000

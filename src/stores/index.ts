@@ -31,8 +31,8 @@ export type { StoreLog }
 export { observeFailures, type StoreFailureListener } from './observed.js'
 
 export function memoryStores (options: StoreOptions = {}): Stores {
-  const kept = new MemoryKeptWrites(options.idempotencyRetentionMs)
-  const changes = new MemoryChangeLog(options.memoryChangesKept)
+  const kept = new MemoryKeptWrites(options.idempotencyRetentionMs, undefined, options.clock)
+  const changes = new MemoryChangeLog(options.memoryChangesKept, options.clock)
   return {
     students: new MemoryStudentStore(options.studentIds, kept, changes),
     addresses: new MemoryAddressStore(kept, changes),

@@ -1,50 +1,16 @@
-import { chmodSync, writeFileSync } from 'node:fs'
+import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
-import { PassThrough, Writable } from 'node:stream'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runExport } from '../../src/commands/export.js'
 import { describeFileError, runImport } from '../../src/commands/import.js'
 import { seedStores } from '../../src/data/seed.js'
 import { STUDENTS } from '../../src/services/students/collection.js'
 import { memoryStores } from '../../src/stores/index.js'
-import type { CommandIO } from '../../src/commands/common.js'
 import { openSqliteStores } from '../../src/stores/sqlite/index.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
-import { runCliToEnd } from '../helpers/process.js'
-import { runMain } from '../helpers/cli.js'
-import { request, startServer } from '../helpers/server.js'
-import { createTestDatabase, SKIP_POSTGRES, tempDir, type TestDatabase } from '../stores/harness.js'
+import { run, scratch, students } from './helpers.js'
 
-/** rqs import / rqs export against SQLite and PostgreSQL files and databases, in-process and through the CLI. */
-class Capture extends Writable {
-  text = ''
-  constructor (readonly isTTY = false, readonly columns = 100) { super() }
-  override _write (chunk: Buffer, _encoding: string, done: () => void): void { this.text += chunk.toString(); done() }
-}
-
-interface Run { code: number, stdout: string, stderr: string }
-
-async function run (command: typeof runImport, argv: string[], options: { tty?: boolean, stdin?: string, env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  const stdout = new Capture()
-  const stderr = new Capture(options.tty === true)
-  const stdin = new PassThrough()
-  stdin.end(options.stdin ?? '')
-  const io: CommandIO = { stdin, stdout, stderr, env: options.env ?? {} }
-  const code = await command(argv, io)
-  return { code, stdout: stdout.text, stderr: stderr.text }
-}
-
-const tmp = tempDir()
-afterAll(() => { tmp.remove() })
-let files = 0
-function file (lines: unknown[] | string): string {
-  const path = join(tmp.dir, `f${files++}.ndjson`)
-  writeFileSync(path, typeof lines === 'string' ? lines : lines.map((l) => `${typeof l === 'string' ? l : JSON.stringify(l)}\n`).join(''))
-  return path
-}
-const sqlite = (): string => `sqlite:${join(tmp.dir, `db${files++}.sqlite`)}`
-const students = (n: number, from = 0): Array<{ id: number, firstName: string, lastName: string, age: number }> =>
-  Array.from({ length: n }, (_, i) => ({ id: from + i, firstName: `F${i % 5}`, lastName: `Ünïcødé "${i}"`, age: i % 100 }))
+/** rqs import / rqs export in-process against SQLite files (PostgreSQL: import-export-pg.test.ts; the command line: test/system/import-export-cli.test.ts). */
+const { dir, file, sqlite } = scratch()
 
 describe('rqs import', () => {
   it('stores a good file with the students\' ids; the id rule goes on from the number of records', async () => {
@@ -165,11 +131,11 @@ describe('rqs import edges (issue 19)', () => {
   })
 
   it('says in one line why a file cannot be read, with exit code 2', async () => {
-    const missing = join(tmp.dir, 'missing.ndjson')
+    const missing = join(dir, 'missing.ndjson')
     const res = await run(runImport, ['--store', sqlite(), '--service', 'students', missing])
     expect(res).toEqual({ code: 2, stdout: '', stderr: `rqs import: cannot read ${missing}: no such file\n` })
-    const folder = await run(runImport, ['--store', sqlite(), '--service', 'students', tmp.dir])
-    expect(folder).toEqual({ code: 2, stdout: '', stderr: `rqs import: cannot read ${tmp.dir}: it is a directory\n` })
+    const folder = await run(runImport, ['--store', sqlite(), '--service', 'students', dir])
+    expect(folder).toEqual({ code: 2, stdout: '', stderr: `rqs import: cannot read ${dir}: it is a directory\n` })
     const below = await run(runImport, ['--store', sqlite(), '--service', 'students', join(file([]), 'x.ndjson')])
     expect(below.stderr).toMatch(/: a part of the path is not a directory\n$/)
     expect(describeFileError(Object.assign(new Error('EACCES: permission denied, open'), { code: 'EACCES' }))).toBe('permission denied')
@@ -205,88 +171,5 @@ describe('rqs export', () => {
     const zero = await run(runExport, ['--store', store, '--service', 'addresses', '--query', 'limit=0'])
     expect(zero.code).toBe(2)
     expect(zero.stderr).toMatch(/^rqs export: --query: limit must be >= 1/)
-  })
-})
-
-describe.skipIf(SKIP_POSTGRES)('rqs import into PostgreSQL', () => {
-  let database: TestDatabase
-  beforeAll(async () => { database = await createTestDatabase() })
-  afterAll(async () => { await database?.drop() })
-
-  it('counts records stored when lines repeat ids, within a batch and across batches; the last line of an id is stored (issue 19)', async () => {
-    const records = [...students(1500), ...students(10).map((s) => ({ ...s, lastName: 'later' })), { ...students(1)[0], lastName: 'last' }]
-    const res = await run(runImport, ['--store', database.url, '--service', 'students', file(records)])
-    expect(res.code, res.stderr).toBe(0)
-    expect(res.stderr).toMatch(/^rqs import: 1500 students imported .*; 11 lines repeated the id of an earlier line/)
-    const exported = (await run(runExport, ['--store', database.url, '--service', 'students', '--query', 'id[lt]=10'])).stdout.split('\n').slice(0, -1).map((l) => JSON.parse(l).lastName)
-    expect(exported).toEqual(['last', ...Array.from({ length: 9 }, () => 'later')])
-    const stores = await openPostgresStores({ url: database.url, poolSize: 1, startupWaitMs: 0 })
-    try {
-      expect(await stores.students.count({ where: [] })).toBe(1500)
-    } finally { await stores.close() }
-  })
-})
-
-describe.skipIf(SKIP_POSTGRES)('rqs export → rqs import round trip through PostgreSQL', () => {
-  let database: TestDatabase
-  beforeAll(async () => { database = await createTestDatabase() })
-  afterAll(async () => { await database?.drop() })
-
-  it('gives back the same records, byte for byte, for students and addresses (64-bit ids included)', async () => {
-    const source = sqlite()
-    const addresses = [{ id: '9223372036854775807', name: 'Max', city: 'Kiel', postalCode: '24103' }, { id: 1, name: 'Ada "A"', city: 'Berlin', postalCode: '' }]
-    const addressText = `{"id":9223372036854775807,"name":"Max","city":"Kiel","postalCode":"24103"}\n{"id":1,"name":"Ada \\"A\\"","city":"Berlin","postalCode":""}\n`
-    expect(addresses).toHaveLength(2)
-    expect((await run(runImport, ['--store', source, '--service', 'students', file(students(2500))])).code).toBe(0)
-    expect((await run(runImport, ['--store', source, '--service', 'addresses', file(addressText)])).code).toBe(0)
-    for (const service of ['students', 'addresses']) {
-      const first = await run(runExport, ['--store', source, '--service', service])
-      expect(first.code).toBe(0)
-      const imported = await run(runImport, ['--store', database.url, '--service', service, file(first.stdout)])
-      expect(imported.code, imported.stderr).toBe(0)
-      const second = await run(runExport, ['--service', service], { env: { DATABASE_URL: database.url } })
-      expect(second.stdout).toBe(first.stdout)
-    }
-    expect((await run(runExport, ['--store', database.url, '--service', 'addresses'])).stdout).toBe(`{"id":1,"name":"Ada \\"A\\"","city":"Berlin","postalCode":""}\n{"id":9223372036854775807,"name":"Max","city":"Kiel","postalCode":"24103"}\n`)
-    const stores = await openPostgresStores({ url: database.url, poolSize: 1, startupWaitMs: 0 })
-    try {
-      expect((await stores.students.create({ firstName: 'A', lastName: 'B', age: 1 })).id).toBe(2500)
-      expect((await stores.addresses.create({ name: 'n', city: 'c', postalCode: 'p' })).id).toBe(2n)
-    } finally { await stores.close() }
-    // A bad line leaves PostgreSQL as it was too.
-    const bad = await run(runImport, ['--store', database.url, '--service', 'students', file([...students(3, 9000), { id: 1 }])])
-    expect(bad.stderr).toMatch(/line 4: firstName is required; lastName is required; age is required; nothing was imported/)
-    expect((await run(runExport, ['--store', database.url, '--service', 'students', '--query', 'id[gte]=9000'])).stdout).toBe('')
-  })
-})
-
-describe('through the rqs command line', () => {
-  // Three child processes: generous time on a loaded machine.
-  it('rqs export and rqs import are commands of rqs, with a one-line summary when stderr is no terminal', { timeout: 90_000 }, async () => {
-    const store = sqlite()
-    const imported = await runCliToEnd(['import', '--store', store, '--service', 'students', file(students(40))])
-    expect(imported.code).toBe(0)
-    expect(imported.stderr).toMatch(/^rqs import: 40 students imported in [^\n]+\n$/)
-    const exported = await runCliToEnd(['export', '--store', store, '--service', 'students', '--query', 'sort=-age&age[lt]=3'])
-    expect(exported.code).toBe(0)
-    expect(exported.stdout.split('\n').slice(0, -1).map((l) => JSON.parse(l).age)).toEqual([2, 1, 0])
-    const help = await runMain(['--help'])
-    expect(help.stdout).toMatch(/^ {2}import +store every record of an NDJSON file/m)
-    const importHelp = await runCliToEnd(['import', '--help'])
-    expect(importHelp.stdout).toContain('rqs import --store sqlite:PATH|postgres://… --service students|addresses [--skip-invalid] [--max-line SIZE] FILE.ndjson')
-  })
-
-  it('rqs serve --seed loads exported files into the memory store at start-up, and a bad one stops it', async () => {
-    const studentsFile = file(students(3))
-    const addressesFile = file('{"id":5,"name":"N","city":"Kiel","postalCode":"1"}\n')
-    const server = await startServer({ seed: [studentsFile, addressesFile] })
-    try {
-      expect((await request(`${server.origin}/students`)).body.body).toEqual(students(3))
-      expect((await request(`${server.origin}/addresses/5`)).body.city).toBe('Kiel')
-      expect((await request(`${server.origin}/students`, { method: 'POST', json: { firstName: 'A', lastName: 'B', age: 1 } })).body.body.id).toBe(3)
-    } finally { await server.close() }
-    const bad = await runCliToEnd(['serve', '--port', '0', '--seed', file([students(1)[0], { id: 'x' }])])
-    expect(bad.code).toBe(1)
-    expect(bad.stderr).toMatch(/rqs: could not start: seed file .*: line 2: .*id must be integer/)
   })
 })

@@ -1,148 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import pg from 'pg'
-import type { Change, Stores } from '../../src/domain/index.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Change } from '../../src/domain/index.js'
 import { memoryStores } from '../../src/stores/index.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
-import { LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, conformanceKinds, kindLabel, storeKinds, type TestDatabase } from './harness.js'
+import { FakeClock } from '../helpers/clock.js'
+import { LOCAL_STORES, conformanceKinds, storeKinds, type StoreKind } from './harness.js'
+import { ada, changeLogSuite, home, pastStamp } from './changes.suite.js'
 
-/**
- * The change log (issue 14) against every store: each write records one
- * change in its own transaction, numbered without gaps in commit order,
- * readable by position and delivered to subscribers, also across instances.
- */
-const MAX_ID = 9223372036854775807n
-const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
-const alan = { firstName: 'Alan', lastName: 'Turing', age: 41 }
-const home = { name: 'Home', city: 'Berlin', postalCode: '10115' }
-
-/** What a test compares: the change without its time. */
-function shape (change: Change): Omit<Change, 'at'> {
-  const { at: _at, ...rest } = change
-  return rest
-}
-
-/** Collects what a subscription delivers. */
-async function collect (stores: Stores): Promise<{ changes: Change[], position: number, stop: () => void }> {
-  const changes: Change[] = []
-  const subscription = await stores.changes.subscribe((change) => { changes.push(change) })
-  return { changes, position: subscription.position, stop: subscription.unsubscribe }
-}
-
-async function until (condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
-for (const kind of conformanceKinds()) {
-  describe.skipIf(kind.skip !== undefined)(`${kindLabel(kind)} store: change log${kind.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
-    let stores: Stores
-    let base: number
-
-    beforeAll(kind.setup)
-    afterAll(kind.teardown)
-    beforeEach(async () => {
-      stores = await kind.fresh()
-      base = (await stores.changes.window()).latest
-    })
-    afterEach(async () => { await stores.close() })
-
-    it('records every create, replace and delete of both collections with the record as the write left it, and nothing for a write that changed nothing', async () => {
-      const first = await stores.students.create(ada)
-      const second = await stores.students.create(alan)
-      await stores.students.replace({ ...first, age: 37 })
-      expect(await stores.students.replace({ id: 99, ...ada })).toEqual({ outcome: 'not-found' })
-      expect(await stores.students.delete(second.id, { kind: 'matches', current: { ...second, age: 1 } })).toEqual({ outcome: 'precondition-failed' })
-      await stores.students.delete(second.id)
-      const created = await stores.addresses.create(home)
-      await stores.addresses.put(MAX_ID, { name: 'Max', city: 'Kiel', postalCode: '24103' })
-      await stores.addresses.put(MAX_ID, { name: 'ignored on update', city: 'Bonn', postalCode: '53111' })
-      expect(await stores.addresses.put(MAX_ID, home, { kind: 'absent' })).toEqual({ outcome: 'precondition-failed' })
-      await stores.addresses.delete(created.id)
-      expect(await stores.addresses.delete(created.id)).toEqual({ outcome: 'not-found' })
-      // A keyed write records its change in the same step as its answer.
-      await stores.students.create({ firstName: 'Grace', lastName: 'Hopper', age: 85 }, { key: 'k1', fingerprint: 'f', answer: () => ({ status: 201, headers: {}, body: '' }) })
-
-      const changes = await stores.changes.since(base, 100)
-      expect(changes.map(shape)).toEqual([
-        { seq: base + 1, service: 'students', kind: 'created', id: 0, record: { id: 0, ...ada } },
-        { seq: base + 2, service: 'students', kind: 'created', id: 1, record: { id: 1, ...alan } },
-        { seq: base + 3, service: 'students', kind: 'replaced', id: 0, record: { id: 0, ...ada, age: 37 } },
-        { seq: base + 4, service: 'students', kind: 'deleted', id: 1, record: null },
-        { seq: base + 5, service: 'addresses', kind: 'created', id: created.id, record: { id: created.id, ...home } },
-        { seq: base + 6, service: 'addresses', kind: 'created', id: MAX_ID, record: { id: MAX_ID, name: 'Max', city: 'Kiel', postalCode: '24103' } },
-        { seq: base + 7, service: 'addresses', kind: 'replaced', id: MAX_ID, record: { id: MAX_ID, name: 'Max', city: 'Bonn', postalCode: '53111' } },
-        { seq: base + 8, service: 'addresses', kind: 'deleted', id: created.id, record: null },
-        { seq: base + 9, service: 'students', kind: 'created', id: 1, record: { id: 1, firstName: 'Grace', lastName: 'Hopper', age: 85 } }
-      ])
-      for (const change of changes) expect(Math.abs(change.at.getTime() - Date.now())).toBeLessThan(60_000)
-      expect(await stores.changes.window()).toEqual({ oldest: expect.any(Number), latest: base + 9 })
-      expect((await stores.changes.since(base + 7, 1)).map((c) => c.seq)).toEqual([base + 8])
-      expect(await stores.changes.since(base + 9, 10)).toEqual([])
-    })
-
-    it('reports a create that overwrites a record (the spec\'s id rule after a delete) as replaced', async () => {
-      await stores.students.create(ada)
-      await stores.students.create(alan)
-      await stores.students.delete(0)
-      const overwriting = await stores.students.create({ firstName: 'Dan', lastName: 'Ritchie', age: 70 })
-      expect(overwriting.id).toBe(1)
-      const last = (await stores.changes.since(base, 10)).at(-1) as Change
-      expect(shape(last)).toEqual({ seq: base + 4, service: 'students', kind: 'replaced', id: 1, record: overwriting })
-    })
-
-    it('numbers concurrent writes without gaps, in the order they committed', async () => {
-      const writes = await Promise.all([
-        ...Array.from({ length: 40 }, async (_, i) => await stores.students.create({ ...ada, age: i })),
-        ...Array.from({ length: 40 }, async (_, i) => await stores.addresses.create({ ...home, name: `n${i}` }))
-      ])
-      const changes = await stores.changes.since(base, 1000)
-      expect(changes.map((c) => c.seq)).toEqual(Array.from({ length: 80 }, (_, i) => base + i + 1))
-      // Student creates take ids 0, 1, 2 … one after the other (the count rule's lock), so their
-      // changes, numbered in commit order, list the ids ascending.
-      expect(changes.filter((c) => c.service === 'students').map((c) => c.id)).toEqual(Array.from({ length: 40 }, (_, i) => i))
-      expect(changes.map((c) => c.record)).toEqual(expect.arrayContaining(writes))
-    })
-
-    it('delivers every change after the subscription\'s position to subscribers, in order and once', async () => {
-      const a = await collect(stores)
-      const b = await collect(stores)
-      expect(a.position).toBe(base)
-      await Promise.all(Array.from({ length: 30 }, async (_, i) => i % 2 === 0 ? await stores.students.create({ ...ada, age: i }) : await stores.addresses.create(home)))
-      await until(() => a.changes.length >= 30 && b.changes.length >= 30, '30 changes')
-      const logged = await stores.changes.since(base, 100)
-      expect(a.changes).toEqual(logged)
-      expect(b.changes).toEqual(logged)
-      a.stop()
-      await stores.students.delete(0)
-      await until(() => b.changes.length === 31, 'the delete')
-      expect(a.changes).toHaveLength(30)
-      b.stop()
-    })
-
-    it.skipIf(!kind.durable)('delivers changes written through another instance on the same data', async () => {
-      const other = await kind.reopen() as Stores
-      try {
-        const here = await collect(stores)
-        await other.students.create(ada)
-        await other.addresses.put(MAX_ID, home)
-        await other.students.delete(0)
-        await until(() => here.changes.length === 3, 'three changes from the other instance')
-        expect(here.changes.map(shape)).toEqual([
-          { seq: base + 1, service: 'students', kind: 'created', id: 0, record: { id: 0, ...ada } },
-          { seq: base + 2, service: 'addresses', kind: 'created', id: MAX_ID, record: { id: MAX_ID, ...home } },
-          { seq: base + 3, service: 'students', kind: 'deleted', id: 0, record: null }
-        ])
-        here.stop()
-      } finally {
-        await other.close()
-      }
-    })
-  })
-}
+changeLogSuite(conformanceKinds(LOCAL_STORES))
 
 describe('memory store: the change ring', () => {
   it('keeps the last N changes; a subscriber sees the gap when one turn of the event loop writes more than the ring holds', async () => {
@@ -158,88 +21,45 @@ describe('memory store: the change ring', () => {
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(seen.slice(8)).toEqual([16, 17, 18, 19, 20])
   })
+
+  it('stamps each change with the store\'s clock', async () => {
+    const clock = new FakeClock(Date.UTC(2030, 0, 1))
+    const stores = memoryStores({ clock })
+    await stores.students.create(ada)
+    clock.advance(1500)
+    await stores.addresses.create(home)
+    expect((await stores.changes.since(0, 10)).map((c) => c.at.toISOString())).toEqual(['2030-01-01T00:00:00.000Z', '2030-01-01T00:00:01.500Z'])
+  })
 })
 
 describe('SQLite store: retention', () => {
-  const sqlite = storeKinds().find((k) => k.name === 'sqlite')!
+  const [sqlite] = storeKinds(['sqlite']) as [StoreKind]
   beforeAll(sqlite.setup)
   afterAll(sqlite.teardown)
 
-  it('prunes changes older than the retention window, oldest first, keeping an unbroken run', async () => {
-    const stores = await sqlite.fresh({ changesRetentionMs: 200 })
+  it('prunes changes older than the retention window on the store\'s clock, oldest first, keeping an unbroken run', async () => {
+    const retentionMs = 60_000
+    const clock = new FakeClock()
+    const stores = await sqlite.fresh({ changesRetentionMs: retentionMs, clock })
+    const prune = (): void => { (stores.changes as unknown as { prune: () => void }).prune() }
     try {
       for (let i = 0; i < 3; i++) await stores.students.create({ ...ada, age: i })
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await pastStamp((await stores.changes.since(2, 1))[0]!.at)
       for (let i = 0; i < 2; i++) await stores.addresses.create(home)
-      ;(stores.changes as unknown as { prune: () => void }).prune()
+      const [fourth, fifth] = await stores.changes.since(3, 2) as [Change, Change]
+      prune()
+      expect((await stores.changes.since(0, 10)).map((c) => c.seq)).toEqual([1, 2, 3, 4, 5]) // nothing is old yet
+      clock.set(fourth.at.getTime() + retentionMs) // 1–3 are older than the window, 4 is just inside it
+      prune()
       expect(await stores.changes.window()).toEqual({ oldest: 4, latest: 5 })
       expect((await stores.changes.since(0, 10)).map((c) => c.seq)).toEqual([4, 5])
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      ;(stores.changes as unknown as { prune: () => void }).prune()
+      clock.set(fifth.at.getTime() + retentionMs + 1)
+      prune()
       expect(await stores.changes.window()).toEqual({ oldest: 6, latest: 5 })
       // Numbers are never reused after a prune.
       await stores.students.delete(0)
       expect((await stores.changes.since(0, 10)).map((c) => c.seq)).toEqual([6])
     } finally {
-      await stores.close()
-    }
-  })
-})
-
-describe.skipIf(SKIP_POSTGRES)(`PostgreSQL store: retention and the listening connection${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
-  let database: TestDatabase
-  beforeAll(async () => { database = await createTestDatabase() })
-  afterAll(async () => { await database?.drop() })
-
-  it('prunes changes older than the retention window, oldest first, keeping an unbroken run', async () => {
-    const stores = await openPostgresStores({ url: database.url, poolSize: 2, startupWaitMs: 0, changesRetentionMs: 200 })
-    try {
-      const base = (await stores.changes.window()).latest
-      for (let i = 0; i < 3; i++) await stores.students.create({ ...ada, age: i })
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      for (let i = 0; i < 2; i++) await stores.addresses.create(home)
-      await (stores.changes as unknown as { prune: () => Promise<void> }).prune()
-      expect(await stores.changes.window()).toEqual({ oldest: base + 4, latest: base + 5 })
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      await (stores.changes as unknown as { prune: () => Promise<void> }).prune()
-      expect(await stores.changes.window()).toEqual({ oldest: base + 6, latest: base + 5 })
-    } finally {
-      await stores.close()
-    }
-  })
-
-  it('a rolled-back write takes no sequence number', async () => {
-    const stores = await openPostgresStores({ url: database.url, poolSize: 2, startupWaitMs: 0 })
-    try {
-      const base = (await stores.changes.window()).latest
-      // The kept answer cannot be built: the transaction rolls back after the record and its change were written.
-      await expect(stores.students.create(ada, { key: 'k', fingerprint: 'f', answer: () => { throw new Error('no answer') } })).rejects.toThrow('no answer')
-      await stores.students.create(alan)
-      expect((await stores.changes.since(base, 10)).map(shape)).toEqual([{ seq: base + 1, service: 'students', kind: 'created', id: expect.any(Number), record: expect.objectContaining(alan) }])
-    } finally {
-      await stores.close()
-    }
-  })
-
-  it('opens its listening connection again when it is lost, and delivers what was committed meanwhile', async () => {
-    const stores = await openPostgresStores({ url: database.url, poolSize: 2, startupWaitMs: 0 })
-    const admin = new pg.Client({ connectionString: database.url })
-    await admin.connect()
-    try {
-      const here = await collect(stores)
-      await stores.students.create(ada)
-      await until(() => here.changes.length === 1, 'the first change')
-      const { rows } = await admin.query('SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_APPLICATION_NAME])
-      expect(rows).toEqual([{ ended: true }])
-      await stores.students.create(alan)
-      await stores.addresses.create(home)
-      await until(() => here.changes.length === 3, 'the changes made while reconnecting')
-      expect(here.changes.map((c) => c.seq)).toEqual([here.position + 1, here.position + 2, here.position + 3])
-      const listening = await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_APPLICATION_NAME])
-      expect(listening.rows[0].n).toBe(1)
-      here.stop()
-    } finally {
-      await admin.end()
       await stores.close()
     }
   })

@@ -66,7 +66,17 @@ export interface StoreKind {
   teardown: () => Promise<void>
 }
 
-export function storeKinds (): StoreKind[] {
+export type StoreKindName = StoreKind['name']
+
+/** The stores a test file of the fast lane runs on; `*-pg.test.ts` files run the same suites on PostgreSQL. */
+export const LOCAL_STORES: StoreKindName[] = ['memory', 'sqlite']
+
+/** The kinds named, in the order memory, SQLite, PostgreSQL. */
+export function storeKinds (names: StoreKindName[]): StoreKind[] {
+  return allStoreKinds().filter((kind) => names.includes(kind.name))
+}
+
+function allStoreKinds (): StoreKind[] {
   let sqliteDir: ReturnType<typeof tempDir> | undefined
   let sqliteFiles = 0
   let database: TestDatabase | undefined
@@ -130,8 +140,8 @@ export function kindLabel (kind: StoreKind): string {
  * pass the same conformance suites (issue 18: a wrapper once forgot `batches`).
  * Failures the decorator sees are collected in `failures`.
  */
-export function conformanceKinds (): StoreKind[] {
-  const observed = storeKinds().map((kind): StoreKind => {
+export function conformanceKinds (names: StoreKindName[]): StoreKind[] {
+  const observed = storeKinds(names).map((kind): StoreKind => {
     const failures: string[] = []
     const wrap = (stores: Stores): Stores => observeFailures(stores, (collection, operation) => { failures.push(`${collection}.${operation}`) })
     return {
@@ -144,5 +154,5 @@ export function conformanceKinds (): StoreKind[] {
       }
     }
   })
-  return [...storeKinds(), ...observed]
+  return [...storeKinds(names), ...observed]
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_MEMORY_CHANGES_KEPT, type Address, type Change, type ChangeKind, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type Student } from '../../domain/index.js'
+import { DEFAULT_MEMORY_CHANGES_KEPT, type Address, type Change, type ChangeKind, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type Student, systemClock, type Clock } from '../../domain/index.js'
 /**
  * The memory store's change log: a ring of the last `capacity` changes. The
  * memory stores' writes are synchronous, so recording a change inside a write
@@ -14,20 +14,22 @@ export class MemoryChangeLog implements ChangeLog {
   /** The last sequence number delivered to listeners. */
   #delivered = 0
   #scheduled = false
+  readonly #clock: Clock
 
-  constructor (capacity = DEFAULT_MEMORY_CHANGES_KEPT) {
+  constructor (capacity = DEFAULT_MEMORY_CHANGES_KEPT, clock: Clock = systemClock) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('the change ring needs room for at least one change')
     this.#ring = new Array<Change | undefined>(capacity)
+    this.#clock = clock
   }
 
   /** Called by a write, inside it: assigns the next sequence number. */
   studentChanged (kind: ChangeKind, id: number, record: Student | null): void {
-    this.#append({ seq: this.#latest + 1, service: 'students', kind, id, record, at: new Date() })
+    this.#append({ seq: this.#latest + 1, service: 'students', kind, id, record, at: new Date(this.#clock.now()) })
   }
 
   /** Called by a write, inside it: assigns the next sequence number. */
   addressChanged (kind: ChangeKind, id: bigint, record: Address | null): void {
-    this.#append({ seq: this.#latest + 1, service: 'addresses', kind, id, record, at: new Date() })
+    this.#append({ seq: this.#latest + 1, service: 'addresses', kind, id, record, at: new Date(this.#clock.now()) })
   }
 
   async since (after: number, limit: number): Promise<Change[]> {

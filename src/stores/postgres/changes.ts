@@ -2,6 +2,7 @@ import pg from 'pg'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
 import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
+import { systemClock, type Clock } from '../../domain/index.js'
 
 /** The channel the triggers of migration 3 NOTIFY after each change. */
 export const CHANGES_CHANNEL = 'rqs_changes'
@@ -32,11 +33,12 @@ const WINDOW = {
   name: 'rqs-changes-window',
   text: 'SELECT COALESCE((SELECT min(seq) FROM rqs_changes), h.seq + 1) AS oldest, h.seq AS latest FROM rqs_change_head h'
 }
-// Oldest first, up to the first change still young enough: what is kept stays an unbroken run.
+// Oldest first, up to the first change still young enough ($1: the store clock's now
+// minus the retention window): what is kept stays an unbroken run.
 const PRUNE = {
   name: 'rqs-changes-prune',
   text: `DELETE FROM rqs_changes WHERE seq < COALESCE(
-    (SELECT seq FROM rqs_changes WHERE at >= now() - $1 * interval '1 millisecond' ORDER BY seq LIMIT 1),
+    (SELECT seq FROM rqs_changes WHERE at >= $1 ORDER BY seq LIMIT 1),
     (SELECT max(seq) + 1 FROM rqs_changes))`
 }
 
@@ -45,6 +47,7 @@ export interface PostgresChangeLogOptions {
   url: string
   connectTimeoutMs: number
   retentionMs?: number
+  clock?: Clock
   log?: { warn: (obj: object, msg: string) => void }
 }
 
@@ -60,6 +63,7 @@ export class PostgresChangeLog implements ChangeLog {
   readonly #pool: pg.Pool
   readonly #options: PostgresChangeLogOptions
   readonly #retentionMs: number
+  readonly #clock: Clock
   readonly #pruneTimer: NodeJS.Timeout
   #started: Promise<ChangePump> | undefined
   #checkTimer: NodeJS.Timeout | undefined
@@ -74,6 +78,7 @@ export class PostgresChangeLog implements ChangeLog {
     this.#pool = pool
     this.#options = options
     this.#retentionMs = options.retentionMs ?? DEFAULT_CHANGES_RETENTION_MS
+    this.#clock = options.clock ?? systemClock
     this.#pruneTimer = setInterval(() => { void this.prune() }, CHANGES_PRUNE_INTERVAL_MS).unref()
   }
 
@@ -105,7 +110,7 @@ export class PostgresChangeLog implements ChangeLog {
   /** Deletes the changes older than the retention window (also run once a minute). */
   async prune (): Promise<void> {
     try {
-      await this.#pool.query({ ...PRUNE, values: [this.#retentionMs] })
+      await this.#pool.query({ ...PRUNE, values: [new Date(this.#clock.now() - this.#retentionMs)] })
     } catch (err) {
       this.#options.log?.warn({ err }, 'change log: pruning old changes failed; trying again in a minute')
     }

@@ -94,9 +94,9 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   }
 
   let closed = false
-  const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs)
+  const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs, options.clock)
   const writes = new PostgresWrites(pool, kept)
-  const changes = new PostgresChangeLog(pool, { url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, retentionMs: options.changesRetentionMs, log: options.log })
+  const changes = new PostgresChangeLog(pool, { url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, retentionMs: options.changesRetentionMs, clock: options.clock, log: options.log })
   return {
     students: new PostgresStudentStore(pool, writes, kept, options.studentIds),
     addresses: new PostgresAddressStore(pool, writes, kept),

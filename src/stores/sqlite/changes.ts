@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
 import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
+import { systemClock, type Clock } from '../../domain/index.js'
 
 /** How often a process with subscribers looks for new changes (ms): the feed's latency bound across processes. */
 export const SQLITE_CHANGES_POLL_MS = 50
@@ -29,13 +30,15 @@ export class SqliteChangeLog implements ChangeLog {
   readonly #window: Statement<[], { oldest: bigint, latest: bigint }>
   readonly #prune: Statement<[number]>
   readonly #retentionMs: number
+  readonly #clock: Clock
   readonly #onError: (err: unknown) => void
   #pump: ChangePump | undefined
   #poll: NodeJS.Timeout | undefined
   readonly #pruneTimer: NodeJS.Timeout
 
-  constructor (db: Database, retentionMs = DEFAULT_CHANGES_RETENTION_MS, onError: (err: unknown) => void = () => {}) {
+  constructor (db: Database, retentionMs = DEFAULT_CHANGES_RETENTION_MS, clock: Clock = systemClock, onError: (err: unknown) => void = () => {}) {
     this.#retentionMs = retentionMs
+    this.#clock = clock
     this.#onError = onError
     this.#since = db.prepare<[bigint, number], Row>('SELECT seq, service, kind, record_id, record, at FROM rqs_changes WHERE seq > ? ORDER BY seq LIMIT ?').safeIntegers(true)
     this.#window = db.prepare<[], { oldest: bigint, latest: bigint }>(`
@@ -72,7 +75,7 @@ export class SqliteChangeLog implements ChangeLog {
 
   /** Deletes the changes older than the retention window (also run once a minute). */
   prune (): void {
-    try { this.#prune.run(Date.now() - this.#retentionMs) } catch (err) { this.#onError(err) }
+    try { this.#prune.run(this.#clock.now() - this.#retentionMs) } catch (err) { this.#onError(err) }
   }
 
   close (): void {

@@ -33,8 +33,8 @@ export function openSqliteStores (options: SqliteOptions): Stores {
   } catch (err) {
     throw new StoreUnavailableError(`cannot open SQLite database "${options.path}": ${(err as Error).message}`, { cause: err })
   }
-  const kept = new SqliteKeptWrites(db, options.idempotencyRetentionMs)
-  const changes = new SqliteChangeLog(db, options.changesRetentionMs)
+  const kept = new SqliteKeptWrites(db, options.idempotencyRetentionMs, options.clock)
+  const changes = new SqliteChangeLog(db, options.changesRetentionMs, options.clock)
   const ping = db.prepare('SELECT n FROM rqs_student_count WHERE singleton = 1')
   return {
     students: new SqliteStudentStore(db, kept, options.studentIds),

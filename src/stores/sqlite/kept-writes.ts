@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3'
-import { IdempotencyKeyUsedError, DEFAULT_IDEMPOTENCY_RETENTION_MS, type KeptWrite, type KeyedWrite } from '../../domain/index.js'
+import { IdempotencyKeyUsedError, DEFAULT_IDEMPOTENCY_RETENTION_MS, type KeptWrite, type KeyedWrite, systemClock, type Clock } from '../../domain/index.js'
 interface KeptRow {
   fingerprint: string
   status: number
@@ -20,10 +20,12 @@ export class SqliteKeptWrites {
   readonly #keep: Statement<[string, string, number, string, string, number]>
   readonly #purge: Statement<[number]>
   readonly #retentionMs: number
+  readonly #clock: Clock
   #lastPurge = 0
 
-  constructor (db: Database, retentionMs = DEFAULT_IDEMPOTENCY_RETENTION_MS) {
+  constructor (db: Database, retentionMs = DEFAULT_IDEMPOTENCY_RETENTION_MS, clock: Clock = systemClock) {
     this.#retentionMs = retentionMs
+    this.#clock = clock
     this.#find = db.prepare('SELECT fingerprint, status, headers, body FROM rqs_idempotency WHERE key = ? AND created_at > ?')
     // An expired row under the same key is replaced.
     this.#keep = db.prepare('INSERT OR REPLACE INTO rqs_idempotency (key, fingerprint, status, headers, body, created_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -31,14 +33,14 @@ export class SqliteKeptWrites {
   }
 
   find (key: string): KeptWrite | undefined {
-    const row = this.#find.get(key, Date.now() - this.#retentionMs)
+    const row = this.#find.get(key, this.#clock.now() - this.#retentionMs)
     return row === undefined ? undefined : toKept(row)
   }
 
   /** Runs a synchronous `write` (inside the caller's transaction), keyed when `keyed` is given. */
   run<R> (keyed: KeyedWrite<R> | undefined, write: () => R): R {
     if (keyed === undefined) return write()
-    const now = Date.now()
+    const now = this.#clock.now()
     if (now - this.#lastPurge > PURGE_INTERVAL_MS) {
       this.#lastPurge = now
       this.#purge.run(now - this.#retentionMs)

@@ -1,52 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format'
+import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { memoryStores } from '../../../src/stores/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
 import { RequestMetrics } from '../../../src/http/operations/request-metrics.js'
 import type { Stores } from '../../../src/domain/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
 import { bearer, security, writeTokensFile, type TokensFile } from './helpers.js'
+import { family, sampleOf, scrape, scrapeText, valueOf } from './scrape.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
-
-/** Every sample line: a metric name, optional labels, a number (Prometheus reads NaN and Inf in any case; prom-client writes "Nan"). */
-const SAMPLE_LINE = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (-?[0-9.e+-]+|[+-]?[Ii][Nn][Ff]|[Nn][Aa][Nn])( \d+)?$/
-
-interface Scrape { families: PrometheusFamily[], text: string }
-
-async function scrape (server: RunningServer, token?: string): Promise<PrometheusFamily[]> {
-  return (await scrapeText(server, token)).families
-}
-
-async function scrapeText (server: RunningServer, token?: string): Promise<Scrape> {
-  const res = await request(`${server.origin}/metrics`, { headers: token === undefined ? {} : bearer(token) })
-  expect(res.status).toBe(200)
-  expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
-  for (const line of res.text.split('\n')) {
-    if (line === '' || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue
-    expect(line).toMatch(SAMPLE_LINE)
-  }
-  return { families: parsePrometheusTextFormat(res.text), text: res.text }
-}
-
-/** A sample read straight from the text (the parser drops the labels of histogram series). */
-function sampleOf (text: string, name: string, labels: Record<string, string>): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1))
-}
-
-function family (families: PrometheusFamily[], name: string): PrometheusFamily {
-  const found = families.find((f) => f.name === name)
-  if (found === undefined) throw new Error(`no metric ${name}`)
-  return found
-}
-
-/** The value of the sample whose labels include `labels` (0 when there is none yet). */
-function valueOf (families: PrometheusFamily[], name: string, labels: Record<string, string> = {}): number {
-  const sample = family(families, name).metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))
-  return sample === undefined ? 0 : Number(sample.value ?? sample.count)
-}
 
 describe('/metrics (--metrics)', () => {
   let server: RunningServer
@@ -140,27 +102,6 @@ describe('without --metrics (the default)', () => {
 
   it('there is no /metrics', async () => {
     expect((await request(`${server.origin}/metrics`)).status).toBe(404)
-  })
-})
-
-describe.skipIf(SKIP_POSTGRES)(`the PostgreSQL pool on /metrics${SKIP_POSTGRES ? `: ${POSTGRES_SKIP_REASON}` : ''}`, () => {
-  let database: TestDatabase
-  let server: RunningServer
-  beforeAll(async () => {
-    database = await createTestDatabase()
-    server = await startServer({ store: { kind: 'postgres', url: database.url, path: '', poolSize: 4, startupWaitMs: 0 }, security: security({ metrics: true }) })
-  })
-  afterAll(async () => {
-    await server?.close()
-    await database?.drop()
-  })
-
-  it('shows the pool size and the connections in use', async () => {
-    expect((await request(`${server.origin}/students`, { method: 'POST', json: ada })).status).toBe(201)
-    const families = await scrape(server)
-    expect(valueOf(families, 'rqs_store_pool_max_connections')).toBe(4)
-    expect(valueOf(families, 'rqs_store_pool_open_connections')).toBeGreaterThanOrEqual(1)
-    expect(valueOf(families, 'rqs_store_pool_waiting_requests')).toBe(0)
   })
 })
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { expectShape, security } from './helpers.js'
+import { request, startServer, type RunningServer } from '../helpers/server.js'
+import { expectShape, security } from '../http/security/helpers.js'
 
 let server: RunningServer
 

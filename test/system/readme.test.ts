@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type RunningServer } from './helpers/server.js'
+import { startServer, type RunningServer } from '../helpers/server.js'
 
 /**
  * The README's curl examples, run as printed, top to bottom, against one
@@ -17,7 +17,7 @@ import { startServer, type RunningServer } from './helpers/server.js'
  * `rqs serve`, several instances) are not run.
  */
 
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const README_ORIGIN = 'localhost:8080'
 const hasCurl = existsSync('/usr/bin/curl')
 const run = promisify(execFile)

@@ -1,0 +1,4 @@
+import { conformanceKinds, storeKinds } from './harness.js'
+import { idempotencySuite } from './idempotency.suite.js'
+
+idempotencySuite(conformanceKinds(['postgres']))

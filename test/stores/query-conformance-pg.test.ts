@@ -1,0 +1,4 @@
+import { conformanceKinds, storeKinds } from './harness.js'
+import { queryConformanceSuite } from './query-conformance.suite.js'
+
+queryConformanceSuite(conformanceKinds(['postgres']))
