@@ -4,7 +4,7 @@ import type { Change } from '../../src/domain/index.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'
 import { FakeClock } from '../helpers/clock.js'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, conformanceKinds, storeKinds, type TestDatabase } from './harness.js'
+import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, conformanceKinds, type TestDatabase } from './harness.js'
 import { ada, alan, changeLogSuite, collect, home, pastStamp, shape, until } from './changes.suite.js'
 
 changeLogSuite(conformanceKinds(['postgres']))

@@ -1,4 +1,4 @@
-import { conformanceKinds, storeKinds } from './harness.js'
+import { conformanceKinds } from './harness.js'
 import { conformanceSuite } from './conformance.suite.js'
 
 conformanceSuite(conformanceKinds(['postgres']))

@@ -1,4 +1,4 @@
-import { LOCAL_STORES, conformanceKinds, storeKinds } from './harness.js'
+import { LOCAL_STORES, conformanceKinds } from './harness.js'
 import { conformanceSuite } from './conformance.suite.js'
 
 conformanceSuite(conformanceKinds(LOCAL_STORES))

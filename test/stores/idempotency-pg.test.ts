@@ -1,4 +1,4 @@
-import { conformanceKinds, storeKinds } from './harness.js'
+import { conformanceKinds } from './harness.js'
 import { idempotencySuite } from './idempotency.suite.js'
 
 idempotencySuite(conformanceKinds(['postgres']))

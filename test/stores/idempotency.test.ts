@@ -1,4 +1,4 @@
-import { LOCAL_STORES, conformanceKinds, storeKinds } from './harness.js'
+import { LOCAL_STORES, conformanceKinds } from './harness.js'
 import { idempotencySuite } from './idempotency.suite.js'
 
 idempotencySuite(conformanceKinds(LOCAL_STORES))

@@ -1,4 +1,4 @@
-import { conformanceKinds, storeKinds } from './harness.js'
+import { conformanceKinds } from './harness.js'
 import { queryConformanceSuite } from './query-conformance.suite.js'
 
 queryConformanceSuite(conformanceKinds(['postgres']))

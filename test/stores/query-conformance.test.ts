@@ -1,4 +1,4 @@
-import { LOCAL_STORES, conformanceKinds, storeKinds } from './harness.js'
+import { LOCAL_STORES, conformanceKinds } from './harness.js'
 import { queryConformanceSuite } from './query-conformance.suite.js'
 
 queryConformanceSuite(conformanceKinds(LOCAL_STORES))
