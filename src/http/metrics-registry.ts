@@ -15,7 +15,7 @@ export class RqsMetrics {
 
   readonly #rejections = new Counter({
     name: 'rqs_rejected_requests_total',
-    help: 'Requests refused before reaching a service: UNAUTHENTICATED (401), FORBIDDEN (403), RATE_LIMITED (429), OVERLOADED and AUTH_UNAVAILABLE (503)',
+    help: 'Requests refused before reaching a service: UNAUTHENTICATED (401), FORBIDDEN (403), RATE_LIMITED (429), OVERLOADED and AUTH_UNAVAILABLE (503), HOST_NOT_ALLOWED (421)',
     labelNames: ['code'] as const,
     registers: [this.registry]
   })

@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { Type, type Static } from '@sinclair/typebox'
 import { ConfigError } from '../../config/errors.js'
 import { option, type Reader } from '../../config/option.js'
-import { size } from '../../config/readers.js'
+import { host, size } from '../../config/readers.js'
 
 /** Requests allowed per window (`--rate-limit 600/min`). */
 const RateLimitSchema = Type.Object({ max: Type.Integer({ minimum: 1 }), windowMs: Type.Integer({ minimum: 1 }) })
@@ -43,8 +43,16 @@ export const securityOptions = Type.Object({
   corsOrigins: option(Type.Optional(Type.Union([Type.Literal('*'), Type.Array(Type.String())])), {
     flag: 'cors-origin', value: 'origins', env: 'RQS_CORS_ORIGIN', read: readCorsOrigins, help: 'origins browsers may call the API from: https://a.example,https://b.example or * (default no CORS)'
   }),
-  // Helmet's security headers and a Content-Security-Policy on every response.
-  securityHeaders: option(Type.Boolean(), { default: false, flag: 'security-headers', env: 'RQS_SECURITY_HEADERS', help: 'send nosniff, no-referrer, no framing and a Content-Security-Policy on every response' }),
+  // Host header values the server answers to (DNS-rebinding protection); default: see allowedHosts() in ./hosts.ts.
+  allowedHosts: option(Type.Optional(Type.Union([Type.Literal('*'), Type.Array(Type.String())])), {
+    flag: 'allowed-hosts', value: 'hosts', env: 'RQS_ALLOWED_HOSTS', read: readAllowedHosts, help: 'host names clients may use, beside localhost and IP addresses: api.example.com,rqs.internal or * for any (default: only those on 127.0.0.1; any on 0.0.0.0 unless --public-url names one)'
+  }),
+  // nosniff and no framing on every answer, the Content-Security-Policy on pages: on unless turned off.
+  protectiveHeaders: option(Type.Boolean(), {
+    default: true, flag: 'no-security-headers', env: 'RQS_NO_SECURITY_HEADERS', negated: true, help: 'send none of the protective headers that are on by default (nosniff, no framing, the pages\' Content-Security-Policy)'
+  }),
+  // Helmet's whole set and the Content-Security-Policy on every response.
+  securityHeaders: option(Type.Boolean(), { default: false, flag: 'security-headers', env: 'RQS_SECURITY_HEADERS', help: 'send helmet\'s whole set on every response: besides the defaults no-referrer, cross-origin isolation and the Content-Security-Policy on API answers too' }),
   // Requests per client and window; unset for no limit.
   rateLimit: option(Type.Optional(RateLimitSchema), {
     flag: 'rate-limit', value: 'rate', env: 'RQS_RATE_LIMIT', read: readRateLimit, help: 'requests per client (token, else address) and window, e.g. 600/min (default no limit)'
@@ -107,6 +115,7 @@ export function defaultSecurityConfig (): SecurityConfig {
   return {
     authJwksCooldownMs: 30_000,
     authPublicRead: false,
+    protectiveHeaders: true,
     securityHeaders: false,
     trustProxy: false,
     overload: false,
@@ -158,6 +167,25 @@ export function readCorsOrigins (raw: string, name: string): string[] | '*' {
   return origins
 }
 
+/** `*`, or a comma-separated list of host names and IP addresses (no scheme, no port), in their Host header form. */
+export function readAllowedHosts (raw: string, name: string): string[] | '*' {
+  if (raw.trim() === '*') return '*'
+  const entries = raw.split(',').map((h) => h.trim()).filter((h) => h !== '')
+  if (entries.length === 0) throw new ConfigError(`${name} must be * or a list of host names such as api.example.com,rqs.internal, got "${raw}"`)
+  return entries.map((entry) => {
+    try {
+      return hostForm(host(entry, name))
+    } catch {
+      throw new ConfigError(`${name}: "${entry}" is not a host name or IP address such as api.example.com or [::1] (no scheme, no port: every port is allowed)`)
+    }
+  })
+}
+
+/** A name as it appears in a Host header, without port: lower case, IPv6 in brackets. */
+export function hostForm (name: string): string {
+  return isIP(name) === 6 ? `[${name.toLowerCase()}]` : name.toLowerCase()
+}
+
 const PROXY_ADDR_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
 /** `true`/`false`, or a comma-separated list of proxy addresses and CIDR ranges. */
@@ -188,6 +216,9 @@ export function checkSecurityConfig (config: SecurityConfig): void {
   }
   if (config.authPublicRead && !authEnabled(config)) {
     throw new ConfigError('--auth-public-read needs --auth-tokens or --auth-jwks (without them every request is public anyway)')
+  }
+  if (config.securityHeaders && !config.protectiveHeaders) {
+    throw new ConfigError('--security-headers and --no-security-headers contradict each other: give one')
   }
   if (config.redisUrl !== undefined && config.rateLimit === undefined) {
     throw new ConfigError('--redis holds the rate-limit counters: it needs --rate-limit')

@@ -7,7 +7,8 @@ import { ServiceLayout } from '../service-layout.js'
 import { auth, Authenticator, TokenFile } from './auth.js'
 import { authEnabled, type SecurityConfig } from './config.js'
 import { cors } from './cors.js'
-import { securityHeaders } from './headers.js'
+import { protectiveHeaders, securityHeaders } from './headers.js'
+import { allowedHosts, hostCheck, type HostAllowList } from './hosts.js'
 import { JwtVerifier } from './jwt.js'
 import { overload } from './overload.js'
 import { rateLimit } from './rate-limit.js'
@@ -15,6 +16,8 @@ import { rejecter } from './reject.js'
 
 export interface SecurityPluginOptions {
   config: SecurityConfig
+  /** The Host header values answered; undefined for any. */
+  hosts: HostAllowList | undefined
   layout: ServiceLayout
   /** Which service answers a path no route serves: refusals of such requests take its shape. */
   mounts: MountTable
@@ -22,19 +25,21 @@ export interface SecurityPluginOptions {
 
 /** The options for `app.register(security, …)` from the configuration. */
 export function securityPluginOptions (config: Config, mounts: MountTable): SecurityPluginOptions {
-  return { config: config.security, layout: new ServiceLayout(config), mounts }
+  return { config: config.security, hosts: allowedHosts(config.security.allowedHosts, config.host, config.publicUrl), layout: new ServiceLayout(config), mounts }
 }
 
 /**
  * Security and operations (issue 11), each part a plugin of its own and
  * registered only when switched on, in the order a request meets them:
- * security headers, CORS (preflights answered here), overload shedding,
+ * the Host check, security headers, CORS (preflights answered here), overload shedding,
  * rate limits (which identify the client), authentication and scopes (on
  * the service routes), then the audit log. Register it before the routes.
  */
-async function securityPlugin (app: FastifyInstance, { config, layout, mounts }: SecurityPluginOptions): Promise<void> {
+async function securityPlugin (app: FastifyInstance, { config, hosts, layout, mounts }: SecurityPluginOptions): Promise<void> {
   const reject = rejecter(mounts)
+  if (hosts !== undefined) await app.register(hostCheck, { hosts, reject })
   if (config.securityHeaders) await app.register(securityHeaders)
+  else if (config.protectiveHeaders) await app.register(protectiveHeaders)
   if (config.corsOrigins !== undefined) await app.register(cors, { origins: config.corsOrigins })
   if (config.overload) {
     await app.register(overload, {

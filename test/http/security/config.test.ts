@@ -3,9 +3,10 @@ import { ConfigError, resolveConfig } from '../../../src/config.js'
 import { defaultSecurityConfig } from '../../../src/http/security/config.js'
 
 describe('security options', () => {
-  it('are all off by default', () => {
+  it('are all off by default, but for the protective headers and the Host check (issue 19)', () => {
     expect(resolveConfig({}, {}).security).toEqual(defaultSecurityConfig())
-    expect(defaultSecurityConfig()).toMatchObject({ authPublicRead: false, securityHeaders: false, trustProxy: false, overload: false, metrics: false, auditLog: false })
+    expect(defaultSecurityConfig()).toMatchObject({ authPublicRead: false, protectiveHeaders: true, securityHeaders: false, trustProxy: false, overload: false, metrics: false, auditLog: false })
+    expect(defaultSecurityConfig().allowedHosts).toBeUndefined()
     expect(defaultSecurityConfig().rateLimit).toBeUndefined()
     expect(defaultSecurityConfig().corsOrigins).toBeUndefined()
   })
