@@ -37,6 +37,10 @@ export const securityOptions = Type.Object({
   authAudience: option(Type.Optional(Type.String()), { flag: 'auth-audience', value: 'aud', env: 'RQS_AUTH_AUDIENCE', help: 'the aud claim every JWT must carry' }),
   // Least time between two JWKS downloads caused by an unknown key id (rotation), in ms. No flag: tests shorten it.
   authJwksCooldownMs: option(Type.Integer({ minimum: 0 }), { default: 30_000 }),
+  // Refused tokens per client address and window before its token requests are refused unread (429).
+  authFailureLimit: option(RateLimitSchema, {
+    default: { max: 30, windowMs: 60_000 }, flag: 'auth-failure-limit', value: 'rate', env: 'RQS_AUTH_FAILURE_LIMIT', read: readRateLimit, help: 'refused access tokens per client address and window; past it its token requests get 429 unread (default 30/min)'
+  }),
   // Reads (GET, HEAD, GraphQL queries) pass without a token.
   authPublicRead: option(Type.Boolean(), { default: false, flag: 'auth-public-read', env: 'RQS_AUTH_PUBLIC_READ', help: 'let reads (GET, GraphQL queries) through without a token' }),
   // Origins allowed to call the API from a browser: a list, `*`, or unset for no CORS.
@@ -114,6 +118,7 @@ export function resolveSecurity ({ maxEventLoopDelayMs, maxHeapUsedBytes, maxRss
 export function defaultSecurityConfig (): SecurityConfig {
   return {
     authJwksCooldownMs: 30_000,
+    authFailureLimit: { max: 30, windowMs: 60_000 },
     authPublicRead: false,
     protectiveHeaders: true,
     securityHeaders: false,

@@ -5,6 +5,7 @@ import { audit } from '../audit.js'
 import type { MountTable } from '../mounts.js'
 import { ServiceLayout } from '../service-layout.js'
 import { auth, Authenticator, TokenFile } from './auth.js'
+import { AuthFailureBudget } from './auth-failures.js'
 import { authEnabled, type SecurityConfig } from './config.js'
 import { cors } from './cors.js'
 import { protectiveHeaders, securityHeaders } from './headers.js'
@@ -61,7 +62,7 @@ async function createAuthenticator (config: SecurityConfig): Promise<Authenticat
   const jwt = config.authJwksUrl === undefined || config.authIssuer === undefined || config.authAudience === undefined
     ? undefined
     : new JwtVerifier({ jwksUrl: config.authJwksUrl, issuer: config.authIssuer, audience: config.authAudience, cooldownMs: config.authJwksCooldownMs })
-  return new Authenticator(tokenFile, jwt)
+  return new Authenticator(tokenFile, jwt, new AuthFailureBudget(config.authFailureLimit))
 }
 
 export const security = fp(securityPlugin, { name: 'rqs-security', fastify: '5.x' })

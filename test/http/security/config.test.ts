@@ -3,7 +3,7 @@ import { ConfigError, resolveConfig } from '../../../src/config.js'
 import { defaultSecurityConfig } from '../../../src/http/security/config.js'
 
 describe('security options', () => {
-  it('are all off by default, but for the protective headers and the Host check (issue 19)', () => {
+  it('are all off by default, but for the protective headers, the Host check (issue 19) and the failure budget (which needs authentication)', () => {
     expect(resolveConfig({}, {}).security).toEqual(defaultSecurityConfig())
     expect(defaultSecurityConfig()).toMatchObject({ authPublicRead: false, protectiveHeaders: true, securityHeaders: false, trustProxy: false, overload: false, metrics: false, auditLog: false })
     expect(defaultSecurityConfig().allowedHosts).toBeUndefined()
