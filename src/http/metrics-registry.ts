@@ -20,6 +20,13 @@ export class RqsMetrics {
     registers: [this.registry]
   })
 
+  readonly #overloads = new Counter({
+    name: 'rqs_overload_refusals_total',
+    help: 'Requests refused with OVERLOADED (503), by the limit that was passed: eventLoopDelay, heapUsedBytes, rssBytes',
+    labelNames: ['reason'] as const,
+    registers: [this.registry]
+  })
+
   readonly #storeErrors = new Counter({
     name: 'rqs_store_errors_total',
     help: 'Failed store operations: kind "unavailable" (database unreachable, 503), "rejected" (data the store cannot hold, 4xx) or "failed" (anything else, 500)',
@@ -39,6 +46,10 @@ export class RqsMetrics {
 
   countRejection (code: ErrorCode): void {
     this.#rejections.inc({ code })
+  }
+
+  countOverload (reason: string): void {
+    this.#overloads.inc({ reason })
   }
 
   countStoreError (store: string, operation: string, error: unknown): void {
