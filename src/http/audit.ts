@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import type { ServiceLayout, ServiceName } from './service-layout.js'
+import { freshRequestId } from './request-id.js'
 import { principalOf } from './security/auth.js'
 
 export interface AuditPluginOptions {
@@ -19,12 +20,18 @@ export interface AuditRecord {
   /** success (2xx/3xx), refused (4xx: invalid, not found, not permitted, ...) or error (5xx). */
   outcome: 'success' | 'refused' | 'error'
   status: number
+  /**
+   * An id the server made: the request id (`reqId`) when the server made
+   * that, a fresh one when the client chose it with X-Request-Id, which
+   * anyone can reuse or forge. Unique to this request either way.
+   */
+  serverRequestId: string
 }
 
 /**
  * The audit log: every create, replace and delete through the REST services
- * is one `audit` log line with the request id (the logger's reqId), the
- * principal, the service, the record id and the outcome, refused attempts
+ * is one `audit` log line with the request id (the logger's reqId, which
+ * the client may have chosen), an id the server made, the principal, the service, the record id and the outcome, refused attempts
  * included. Hooks are added only to routes that take writes, so reads pay
  * nothing even with the audit log on.
  */
@@ -49,7 +56,8 @@ async function auditPlugin (app: FastifyInstance, opts: AuditPluginOptions): Pro
           id: request.method === 'POST' ? createdIds.get(request) : targetId(request),
           principal: principalOf(request)?.name ?? null,
           outcome: status < 400 ? 'success' : status < 500 ? 'refused' : 'error',
-          status
+          status,
+          serverRequestId: request.headers['x-request-id'] === request.id ? freshRequestId() : request.id
         }
         request.log.info({ audit: record }, 'audit')
       }
