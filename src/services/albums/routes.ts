@@ -178,9 +178,12 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   // Every other method (CONNECT too: src/http/connect.ts) reaches graphql-http, which answers 405 + Allow.
   app.route({ method: routableMethods(app).filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', exposeHeadRoute: false, handler: graphqlHandler })
 
-  app.get('/graphql/schema.graphql', { schema: sdlSchema, errorHandler: problems.handleError }, (_request, reply) => {
-    void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
-  })
+  // The SDL tells what introspection would: with introspection off there is none (404).
+  if (config.introspection) {
+    app.get('/graphql/schema.graphql', { schema: sdlSchema, errorHandler: problems.handleError }, (_request, reply) => {
+      void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
+    })
+  }
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
