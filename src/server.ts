@@ -35,6 +35,9 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   const mounts = new MountTable()
   const bounds = new BoundLog()
   const app = Fastify(fastifyOptions(config, mounts, bounds, deps.logStream))
+  // Before any route: routes take the error handler in force when they are added, and the ones added
+  // before the services (health, /openapi.json) answer refusals such as a foreign Host as problems too.
+  app.setErrorHandler(mounts.rootErrors)
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute)
   const opened = deps.stores ?? await openStores(config.store, app.log)
   // Stores this server opened are closed with it, also when a later start-up step fails.

@@ -21,9 +21,9 @@ describe('configuration from one declaration', () => {
       },
       events: { enabled: true, maxStreamsPerClient: 8, maxStreamAgeMs: 3_600_000, heartbeatMs: 15_000, retryMs: 2_000 },
       store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 24 * 60 * 60 * 1000 },
-      // Issue 11: every security and operations feature off.
+      // Issue 11: every security and operations feature off; issue 19: the protective headers and a failure budget on.
       security: {
-        authJwksCooldownMs: 30_000, authPublicRead: false, securityHeaders: false, trustProxy: false, overload: false,
+        authJwksCooldownMs: 30_000, authFailureLimit: { max: 30, windowMs: 60_000 }, authPublicRead: false, protectiveHeaders: true, securityHeaders: false, trustProxy: false, overload: false,
         maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, maxRssBytes: 0, overloadSampleIntervalMs: 1000, metrics: false, auditLog: false
       },
       connections: { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 4096 }

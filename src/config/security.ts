@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { Type, type Static } from '@sinclair/typebox'
 import { ConfigError } from './errors.js'
 import { option, type Reader } from './option.js'
-import { size } from './readers.js'
+import { host, size } from './readers.js'
 
 /** Requests allowed per window (`--rate-limit 600/min`). */
 const RateLimitSchema = Type.Object({ max: Type.Integer({ minimum: 1 }), windowMs: Type.Integer({ minimum: 1 }) })
@@ -37,14 +37,26 @@ export const securityOptions = Type.Object({
   authAudience: option(Type.Optional(Type.String()), { flag: 'auth-audience', value: 'aud', env: 'RQS_AUTH_AUDIENCE', help: 'the aud claim every JWT must carry' }),
   // Least time between two JWKS downloads caused by an unknown key id (rotation), in ms. No flag: tests shorten it.
   authJwksCooldownMs: option(Type.Integer({ minimum: 0 }), { default: 30_000 }),
+  // Refused tokens per client address and window before its token requests are refused unread (429).
+  authFailureLimit: option(RateLimitSchema, {
+    default: { max: 30, windowMs: 60_000 }, flag: 'auth-failure-limit', value: 'rate', env: 'RQS_AUTH_FAILURE_LIMIT', read: readRateLimit, help: 'refused access tokens per client address and window; past it its token requests get 429 unread (default 30/min)'
+  }),
   // Reads (GET, HEAD, GraphQL queries) pass without a token.
   authPublicRead: option(Type.Boolean(), { default: false, flag: 'auth-public-read', env: 'RQS_AUTH_PUBLIC_READ', help: 'let reads (GET, GraphQL queries) through without a token' }),
   // Origins allowed to call the API from a browser: a list, `*`, or unset for no CORS.
   corsOrigins: option(Type.Optional(Type.Union([Type.Literal('*'), Type.Array(Type.String())])), {
     flag: 'cors-origin', value: 'origins', env: 'RQS_CORS_ORIGIN', read: readCorsOrigins, help: 'origins browsers may call the API from: https://a.example,https://b.example or * (default no CORS)'
   }),
-  // Helmet's security headers and a Content-Security-Policy on every response.
-  securityHeaders: option(Type.Boolean(), { default: false, flag: 'security-headers', env: 'RQS_SECURITY_HEADERS', help: 'send nosniff, no-referrer, no framing and a Content-Security-Policy on every response' }),
+  // Host header values the server answers to (DNS-rebinding protection); default: see allowedHosts() in ./hosts.ts.
+  allowedHosts: option(Type.Optional(Type.Union([Type.Literal('*'), Type.Array(Type.String())])), {
+    flag: 'allowed-hosts', value: 'hosts', env: 'RQS_ALLOWED_HOSTS', read: readAllowedHosts, help: 'host names clients may use, beside localhost and IP addresses: api.example.com,rqs.internal or * for any (default: only those on 127.0.0.1; any on 0.0.0.0 unless --public-url names one)'
+  }),
+  // nosniff and no framing on every answer, the Content-Security-Policy on pages: on unless turned off.
+  protectiveHeaders: option(Type.Boolean(), {
+    default: true, flag: 'no-security-headers', env: 'RQS_NO_SECURITY_HEADERS', negated: true, help: 'send none of the protective headers that are on by default (nosniff, no framing, the pages\' Content-Security-Policy)'
+  }),
+  // Helmet's whole set and the Content-Security-Policy on every response.
+  securityHeaders: option(Type.Boolean(), { default: false, flag: 'security-headers', env: 'RQS_SECURITY_HEADERS', help: 'send helmet\'s whole set on every response: besides the defaults no-referrer, cross-origin isolation and the Content-Security-Policy on API answers too' }),
   // Requests per client and window; unset for no limit.
   rateLimit: option(Type.Optional(RateLimitSchema), {
     flag: 'rate-limit', value: 'rate', env: 'RQS_RATE_LIMIT', read: readRateLimit, help: 'requests per client (token, else address) and window, e.g. 600/min (default no limit)'
@@ -106,7 +118,9 @@ export function resolveSecurity ({ maxEventLoopDelayMs, maxHeapUsedBytes, maxRss
 export function defaultSecurityConfig (): SecurityConfig {
   return {
     authJwksCooldownMs: 30_000,
+    authFailureLimit: { max: 30, windowMs: 60_000 },
     authPublicRead: false,
+    protectiveHeaders: true,
     securityHeaders: false,
     trustProxy: false,
     overload: false,
@@ -158,6 +172,25 @@ export function readCorsOrigins (raw: string, name: string): string[] | '*' {
   return origins
 }
 
+/** `*`, or a comma-separated list of host names and IP addresses (no scheme, no port), in their Host header form. */
+export function readAllowedHosts (raw: string, name: string): string[] | '*' {
+  if (raw.trim() === '*') return '*'
+  const entries = raw.split(',').map((h) => h.trim()).filter((h) => h !== '')
+  if (entries.length === 0) throw new ConfigError(`${name} must be * or a list of host names such as api.example.com,rqs.internal, got "${raw}"`)
+  return entries.map((entry) => {
+    try {
+      return hostForm(host(entry, name))
+    } catch {
+      throw new ConfigError(`${name}: "${entry}" is not a host name or IP address such as api.example.com or [::1] (no scheme, no port: every port is allowed)`)
+    }
+  })
+}
+
+/** A name as it appears in a Host header, without port: lower case, IPv6 in brackets. */
+export function hostForm (name: string): string {
+  return isIP(name) === 6 ? `[${name.toLowerCase()}]` : name.toLowerCase()
+}
+
 const PROXY_ADDR_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
 /** `true`/`false`, or a comma-separated list of proxy addresses and CIDR ranges. */
@@ -188,6 +221,9 @@ export function checkSecurityConfig (config: SecurityConfig): void {
   }
   if (config.authPublicRead && !authEnabled(config)) {
     throw new ConfigError('--auth-public-read needs --auth-tokens or --auth-jwks (without them every request is public anyway)')
+  }
+  if (config.securityHeaders && !config.protectiveHeaders) {
+    throw new ConfigError('--security-headers and --no-security-headers contradict each other: give one')
   }
   if (config.redisUrl !== undefined && config.rateLimit === undefined) {
     throw new ConfigError('--redis holds the rate-limit counters: it needs --rate-limit')

@@ -37,5 +37,5 @@ export const rawRequest: fc.Arbitrary<Buffer> = fc.record({
   const payload = chunked ?? body?.toString('latin1') ?? ''
   const length = chunked === null && body !== undefined && !headers.some((h) => /content-length|transfer-encoding/i.test(h)) ? `Content-Length: ${body.length}\r\n` : ''
   const first = `${head}${length}\r\n${payload}`
-  return Buffer.from(pipelined ? `${first}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n` : first, 'latin1')
+  return Buffer.from(pipelined ? `${first}GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n` : first, 'latin1')
 })

@@ -28,8 +28,9 @@ describe('problem links never come from the Host header (issue 10, defect 7)', (
   let relative: RunningServer
   let configured: RunningServer
   beforeAll(async () => {
-    relative = await startServer()
-    configured = await startServer({ publicUrl: 'https://api.example.com/rqs' })
+    // Any Host reaches the services (--allowed-hosts *): the links must not follow it even then.
+    relative = await startServer({ security: { allowedHosts: '*' } })
+    configured = await startServer({ publicUrl: 'https://api.example.com/rqs', security: { allowedHosts: '*' } })
   })
   afterAll(async () => {
     await relative.close()

@@ -3,10 +3,14 @@ import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { expectShape, security } from '../http/security/helpers.js'
 
 let server: RunningServer
+const logLines: string[] = []
 
 beforeAll(async () => {
   // The server runs in this process, so blocking this event loop blocks the server's.
-  server = await startServer({ security: security({ overload: true, maxEventLoopDelayMs: 100, overloadSampleIntervalMs: 100, metrics: true }) })
+  server = await startServer(
+    { logLevel: 'warn', security: security({ overload: true, maxEventLoopDelayMs: 100, overloadSampleIntervalMs: 100, metrics: true }) },
+    { logStream: { write: (line: string) => { logLines.push(line) } } }
+  )
 })
 afterAll(async () => { await server?.close() })
 
@@ -48,7 +52,12 @@ describe('overload shedding (--overload, @fastify/under-pressure)', () => {
     for (const [res, shape] of [[students, 'envelope'], [addresses, 'problem'], [graphql, 'graphql']] as const) {
       expectShape(res, shape, 503, 'OVERLOADED')
       expect(res.headers.get('retry-after')).toBe('5')
+      // Issue 19: which limit was passed is for the operators (log, /metrics), not for anonymous clients.
+      expect(res.text).toContain('The server is overloaded; retry in 5 s')
+      expect(res.text).not.toMatch(/eventLoop|heapUsed|rss/i)
     }
+    expect(logLines.some((line) => line.includes('"type":"eventLoopDelay"') && line.includes('overloaded: refusing requests'))).toBe(true)
+    expect(metrics?.text).toMatch(/rqs_overload_refusals_total\{reason="eventLoopDelay"\} [1-9]/)
     expect(ready?.status).toBe(503)
     expect(ready?.body).toEqual({ status: 'unavailable' })
     expect(ready?.headers.get('retry-after')).toBe('5')

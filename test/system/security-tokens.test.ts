@@ -82,8 +82,8 @@ describe('rqs serve --auth-tokens', () => {
     const logs = srv.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
     const audits = logs.filter((l) => l.msg === 'audit').map((l) => l.audit)
     expect(audits).toEqual([
-      { action: 'create', service: 'students', id: '0', principal: 'ci', outcome: 'success', status: 201 },
-      { action: 'delete', service: 'students', id: '0', principal: 'ci', outcome: 'success', status: 200 }
+      { action: 'create', service: 'students', id: '0', principal: 'ci', outcome: 'success', status: 201, serverRequestId: expect.any(String) },
+      { action: 'delete', service: 'students', id: '0', principal: 'ci', outcome: 'success', status: 200, serverRequestId: expect.any(String) }
     ])
     const completed = logs.filter((l) => l.msg === 'request completed')
     expect(completed.filter((l) => l.statusCode < 400).every((l) => l.principal === 'ci')).toBe(true)

@@ -66,8 +66,8 @@ describe('slow and stalled clients (issue 10, defects 1 and 9)', () => {
     const port = Number(new URL(server.origin).port)
     const sockets: HostileSocket[] = []
     for (let i = 0; i < HOSTILE; i++) {
-      sockets.push(hostile(port, 'POST /students HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"fir'))
-      sockets.push(hostile(port, 'GET /students HTTP/1.1\r\nHost: x\r\n', 'X-a: b\r\n'))
+      sockets.push(hostile(port, 'POST /students HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"fir'))
+      sockets.push(hostile(port, 'GET /students HTTP/1.1\r\nHost: localhost\r\n', 'X-a: b\r\n'))
     }
     const everyHostileClosed = Promise.all(sockets.map(async (s) => await s.closed))
 

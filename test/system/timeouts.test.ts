@@ -57,7 +57,7 @@ async function raw (origin: string, text: string): Promise<RawAnswer> {
 }
 
 const stalledBody = (method: string, path: string, extra = ''): string =>
-  `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${extra}Content-Length: 60\r\n\r\n{"firstName":"A`
+  `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${extra}Content-Length: 60\r\n\r\n{"firstName":"A`
 
 describe('bounded request phases (issue 10, defects 1 and 9)', () => {
   let server: RunningServer
@@ -95,13 +95,13 @@ describe('bounded request phases (issue 10, defects 1 and 9)', () => {
   })
 
   it('a chunked body that stops: the same 408', async () => {
-    const res = await raw(server.origin, 'POST /students HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"fir\r\n')
+    const res = await raw(server.origin, 'POST /students HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"fir\r\n')
     expect(res.status).toBe(408)
     expect(res.closed).toBe(true)
   })
 
   it('headers that never finish (slowloris) or no bytes at all: 408 problem, closed', async () => {
-    const texts = ['GET /students HTTP/1.1\r\nHost: x\r\nX-Slow: a', 'GET /stud', '']
+    const texts = ['GET /students HTTP/1.1\r\nHost: localhost\r\nX-Slow: a', 'GET /stud', '']
     const answers = await Promise.all(texts.map(async (text) => await raw(server.origin, text)))
     for (const [i, res] of answers.entries()) {
       expect(res.status, JSON.stringify(texts[i])).toBe(408)
@@ -113,14 +113,14 @@ describe('bounded request phases (issue 10, defects 1 and 9)', () => {
   })
 
   it('what node:http cannot parse: 400 problem, closed', async () => {
-    const res = await raw(server.origin, 'GET /students HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n')
+    const res = await raw(server.origin, 'GET /students HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n')
     expect(res.status).toBe(400)
     expect(res.body.errors[0].error).toBe('CLIENT_ERROR')
     expect(res.closed).toBe(true)
   })
 
   it('an idle keep-alive connection is closed', async () => {
-    const res = await raw(server.origin, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+    const res = await raw(server.origin, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n')
     expect(res.status).toBe(200)
     expect(res.closed).toBe(true)
   })

@@ -69,6 +69,7 @@ export const CATALOGUE = {
   RATE_LIMITED: { status: 429, description: 'Too many requests from this client (its token, or its address without one) in the current window. Wait the number of seconds in `Retry-After`; `RateLimit-Policy` and `RateLimit` describe the budget.' },
   OVERLOADED: { status: 503, description: 'The server is overloaded (its event loop or memory passed a limit) and refuses new work instead of queueing it. Nothing was changed; retry after the number of seconds in `Retry-After`.' },
   AUTH_UNAVAILABLE: { status: 503, description: 'The identity provider\'s signing keys (JWKS) could not be fetched, so the access token could not be checked. Nothing was changed; retry after the number of seconds in `Retry-After`.' },
+  HOST_NOT_ALLOWED: { status: 421, description: 'The `Host` header names a host this server does not answer to (protection against DNS rebinding). Use the server\'s own name, `localhost` or its IP address; an operator can allow more names with `--allowed-hosts`. Nothing was changed.' },
 
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { status: 400, description: 'A text field contains U+0000 (NUL) or an unpaired surrogate (`\\ud800`–`\\udfff` without its partner), which no store can keep exactly. Remove those characters; every other Unicode text is stored as sent.' },
@@ -102,10 +103,10 @@ export type ErrorCode = CoreErrorCode | { [S in keyof ServiceErrorCodes]: keyof 
 
 /**
  * Refusals of a request before its service sees it (issue 11: authentication,
- * scopes, rate limits, overload). Every service answers them with this code and
+ * scopes, rate limits, overload; the Host check). Every service answers them with this code and
  * status, in its own shape.
  */
-export const ACCESS_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'OVERLOADED', 'AUTH_UNAVAILABLE'])
+export const ACCESS_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'OVERLOADED', 'AUTH_UNAVAILABLE', 'HOST_NOT_ALLOWED'])
 
 /** Where the catalogue is served: `GET {ERRORS_PATH}/{code}`. */
 export const ERRORS_PATH = '/errors'

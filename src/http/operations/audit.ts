@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import { declared } from '../routes/index.js'
 import { principalOf } from '../security/index.js'
+import { freshRequestId } from '../transport/index.js'
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE'])
 
@@ -16,16 +17,23 @@ export interface AuditRecord {
   /** success (2xx/3xx), refused (4xx: invalid, not found, not permitted, ...) or error (5xx). */
   outcome: 'success' | 'refused' | 'error'
   status: number
+  /**
+   * An id the server made: the request id (`reqId`) when the server made
+   * that, a fresh one when the client chose it with X-Request-Id, which
+   * anyone can reuse or forge. Unique to this request either way.
+   */
+  serverRequestId: string
 }
 
 /**
  * The audit log: every create, replace and delete through a route that
  * declares `write` access is one `audit` log line with the request id (the
- * logger's reqId), the principal, the declared service, the record id and
- * the outcome, refused attempts included. Hooks are added only to routes
- * that take POST, PUT or DELETE, so reads pay nothing even with the audit
- * log on; they read the declaration when a request comes (the services'
- * scopes declare a route after this root hook has seen it).
+ * logger's reqId, which the client may have chosen), an id the server made,
+ * the principal, the declared service, the record id and the outcome,
+ * refused attempts included. Hooks are added only to routes that take POST,
+ * PUT or DELETE, so reads pay nothing even with the audit log on; they read
+ * the declaration when a request comes (the services' scopes declare a route
+ * after this root hook has seen it).
  */
 async function auditPlugin (app: FastifyInstance): Promise<void> {
   const createdIds = new WeakMap<FastifyRequest, string>()
@@ -51,7 +59,8 @@ async function auditPlugin (app: FastifyInstance): Promise<void> {
           id: request.method === 'POST' ? createdIds.get(request) : targetId(request),
           principal: principalOf(request)?.name ?? null,
           outcome: status < 400 ? 'success' : status < 500 ? 'refused' : 'error',
-          status
+          status,
+          serverRequestId: request.headers['x-request-id'] === request.id ? freshRequestId() : request.id
         }
         request.log.info({ audit: record }, 'audit')
       }

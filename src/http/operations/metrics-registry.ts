@@ -14,8 +14,15 @@ export class RqsMetrics {
 
   readonly #rejections = new Counter({
     name: 'rqs_rejected_requests_total',
-    help: 'Requests refused before reaching a service: UNAUTHENTICATED (401), FORBIDDEN (403), RATE_LIMITED (429), OVERLOADED and AUTH_UNAVAILABLE (503)',
+    help: 'Requests refused before reaching a service: UNAUTHENTICATED (401), FORBIDDEN (403), RATE_LIMITED (429), OVERLOADED and AUTH_UNAVAILABLE (503), HOST_NOT_ALLOWED (421)',
     labelNames: ['code'] as const,
+    registers: [this.registry]
+  })
+
+  readonly #overloads = new Counter({
+    name: 'rqs_overload_refusals_total',
+    help: 'Requests refused with OVERLOADED (503), by the limit that was passed: eventLoopDelay, heapUsedBytes, rssBytes',
+    labelNames: ['reason'] as const,
     registers: [this.registry]
   })
 
@@ -38,6 +45,10 @@ export class RqsMetrics {
 
   countRejection (code: ErrorCode): void {
     this.#rejections.inc({ code })
+  }
+
+  countOverload (reason: string): void {
+    this.#overloads.inc({ reason })
   }
 
   countStoreError (store: string, operation: string, error: unknown): void {

@@ -146,7 +146,7 @@ export const mountsPlugin = fp(async function rqsMounts (app: FastifyInstance, o
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
   app.decorateRequest('apiVersion', 0)
   app.decorateRequest('ndjson', false)
-  app.setErrorHandler(table.rootErrors)
+  // The root error handler (table.rootErrors) is set by src/server.ts before any route is added.
   app.setNotFoundHandler(table.notFound)
 
   app.decorate('mountRest', async function mountRest<Options extends FastifyPluginOptions> (base: string, service: RestService<Options>): Promise<void> {

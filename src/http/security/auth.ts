@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify'
 import { declared } from '../routes/index.js'
+import type { AuthFailureBudget } from './auth-failures.js'
 import { KeysUnavailable, looksLikeJwt, TokenRejected, type JwtVerifier } from './jwt.js'
 import type { Reject } from './reject.js'
 import { loadTokenFile, type Principal, type Scope, type TokenSet } from './tokens.js'
@@ -12,6 +13,8 @@ export type Identification =
   | { kind: 'principal', principal: Principal }
   | { kind: 'invalid', reason: string }
   | { kind: 'unavailable', reason: string }
+  /** Its address spent its budget of refused tokens: the token was not even looked at. */
+  | { kind: 'throttled', retryAfterSeconds: number }
 
 const ANONYMOUS: Identification = { kind: 'anonymous' }
 const REALM = 'Bearer realm="rqs"'
@@ -71,10 +74,12 @@ export class TokenFile extends EventEmitter<{ reloaded: [] }> {
 /**
  * Finds out who sent a request, once per request: the static tokens are
  * asked for tokens without dots, the identity provider's JWT verifier for
- * JWS compact tokens. The token itself is never kept or logged.
+ * JWS compact tokens. Refused tokens count against the client address's
+ * failure budget; an address that spent it gets its tokens refused unread.
+ * The token itself is never kept or logged.
  */
 export class Authenticator {
-  constructor (readonly tokenFile: TokenFile | undefined, readonly jwt: JwtVerifier | undefined) {}
+  constructor (readonly tokenFile: TokenFile | undefined, readonly jwt: JwtVerifier | undefined, readonly failures?: AuthFailureBudget) {}
 
   /**
    * Who sent the request: at once for a static token (no promise on the
@@ -84,9 +89,10 @@ export class Authenticator {
   identify (request: FastifyRequest): Identification | Promise<Identification> {
     const known = identified.get(request)
     if (known !== undefined) return known
-    const found = this.#identify(request.headers.authorization)
+    const found = this.#identify(request)
     const remember = (id: Identification): Identification => {
       identified.set(request, id)
+      if (id.kind === 'invalid') this.failures?.fail(request.ip)
       return id
     }
     if (found instanceof Promise) {
@@ -97,11 +103,16 @@ export class Authenticator {
     return remember(found)
   }
 
-  #identify (header: string | undefined): Identification | Promise<Identification> {
+  #identify (request: FastifyRequest): Identification | Promise<Identification> {
+    const header = request.headers.authorization
     if (header === undefined) return ANONYMOUS
     const space = header.indexOf(' ')
+    // RFC 6750 §3.1: a request with another scheme (Basic, ...) lacks bearer credentials, like one without any.
+    if ((space === -1 ? header : header.slice(0, space)).toLowerCase() !== 'bearer') return ANONYMOUS
+    const wait = this.failures?.retryAfter(request.ip) ?? 0
+    if (wait > 0) return { kind: 'throttled', retryAfterSeconds: wait }
     const token = space === -1 ? '' : header.slice(space + 1).trim()
-    if (space === -1 || header.slice(0, space).toLowerCase() !== 'bearer' || token.length > MAX_TOKEN_LENGTH || !B64TOKEN.test(token)) {
+    if (token.length > MAX_TOKEN_LENGTH || !B64TOKEN.test(token)) {
       return { kind: 'invalid', reason: 'the Authorization header is not "Bearer <token>"' }
     }
     if (this.jwt !== undefined && looksLikeJwt(token)) return this.#verifyJwt(this.jwt, token)
@@ -170,6 +181,11 @@ async function authPlugin (app: FastifyInstance, opts: AuthPluginOptions): Promi
         return reject(request, reply, 'UNAUTHENTICATED', {
           detail: `The access token was refused: ${identification.reason}`,
           headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="${identification.reason.replace(/"/g, "'")}"` }
+        })
+      case 'throttled':
+        return reject(request, reply, 'RATE_LIMITED', {
+          detail: `Too many refused access tokens from this address; retry in ${identification.retryAfterSeconds} s`,
+          headers: { 'retry-after': String(identification.retryAfterSeconds) }
         })
       case 'unavailable':
         request.log.warn({ reason: identification.reason }, 'access token not checked: identity provider keys unavailable')

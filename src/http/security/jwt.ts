@@ -13,6 +13,14 @@ export interface JwtOptions {
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
 /** Clocks of the provider and of this server may differ a little. */
 const CLOCK_TOLERANCE_SECONDS = 30
+/**
+ * Token types (`typ` header, compared case-insensitively, `application/`
+ * optional) accepted as access tokens: RFC 9068's `at+jwt`, and the generic
+ * `JWT` or none at all, which providers that predate RFC 9068 (Entra ID,
+ * Keycloak, Okta) put on their access tokens. Any other type is a JWT of
+ * another kind (a logout token, a DPoP proof, a security event) and refused.
+ */
+const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'jwt'])
 
 /** The token is not acceptable: the client must get another (401). */
 export class TokenRejected extends Error {
@@ -40,8 +48,11 @@ const REJECTIONS: Record<string, string> = {
  * Verifies JWT access tokens of an identity provider with jose: signature
  * against the provider's JWKS (fetched on first use, cached, and fetched again
  * when a token names a key id it does not know, which is how rotated keys are
- * picked up), `iss`, `aud`, `exp` (required) and `nbf`. Scopes come from the
- * space-separated `scope` claim (RFC 8693 / RFC 9068); the principal is `sub`.
+ * picked up), `iss`, `aud`, `exp` (required), `nbf`, `iat` not in the future,
+ * `typ` (see ACCESS_TOKEN_TYPES). The principal is `sub`, a non-empty string.
+ * Scopes come from the `scope` claim (RFC 8693 / RFC 9068: space-separated;
+ * an array is read too) and from `scp` (Okta: an array; Entra ID: a
+ * space-separated string).
  */
 export class JwtVerifier {
   readonly #keys: JWTVerifyGetKey
@@ -54,8 +65,9 @@ export class JwtVerifier {
 
   async verify (token: string): Promise<Principal> {
     let payload
+    let protectedHeader
     try {
-      ({ payload } = await jwtVerify(token, this.#keys, {
+      ({ payload, protectedHeader } = await jwtVerify(token, this.#keys, {
         issuer: this.#options.issuer,
         audience: this.#options.audience,
         algorithms: ALGORITHMS,
@@ -69,11 +81,25 @@ export class JwtVerifier {
       if (reason !== undefined) throw new TokenRejected(reason)
       throw new KeysUnavailable(`the identity provider's keys could not be read: ${(err as Error).message}`)
     }
-    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(isScope) : []
+    if (!isAccessTokenType(protectedHeader.typ)) throw new TokenRejected('the token is not an access token (its typ header is not at+jwt)')
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new TokenRejected('the token\'s sub claim is not acceptable')
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw new TokenRejected('the token\'s iat claim is not acceptable (issued in the future)')
     // Accepted until the tolerance past `exp` is over: a stream opened with it ends then, when a request would be refused.
     const expiresAt = ((payload.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000
-    return { name: String(payload.sub), kind: 'jwt', scopes: new Set<Scope>(scopes), expiresAt }
+    return { name: payload.sub, kind: 'jwt', scopes: new Set<Scope>([...scopesOf(payload.scope), ...scopesOf(payload.scp)]), expiresAt }
   }
+}
+
+function isAccessTokenType (typ: string | undefined): boolean {
+  if (typ === undefined) return true
+  const type = typ.toLowerCase()
+  return ACCESS_TOKEN_TYPES.has(type.startsWith('application/') ? type.slice('application/'.length) : type)
+}
+
+/** This server's scopes in a `scope` or `scp` claim: a space-separated string or an array of strings. */
+function scopesOf (claim: unknown): Scope[] {
+  const names = typeof claim === 'string' ? claim.split(' ') : Array.isArray(claim) ? claim : []
+  return names.filter((name): name is Scope => typeof name === 'string' && isScope(name))
 }
 
 /** Three base64url parts separated by dots: the JWS compact form. Static tokens have no dots. */

@@ -23,6 +23,8 @@ const WARNING_INTERVAL_MS = 1000
  * get 503 + Retry-After in their service's shape at once instead of waiting
  * in a growing queue, and /readyz answers 503 so a load balancer sends
  * traffic elsewhere. The next sample under the limits ends it by itself.
+ * Which limit was passed goes to the log (a line a second) and to /metrics
+ * (rqs_overload_refusals_total by reason), never into the answer.
  */
 async function overloadPlugin (app: FastifyInstance, opts: OverloadPluginOptions): Promise<void> {
   let lastWarning = 0
@@ -44,11 +46,13 @@ async function overloadPlugin (app: FastifyInstance, opts: OverloadPluginOptions
         request.log.warn({ type, value }, 'overloaded: refusing requests')
       }
       const retryAfter = String(RETRY_AFTER_SECONDS)
+      // Why (which limit, how far past it) is for the operators, not for anonymous clients.
+      request.server.rqsMetrics?.countOverload(type)
       if (route === READINESS_PATH) {
         request.server.rqsMetrics?.countRejection('OVERLOADED')
         void reply.code(503).header('retry-after', retryAfter).send({ status: 'unavailable' }) // the shape /readyz documents
       } else {
-        opts.reject(request, reply, 'OVERLOADED', { detail: `The server is overloaded (${type}); retry in ${retryAfter} s`, headers: { 'retry-after': retryAfter } })
+        opts.reject(request, reply, 'OVERLOADED', { detail: `The server is overloaded; retry in ${retryAfter} s`, headers: { 'retry-after': retryAfter } })
       }
       return undefined
     }

@@ -6,7 +6,9 @@ import type { MountTable } from '../rest/index.js'
 import { auth, Authenticator, TokenFile } from './auth.js'
 import { authEnabled, type SecurityConfig } from '../../config/security.js'
 import { cors } from './cors.js'
-import { securityHeaders } from './headers.js'
+import { protectiveHeaders, securityHeaders } from './headers.js'
+import { allowedHosts, hostCheck, type HostAllowList } from './hosts.js'
+import { AuthFailureBudget } from './auth-failures.js'
 import { JwtVerifier } from './jwt.js'
 import { overload } from './overload.js'
 import { rateLimit } from './rate-limit.js'
@@ -14,24 +16,27 @@ import { rejecter } from './reject.js'
 
 export interface SecurityPluginOptions {
   config: SecurityConfig
+  /** The Host header values answered; undefined for any. */
+  hosts: HostAllowList | undefined
   /** Which service answers a path no route serves: refusals of such requests take its shape. */
   mounts: MountTable
 }
 
 /** The options for `app.register(security, …)` from the configuration. */
 export function securityPluginOptions (config: Config, mounts: MountTable): SecurityPluginOptions {
-  return { config: config.security, mounts }
+  return { config: config.security, hosts: allowedHosts(config.security.allowedHosts, config.host, config.publicUrl), mounts }
 }
 
 /**
  * Security and operations (issue 11), each part a plugin of its own and
  * registered only when switched on, in the order a request meets them:
- * security headers, CORS (preflights answered here), overload shedding,
+ * the Host check, protective or security headers, CORS (preflights answered here), overload shedding,
  * rate limits (which identify the client), authentication and scopes (on
  * every route, as it declares), then the audit log. Register it before the routes.
  */
-async function securityPlugin (app: FastifyInstance, { config, mounts }: SecurityPluginOptions): Promise<void> {
+async function securityPlugin (app: FastifyInstance, { config, hosts, mounts }: SecurityPluginOptions): Promise<void> {
   const reject = rejecter(mounts)
+  if (hosts !== undefined) await app.register(hostCheck, { hosts, reject })
   const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
   // Features that hold a principal beyond one request (the change feed's streams) check it again through this.
   if (authenticator !== undefined) app.decorate('authenticator', authenticator)
@@ -39,6 +44,7 @@ async function securityPlugin (app: FastifyInstance, { config, mounts }: Securit
   // one). Requests still meet it after the hooks below: a route's own hooks run after the server-wide ones.
   if (authenticator !== undefined) await app.register(auth, { authenticator, publicRead: config.authPublicRead, reject })
   if (config.securityHeaders) await app.register(securityHeaders)
+  else if (config.protectiveHeaders) await app.register(protectiveHeaders)
   if (config.corsOrigins !== undefined) await app.register(cors, { origins: config.corsOrigins })
   if (config.overload) {
     await app.register(overload, {
@@ -58,7 +64,7 @@ async function createAuthenticator (config: SecurityConfig): Promise<Authenticat
   const jwt = config.authJwksUrl === undefined || config.authIssuer === undefined || config.authAudience === undefined
     ? undefined
     : new JwtVerifier({ jwksUrl: config.authJwksUrl, issuer: config.authIssuer, audience: config.authAudience, cooldownMs: config.authJwksCooldownMs })
-  return new Authenticator(tokenFile, jwt)
+  return new Authenticator(tokenFile, jwt, new AuthFailureBudget(config.authFailureLimit))
 }
 
 declare module 'fastify' {

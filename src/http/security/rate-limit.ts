@@ -26,8 +26,8 @@ const REDIS_TIMEOUT_MS = 500
  * `RateLimit-Policy` and `RateLimit` headers; over the limit the answer is
  * 429 with `Retry-After` in the service's error shape. With Redis the
  * counters are shared by every instance; when Redis fails, requests pass
- * (a limiter must not turn a Redis outage into an rqs outage) and a warning
- * is logged.
+ * (a limiter must not turn a Redis outage into an rqs outage) without
+ * RateLimit headers (nobody counts them), and a warning is logged.
  */
 async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptions): Promise<void> {
   const { limit, authenticator, reject } = opts
@@ -40,7 +40,8 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
     global: false,
     max: limit.max,
     timeWindow: limit.windowMs,
-    skipOnError: true,
+    // Store errors reach the hook below, which lets the request pass without claiming a budget.
+    skipOnError: false,
     keyGenerator: async (request: FastifyRequest) => await clientKey(request, authenticator),
     ...(redis === undefined ? {} : { redis, nameSpace: 'rqs-rate-limit:' })
   })
@@ -52,7 +53,14 @@ async function rateLimitPlugin (app: FastifyInstance, opts: RateLimitPluginOptio
   app.addHook('onRequest', async function limitRate (request, reply) {
     // Probes and scrapes (routes that declare `probe`) are never limited: a load balancer or Prometheus must always get through.
     if (!request.is404 && request.routeOptions.config.rqs?.probe === true) return
-    const result = await check(request)
+    let result
+    try {
+      result = await check(request)
+    } catch (err) {
+      // Only Redis fails here (the in-process counters cannot): the request passes, and no RateLimit header claims a budget nobody counted.
+      if (redis === undefined) throw err
+      return
+    }
     if (result.isAllowed) return
     const reset = Math.max(0, result.ttlInSeconds)
     reply.header('ratelimit-policy', policy).header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
@@ -75,20 +83,26 @@ async function clientKey (request: FastifyRequest, authenticator: Authenticator 
 
 /**
  * Connects to Redis before the server listens: a wrong --redis stops
- * start-up with a clear message instead of running without shared limits.
+ * start-up with one clear line instead of running without shared limits.
  * At run time commands give up quickly and the limiter lets requests pass.
  */
 async function connectRedis (app: FastifyInstance, url: string): Promise<Redis> {
   const { Redis } = await import('ioredis')
+  let started = false
   const redis = new Redis(url, {
     connectTimeout: REDIS_TIMEOUT_MS,
     commandTimeout: REDIS_TIMEOUT_MS,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-    lazyConnect: true
+    lazyConnect: true,
+    // At start-up one attempt: the error below says what to do. Later, reconnect until it is back.
+    retryStrategy: (attempt) => started ? Math.min(attempt * 200, 2000) : null
   })
+  // What went wrong while connecting: ioredis itself only reports "Connection is closed."
+  let cause: Error | undefined
   let warned = false
   redis.on('error', (err: Error) => {
+    if (!started) { cause ??= err; return }
     if (!warned) app.log.warn({ err }, 'Redis for the rate limits is unavailable: requests are not limited until it is back')
     warned = true
   })
@@ -97,11 +111,18 @@ async function connectRedis (app: FastifyInstance, url: string): Promise<Redis> 
     await redis.connect()
   } catch (err) {
     redis.disconnect()
-    const where = new URL(url)
-    throw new Error(`cannot reach Redis at ${where.hostname}:${where.port || '6379'} for --redis: ${(err as Error).message}`, { cause: err })
+    const reason = (cause ?? err as Error).message
+    throw new Error(`cannot reach Redis at ${withoutCredentials(url)} for --redis (${reason}): start Redis there, or give the right URL with --redis / RQS_REDIS_URL`, { cause: err })
   }
+  started = true
   app.addHook('onClose', async () => { await redis.quit().catch(() => { redis.disconnect() }) })
   return redis
+}
+
+/** The URL without user name and password, for messages. */
+function withoutCredentials (url: string): string {
+  const { protocol, host, pathname } = new URL(url)
+  return `${protocol}//${host}${pathname === '/' ? '' : pathname}`
 }
 
 export const rateLimit = fp(rateLimitPlugin, { name: 'rqs-rate-limit', fastify: '5.x' })

@@ -33,6 +33,10 @@ export function rejecter (table: MountTable): Reject {
 declare module 'fastify' {
   interface FastifyInstance {
     /** Set by src/http/metrics.ts when --metrics is on. */
-    rqsMetrics?: { countRejection: (code: ErrorCode) => void }
+    rqsMetrics?: {
+      countRejection: (code: ErrorCode) => void
+      /** An overload refusal, by the limit passed (eventLoopDelay, heapUsedBytes, rssBytes, ...). */
+      countOverload: (reason: string) => void
+    }
   }
 }

@@ -181,14 +181,18 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   // Every other method (CONNECT too: src/http/connect.ts) reaches graphql-http, which answers 405 + Allow.
   app.route({ method: routableMethods(app).filter((m) => m !== 'GET' && m !== 'POST'), url: '/graphql', config: operation, exposeHeadRoute: false, handler: graphqlHandler })
 
-  app.get('/graphql/schema.graphql', { schema: sdlSchema, config: forPeople }, (_request, reply) => {
-    void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
-  })
+  // The SDL tells what introspection would: with introspection off there is none (404).
+  if (config.introspection) {
+    app.get('/graphql/schema.graphql', { schema: sdlSchema, config: forPeople, errorHandler: problems.handleError }, (_request, reply) => {
+      void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
+    })
+  }
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
     const page = graphiqlPage(`${base}/graphql`, `${base}/graphiql/`)
-    app.get('/graphiql', { schema: graphiqlSchema, config: forPeople }, (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
+    // A page, not GraphQL: its refusals (a foreign Host) are problems, like its files'.
+    app.get('/graphiql', { schema: graphiqlSchema, config: forPeople, errorHandler: problems.handleError }, (_request, reply) => { void reply.type('text/html; charset=utf-8').send(page) })
     // The bundle's files are not GraphQL: their errors (a refused dotfile, a failed If-Match) are problems, as elsewhere.
     await app.register(async (files) => {
       declareRoutes(files, { access: 'public' })
@@ -205,6 +209,6 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
     })
   } else {
     app.log.warn({ dir: config.graphiqlDir }, 'GraphiQL bundle not found: /graphiql answers 503 until `npm run build` has run')
-    app.get('/graphiql', { schema: graphiqlSchema, config: forPeople }, (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
+    app.get('/graphiql', { schema: graphiqlSchema, config: forPeople, errorHandler: problems.handleError }, (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
   }
 }

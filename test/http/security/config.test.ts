@@ -3,9 +3,10 @@ import { ConfigError, resolveConfig } from '../../../src/options.js'
 import { defaultSecurityConfig } from '../../../src/config/security.js'
 
 describe('security options', () => {
-  it('are all off by default', () => {
+  it('are all off by default, but for the protective headers, the Host check (issue 19) and the failure budget (which needs authentication)', () => {
     expect(resolveConfig({}, {}).security).toEqual(defaultSecurityConfig())
-    expect(defaultSecurityConfig()).toMatchObject({ authPublicRead: false, securityHeaders: false, trustProxy: false, overload: false, metrics: false, auditLog: false })
+    expect(defaultSecurityConfig()).toMatchObject({ authPublicRead: false, protectiveHeaders: true, securityHeaders: false, trustProxy: false, overload: false, metrics: false, auditLog: false })
+    expect(defaultSecurityConfig().allowedHosts).toBeUndefined()
     expect(defaultSecurityConfig().rateLimit).toBeUndefined()
     expect(defaultSecurityConfig().corsOrigins).toBeUndefined()
   })

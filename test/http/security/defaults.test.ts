@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { helmetHeaders } from '../../../src/http/security/headers.js'
+import { resolveConfig } from '../../../src/options.js'
+import { contentSecurityPolicy, helmetHeaders } from '../../../src/http/security/headers.js'
 import { security, writeTokensFile, type TokensFile } from './helpers.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
@@ -16,22 +17,87 @@ describe('with no security option (npm start)', () => {
   beforeAll(async () => { server = await startServer() })
   afterAll(async () => { await server?.close() })
 
-  it('registers no hook of its own on any route: the request path costs what it did', () => {
-    // The server's own hooks (request id, mounts, compression) and Fastify's HEAD handler: all there was before issue 11;
-    // since issue 19 routes that take content also read Content-Encoding and Content-Type before parsing,
-    // and the change feed's route closes the connection of every answer that is not a stream.
-    expect([...hookNames(server)].sort()).toEqual(['anonymous', 'closeConnection', 'headRouteOnSendHandler', 'onRequest', 'onSend', 'readContentHeaders'])
+  it('registers no hook of its own on any route but the Host check and the protective headers (issue 19)', () => {
+    // The server's own hooks (request id, mounts, compression), Fastify's HEAD handler, the two on by default (issue 19),
+    // the Content-Encoding and Content-Type check of routes that take content (issue 19), and the change feed's
+    // route closing the connection of every answer that is not a stream.
+    expect([...hookNames(server)].sort()).toEqual(['addProtectiveHeaders', 'anonymous', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'onRequest', 'onSend', 'readContentHeaders'])
     for (const hook of ['checkAccess', 'limitRate', 'addSecurityHeaders', 'varyByOrigin', 'observeRequest', 'audit']) expect(hookNames(server)).not.toContain(hook)
   })
 
-  it('answers as the spec says: no token needed, no extra headers, no /metrics, no CORS', async () => {
+  it('answers as the spec says: no token needed, no rate limit headers, no /metrics, no CORS', async () => {
     const created = await request(`${server.origin}/students`, { method: 'POST', json: ada })
     expect(created.status).toBe(201)
-    for (const header of ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'ratelimit', 'ratelimit-policy', 'www-authenticate', 'access-control-allow-origin']) {
+    for (const header of ['referrer-policy', 'ratelimit', 'ratelimit-policy', 'www-authenticate', 'access-control-allow-origin']) {
       expect(created.headers.get(header), header).toBeNull()
     }
     expect((await request(`${server.origin}/metrics`)).status).toBe(404)
     expect((await request(`${server.origin}/graphql`, { method: 'OPTIONS', headers: { origin: 'https://a.example', 'access-control-request-method': 'POST' } })).status).toBe(405)
+  })
+})
+
+/**
+ * Issue 19, item 8: without --security-headers, /app/ could be framed
+ * (clickjacking) and nothing said nosniff. Now every answer says nosniff
+ * and refuses framing, and pages carry the Content-Security-Policy.
+ */
+describe('the protective headers, on by default', () => {
+  let server: RunningServer
+  beforeAll(async () => { server = await startServer() })
+  afterAll(async () => { await server?.close() })
+
+  const PAGES: Array<[string, RequestInit]> = [
+    ['/app/', {}], ['/', { headers: { accept: 'text/html' } }], ['/graphiql', {}], ['/docs/', {}], ['/docs/api/', {}], ['/errors', { headers: { accept: 'text/html' } }],
+    ['/students/assets/index.html', {}]
+  ]
+  for (const [path, init] of PAGES) {
+    it(`the page ${path}: nosniff, no framing (X-Frame-Options and frame-ancestors), the Content-Security-Policy`, async () => {
+      const res = await request(`${server.origin}${path}`, init)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/)
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(res.headers.get('x-frame-options')).toBe('DENY')
+      expect(res.headers.get('content-security-policy')).toBe(contentSecurityPolicy())
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+      // The rest of helmet's set stays with --security-headers.
+      expect(res.headers.get('referrer-policy')).toBeNull()
+    })
+  }
+
+  it('JSON answers and errors of every service: nosniff and no framing, without the page policy\'s bytes on the REST answers', async () => {
+    await request(`${server.origin}/students`, { method: 'POST', json: ada })
+    for (const path of ['/students/0', '/v2/students/0', '/addresses', '/students/99', '/addresses/x']) {
+      const res = await request(`${server.origin}${path}`)
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff')
+      expect(res.headers.get('x-frame-options'), path).toBe('DENY')
+      expect(res.headers.get('content-security-policy'), path).toBeNull()
+    }
+    for (const [path, init] of [['/graphql', { method: 'POST', json: { query: '{ albums { title } }' } }], ['/nowhere', {}], ['/healthz', {}]] as const) {
+      const res = await request(`${server.origin}${path}`, init)
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff')
+      expect(res.headers.get('x-frame-options'), path).toBe('DENY')
+    }
+  })
+})
+
+describe('--no-security-headers', () => {
+  let server: RunningServer
+  beforeAll(async () => { server = await startServer({ security: security({ protectiveHeaders: false, allowedHosts: '*' }) }) })
+  afterAll(async () => { await server?.close() })
+
+  it('sends none of them, and with --allowed-hosts * the server adds no hook of its own', async () => {
+    for (const path of ['/app/', '/students']) {
+      const res = await request(`${server.origin}${path}`)
+      for (const header of ['content-security-policy', 'x-content-type-options', 'x-frame-options']) expect(res.headers.get(header), `${path} ${header}`).toBeNull()
+    }
+    expect([...hookNames(server)].sort()).toEqual(['anonymous', 'headRouteOnSendHandler', 'onRequest', 'onSend'])
+  })
+
+  it('is the flag --no-security-headers or RQS_NO_SECURITY_HEADERS; it contradicts --security-headers', () => {
+    expect(resolveConfig({}, {}).security.protectiveHeaders).toBe(true)
+    expect(resolveConfig({ 'no-security-headers': true }, {}).security.protectiveHeaders).toBe(false)
+    expect(resolveConfig({}, { RQS_NO_SECURITY_HEADERS: 'true' }).security.protectiveHeaders).toBe(false)
+    expect(() => resolveConfig({ 'no-security-headers': true, 'security-headers': true }, {})).toThrow(/contradict/)
   })
 })
 
@@ -73,6 +139,10 @@ describe('--security-headers', () => {
       expect(csp, path).toContain("object-src 'none'")
       expect(res.headers.get('strict-transport-security'), path).toBeNull()
     }
+  })
+
+  it('the page policy of the default set is the same policy', () => {
+    expect(helmetHeaders()['content-security-policy']).toBe(contentSecurityPolicy())
   })
 
   it('are the headers helmet itself sets for these options, worked out once', () => {

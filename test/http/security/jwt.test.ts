@@ -57,7 +57,8 @@ beforeAll(async () => {
   const url = await jwks.start()
   tokens = await writeTokensFile({ ci: ['read'] })
   server = await startServer({
-    security: security({ authJwksUrl: url, authIssuer: ISSUER, authAudience: AUDIENCE, authJwksCooldownMs: 0, authTokensFile: tokens.path })
+    // Many refused tokens from one address on purpose: a failure budget they cannot spend.
+    security: security({ authJwksUrl: url, authIssuer: ISSUER, authAudience: AUDIENCE, authJwksCooldownMs: 0, authTokensFile: tokens.path, authFailureLimit: { max: 1000, windowMs: 60_000 } })
   })
 })
 afterAll(async () => {
@@ -119,6 +120,59 @@ describe('JWT access tokens verified against the identity provider JWKS', () => 
     const withdrawn = await get('/students', await sign(first, { scope: 'read' }))
     expectShape(withdrawn, 'envelope', 401, 'UNAUTHENTICATED')
     jwks.keys = [first.jwk]
+  })
+})
+
+/** A token with exactly these claims (iss, aud, exp added unless given) and this `typ` header (none when null). */
+async function signRaw (key: Key, claims: Record<string, unknown>, typ: string | null = 'at+jwt'): Promise<string> {
+  const now = Math.floor(Date.now() / 1000)
+  const header = typ === null ? { alg: 'ES256', kid: key.kid } : { alg: 'ES256', kid: key.kid, typ }
+  return await new SignJWT({ iss: ISSUER, aud: AUDIENCE, exp: now + 300, iat: now, ...claims }).setProtectedHeader(header).sign(key.privateKey)
+}
+
+/** Issue 19, item 9: what else an access token must be, and where providers put scopes. */
+describe('JWT claims and header checked beyond the signature', () => {
+  const read = async (token: string): Promise<Awaited<ReturnType<typeof request>>> => await get('/students', token)
+  const write = async (token: string): Promise<Awaited<ReturnType<typeof request>>> =>
+    await request(`${server.origin}/addresses`, { method: 'POST', json: { name: 'A', city: 'B', postalCode: '1' }, headers: bearer(token) })
+
+  it('typ: at+jwt and application/at+jwt (RFC 9068), the generic JWT, or none, in any case', async () => {
+    for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'JWT', null]) {
+      expect((await read(await signRaw(first, { sub: 'alice', scope: 'read' }, typ))).status, String(typ)).toBe(200)
+    }
+  })
+
+  it('typ of another kind of JWT (logout token, DPoP proof, security event, ID token type): 401', async () => {
+    for (const typ of ['logout+jwt', 'dpop+jwt', 'application/secevent+jwt', 'id_token+jwt']) {
+      const res = await read(await signRaw(first, { sub: 'alice', scope: 'read' }, typ))
+      expectShape(res, 'envelope', 401, 'UNAUTHENTICATED')
+      expect(res.headers.get('www-authenticate'), typ).toContain('not an access token')
+    }
+  })
+
+  it('a sub that is not a non-empty string is refused, never logged or limited as "[object Object]"', async () => {
+    for (const sub of [{ id: 'alice' }, ['alice'], 42, '']) {
+      const res = await read(await signRaw(first, { sub, scope: 'read' }))
+      expectShape(res, 'envelope', 401, 'UNAUTHENTICATED')
+      expect(res.headers.get('www-authenticate'), JSON.stringify(sub)).toContain('sub claim')
+    }
+  })
+
+  it('an iat in the future beyond the 30 s clock tolerance is refused; within it, accepted', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    const future = await read(await signRaw(first, { sub: 'alice', scope: 'read', iat: now + 3600 }))
+    expectShape(future, 'envelope', 401, 'UNAUTHENTICATED')
+    expect(future.headers.get('www-authenticate')).toContain('iat')
+    expect((await read(await signRaw(first, { sub: 'alice', scope: 'read', iat: now + 10 }))).status).toBe(200)
+  })
+
+  it('scopes from scp as an array (Okta) or a string (Entra ID), and from scope as an array', async () => {
+    expect((await read(await signRaw(first, { sub: 'okta-user', scp: ['openid', 'read'] }))).status).toBe(200)
+    expectShape(await write(await signRaw(first, { sub: 'okta-user', scp: ['openid', 'read'] })), 'problem', 403, 'FORBIDDEN')
+    expect((await write(await signRaw(first, { sub: 'entra-user', scp: 'read write' }))).status).toBe(201)
+    expect((await read(await signRaw(first, { sub: 'array-user', scope: ['read'] }))).status).toBe(200)
+    // Not strings: no scope at all.
+    expectShape(await read(await signRaw(first, { sub: 'odd-user', scp: [{ read: true }], scope: 7 })), 'envelope', 403, 'FORBIDDEN')
   })
 })
 

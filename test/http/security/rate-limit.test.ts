@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeConfig } from '../../../src/options.js'
 import { buildServer } from '../../../src/server.js'
+import { runMain } from '../../helpers/cli.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { bearer, expectShape, security, writeTokensFile, type Shape, type TokensFile } from './helpers.js'
 
@@ -90,6 +91,14 @@ describe('rate limit per principal when authenticated', () => {
 describe('--redis that cannot be reached at start-up', () => {
   it('stops start-up with a message naming it', async () => {
     const config = makeConfig({ logLevel: 'silent', security: security({ rateLimit: { max: 3, windowMs: MINUTE }, redisUrl: 'redis://127.0.0.1:1' }) })
-    await expect(buildServer(config)).rejects.toThrow(/cannot reach Redis at 127\.0\.0\.1:1/)
+    await expect(buildServer(config)).rejects.toThrow(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1 /)
+  })
+
+  it('rqs serve: one line naming the URL (without its password), the cause and what to do; exit code 1, no warning before it (issue 19)', async () => {
+    const { code, stdout, stderr } = await runMain(['serve', '--port', '0', '--rate-limit', '3/min', '--redis', 'redis://rqs:secret@127.0.0.1:1/2'], { RQS_LOG_FORMAT: 'json' })
+    expect(code).toBe(1)
+    expect(stderr).toBe('rqs: could not start: cannot reach Redis at redis://127.0.0.1:1/2 for --redis (connect ECONNREFUSED 127.0.0.1:1): start Redis there, or give the right URL with --redis / RQS_REDIS_URL\n')
+    expect(stderr).not.toContain('Connection is closed')
+    expect(stdout).not.toContain('Redis')
   })
 })

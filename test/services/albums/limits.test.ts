@@ -1,7 +1,7 @@
 import { getIntrospectionQuery } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../../../src/options.js'
-import { startServer, type RunningServer } from '../../helpers/server.js'
+import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { graphql } from './helpers.js'
 
 /** A document `depth` levels deep, through introspection (albums alone is only 2 deep). */
@@ -104,6 +104,16 @@ describe('query limits (depth, fields, aliases, size) and the introspection swit
     it('queries and __typename still work', async () => {
       const res = await graphql(closed.origin, '{ __typename albums(titleFilter: "Pet") { __typename title } }')
       expect(res.body).toEqual({ data: { __typename: 'Query', albums: [{ __typename: 'Album', title: 'Pet Sounds' }] } })
+    })
+
+    it('the schema as SDL is not served either: 404, and the API description no longer lists it (issue 19)', async () => {
+      const sdl = await request(`${closed.origin}/graphql/schema.graphql`)
+      expect(sdl.status).toBe(404)
+      expect(sdl.text).not.toContain('type Query')
+      const described = await request(`${closed.origin}/openapi.json`)
+      expect(Object.keys(described.body.paths)).not.toContain('/graphql/schema.graphql')
+      // With introspection on (the default) it is there.
+      expect(Object.keys((await request(`${server.origin}/openapi.json`)).body.paths)).toContain('/graphql/schema.graphql')
     })
   })
 })

@@ -37,6 +37,7 @@ export const de: MessageTable = {
   RATE_LIMITED: { title: 'Zu viele Anfragen', message: 'Sie haben zu viele Anfragen gesendet. Bitte warten Sie einen Moment und versuchen Sie es erneut.' },
   OVERLOADED: { title: 'Server überlastet', message: 'Der Dienst ist gerade stark ausgelastet. Bitte versuchen Sie es gleich noch einmal.' },
   AUTH_UNAVAILABLE: { title: 'Anmeldung vorübergehend nicht möglich', message: 'Ihr Zugriff konnte gerade nicht geprüft werden. Bitte versuchen Sie es gleich noch einmal.' },
+  HOST_NOT_ALLOWED: { title: 'Unbekannter Hostname', message: 'Dieser Server ist unter dem verwendeten Namen nicht erreichbar. Bitte verwenden Sie seine übliche Adresse.' },
 
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { title: 'Unzulässige Zeichen', message: '{field} enthält Zeichen, die nicht gespeichert werden können.' },

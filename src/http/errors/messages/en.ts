@@ -37,6 +37,7 @@ export const en: MessageTable = {
   RATE_LIMITED: { title: 'Too many requests', message: 'You sent too many requests. Please wait a moment and try again.' },
   OVERLOADED: { title: 'Server overloaded', message: 'The service is very busy right now. Please try again shortly.' },
   AUTH_UNAVAILABLE: { title: 'Sign-in temporarily unavailable', message: 'Your access could not be checked right now. Please try again shortly.' },
+  HOST_NOT_ALLOWED: { title: 'Unknown host name', message: 'This server cannot be reached under the name you used. Please use its usual address.' },
 
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { title: 'Characters not allowed', message: '{field} contains characters that cannot be stored.' },

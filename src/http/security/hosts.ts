@@ -1,0 +1,96 @@
+import { isIP } from 'node:net'
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { hostForm } from '../../config/security.js'
+import type { Reject } from './reject.js'
+
+/** The names a loopback server always answers to (besides IP addresses, see HostAllowList). */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
+/** The longest Host value quoted back in a refusal. */
+const MAX_QUOTED = 100
+
+/**
+ * Which Host header values the server answers (DNS-rebinding protection):
+ * the listed names, with any port or none, and every IP address. A rebinding
+ * attack needs a name (the attacker's, resolved to this server's address), so
+ * an IP address in Host is never one; accepting them keeps health probes and
+ * load balancers that address the server by IP working.
+ */
+export class HostAllowList {
+  readonly #names: ReadonlySet<string>
+
+  /** `names` are host names or IP addresses, `[::1]` for IPv6, lower case, without port. */
+  constructor (names: Iterable<string>) {
+    this.#names = new Set(names)
+  }
+
+  get names (): string[] {
+    return [...this.#names]
+  }
+
+  /**
+   * True when the server answers to this Host header. A request without one
+   * (HTTP/1.0) passes: a browser always sends it, so it cannot be a rebinding.
+   */
+  allows (host: string | undefined): boolean {
+    if (host === undefined || this.#names.has(host)) return true
+    const name = withoutPort(host)
+    if (this.#names.has(name)) return true
+    const lower = name.toLowerCase()
+    return (lower !== name && this.#names.has(lower)) || isIP(lower.startsWith('[') ? lower.slice(1, -1) : lower) !== 0
+  }
+}
+
+/** `example.com:8080` → `example.com`, `[::1]:8080` → `[::1]`. */
+function withoutPort (host: string): string {
+  const colon = host.lastIndexOf(':')
+  return colon === -1 || host.endsWith(']') ? host : host.slice(0, colon)
+}
+
+/** True for addresses and names that only reach this machine. */
+export function isLoopback (bind: string): boolean {
+  const name = bind.toLowerCase()
+  return name === 'localhost' || name === '::1' || (isIP(name) === 4 && name.startsWith('127.'))
+}
+
+/**
+ * The hosts the server answers to, or undefined for any (no check at all).
+ * `--allowed-hosts *` allows any. Otherwise the loopback names, the address
+ * or name the server listens on and the host of --public-url are always
+ * allowed, and the names of `--allowed-hosts` on top. Without
+ * `--allowed-hosts`, a server listening beyond loopback (0.0.0.0) allows any
+ * host unless --public-url says which name clients use: it is reached by
+ * names it cannot know (its addresses, a service name, a load balancer's).
+ */
+export function allowedHosts (listed: string[] | '*' | undefined, bind: string, publicUrl: string | undefined): HostAllowList | undefined {
+  if (listed === '*') return undefined
+  if (listed === undefined && !isLoopback(bind) && publicUrl === undefined) return undefined
+  const names = new Set([...LOOPBACK_NAMES, hostForm(bind), ...(listed ?? [])])
+  if (publicUrl !== undefined) names.add(new URL(publicUrl).hostname.toLowerCase())
+  return new HostAllowList(names)
+}
+
+export interface HostsPluginOptions {
+  hosts: HostAllowList
+  reject: Reject
+}
+
+/**
+ * Refuses requests whose Host the server does not answer to (DNS rebinding:
+ * a page of evil.example whose name now resolves to 127.0.0.1 would
+ * otherwise drive this server from the victim's browser). The first check of
+ * every request, matched or not: 421 Misdirected Request in the shape of the
+ * path's service.
+ */
+async function hostsPlugin (app: FastifyInstance, { hosts, reject }: HostsPluginOptions): Promise<void> {
+  app.addHook('onRequest', function checkHost (request, reply, done) {
+    const host = request.headers.host
+    if (host === undefined || hosts.allows(host)) { done(); return }
+    const quoted = JSON.stringify(host.length > MAX_QUOTED ? `${host.slice(0, MAX_QUOTED)}…` : host)
+    reject(request, reply, 'HOST_NOT_ALLOWED', {
+      detail: `This server does not answer to the host ${quoted}; an operator can allow it with --allowed-hosts`
+    })
+  })
+}
+
+export const hostCheck = fp(hostsPlugin, { name: 'rqs-host-check', fastify: '5.x' })
