@@ -43,9 +43,9 @@ describe('a service from outside (test/fixtures/notes-service.ts)', () => {
     const audits = (): any[] => lines.filter((l) => l.includes('"msg":"audit"')).map((l) => JSON.parse(l).audit)
     await expect.poll(() => audits().length).toBe(3)
     expect(audits()).toEqual([
-      { action: 'create', service: 'notes', principal: null, outcome: 'refused', status: 401 },
-      { action: 'create', service: 'notes', principal: 'reader', outcome: 'refused', status: 403 },
-      { action: 'create', service: 'notes', id: '0', principal: 'writer', outcome: 'success', status: 201 }
+      { action: 'create', service: 'notes', principal: null, outcome: 'refused', status: 401, serverRequestId: expect.any(String) },
+      { action: 'create', service: 'notes', principal: 'reader', outcome: 'refused', status: 403, serverRequestId: expect.any(String) },
+      { action: 'create', service: 'notes', id: '0', principal: 'writer', outcome: 'success', status: 201, serverRequestId: expect.any(String) }
     ])
   })
 
