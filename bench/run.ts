@@ -3,7 +3,8 @@
  * of issue 12 (see bench/README.md). Servers run one process each on CPU 0,
  * the load generator (wrk, else autocannon) on CPU 1, everything on
  * 127.0.0.1 and bounded in time. Prints one Markdown table and writes
- * bench/results/latest.json.
+ * bench/results/latest.json and its chart, latest.svg (quick.json and
+ * quick.svg for --quick).
  *
  *   npm run bench                          # every row (≈ 15 min)
  *   npm run bench -- --quick               # every row, tiny and bounded (CI: proves the bench works)
@@ -19,13 +20,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { compare, httpContender, type Goal, type RowResult, type Settings } from './lib/compare.js'
+import { compare, httpContender, type AnswerCheck, type Goal, type RowResult, type Settings } from './lib/compare.js'
 import { largeList } from './lib/large.js'
 import { GENERATOR } from './lib/load.js'
 import { ServerPool, type ServerRecipe } from './lib/pool.js'
 import { freshDatabase, pgbenchInit, pgbenchRun } from './lib/postgres.js'
 import { LOAD_CPU, PINNING, ROOT, SERVER_CPU, disablePinning, killAll, onInterrupt, pinSelfToLoadCore, type RunningServer, type ServerSpec } from './lib/procs.js'
 import { formatTable, writeResults } from './lib/report.js'
+import { ratioChart } from './lib/chart.js'
 import type { BareRoute } from './servers/node-http.js'
 import { R, rqsSpec } from './lib/requests.js'
 import type { LoadRequest } from './lib/load.js'
@@ -105,6 +107,7 @@ const recipes: Record<string, ServerRecipe> = {
       { kind: 'echo', method: 'PUT', path: '/addresses/1', status: 200, envelope: false, id: 1 }
     ])
   },
+  'fastify-bare': { label: 'fastify-bare', script: 'fastify-bare.ts' },
   fastify: { label: 'fastify', script: 'fastify.ts' },
   express: { label: 'express', script: 'express.ts' },
   apollo: { label: 'apollo', script: 'apollo.ts' },
@@ -117,6 +120,9 @@ const recipes: Record<string, ServerRecipe> = {
   'rqs-rss': rqsSpec('rqs-rss', sizes.rss, { nodeArgs: ['--expose-gc'] }),
   'rqs-memory': rqsSpec('rqs-memory', 1, { nodeArgs: ['--expose-gc'] }),
   'rqs-metrics': rqsSpec('rqs-metrics', 1, { env: { BENCH_METRICS: '1' } }),
+  // Both set explicitly, so the row means the same whichever way the default of --security-headers points.
+  'rqs-headers-on': rqsSpec('rqs-headers-on', 1, { env: { BENCH_SECURITY_HEADERS: 'on' } }),
+  'rqs-headers-off': rqsSpec('rqs-headers-off', 1, { env: { BENCH_SECURITY_HEADERS: 'off' } }),
   'rqs-sqlite': rqsSpec('rqs-sqlite', 1, { env: { BENCH_STORE: `sqlite:${join(temp, 'bench.db')}` } }),
   'rqs-postgres': async () => {
     postgres = await freshDatabase(DATABASE_URL!)
@@ -141,20 +147,35 @@ const statusIs = (status: number) => (s: number): string | undefined => s === st
 const albumsCount = (n: number) => (s: number, body: string): string | undefined =>
   s === 200 && (JSON.parse(body) as { data?: { albums?: unknown[] } }).data?.albums?.length === n ? undefined : `not ${n} albums`
 
-/** A REST row: rqs against the bare server, Fastify alone and Express 5. */
-function restRow (id: string, title: string, request: LoadRequest, status: number, bareLabel: string, goal?: Omit<Goal, 'against'>, rqsCheck?: (s: number, b: string) => string | undefined): RowSpec {
+/** A REST row: rqs against the bare server, Fastify (nothing added, when asked; the hand-written service) and Express 5. */
+function restRow (id: string, title: string, request: LoadRequest, status: number, bareLabel: string, options: RestRowOptions = {}): RowSpec {
+  const { goal, rqsCheck, nothingAdded = false } = options
   return {
     id,
     title,
-    servers: ['rqs', 'bare', 'fastify', 'express'],
+    servers: ['rqs', 'bare', ...(nothingAdded ? ['fastify-bare'] : []), 'fastify', 'express'],
     run: async (s) => await compare({ id, title, goal: goal === undefined ? undefined : { ...goal, against: bareLabel } }, [
       httpContender('rqs (default config)', 'target', s.rqs!, request, settings.connections, rqsCheck ?? statusIs(status)),
       httpContender(bareLabel, 'baseline', s.bare!, request, settings.connections, statusIs(status)),
-      httpContender('fastify alone', 'baseline', s.fastify!, request, settings.connections, statusIs(status)),
+      ...(nothingAdded ? [httpContender(FASTIFY_BARE, 'baseline', s['fastify-bare']!, request, settings.connections, statusIs(status))] : []),
+      httpContender(FASTIFY_SERVICE, 'baseline', s.fastify!, request, settings.connections, statusIs(status)),
       httpContender('express 5', 'baseline', s.express!, request, settings.connections, statusIs(status))
     ], settings)
   }
 }
+
+interface RestRowOptions {
+  goal?: Omit<Goal, 'against'>
+  /** What rqs's answer must be (default: the status). */
+  rqsCheck?: AnswerCheck
+  /** Also Fastify with nothing added (servers/fastify-bare.ts): the framework's ceiling for this request. */
+  nothingAdded?: boolean
+}
+
+/** Fastify 5 with one route per request and nothing else (servers/fastify-bare.ts). */
+const FASTIFY_BARE = 'fastify, nothing added'
+/** Fastify 5 as a hand-written service (servers/fastify.ts); the row was "fastify alone" until issue 20. */
+const FASTIFY_SERVICE = 'fastify, hand-written service'
 
 /** A GraphQL row: rqs against the bare server, Apollo Server 5 and GraphQL Yoga 5. */
 function graphqlRow (id: string, title: string, request: LoadRequest, albums: number, goal?: Omit<Goal, 'against'>, barePath = request.path): RowSpec {
@@ -170,6 +191,13 @@ function graphqlRow (id: string, title: string, request: LoadRequest, albums: nu
       httpContender('graphql yoga 5', 'baseline', s.yoga!, request, settings.connections, albumsCount(albums))
     ], settings)
   }
+}
+
+/** 200, and the protective headers present (`on`) or absent: the row compares what it says it does. */
+const hasSecurityHeaders = (on: boolean): AnswerCheck => (s, _body, headers) => {
+  if (s !== 200) return `status ${s}, expected 200`
+  const sent = headers.has('content-security-policy') && headers.get('x-content-type-options') === 'nosniff'
+  return sent === on ? undefined : on ? 'no security headers' : 'security headers although off'
 }
 
 const noDatabase = (): string | undefined => DATABASE_URL === undefined ? 'DATABASE_URL is not set' : undefined
@@ -188,13 +216,16 @@ const ROWS: RowSpec[] = [
       return { ...r, title: 'generator ceiling: GET bare node:http' }
     }
   },
-  restRow('get-student', 'GET /students/{id}', R.getStudent, 200, 'node:http (same bytes)', { min: 0.9, text: '≥ 0.90× bare' },
-    (s, b) => s === 200 && b === STUDENT_BODY ? undefined : 'not the seeded student'),
+  restRow('get-student', 'GET /students/{id}', R.getStudent, 200, 'node:http (same bytes)', {
+    goal: { min: 0.9, text: '≥ 0.90× bare' },
+    rqsCheck: (s, b) => s === 200 && b === STUDENT_BODY ? undefined : 'not the seeded student',
+    nothingAdded: true
+  }),
   restRow('get-address', 'GET /addresses/{id}', R.getAddress, 200, 'node:http (same bytes)'),
   graphqlRow('graphql-post', 'GraphQL albums (POST, all fields)', R.graphqlPost, 3, { min: 0.8, text: '≥ 0.80× bare' }),
   graphqlRow('graphql-get', 'GraphQL albums (GET)', R.graphqlGet, 3),
   graphqlRow('graphql-filter', 'GraphQL albums(titleFilter) (POST)', R.graphqlFilter, 1, undefined, FILTER_PATH),
-  restRow('post-student', 'POST /students', R.postStudent, 201, 'node:http JSON echo', { min: 0.85, text: '≥ 0.85× echo' }),
+  restRow('post-student', 'POST /students', R.postStudent, 201, 'node:http JSON echo', { goal: { min: 0.85, text: '≥ 0.85× echo' }, nothingAdded: true }),
   restRow('put-student', 'PUT /students', R.putStudent, 200, 'node:http JSON echo'),
   restRow('post-address', 'POST /addresses', R.postAddress, 201, 'node:http JSON echo'),
   restRow('put-address', 'PUT /addresses/{id}', R.putAddress, 200, 'node:http JSON echo'),
@@ -210,7 +241,7 @@ const ROWS: RowSpec[] = [
         httpContender('rqs (default config)', 'target', s['rqs-list']!, R.listStudents, settings.connections, holds),
         httpContender('express 5', 'baseline', s['express-list']!, R.listStudents, settings.connections, holds),
         httpContender('node:http (same bytes)', 'baseline', s['bare-list']!, R.listStudents, settings.connections, holds),
-        httpContender('fastify alone', 'baseline', s['fastify-list']!, R.listStudents, settings.connections, holds)
+        httpContender(FASTIFY_SERVICE, 'baseline', s['fastify-list']!, R.listStudents, settings.connections, holds)
       ], settings)
     }
   },
@@ -221,6 +252,15 @@ const ROWS: RowSpec[] = [
     run: async (s) => await compare({ id: 'metrics-get', title: 'GET /students/{id} with --metrics', goal: { against: 'rqs, metrics off', min: 0.95, text: '≥ 0.95× metrics off' } }, [
       httpContender('rqs, --metrics', 'target', s['rqs-metrics']!, R.getStudent, settings.connections, statusIs(200)),
       httpContender('rqs, metrics off', 'baseline', s['rqs-memory']!, R.getStudent, settings.connections, statusIs(200))
+    ], settings)
+  },
+  {
+    id: 'headers',
+    title: 'GET /students/{id} with the security headers',
+    servers: ['rqs-headers-on', 'rqs-headers-off'],
+    run: async (s) => await compare({ id: 'headers', title: 'GET /students/{id} with the security headers', goal: { against: 'rqs, headers off', min: 0.98, text: '≥ 0.98× headers off' } }, [
+      httpContender('rqs, headers on', 'target', s['rqs-headers-on']!, R.getStudent, settings.connections, hasSecurityHeaders(true)),
+      httpContender('rqs, headers off', 'baseline', s['rqs-headers-off']!, R.getStudent, settings.connections, hasSecurityHeaders(false))
     ], settings)
   },
   {
@@ -369,6 +409,8 @@ try {
 
 // A quick run does not overwrite the reference figures of the last full run.
 const file = writeResults({ ...meta, loadAverageAtEnd: loadavg().map((v) => Number(v.toFixed(2))) }, results, flags.out ?? (quick ? 'quick.json' : 'latest.json'))
+const chart = file.replace(/\.json$/, '') + '.svg'
+writeFileSync(chart, ratioChart(meta, results))
 console.log(formatTable(results))
-console.log(`\nwritten to ${file}`)
+console.log(`\nwritten to ${file}, its chart to ${chart}`)
 process.exitCode = failed ? 1 : 0

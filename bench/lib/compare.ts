@@ -51,6 +51,8 @@ export interface RowResult {
   title: string
   /** The issue's target for this row, in words. */
   goal?: string
+  /** The same target as a number: rqs's rate ÷ the `against` line's must reach `min`. */
+  target?: { against: string, min: number }
   met?: boolean
   skipped?: string
   note?: string
@@ -65,8 +67,11 @@ export interface Goal {
   text: string
 }
 
+/** What a contender's one answer must be: undefined when it is right, else what is wrong. */
+export type AnswerCheck = (status: number, body: string, headers: Headers) => string | undefined
+
 /** A contender that loads one server with one request. */
-export function httpContender (label: string, role: Contender['role'], server: RunningServer, request: LoadRequest, connections: number, check?: (status: number, body: string) => string | undefined): Contender {
+export function httpContender (label: string, role: Contender['role'], server: RunningServer, request: LoadRequest, connections: number, check?: AnswerCheck): Contender {
   return {
     label,
     role,
@@ -74,7 +79,7 @@ export function httpContender (label: string, role: Contender['role'], server: R
     check: async () => {
       const res = await fetch(`${server.origin}${request.path}`, { method: request.method, body: request.body, headers: request.headers })
       const body = await res.text()
-      const problem = check?.(res.status, body) ?? (res.status >= 400 ? `status ${res.status}` : undefined)
+      const problem = check?.(res.status, body, res.headers) ?? (res.status >= 400 ? `status ${res.status}` : undefined)
       if (problem !== undefined) throw new Error(`${label} ${request.method} ${request.path}: ${problem}: ${body.slice(0, 300)}`)
     }
   }
@@ -122,6 +127,7 @@ export async function compare (row: { id: string, title: string, goal?: Goal }, 
   if (row.goal !== undefined) {
     const against = lines.find((l) => l.label === row.goal!.against)
     result.goal = row.goal.text
+    result.target = { against: row.goal.against, min: row.goal.min }
     if (against?.ratio !== undefined) result.met = against.ratio >= row.goal.min
   }
   return result
