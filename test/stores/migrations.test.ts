@@ -52,6 +52,25 @@ describe('SQLite migrations', () => {
     await spec.close()
   })
 
+  it('step 5 folds the text of the records a step-4 file holds, and the change log does not count that as changes', async () => {
+    const path = join(tmp.dir, 'v4.db')
+    const db = new Database(path)
+    migrateSqlite(db, SQLITE_MIGRATIONS.filter((m) => m.version <= 4))
+    db.exec("INSERT INTO rqs_students VALUES (0, 'Σίσυφος', 'STRAẞE', 1), (1, 'x', 'y', 2); UPDATE rqs_student_count SET n = 2")
+    db.exec("INSERT INTO rqs_addresses VALUES (5, 'ﬁrst', 'KØBENHAVN', 'K1')")
+    db.close()
+    const stores = openSqliteStores({ path })
+    try {
+      expect(await stores.students.count({ where: [], search: 'ΣΊΣΥΦΟΣ' })).toBe(1)
+      expect((await stores.students.query({ where: [{ field: 'lastName', op: 'contains', value: 'strasse' }], sort: [] })).map((s) => s.id)).toEqual([0])
+      expect(await stores.addresses.count({ where: [], search: 'FIRST' })).toBe(1)
+      expect(await stores.addresses.count({ where: [{ field: 'city', op: 'contains', value: 'ø' }] })).toBe(1)
+      expect((await stores.changes.since(0, 100)).map((c) => c.kind)).toEqual(['created', 'created', 'created'])
+    } finally {
+      await stores.close()
+    }
+  })
+
   it('fail with a clear message when the file cannot be opened', () => {
     expect(() => openSqliteStores({ path: join(tmp.dir, 'no', 'such', 'folder', 'x.db') })).toThrow(/cannot open SQLite database/)
   })
@@ -83,6 +102,36 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL migrations${SKIP_POSTGRES ? ` (${POST
       await expect(openPostgresStores({ url: database.url, poolSize: 1, startupWaitMs: 0 })).rejects.toThrow(/schema version 999, newer than this rqs/)
     } finally {
       await client.end()
+    }
+  })
+
+  it('step 5 folds the text of every record a step-4 database holds, in batches, without counting it as changes', async () => {
+    const old = await createTestDatabase()
+    const pool = new pg.Pool({ connectionString: old.url, max: 1 })
+    pool.on('error', () => {})
+    try {
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.filter((m) => m.version <= 4))
+      // More rows than one folding batch; a few with text whose folding differs from lower().
+      await pool.query(`INSERT INTO rqs_students (id, first_name, last_name, age) SELECT i, 'N' || i, 'L', 1 FROM generate_series(0, 12000) AS i;
+        UPDATE rqs_students SET first_name = 'Σίσυφος', last_name = 'STRAẞE' WHERE id = 11999;
+        UPDATE rqs_student_count SET n = 12001;
+        INSERT INTO rqs_addresses VALUES (5, 'ﬁrst', 'KØBENHAVN', 'K1')`)
+      const changes = Number((await pool.query('SELECT count(*) AS n FROM rqs_changes')).rows[0].n)
+      const upgraded = await openPostgresStores({ url: old.url, poolSize: 1, startupWaitMs: 0 })
+      try {
+        expect(await upgraded.students.count({ where: [], search: 'ΣΊΣΥΦΟΣ' })).toBe(1)
+        expect(await upgraded.students.count({ where: [{ field: 'lastName', op: 'contains', value: 'strasse' }] })).toBe(1)
+        expect(await upgraded.students.count({ where: [{ field: 'firstName', op: 'contains', value: 'n12000' }] })).toBe(1)
+        expect(await upgraded.students.count({ where: [], search: 'l' })).toBe(12000)
+        expect(await upgraded.addresses.count({ where: [], search: 'FIRST' })).toBe(1)
+        expect(await upgraded.addresses.count({ where: [{ field: 'city', op: 'contains', value: 'ø' }] })).toBe(1)
+      } finally {
+        await upgraded.close()
+      }
+      expect(Number((await pool.query('SELECT count(*) AS n FROM rqs_changes')).rows[0].n)).toBe(changes)
+    } finally {
+      await pool.end()
+      await old.drop()
     }
   })
 

@@ -4,6 +4,7 @@ import {
   type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey
 } from '../query.js'
 import type { IndexedTable } from './indexed-table.js'
+import { FoldedTexts } from './folded-texts.js'
 
 /**
  * An equality condition whose index range holds at most this many records is
@@ -22,7 +23,11 @@ type Row = Readonly<Record<string, FieldValue>>
  * the remaining keys and the id as the walk passes them.
  */
 export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
-  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>) {}
+  readonly #folded: FoldedTexts
+
+  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>) {
+    this.#folded = new FoldedTexts(Object.keys(kinds).filter((f) => kinds[f] === 'text'))
+  }
 
   query (query: RecordQuery): R[] {
     const out: R[] = []
@@ -62,7 +67,7 @@ export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
   /** The matching records after the query's position, in sort order, lazily. */
   * walk (query: RecordQuery): Generator<R> {
     const sort = query.sort
-    const matches = matcher<R>(query, this.kinds)
+    const matches = matcher<R>(query, this.kinds, this.#folded.of)
     const after = query.after
     const wanted = (r: R): boolean => matches(r) && (after === undefined || isAfter(r, sort, after))
 
