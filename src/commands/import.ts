@@ -6,9 +6,11 @@ import { BadLineError, readRecords } from '../data/read-records.js'
 
 export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service students|addresses [--skip-invalid] FILE.ndjson
 
-Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin) in one
-transaction: a bad line stops the import with its number and reason, and nothing of the file is
-stored. Records keep their ids (a record already stored under an id is replaced).
+Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin), all or
+nothing: a bad line stops the import with its number and reason, and nothing of the file is
+stored. Records keep their ids (a record already stored under an id is replaced; the last line of
+an id wins). Servers using the database keep writing while the file is read: it is staged first,
+then stored in one short transaction.
   --store          the database (or RQS_STORE, DATABASE_URL)
   --service        students or addresses
   --skip-invalid   store the valid lines; report how many lines were skipped, and which

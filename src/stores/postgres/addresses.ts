@@ -9,7 +9,8 @@ import { fold } from '../../domain/case-fold.js'
 import { rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import type { PostgresWrites } from './transaction.js'
-import { lastOfEachId, PostgresQueries } from './query.js'
+import { PostgresQueries } from './query.js'
+import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
 
 interface AddressRow {
@@ -65,10 +66,6 @@ const PUT_IF_MATCHES = {
 }
 const DELETE = { name: 'rqs-addresses-delete', text: 'DELETE FROM rqs_addresses WHERE id = $1' }
 const LOCK = { name: 'rqs-addresses-lock', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1 FOR UPDATE` }
-const IMPORT_BATCH = `INSERT INTO rqs_addresses (id, name, city, postal_code, name_folded, city_folded, postal_code_folded)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-  ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, city = EXCLUDED.city, postal_code = EXCLUDED.postal_code,
-    name_folded = EXCLUDED.name_folded, city_folded = EXCLUDED.city_folded, postal_code_folded = EXCLUDED.postal_code_folded`
 /**
  * Moves the id sequence to the first id at or after its next value that no
  * record holds (the end of the run of taken ids it points into), so a create
@@ -79,6 +76,17 @@ const SKIP_TAKEN_IDS = `SELECT setval('rqs_address_ids', s.first_free, false) FR
     ELSE coalesce((SELECT min(a.id) + 1 FROM rqs_addresses a
       WHERE a.id >= c.next AND a.id < ${MAX_ADDRESS_ID} AND NOT EXISTS (SELECT 1 FROM rqs_addresses b WHERE b.id = a.id + 1)), c.next) END AS first_free
   FROM (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next FROM rqs_address_ids) c) s`
+
+const IMPORT: ImportPlan<Address> = {
+  table: 'rqs_addresses',
+  service: 'addresses',
+  columns: [
+    ['id', 'bigint', (a) => a.id], ['name', 'text', (a) => a.name], ['city', 'text', (a) => a.city], ['postal_code', 'text', (a) => a.postalCode],
+    ['name_folded', 'text', (a) => fold(a.name)], ['city_folded', 'text', (a) => fold(a.city)], ['postal_code_folded', 'text', (a) => fold(a.postalCode)]
+  ],
+  changed: "jsonb_build_object('name', a.name, 'city', a.city, 'postalCode', a.postal_code)",
+  finish: SKIP_TAKEN_IDS
+}
 
 type PutRow = AddressRow & { inserted: boolean }
 
@@ -174,19 +182,9 @@ export class PostgresAddressStore implements AddressStore {
     return this.#queries.batches(query)
   }
 
-  /** Upserts whole records by id in one transaction; generated ids then continue after the imported ones. */
+  /** Stages the file, then upserts whole records by id in one short transaction; generated ids then continue after the imported ones (see importStaged). */
   async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
-    return await this.#writes.transaction(async (client) => {
-      let count = 0
-      for await (const batch of source) {
-        const rows = lastOfEachId(batch)
-        await client.query(IMPORT_BATCH, [rows.map((a) => a.id), rows.map((a) => a.name), rows.map((a) => a.city), rows.map((a) => a.postalCode),
-          rows.map((a) => fold(a.name)), rows.map((a) => fold(a.city)), rows.map((a) => fold(a.postalCode))])
-        count += batch.length
-      }
-      await client.query(SKIP_TAKEN_IDS)
-      return count
-    })
+    return await importStaged(this.#pool, IMPORT, source)
   }
 }
 

@@ -57,10 +57,3 @@ export class PostgresQueries<F extends string, Row extends object, R> {
     }
   }
 }
-
-/** A batch with only the last record of each id: one INSERT … ON CONFLICT DO UPDATE may not touch a row twice. */
-export function lastOfEachId<R extends { id: unknown }> (batch: readonly R[]): R[] {
-  const byId = new Map<unknown, R>()
-  for (const r of batch) byId.set(r.id, r)
-  return [...byId.values()]
-}

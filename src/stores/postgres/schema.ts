@@ -318,5 +318,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       END $$;
     `,
     fill: foldAllRows
+  },
+  // Issue 19: rqs import stages a file in a temporary table, then applies it in one
+  // short transaction that appends the file's changes itself, in one statement at the
+  // end (./import.ts). The row triggers skip that transaction's rows: a change per row
+  // would take the change head's row lock, which every write needs, at the first
+  // imported row and hold it for the whole apply. A WHEN condition skips them without
+  // queueing a trigger event per row.
+  {
+    version: 6,
+    name: 'change log of a bulk import',
+    sql: `
+      DROP TRIGGER rqs_students_changed ON rqs_students;
+      CREATE TRIGGER rqs_students_changed AFTER INSERT OR UPDATE OF first_name, last_name, age OR DELETE ON rqs_students
+        FOR EACH ROW WHEN (current_setting('rqs.import', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION rqs_student_changed();
+      DROP TRIGGER rqs_addresses_changed ON rqs_addresses;
+      CREATE TRIGGER rqs_addresses_changed AFTER INSERT OR UPDATE OF name, city, postal_code OR DELETE ON rqs_addresses
+        FOR EACH ROW WHEN (current_setting('rqs.import', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION rqs_address_changed();
+    `
   }
 ]

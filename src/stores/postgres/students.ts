@@ -8,7 +8,8 @@ import { fold } from '../../domain/case-fold.js'
 import { rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import type { PostgresWrites } from './transaction.js'
-import { lastOfEachId, PostgresQueries } from './query.js'
+import { PostgresQueries } from './query.js'
+import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
 
 interface StudentRow {
@@ -41,11 +42,18 @@ const LOCK_COUNT = { name: 'rqs-students-lock-count', text: 'SELECT n FROM rqs_s
 const LOCK = { name: 'rqs-students-lock', text: `SELECT ${COLUMNS} FROM rqs_students WHERE id = $1 FOR UPDATE` }
 const REMOVE = { name: 'rqs-students-remove', text: 'DELETE FROM rqs_students WHERE id = $1' }
 const DECREMENT = { name: 'rqs-students-decrement', text: 'UPDATE rqs_student_count SET n = n - 1 WHERE singleton' }
-const IMPORT_BATCH = `INSERT INTO rqs_students (id, first_name, last_name, age, first_name_folded, last_name_folded)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::text[])
-  ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, age = EXCLUDED.age,
-    first_name_folded = EXCLUDED.first_name_folded, last_name_folded = EXCLUDED.last_name_folded`
-const RECOUNT = 'UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students), next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM rqs_students), 0)) WHERE singleton'
+const IMPORT: ImportPlan<Student> = {
+  table: 'rqs_students',
+  service: 'students',
+  columns: [
+    ['id', 'bigint', (s) => s.id], ['first_name', 'text', (s) => s.firstName], ['last_name', 'text', (s) => s.lastName], ['age', 'integer', (s) => s.age],
+    ['first_name_folded', 'text', (s) => fold(s.firstName)], ['last_name_folded', 'text', (s) => fold(s.lastName)]
+  ],
+  changed: "jsonb_build_object('firstName', a.first_name, 'lastName', a.last_name, 'age', a.age)",
+  // Creates and deletes lock the counter before a record: taken first, so neither waits in a cycle with the import.
+  lock: LOCK_COUNT.text,
+  finish: 'UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students), next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM rqs_students), 0)) WHERE singleton'
+}
 
 /**
  * Student records in PostgreSQL. Creates and deletes go through the
@@ -138,22 +146,12 @@ export class PostgresStudentStore implements StudentStore {
   }
 
   /**
-   * Upserts by id in one transaction that holds the counter row's lock (so no
-   * create or delete interleaves), then sets the count to the records held.
+   * Stages the file, then upserts it by id in one short transaction holding
+   * the counter row's lock (creates and deletes wait for that transaction
+   * only) and sets the count to the records held (see importStaged).
    */
   async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
-    return await this.#writes.transaction(async (client) => {
-      await client.query(LOCK_COUNT)
-      let count = 0
-      for await (const batch of source) {
-        const rows = lastOfEachId(batch)
-        await client.query(IMPORT_BATCH, [rows.map((s) => s.id), rows.map((s) => s.firstName), rows.map((s) => s.lastName), rows.map((s) => s.age),
-          rows.map((s) => fold(s.firstName)), rows.map((s) => fold(s.lastName))])
-        count += batch.length
-      }
-      await client.query(RECOUNT)
-      return count
-    })
+    return await importStaged(this.#pool, IMPORT, source)
   }
 }
 

@@ -7,7 +7,7 @@ import type { SqlTable } from '../sql-query.js'
 import { fold } from '../../domain/case-fold.js'
 import { rethrow } from './errors.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
-import { importInTransaction } from './import.js'
+import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 
 const COLUMNS = 'id, name, city, postal_code AS postalCode'
@@ -136,15 +136,15 @@ export class SqliteAddressStore implements AddressStore {
     return this.#queries.batches(query)
   }
 
-  /** Upserts whole records by id in one transaction; generated ids then continue after the imported ones. */
+  /** Stages the file, then upserts whole records by id in one transaction; generated ids then continue after the imported ones (see importStaged). */
   async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
-    const upsert = this.#db.prepare<[bigint, string, string, string, string, string, string]>(`INSERT INTO rqs_addresses (id, name, city, postal_code, name_folded, city_folded, postal_code_folded)
-      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, city = excluded.city, postal_code = excluded.postal_code,
-      name_folded = excluded.name_folded, city_folded = excluded.city_folded, postal_code_folded = excluded.postal_code_folded`)
     const skipTaken = this.#db.prepare(SKIP_TAKEN_IDS)
-    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
-      for (const a of batch) upsert.run(a.id, a.name, a.city, a.postalCode, fold(a.name), fold(a.city), fold(a.postalCode))
-    }, () => { skipTaken.run() })
+    return await importStaged<Address>(this.#db, {
+      table: TABLE.name,
+      columns: [['id', (a) => a.id], ['name', (a) => a.name], ['city', (a) => a.city], ['postal_code', (a) => a.postalCode],
+        ['name_folded', (a) => fold(a.name)], ['city_folded', (a) => fold(a.city)], ['postal_code_folded', (a) => fold(a.postalCode)]],
+      finish: () => { skipTaken.run() }
+    }, source)
   }
 }
 

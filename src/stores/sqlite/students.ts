@@ -8,7 +8,7 @@ import type { SqlTable } from '../sql-query.js'
 import { fold } from '../../domain/case-fold.js'
 import { rethrow } from './errors.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
-import { importInTransaction } from './import.js'
+import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 
 const COLUMNS = 'id, first_name AS firstName, last_name AS lastName, age'
@@ -128,14 +128,14 @@ export class SqliteStudentStore implements StudentStore {
     return this.#queries.batches(query)
   }
 
-  /** Upserts by id in one transaction, then sets the count to the records held, so the id rule goes on from there. */
+  /** Stages the file, then upserts it by id in one transaction and sets the count to the records held, so the id rule goes on from there (see importStaged). */
   async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
-    const upsert = this.#db.prepare<[number, string, string, number, string, string]>(`INSERT INTO rqs_students (id, first_name, last_name, age, first_name_folded, last_name_folded)
-      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, age = excluded.age,
-      first_name_folded = excluded.first_name_folded, last_name_folded = excluded.last_name_folded`)
     const recount = this.#db.prepare('UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students), next_id = MAX(next_id, COALESCE((SELECT MAX(id) + 1 FROM rqs_students), 0)) WHERE singleton = 1')
-    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
-      for (const s of batch) upsert.run(s.id, s.firstName, s.lastName, s.age, fold(s.firstName), fold(s.lastName))
-    }, () => { recount.run() })
+    return await importStaged<Student>(this.#db, {
+      table: TABLE.name,
+      columns: [['id', (s) => s.id], ['first_name', (s) => s.firstName], ['last_name', (s) => s.lastName], ['age', (s) => s.age],
+        ['first_name_folded', (s) => fold(s.firstName)], ['last_name_folded', (s) => fold(s.lastName)]],
+      finish: () => { recount.run() }
+    }, source)
   }
 }
