@@ -22,6 +22,7 @@ import { median, percentile } from './lib/stats.js'
 import { spawnSync } from 'node:child_process'
 import { writeResults } from './lib/report.js'
 import { STUDENT_INPUT } from './servers/shared.js'
+import { fold } from '../src/domain/case-fold.js'
 
 const { values: flags } = parseArgs({
   options: {
@@ -52,7 +53,7 @@ interface Driver {
 }
 
 const GET_SQL = 'SELECT id, first_name, last_name, age FROM rqs_students WHERE id = $1'
-const CREATE_SQL = 'SELECT rqs_create_student($1, $2, $3) AS id'
+const CREATE_SQL = 'SELECT rqs_create_student($1, $2, $3, $4, $5) AS id'
 const { firstName, lastName, age } = STUDENT_INPUT
 
 function pgDriver (url: string): Driver {
@@ -60,7 +61,7 @@ function pgDriver (url: string): Driver {
   return {
     name: 'pg (Pool, named statements)',
     get: async () => await pool.query({ name: 'get', text: GET_SQL, values: [0] }),
-    create: async () => await pool.query({ name: 'create', text: CREATE_SQL, values: [firstName, lastName, age] }),
+    create: async () => await pool.query({ name: 'create', text: CREATE_SQL, values: [firstName, lastName, age, fold(firstName), fold(lastName)] }),
     close: async () => { await pool.end() }
   }
 }
@@ -76,7 +77,7 @@ function pgBatchedDriver (url: string): Driver {
   return {
     name: 'pg, batched gets (the store\'s BatchedGets)',
     get: async () => await gets.get(0),
-    create: async () => await pool.query({ name: 'create', text: CREATE_SQL, values: [firstName, lastName, age] }),
+    create: async () => await pool.query({ name: 'create', text: CREATE_SQL, values: [firstName, lastName, age, fold(firstName), fold(lastName)] }),
     close: async () => { await pool.end() }
   }
 }
@@ -86,7 +87,7 @@ function postgresJsDriver (url: string): Driver {
   return {
     name: 'postgres.js (prepared, pipelined)',
     get: async () => await sql`SELECT id, first_name, last_name, age FROM rqs_students WHERE id = ${0}`,
-    create: async () => await sql`SELECT rqs_create_student(${firstName}, ${lastName}, ${age}) AS id`,
+    create: async () => await sql`SELECT rqs_create_student(${firstName}, ${lastName}, ${age}, ${fold(firstName)}, ${fold(lastName)}) AS id`,
     close: async () => { await sql.end() }
   }
 }

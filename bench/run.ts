@@ -32,6 +32,7 @@ import type { BareRoute } from './servers/node-http.js'
 import { R, rqsSpec } from './lib/requests.js'
 import type { LoadRequest } from './lib/load.js'
 import { STUDENT_BODY, STUDENT_INPUT } from './servers/shared.js'
+import { fold } from '../src/domain/case-fold.js'
 
 const { values: flags } = parseArgs({
   options: {
@@ -297,7 +298,7 @@ const ROWS: RowSpec[] = [
         label: `pgbench rqs_create_student -c ${PG_CLIENTS}`,
         role: 'baseline',
         // The statement the store's create runs (src/stores/postgres/students.ts, CREATE).
-        measure: async (o) => await pgbenchRun(postgres!.url, { sql: `SELECT rqs_create_student('${STUDENT_INPUT.firstName}', '${STUDENT_INPUT.lastName}', ${STUDENT_INPUT.age}) AS id;` }, PG_CLIENTS, { durationSec: o.durationSec, transactions: quick ? 30 : undefined })
+        measure: async (o) => await pgbenchRun(postgres!.url, { sql: `SELECT rqs_create_student('${STUDENT_INPUT.firstName}', '${STUDENT_INPUT.lastName}', ${STUDENT_INPUT.age}, '${fold(STUDENT_INPUT.firstName)}', '${fold(STUDENT_INPUT.lastName)}') AS id;` }, PG_CLIENTS, { durationSec: o.durationSec, transactions: quick ? 30 : undefined })
       }
     ], { ...settings, connections: PG_CLIENTS })
   },

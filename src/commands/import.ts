@@ -10,10 +10,12 @@ import { collectionNames } from '../data/collection.js'
 
 export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] [--max-line SIZE] FILE.ndjson
 
-Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin) in one
-transaction: a bad line stops the import with its number and reason, and nothing of the file is
+Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin), all or
+nothing: a bad line stops the import with its number and reason, and nothing of the file is
 stored. Records keep their ids (a record already stored under an id is replaced; when lines of the
-file repeat an id, the last one is stored and the summary says how many lines did).
+file repeat an id, the last one is stored and the summary says how many lines did). Servers using
+the database keep writing while the file is read: it is staged first, then stored in one short
+transaction.
   --store          the database (or RQS_STORE, DATABASE_URL)
   --service        ${collectionNames(COLLECTIONS)}
   --skip-invalid   store the valid lines; report how many lines were skipped, and which

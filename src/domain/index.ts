@@ -5,9 +5,11 @@
  */
 export { systemClock } from './clock.js'
 export type { Clock } from './clock.js'
+export { fold } from './case-fold.js'
+export type { FoldedField } from './case-fold.js'
 export { conditionHolds } from './conditions.js'
 export { IdempotencyKeyUsedError, StoreOutcomeUnknownError, StoreUnavailableError, UndeclaredFieldError, UnstorableTextError } from './errors.js'
-export { ADDRESS_FIELDS, assertDeclaredFields, OPERATORS, STREAM_BATCH_SIZE, STUDENT_FIELDS, compareText, compareValues, fold, isAfter, matcher, orderKeys, positionOf, positionValues, sortComparator } from './query.js'
+export { ADDRESS_FIELDS, assertDeclaredFields, OPERATORS, STREAM_BATCH_SIZE, STUDENT_FIELDS, compareText, compareValues, isAfter, matcher, orderKeys, positionOf, positionValues, sortComparator } from './query.js'
 export type { AddressField, Condition, FieldKinds, FieldValue, Operator, Position, QueryableStore, RecordFilter, RecordQuery, SortKey, StoreRevision, StudentField } from './query.js'
 export { MAX_ADDRESS_ID, sameAddress, sameStudent } from './records.js'
 export type { Address, AddressInput, Student, StudentInput } from './records.js'

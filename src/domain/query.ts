@@ -1,4 +1,5 @@
 import { UndeclaredFieldError } from './errors.js'
+import { fold, type FoldedField } from './case-fold.js'
 
 /**
  * Queries over a collection, the same for every store: conditions that must
@@ -9,9 +10,9 @@ import { UndeclaredFieldError } from './errors.js'
  * Meanings every store keeps alike (the conformance suite checks them):
  * - text compares by Unicode code point (SQLite BINARY, PostgreSQL COLLATE "C",
  *   compareText below), integers by value;
- * - `contains` and the search fold case with each store's Unicode lower-casing
- *   (JavaScript's toLowerCase, which SQLite is given as rqs_fold; PostgreSQL's
- *   lower() under the database's default collation);
+ * - `contains` and the search compare folded text: Unicode full case folding
+ *   with canonical normalisation, computed by `fold` (src/domain/case-fold.ts) for
+ *   every store (the SQL stores keep a folded copy of each text field);
  * - a keyset position is the sort key values and the id of the last record a
  *   page held: the next page starts strictly after it, so records inserted or
  *   deleted meanwhile never make a page skip or repeat one that stayed.
@@ -138,11 +139,6 @@ export function compareValues (a: FieldValue, b: FieldValue): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-/** Case folding for `contains` and the search, in memory (SQLite is given the same function). */
-export function fold (text: string): string {
-  return text.toLowerCase()
-}
-
 type Row = Readonly<Record<string, FieldValue>>
 
 /**
@@ -195,13 +191,15 @@ export function positionOf (record: unknown, sort: ReadonlyArray<SortKey>): Posi
   return { keys: sort.map((k) => r[k.field] as FieldValue), id: r.id as number | bigint }
 }
 
+const foldField: FoldedField = (record, field) => fold((record as Row)[field] as string)
+
 /** A predicate for a filter, evaluated in memory. */
-export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>): (record: R) => boolean {
-  const tests = filter.where.map((c) => conditionTest(c))
+export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>, folded: FoldedField = foldField): (record: R) => boolean {
+  const tests = filter.where.map((c) => conditionTest(c, folded))
   if (filter.search !== undefined) {
     const needle = fold(filter.search)
     const textFields = Object.keys(kinds).filter((f) => kinds[f] === 'text')
-    tests.push((r) => textFields.some((f) => fold(r[f] as string).includes(needle)))
+    tests.push((r) => textFields.some((f) => folded(r, f).includes(needle)))
   }
   if (tests.length === 0) return () => true
   return (record) => {
@@ -210,7 +208,7 @@ export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>): (r
   }
 }
 
-function conditionTest (c: Condition): (r: Row) => boolean {
+function conditionTest (c: Condition, folded: FoldedField): (r: Row) => boolean {
   const { field, value } = c
   switch (c.op) {
     case 'eq': return (r) => r[field] === value
@@ -221,7 +219,7 @@ function conditionTest (c: Condition): (r: Row) => boolean {
     case 'lte': return (r) => compareValues(r[field] as FieldValue, value) <= 0
     case 'contains': {
       const needle = fold(value as string)
-      return (r) => fold(r[field] as string).includes(needle)
+      return (r) => folded(r, field).includes(needle)
     }
   }
 }

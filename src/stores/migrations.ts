@@ -20,7 +20,7 @@ export class SchemaTooNewError extends Error {
  * The steps of `migrations` not yet in `applied`, in order. Throws
  * SchemaTooNewError when the database holds a version this build does not know.
  */
-export function pendingMigrations (applied: Iterable<number>, migrations: readonly Migration[]): Migration[] {
+export function pendingMigrations<M extends Migration> (applied: Iterable<number>, migrations: readonly M[]): M[] {
   const done = new Set(applied)
   const newest = Math.max(0, ...migrations.map((m) => m.version))
   const ahead = [...done].filter((v) => v > newest)

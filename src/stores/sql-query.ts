@@ -1,4 +1,5 @@
 import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
+import { fold } from '../domain/index.js'
 
 /**
  * Compiles a RecordQuery into SQL for both SQL stores: WHERE from the
@@ -6,22 +7,26 @@ import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type F
  * pagination (rows strictly after the position) written so an index on
  * (first sort column, id) can start at the position instead of counting rows
  * from the beginning. Values are always bound parameters, never SQL text.
+ * `contains` and the search look for the folded needle in the folded copy of
+ * each text field the store keeps (see src/domain/case-fold.ts): a substring test,
+ * which no b-tree index can answer, so they filter the rows an index walk or
+ * a scan gives.
  */
 
 /** What differs between SQLite and PostgreSQL. */
 export interface SqlDialect {
   /** The placeholder of the n-th parameter (1-based): `?` or `$n`. */
   placeholder: (n: number) => string
-  /** SQL that is true when the bound text `needle` occurs in `column`, ignoring case. */
+  /** SQL that is true when the bound text `needle` occurs in `column` (both folded). */
   contains: (column: string, needle: string) => string
-  /** The value bound as a needle (SQLite folds it in JavaScript, PostgreSQL in SQL). */
-  needle: (text: string) => string
 }
 
 export interface SqlTable<F extends string> {
   name: string
   /** Column of each field. */
   columns: Readonly<Record<F, string>>
+  /** Column of each text field's folded copy, which the store writes with the record. */
+  folded: Readonly<Partial<Record<F, string>>>
   kinds: FieldKinds<F>
   /** The select list, e.g. `id, first_name AS firstName, …`. */
   select: string
@@ -54,9 +59,16 @@ class Builder<F extends string> {
     return this.table.columns[field as F]
   }
 
+  /** SQL true when the folded `text` occurs in the field's folded copy. */
+  contains (field: string, text: string): string {
+    const column = this.table.folded[field as F]
+    if (column === undefined) throw new RangeError(`${field} has no folded copy`)
+    return this.dialect.contains(column, this.bind(fold(text)))
+  }
+
   condition (c: Condition): string {
     const column = this.column(c.field)
-    if (c.op === 'contains') return this.dialect.contains(column, this.bind(this.dialect.needle(c.value as string)))
+    if (c.op === 'contains') return this.contains(c.field, c.value as string)
     // SQLite: a unary + keeps the planner from searching this column's index.
     const operand = c.op === 'eq' && this.plan.unindexed?.has(c.field) === true ? `+${column}` : column
     return `${operand} ${COMPARISON[c.op]} ${this.bind(c.value)}`
@@ -66,7 +78,7 @@ class Builder<F extends string> {
     const parts = filter.where.map((c) => this.condition(c))
     if (filter.search !== undefined) {
       const text = (Object.keys(this.table.kinds) as F[]).filter((f) => this.table.kinds[f] === 'text')
-      parts.push(`(${text.map((f) => this.dialect.contains(this.column(f), this.bind(this.dialect.needle(filter.search as string)))).join(' OR ')})`)
+      parts.push(`(${text.map((f) => this.contains(f, filter.search as string)).join(' OR ')})`)
     }
     return parts
   }

@@ -26,8 +26,8 @@ async function rejection (work: () => Promise<unknown>): Promise<unknown> {
 }
 
 describe('SQL is built from declared columns only', () => {
-  const dialect: SqlDialect = { placeholder: () => '?', contains: (c, n) => `instr(${c}, ${n})`, needle: (t) => t }
-  const table = { name: 'rqs_students', columns: { id: 'id', age: 'age' }, kinds: { id: 'integer', age: 'integer' } as const, select: 'id, age' }
+  const dialect: SqlDialect = { placeholder: () => '?', contains: (c, n) => `instr(${c}, ${n})` }
+  const table = { name: 'rqs_students', columns: { id: 'id', age: 'age' }, kinds: { id: 'integer', age: 'integer' } as const, select: 'id, age', folded: {} }
 
   it.each(INHERITED)('compileSelect and compileCount refuse "%s" before writing any SQL', (field) => {
     for (const query of ALL) {

@@ -34,6 +34,36 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL migrations${SKIP_POSTGRES ? ` (${POST
     }
   })
 
+  it('step 5 folds the text of every record a step-4 database holds, in batches, without counting it as changes', async () => {
+    const old = await createTestDatabase()
+    const pool = new pg.Pool({ connectionString: old.url, max: 1 })
+    pool.on('error', () => {})
+    try {
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.filter((m) => m.version <= 4))
+      // More rows than one folding batch; a few with text whose folding differs from lower().
+      await pool.query(`INSERT INTO rqs_students (id, first_name, last_name, age) SELECT i, 'N' || i, 'L', 1 FROM generate_series(0, 12000) AS i;
+        UPDATE rqs_students SET first_name = 'Σίσυφος', last_name = 'STRAẞE' WHERE id = 11999;
+        UPDATE rqs_student_count SET n = 12001;
+        INSERT INTO rqs_addresses VALUES (5, 'ﬁrst', 'KØBENHAVN', 'K1')`)
+      const changes = Number((await pool.query('SELECT count(*) AS n FROM rqs_changes')).rows[0].n)
+      const upgraded = await openPostgresStores({ url: old.url, poolSize: 1, startupWaitMs: 0 })
+      try {
+        expect(await upgraded.students.count({ where: [], search: 'ΣΊΣΥΦΟΣ' })).toBe(1)
+        expect(await upgraded.students.count({ where: [{ field: 'lastName', op: 'contains', value: 'strasse' }] })).toBe(1)
+        expect(await upgraded.students.count({ where: [{ field: 'firstName', op: 'contains', value: 'n12000' }] })).toBe(1)
+        expect(await upgraded.students.count({ where: [], search: 'l' })).toBe(12000)
+        expect(await upgraded.addresses.count({ where: [], search: 'FIRST' })).toBe(1)
+        expect(await upgraded.addresses.count({ where: [{ field: 'city', op: 'contains', value: 'ø' }] })).toBe(1)
+      } finally {
+        await upgraded.close()
+      }
+      expect(Number((await pool.query('SELECT count(*) AS n FROM rqs_changes')).rows[0].n)).toBe(changes)
+    } finally {
+      await pool.end()
+      await old.drop()
+    }
+  })
+
   it('step 2 starts the student id sequence one past the highest id a step-1 database holds', async () => {
     const old = await createTestDatabase()
     const pool = new pg.Pool({ connectionString: old.url, max: 1 })

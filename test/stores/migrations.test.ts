@@ -48,6 +48,25 @@ describe('SQLite migrations', () => {
     await spec.close()
   })
 
+  it('step 5 folds the text of the records a step-4 file holds, and the change log does not count that as changes', async () => {
+    const path = join(tmp.dir, 'v4.db')
+    const db = new Database(path)
+    migrateSqlite(db, SQLITE_MIGRATIONS.filter((m) => m.version <= 4))
+    db.exec("INSERT INTO rqs_students VALUES (0, 'Σίσυφος', 'STRAẞE', 1), (1, 'x', 'y', 2); UPDATE rqs_student_count SET n = 2")
+    db.exec("INSERT INTO rqs_addresses VALUES (5, 'ﬁrst', 'KØBENHAVN', 'K1')")
+    db.close()
+    const stores = openSqliteStores({ path })
+    try {
+      expect(await stores.students.count({ where: [], search: 'ΣΊΣΥΦΟΣ' })).toBe(1)
+      expect((await stores.students.query({ where: [{ field: 'lastName', op: 'contains', value: 'strasse' }], sort: [] })).map((s) => s.id)).toEqual([0])
+      expect(await stores.addresses.count({ where: [], search: 'FIRST' })).toBe(1)
+      expect(await stores.addresses.count({ where: [{ field: 'city', op: 'contains', value: 'ø' }] })).toBe(1)
+      expect((await stores.changes.since(0, 100)).map((c) => c.kind)).toEqual(['created', 'created', 'created'])
+    } finally {
+      await stores.close()
+    }
+  })
+
   it('fail with a clear message when the file cannot be opened', () => {
     expect(() => openSqliteStores({ path: join(tmp.dir, 'no', 'such', 'folder', 'x.db') })).toThrow(/cannot open SQLite database/)
   })

@@ -11,9 +11,11 @@ import { kindLabel, type StoreKind } from './harness.js'
  * implementation at the end of this file gives.
  */
 
-// Letters whose case folding JavaScript, SQLite (given JavaScript's) and PostgreSQL's
-// UTF-8 locale agree on; U+E000 and an emoji catch UTF-16 versus code point ordering.
-const ALPHABET = ['a', 'b', 'B', 'z', 'Z', 'ä', 'Ä', ' ', '%', '_', '1', '\uE000', '😀']
+// U+E000 and an emoji catch UTF-16 versus code point ordering; the rest are letters whose
+// case folding is easy to get wrong (issue 19): final sigma, dotted and dotless i, ß and ẞ,
+// the ﬁ ligature, the Kelvin sign, Greek with tonos precomposed and as a combining accent.
+const ALPHABET = ['a', 'b', 'B', 'z', 'Z', 'ä', 'Ä', ' ', '%', '_', '1', '\uE000', '😀',
+  'Σ', 'σ', 'ς', 'I', 'i', 'İ', 'ı', 'ß', 'ẞ', 's', 'S', 'ﬁ', 'f', 'F', '\u212A', 'k', 'Ά', 'ά', 'α', 'Α', '\u0301', '\u0307']
 const text = (max: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom(...ALPHABET), maxLength: max })
 const TEXT_OPS: Operator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains']
 const INTEGER_OPS: Operator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
@@ -182,7 +184,51 @@ function suiteOn (kind: StoreKind): void {
       expect(await stores.addresses.get(BIG)).toEqual(imported[300])
       expect(await stores.addresses.count({ where: [{ field: 'city', op: 'eq', value: 'Kiel' }] })).toBe(300)
     })
+
+    it('search and contains fold case by one rule, whatever wrote the record (issue 19)', async () => {
+      // Written through every write path: create, replace, import; addresses by create and PUT.
+      await stores.students.create({ firstName: 'Σίσυφος', lastName: 'Straße', age: 1 })
+      await stores.students.create({ firstName: 'x', lastName: 'y', age: 2 })
+      await stores.students.replace({ id: 1, firstName: 'Istanbul', lastName: 'ﬁsh', age: 2 })
+      await stores.students.importAll(once([{ id: 2, firstName: 'İzmir', lastName: 'Cafe\u0301', age: 3 }]))
+      await stores.addresses.create({ name: 'ΆΡΗΣ', city: 'KØBENHAVN', postalCode: 'ẞ1' })
+      await stores.addresses.put(7n, { name: 'n', city: 'ﬂensburg', postalCode: 'k' })
+      const search = async (q: string): Promise<number[]> => (await stores.students.query({ where: [], search: q, sort: [] })).map((s) => s.id)
+      const count = async (q: string): Promise<number> => await stores.students.count({ where: [], search: q })
+      expect(await search('ΣΊΣΥΦΟΣ')).toEqual([0])
+      expect(await count('ΣΊΣΥΦΟΣ')).toBe(1)
+      expect(await search('STRASSE')).toEqual([0])
+      expect(await search('FISH')).toEqual([1])
+      expect(await search('İstanbul')).toEqual([]) // İ folds to i + U+0307, which "Istanbul" does not hold
+      expect(await search('istanbul')).toEqual([1])
+      expect(await search('i̇zmir')).toEqual([2])
+      expect(await search('izmir')).toEqual([])
+      expect(await search('CAFÉ')).toEqual([2]) // precomposed É finds e + U+0301
+      expect(await search('cafe')).toEqual([]) // and "cafe" is not half of "café"
+      expect(await count('s')).toBe(2)
+      expect(await stores.students.count({ where: [{ field: 'lastName', op: 'contains', value: 'SS' }] })).toBe(1)
+      const addresses = async (field: 'name' | 'city' | 'postalCode', value: string): Promise<bigint[]> =>
+        (await stores.addresses.query({ where: [{ field, op: 'contains', value }], sort: [] })).map((a) => a.id)
+      expect(await addresses('name', 'άρης')).toEqual([1n])
+      expect(await addresses('city', 'københavn')).toEqual([1n])
+      expect(await addresses('postalCode', 'ss1')).toEqual([1n])
+      expect(await addresses('city', 'FLENS')).toEqual([7n])
+      expect(await addresses('postalCode', '\u212A')).toEqual([7n])
+    })
   })
+}
+
+/**
+ * Canonical caseless matching for ALPHABET, written independently of the stores'
+ * generated table: NFD, each letter's CaseFolding.txt mapping of status C or F
+ * (copied here by hand), NFC. Precomposed Ä, İ and Ά reach the table decomposed,
+ * and the Kelvin sign as K (its canonical decomposition).
+ */
+const FOLDING: Readonly<Record<string, string>> = {
+  A: 'a', B: 'b', Z: 'z', I: 'i', K: 'k', S: 's', F: 'f', Σ: 'σ', ς: 'σ', ß: 'ss', ẞ: 'ss', ﬁ: 'fi', Α: 'α'
+}
+function referenceFold (text: string): string {
+  return [...text.normalize('NFD')].map((c) => FOLDING[c] ?? c).join('').normalize('NFC')
 }
 
 /** Code point order, written independently of the stores' compareText. */
@@ -207,7 +253,7 @@ function holds (record: Record<string, unknown>, c: Condition): boolean {
     case 'gte': return compare(v, c.value) >= 0
     case 'lt': return compare(v, c.value) < 0
     case 'lte': return compare(v, c.value) <= 0
-    case 'contains': return (v as string).toLowerCase().includes((c.value as string).toLowerCase())
+    case 'contains': return referenceFold(v as string).includes(referenceFold(c.value as string))
   }
 }
 
@@ -216,7 +262,7 @@ function reference<R extends Record<string, unknown>> (records: R[], query: Reco
   const texts = records.length === 0 ? [] : Object.keys(records[0] as object).filter((k) => typeof (records[0] as R)[k] === 'string')
   return records
     .filter((r) => query.where.every((c) => holds(r, c)))
-    .filter((r) => query.search === undefined || texts.some((f) => (r[f] as string).toLowerCase().includes((query.search as string).toLowerCase())))
+    .filter((r) => query.search === undefined || texts.some((f) => referenceFold(r[f] as string).includes(referenceFold(query.search as string))))
     .sort((a, b) => {
       for (const k of query.sort) {
         const c = compare(a[k.field], b[k.field])

@@ -98,11 +98,22 @@ export class MemoryAddressStore implements AddressStore {
     return this.#queries.batches(query)
   }
 
-  /** All or nothing: every record is read before any is stored (whole records, ids kept). Generated ids skip them as they skip PUT ids. */
+  /**
+   * All or nothing: every record is read before any is stored (whole records,
+   * ids kept, the last line of an id wins), then stored in id order with one
+   * change each, as the SQL stores do. Generated ids skip them as they skip PUT ids.
+   */
   async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
-    const staged: Address[] = []
-    for await (const batch of source) for (const a of batch) staged.push({ id: a.id, name: a.name, city: a.city, postalCode: a.postalCode })
-    for (const a of staged) this.#records.set(a.id, a)
-    return staged.length
+    const staged = new Map<bigint, Address>()
+    let count = 0
+    for await (const batch of source) {
+      for (const a of batch) staged.set(a.id, { id: a.id, name: a.name, city: a.city, postalCode: a.postalCode })
+      count += batch.length
+    }
+    for (const a of [...staged.values()].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))) {
+      this.#changes.addressChanged(this.#records.has(a.id) ? 'replaced' : 'created', a.id, a)
+      this.#records.set(a.id, a)
+    }
+    return count
   }
 }

@@ -1,6 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { assertDeclaredFields, compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE, type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey } from '../../domain/index.js'
 import type { IndexedTable } from './indexed-table.js'
+import { FoldedTexts } from './folded-texts.js'
 
 /**
  * An equality condition whose index range holds at most this many records is
@@ -19,7 +20,11 @@ type Row = Readonly<Record<string, FieldValue>>
  * the remaining keys and the id as the walk passes them.
  */
 export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
-  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>, private readonly collection: string) {}
+  readonly #folded: FoldedTexts
+
+  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>, private readonly collection: string) {
+    this.#folded = new FoldedTexts(Object.keys(kinds).filter((f) => kinds[f] === 'text'))
+  }
 
   query (query: RecordQuery): R[] {
     const out: R[] = []
@@ -60,7 +65,7 @@ export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
   * walk (query: RecordQuery): Generator<R> {
     assertDeclaredFields(this.collection, this.kinds, query)
     const sort = query.sort
-    const matches = matcher<R>(query, this.kinds)
+    const matches = matcher<R>(query, this.kinds, this.#folded.of)
     const after = query.after
     const wanted = (r: R): boolean => matches(r) && (after === undefined || isAfter(r, sort, after))
 

@@ -86,15 +86,24 @@ export class MemoryStudentStore implements StudentStore {
     return this.#queries.batches(query)
   }
 
-  /** All or nothing: every record is read before any is stored. Ids are kept, so the id rule's count is the records held. */
+  /**
+   * All or nothing: every record is read before any is stored (the last line
+   * of an id wins), then stored in id order with one change each, as the SQL
+   * stores do. Ids are kept, so the id rule's count is the records held.
+   */
   async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
-    const staged: Student[] = []
-    for await (const batch of source) for (const s of batch) staged.push({ id: s.id, firstName: s.firstName, lastName: s.lastName, age: s.age })
-    for (const s of staged) {
+    const staged = new Map<number, Student>()
+    let count = 0
+    for await (const batch of source) {
+      for (const s of batch) staged.set(s.id, { id: s.id, firstName: s.firstName, lastName: s.lastName, age: s.age })
+      count += batch.length
+    }
+    for (const s of [...staged.values()].sort(byId)) {
+      this.#changes.studentChanged(this.#records.has(s.id) ? 'replaced' : 'created', s.id, s)
       this.#records.set(s.id, s)
       this.#nextId = Math.max(this.#nextId, s.id + 1)
     }
-    return staged.length
+    return count
   }
 }
 

@@ -1,10 +1,12 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import { type Address, type AddressInput, type AddressListQuery, type AddressStore, type DeleteResult, type KeptWrite, type KeyedWrite, type PutResult, type WriteCondition, conditionHolds, DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress, ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery, MAX_ADDRESS_ID } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
+import { fold } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import type { PostgresWrites } from './transaction.js'
-import { lastOfEachId, PostgresQueries } from './query.js'
+import { PostgresQueries } from './query.js'
+import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
 
 interface AddressRow {
@@ -19,6 +21,7 @@ const COLUMNS = 'id, name, city, postal_code'
 const TABLE: SqlTable<AddressField> = {
   name: 'rqs_addresses',
   columns: { id: 'id', name: 'name', city: 'city', postalCode: 'postal_code' },
+  folded: { name: 'name_folded', city: 'city_folded', postalCode: 'postal_code_folded' },
   kinds: ADDRESS_FIELDS,
   select: COLUMNS
 }
@@ -26,7 +29,8 @@ const TABLE: SqlTable<AddressField> = {
 const RETURNING = 'RETURNING a.id, a.name, a.city, a.postal_code, a.xmax = 0 AS inserted'
 const RETURNING_UPDATED = 'RETURNING a.id, a.name, a.city, a.postal_code, false AS inserted'
 
-const CREATE = { name: 'rqs-addresses-create', text: 'SELECT rqs_create_address($1, $2, $3) AS id' }
+// Writes store the folded copies the search reads (src/domain/case-fold.ts) with the record.
+const CREATE = { name: 'rqs-addresses-create', text: 'SELECT rqs_create_address($1, $2, $3, $4, $5, $6) AS id' }
 // Gets by id are batched (see BatchedGets): $1 holds every id asked for in one I/O round.
 const GET_MANY = { name: 'rqs-addresses-get-many', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = ANY($1::bigint[])` }
 const LIST = {
@@ -38,27 +42,26 @@ const LIST = {
 // PUT, one atomic statement per kind of condition; no read-then-write race between instances.
 const PUT = {
   name: 'rqs-addresses-put',
-  text: `INSERT INTO rqs_addresses AS a (id, name, city, postal_code) VALUES ($1, $2, $3, $4)
-    ON CONFLICT (id) DO UPDATE SET city = EXCLUDED.city, postal_code = EXCLUDED.postal_code ${RETURNING}`
+  text: `INSERT INTO rqs_addresses AS a (id, name, city, postal_code, name_folded, city_folded, postal_code_folded) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    ON CONFLICT (id) DO UPDATE SET city = EXCLUDED.city, postal_code = EXCLUDED.postal_code,
+      city_folded = EXCLUDED.city_folded, postal_code_folded = EXCLUDED.postal_code_folded ${RETURNING}`
 }
 const PUT_IF_ABSENT = {
   name: 'rqs-addresses-put-if-absent',
-  text: `INSERT INTO rqs_addresses AS a (id, name, city, postal_code) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING ${RETURNING}`
+  text: `INSERT INTO rqs_addresses AS a (id, name, city, postal_code, name_folded, city_folded, postal_code_folded) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    ON CONFLICT (id) DO NOTHING ${RETURNING}`
 }
 const PUT_IF_PRESENT = {
   name: 'rqs-addresses-put-if-present',
-  text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3 WHERE id = $1 ${RETURNING_UPDATED}`
+  text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3, city_folded = $4, postal_code_folded = $5 WHERE id = $1 ${RETURNING_UPDATED}`
 }
 const PUT_IF_MATCHES = {
   name: 'rqs-addresses-put-if-matches',
-  text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3
-    WHERE id = $1 AND name = $4 AND city = $5 AND postal_code = $6 ${RETURNING_UPDATED}`
+  text: `UPDATE rqs_addresses AS a SET city = $2, postal_code = $3, city_folded = $4, postal_code_folded = $5
+    WHERE id = $1 AND name = $6 AND city = $7 AND postal_code = $8 ${RETURNING_UPDATED}`
 }
 const DELETE = { name: 'rqs-addresses-delete', text: 'DELETE FROM rqs_addresses WHERE id = $1' }
 const LOCK = { name: 'rqs-addresses-lock', text: `SELECT ${COLUMNS} FROM rqs_addresses WHERE id = $1 FOR UPDATE` }
-const IMPORT_BATCH = `INSERT INTO rqs_addresses (id, name, city, postal_code)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
-  ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, city = EXCLUDED.city, postal_code = EXCLUDED.postal_code`
 /**
  * Moves the id sequence to the first id at or after its next value that no
  * record holds (the end of the run of taken ids it points into), so a create
@@ -69,6 +72,17 @@ const SKIP_TAKEN_IDS = `SELECT setval('rqs_address_ids', s.first_free, false) FR
     ELSE coalesce((SELECT min(a.id) + 1 FROM rqs_addresses a
       WHERE a.id >= c.next AND a.id < ${MAX_ADDRESS_ID} AND NOT EXISTS (SELECT 1 FROM rqs_addresses b WHERE b.id = a.id + 1)), c.next) END AS first_free
   FROM (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next FROM rqs_address_ids) c) s`
+
+const IMPORT: ImportPlan<Address> = {
+  table: 'rqs_addresses',
+  service: 'addresses',
+  columns: [
+    ['id', 'bigint', (a) => a.id], ['name', 'text', (a) => a.name], ['city', 'text', (a) => a.city], ['postal_code', 'text', (a) => a.postalCode],
+    ['name_folded', 'text', (a) => fold(a.name)], ['city_folded', 'text', (a) => fold(a.city)], ['postal_code_folded', 'text', (a) => fold(a.postalCode)]
+  ],
+  changed: "jsonb_build_object('name', a.name, 'city', a.city, 'postalCode', a.postal_code)",
+  finish: SKIP_TAKEN_IDS
+}
 
 type PutRow = AddressRow & { inserted: boolean }
 
@@ -104,7 +118,7 @@ export class PostgresAddressStore implements AddressStore {
   }
 
   async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
-    const query = { ...CREATE, values: [input.name, input.city, input.postalCode] }
+    const query = { ...CREATE, values: [input.name, input.city, input.postalCode, fold(input.name), fold(input.city), fold(input.postalCode)] }
     const created = (id: bigint | undefined): Address => ({ id: id as bigint, name: input.name, city: input.city, postalCode: input.postalCode })
     if (keyed === undefined) return created((await this.#writes.statement<{ id: bigint }>(query)).rows[0]?.id)
     return await this.#writes.transaction(async (client) => created((await client.query<{ id: bigint }>(query)).rows[0]?.id), keyed)
@@ -121,17 +135,19 @@ export class PostgresAddressStore implements AddressStore {
 
   async put (id: bigint, input: AddressInput, condition: WriteCondition<Address> = NO_CONDITION, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
     let statement = PUT
-    let values: unknown[] = [id, input.name, input.city, input.postalCode]
+    const cityFolded = fold(input.city)
+    const postalCodeFolded = fold(input.postalCode)
+    let values: unknown[] = [id, input.name, input.city, input.postalCode, fold(input.name), cityFolded, postalCodeFolded]
     switch (condition.kind) {
       case 'none': break
       case 'absent': statement = PUT_IF_ABSENT; break
-      case 'present': statement = PUT_IF_PRESENT; values = [id, input.city, input.postalCode]; break
+      case 'present': statement = PUT_IF_PRESENT; values = [id, input.city, input.postalCode, cityFolded, postalCodeFolded]; break
       case 'matches': {
         const seen = condition.current
         // A record the client saw under another id never matches this one.
         if (seen.id !== id) return PRECONDITION_FAILED
         statement = PUT_IF_MATCHES
-        values = [id, input.city, input.postalCode, seen.name, seen.city, seen.postalCode]
+        values = [id, input.city, input.postalCode, cityFolded, postalCodeFolded, seen.name, seen.city, seen.postalCode]
         break
       }
     }
@@ -162,18 +178,9 @@ export class PostgresAddressStore implements AddressStore {
     return this.#queries.batches(query)
   }
 
-  /** Upserts whole records by id in one transaction; generated ids then continue after the imported ones. */
+  /** Stages the file, then upserts whole records by id in one short transaction; generated ids then continue after the imported ones (see importStaged). */
   async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
-    return await this.#writes.transaction(async (client) => {
-      let count = 0
-      for await (const batch of source) {
-        const rows = lastOfEachId(batch)
-        await client.query(IMPORT_BATCH, [rows.map((a) => a.id), rows.map((a) => a.name), rows.map((a) => a.city), rows.map((a) => a.postalCode)])
-        count += batch.length
-      }
-      await client.query(SKIP_TAKEN_IDS)
-      return count
-    })
+    return await importStaged(this.#pool, IMPORT, source)
   }
 }
 

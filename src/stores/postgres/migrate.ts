@@ -1,5 +1,6 @@
 import type pg from 'pg'
-import { pendingMigrations, type Migration } from '../migrations.js'
+import { pendingMigrations } from '../migrations.js'
+import type { PostgresMigration } from './schema.js'
 import { isUnavailable } from './errors.js'
 
 /** Any 64-bit key for pg_advisory_xact_lock, the same in every rqs instance ("rqs-mig" in ASCII). */
@@ -11,7 +12,7 @@ const MIGRATION_LOCK_KEY = '32212886842337639'
  * waits for the lock, then finds the steps applied. Refuses a database
  * written by a newer rqs rather than guess at its schema.
  */
-export async function migrate (pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
+export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigration[]): Promise<void> {
   const client = await pool.connect()
   let failed: Error | undefined
   try {
@@ -23,6 +24,7 @@ export async function migrate (pool: pg.Pool, migrations: readonly Migration[]):
     const applied = (await client.query<{ version: number }>('SELECT version FROM rqs_migrations')).rows.map((r) => r.version)
     for (const m of pendingMigrations(applied, migrations)) {
       await client.query(m.sql)
+      await m.fill?.(client)
       await client.query('INSERT INTO rqs_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
     }
     await client.query('COMMIT')

@@ -3,15 +3,10 @@ import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../do
 import { compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { isUnavailable, rethrow } from './errors.js'
 
-/**
- * Text columns compare under COLLATE "C" (code point order, as the other
- * stores; see migration 3), which would also make lower() fold ASCII only, so
- * `contains` and the search fold under the database's default collation.
- */
+/** `contains` and the search: the folded needle in a folded column (migration 5), whatever the database's locale. */
 const dialect: SqlDialect = {
   placeholder: (n) => `$${n}`,
-  contains: (column, needle) => `strpos(lower(${column} COLLATE "default"), lower(${needle}::text COLLATE "default")) > 0`,
-  needle: (text) => text
+  contains: (column, needle) => `strpos(${column}, ${needle}::text) > 0`
 }
 
 /**
@@ -61,11 +56,4 @@ export class PostgresQueries<F extends string, Row extends object, R> {
       client.release(broken)
     }
   }
-}
-
-/** A batch with only the last record of each id: one INSERT … ON CONFLICT DO UPDATE may not touch a row twice. */
-export function lastOfEachId<R extends { id: unknown }> (batch: readonly R[]): R[] {
-  const byId = new Map<unknown, R>()
-  for (const r of batch) byId.set(r.id, r)
-  return [...byId.values()]
 }

@@ -1,4 +1,6 @@
+import type pg from 'pg'
 import type { Migration } from '../migrations.js'
+import { foldAllRows } from './fold-rows.js'
 
 /**
  * The PostgreSQL schema, one versioned step at a time. A released step never
@@ -7,7 +9,12 @@ import type { Migration } from '../migrations.js'
  * together apply each step exactly once.
  */
 
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+export interface PostgresMigration extends Migration {
+  /** Runs after `sql`, in the same transaction: work SQL cannot do (folding text in TypeScript). */
+  fill?: (client: pg.ClientBase) => Promise<void>
+}
+
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     name: 'students and addresses',
@@ -233,6 +240,101 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       END $$;
       CREATE TRIGGER rqs_addresses_changed AFTER INSERT OR UPDATE OR DELETE ON rqs_addresses
         FOR EACH ROW EXECUTE FUNCTION rqs_address_changed();
+    `
+  },
+  // Issue 19: `contains` and the search compare text folded by one rule for every
+  // store (src/domain/case-fold.ts), computed in TypeScript: the store writes a
+  // folded copy of each text field with the record (the create functions take
+  // them as arguments), and this step folds the rows already held (foldAllRows).
+  {
+    version: 5,
+    name: 'folded text for search',
+    sql: `
+      ALTER TABLE rqs_students
+        ADD COLUMN first_name_folded text COLLATE "C" NOT NULL DEFAULT '',
+        ADD COLUMN last_name_folded text COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE rqs_addresses
+        ADD COLUMN name_folded text COLLATE "C" NOT NULL DEFAULT '',
+        ADD COLUMN city_folded text COLLATE "C" NOT NULL DEFAULT '',
+        ADD COLUMN postal_code_folded text COLLATE "C" NOT NULL DEFAULT '';
+
+      -- A change is a change of the record's own fields: writing its folded copies is none.
+      DROP TRIGGER rqs_students_changed ON rqs_students;
+      CREATE TRIGGER rqs_students_changed AFTER INSERT OR UPDATE OF first_name, last_name, age OR DELETE ON rqs_students
+        FOR EACH ROW EXECUTE FUNCTION rqs_student_changed();
+      DROP TRIGGER rqs_addresses_changed ON rqs_addresses;
+      CREATE TRIGGER rqs_addresses_changed AFTER INSERT OR UPDATE OF name, city, postal_code OR DELETE ON rqs_addresses
+        FOR EACH ROW EXECUTE FUNCTION rqs_address_changed();
+
+      -- The creates of step 2 and 1, now also storing the folded copies. The old
+      -- signatures go: an rqs that does not write them must not write at all.
+      DROP FUNCTION rqs_create_student (text, text, integer);
+      CREATE FUNCTION rqs_create_student (p_first_name text, p_last_name text, p_age integer, p_first_name_folded text, p_last_name_folded text) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+        replaced boolean;
+      BEGIN
+        SELECT n INTO new_id FROM rqs_student_count WHERE singleton FOR UPDATE;
+        INSERT INTO rqs_students AS s (id, first_name, last_name, age, first_name_folded, last_name_folded)
+          VALUES (new_id, p_first_name, p_last_name, p_age, p_first_name_folded, p_last_name_folded)
+          ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, age = EXCLUDED.age,
+            first_name_folded = EXCLUDED.first_name_folded, last_name_folded = EXCLUDED.last_name_folded
+          RETURNING s.xmax <> 0 INTO replaced;
+        UPDATE rqs_student_count
+          SET n = n + CASE WHEN replaced THEN 0 ELSE 1 END, next_id = GREATEST(next_id, new_id + 1)
+          WHERE singleton;
+        RETURN new_id;
+      END $$;
+
+      DROP FUNCTION rqs_create_student_in_sequence (text, text, integer);
+      CREATE FUNCTION rqs_create_student_in_sequence (p_first_name text, p_last_name text, p_age integer, p_first_name_folded text, p_last_name_folded text) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+      BEGIN
+        SELECT next_id INTO new_id FROM rqs_student_count WHERE singleton FOR UPDATE;
+        INSERT INTO rqs_students (id, first_name, last_name, age, first_name_folded, last_name_folded)
+          VALUES (new_id, p_first_name, p_last_name, p_age, p_first_name_folded, p_last_name_folded);
+        UPDATE rqs_student_count SET n = n + 1, next_id = new_id + 1 WHERE singleton;
+        RETURN new_id;
+      END $$;
+
+      DROP FUNCTION rqs_create_address (text, text, text);
+      CREATE FUNCTION rqs_create_address (p_name text, p_city text, p_postal_code text, p_name_folded text, p_city_folded text, p_postal_code_folded text) RETURNS bigint
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        new_id bigint;
+      BEGIN
+        LOOP
+          INSERT INTO rqs_addresses (id, name, city, postal_code, name_folded, city_folded, postal_code_folded)
+            VALUES (nextval('rqs_address_ids'), p_name, p_city, p_postal_code, p_name_folded, p_city_folded, p_postal_code_folded)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id INTO new_id;
+          IF new_id IS NOT NULL THEN
+            RETURN new_id;
+          END IF;
+        END LOOP;
+      END $$;
+    `,
+    fill: foldAllRows
+  },
+  // Issue 19: rqs import stages a file in a temporary table, then applies it in one
+  // short transaction that appends the file's changes itself, in one statement at the
+  // end (./import.ts). The row triggers skip that transaction's rows: a change per row
+  // would take the change head's row lock, which every write needs, at the first
+  // imported row and hold it for the whole apply. A WHEN condition skips them without
+  // queueing a trigger event per row.
+  {
+    version: 6,
+    name: 'change log of a bulk import',
+    sql: `
+      DROP TRIGGER rqs_students_changed ON rqs_students;
+      CREATE TRIGGER rqs_students_changed AFTER INSERT OR UPDATE OF first_name, last_name, age OR DELETE ON rqs_students
+        FOR EACH ROW WHEN (current_setting('rqs.import', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION rqs_student_changed();
+      DROP TRIGGER rqs_addresses_changed ON rqs_addresses;
+      CREATE TRIGGER rqs_addresses_changed AFTER INSERT OR UPDATE OF name, city, postal_code OR DELETE ON rqs_addresses
+        FOR EACH ROW WHEN (current_setting('rqs.import', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION rqs_address_changed();
     `
   }
 ]

@@ -1,10 +1,12 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import { type DeleteResult, type KeptWrite, type KeyedWrite, type ReplaceResult, type Student, type StudentIdRule, type StudentInput, type StudentStore, type WriteCondition, conditionHolds, DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent, STUDENT_FIELDS, type RecordFilter, type RecordQuery, type StudentField } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
+import { fold } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import type { PostgresWrites } from './transaction.js'
-import { lastOfEachId, PostgresQueries } from './query.js'
+import { PostgresQueries } from './query.js'
+import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
 
 interface StudentRow {
@@ -19,6 +21,7 @@ const COLUMNS = 'id, first_name, last_name, age'
 const TABLE: SqlTable<StudentField> = {
   name: 'rqs_students',
   columns: { id: 'id', firstName: 'first_name', lastName: 'last_name', age: 'age' },
+  folded: { firstName: 'first_name_folded', lastName: 'last_name_folded' },
   kinds: STUDENT_FIELDS,
   select: COLUMNS
 }
@@ -27,18 +30,27 @@ const TABLE: SqlTable<StudentField> = {
 const LIST = { name: 'rqs-students-list', text: `SELECT ${COLUMNS} FROM rqs_students ORDER BY id` }
 // Gets by id are batched (see BatchedGets): $1 holds every id asked for in one I/O round.
 const GET_MANY = { name: 'rqs-students-get-many', text: `SELECT ${COLUMNS} FROM rqs_students WHERE id = ANY($1::bigint[])` }
-const CREATE = { name: 'rqs-students-create', text: 'SELECT rqs_create_student($1, $2, $3) AS id' }
-const CREATE_IN_SEQUENCE = { name: 'rqs-students-create-in-sequence', text: 'SELECT rqs_create_student_in_sequence($1, $2, $3) AS id' }
-const UPDATE = { name: 'rqs-students-update', text: 'UPDATE rqs_students SET first_name = $2, last_name = $3, age = $4 WHERE id = $1' }
+// Writes store the folded copies the search reads (src/domain/case-fold.ts) with the record.
+const CREATE = { name: 'rqs-students-create', text: 'SELECT rqs_create_student($1, $2, $3, $4, $5) AS id' }
+const CREATE_IN_SEQUENCE = { name: 'rqs-students-create-in-sequence', text: 'SELECT rqs_create_student_in_sequence($1, $2, $3, $4, $5) AS id' }
+const UPDATE = { name: 'rqs-students-update', text: 'UPDATE rqs_students SET first_name = $2, last_name = $3, age = $4, first_name_folded = $5, last_name_folded = $6 WHERE id = $1' }
 const DELETE = { name: 'rqs-students-delete', text: 'SELECT rqs_delete_student($1) AS deleted' }
 const LOCK_COUNT = { name: 'rqs-students-lock-count', text: 'SELECT n FROM rqs_student_count WHERE singleton FOR UPDATE' }
 const LOCK = { name: 'rqs-students-lock', text: `SELECT ${COLUMNS} FROM rqs_students WHERE id = $1 FOR UPDATE` }
 const REMOVE = { name: 'rqs-students-remove', text: 'DELETE FROM rqs_students WHERE id = $1' }
 const DECREMENT = { name: 'rqs-students-decrement', text: 'UPDATE rqs_student_count SET n = n - 1 WHERE singleton' }
-const IMPORT_BATCH = `INSERT INTO rqs_students (id, first_name, last_name, age)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[])
-  ON CONFLICT (id) DO UPDATE SET first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, age = EXCLUDED.age`
-const RECOUNT = 'UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students), next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM rqs_students), 0)) WHERE singleton'
+const IMPORT: ImportPlan<Student> = {
+  table: 'rqs_students',
+  service: 'students',
+  columns: [
+    ['id', 'bigint', (s) => s.id], ['first_name', 'text', (s) => s.firstName], ['last_name', 'text', (s) => s.lastName], ['age', 'integer', (s) => s.age],
+    ['first_name_folded', 'text', (s) => fold(s.firstName)], ['last_name_folded', 'text', (s) => fold(s.lastName)]
+  ],
+  changed: "jsonb_build_object('firstName', a.first_name, 'lastName', a.last_name, 'age', a.age)",
+  // Creates and deletes lock the counter before a record: taken first, so neither waits in a cycle with the import.
+  lock: LOCK_COUNT.text,
+  finish: 'UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students), next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM rqs_students), 0)) WHERE singleton'
+}
 
 /**
  * Student records in PostgreSQL. Creates and deletes go through the
@@ -84,14 +96,14 @@ export class PostgresStudentStore implements StudentStore {
   }
 
   async create (input: StudentInput, keyed?: KeyedWrite<Student>): Promise<Student> {
-    const query = { ...this.#create, values: [input.firstName, input.lastName, input.age] }
+    const query = { ...this.#create, values: [input.firstName, input.lastName, input.age, fold(input.firstName), fold(input.lastName)] }
     const created = (id: bigint | undefined): Student => ({ id: Number(id), firstName: input.firstName, lastName: input.lastName, age: input.age })
     if (keyed === undefined) return created((await this.#writes.statement<{ id: bigint }>(query)).rows[0]?.id)
     return await this.#writes.transaction(async (client) => created((await client.query<{ id: bigint }>(query)).rows[0]?.id), keyed)
   }
 
   async replace (student: Student, condition: WriteCondition<Student> = NO_CONDITION, keyed?: KeyedWrite<ReplaceResult<Student>>): Promise<ReplaceResult<Student>> {
-    const values = [student.id, student.firstName, student.lastName, student.age]
+    const values = [student.id, student.firstName, student.lastName, student.age, fold(student.firstName), fold(student.lastName)]
     const record = { id: student.id, firstName: student.firstName, lastName: student.lastName, age: student.age }
     if (condition.kind === 'none' && keyed === undefined) {
       const { rowCount } = await this.#writes.statement({ ...UPDATE, values })
@@ -131,21 +143,12 @@ export class PostgresStudentStore implements StudentStore {
   }
 
   /**
-   * Upserts by id in one transaction that holds the counter row's lock (so no
-   * create or delete interleaves), then sets the count to the records held.
+   * Stages the file, then upserts it by id in one short transaction holding
+   * the counter row's lock (creates and deletes wait for that transaction
+   * only) and sets the count to the records held (see importStaged).
    */
   async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
-    return await this.#writes.transaction(async (client) => {
-      await client.query(LOCK_COUNT)
-      let count = 0
-      for await (const batch of source) {
-        const rows = lastOfEachId(batch)
-        await client.query(IMPORT_BATCH, [rows.map((s) => s.id), rows.map((s) => s.firstName), rows.map((s) => s.lastName), rows.map((s) => s.age)])
-        count += batch.length
-      }
-      await client.query(RECOUNT)
-      return count
-    })
+    return await importStaged(this.#pool, IMPORT, source)
   }
 }
 

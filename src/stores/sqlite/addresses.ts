@@ -1,9 +1,10 @@
-import type { Database, Statement } from 'better-sqlite3'
+import type { Database, RunResult, Statement } from 'better-sqlite3'
 import { type Address, type AddressInput, type AddressListQuery, type AddressStore, type DeleteResult, type KeptWrite, type KeyedWrite, type PutResult, type WriteCondition, conditionHolds, DELETED, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameAddress, ADDRESS_FIELDS, type AddressField, type RecordFilter, type RecordQuery } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
+import { fold } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
-import { importInTransaction } from './import.js'
+import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 
 const COLUMNS = 'id, name, city, postal_code AS postalCode'
@@ -11,6 +12,7 @@ const COLUMNS = 'id, name, city, postal_code AS postalCode'
 const TABLE: SqlTable<AddressField> = {
   name: 'rqs_addresses',
   columns: { id: 'id', name: 'name', city: 'city', postalCode: 'postal_code' },
+  folded: { name: 'name_folded', city: 'city_folded', postalCode: 'postal_code_folded' },
   kinds: ADDRESS_FIELDS,
   select: COLUMNS
 }
@@ -52,14 +54,18 @@ export class SqliteAddressStore implements AddressStore {
       ORDER BY id LIMIT @limit`).safeIntegers(true)
     const nextId = db.prepare<[], bigint>('SELECT next FROM rqs_address_ids WHERE singleton = 1').pluck().safeIntegers(true)
     const setNextId = db.prepare<[bigint]>('UPDATE rqs_address_ids SET next = ? WHERE singleton = 1')
-    const insert = db.prepare<[bigint, string, string, string]>('INSERT INTO rqs_addresses (id, name, city, postal_code) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
-    const update = db.prepare<[string, string, bigint]>('UPDATE rqs_addresses SET city = ?, postal_code = ? WHERE id = ?')
+    const insertRow = db.prepare<[bigint, string, string, string, string, string, string]>(`INSERT INTO rqs_addresses (id, name, city, postal_code, name_folded, city_folded, postal_code_folded)
+      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+    const updateRow = db.prepare<[string, string, string, string, bigint]>('UPDATE rqs_addresses SET city = ?, postal_code = ?, city_folded = ?, postal_code_folded = ? WHERE id = ?')
+    // Every write stores the folded copies the search reads (src/domain/case-fold.ts).
+    const insert = (id: bigint, a: AddressInput): RunResult => insertRow.run(id, a.name, a.city, a.postalCode, fold(a.name), fold(a.city), fold(a.postalCode))
+    const update = (id: bigint, a: AddressInput): RunResult => updateRow.run(a.city, a.postalCode, fold(a.city), fold(a.postalCode), id)
     const remove = db.prepare<[bigint]>('DELETE FROM rqs_addresses WHERE id = ?')
 
     const create = db.transaction((input: AddressInput, keyed: KeyedWrite<Address> | undefined) => kept.run(keyed, (): Address => {
       for (let id = nextId.get() as bigint; ; id++) {
         if (id > MAX_ADDRESS_ID) throw new RangeError('address ids are exhausted')
-        if (insert.run(id, input.name, input.city, input.postalCode).changes === 1) {
+        if (insert(id, input).changes === 1) {
           setNextId.run(id + 1n)
           return { id, name: input.name, city: input.city, postalCode: input.postalCode }
         }
@@ -71,11 +77,11 @@ export class SqliteAddressStore implements AddressStore {
       const current = this.#get.get(id)
       if (!conditionHolds(condition, current, sameAddress)) return PRECONDITION_FAILED
       if (current === undefined) {
-        insert.run(id, input.name, input.city, input.postalCode)
+        insert(id, input)
         return { outcome: 'created', record: { id, name: input.name, city: input.city, postalCode: input.postalCode } }
       }
       // The spec: city and postalCode come from the submitted entity; the stored name is kept.
-      update.run(input.city, input.postalCode, id)
+      update(id, input)
       return { outcome: 'updated', record: { id, name: current.name, city: input.city, postalCode: input.postalCode } }
     }))
     this.#put = (id, input, condition, keyed) => put.immediate(id, input, condition, keyed)
@@ -127,14 +133,15 @@ export class SqliteAddressStore implements AddressStore {
     return this.#queries.batches(query)
   }
 
-  /** Upserts whole records by id in one transaction; generated ids then continue after the imported ones. */
+  /** Stages the file, then upserts whole records by id in one transaction; generated ids then continue after the imported ones (see importStaged). */
   async importAll (source: AsyncIterable<readonly Address[]>): Promise<number> {
-    const upsert = this.#db.prepare<[bigint, string, string, string]>(`INSERT INTO rqs_addresses (id, name, city, postal_code) VALUES (?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET name = excluded.name, city = excluded.city, postal_code = excluded.postal_code`)
     const skipTaken = this.#db.prepare(SKIP_TAKEN_IDS)
-    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
-      for (const a of batch) upsert.run(a.id, a.name, a.city, a.postalCode)
-    }, () => { skipTaken.run() })
+    return await importStaged<Address>(this.#db, {
+      table: TABLE.name,
+      columns: [['id', (a) => a.id], ['name', (a) => a.name], ['city', (a) => a.city], ['postal_code', (a) => a.postalCode],
+        ['name_folded', (a) => fold(a.name)], ['city_folded', (a) => fold(a.city)], ['postal_code_folded', (a) => fold(a.postalCode)]],
+      finish: () => { skipTaken.run() }
+    }, source)
   }
 }
 

@@ -1,48 +1,71 @@
+import { randomBytes } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import { rethrow } from './errors.js'
 
+/** What an import into one table writes; see importStaged. */
+export interface ImportPlan<R> {
+  table: string
+  /** Every column written, `id` first, and the value a record gives it. */
+  columns: ReadonlyArray<readonly [name: string, value: (record: R) => unknown]>
+  /** Run after the rows, in the same transaction: the bookkeeping rows (record count, next generated id). */
+  finish: () => void
+}
+
 /**
- * Runs an import into `table` in one write transaction (BEGIN IMMEDIATE …
- * COMMIT) that stays open while the source is read: `write` stores each
- * batch, `finish` brings the bookkeeping rows in step before the commit. When
- * the source or a write throws, everything is rolled back. The connection
- * must not serve other writes meanwhile (rqs import and --seed run before or
- * without a server).
+ * Imports `source` into a table that other connections (a running server, in
+ * this process or another) keep writing to (issue 19). Every batch goes into a
+ * temporary table of this connection, which takes no lock on the database
+ * file, so their writes go on while the file is read; then one write
+ * transaction (BEGIN IMMEDIATE … COMMIT) applies it all (the last line of an
+ * id wins, stored in id order) and `finish` brings the bookkeeping rows in step.
+ * A failing source or write leaves the database untouched. The apply is the
+ * only time the file's write lock is held: other writers wait for it (up to
+ * their busy timeout, 2 s).
  *
  * Into an empty table the secondary indexes are dropped first and built again
  * at the end, in the same transaction: building an index from all the rows
  * at once is about twice as fast as growing it one row at a time.
  */
-export async function importInTransaction<R> (
-  db: Database.Database,
-  table: string,
-  source: AsyncIterable<readonly R[]>,
-  write: (batch: readonly R[]) => void,
-  finish: () => void
-): Promise<number> {
+export async function importStaged<R> (db: Database.Database, plan: ImportPlan<R>, source: AsyncIterable<readonly R[]>): Promise<number> {
+  const names = plan.columns.map(([name]) => name)
+  // Unique per import: several may stage on one connection at once (a server's --seed, tests).
+  const staged = `temp.rqs_import_${randomBytes(6).toString('hex')}`
   let count = 0
-  // A large page cache while the indexes grow (256 MiB at most, given back afterwards).
-  const cacheSize = db.pragma('cache_size', { simple: true }) as number
-  db.pragma('cache_size = -262144')
+  let cacheSize: number | undefined
   try {
-    db.exec('BEGIN IMMEDIATE')
-    const empty = db.prepare(`SELECT NOT EXISTS (SELECT 1 FROM ${table})`).pluck().get() === 1
-    const indexes = empty
-      ? db.prepare<[string], { name: string, sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table)
-      : []
-    for (const index of indexes) db.exec(`DROP INDEX ${index.name}`)
+    db.exec(`CREATE TEMP TABLE ${staged.slice('temp.'.length)} (ord INTEGER PRIMARY KEY, ${names.join(', ')})`)
+    const insert = db.prepare(`INSERT INTO ${staged} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
+    // A transaction that writes only the temporary database locks nothing of the file.
+    const stage = db.transaction((batch: readonly R[]) => {
+      for (const record of batch) insert.run(...plan.columns.map(([, value]) => value(record)))
+    })
     for await (const batch of source) {
-      write(batch)
+      stage(batch)
       count += batch.length
     }
+    // A large page cache while the indexes grow (256 MiB at most, given back afterwards).
+    cacheSize = db.pragma('cache_size', { simple: true }) as number
+    db.pragma('cache_size = -262144')
+    db.exec('BEGIN IMMEDIATE')
+    const empty = db.prepare(`SELECT NOT EXISTS (SELECT 1 FROM ${plan.table})`).pluck().get() === 1
+    const indexes = empty
+      ? db.prepare<[string], { name: string, sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(plan.table)
+      : []
+    for (const index of indexes) db.exec(`DROP INDEX ${index.name}`)
+    // The last line of each id, in id order (one change each, as in the other stores): with max(), SQLite takes
+    // the other columns from the row holding the maximum. "WHERE true" keeps ON CONFLICT from reading as a join's ON.
+    db.exec(`INSERT INTO ${plan.table} (${names.join(', ')})
+      SELECT ${names.join(', ')} FROM (SELECT ${names.join(', ')}, max(ord) FROM ${staged} GROUP BY id) WHERE true ORDER BY id
+      ON CONFLICT (id) DO UPDATE SET ${names.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`)
     for (const index of indexes) db.exec(index.sql)
-    finish()
+    plan.finish()
     db.exec('COMMIT')
     return count
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK')
     return rethrow(err)
   } finally {
-    db.pragma(`cache_size = ${cacheSize}`)
+    if (cacheSize !== undefined) db.pragma(`cache_size = ${cacheSize}`)
+    if (db.open) db.exec(`DROP TABLE IF EXISTS ${staged}`)
   }
 }

@@ -6,7 +6,6 @@ import { SqliteStudentStore } from './students.js'
 import { SqliteAddressStore } from './addresses.js'
 import { rethrow } from './errors.js'
 import { SqliteKeptWrites } from './kept-writes.js'
-import { registerFold } from './query.js'
 import { SqliteChangeLog } from './changes.js'
 
 export interface SqliteOptions extends StoreOptions {
@@ -28,7 +27,6 @@ export function openSqliteStores (options: SqliteOptions): Stores {
     db.pragma('synchronous = FULL')
     db.pragma('busy_timeout = 2000')
     db.pragma('foreign_keys = ON')
-    registerFold(db)
     migrate(db, SQLITE_MIGRATIONS)
   } catch (err) {
     throw new StoreUnavailableError(`cannot open SQLite database "${options.path}": ${(err as Error).message}`, { cause: err })

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { pendingMigrations, type Migration } from '../migrations.js'
+import { fold } from '../../domain/index.js'
 
 /**
  * Applies the steps newer than the file's version, each recorded in
@@ -7,6 +8,7 @@ import { pendingMigrations, type Migration } from '../migrations.js'
  * written by a newer rqs rather than guess at its schema.
  */
 export function migrate (db: Database.Database, migrations: readonly Migration[]): void {
+  registerFold(db)
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS rqs_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
     const applied = db.prepare<[], number>('SELECT version FROM rqs_migrations').pluck().all()
@@ -16,4 +18,9 @@ export function migrate (db: Database.Database, migrations: readonly Migration[]
       record.run(m.version, m.name, new Date().toISOString())
     }
   }).immediate()
+}
+
+/** The search's case folding (src/domain/case-fold.ts) as the SQL function rqs_fold, for steps that fold the rows held. */
+function registerFold (db: Database.Database): void {
+  db.function('rqs_fold', { deterministic: true }, (text: unknown) => typeof text === 'string' ? fold(text) : text)
 }

@@ -1,13 +1,8 @@
 import Database, { type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
-import { fold, STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../domain/index.js'
+import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../domain/index.js'
 import { compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
-
-/** Case folding for `contains` and the search: the memory store's own function, so both agree exactly. */
-export function registerFold (db: Database.Database): void {
-  db.function('rqs_fold', { deterministic: true }, (text: unknown) => typeof text === 'string' ? fold(text) : text)
-}
 
 /**
  * An equality condition selecting more rows than this makes a sorted page
@@ -19,8 +14,7 @@ const EQUALITY_BUDGET = 2048
 
 const dialect: SqlDialect = {
   placeholder: () => '?',
-  contains: (column, needle) => `instr(rqs_fold(${column}), ${needle}) > 0`,
-  needle: fold
+  contains: (column, needle) => `instr(${column}, ${needle}) > 0`
 }
 
 /**
@@ -77,7 +71,6 @@ export class SqliteQueries<F extends string, R> {
     try {
       reader = new Database(this.db.name, { readonly: true, fileMustExist: true })
       reader.pragma('busy_timeout = 2000')
-      registerFold(reader)
       rows = this.#prepare(reader, text).iterate(...values)
     } catch (err) { return rethrow(err) }
     try {

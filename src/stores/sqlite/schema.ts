@@ -120,5 +120,35 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
         INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('addresses', 'deleted', OLD.id, NULL, CAST(unixepoch('subsec') * 1000 AS INTEGER));
       END;
     `
+  },
+  // Issue 19: `contains` and the search compare text folded by one rule for every
+  // store (src/domain/case-fold.ts), computed in TypeScript: the store writes a
+  // folded copy of each text field with the record, and this step folds the
+  // rows already held (rqs_fold is that function, see ./migrate.ts).
+  {
+    version: 5,
+    name: 'folded text for search',
+    sql: `
+      ALTER TABLE rqs_students ADD COLUMN first_name_folded TEXT NOT NULL DEFAULT '';
+      ALTER TABLE rqs_students ADD COLUMN last_name_folded TEXT NOT NULL DEFAULT '';
+      ALTER TABLE rqs_addresses ADD COLUMN name_folded TEXT NOT NULL DEFAULT '';
+      ALTER TABLE rqs_addresses ADD COLUMN city_folded TEXT NOT NULL DEFAULT '';
+      ALTER TABLE rqs_addresses ADD COLUMN postal_code_folded TEXT NOT NULL DEFAULT '';
+
+      -- A change is a change of the record's own fields: writing its folded copies is none.
+      DROP TRIGGER rqs_students_replaced;
+      CREATE TRIGGER rqs_students_replaced AFTER UPDATE OF first_name, last_name, age ON rqs_students BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('students', 'replaced', NEW.id,
+          json_object('firstName', NEW.first_name, 'lastName', NEW.last_name, 'age', NEW.age), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+      DROP TRIGGER rqs_addresses_replaced;
+      CREATE TRIGGER rqs_addresses_replaced AFTER UPDATE OF name, city, postal_code ON rqs_addresses BEGIN
+        INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES ('addresses', 'replaced', NEW.id,
+          json_object('name', NEW.name, 'city', NEW.city, 'postalCode', NEW.postal_code), CAST(unixepoch('subsec') * 1000 AS INTEGER));
+      END;
+
+      UPDATE rqs_students SET first_name_folded = rqs_fold(first_name), last_name_folded = rqs_fold(last_name);
+      UPDATE rqs_addresses SET name_folded = rqs_fold(name), city_folded = rqs_fold(city), postal_code_folded = rqs_fold(postal_code);
+    `
   }
 ]

@@ -1,9 +1,11 @@
-import type { Database, Statement } from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+import type { Statement } from 'better-sqlite3'
 import { type DeleteResult, type KeptWrite, type KeyedWrite, type ReplaceResult, type Student, type StudentIdRule, type StudentInput, type StudentStore, type WriteCondition, conditionHolds, DELETED, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, sameStudent, STUDENT_FIELDS, type RecordFilter, type RecordQuery, type StudentField } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
+import { fold } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
-import { importInTransaction } from './import.js'
+import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 
 const COLUMNS = 'id, first_name AS firstName, last_name AS lastName, age'
@@ -16,6 +18,7 @@ interface Counter {
 const TABLE: SqlTable<StudentField> = {
   name: 'rqs_students',
   columns: { id: 'id', firstName: 'first_name', lastName: 'last_name', age: 'age' },
+  folded: { firstName: 'first_name_folded', lastName: 'last_name_folded' },
   kinds: STUDENT_FIELDS,
   select: COLUMNS
 }
@@ -35,10 +38,10 @@ export class SqliteStudentStore implements StudentStore {
   readonly #replace: (student: Student, condition: WriteCondition<Student>, keyed: KeyedWrite<ReplaceResult<Student>> | undefined) => ReplaceResult<Student>
   readonly #remove: (id: number, condition: WriteCondition<Student>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
-  readonly #db: Database
+  readonly #db: Database.Database
   readonly #queries: SqliteQueries<StudentField, Student>
 
-  constructor (db: Database, kept: SqliteKeptWrites, ids: StudentIdRule = 'count') {
+  constructor (db: Database.Database, kept: SqliteKeptWrites, ids: StudentIdRule = 'count') {
     this.#kept = kept
     this.#db = db
     this.#queries = new SqliteQueries(db, TABLE)
@@ -47,16 +50,20 @@ export class SqliteStudentStore implements StudentStore {
     const counter = db.prepare<[], Counter>('SELECT n, next_id AS nextId FROM rqs_student_count WHERE singleton = 1')
     const addToCount = db.prepare<[number]>('UPDATE rqs_student_count SET n = n + ? WHERE singleton = 1')
     const issued = db.prepare<[number]>('UPDATE rqs_student_count SET next_id = MAX(next_id, ? + 1) WHERE singleton = 1')
-    const insert = db.prepare<[number, string, string, number]>('INSERT INTO rqs_students (id, first_name, last_name, age) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
-    const update = db.prepare<[string, string, number, number]>('UPDATE rqs_students SET first_name = ?, last_name = ?, age = ? WHERE id = ?')
+    const insertRow = db.prepare<[number, string, string, number, string, string]>(`INSERT INTO rqs_students (id, first_name, last_name, age, first_name_folded, last_name_folded)
+      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+    const updateRow = db.prepare<[string, string, number, string, string, number]>('UPDATE rqs_students SET first_name = ?, last_name = ?, age = ?, first_name_folded = ?, last_name_folded = ? WHERE id = ?')
+    // Every write stores the folded copies the search reads (src/domain/case-fold.ts).
+    const insert = (id: number, s: StudentInput): Database.RunResult => insertRow.run(id, s.firstName, s.lastName, s.age, fold(s.firstName), fold(s.lastName))
+    const update = (id: number, s: StudentInput): Database.RunResult => updateRow.run(s.firstName, s.lastName, s.age, fold(s.firstName), fold(s.lastName), id)
     const remove = db.prepare<[number]>('DELETE FROM rqs_students WHERE id = ?')
 
     const create = db.transaction((input: StudentInput, keyed: KeyedWrite<Student> | undefined): Student => kept.run(keyed, () => {
       const { n, nextId } = counter.get() as Counter
       const id = ids === 'sequence' ? nextId : n
       // Under `count` a record already under this id is replaced and the count stays (the spec's rule).
-      if (insert.run(id, input.firstName, input.lastName, input.age).changes === 1) addToCount.run(1)
-      else update.run(input.firstName, input.lastName, input.age, id)
+      if (insert(id, input).changes === 1) addToCount.run(1)
+      else update(id, input)
       issued.run(id)
       return { id, firstName: input.firstName, lastName: input.lastName, age: input.age }
     }))
@@ -66,7 +73,7 @@ export class SqliteStudentStore implements StudentStore {
       const current = this.#get.get(student.id)
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameStudent)) return PRECONDITION_FAILED
-      update.run(student.firstName, student.lastName, student.age, student.id)
+      update(student.id, student)
       return { outcome: 'replaced', record: { id: student.id, firstName: student.firstName, lastName: student.lastName, age: student.age } }
     }))
     this.#replace = (student, condition, keyed) => replace.immediate(student, condition, keyed)
@@ -118,13 +125,14 @@ export class SqliteStudentStore implements StudentStore {
     return this.#queries.batches(query)
   }
 
-  /** Upserts by id in one transaction, then sets the count to the records held, so the id rule goes on from there. */
+  /** Stages the file, then upserts it by id in one transaction and sets the count to the records held, so the id rule goes on from there (see importStaged). */
   async importAll (source: AsyncIterable<readonly Student[]>): Promise<number> {
-    const upsert = this.#db.prepare<[number, string, string, number]>(`INSERT INTO rqs_students (id, first_name, last_name, age) VALUES (?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name, age = excluded.age`)
     const recount = this.#db.prepare('UPDATE rqs_student_count SET n = (SELECT count(*) FROM rqs_students), next_id = MAX(next_id, COALESCE((SELECT MAX(id) + 1 FROM rqs_students), 0)) WHERE singleton = 1')
-    return await importInTransaction(this.#db, TABLE.name, source, (batch) => {
-      for (const s of batch) upsert.run(s.id, s.firstName, s.lastName, s.age)
-    }, () => { recount.run() })
+    return await importStaged<Student>(this.#db, {
+      table: TABLE.name,
+      columns: [['id', (s) => s.id], ['first_name', (s) => s.firstName], ['last_name', (s) => s.lastName], ['age', (s) => s.age],
+        ['first_name_folded', (s) => fold(s.firstName)], ['last_name_folded', (s) => fold(s.lastName)]],
+      finish: () => { recount.run() }
+    }, source)
   }
 }

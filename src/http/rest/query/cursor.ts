@@ -1,4 +1,5 @@
 import { MAX_ADDRESS_ID, type FieldValue, type Position, type SortKey } from '../../../domain/index.js'
+import { isStorableText } from '../../../lib/storable-text.js'
 import type { CollectionModel, FieldParam } from './model.js'
 
 /**
@@ -52,8 +53,9 @@ function decodeSorted (model: CollectionModel, sort: readonly SortKey[], text: s
 /** A key value as a cursor carries it: text as a string, an integer as a number or (int64, and the default order) a decimal string. */
 function decodeValue (param: FieldParam, value: unknown): FieldValue | undefined {
   switch (param.kind) {
+    // Text no record can hold (U+0000, an unpaired surrogate) was never issued; PostgreSQL cannot even compare with it.
     case 'text':
-      return typeof value === 'string' && value.length <= param.maxLength ? value : undefined
+      return typeof value === 'string' && value.length <= param.maxLength && isStorableText(value) ? value : undefined
     case 'integer': {
       const n = typeof value === 'string' && /^(0|[1-9][0-9]{0,15})$/.test(value) ? Number(value) : value
       return typeof n === 'number' && Number.isSafeInteger(n) && n >= param.min && n <= param.max ? n : undefined

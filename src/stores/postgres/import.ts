@@ -1,0 +1,78 @@
+import type { Pool, PoolClient } from 'pg'
+import { StoreOutcomeUnknownError } from '../../domain/index.js'
+import { isLostAnswer, isUnavailable, rethrow } from './errors.js'
+
+/** What an import into one table writes; see importStaged. */
+export interface ImportPlan<R> {
+  table: string
+  /** The change log's name for the table's records. */
+  service: 'students' | 'addresses'
+  /** Every column written, `id` first: name, SQL type and the value a record gives it. */
+  columns: ReadonlyArray<readonly [name: string, type: string, value: (record: R) => unknown]>
+  /** The record's fields as the change log keeps them: jsonb over the applied row `a`, as the table's trigger builds it. */
+  changed: string
+  /** Run first in the applying transaction: locks a concurrent write takes before any row's (the student counter). */
+  lock?: string
+  /** Run after the rows, in the same transaction: the bookkeeping rows (record count, next generated id). */
+  finish: string
+}
+
+/**
+ * Imports `source` into a table the running servers use without stopping
+ * their writes while the file is read (issue 19). Every batch goes into a
+ * temporary table of this connection (no WAL, no lock on a live table, no
+ * open transaction however slowly the file comes), then one transaction
+ * applies it all: one upsert (the last line of an id wins), the bookkeeping
+ * rows, and the file's changes appended to the change log in one statement
+ * at the end, so the change head's row lock that every write takes is held
+ * only from there to the commit. A failing source or store leaves the live
+ * tables untouched. Returns how many records the source gave.
+ */
+export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: AsyncIterable<readonly R[]>): Promise<number> {
+  let client: PoolClient
+  try { client = await pool.connect() } catch (err) { return rethrow(err) }
+  const names = plan.columns.map(([name]) => name)
+  let broken: Error | undefined
+  let committing = false
+  try {
+    await client.query('DROP TABLE IF EXISTS pg_temp.rqs_import')
+    await client.query(`CREATE TEMP TABLE rqs_import (ord integer, ${plan.columns.map(([name, type]) => `${name} ${type}`).join(', ')})`)
+    const stage = `INSERT INTO pg_temp.rqs_import SELECT * FROM unnest($1::integer[], ${plan.columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')})`
+    let count = 0
+    for await (const batch of source) {
+      await client.query(stage, [batch.map((_, i) => count + i), ...plan.columns.map(([, , value]) => batch.map(value))])
+      count += batch.length
+    }
+    await client.query('BEGIN')
+    // The row triggers leave this transaction's changes to the statement below (migration 6).
+    await client.query("SET LOCAL rqs.import = 'on'")
+    if (plan.lock !== undefined) await client.query(plan.lock)
+    await client.query(`WITH applied AS (
+        INSERT INTO ${plan.table} AS t (${names.join(', ')})
+        SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import ORDER BY id, ord DESC
+        ON CONFLICT (id) DO UPDATE SET ${names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+        RETURNING t.*, t.xmax = 0 AS inserted
+      ), head AS (
+        UPDATE rqs_change_head SET seq = seq + (SELECT count(*) FROM applied) WHERE singleton RETURNING seq
+      )
+      INSERT INTO rqs_changes (seq, service, kind, record_id, record)
+      SELECT head.seq - (SELECT count(*) FROM applied) + row_number() OVER (ORDER BY a.id), '${plan.service}',
+        CASE WHEN a.inserted THEN 'created' ELSE 'replaced' END, a.id, ${plan.changed}
+      FROM applied a, head`)
+    await client.query(plan.finish)
+    if (count > 0) await client.query("SELECT pg_notify('rqs_changes', seq::text) FROM rqs_change_head")
+    committing = true
+    await client.query('COMMIT')
+    return count
+  } catch (err) {
+    if (isUnavailable(err) || isLostAnswer(err)) broken = err as Error
+    else await client.query('ROLLBACK').catch((e: unknown) => { broken = e as Error })
+    if (committing && isLostAnswer(err)) {
+      throw new StoreOutcomeUnknownError(`PostgreSQL did not confirm the import (${(err as Error).message}); it may have been stored`, { cause: err })
+    }
+    return rethrow(err)
+  } finally {
+    if (broken === undefined) await client.query('DROP TABLE IF EXISTS pg_temp.rqs_import').catch((e: unknown) => { broken = e as Error })
+    client.release(broken)
+  }
+}
