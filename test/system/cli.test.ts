@@ -40,7 +40,7 @@ describe('rqs as a process', () => {
     let answer = ''
     socket.on('data', (c) => { answer += c.toString() })
     // Send the headers and half the body, signal, then the rest: the request is in flight during shutdown.
-    socket.write(`POST /students HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body.slice(0, 10)}`)
+    socket.write(`POST /students HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body.slice(0, 10)}`)
     await new Promise((resolve) => setTimeout(resolve, 200))
     srv.child.kill('SIGTERM')
     await new Promise((resolve) => setTimeout(resolve, 200))

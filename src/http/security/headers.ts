@@ -65,9 +65,6 @@ async function headersPlugin (app: FastifyInstance): Promise<void> {
 
 export const securityHeaders = fp(headersPlugin, { name: 'rqs-security-headers', fastify: '5.x' })
 
-/** What every answer gets by default: no MIME sniffing, no framing (clickjacking). */
-export const PROTECTIVE_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' }
-
 /** The Content-Security-Policy header value of CONTENT_SECURITY_POLICY (helmet's serialisation). */
 export function contentSecurityPolicy (): string {
   return helmetHeaders({ ...ONLY_CSP, contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY } })['content-security-policy'] ?? ''
@@ -92,16 +89,18 @@ const ONLY_CSP: HelmetOptions = {
 
 /**
  * The headers on by default (--no-security-headers turns them off): nosniff
- * and framing refused on every answer, and the Content-Security-Policy on
- * everything but the REST representations' answers, which are JSON (the
- * route declares it: config.representation). Both sets are worked out once
- * and set in one call; on `GET /students/{id}` the whole cost is this hook.
+ * and framing refused on every answer (no MIME sniffing, no clickjacking), and the
+ * Content-Security-Policy, worked out once, on everything but the REST
+ * representations' answers, which are JSON (the route declares it:
+ * config.representation). On `GET /students/{id}` the whole cost is this
+ * hook: about 0.3 µs of a 45 µs request (docs/decisions.md).
  */
 async function protectiveHeadersPlugin (app: FastifyInstance): Promise<void> {
-  const apiHeaders = PROTECTIVE_HEADERS
-  const pageHeaders = { ...PROTECTIVE_HEADERS, 'content-security-policy': contentSecurityPolicy() }
+  const csp = contentSecurityPolicy()
   app.addHook('onRequest', function addProtectiveHeaders (request, reply, done) {
-    reply.headers(request.routeOptions.config.representation === undefined ? pageHeaders : apiHeaders)
+    // Two (three) header() calls: reply.headers(object) costs a fifth more (Object.keys per call).
+    reply.header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY')
+    if (request.routeOptions.config.representation === undefined) reply.header('content-security-policy', csp)
     done()
   })
 }

@@ -8,6 +8,8 @@ import type { Reject } from './reject.js'
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
 /** The longest Host value quoted back in a refusal. */
 const MAX_QUOTED = 100
+/** Host values remembered as answered, so the usual ones cost one lookup; bounded, as clients choose them. */
+const MAX_REMEMBERED = 64
 
 /**
  * Which Host header values the server answers (DNS-rebinding protection):
@@ -18,6 +20,10 @@ const MAX_QUOTED = 100
  */
 export class HostAllowList {
   readonly #names: ReadonlySet<string>
+  /** Host header values already found allowed, as sent (`localhost:8080`), so the usual ones are not parsed again. */
+  readonly #answered = new Set<string>()
+  /** The last one: most requests repeat it, and comparing costs less than hashing. */
+  #last: string | undefined
 
   /** `names` are host names or IP addresses, `[::1]` for IPv6, lower case, without port. */
   constructor (names: Iterable<string>) {
@@ -33,11 +39,15 @@ export class HostAllowList {
    * (HTTP/1.0) passes: a browser always sends it, so it cannot be a rebinding.
    */
   allows (host: string | undefined): boolean {
-    if (host === undefined || this.#names.has(host)) return true
-    const name = withoutPort(host)
-    if (this.#names.has(name)) return true
-    const lower = name.toLowerCase()
-    return (lower !== name && this.#names.has(lower)) || isIP(lower.startsWith('[') ? lower.slice(1, -1) : lower) !== 0
+    if (host === undefined || host === this.#last) return true
+    if (this.#answered.has(host)) {
+      this.#last = host
+      return true
+    }
+    const name = withoutPort(host).toLowerCase()
+    const allowed = this.#names.has(name) || isIP(name.startsWith('[') ? name.slice(1, -1) : name) !== 0
+    if (allowed && this.#answered.size < MAX_REMEMBERED) this.#answered.add(host)
+    return allowed
   }
 }
 

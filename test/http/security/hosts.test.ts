@@ -175,6 +175,17 @@ describe('the default beyond loopback', () => {
     }
   })
 
+  it('remembers the hosts it answered (a bounded set), and refuses the others however many came before', () => {
+    const hosts = allowedHosts(undefined, '127.0.0.1', undefined)
+    for (let port = 1; port <= 1000; port++) {
+      expect(hosts?.allows(`localhost:${port}`)).toBe(true)
+      expect(hosts?.allows(`evil.example:${port}`)).toBe(false)
+    }
+    expect(hosts?.allows('localhost:1')).toBe(true)
+    expect(hosts?.allows('LOCALHOST:1000')).toBe(true)
+    expect(hosts?.allows('evil.example')).toBe(false)
+  })
+
   it('on loopback, --public-url adds its host (a proxy on the same machine passing the public Host on)', () => {
     expect(allowedHosts(undefined, '127.0.0.1', 'https://api.example.com')?.allows('api.example.com')).toBe(true)
     expect(allowedHosts(undefined, 'localhost', undefined)?.allows('evil.example')).toBe(false)
