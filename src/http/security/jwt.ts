@@ -90,8 +90,10 @@ export class JwtVerifier {
   }
 }
 
-function isAccessTokenType (typ: string | undefined): boolean {
+/** The `typ` header as sent: jose does not check its type unless asked for one value. */
+function isAccessTokenType (typ: unknown): boolean {
   if (typ === undefined) return true
+  if (typeof typ !== 'string') return false
   const type = typ.toLowerCase()
   return ACCESS_TOKEN_TYPES.has(type.startsWith('application/') ? type.slice('application/'.length) : type)
 }

@@ -142,11 +142,11 @@ describe('JWT claims and header checked beyond the signature', () => {
     }
   })
 
-  it('typ of another kind of JWT (logout token, DPoP proof, security event, ID token type): 401', async () => {
-    for (const typ of ['logout+jwt', 'dpop+jwt', 'application/secevent+jwt', 'id_token+jwt']) {
+  it('typ of another kind of JWT (logout token, DPoP proof, security event), or not a string: 401', async () => {
+    for (const typ of ['logout+jwt', 'dpop+jwt', 'application/secevent+jwt', 'jwt+other', 7 as unknown as string]) {
       const res = await read(await signRaw(first, { sub: 'alice', scope: 'read' }, typ))
       expectShape(res, 'envelope', 401, 'UNAUTHENTICATED')
-      expect(res.headers.get('www-authenticate'), typ).toContain('not an access token')
+      expect(res.headers.get('www-authenticate'), String(typ)).toContain('not an access token')
     }
   })
 
