@@ -70,7 +70,7 @@ export const STUDENT_FIELDS: FieldKinds<StudentField> = { id: 'integer', firstNa
 export const ADDRESS_FIELDS: FieldKinds<AddressField> = { id: 'integer', name: 'text', city: 'text', postalCode: 'text' }
 
 /** How many records a store hands over at once when streaming. */
-export const STREAM_BATCH_SIZE = 1000
+export const STREAM_BATCH_SIZE = 256
 
 /**
  * The queries every record store answers. `batches` streams every matching
