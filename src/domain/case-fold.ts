@@ -21,7 +21,7 @@ import { CASE_FOLDING } from './case-folding-table.js'
  */
 export function fold (text: string): string {
   // ASCII text is its own NFD and NFC, and its only foldings are A–Z → a–z.
-  if (ASCII.test(text)) return text.toLowerCase()
+  if (isAscii(text)) return text.toLowerCase()
   // Lower-casing first leaves few characters whose folding differs (ß, ς, ﬁ, Cherokee): one pass of the
   // engine's own lower-casing and a rare replacement is faster than a lookup per character.
   return text.normalize('NFD').toLowerCase().replace(UNLIKE_LOWERCASE, foldChar).normalize('NFC')
@@ -36,6 +36,11 @@ export function foldChar (c: string): string {
 export type FoldedField = (record: object, field: string) => string
 
 const ASCII = /^[\x00-\x7F]*$/ // eslint-disable-line no-control-regex
+
+/** Whether `text` is ASCII only: then folding it is toLowerCase(). */
+export function isAscii (text: string): boolean {
+  return ASCII.test(text)
+}
 
 const FOLDS: ReadonlyMap<string, string> = new Map(CASE_FOLDING.map(([from, ...to]) => [String.fromCodePoint(from as number), String.fromCodePoint(...to)]))
 

@@ -5,7 +5,7 @@
  */
 export { systemClock } from './clock.js'
 export type { Clock } from './clock.js'
-export { fold } from './case-fold.js'
+export { fold, isAscii } from './case-fold.js'
 export type { FoldedField } from './case-fold.js'
 export { conditionHolds } from './conditions.js'
 export { IdempotencyKeyUsedError, StoreOutcomeUnknownError, StoreUnavailableError, UndeclaredFieldError, UnstorableTextError } from './errors.js'

@@ -81,7 +81,7 @@ export function assertDeclaredFields (collection: string, kinds: FieldKinds<stri
 }
 
 /** How many records a store hands over at once when streaming. */
-export const STREAM_BATCH_SIZE = 1000
+export const STREAM_BATCH_SIZE = 256
 
 /**
  * The queries every record store answers. `batches` streams every matching
