@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryStudentStore } from '../../src/stores/memory/students.js'
 import { SCAN_CHUNK } from '../../src/stores/memory/query.js'
-import type { Student } from '../../src/stores/types.js'
+import type { Student } from '../../src/domain/index.js'
 
 /**
  * Issue 19, item 12: a search or count that reads every record of the memory
