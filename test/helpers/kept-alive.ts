@@ -22,7 +22,7 @@ export async function keptAliveGet (origin: string, path: string, headers: Recor
   socket.setEncoding('latin1')
   socket.on('error', () => {})
   const ended = new Promise<void>((resolve) => { socket.once('close', () => { resolve() }) })
-  const lines = Object.entries({ host: 'rqs.test', accept: 'text/event-stream', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+  const lines = Object.entries({ host: 'localhost', accept: 'text/event-stream', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('')
   socket.write(`GET ${path} HTTP/1.1\r\n${lines}\r\n`)
   const head = await new Promise<string>((resolve, reject) => {
     let received = ''

@@ -141,7 +141,7 @@ describe('stream limits', () => {
       })
       const leaving = net.connect(Number(new URL(origin).port), '127.0.0.1')
       leaving.on('error', () => {})
-      leaving.write('GET /events HTTP/1.1\r\nhost: rqs.test\r\naccept: text/event-stream\r\nlast-event-id: 0\r\n\r\n')
+      leaving.write('GET /events HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nlast-event-id: 0\r\n\r\n')
       await expect.poll(() => answer !== undefined).toBe(true)
       if (leave === 'end') leaving.end()
       else leaving.resetAndDestroy()
