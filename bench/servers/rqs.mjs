@@ -1,7 +1,7 @@
 // @ts-check
 // The server under test: rqs as `npm start` runs it — the compiled dist/ under plain node (no
 // TypeScript loader, which would add ~40 MB of RSS and its own thread), default configuration
-// (memory store, info logging, no access log; BENCH_METRICS=1 adds --metrics, BENCH_SECURITY_HEADERS=on|off sets --security-headers). BENCH_STORE picks another store (`sqlite:<file>`
+// (memory store, info logging, no access log; BENCH_METRICS=1 adds --metrics, BENCH_SECURITY_HEADERS=on|off: the default protective headers, or --no-security-headers). BENCH_STORE picks another store (`sqlite:<file>`
 // or a postgres:// URL). Before listening it creates BENCH_STUDENTS students (BENCH_STUDENT_INPUT)
 // and one address (BENCH_ADDRESS_INPUT, id 1) through the store API in this process, no HTTP;
 // then prints `MEMORY {...}` after a GC (with --expose-gc) and `LISTENING <port>`.
@@ -23,10 +23,11 @@ if (store.startsWith('sqlite:')) config.store = { ...config.store, kind: 'sqlite
 else if (store.startsWith('postgres')) config.store = { ...config.store, kind: 'postgres', url: store }
 // BENCH_METRICS=1: --metrics (issue 11), to price the per-request counting against the default.
 if (env.BENCH_METRICS === '1') config.security = { ...config.security, metrics: true }
-// BENCH_SECURITY_HEADERS=on|off: the protective headers (--security-headers) on or off, whatever the default.
+// BENCH_SECURITY_HEADERS=on|off: the protective headers rqs sends by default (nosniff, no framing; issue 19),
+// or none (--no-security-headers), whatever the defaults are.
 if (env.BENCH_SECURITY_HEADERS !== undefined) {
   if (env.BENCH_SECURITY_HEADERS !== 'on' && env.BENCH_SECURITY_HEADERS !== 'off') throw new Error('BENCH_SECURITY_HEADERS must be on or off')
-  config.security = { ...config.security, securityHeaders: env.BENCH_SECURITY_HEADERS === 'on' }
+  config.security = { ...config.security, securityHeaders: false, protectiveHeaders: env.BENCH_SECURITY_HEADERS === 'on' }
 }
 
 const stores = await openStores(config.store)
