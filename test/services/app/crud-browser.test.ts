@@ -50,6 +50,8 @@ describe.skipIf(!hasChromium)(title, () => {
     const { page } = session
     await page.goto(`${server.origin}/app/#/students`)
     await page.getByRole('heading', { level: 1, name: 'Students' }).waitFor()
+    // The heading comes before the first list read answers: wait for the empty table it shows.
+    await page.getByText('No records yet').waitFor()
     expect(await page.getByText('No records yet').count()).toBe(1)
 
     // A wrong age: the service's own message appears next to Age, which gets the focus.
