@@ -25,6 +25,7 @@ export const LANES = {
     'test/cli.test.ts',
     'test/contract/openapi-contract.test.ts',
     'test/http/rest/idempotency.test.ts',
+    'test/http/routes/declarations.test.ts',
     'test/http/rest/query/addresses-list.test.ts',
     'test/http/rest/query/kept-list.test.ts',
     'test/http/rest/query/ndjson.test.ts',
@@ -36,6 +37,7 @@ export const LANES = {
     'test/services/addresses/list.test.ts',
     'test/services/albums/albums-file.test.ts',
     'test/services/events/feed.test.ts',
+    'test/services/events/streams.test.ts',
     'test/services/students/v1.test.ts',
     'test/services/students/v2.test.ts',
     'test/stores/query-conformance.test.ts'
