@@ -8,7 +8,7 @@
 // Plain JavaScript because it runs without tsx; bench/run.ts compiles dist/ from src/ first.
 import process from 'node:process'
 import { buildServer } from '../../dist/server.js'
-import { defaultConfig } from '../../dist/config.js'
+import { defaultConfig } from '../../dist/options.js'
 import { openStores } from '../../dist/stores/index.js'
 
 const env = process.env
