@@ -1,30 +1,24 @@
-import type { Address, Student } from './records.js'
-
-/** The record collections whose writes the change log records. */
-export type ChangedCollection = 'students' | 'addresses'
+import type { RecordId, StoredRecord } from './collection.js'
 
 /** What a write did to the record under one id. */
 export type ChangeKind = 'created' | 'replaced' | 'deleted'
 
-interface ChangeOf<S extends ChangedCollection, Id, R> {
+/** One create, replace or delete of a record of some collection. */
+export interface Change {
   /**
    * Assigned in the write's own transaction: 1, 2, 3 … without gaps, in the
    * order the writes committed, across every instance sharing the store.
    */
   seq: number
-  service: S
+  /** The collection's name (`students`, `addresses`, `books`). */
+  service: string
   kind: ChangeKind
-  id: Id
+  id: RecordId
   /** The record as the write left it; null after a delete. */
-  record: R | null
+  record: StoredRecord | null
   /** When the store recorded the change. */
   at: Date
 }
-
-export type StudentChange = ChangeOf<'students', number, Student>
-export type AddressChange = ChangeOf<'addresses', bigint, Address>
-/** One create, replace or delete of a student or an address. */
-export type Change = StudentChange | AddressChange
 
 /** The changes a store still holds: `oldest` … `latest` (none when oldest = latest + 1). */
 export interface ChangeWindow {

@@ -22,10 +22,11 @@ export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains'
 
 export const OPERATORS: readonly Operator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains']
 
-/** A value a condition compares with: text, a safe integer, or a 64-bit integer (address ids). */
-export type FieldValue = string | number | bigint
+/** A value a condition compares with: text, a number, a 64-bit integer (address ids) or a boolean. */
+export type FieldValue = string | number | bigint | boolean
 
-export type FieldKind = 'text' | 'integer'
+/** `number` is a double; `boolean` compares false before true. */
+export type FieldKind = 'text' | 'integer' | 'number' | 'boolean'
 
 /** One condition: `field op value`. `contains` applies to text fields only. */
 export interface Condition<F extends string = string> {
@@ -49,7 +50,7 @@ export interface RecordFilter<F extends string = string> {
 /** Where a page ended: the sort key values of its last record (in sort order), then its id. */
 export interface Position {
   keys: readonly FieldValue[]
-  id: number | bigint
+  id: number | bigint | string
 }
 
 export interface RecordQuery<F extends string = string> extends RecordFilter<F> {
@@ -136,6 +137,7 @@ export function compareText (a: string, b: string): number {
 
 export function compareValues (a: FieldValue, b: FieldValue): number {
   if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
+  if (typeof a === 'boolean' || typeof b === 'boolean') return Number(a) - Number(b)
   return a < b ? -1 : a > b ? 1 : 0
 }
 
@@ -188,7 +190,7 @@ export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position
 /** The position of a record in a sort order: what a cursor encodes. */
 export function positionOf (record: unknown, sort: ReadonlyArray<SortKey>): Position {
   const r = record as Row
-  return { keys: sort.map((k) => r[k.field] as FieldValue), id: r.id as number | bigint }
+  return { keys: sort.map((k) => r[k.field] as FieldValue), id: r.id as number | bigint | string }
 }
 
 const foldField: FoldedField = (record, field) => fold((record as Row)[field] as string)
@@ -198,8 +200,8 @@ export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>, fol
   const tests = filter.where.map((c) => conditionTest(c, folded))
   if (filter.search !== undefined) {
     const needle = fold(filter.search)
-    const textFields = Object.keys(kinds).filter((f) => kinds[f] === 'text')
-    tests.push((r) => textFields.some((f) => folded(r, f).includes(needle)))
+    const textFields = Object.keys(kinds).filter((f) => f !== 'id' && kinds[f] === 'text')
+    tests.push((r) => textFields.some((f) => r[f] !== undefined && folded(r, f).includes(needle)))
   }
   if (tests.length === 0) return () => true
   return (record) => {
@@ -212,14 +214,15 @@ function conditionTest (c: Condition, folded: FoldedField): (r: Row) => boolean 
   const { field, value } = c
   switch (c.op) {
     case 'eq': return (r) => r[field] === value
-    case 'ne': return (r) => r[field] !== value
-    case 'gt': return (r) => compareValues(r[field] as FieldValue, value) > 0
-    case 'gte': return (r) => compareValues(r[field] as FieldValue, value) >= 0
-    case 'lt': return (r) => compareValues(r[field] as FieldValue, value) < 0
-    case 'lte': return (r) => compareValues(r[field] as FieldValue, value) <= 0
+    // An absent (optional) field satisfies no condition, as SQL's NULL does.
+    case 'ne': return (r) => r[field] !== value && r[field] !== undefined
+    case 'gt': return (r) => r[field] !== undefined && compareValues(r[field] as FieldValue, value) > 0
+    case 'gte': return (r) => r[field] !== undefined && compareValues(r[field] as FieldValue, value) >= 0
+    case 'lt': return (r) => r[field] !== undefined && compareValues(r[field] as FieldValue, value) < 0
+    case 'lte': return (r) => r[field] !== undefined && compareValues(r[field] as FieldValue, value) <= 0
     case 'contains': {
       const needle = fold(value as string)
-      return (r) => folded(r, field).includes(needle)
+      return (r) => r[field] !== undefined && folded(r, field).includes(needle)
     }
   }
 }

@@ -3,6 +3,7 @@ import type { KeptWrites, KeyedWrite } from './idempotency.js'
 import type { AddressField, QueryableStore, StudentField } from './query.js'
 import type { Address, AddressInput, Student, StudentInput } from './records.js'
 import type { Clock } from './clock.js'
+import type { CollectionDeclaration, RecordId, RecordInput, StoredRecord } from './collection.js'
 
 /**
  * The contracts every store meets (memory, SQLite, PostgreSQL). Stores know
@@ -54,11 +55,58 @@ export interface StoreOptions {
   memoryChangesKept?: number
   /** Where the store reads the time (retention, expiry). Default the system clock. */
   clock?: Clock
+  /** The user's collections, kept beside the built-in ones (students, addresses). */
+  collections?: readonly CollectionDeclaration[]
 }
 
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
 export const DEFAULT_CHANGES_RETENTION_MS = 24 * 60 * 60 * 1000
 export const DEFAULT_MEMORY_CHANGES_KEPT = 10_000
+
+/** What a create did: `replaced` only under the `count` id rule, when a record already held the id. */
+export interface CreateResult {
+  outcome: 'created' | 'replaced'
+  record: StoredRecord
+}
+
+/** What a write by id did. */
+export type WriteResult =
+  | { outcome: 'created', record: StoredRecord }
+  | { outcome: 'replaced', record: StoredRecord }
+  | { outcome: 'not-found' }
+  | { outcome: 'precondition-failed' }
+
+/**
+ * The one store contract of every collection (built-in or declared by a
+ * user), kept by memory, SQLite and PostgreSQL in one generic table each.
+ * Every write is atomic: the id rule, the precondition, the record, its
+ * change and a keyed answer commit together or not at all.
+ */
+export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, string> {
+  readonly declaration: CollectionDeclaration
+  get (id: RecordId): Promise<StoredRecord | undefined>
+  /** Stores a new record under an id the declaration's id rule gives. */
+  create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult>
+  /**
+   * Writes the record under `id`: an existing one is replaced (keeping the
+   * declaration's keptOnUpdate fields); a missing one is created when the
+   * declaration's putCreates says so, else the answer is not-found.
+   */
+  put (id: RecordId, input: RecordInput, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult>
+  delete (id: RecordId, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
+}
+
+/** What a store opens: one RecordStore per declared collection, the change log, the life cycle. */
+export interface RecordStores {
+  /** Every collection's store, by name, in declaration order (built-in ones first). */
+  collections: ReadonlyMap<string, RecordStore>
+  changes: ChangeLog
+  /** Resolves when the backing database answers; rejects with StoreUnavailableError otherwise. */
+  ping (): Promise<void>
+  close (): Promise<void>
+  /** Connection pool use, for /metrics; only stores with a pool (PostgreSQL) have it. */
+  poolStats?: () => PoolStats
+}
 
 export interface StudentStore extends KeptWrites, QueryableStore<Student, StudentField> {
   /** Every record, in ascending id order. */
@@ -102,16 +150,13 @@ export interface AddressStore extends KeptWrites, QueryableStore<Address, Addres
   delete (id: bigint, condition?: WriteCondition<Address>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
 }
 
-/** All stores of one running server, plus their life cycle. */
-export interface Stores {
+/**
+ * All stores of one running server: the generic ones, and the built-in
+ * services' typed views of theirs (see ./builtins.ts).
+ */
+export interface Stores extends RecordStores {
   students: StudentStore
   addresses: AddressStore
-  changes: ChangeLog
-  /** Resolves when the backing database answers; rejects with StoreUnavailableError otherwise. */
-  ping (): Promise<void>
-  close (): Promise<void>
-  /** Connection pool use, for /metrics; only stores with a pool (PostgreSQL) have it. */
-  poolStats?: () => PoolStats
 }
 
 export interface PoolStats {

@@ -1,4 +1,4 @@
-import type { Address, Change, ChangeKind, ChangeListener, ChangeSubscription, Student } from '../domain/index.js'
+import { idTypeOf, type Change, type ChangeKind, type ChangeListener, type ChangeSubscription, type CollectionDeclaration, type RecordId, type StoredRecord } from '../domain/index.js'
 /**
  * What the SQL stores share about delivering changes: they read the change
  * table by sequence number from the last one delivered, whatever woke them
@@ -17,22 +17,36 @@ export interface ChangeRow {
   seq: number
   service: string
   kind: string
-  recordId: bigint
+  /** The record's id as the table keeps it: an integer (bigint) or text (UUIDs). */
+  recordId: bigint | string
   /** The record's fields besides its id, as the trigger wrote them (camelCase); null after a delete. */
   fields: Record<string, unknown> | null
   at: Date
 }
 
-/** The Change a row of the change table describes. */
-export function changeFromRow (row: ChangeRow): Change {
+/**
+ * The Change a row of the change table describes, its id and fields typed by
+ * the collection's declaration (booleans stored as 0/1 become booleans, unset
+ * optional fields are left out). A collection no longer declared keeps its
+ * changes as they were written: the sequence stays unbroken.
+ */
+export function changeFromRow (row: ChangeRow, declarations: ReadonlyMap<string, CollectionDeclaration>): Change {
   const kind = row.kind as ChangeKind
   const { seq, at } = row
-  if (row.service === 'students') {
-    const id = Number(row.recordId)
-    return { seq, service: 'students', kind, id, record: row.fields === null ? null : { id, ...row.fields } as Student, at }
+  const declaration = declarations.get(row.service)
+  const type = declaration === undefined ? undefined : idTypeOf(declaration)
+  const id: RecordId = type === 'number' ? Number(row.recordId) : type === 'string' ? String(row.recordId) : row.recordId
+  if (row.fields === null) return { seq, service: row.service, kind, id, record: null, at }
+  const record: Record<string, unknown> = { id }
+  if (declaration === undefined) Object.assign(record, row.fields)
+  else {
+    for (const [name, field] of Object.entries(declaration.fields)) {
+      const value = row.fields[name]
+      if (value === null || value === undefined) continue
+      record[name] = field.type === 'boolean' ? value === true || value === 1 : value
+    }
   }
-  const id = row.recordId
-  return { seq, service: 'addresses', kind, id, record: row.fields === null ? null : { id, ...row.fields } as Address, at }
+  return { seq, service: row.service, kind, id, record: record as StoredRecord, at }
 }
 
 export type ReadChanges = (after: number, limit: number) => Promise<Change[]>

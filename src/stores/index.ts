@@ -1,8 +1,7 @@
 import type { StoreConfig } from '../config/store.js'
-import type { StoreOptions, Stores } from '../domain/index.js'
+import { declarationsOf, withBuiltIns, type CollectionDeclaration, type StoreOptions, type Stores } from '../domain/index.js'
 import type { StoreLog } from './postgres/index.js'
-import { MemoryStudentStore } from './memory/students.js'
-import { MemoryAddressStore } from './memory/addresses.js'
+import { MemoryRecordStore } from './memory/records.js'
 import { MemoryKeptWrites } from './memory/kept-writes.js'
 import { MemoryChangeLog } from './memory/changes.js'
 
@@ -11,8 +10,8 @@ import { MemoryChangeLog } from './memory/changes.js'
  * spec says. The database drivers load only when asked for, so the memory
  * store starts as fast as before and needs neither native module.
  */
-export async function openStores (store: StoreConfig, log?: StoreLog): Promise<Stores> {
-  const common: StoreOptions = { studentIds: store.studentIds ?? 'count', changesRetentionMs: store.changesRetentionMs }
+export async function openStores (store: StoreConfig, log?: StoreLog, collections: readonly CollectionDeclaration[] = []): Promise<Stores> {
+  const common: StoreOptions = { studentIds: store.studentIds ?? 'count', changesRetentionMs: store.changesRetentionMs, collections }
   switch (store.kind) {
     case 'memory':
       return memoryStores(common)
@@ -33,11 +32,10 @@ export { observeFailures, type StoreFailureListener } from './observed.js'
 export function memoryStores (options: StoreOptions = {}): Stores {
   const kept = new MemoryKeptWrites(options.idempotencyRetentionMs, undefined, options.clock)
   const changes = new MemoryChangeLog(options.memoryChangesKept, options.clock)
-  return {
-    students: new MemoryStudentStore(options.studentIds, kept, changes),
-    addresses: new MemoryAddressStore(kept, changes),
+  return withBuiltIns({
+    collections: new Map(declarationsOf(options).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)])),
     changes,
     ping: async () => {},
     close: async () => {}
-  }
+  })
 }

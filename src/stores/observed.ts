@@ -1,7 +1,8 @@
-import type {
-  Address, AddressInput, AddressListQuery, AddressStore, Change, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow,
-  DeleteResult, KeptWrite, KeptWrites, KeyedWrite, PutResult, QueryableStore, RecordFilter, RecordQuery, ReplaceResult, StoreRevision, Stores, Student,
-  StudentInput, StudentStore, WriteCondition, AddressField, StudentField
+import {
+  withBuiltIns,
+  type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type CollectionDeclaration, type CreateResult,
+  type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
+  type RecordStores, type StoredRecord, type StoreRevision, type Stores, type WriteCondition, type WriteResult
 } from '../domain/index.js'
 
 /** Told of every store operation that failed: which collection, which operation, and the error (which is rethrown). */
@@ -13,18 +14,20 @@ export type StoreFailureListener = (collection: string, operation: string, error
  * A decorator in the open: the composition root writes
  * `observeFailures(await openStores(…), …)`; each collection is a real object
  * implementing the whole contract, so no method is forgotten, streams
- * (`batches`) included.
+ * (`batches`) included. The built-in services' views are built again over
+ * the observed collections.
  */
-export function observeFailures (stores: Stores, onFailure: StoreFailureListener): Stores {
-  const observed: Stores = {
-    students: new ObservedStudentStore(stores.students, (op, err) => { onFailure('students', op, err) }),
-    addresses: new ObservedAddressStore(stores.addresses, (op, err) => { onFailure('addresses', op, err) }),
+export function observeFailures (stores: RecordStores, onFailure: StoreFailureListener): Stores {
+  const collections = new Map<string, RecordStore>()
+  for (const [name, store] of stores.collections) collections.set(name, new ObservedRecordStore(store, (op, err) => { onFailure(name, op, err) }))
+  const observed: RecordStores = {
+    collections,
     changes: new ObservedChangeLog(stores.changes, (op, err) => { onFailure('changes', op, err) }),
     ping: async () => { await stores.ping() },
     close: async () => { await stores.close() }
   }
   if (stores.poolStats !== undefined) observed.poolStats = stores.poolStats
-  return observed
+  return withBuiltIns(observed)
 }
 
 type Failed = (operation: string, error: unknown) => void
@@ -49,78 +52,53 @@ async function * watchStream<T> (failed: Failed, source: AsyncIterable<T>): Asyn
   }
 }
 
-/** What both record collections share: queries, streams, imports, kept writes, and the revision when the inner store has one. */
-abstract class ObservedRecords<R, F extends string, S extends QueryableStore<R, F> & KeptWrites> {
+class ObservedRecordStore implements RecordStore {
   /** Only when the inner store keeps answers of keyed writes, as the contract allows. */
   readonly keptWrite?: (key: string) => Promise<KeptWrite | undefined>
 
-  constructor (protected readonly inner: S, protected readonly failed: Failed) {
+  constructor (private readonly inner: RecordStore, private readonly failed: Failed) {
     const keptWrite = inner.keptWrite
     if (keptWrite !== undefined) this.keptWrite = async (key) => await watch('keptWrite', failed, async () => await keptWrite.call(inner, key))
+  }
+
+  get declaration (): CollectionDeclaration {
+    return this.inner.declaration
   }
 
   get revision (): StoreRevision | undefined {
     return this.inner.revision
   }
 
-  async query (query: RecordQuery<F>): Promise<R[]> {
-    return await watch('query', this.failed, async () => await this.inner.query(query))
-  }
-
-  async count (filter: RecordFilter<F>): Promise<number> {
-    return await watch('count', this.failed, async () => await this.inner.count(filter))
-  }
-
-  batches (query: RecordQuery<F>): AsyncIterable<readonly R[]> {
-    return watchStream(this.failed, this.inner.batches(query))
-  }
-
-  async importAll (source: AsyncIterable<readonly R[]>): Promise<number> {
-    return await watch('importAll', this.failed, async () => await this.inner.importAll(source))
-  }
-}
-
-class ObservedStudentStore extends ObservedRecords<Student, StudentField, StudentStore> implements StudentStore {
-  async list (): Promise<Student[]> {
-    return await watch('list', this.failed, async () => await this.inner.list())
-  }
-
-  async get (id: number): Promise<Student | undefined> {
+  async get (id: RecordId): Promise<StoredRecord | undefined> {
     return await watch('get', this.failed, async () => await this.inner.get(id))
   }
 
-  async create (input: StudentInput, keyed?: KeyedWrite<Student>): Promise<Student> {
+  async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
     return await watch('create', this.failed, async () => await this.inner.create(input, keyed))
   }
 
-  async replace (student: Student, condition?: WriteCondition<Student>, keyed?: KeyedWrite<ReplaceResult<Student>>): Promise<ReplaceResult<Student>> {
-    return await watch('replace', this.failed, async () => await this.inner.replace(student, condition, keyed))
-  }
-
-  async delete (id: number, condition?: WriteCondition<Student>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
-    return await watch('delete', this.failed, async () => await this.inner.delete(id, condition, keyed))
-  }
-}
-
-class ObservedAddressStore extends ObservedRecords<Address, AddressField, AddressStore> implements AddressStore {
-  async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
-    return await watch('create', this.failed, async () => await this.inner.create(input, keyed))
-  }
-
-  async get (id: bigint): Promise<Address | undefined> {
-    return await watch('get', this.failed, async () => await this.inner.get(id))
-  }
-
-  async list (query: AddressListQuery): Promise<Address[]> {
-    return await watch('list', this.failed, async () => await this.inner.list(query))
-  }
-
-  async put (id: bigint, input: AddressInput, condition?: WriteCondition<Address>, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
+  async put (id: RecordId, input: RecordInput, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
     return await watch('put', this.failed, async () => await this.inner.put(id, input, condition, keyed))
   }
 
-  async delete (id: bigint, condition?: WriteCondition<Address>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+  async delete (id: RecordId, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
     return await watch('delete', this.failed, async () => await this.inner.delete(id, condition, keyed))
+  }
+
+  async query (query: RecordQuery): Promise<StoredRecord[]> {
+    return await watch('query', this.failed, async () => await this.inner.query(query))
+  }
+
+  async count (filter: RecordFilter): Promise<number> {
+    return await watch('count', this.failed, async () => await this.inner.count(filter))
+  }
+
+  batches (query: RecordQuery): AsyncIterable<readonly StoredRecord[]> {
+    return watchStream(this.failed, this.inner.batches(query))
+  }
+
+  async importAll (source: AsyncIterable<readonly StoredRecord[]>): Promise<number> {
+    return await watch('importAll', this.failed, async () => await this.inner.importAll(source))
   }
 }
 

@@ -1,4 +1,4 @@
-import { DEFAULT_MEMORY_CHANGES_KEPT, type Address, type Change, type ChangeKind, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type Student, systemClock, type Clock } from '../../domain/index.js'
+import { DEFAULT_MEMORY_CHANGES_KEPT, type Change, type ChangeKind, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type RecordId, type StoredRecord, systemClock, type Clock } from '../../domain/index.js'
 /**
  * The memory store's change log: a ring of the last `capacity` changes. The
  * memory stores' writes are synchronous, so recording a change inside a write
@@ -23,13 +23,8 @@ export class MemoryChangeLog implements ChangeLog {
   }
 
   /** Called by a write, inside it: assigns the next sequence number. */
-  studentChanged (kind: ChangeKind, id: number, record: Student | null): void {
-    this.#append({ seq: this.#latest + 1, service: 'students', kind, id, record, at: new Date(this.#clock.now()) })
-  }
-
-  /** Called by a write, inside it: assigns the next sequence number. */
-  addressChanged (kind: ChangeKind, id: bigint, record: Address | null): void {
-    this.#append({ seq: this.#latest + 1, service: 'addresses', kind, id, record, at: new Date(this.#clock.now()) })
+  changed (collection: string, kind: ChangeKind, id: RecordId, record: StoredRecord | null): void {
+    this.#append({ seq: this.#latest + 1, service: collection, kind, id, record, at: new Date(this.#clock.now()) })
   }
 
   async since (after: number, limit: number): Promise<Change[]> {

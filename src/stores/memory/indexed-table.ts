@@ -1,12 +1,12 @@
 import btree from 'sorted-btree'
-import { compareText, type FieldKinds } from '../../domain/index.js'
+import { compareText, compareValues, type FieldKinds, type FieldValue, type RecordId } from '../../domain/index.js'
 import { Revision } from './revision.js'
 
 // sorted-btree is CommonJS with `exports.default = BTree`: Node's loader hands over module.exports
 // (the class is its `default`), bundlers and vitest the class itself.
 type BTree<K, V> = btree.default<K, V>
 const BTree: typeof btree.default = (btree as { default?: typeof btree.default }).default ?? (btree as unknown as typeof btree.default)
-type Row = Readonly<Record<string, string | number | bigint>>
+type Row = Readonly<Record<string, FieldValue>>
 
 /** A record index: every record once, ordered by one field, then by id. */
 export type FieldIndex<R> = BTree<R, undefined>
@@ -27,15 +27,18 @@ export type FieldIndex<R> = BTree<R, undefined>
  * index on it. Building one costs O(n log n) once, the event loop held
  * meanwhile: ≈ 1 s for a million records.
  */
-export class IndexedTable<K extends number | bigint, R extends { id: K }> {
+export class IndexedTable<K extends RecordId, R extends { id: K }> {
   readonly #records = new Map<K, R>()
   readonly #kinds: FieldKinds<string>
   /** The indexes built so far. */
   readonly #indexes = new Map<string, FieldIndex<R>>()
   readonly revision = new Revision()
+  /** Fields a record may lack (optional ones): their indexes order the lacking records first. */
+  readonly #optional: ReadonlySet<string>
 
-  constructor (kinds: FieldKinds<string>) {
+  constructor (kinds: FieldKinds<string>, optional: readonly string[] = []) {
     this.#kinds = kinds
+    this.#optional = new Set(optional)
     this.index('id')
   }
 
@@ -82,7 +85,7 @@ export class IndexedTable<K extends number | bigint, R extends { id: K }> {
     if (built !== undefined) return built
     const kind = Object.hasOwn(this.#kinds, field) ? this.#kinds[field] : undefined
     if (kind === undefined) throw new RangeError(`no index on ${field}`)
-    const index = new BTree<R, undefined>(undefined, comparator(field, kind))
+    const index = new BTree<R, undefined>(undefined, this.#optional.has(field) ? optionalComparator(field) : comparator(field, kind))
     for (const record of this.#records.values()) index.set(record, undefined)
     this.#indexes.set(field, index)
     return index
@@ -98,8 +101,8 @@ export class IndexedTable<K extends number | bigint, R extends { id: K }> {
  * The order of one index: the field, then the id. One comparator per kind
  * of field, since every write compares a few dozen times per index.
  */
-function comparator<R extends { id: number | bigint }> (field: string, kind: FieldKinds<string>[string]): (a: R, b: R) => number {
-  const byId = (a: R, b: R): number => a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+function comparator<R extends { id: RecordId }> (field: string, kind: FieldKinds<string>[string]): (a: R, b: R) => number {
+  const byId = (a: R, b: R): number => compareIds(a.id, b.id)
   if (field === 'id') return byId
   if (kind === 'text') {
     return (a, b) => {
@@ -113,4 +116,27 @@ function comparator<R extends { id: number | bigint }> (field: string, kind: Fie
     const y = (b as unknown as Row)[field] as number
     return x < y ? -1 : x > y ? 1 : byId(a, b)
   }
+}
+
+/** The order of an optional field's index: records lacking it first (as SQLite orders NULL), then by value, then id. */
+function optionalComparator<R extends { id: RecordId }> (field: string): (a: R, b: R) => number {
+  return (a, b) => {
+    const x = (a as unknown as Row)[field] as FieldValue | undefined
+    const y = (b as unknown as Row)[field] as FieldValue | undefined
+    if (x === y) return compareIds(a.id, b.id)
+    if (x === undefined) return -1
+    if (y === undefined) return 1
+    const c = compareValues(x, y)
+    return c !== 0 ? c : compareIds(a.id, b.id)
+  }
+}
+
+/**
+ * Orders two ids. A query's probe carries ±Infinity as its id (before or
+ * after every real one); against a UUID (a string) `<` would say neither.
+ */
+function compareIds (x: RecordId, y: RecordId): number {
+  if (typeof x === 'string' && typeof y === 'number') return y < 0 ? 1 : -1
+  if (typeof x === 'number' && typeof y === 'string') return x < 0 ? -1 : 1
+  return x < y ? -1 : x > y ? 1 : 0
 }

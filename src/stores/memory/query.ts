@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import {
   assertDeclaredFields, compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE,
-  type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordQuery, type SortKey
+  type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordId, type RecordQuery, type SortKey
 } from '../../domain/index.js'
 import type { FieldIndex, IndexedTable } from './indexed-table.js'
 import { FoldedTexts } from './folded-texts.js'
@@ -32,7 +32,7 @@ type Row = Readonly<Record<string, FieldValue>>
  * page is full. Records with equal first keys are ordered among themselves by
  * the remaining keys and the id as the walk passes them.
  */
-export class MemoryQueries<K extends number | bigint, R extends { id: K }> {
+export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   readonly #folded = new FoldedTexts()
 
   constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>, private readonly collection: string) {}
