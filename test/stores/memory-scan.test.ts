@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { MemoryStudentStore } from '../../src/stores/memory/students.js'
+import { memoryStores } from '../../src/stores/index.js'
 import { SCAN_CHUNK } from '../../src/stores/memory/query.js'
-import type { Student } from '../../src/domain/index.js'
+import type { Student, StudentStore } from '../../src/domain/index.js'
 
 /**
  * Issue 19, item 12: a search or count that reads every record of the memory
@@ -10,8 +10,8 @@ import type { Student } from '../../src/domain/index.js'
  */
 const RECORDS = SCAN_CHUNK * 4 + 17
 
-async function filled (): Promise<MemoryStudentStore> {
-  const store = new MemoryStudentStore()
+async function filled (): Promise<StudentStore> {
+  const store = memoryStores().students
   const records: Student[] = Array.from({ length: RECORDS }, (_, i) => ({ id: i, firstName: i % 3 === 0 ? 'Σοφία' : 'Ada', lastName: `L${(i * 7919) % RECORDS}`, age: i % 90 }))
   await store.importAll((async function * () { yield records })())
   return store

@@ -3,8 +3,6 @@ import { request, startServer, type RunningServer } from '../../helpers/server.j
 import { expectProblem } from '../../services/addresses/helpers.js'
 import { memoryStores } from '../../../src/stores/index.js'
 import { StoreOutcomeUnknownError } from '../../../src/domain/index.js'
-import { MemoryStudentStore } from '../../../src/stores/memory/students.js'
-import { MemoryAddressStore } from '../../../src/stores/memory/addresses.js'
 import type { Stores } from '../../../src/domain/index.js'
 
 /**
@@ -163,13 +161,13 @@ describe('addresses', () => {
 
 describe('a write whose outcome is unknown', () => {
   it('is 503 with Retry-After and says so, in each service\'s shape', async () => {
-    class UnconfirmedStudents extends MemoryStudentStore {
-      override async create (): Promise<never> { throw new StoreOutcomeUnknownError('no answer') }
+    // The memory store's views whose creates never learn whether they committed.
+    const create = async (): Promise<never> => { throw new StoreOutcomeUnknownError('no answer') }
+    const failing: Stores = {
+      ...stores,
+      students: Object.assign(Object.create(stores.students) as Stores['students'], { create }),
+      addresses: Object.assign(Object.create(stores.addresses) as Stores['addresses'], { create })
     }
-    class UnconfirmedAddresses extends MemoryAddressStore {
-      override async create (): Promise<never> { throw new StoreOutcomeUnknownError('no answer') }
-    }
-    const failing: Stores = { ...stores, students: new UnconfirmedStudents(), addresses: new UnconfirmedAddresses() }
     const srv = await startServer({}, { stores: failing })
     try {
       const v1 = await request(`${srv.origin}/students`, { method: 'POST', json: ada })

@@ -3,7 +3,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { memoryStores } from '../../../src/stores/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
 import { RequestMetrics } from '../../../src/http/operations/request-metrics.js'
-import type { Stores } from '../../../src/domain/index.js'
+import type { RecordStore, Stores } from '../../../src/domain/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { bearer, security, writeTokensFile, type TokensFile } from './helpers.js'
 import { family, sampleOf, scrape, scrapeText, valueOf } from './scrape.js'
@@ -13,10 +13,10 @@ const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
 describe('/metrics (--metrics)', () => {
   let server: RunningServer
   let stores: Stores
-  let students: Stores['students']
+  let students: RecordStore
   beforeAll(async () => {
     stores = { ...memoryStores(), poolStats: () => ({ max: 10, open: 3, idle: 2, waiting: 0 }) }
-    students = stores.students // the store itself; the server counts through a twin
+    students = stores.collections.get('students') as RecordStore // the store itself; the server counts through a twin
     server = await startServer({ security: security({ metrics: true }) }, { stores })
     await request(`${server.origin}/students`, { method: 'POST', json: ada })
   })
@@ -54,14 +54,15 @@ describe('/metrics (--metrics)', () => {
   })
 
   it('counts store errors by store, operation and kind, and shows the database pool', async () => {
-    students.list = async () => { throw new StoreUnavailableError() }
+    // The spec's student list reads every record: one `query` of the collection's store.
+    students.query = async () => { throw new StoreUnavailableError() }
     try {
       expect((await request(`${server.origin}/students`)).status).toBe(503)
     } finally {
-      delete (students as Partial<Stores['students']>).list // the prototype's again
+      delete (students as Partial<RecordStore>).query // the prototype's again
     }
     const families = await scrape(server)
-    expect(valueOf(families, 'rqs_store_errors_total', { store: 'students', operation: 'list', kind: 'unavailable' })).toBe(1)
+    expect(valueOf(families, 'rqs_store_errors_total', { store: 'students', operation: 'query', kind: 'unavailable' })).toBe(1)
     expect(valueOf(families, 'rqs_store_pool_max_connections')).toBe(10)
     expect(valueOf(families, 'rqs_store_pool_open_connections')).toBe(3)
     expect(valueOf(families, 'rqs_store_pool_idle_connections')).toBe(2)

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { memoryStores } from '../../../src/stores/index.js'
-import { MemoryStudentStore } from '../../../src/stores/memory/students.js'
-import type { Stores, StudentInput, Student } from '../../../src/domain/index.js'
+import type { Stores, StudentInput, Student, StudentStore } from '../../../src/domain/index.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
 let server: RunningServer
@@ -142,14 +141,15 @@ describe('unknown paths and wrong methods under the base answer in the envelope'
 })
 
 describe('500 when the record could not be stored (spec)', () => {
-  class BrokenStore extends MemoryStudentStore {
-    override async create (_input: StudentInput): Promise<Student> {
-      throw new Error('disk on fire')
-    }
+  /** The memory store's student view whose create always fails. */
+  function brokenStudents (stores: Stores): StudentStore {
+    const create = async (_input: StudentInput): Promise<Student> => { throw new Error('disk on fire') }
+    return Object.assign(Object.create(stores.students) as StudentStore, { create })
   }
 
   it('POST answers 500 "Student data could not be created" without internals', async () => {
-    const broken = { ...memoryStores(), students: new BrokenStore() }
+    const stores = memoryStores()
+    const broken = { ...stores, students: brokenStudents(stores) }
     const srv = await startServer({}, { stores: broken })
     try {
       const res = await request(`${srv.origin}/students`, { method: 'POST', json: ada })
