@@ -1,0 +1,4 @@
+import { conformanceKinds } from './harness.js'
+import { recordsSuite } from './records.suite.js'
+
+recordsSuite(conformanceKinds(['postgres']))
