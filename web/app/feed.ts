@@ -26,7 +26,8 @@ export interface FeedOptions {
   token: () => string | undefined
 }
 
-const EVENT = /^(students|addresses)\.(created|replaced|deleted)$/
+/** `<collection>.<kind>`: collection names are lower case letters, digits and inner hyphens. */
+const EVENT = /^([a-z][a-z0-9-]*)\.(created|replaced|deleted)$/
 const FIRST_RETRY_MS = 2_000
 const MAX_RETRY_MS = 30_000
 

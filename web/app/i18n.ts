@@ -75,7 +75,11 @@ const en = {
   retry: 'Try again',
   reference: 'Reference: {id}',
   unavailable: 'This service is not running on this server.',
-  serverError: 'The server answered with status {status}.'
+  serverError: 'The server answered with status {status}.',
+  addRecord: 'Add',
+  yes: 'yes',
+  no: 'no',
+  unset: '(none)'
 }
 
 export type MessageKey = keyof typeof en
@@ -149,7 +153,11 @@ const de: Record<MessageKey, string> = {
   retry: 'Erneut versuchen',
   reference: 'Referenz: {id}',
   unavailable: 'Dieser Dienst läuft auf diesem Server nicht.',
-  serverError: 'Der Server antwortete mit Status {status}.'
+  serverError: 'Der Server antwortete mit Status {status}.',
+  addRecord: 'Hinzufügen',
+  yes: 'ja',
+  no: 'nein',
+  unset: '(keine Angabe)'
 }
 
 const TABLES: Record<Lang, Record<MessageKey, string>> = { en, de }

@@ -1,16 +1,28 @@
-import type { MessageKey } from './i18n.js'
+import type { MessageKey, Translate } from './i18n.js'
+import type { AppCollection } from '../../src/services/app/page-config.js'
 
 /** A record as the page holds it: every id a string (address ids are 64-bit). */
 export interface Rec {
   id: string
-  [field: string]: string | number
+  [field: string]: string | number | boolean
+}
+
+/** A text of the page: a message of the page's tables, or the words a collection's declaration gives (one language). */
+export type Text = MessageKey | { literal: string }
+
+/** The words of a Text in the page's language. */
+export function say (t: Translate, text: Text): string {
+  return typeof text === 'string' ? t(text) : text.literal
 }
 
 export interface FieldSpec {
   key: string
-  label: MessageKey
-  /** integer: typed as text, sent as a number when it is one (otherwise as typed, so the service names the mistake). */
-  kind: 'text' | 'integer'
+  label: Text
+  /**
+   * integer and number: typed as text, sent as a number when it is one (otherwise as typed, so the service
+   * names the mistake); boolean: chosen from yes, no or (optional fields) unset.
+   */
+  kind: 'text' | 'integer' | 'number' | 'boolean'
   /** Part of the `q` search (the querying issue: every text field). */
   searchable: boolean
   /** Changed by an edit (an address keeps its name on update). */
@@ -18,15 +30,16 @@ export interface FieldSpec {
   autocomplete?: string
 }
 
-export type ResourceKey = 'students' | 'addresses'
+/** A collection's name: students, addresses, or one the server's user declared. */
+export type ResourceKey = string
 
 /** Everything the generic view needs to know about one kind of record. */
 export interface ResourceSpec {
   key: ResourceKey
-  title: MessageKey
-  legend: MessageKey
-  addButton: MessageKey
-  searchHint: MessageKey
+  title: Text
+  legend: Text
+  addButton: Text
+  searchHint: Text
   fields: readonly FieldSpec[]
   /** Ids may exceed 2^53: parse bodies exactly. */
   exactIds: boolean
@@ -49,12 +62,29 @@ function integerValue (raw: string): unknown {
   return raw
 }
 
-function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, only: (f: FieldSpec) => boolean): Record<string, unknown> {
+/** "9.5" → 9.5; "" → absent; anything else as typed (the service says why not). */
+function numberValue (raw: string): unknown {
+  const trimmed = raw.trim()
+  if (trimmed === '') return undefined
+  const n = Number(trimmed)
+  return Number.isFinite(n) && /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(trimmed) ? n : raw
+}
+
+function valueOf (field: FieldSpec, raw: string, optional: boolean): unknown {
+  switch (field.kind) {
+    case 'integer': return integerValue(raw)
+    case 'number': return numberValue(raw)
+    case 'boolean': return raw === '' ? undefined : raw === 'true'
+    // An optional text left empty is not sent: the record then has no such field.
+    case 'text': return optional && raw === '' ? undefined : raw
+  }
+}
+
+function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, only: (f: FieldSpec) => boolean, required?: ReadonlySet<string>): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const field of fields) {
     if (!only(field)) continue
-    const raw = values[field.key] ?? ''
-    const value = field.kind === 'integer' ? integerValue(raw) : raw
+    const value = valueOf(field, values[field.key] ?? '', required !== undefined && !required.has(field.key))
     if (value !== undefined) body[field.key] = value
   }
   return body
@@ -99,6 +129,49 @@ export const ADDRESSES: ResourceSpec = {
   replaceBody: (values) => bodyOf(ADDRESS_FIELDS, values, (f) => f.editable)
 }
 
+/** "postalCode" → "Postal code": a label for a field whose declaration gives no title. */
+function humanise (key: string): string {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+const KIND_OF_TYPE: Record<string, FieldSpec['kind']> = { string: 'text', integer: 'integer', number: 'number', boolean: 'boolean' }
+
+/**
+ * The view of a collection the server's user declared (`rqs serve
+ * --collections`), built from its schema: a column and a form field per
+ * property, labelled by its `title` or its humanised name; the search reads
+ * the string fields. Its words are the declaration's, in one language.
+ */
+export function specFromDeclaration (collection: AppCollection): ResourceSpec {
+  const required = new Set(collection.schema.required ?? [])
+  const fields: FieldSpec[] = Object.entries(collection.schema.properties).map(([key, property]) => ({
+    key,
+    label: { literal: property.title ?? humanise(key) },
+    kind: KIND_OF_TYPE[property.type] ?? 'text',
+    searchable: property.type === 'string',
+    editable: true,
+    autocomplete: 'off'
+  }))
+  const title = collection.title ?? humanise(collection.name)
+  const describe = (r: Rec): string => {
+    const first = fields.find((f) => f.kind === 'text' && r[f.key] !== undefined && r[f.key] !== '')
+    return first === undefined ? `#${r.id}` : String(r[first.key])
+  }
+  return {
+    key: collection.name,
+    title: { literal: title },
+    legend: { literal: `${title}: +` },
+    addButton: 'addRecord',
+    searchHint: { literal: fields.filter((f) => f.searchable).map((f) => say(() => '', f.label)).join(', ') },
+    fields,
+    exactIds: false,
+    describe,
+    createBody: (values) => bodyOf(fields, values, () => true, required),
+    replaceBody: (values) => bodyOf(fields, values, () => true, required)
+  }
+}
+
 /** A record from the service, or undefined when the value is not one. */
 export function toRecord (value: unknown): Rec | undefined {
   if (typeof value !== 'object' || value === null) return undefined
@@ -106,7 +179,7 @@ export function toRecord (value: unknown): Rec | undefined {
   if (typeof raw.id !== 'number' && typeof raw.id !== 'string') return undefined
   const record: Rec = { id: String(raw.id) }
   for (const [key, field] of Object.entries(raw)) {
-    if (key !== 'id' && (typeof field === 'string' || typeof field === 'number')) record[key] = field
+    if (key !== 'id' && (typeof field === 'string' || typeof field === 'number' || typeof field === 'boolean')) record[key] = field
   }
   return record
 }

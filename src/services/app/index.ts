@@ -6,7 +6,8 @@ import { vendorType } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import type { DirectoryLink, ServiceDescriptor } from '../types.js'
 import { APP_NOT_BUILT_PAGE, APP_PATH, appPage, builtScript } from './page.js'
-import type { AppPageConfig } from './page-config.js'
+import type { AppCollection, AppPageConfig } from './page-config.js'
+import type { RecordCollection } from '../../data/collection.js'
 
 /** Where scripts/build-app.ts writes the bundle, the shared stylesheet and the favicon (from src/ and dist/ alike). */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../../dist/app', import.meta.url))
@@ -15,6 +16,8 @@ export interface AppPagesOptions {
   /** The services' links in the entry point's directory: where the page finds students, addresses and events. */
   directory: readonly DirectoryLink[]
   versioning: VersioningConfig
+  /** The collections the server's user declared, each shown in a view built from its schema. */
+  collections?: readonly AppCollection[]
   /** The built files; default dist/app of this package. */
   dir?: string
 }
@@ -41,7 +44,7 @@ export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Pr
 
   let page: string | undefined
   const sendPage = (_request: FastifyRequest, reply: FastifyReply): void => {
-    page ??= appPage(pageConfig(opts.directory, opts.versioning), script)
+    page ??= appPage(pageConfig(opts.directory, opts.versioning, opts.collections), script)
     void reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)
   }
   app.get(APP_PATH, { schema: { hide: true } }, sendPage)
@@ -61,7 +64,7 @@ export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Pr
 }
 
 /** Where the page finds each collection, from the directory the services filled in. */
-export function pageConfig (directory: readonly DirectoryLink[], versioning: VersioningConfig): AppPageConfig {
+export function pageConfig (directory: readonly DirectoryLink[], versioning: VersioningConfig, collections: readonly AppCollection[] = []): AppPageConfig {
   const href = (rel: string): string | undefined => directory.find((link) => link.rel === rel)?.href
   const config: AppPageConfig = {}
   const students = href('students')
@@ -74,7 +77,28 @@ export function pageConfig (directory: readonly DirectoryLink[], versioning: Ver
   if (addresses !== undefined) config.addresses = { url: addresses, accept: 'application/json' }
   const events = href('events')
   if (events !== undefined) config.events = events
+  if (collections.length > 0) config.collections = [...collections]
   return config
+}
+
+const BUILT_IN = new Set(['students', 'addresses'])
+
+/**
+ * The declared collections the page shows: every collection of a running
+ * service besides the built-in ones (which have views of their own), where
+ * the directory says it is, with its record's fields (the id aside).
+ */
+export function declaredCollections (collections: readonly RecordCollection[], directory: readonly DirectoryLink[]): AppCollection[] {
+  const out: AppCollection[] = []
+  for (const collection of collections) {
+    if (BUILT_IN.has(collection.name)) continue
+    const url = directory.find((link) => link.rel === collection.name)?.href
+    if (url === undefined) continue
+    const schema = collection.schema as unknown as { properties?: Record<string, { type: string, title?: string }>, required?: string[], title?: string }
+    const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => key !== 'id'))
+    out.push({ name: collection.name, url, title: schema.title, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') } })
+  }
+  return out
 }
 
 /** The web application: a page for people, over the REST services of the same server. */
@@ -87,7 +111,7 @@ export const appService: ServiceDescriptor = {
   links: () => [{ rel: 'app', href: APP_PATH, title: 'Web application: manage students and addresses', type: 'text/html' }],
   tags: [],
   paths: () => [{ path: APP_PATH.slice(0, -1) }],
-  register: async (app, { config, links }) => {
-    await app.register(appPages, { directory: links, versioning: config.versioning })
+  register: async (app, { config, links, collections }) => {
+    await app.register(appPages, { directory: links, versioning: config.versioning, collections: declaredCollections(collections, links) })
   }
 }

@@ -11,4 +11,17 @@ export interface AppPageConfig {
   addresses?: { url: string, accept: string }
   /** The change feed (Server-Sent Events), when the server has one (directory rel "events"). */
   events?: string
+  /** The collections the server's user declared (`--collections`), each a view built from its schema. */
+  collections?: AppCollection[]
+}
+
+/** A declared collection as the app needs it: where it is and its record's schema (flat, JSON Schema). */
+export interface AppCollection {
+  name: string
+  url: string
+  title?: string
+  schema: {
+    properties: Record<string, { type: string, title?: string }>
+    required?: string[]
+  }
 }

@@ -5,7 +5,8 @@ import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeConfig } from '../../../src/options.js'
 import { escapeHtml, renderPage } from '../../../src/http/html/layout.js'
-import { appPages, DEFAULT_APP_DIR, pageConfig } from '../../../src/services/app/index.js'
+import { appPages, DEFAULT_APP_DIR, declaredCollections, pageConfig } from '../../../src/services/app/index.js'
+import type { RecordCollection } from '../../../src/data/collection.js'
 import { builtScript } from '../../../src/services/app/page.js'
 import type { DirectoryLink } from '../../../src/services/home/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
@@ -154,5 +155,23 @@ describe('the shared layout (src/http/html/layout.ts)', () => {
     expect(html).toContain('<a href="/errors" aria-current="page">Errors</a>')
     expect(html).toContain('<main id="main" tabindex="-1">\n<p>x</p>\n</main>')
     expect(escapeHtml('\'"<>&')).toBe('&#39;&quot;&lt;&gt;&amp;')
+  })
+})
+
+describe('declared collections in the app (issue 21)', () => {
+  const schema = { type: 'object', title: 'Books', properties: { id: { type: 'integer' }, title: { type: 'string', title: 'Title' }, year: { type: 'integer' } }, required: ['id', 'title'] }
+  const books = { name: 'books', schema } as unknown as RecordCollection
+  const students = { name: 'students', schema: { properties: {} } } as unknown as RecordCollection
+  const links: DirectoryLink[] = [{ rel: 'students', href: '/students', title: 'Students' }, { rel: 'books', href: '/books', title: 'Books' }]
+
+  it('gives the page every declared collection with its url and fields, the id and the built-in ones aside', () => {
+    const declared = declaredCollections([students, books], links)
+    expect(declared).toEqual([{ name: 'books', url: '/books', title: 'Books', schema: { properties: { title: { type: 'string', title: 'Title' }, year: { type: 'integer' } }, required: ['title'] } }])
+    expect(pageConfig(links, { mediaType: true, uri: true, vendor: 'rqs' } as never, declared).collections).toEqual(declared)
+  })
+
+  it('leaves out a collection the directory does not list (its service is not mounted)', () => {
+    expect(declaredCollections([books], links.slice(0, 1))).toEqual([])
+    expect(pageConfig(links, { mediaType: true, uri: true, vendor: 'rqs' } as never).collections).toBeUndefined()
   })
 })

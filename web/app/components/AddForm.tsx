@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks'
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
-import type { ResourceSpec } from '../resources.js'
+import { say, type ResourceSpec } from '../resources.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
 
 export type CreateOutcome = { ok: true } | { ok: false, errors: SplitProblem }
@@ -48,31 +48,47 @@ export function AddForm ({ spec, t, create }: Props) {
   return (
     <form ref={form} noValidate onSubmit={(e) => { void submit(e) }}>
       <fieldset class="add-form">
-        <legend>{t(spec.legend)}</legend>
+        <legend>{say(t, spec.legend)}</legend>
         <div class="fields">
           {spec.fields.map((field) => {
             const id = `${prefix}-${field.key}`
             const messages = errors.fields[field.key]
             return (
               <div class="field" key={field.key}>
-                <label for={id}>{t(field.label)}</label>
-                <input
-                  id={id}
-                  name={field.key}
-                  type="text"
-                  inputMode={field.kind === 'integer' ? 'numeric' : undefined}
-                  autoComplete={field.autocomplete}
-                  value={values[field.key] ?? ''}
-                  onInput={(e) => { const value = (e.currentTarget as HTMLInputElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}
-                  {...describedBy(`${id}-error`, messages)}
-                />
+                <label for={id}>{say(t, field.label)}</label>
+                {field.kind === 'boolean'
+                  ? (
+                    <select
+                      id={id}
+                      name={field.key}
+                      value={values[field.key] ?? ''}
+                      onChange={(e) => { const value = (e.currentTarget as HTMLSelectElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}
+                      {...describedBy(`${id}-error`, messages)}
+                    >
+                      <option value="">{t('unset')}</option>
+                      <option value="true">{t('yes')}</option>
+                      <option value="false">{t('no')}</option>
+                    </select>
+                    )
+                  : (
+                    <input
+                      id={id}
+                      name={field.key}
+                      type="text"
+                      inputMode={field.kind === 'integer' ? 'numeric' : field.kind === 'number' ? 'decimal' : undefined}
+                      autoComplete={field.autocomplete}
+                      value={values[field.key] ?? ''}
+                      onInput={(e) => { const value = (e.currentTarget as HTMLInputElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}
+                      {...describedBy(`${id}-error`, messages)}
+                    />
+                    )}
                 <FieldMessages id={`${id}-error`} messages={messages} />
               </div>
             )
           })}
         </div>
         <div class="form-actions">
-          <button type="submit" class="primary">{t(spec.addButton)}</button>
+          <button type="submit" class="primary">{say(t, spec.addButton)}</button>
           {errors.general.length > 0 && <p class="field-error" role="alert">{errors.general.join(' ')}</p>}
         </div>
       </fieldset>

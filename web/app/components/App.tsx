@@ -3,12 +3,19 @@ import type { AppPageConfig } from '../../../src/services/app/page-config.js'
 import { Api } from '../api.js'
 import { openFeed, type FeedStatus } from '../feed.js'
 import { acceptLanguage, initialLanguage, LANGS, rememberLanguage, translator, type Lang } from '../i18n.js'
-import { ADDRESSES, STUDENTS, type ResourceKey, type ResourceSpec } from '../resources.js'
+import { ADDRESSES, say, specFromDeclaration, STUDENTS, type ResourceKey, type ResourceSpec } from '../resources.js'
 import { forgetToken, readToken, storeToken } from '../token.js'
 import { ResourceView, type ChangeBus, type ChangeListener } from './ResourceView.js'
 import { TokenPanel, type TokenReason } from './TokenPanel.js'
 
-const SPECS: Record<ResourceKey, ResourceSpec> = { students: STUDENTS, addresses: ADDRESSES }
+/** Every collection the page shows: the built-in ones it knows, then those the server's user declared, each with where it is. */
+function viewsOf (config: AppPageConfig): Array<{ spec: ResourceSpec, endpoint: { url: string, accept: string } }> {
+  const views: Array<{ spec: ResourceSpec, endpoint: { url: string, accept: string } }> = []
+  if (config.students !== undefined) views.push({ spec: STUDENTS, endpoint: config.students })
+  if (config.addresses !== undefined) views.push({ spec: ADDRESSES, endpoint: config.addresses })
+  for (const collection of config.collections ?? []) views.push({ spec: specFromDeclaration(collection), endpoint: { url: collection.url, accept: 'application/json' } })
+  return views
+}
 
 function viewFromHash (available: readonly ResourceKey[]): ResourceKey | undefined {
   const wanted = location.hash.replace(/^#\/?/, '')
@@ -17,7 +24,8 @@ function viewFromHash (available: readonly ResourceKey[]): ResourceKey | undefin
 
 /** The application: a view per collection, the language switch, the token panel and the live feed. */
 export function App ({ config }: { config: AppPageConfig }) {
-  const available = (['students', 'addresses'] as const).filter((key) => config[key] !== undefined)
+  const views = useMemo(() => viewsOf(config), [config])
+  const available = views.map((v) => v.spec.key)
   const [lang, setLang] = useState<Lang>(initialLanguage)
   const [view, setView] = useState<ResourceKey | undefined>(() => viewFromHash(available))
   const [token, setToken] = useState<string | undefined>(readToken)
@@ -84,15 +92,16 @@ export function App ({ config }: { config: AppPageConfig }) {
     setEpoch((n) => n + 1)
   }
 
-  const spec = view === undefined ? undefined : SPECS[view]
-  const endpoint = view === undefined ? undefined : config[view]
+  const chosen = views.find((v) => v.spec.key === view)
+  const spec = chosen?.spec
+  const endpoint = chosen?.endpoint
 
   return (
     <>
       <div class="app-top">
         <nav class="views" aria-label={t('views')}>
-          {available.map((key) => (
-            <a key={key} href={`#/${key}`} aria-current={key === view ? 'page' : undefined}>{t(SPECS[key].title)}</a>
+          {views.map(({ spec: { key, title } }) => (
+            <a key={key} href={`#/${key}`} aria-current={key === view ? 'page' : undefined}>{say(t, title)}</a>
           ))}
         </nav>
         <div class="tools">

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks'
 import type { Translate } from '../i18n.js'
-import type { Rec, ResourceSpec } from '../resources.js'
+import { say, type Rec, type ResourceSpec } from '../resources.js'
 
 export interface PendingDelete {
   record: Rec
@@ -38,7 +38,7 @@ export function DeleteDialog ({ spec, t, pending, onConfirm, onCancel }: Props) 
       <p>{t('confirmDeleteText', { what: what === '' ? `#${pending.record.id}` : what })}</p>
       <dl class="record-summary">
         <dt>{t('id')}</dt><dd>{pending.record.id}</dd>
-        {spec.fields.map((f) => [<dt key={`t${f.key}`}>{t(f.label)}</dt>, <dd key={`d${f.key}`}>{String(pending.record[f.key] ?? '')}</dd>])}
+        {spec.fields.map((f) => [<dt key={`t${f.key}`}>{say(t, f.label)}</dt>, <dd key={`d${f.key}`}>{String(pending.record[f.key] ?? '')}</dd>])}
       </dl>
       {pending.notice !== undefined && <p class={`notice ${pending.notice.kind}`} role="alert">{pending.notice.text}</p>}
       <div class="dialog-actions">

@@ -1,6 +1,6 @@
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
-import type { Rec, ResourceSpec } from '../resources.js'
+import { say, type Rec, type ResourceSpec } from '../resources.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
 
 export interface RowNotice {
@@ -33,6 +33,13 @@ interface RowProps {
   onDelete: () => void
 }
 
+/** A cell's words: yes/no for a boolean, nothing for an unset field. */
+function cellText (t: Translate, field: ResourceSpec['fields'][number], value: Rec[string] | undefined): string {
+  if (value === undefined) return ''
+  if (field.kind === 'boolean') return t(value === true ? 'yes' : 'no')
+  return String(value)
+}
+
 /** A record as a table row; on a narrow screen each cell shows its column's name (data-label). */
 export function RecordRow ({ spec, t, record, flash, onEdit, onDelete }: RowProps) {
   const what = spec.describe(record)
@@ -40,7 +47,7 @@ export function RecordRow ({ spec, t, record, flash, onEdit, onDelete }: RowProp
     <tr class={flash ? 'flash' : undefined} data-id={record.id}>
       <td class="num" data-label={t('id')}>{record.id}</td>
       {spec.fields.map((field) => (
-        <td key={field.key} class={field.kind === 'integer' ? 'num' : undefined} data-label={t(field.label)}>{String(record[field.key] ?? '')}</td>
+        <td key={field.key} class={field.kind === 'integer' || field.kind === 'number' ? 'num' : undefined} data-label={say(t, field.label)}>{cellText(t, field, record[field.key])}</td>
       ))}
       <td class="actions">
         <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>
@@ -75,7 +82,7 @@ export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: 
           const id = editInputId(spec, record.id, field.key)
           if (!field.editable) {
             return (
-              <td key={field.key} data-label={t(field.label)}>
+              <td key={field.key} data-label={say(t, field.label)}>
                 {edit.values[field.key]}
                 <span class="visually-hidden"> ({t('nameKept')})</span>
               </td>
@@ -83,19 +90,37 @@ export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: 
           }
           const messages = edit.errors.fields[field.key]
           return (
-            <td key={field.key} data-label={t(field.label)}>
-              <input
-                id={id}
-                type="text"
-                aria-label={t(field.label)}
-                inputMode={field.kind === 'integer' ? 'numeric' : undefined}
-                autoComplete="off"
-                readOnly={edit.loading}
-                value={edit.values[field.key] ?? ''}
-                onInput={(e) => { onChange(field.key, (e.currentTarget as HTMLInputElement).value) }}
-                onKeyDown={keys}
-                {...describedBy(`${id}-error`, messages)}
-              />
+            <td key={field.key} data-label={say(t, field.label)}>
+              {field.kind === 'boolean'
+                ? (
+                  <select
+                    id={id}
+                    aria-label={say(t, field.label)}
+                    disabled={edit.loading}
+                    value={edit.values[field.key] ?? ''}
+                    onChange={(e) => { onChange(field.key, (e.currentTarget as HTMLSelectElement).value) }}
+                    onKeyDown={keys}
+                    {...describedBy(`${id}-error`, messages)}
+                  >
+                    <option value="">{t('unset')}</option>
+                    <option value="true">{t('yes')}</option>
+                    <option value="false">{t('no')}</option>
+                  </select>
+                  )
+                : (
+                  <input
+                    id={id}
+                    type="text"
+                    aria-label={say(t, field.label)}
+                    inputMode={field.kind === 'integer' ? 'numeric' : field.kind === 'number' ? 'decimal' : undefined}
+                    autoComplete="off"
+                    readOnly={edit.loading}
+                    value={edit.values[field.key] ?? ''}
+                    onInput={(e) => { onChange(field.key, (e.currentTarget as HTMLInputElement).value) }}
+                    onKeyDown={keys}
+                    {...describedBy(`${id}-error`, messages)}
+                  />
+                  )}
               <FieldMessages id={`${id}-error`} messages={messages} />
             </td>
           )

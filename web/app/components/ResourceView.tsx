@@ -4,7 +4,7 @@ import type { Change } from '../feed.js'
 import type { Translate } from '../i18n.js'
 import { Listing, type Endpoint, type ListQuery, type Outcome, type Page, type Sort } from '../listing.js'
 import { splitProblem, type Problem, type SplitProblem } from '../problem.js'
-import { formValues, toRecord, type Rec, type ResourceSpec } from '../resources.js'
+import { formValues, say, toRecord, type Rec, type ResourceSpec } from '../resources.js'
 import { AddForm, type CreateOutcome } from './AddForm.js'
 import { DeleteDialog, type PendingDelete } from './DeleteDialog.js'
 import { deleteButtonId, EditRow, editButtonId, editInputId, RecordRow, type EditState } from './RecordRow.js'
@@ -198,7 +198,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     }
     if (result.status === 412) {
       // Someone else changed it since we read it: show what is stored now, keep what was typed in view.
-      const yours = spec.fields.filter((f) => f.editable).map((f) => `${t(f.label)}: ${edit.values[f.key] ?? ''}`).join(', ')
+      const yours = spec.fields.filter((f) => f.editable).map((f) => `${say(t, f.label)}: ${edit.values[f.key] ?? ''}`).join(', ')
       const current = await readCurrent(edit.id)
       if ('gone' in current) { setEditing(null); gone(edit.id); return }
       if ('problem' in current) {
@@ -282,7 +282,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const chooseSort = (value: string): void => {
     setQuery({ ...query, sort: value === '' ? undefined : { field: value.replace(/^-/, ''), desc: value.startsWith('-') } })
   }
-  const columns = [{ key: 'id', label: t('id'), numeric: true }, ...spec.fields.map((f) => ({ key: f.key, label: t(f.label), numeric: f.kind === 'integer' }))]
+  const columns = [{ key: 'id', label: t('id'), numeric: true }, ...spec.fields.map((f) => ({ key: f.key, label: say(t, f.label), numeric: f.kind === 'integer' }))]
   const ariaSort = (key: string): 'ascending' | 'descending' | undefined =>
     query.sort?.field === key ? (query.sort.desc ? 'descending' : 'ascending') : (key === 'id' && query.sort === undefined ? 'ascending' : undefined)
 
@@ -294,7 +294,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
 
   return (
     <section aria-labelledby={headingId} data-listing={listing.mode}>
-      <h1 id={headingId} tabIndex={-1}>{t(spec.title)}</h1>
+      <h1 id={headingId} tabIndex={-1}>{say(t, spec.title)}</h1>
       <p role="status" class={status === null ? 'visually-hidden' : `notice ${status.kind}`}>{status?.text ?? ''}</p>
 
       <div class="toolbar">
@@ -303,15 +303,15 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
           <input id={`search-${spec.key}`} type="search" value={search} aria-describedby={`search-hint-${spec.key}`}
             onInput={(e) => { setSearch((e.currentTarget as HTMLInputElement).value) }}
             onKeyDown={(e) => { if (e.key === 'Enter') setQuery({ ...query, q: search }) }} />
-          <span id={`search-hint-${spec.key}`} class="muted">{t(spec.searchHint)}</span>
+          <span id={`search-hint-${spec.key}`} class="muted">{say(t, spec.searchHint)}</span>
         </div>
         <div class="field sort-bar">
           <label for={`sort-${spec.key}`}>{t('sortBy')}</label>
           <select id={`sort-${spec.key}`} value={sortValue} onChange={(e) => { chooseSort((e.currentTarget as HTMLSelectElement).value) }}>
             <option value="">{t('sortDefault')}</option>
             {spec.fields.flatMap((f) => [
-              <option key={f.key} value={f.key}>{`${t(f.label)} (${t('ascending')})`}</option>,
-              <option key={`-${f.key}`} value={`-${f.key}`}>{`${t(f.label)} (${t('descending')})`}</option>
+              <option key={f.key} value={f.key}>{`${say(t, f.label)} (${t('ascending')})`}</option>,
+              <option key={`-${f.key}`} value={`-${f.key}`}>{`${say(t, f.label)} (${t('descending')})`}</option>
             ])}
           </select>
         </div>
@@ -326,7 +326,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
       )}
 
       <table class="records" aria-busy={loading ? 'true' : undefined}>
-        <caption class="visually-hidden">{t(spec.title)}</caption>
+        <caption class="visually-hidden">{say(t, spec.title)}</caption>
         <thead>
           <tr>
             {columns.map((c) => (
