@@ -1,7 +1,7 @@
 import type { CollectionDeclaration, StoredRecord } from './collection.js'
 import type { KeyedWrite } from './idempotency.js'
 import type { Address, AddressInput, Student, StudentInput } from './records.js'
-import type { AddressListQuery, AddressStore, DeleteResult, PutResult, RecordStore, RecordStores, ReplaceResult, StoreOptions, Stores, StudentIdRule, StudentStore, WriteCondition, WriteResult } from './store.js'
+import type { AddressListQuery, AddressStore, CreateResult, DeleteResult, PutResult, StudentCreated, RecordStore, RecordStores, ReplaceResult, StoreOptions, Stores, StudentIdRule, StudentStore, WriteCondition, WriteResult } from './store.js'
 import type { RecordFilter, RecordQuery, StoreRevision } from './query.js'
 
 /**
@@ -96,6 +96,11 @@ class StudentView extends View<Student> implements StudentStore {
   async create (input: StudentInput, keyed?: KeyedWrite<Student>): Promise<Student> {
     const result = await this.records.create(input as unknown as Record<string, string | number>, keyedAs(keyed, (r) => r.record as unknown as Student))
     return result.record as unknown as Student
+  }
+
+  async createReporting (input: StudentInput, keyed?: KeyedWrite<StudentCreated>): Promise<StudentCreated> {
+    const created = (r: CreateResult): StudentCreated => ({ outcome: r.outcome, record: r.record as unknown as Student })
+    return created(await this.records.create(input as unknown as Record<string, string | number>, keyedAs(keyed, created)))
   }
 
   async replace (student: Student, condition?: WriteCondition<Student>, keyed?: KeyedWrite<ReplaceResult<Student>>): Promise<ReplaceResult<Student>> {

@@ -14,7 +14,7 @@ export type { AddressField, Condition, FieldKinds, FieldValue, Operator, Positio
 export { MAX_ADDRESS_ID, sameAddress, sameStudent } from './records.js'
 export type { Address, AddressInput, Student, StudentInput } from './records.js'
 export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT_MEMORY_CHANGES_KEPT, DELETED, IF_ABSENT, IF_PRESENT, NOT_FOUND, NO_CONDITION, PRECONDITION_FAILED, STUDENT_ID_RULES } from './store.js'
-export type { AddressListQuery, AddressStore, CreateResult, DeleteResult, PoolStats, PutResult, RecordStore, RecordStores, ReplaceResult, StoreOptions, Stores, StudentIdRule, StudentStore, WriteCondition, WriteResult } from './store.js'
+export type { AddressListQuery, AddressStore, CreateResult, DeleteResult, PoolStats, PutResult, RecordStore, RecordStores, ReplaceResult, StoreOptions, Stores, StudentCreated, StudentIdRule, StudentStore, WriteCondition, WriteResult } from './store.js'
 export type { KeptAnswer, KeptWrite, KeptWrites, KeyedWrite } from './idempotency.js'
 export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow } from './changes.js'
 export { columnOf, FIELD_TYPES, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'

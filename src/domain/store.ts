@@ -108,6 +108,12 @@ export interface RecordStores {
   poolStats?: () => PoolStats
 }
 
+/** What a student create did: `replaced` when the count rule gave it the id of a record held (which is gone). */
+export interface StudentCreated {
+  outcome: 'created' | 'replaced'
+  record: Student
+}
+
 export interface StudentStore extends KeptWrites, QueryableStore<Student, StudentField> {
   /** Every record, in ascending id order. */
   list (): Promise<Student[]>
@@ -118,6 +124,8 @@ export interface StudentStore extends KeptWrites, QueryableStore<Student, Studen
    * `sequence` gives one past the highest id ever issued.
    */
   create (input: StudentInput, keyed?: KeyedWrite<Student>): Promise<Student>
+  /** create, also telling whether the id rule made it replace a record (`count` only). */
+  createReporting (input: StudentInput, keyed?: KeyedWrite<StudentCreated>): Promise<StudentCreated>
   /** Replaces firstName, lastName and age of an existing record; never creates. */
   replace (student: Student, condition?: WriteCondition<Student>, keyed?: KeyedWrite<ReplaceResult<Student>>): Promise<ReplaceResult<Student>>
   delete (id: number, condition?: WriteCondition<Student>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>

@@ -54,6 +54,10 @@ export const RESPONSE_HEADERS: Record<HeaderName, HeaderObject> = {
     required: true,
     schema: { type: 'string', pattern: '^@-?[0-9]+$' }
   },
+  'Replaced-Record': {
+    description: 'On a create that took the id of a record held (the `count` id rule, after a delete): the path of that record, which the create replaced. The change feed reports such a create as `students.replaced`. Start the server with `--student-ids sequence` to never reuse an id.',
+    schema: { type: 'string', format: 'uri-reference', examples: ['/students/3'] }
+  },
   Sunset: {
     description: 'When this deprecated version stops being served (RFC 8594, an HTTP date); present when a sunset is configured.',
     schema: { type: 'string' }

@@ -5,7 +5,8 @@ import { messages, ok } from './envelope.js'
 import { invalidId, studentNotFound } from './failures.js'
 import { envelopeErrors, envelopeShape } from './v1-errors.js'
 import { answer, type OperationNotes } from '../../http/openapi/index.js'
-import type { DeleteResult, ReplaceResult, Student } from '../../domain/index.js'
+import type { DeleteResult, ReplaceResult, Student, StudentCreated } from '../../domain/index.js'
+import { replacedHeader } from './replaced.js'
 import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
@@ -69,12 +70,12 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       summary: 'Create a student (id = number of records held)',
       description: 'The id is the number of records held before the create (spec rule): after a delete, a create can reuse, and overwrite, an id.',
       body: StudentCreateBody,
-      'x-rqs': notes(),
+      'x-rqs': notes({ headers: { 201: ['Replaced-Record'] } }),
       response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
     }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
-    const created = (student: Student): WriteAnswer => ({ status: 201, body: ok(student) })
-    return created(await store.create(request.body, keep(created)))
+    const created = ({ outcome, record }: StudentCreated): WriteAnswer => ({ status: 201, headers: replacedHeader(outcome, record, `${app.prefix}/`), body: ok(record) })
+    return created(await store.createReporting(request.body, keep(created)))
   }))
 
   app.put<{ Body: StudentReplaceBody }>('/', {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { NO_CONDITION, type DeleteResult, type ReplaceResult, type Student as StoredStudent, type WriteCondition } from '../../domain/index.js'
+import { NO_CONDITION, type DeleteResult, type ReplaceResult, type Student as StoredStudent, type StudentCreated, type WriteCondition } from '../../domain/index.js'
+import { replacedHeader } from './replaced.js'
 import { parseNonNegativeInteger, conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor, type Representation, JSON_TYPE, parseListQuery, ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned, answerOnce, type Keep, type WriteAnswer } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import type { StudentRoutesOptions } from './options.js'
@@ -95,12 +96,16 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       tags,
       summary: 'Create a student (id = number of records held)',
       body: StudentCreateBody,
-      'x-rqs': notes({ headers: { 201: ['Location', 'ETag'] } }),
+      'x-rqs': notes({ headers: { 201: ['Location', 'ETag', 'Replaced-Record'] } }),
       response: { 201: answer(Student, 'Created: the stored student; Location names it.') }
     }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
-    const created = (s: StoredStudent): WriteAnswer => ({ status: 201, headers: { location: `${collection}/${s.id}`, etag: studentEtag(s) }, body: s })
-    return created(await store.create(request.body, keep(created)))
+    const created = ({ outcome, record }: StudentCreated): WriteAnswer => ({
+      status: 201,
+      headers: { location: `${collection}/${record.id}`, etag: studentEtag(record), ...replacedHeader(outcome, record, `${collection}/`) },
+      body: record
+    })
+    return created(await store.createReporting(request.body, keep(created)))
   }))
 
   /**

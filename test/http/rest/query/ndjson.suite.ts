@@ -17,6 +17,7 @@ function watched (inner: StudentStore, watch: Watch): StudentStore {
     list: async () => await inner.list(),
     get: async (id) => await inner.get(id),
     create: async (input) => await inner.create(input),
+    createReporting: async (input) => await inner.createReporting(input),
     replace: async (s, c) => await inner.replace(s, c),
     delete: async (id, c) => await inner.delete(id, c),
     query: async (q) => await inner.query(q),
