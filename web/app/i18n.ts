@@ -77,6 +77,9 @@ const en = {
   unavailable: 'This service is not running on this server.',
   serverError: 'The server answered with status {status}.',
   addRecord: 'Add',
+  replaceWarning: 'The next id, {id}, is held by {what}: this server gives a new student the number of records held as its id, so adding now replaces {what}. Start the server with --student-ids sequence to never reuse an id.',
+  addAnyway: 'Add and replace',
+  addedReplacing: '{what} was added as id {id}, replacing the student held there.',
   yes: 'yes',
   no: 'no',
   unset: '(none)'
@@ -155,6 +158,9 @@ const de: Record<MessageKey, string> = {
   unavailable: 'Dieser Dienst läuft auf diesem Server nicht.',
   serverError: 'Der Server antwortete mit Status {status}.',
   addRecord: 'Hinzufügen',
+  replaceWarning: 'Die nächste Id, {id}, gehört {what}: Dieser Server gibt neuen Studierenden die Anzahl der gespeicherten Einträge als Id, Hinzufügen ersetzt also {what}. Mit --student-ids sequence vergibt der Server keine Id zweimal.',
+  addAnyway: 'Hinzufügen und ersetzen',
+  addedReplacing: '{what} wurde mit der Id {id} hinzugefügt und ersetzt den Eintrag, der dort stand.',
   yes: 'ja',
   no: 'nein',
   unset: '(keine Angabe)'

@@ -38,6 +38,8 @@ export type Mode = 'server' | 'client'
 export interface Endpoint {
   url: string
   accept: string
+  /** Ids by the count rule: a create may take, and replace, a record's id. */
+  countIds?: true
 }
 
 /** Pages walked at most when loading a whole collection for client-side paging. */

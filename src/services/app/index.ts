@@ -18,6 +18,8 @@ export interface AppPagesOptions {
   versioning: VersioningConfig
   /** The collections the server's user declared, each shown in a view built from its schema. */
   collections?: readonly AppCollection[]
+  /** Student ids follow the spec's count rule (`--student-ids count`, the default): the page warns before a create replaces a record. */
+  countIds?: boolean
   /** The built files; default dist/app of this package. */
   dir?: string
 }
@@ -44,7 +46,7 @@ export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Pr
 
   let page: string | undefined
   const sendPage = (_request: FastifyRequest, reply: FastifyReply): void => {
-    page ??= appPage(pageConfig(opts.directory, opts.versioning, opts.collections), script)
+    page ??= appPage(pageConfig(opts.directory, opts.versioning, opts.collections, opts.countIds), script)
     void reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)
   }
   app.get(APP_PATH, { schema: { hide: true } }, sendPage)
@@ -64,7 +66,7 @@ export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Pr
 }
 
 /** Where the page finds each collection, from the directory the services filled in. */
-export function pageConfig (directory: readonly DirectoryLink[], versioning: VersioningConfig, collections: readonly AppCollection[] = []): AppPageConfig {
+export function pageConfig (directory: readonly DirectoryLink[], versioning: VersioningConfig, collections: readonly AppCollection[] = [], countIds = false): AppPageConfig {
   const href = (rel: string): string | undefined => directory.find((link) => link.rel === rel)?.href
   const config: AppPageConfig = {}
   const students = href('students')
@@ -73,6 +75,7 @@ export function pageConfig (directory: readonly DirectoryLink[], versioning: Ver
     if (versioning.mediaType) config.students = { url: students, accept: vendorType(versioning.vendor, 2) }
     else if (versioning.uri) config.students = { url: `/v2${students === '/' ? '' : students}`, accept: 'application/json' }
   }
+  if (config.students !== undefined && countIds) config.students.countIds = true
   const addresses = href('addresses')
   if (addresses !== undefined) config.addresses = { url: addresses, accept: 'application/json' }
   const events = href('events')
@@ -112,6 +115,6 @@ export const appService: ServiceDescriptor = {
   tags: [],
   paths: () => [{ path: APP_PATH.slice(0, -1) }],
   register: async (app, { config, links, collections }) => {
-    await app.register(appPages, { directory: links, versioning: config.versioning, collections: declaredCollections(collections, links) })
+    await app.register(appPages, { directory: links, versioning: config.versioning, collections: declaredCollections(collections, links), countIds: (config.store.studentIds ?? 'count') === 'count' })
   }
 }

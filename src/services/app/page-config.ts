@@ -6,7 +6,11 @@
  */
 export interface AppPageConfig {
   /** Student records, version 2 (plain records, problem details, ETags); absent when not mounted. */
-  students?: { url: string, accept: string }
+  /**
+   * Student records, version 2 (plain records, problem details, ETags); absent when not mounted.
+   * `countIds`: the server gives ids by the spec's count rule, so a create can replace a record (the app warns first).
+   */
+  students?: { url: string, accept: string, countIds?: true }
   /** The address book collection; absent when not mounted. */
   addresses?: { url: string, accept: string }
   /** The change feed (Server-Sent Events), when the server has one (directory rel "events"). */

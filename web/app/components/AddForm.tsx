@@ -4,12 +4,14 @@ import type { SplitProblem } from '../problem.js'
 import { say, type ResourceSpec } from '../resources.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
 
-export type CreateOutcome = { ok: true } | { ok: false, errors: SplitProblem }
+/** What a create did: done; refused, with the service's reasons; or held back until the person confirms (`confirm` says why). */
+export type CreateOutcome = { ok: true } | { ok: false, errors: SplitProblem } | { ok: false, confirm: string }
 
 interface Props {
   spec: ResourceSpec
   t: Translate
-  create: (values: Record<string, string>) => Promise<CreateOutcome>
+  /** `replaceConfirmed`: the person has read the warning a first attempt gave and adds anyway. */
+  create: (values: Record<string, string>, replaceConfirmed?: boolean) => Promise<CreateOutcome>
 }
 
 const NO_ERRORS: SplitProblem = { fields: {}, general: [] }
@@ -24,19 +26,27 @@ export function AddForm ({ spec, t, create }: Props) {
   const [values, setValues] = useState<Record<string, string>>(empty)
   const [errors, setErrors] = useState<SplitProblem>(NO_ERRORS)
   const [busy, setBusy] = useState(false)
+  /** The warning a create gave before saving (the count rule would replace a record): shown with "Add anyway" and "Cancel". */
+  const [warning, setWarning] = useState<string | undefined>(undefined)
   const form = useRef<HTMLFormElement>(null)
   const prefix = `add-${spec.key}`
 
-  const submit = async (event: Event): Promise<void> => {
-    event.preventDefault()
+  const submit = async (event: Event | undefined, replaceConfirmed = false): Promise<void> => {
+    event?.preventDefault()
     if (busy) return
     setBusy(true)
-    const outcome = await create(values)
+    const outcome = await create(values, replaceConfirmed)
     setBusy(false)
+    setWarning(undefined)
     if (outcome.ok) {
       setValues(empty())
       setErrors(NO_ERRORS)
       form.current?.querySelector<HTMLInputElement>('input')?.focus()
+      return
+    }
+    if ('confirm' in outcome) {
+      setWarning(outcome.confirm)
+      setTimeout(() => { document.getElementById(`${prefix}-confirm`)?.focus() }, 0)
       return
     }
     setErrors(outcome.errors)
@@ -91,6 +101,13 @@ export function AddForm ({ spec, t, create }: Props) {
           <button type="submit" class="primary">{say(t, spec.addButton)}</button>
           {errors.general.length > 0 && <p class="field-error" role="alert">{errors.general.join(' ')}</p>}
         </div>
+        {warning !== undefined && (
+          <div class="notice warn replace-warning" role="alert">
+            <p>{warning}</p>
+            <button type="button" id={`${prefix}-confirm`} class="danger" onClick={() => { void submit(undefined, true) }}>{t('addAnyway')}</button>
+            <button type="button" onClick={() => { setWarning(undefined) }}>{t('cancel')}</button>
+          </div>
+        )}
       </fieldset>
     </form>
   )

@@ -28,7 +28,7 @@ interface Props {
 }
 
 interface Status {
-  kind: 'ok' | 'error'
+  kind: 'ok' | 'warn' | 'error'
   text: string
 }
 
@@ -129,12 +129,29 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   }), [changes, listing, t])
 
   // ----- add
-  const create = async (values: Record<string, string>): Promise<CreateOutcome> => {
+  /**
+   * The record a create would replace under the count rule (the next id is the number held, which a
+   * record may hold after a delete), or undefined. Two reads; the create's Replaced-Record header is the truth.
+   */
+  const recordAtNextId = async (): Promise<Rec | undefined> => {
+    const counted = await api.request('GET', `${endpoint.url}?limit=1&count=true`, { accept: endpoint.accept, exact: spec.exactIds })
+    const total = counted.headers.get('x-total-count')
+    if (!counted.ok || total === null) return undefined
+    const held = await api.request('GET', url(total), { accept: endpoint.accept, exact: spec.exactIds })
+    return held.ok ? toRecord(held.body) : undefined
+  }
+
+  const create = async (values: Record<string, string>, replaceConfirmed = false): Promise<CreateOutcome> => {
+    if (endpoint.countIds === true && !replaceConfirmed) {
+      const taken = await recordAtNextId()
+      if (taken !== undefined) return { ok: false, confirm: t('replaceWarning', { id: taken.id, what: spec.describe(taken) }) }
+    }
     const result = await api.request('POST', endpoint.url, { accept: endpoint.accept, body: spec.createBody(values), exact: spec.exactIds })
     const record = toRecord(result.body)
     if (result.ok && record !== undefined) {
-      applyChange('created', record.id, record)
-      setStatus({ kind: 'ok', text: t('added', { what: spec.describe(record) }) })
+      const replaced = result.headers.get('replaced-record') !== null
+      applyChange(replaced ? 'replaced' : 'created', record.id, record)
+      setStatus({ kind: replaced ? 'warn' : 'ok', text: t(replaced ? 'addedReplacing' : 'added', { what: spec.describe(record), id: record.id }) })
       return { ok: true }
     }
     const problem = result.problem ?? { status: result.status, errors: [] }
