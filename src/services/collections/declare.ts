@@ -220,7 +220,7 @@ function refuseUnknown (path: string, object: Record<string, unknown>, known: re
     if (key === 'default') fail(`${path}.default`, 'is not supported: a record holds what its client sends, so declare the field optional or required instead')
     if (type !== undefined && ALL_FIELD_KEYS.includes(key)) {
       const types = FIELD_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))
-      fail(`${path}.${key}`, `applies to ${types.join(' and ')} fields, not to a ${type} field`)
+      fail(`${path}.${key}`, `applies to ${types.join(' and ')} fields, not to ${type === 'integer' ? 'an' : 'a'} ${type} field`)
     }
     if (type !== undefined && (key === 'properties' || key === 'items')) fail(`${path}.${key}`, 'is not supported: a field is a string, integer, number or boolean, never an object or array')
     const guess = closestWord(key, known)
