@@ -9,7 +9,7 @@ import { security, securityPluginOptions } from './http/security/index.js'
 import { authEnabled } from './config/security.js'
 import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
-import { collectionsOf, enabledServices, errorCatalogue, SERVICES } from './services/index.js'
+import { collectionsOf, enabledServices, errorCatalogue, SERVICES, tagsOf } from './services/index.js'
 import { refuseOverlappingPaths } from './services/paths.js'
 import type { ServiceDescriptor } from './services/types.js'
 import { seedStores } from './data/seed.js'
@@ -39,7 +39,8 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // before the services (health, /openapi.json) answer refusals such as a foreign Host as problems too.
   app.setErrorHandler(mounts.rootErrors)
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute)
-  const opened = deps.stores ?? await openStores(config.store, app.log)
+  // The user's collections are kept beside the built-in ones, whether their service runs or not (seed files, like the built-ins').
+  const opened = deps.stores ?? await openStores(config.store, app.log, config.collections.declared.map((c) => c.declaration))
   // Stores this server opened are closed with it, also when a later start-up step fails.
   if (deps.stores === undefined) app.addHook('onClose', async () => { await opened.close() })
   // With --metrics, the services get stores that count their failures (a decorator implementing the whole contract).
@@ -48,7 +49,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   try {
     // Seed files may hold any service's records, whether that service is switched on or not.
     const known = [...SERVICES, ...deps.services ?? []]
-    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed, collectionsOf(known)) }, 'seed files loaded')
+    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed, collectionsOf(known, config)) }, 'seed files loaded')
     // The codes this server answers with, its services' among them: every renderer, /errors and /openapi.json read them here.
     app.decorate('errorCatalogue', errorCatalogue(services))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
@@ -64,12 +65,12 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     await app.register(validationPlugin, { vendor: config.versioning.vendor })
     // Before the routes: it collects them as they are added.
     const newestType = vendorType(config.versioning.vendor, Math.max(1, ...versions))
-    await app.register(openApiPlugin, { newestType, tags: services.flatMap((s) => s.tags), bearerAuth: authEnabled(config.security) })
+    await app.register(openApiPlugin, { newestType, tags: tagsOf(services, config), bearerAuth: authEnabled(config.security) })
     await app.register(healthPlugin, { stores })
     await app.register(mountsPlugin, { versioning: config.versioning, versions, table: mounts })
     await app.register(errorCatalogueRoutes)
     const links = services.flatMap((s) => s.links(config))
-    const collections = collectionsOf(services)
+    const collections = collectionsOf(services, config)
     for (const service of services) await service.register(app, { config, stores, links, collections })
     await app.register(docsService)
     await app.register(homeService, { name: 'rqs', version: PACKAGE_VERSION, links, newestType })

@@ -14,6 +14,7 @@ describe('configuration from one declaration', () => {
       seed: [],
       students: { enabled: true, base: '/students', assetsDir: DEFAULT_ASSETS_DIR },
       addresses: { enabled: true, base: '/' },
+      collections: { declared: [] },
       versioning: { vendor: 'rqs', mediaType: true, uri: true, deprecated: [] },
       albums: {
         enabled: true, base: '', maxDepth: 20, maxFields: 500, maxAliases: 30, maxDocumentBytes: 16 * 1024,

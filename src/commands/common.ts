@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { ConfigError, resolveConfig, type Config } from '../options.js'
+import { ConfigError, defaultConfig, resolveConfig, type Config } from '../options.js'
 import { openStores } from '../stores/index.js'
 import type { Stores } from '../domain/index.js'
 import { collectionNames, type RecordCollection } from '../data/collection.js'
@@ -26,6 +26,7 @@ export class UsageError extends Error {
 export const STORE_OPTIONS = {
   store: { type: 'string' },
   service: { type: 'string' },
+  collections: { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const satisfies ParseArgsConfig['options']
 
@@ -38,10 +39,10 @@ export function parseCommandArgs<O extends ParseArgsConfig['options']> (argv: st
 }
 
 /** The store named by --store (or RQS_STORE, DATABASE_URL): a durable one, since the memory store lives only in rqs serve. */
-export function storeConfig (store: string | undefined, env: NodeJS.ProcessEnv): Config {
+export function storeConfig (store: string | undefined, env: NodeJS.ProcessEnv, collections?: string): Config {
   let config: Config
   try {
-    config = resolveConfig(store === undefined ? {} : { store }, env)
+    config = resolveConfig({ ...(store === undefined ? {} : { store }), ...(collections === undefined ? {} : { collections }) }, env)
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message)
     throw err
@@ -52,18 +53,36 @@ export function storeConfig (store: string | undefined, env: NodeJS.ProcessEnv):
   return config
 }
 
-/** The record collections the built-in services declare: what `--service` may name. */
-export const COLLECTIONS: readonly RecordCollection[] = collectionsOf(SERVICES)
+/** The record collections the built-in services declare: what `--service` may name without `--collections`. */
+export const COLLECTIONS: readonly RecordCollection[] = collectionsOf(SERVICES, defaultConfig())
 
-export function collectionFrom (service: string | undefined): RecordCollection {
-  if (service === undefined) throw new UsageError(`--service is required: ${collectionNames(COLLECTIONS)}`)
-  const collection = COLLECTIONS.find((c) => c.name === service)
-  if (collection === undefined) throw new UsageError(`--service must be ${collectionNames(COLLECTIONS)}, got "${service}"`)
+/** The usage text's line for `--collections`. */
+export const COLLECTIONS_HELP = 'JSON file of your declared collections (or RQS_COLLECTIONS), as rqs serve reads it: --service may name them'
+
+/**
+ * The collection `--service` names: a built-in one, or one declared in the
+ * `--collections` file (or RQS_COLLECTIONS), read and checked as rqs serve does.
+ */
+export function collectionFrom (service: string | undefined, collectionsFile: string | undefined, env: NodeJS.ProcessEnv): RecordCollection {
+  let all: readonly RecordCollection[] = COLLECTIONS
+  if (collectionsFile !== undefined || env.RQS_COLLECTIONS !== undefined) {
+    let config: Config
+    try {
+      config = resolveConfig(collectionsFile === undefined ? {} : { collections: collectionsFile }, env)
+    } catch (err) {
+      if (err instanceof ConfigError) throw new UsageError(err.message)
+      throw err
+    }
+    all = collectionsOf(SERVICES, config)
+  }
+  if (service === undefined) throw new UsageError(`--service is required: ${collectionNames(all)}`)
+  const collection = all.find((c) => c.name === service)
+  if (collection === undefined) throw new UsageError(`--service must be ${collectionNames(all)}, got "${service}"`)
   return collection
 }
 
 export async function withStores<T> (config: Config, work: (stores: Stores) => Promise<T>): Promise<T> {
-  const stores = await openStores(config.store)
+  const stores = await openStores(config.store, undefined, config.collections.declared.map((c) => c.declaration))
   try {
     return await work(stores)
   } finally {

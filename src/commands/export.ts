@@ -1,15 +1,16 @@
 import { Ajv } from 'ajv'
 import { validationFailures } from '../http/errors/index.js'
 import { type CollectionModel, parseListQuery, type ListRequest, querystringSchema, TEXT_VALIDATION } from '../http/rest/index.js'
-import { collectionFrom, COLLECTIONS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
+import { collectionFrom, COLLECTIONS, COLLECTIONS_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
 import { collectionNames } from '../data/collection.js'
 
-export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')} [--query QUERY] > FILE.ndjson
+export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--query QUERY] > FILE.ndjson
 
 Writes every record of the service to stdout, one JSON object a line (NDJSON), in id order.
   --store     the database (or RQS_STORE, DATABASE_URL)
   --service   ${collectionNames(COLLECTIONS)}
+  --collections ${COLLECTIONS_HELP}
   --query     the list's query parameters, e.g. 'age[gte]=18&sort=lastName' (see the README)
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
@@ -26,8 +27,8 @@ export async function runExport (argv: string[], io: CommandIO): Promise<number>
   }
   let collection, config, list
   try {
-    collection = collectionFrom(args.values.service)
-    config = storeConfig(args.values.store, io.env)
+    collection = collectionFrom(args.values.service, args.values.collections, io.env)
+    config = storeConfig(args.values.store, io.env, args.values.collections)
     list = listFromQuery(collection.model, args.values.query ?? '')
   } catch (err) {
     return usage(io, err)

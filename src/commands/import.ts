@@ -2,13 +2,13 @@ import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { ConfigError } from '../config/errors.js'
 import { size as sizeReader } from '../config/readers.js'
-import { collectionFrom, COLLECTIONS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
+import { collectionFrom, COLLECTIONS, COLLECTIONS_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
 import { BadLineError, LineTooLongError, readRecords } from '../data/read-records.js'
 import { DEFAULT_MAX_LINE_BYTES, describeSize, InputReadError } from '../data/lines.js'
 import { collectionNames } from '../data/collection.js'
 
-export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] [--max-line SIZE] FILE.ndjson
+export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--skip-invalid] [--max-line SIZE] FILE.ndjson
 
 Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin), all or
 nothing: a bad line stops the import with its number and reason, and nothing of the file is
@@ -18,6 +18,7 @@ the database keep writing while the file is read: it is staged first, then store
 transaction.
   --store          the database (or RQS_STORE, DATABASE_URL)
   --service        ${collectionNames(COLLECTIONS)}
+  --collections    ${COLLECTIONS_HELP}
   --skip-invalid   store the valid lines; report how many lines were skipped, and which
   --max-line SIZE  longest line read, e.g. 4mb (default ${describeSize(DEFAULT_MAX_LINE_BYTES)}); a longer line is a bad line
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
@@ -37,8 +38,8 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
     args = parseCommandArgs(argv, { ...STORE_OPTIONS, 'skip-invalid': { type: 'boolean' }, 'max-line': { type: 'string' } })
     if (args.values.help === true) { io.stdout.write(IMPORT_USAGE); return EXIT_OK }
     if (args.positionals.length > 1) throw new UsageError('give one file (or - for stdin)')
-    collection = collectionFrom(args.values.service)
-    config = storeConfig(args.values.store, io.env)
+    collection = collectionFrom(args.values.service, args.values.collections, io.env)
+    config = storeConfig(args.values.store, io.env, args.values.collections)
     maxLineBytes = lineLimit(args.values['max-line'])
   } catch (err) {
     if (!(err instanceof UsageError)) throw err

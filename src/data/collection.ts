@@ -21,7 +21,7 @@ export interface RecordCollection<R = unknown> {
   /** The line of a record, newline included. */
   line (record: R): string
   /** The record's id: two lines with one id are one record. */
-  id (record: R): number | bigint
+  id (record: R): number | bigint | string
   /** The record of a parsed line, or the reason it is not one. */
   check (value: unknown): { record: R } | { reason: string }
   /** What `--query` may ask for (the collection's list parameters). */

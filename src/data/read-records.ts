@@ -46,7 +46,7 @@ const BATCH_SIZE = 1000
 export async function * readRecords<R> (input: Readable, collection: RecordCollection<R>, options: ReadOptions): AsyncGenerator<R[]> {
   const size = options.batchSize ?? BATCH_SIZE
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
-  const seen = new Set<number | bigint>()
+  const seen = new Set<number | bigint | string>()
   let number = 0
   let count = 0
   let batch: R[] = []

@@ -4,17 +4,18 @@ import type { Config } from '../options.js'
 import { addressesService } from './addresses/index.js'
 import { albumsService } from './albums/index.js'
 import { appService } from './app/index.js'
+import { collectionsService } from './collections/index.js'
 import { eventsService } from './events/index.js'
 import { directory } from './home/index.js'
 import { studentsService } from './students/index.js'
-import type { DirectoryLink, ServiceDescriptor } from './types.js'
+import type { DirectoryLink, ServiceDescriptor, ServiceTag } from './types.js'
 
 /**
  * Every service this server can run, in the order of the entry point's
  * directory. Adding one is one line here: its options, error codes and
  * record collections come with its descriptor.
  */
-export const SERVICES = [studentsService, addressesService, albumsService, eventsService, appService] as const satisfies readonly ServiceDescriptor[]
+export const SERVICES = [studentsService, addressesService, collectionsService, albumsService, eventsService, appService] as const satisfies readonly ServiceDescriptor[]
 
 /**
  * The services a Config turns on, of the built-in ones and `extra`. One that
@@ -23,13 +24,18 @@ export const SERVICES = [studentsService, addressesService, albumsService, event
  */
 export function enabledServices (config: Config, extra: readonly ServiceDescriptor[] = []): ServiceDescriptor[] {
   const on = [...SERVICES, ...extra].filter((s) => s.enabled(config))
-  const served = collectionsOf(on).map((c) => c.name)
+  const served = collectionsOf(on, config).map((c) => c.name)
   return on.filter(({ consumes }) => consumes === undefined || (consumes === 'any' ? served.length > 0 : consumes.some((name) => served.includes(name))))
 }
 
-/** The record collections some services declare, in their order. */
-export function collectionsOf (services: readonly ServiceDescriptor[]): RecordCollection[] {
-  return services.flatMap((s) => s.collections ?? [])
+/** The record collections some services declare under a Config, in their order. */
+export function collectionsOf (services: readonly ServiceDescriptor[], config: Config): RecordCollection[] {
+  return services.flatMap((s) => typeof s.collections === 'function' ? s.collections(config) : s.collections ?? [])
+}
+
+/** The OpenAPI tags of some services under a Config. */
+export function tagsOf (services: readonly ServiceDescriptor[], config: Config): ServiceTag[] {
+  return services.flatMap((s) => typeof s.tags === 'function' ? s.tags(config) : s.tags)
 }
 
 /** The error catalogue of a server running `services`: the core codes and theirs. */

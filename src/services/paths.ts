@@ -24,7 +24,7 @@ function overlaps (a: string, b: string): boolean {
 }
 
 function where (claim: Claim): string {
-  return `${claim.service} at ${claim.path}${claim.option === undefined ? '' : ` (--${claim.option})`}`
+  return `${claim.owner ?? claim.service} at ${claim.path}${claim.option === undefined ? '' : ` (--${claim.option})`}`
 }
 
 /**

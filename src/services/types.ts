@@ -21,6 +21,14 @@ export interface ServicePath {
   path: string
   /** The option that moves it (e.g. `students-base`); none for a fixed path. */
   option?: string
+  /** Who claims it, when not the service as a whole (`collection books`), for messages. */
+  owner?: string
+}
+
+/** An OpenAPI tag of a service's operations. */
+export interface ServiceTag {
+  name: string
+  description: string
 }
 
 /** The configuration as a service sees it: every built-in section and its own. */
@@ -55,8 +63,11 @@ export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGro
    * `ServiceErrorCodes` entry lets its routes throw them as AppErrors.
    */
   errors?: ErrorDefinitions
-  /** The record collections it serves: `rqs import`/`export --service`, seed files, the change feed's events. */
-  collections?: readonly RecordCollection[]
+  /**
+   * The record collections it serves: `rqs import`/`export --service`, seed files, the change feed's events.
+   * A function when they depend on the configuration (the collections a user declares); read them with collectionsOf.
+   */
+  collections?: readonly RecordCollection[] | ((config: ServiceConfig<G>) => readonly RecordCollection[])
   /**
    * Other services' collections it works on (the change feed: `'any'`; the
    * web app: the ones it has pages for). Even when `enabled`, it runs only
@@ -68,8 +79,8 @@ export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGro
   enabled (config: ServiceConfig<G>): boolean
   /** Its entries in the entry point's directory. */
   links (config: ServiceConfig<G>): DirectoryLink[]
-  /** OpenAPI tags of its operations. */
-  tags: ReadonlyArray<{ name: string, description: string }>
+  /** OpenAPI tags of its operations; a function when they depend on the configuration (read them with tagsOf). */
+  tags: readonly ServiceTag[] | ((config: ServiceConfig<G>) => readonly ServiceTag[])
   /** Where it answers (its base, or what it serves there when that is the root). */
   paths (config: ServiceConfig<G>): ServicePath[]
   /** Registers its routes; every one declares its service and access (src/http/routes), or authentication refuses it. */

@@ -12,25 +12,31 @@ import type { Change } from '../../domain/index.js'
 
 type Serialise = (data: unknown) => string
 
-const dataWith = (record: TSchema): Serialise => fastJson(Type.Object({ id: Type.Integer(), record, at: Type.String() }))
+const dataWith = (record: TSchema, id: TSchema = Type.Integer()): Serialise => fastJson(Type.Object({ id, record, at: Type.String() }))
 
-const deleted = dataWith(Type.Null())
+/** The id's schema as the collection's record declares it: an integer, or a string (UUID ids of a declared collection). */
+function idOf (record: TSchema): TSchema {
+  const declared: unknown = (record as { properties?: Record<string, unknown> }).properties?.id
+  return typeof declared === 'object' && declared !== null && (declared as { type?: unknown }).type === 'string' ? Type.String() : Type.Integer()
+}
 
 /** The messages of the changes of some collections (those the feed carries), each serialised with its collection's schema. */
 export class ChangeFormat {
   // One serialiser for records and one for deletes rather than one with `record: anyOf [record, null]`:
   // fast-json-stringify picks an anyOf branch by validating, and a bigint id validates as no JSON type.
   readonly #records: ReadonlyMap<string, Serialise>
+  readonly #deletes: ReadonlyMap<string, Serialise>
 
   constructor (collections: ReadonlyArray<{ name: string, schema: TSchema }>) {
-    this.#records = new Map(collections.map((c) => [c.name, dataWith(c.schema)]))
+    this.#records = new Map(collections.map((c) => [c.name, dataWith(c.schema, idOf(c.schema))]))
+    this.#deletes = new Map(collections.map((c) => [c.name, dataWith(Type.Null(), idOf(c.schema))]))
   }
 
   /** The message of a change; undefined for a collection the feed does not carry. */
   message (change: Change): string | undefined {
     const record = this.#records.get(change.service)
     if (record === undefined) return undefined
-    const data = (change.record === null ? deleted : record)({ id: change.id, record: change.record, at: change.at.toISOString() })
+    const data = (change.record === null ? this.#deletes.get(change.service) as Serialise : record)({ id: change.id, record: change.record, at: change.at.toISOString() })
     return `id: ${change.seq}\nevent: ${change.service}.${change.kind}\ndata: ${data}\n\n`
   }
 }

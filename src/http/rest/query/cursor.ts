@@ -28,7 +28,7 @@ export function decodeCursor (model: CollectionModel, sort: readonly SortKey[], 
   let position: Position | undefined
   if (sort.length === 0) {
     const id = decodeValue(idParam, text)
-    position = id === undefined ? undefined : { keys: [], id: id as number | bigint }
+    position = id === undefined ? undefined : { keys: [], id: id as number | bigint | string }
   } else {
     position = decodeSorted(model, sort, text)
   }
@@ -47,7 +47,7 @@ function decodeSorted (model: CollectionModel, sort: readonly SortKey[], text: s
     keys.push(value)
   }
   const id = decodeValue(model.fields.id as FieldParam, parts[sort.length + 1])
-  return id === undefined ? undefined : { keys, id: id as number | bigint }
+  return id === undefined ? undefined : { keys, id: id as number | bigint | string }
 }
 
 /** A key value as a cursor carries it: text as a string, an integer as a number or (int64, and the default order) a decimal string. */
@@ -65,5 +65,9 @@ function decodeValue (param: FieldParam, value: unknown): FieldValue | undefined
       const id = BigInt(value)
       return id <= MAX_ADDRESS_ID ? id : undefined
     }
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) && (param.min === undefined || value >= param.min) && (param.max === undefined || value <= param.max) ? value : undefined
+    case 'boolean':
+      return typeof value === 'boolean' ? value : undefined
   }
 }

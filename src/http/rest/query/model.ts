@@ -5,11 +5,16 @@ import type { Operator } from '../../../domain/index.js'
  * string schema (validation and OpenAPI), the parser, cursors and links.
  */
 export type FieldParam =
-  | { kind: 'text', maxLength: number, description: string }
+  /* `sortable: false`: a filter but no sort key (an optional field, whose absent values no cursor can hold). */
+  | { kind: 'text', maxLength: number, description: string, sortable?: boolean }
   /** A safe integer within [min, max]. */
-  | { kind: 'integer', min: number, max: number, description: string }
+  | { kind: 'integer', min: number, max: number, description: string, sortable?: boolean }
   /** A 64-bit integer 1 … 2^63−1, written in decimal (address ids): a string in the query, a bigint inside. */
   | { kind: 'int64', description: string }
+  /** A double, optionally within [min, max] (user collections' `number` fields). */
+  | { kind: 'number', min?: number, max?: number, description: string, sortable?: boolean }
+  /** true or false; only equality. */
+  | { kind: 'boolean', description: string, sortable?: boolean }
 
 export interface CollectionModel<F extends string = string> {
   fields: Readonly<Record<F, FieldParam>>
@@ -37,9 +42,15 @@ export function fieldParam (model: CollectionModel, name: string): FieldParam | 
   return Object.hasOwn(model.fields, name) ? (model.fields as Record<string, FieldParam>)[name] : undefined
 }
 
-/** The operators a field accepts: `contains` only on text. */
+/** The operators a field accepts: `contains` only on text, only equality on booleans. */
 export function operatorsOf (param: FieldParam): Operator[] {
+  if (param.kind === 'boolean') return ['eq']
   return param.kind === 'text' ? ['eq', ...BRACKET_OPERATORS] : ['eq', ...BRACKET_OPERATORS.filter((op) => op !== 'contains')]
+}
+
+/** Whether a field may be a sort key. */
+export function isSortable (param: FieldParam): boolean {
+  return !('sortable' in param) || param.sortable !== false
 }
 
 /** The query parameter of a field and operator: `age`, `age[gte]`. */
@@ -61,6 +72,8 @@ export function describeParameter (model: CollectionModel, param: string): strin
     case 'text': return `text of at most ${field.maxLength} characters`
     case 'integer': return `an integer from ${field.min} to ${field.max}`
     case 'int64': return 'an integer from 1 to 9223372036854775807'
+    case 'number': return field.min === undefined && field.max === undefined ? 'a number' : `a number from ${field.min ?? '-∞'} to ${field.max ?? '∞'}`
+    case 'boolean': return 'true or false'
     case undefined: return 'valid'
   }
 }
@@ -69,5 +82,5 @@ export function describeParameter (model: CollectionModel, param: string): strin
 export function acceptedParameters (model: CollectionModel): string {
   const fields = Object.keys(model.fields)
   return `${CONTROL_PARAMS.join(', ')}, and a filter per field (${fields.join(', ')}) as field=value or field[op]=value ` +
-    'with op ne, gt, gte, lt, lte, or contains (text fields only); sort lists fields, "-" before a field for descending'
+    'with op ne, gt, gte, lt, lte, or contains (text fields only; booleans take field=value only); sort lists fields, "-" before a field for descending'
 }

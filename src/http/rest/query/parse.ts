@@ -1,7 +1,7 @@
 import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../../../domain/index.js'
 import { AppError, type Failure } from '../../errors/index.js'
 import { decodeCursor } from './cursor.js'
-import { acceptedParameters, CONTROL_PARAMS, fieldParam, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+import { acceptedParameters, CONTROL_PARAMS, fieldParam, isSortable, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
 export interface ListRequest<F extends string = string> {
@@ -57,7 +57,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     } else if (!OPERATORS.includes(op)) {
       refuse(param, `"${param}": unknown operator "${match[2] ?? ''}"`)
     } else if (!operatorsOf(spec).includes(op)) {
-      refuse(param, `"${param}": ${op} applies to text fields only`)
+      refuse(param, spec.kind === 'boolean' ? `"${param}": ${field} is true or false: write ${field}=true or ${field}=false` : `"${param}": ${op} applies to text fields only`)
     } else {
       const parsed = filterValue(spec, value)
       if (parsed === undefined) {
@@ -94,8 +94,11 @@ function parseSort<F extends string> (model: CollectionModel<F>, text: string, r
   for (const token of text.split(',')) {
     const descending = token.startsWith('-')
     const field = (descending ? token.slice(1) : token) as F
-    if (!Object.hasOwn(model.fields, field)) {
+    const param = fieldParam(model, field)
+    if (param === undefined) {
       refuse('sort', token === '' ? 'sort: empty sort key' : `sort: unknown field "${field}"`)
+    } else if (!isSortable(param)) {
+      refuse('sort', `sort: "${field}" is optional, and records without it have no place in a sort order; filter on it instead`)
     } else if (keys.some((k) => k.field === field)) {
       refuse('sort', `sort: "${field}" is named twice`)
     } else {

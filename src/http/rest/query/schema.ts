@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { STORABLE_TEXT_PATTERN } from '../../../lib/storable-text.js'
 import { MAX_ADDRESS_ID, type Operator } from '../../../domain/index.js'
-import { filterParam, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+import { filterParam, isSortable, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
 const OPERATOR_TEXT: Record<Operator, string> = {
   eq: 'equal to',
@@ -24,6 +24,8 @@ function valueSchema (field: string, param: FieldParam, op: Operator): TSchema {
     case 'text': return Type.String({ maxLength: param.maxLength, pattern: STORABLE_TEXT_PATTERN, description })
     case 'integer': return Type.Integer({ minimum: param.min, maximum: param.max, description })
     case 'int64': return Type.String({ pattern: INT64_PATTERN, description: `${description} Up to ${MAX_ADDRESS_ID}.` })
+    case 'number': return Type.Number({ ...(param.min === undefined ? {} : { minimum: param.min }), ...(param.max === undefined ? {} : { maximum: param.max }), description })
+    case 'boolean': return Type.Boolean({ description })
   }
 }
 
@@ -34,7 +36,7 @@ function valueSchema (field: string, param: FieldParam, op: Operator): TSchema {
  * other parameters in place, so the parser can refuse them by name.
  */
 export function querystringSchema (model: CollectionModel): TSchema {
-  const fields = Object.keys(model.fields)
+  const sortable = Object.entries(model.fields).filter(([, param]) => isSortable(param as FieldParam)).map(([field]) => field)
   const properties: Record<string, TSchema> = {
     // No default and no page maximum here: both belong to a JSON page, and the parser applies them
     // (./parse.ts); an NDJSON stream holds every matching record unless `limit` caps it (issue 19).
@@ -49,7 +51,7 @@ export function querystringSchema (model: CollectionModel): TSchema {
     cursor: Type.String({ maxLength: MAX_CURSOR_LENGTH, description: 'Opaque position from a `next` link: follow the link unchanged rather than building cursors.' }),
     sort: Type.String({
       maxLength: MAX_SORT_LENGTH,
-      description: `Sort keys, comma-separated, from ${fields.join(', ')}; \`-\` before a field sorts it descending. Ties are broken by id, in the direction of the last sort key. Example: \`${exampleSort(model)}\`.`
+      description: `Sort keys, comma-separated, from ${sortable.join(', ')}; \`-\` before a field sorts it descending. Ties are broken by id, in the direction of the last sort key. Example: \`${exampleSort(model)}\`.`
     }),
     q: Type.String({ maxLength: MAX_SEARCH_LENGTH, pattern: STORABLE_TEXT_PATTERN, description: 'Only records with this text in any text field, ignoring case.' }),
     count: Type.Boolean({ description: '`true` adds `X-Total-Count`: how many records match the filters, whatever the page.' })
@@ -61,6 +63,6 @@ export function querystringSchema (model: CollectionModel): TSchema {
 }
 
 function exampleSort (model: CollectionModel): string {
-  const [first, second] = Object.keys(model.fields).filter((f) => f !== 'id')
+  const [first, second] = Object.entries(model.fields).filter(([f, param]) => f !== 'id' && isSortable(param as FieldParam)).map(([f]) => f)
   return second === undefined ? `-${first ?? 'id'}` : `${first as string},-${second}`
 }

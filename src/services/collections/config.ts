@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs'
+import { dirname, isAbsolute, resolve } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { ConfigError, type OptionGroup } from '../../config.js'
+import type { ConfigInput } from '../../config/read.js'
+import { option } from '../../config/option.js'
+import { checkCollections, type UserCollection } from './declare.js'
+
+/** `config.collections`: the user's collections, read and checked while the configuration is resolved. */
+export interface CollectionsConfig {
+  /** Where they were declared (a file, or the configuration file), for messages; none when there are none. */
+  source?: string
+  declared: readonly UserCollection[]
+}
+
+export const COLLECTIONS_FLAG = 'collections'
+export const COLLECTIONS_ENV = 'RQS_COLLECTIONS'
+
+/** For `--help` and the parser: the flag takes a file name. */
+const options = Type.Object({
+  file: option(Type.Optional(Type.String()), {
+    flag: COLLECTIONS_FLAG,
+    value: 'file',
+    env: COLLECTIONS_ENV,
+    help: 'JSON file declaring your own collections: {"collections": {"books": {"schema": {…}, "ids": "sequence"|"uuid"}}} (each served at /<name>)'
+  })
+})
+
+/**
+ * Read by hand rather than with readSection: in a configuration file the
+ * `collections` key may hold the declarations themselves (an object) as well
+ * as a file name, which no flag reader can take.
+ */
+export const collectionsOptions: OptionGroup<'collections', CollectionsConfig> = {
+  key: 'collections',
+  options,
+  read: (input) => readCollections(input)
+}
+
+function readCollections ({ flags, env, file }: ConfigInput): CollectionsConfig {
+  const flag = flags[COLLECTIONS_FLAG]
+  const fromFlag = Array.isArray(flag) ? flag.at(-1) : flag
+  if (typeof fromFlag === 'string') return fromFile(fromFlag, `--${COLLECTIONS_FLAG}`)
+  const fromEnv = env[COLLECTIONS_ENV]
+  if (fromEnv !== undefined) return fromFile(fromEnv, COLLECTIONS_ENV)
+  if (file !== undefined && Object.hasOwn(file.values, COLLECTIONS_FLAG)) {
+    const value = file.values[COLLECTIONS_FLAG]
+    // A file name in a configuration file is relative to it, as a reader of the file expects.
+    if (typeof value === 'string') return fromFile(isAbsolute(value) ? value : resolve(dirname(file.name), value), `${COLLECTIONS_FLAG} in ${file.name}`)
+    return { source: file.name, declared: checkCollections(value, file.name) }
+  }
+  return { declared: [] }
+}
+
+/** A collections file: one JSON object, `{"collections": {…}}`. */
+export function fromFile (path: string, name: string): CollectionsConfig {
+  if (path === '') throw new ConfigError(`${name} must not be empty`)
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message
+    throw new ConfigError(`cannot read the collections file ${path} (${name}): ${reason}`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    throw new ConfigError(`${path} is not valid JSON: ${(err as Error).message}`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, COLLECTIONS_FLAG)) {
+    throw new ConfigError(`${path} must hold one JSON object {"collections": {"<name>": {"schema": {…}}}}`)
+  }
+  const extra = Object.keys(value).find((key) => key !== COLLECTIONS_FLAG)
+  if (extra !== undefined) throw new ConfigError(`${path}: unknown member "${extra}"; the file holds only "collections"`)
+  return { source: path, declared: checkCollections((value as Record<string, unknown>)[COLLECTIONS_FLAG], path) }
+}

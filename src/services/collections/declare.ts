@@ -1,0 +1,229 @@
+import { FIELD_TYPES, userTableOf, type CollectionDeclaration, type FieldType, type StoredField } from '../../domain/index.js'
+import { closestWord } from '../../lib/suggest.js'
+import { ConfigError } from '../../config.js'
+
+/**
+ * A user's collection declarations (`--collections books.json`), checked
+ * like code: every keyword rqs does not apply is refused, with its JSON path
+ * and a hint, so a schema never silently means less than it says.
+ */
+
+/** A field's JSON Schema as rqs applies it (the declared keywords, a string's default cap added). */
+export type FieldSchema = Readonly<Record<string, unknown>> & { type: FieldType }
+
+/** A declared collection: what the stores keep, and the JSON Schema the HTTP layer checks records with. */
+export interface UserCollection {
+  declaration: CollectionDeclaration
+  /** Its `description`, if declared. */
+  description?: string
+  /** The record's fields as JSON Schema (no id), in declared order. */
+  properties: Readonly<Record<string, FieldSchema>>
+  required: readonly string[]
+}
+
+export const COLLECTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
+export const MAX_COLLECTION_NAME = 40
+export const FIELD_NAME = /^[a-z][A-Za-z0-9]{0,62}$/
+/**
+ * Names taken by rqs itself: the built-in collections, the listing of all,
+ * and the directory's own relations (a collection is listed under its name).
+ * Paths of other services are refused at start (src/services/paths.ts).
+ */
+export const RESERVED_NAMES = ['students', 'addresses', 'collections', 'self', 'help', 'status', 'service-desc', 'service-doc']
+/** A string field without maxLength holds at most this many characters, so every record is bounded. */
+export const DEFAULT_MAX_LENGTH = 10_000
+/** The most a string field may declare. */
+export const MAX_MAX_LENGTH = 100_000
+export const ID_KINDS = ['sequence', 'uuid'] as const
+export const FORMATS = ['date', 'date-time', 'email', 'uri']
+
+const COLLECTION_KEYS = ['schema', 'ids', 'description']
+const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
+const COMMON_KEYS = ['type', 'description', 'title', 'examples']
+const KEYS_OF_TYPE: Record<FieldType, string[]> = {
+  string: [...COMMON_KEYS, 'minLength', 'maxLength', 'pattern', 'enum', 'format'],
+  integer: [...COMMON_KEYS, 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  number: [...COMMON_KEYS, 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  boolean: COMMON_KEYS
+}
+const ALL_FIELD_KEYS = [...new Set(Object.values(KEYS_OF_TYPE).flat())]
+/** Common names of the types rqs stores under another name. */
+const TYPE_ALIASES: Record<string, FieldType> = { int: 'integer', long: 'integer', float: 'number', double: 'number', decimal: 'number', bool: 'boolean', str: 'string', text: 'string' }
+
+/** Thrown with the path of what is wrong; the caller prefixes the file. */
+class DeclarationError extends Error {}
+
+function fail (path: string, message: string): never {
+  throw new DeclarationError(`${path}: ${message}`)
+}
+
+/**
+ * The user's collections from the value of `collections` (a file's or the
+ * configuration file's), or a ConfigError naming `source` and the JSON path.
+ */
+export function checkCollections (value: unknown, source: string): UserCollection[] {
+  try {
+    return collectionsOf(value)
+  } catch (err) {
+    if (err instanceof DeclarationError) throw new ConfigError(`${source}: ${err.message}`)
+    throw err
+  }
+}
+
+function collectionsOf (value: unknown): UserCollection[] {
+  const map = objectAt('collections', value, 'an object of collections by name, e.g. {"books": {"schema": {…}}}')
+  return Object.entries(map).map(([name, declared]) => collectionOf(name, declared))
+}
+
+function collectionOf (name: string, value: unknown): UserCollection {
+  const path = `collections.${name}`
+  if (!COLLECTION_NAME.test(name) || name.length > MAX_COLLECTION_NAME) {
+    fail(path, `"${name}" is not a collection name: use lower-case letters, digits and inner hyphens, starting with a letter, at most ${MAX_COLLECTION_NAME} characters (e.g. "books", "reading-list")`)
+  }
+  if (RESERVED_NAMES.includes(name)) fail(path, `"${name}" is taken by rqs (${RESERVED_NAMES.join(', ')} are): choose another name`)
+  const collection = objectAt(path, value, 'an object such as {"schema": {…}, "ids": "sequence"}')
+  refuseUnknown(path, collection, COLLECTION_KEYS)
+  if (!('schema' in collection)) fail(`${path}.schema`, 'is required: the JSON Schema of a record')
+  let ids: (typeof ID_KINDS)[number] = 'sequence'
+  if (collection.ids !== undefined) {
+    const kind = ID_KINDS.find((k) => k === collection.ids)
+    if (kind === undefined) fail(`${path}.ids`, `${JSON.stringify(collection.ids)} is no id kind: use "sequence" (1, 2, 3 …, never reused) or "uuid"`)
+    ids = kind
+  }
+  const description = optionalText(`${path}.description`, collection.description)
+  const schemaPath = `${path}.schema`
+  const schema = objectAt(schemaPath, collection.schema, 'a JSON Schema object: {"type": "object", "properties": {…}}')
+  refuseUnknown(schemaPath, schema, OBJECT_KEYS)
+  if (schema.type !== 'object') fail(`${schemaPath}.type`, `must be "object", got ${JSON.stringify(schema.type)}`)
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
+    fail(`${schemaPath}.additionalProperties`, 'may only be false: a record holds its declared fields and nothing else (others are dropped)')
+  }
+  optionalText(`${schemaPath}.description`, schema.description)
+  optionalText(`${schemaPath}.title`, schema.title)
+  const declared = objectAt(`${schemaPath}.properties`, schema.properties, 'an object of fields by name, e.g. {"title": {"type": "string"}}')
+  if (Object.keys(declared).length === 0) fail(`${schemaPath}.properties`, 'declares no field: a record needs at least one')
+  const required = requiredOf(`${schemaPath}.required`, schema.required, declared)
+  const properties: Record<string, FieldSchema> = {}
+  const fields: Record<string, StoredField> = {}
+  for (const [field, fieldSchema] of Object.entries(declared)) {
+    const checked = fieldOf(`${schemaPath}.properties.${field}`, field, fieldSchema)
+    properties[field] = checked
+    fields[field] = { type: checked.type, required: required.includes(field) }
+  }
+  return {
+    declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate: [] },
+    ...(description === undefined ? {} : { description }),
+    properties,
+    required
+  }
+}
+
+function requiredOf (path: string, value: unknown, properties: Record<string, unknown>): string[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value)) fail(path, 'must be an array of field names, e.g. ["title"]')
+  const names: string[] = []
+  for (const [i, name] of value.entries()) {
+    if (typeof name !== 'string') fail(`${path}.${i}`, `must be a field name, got ${JSON.stringify(name)}`)
+    if (!Object.hasOwn(properties, name)) {
+      const guess = closestWord(name, Object.keys(properties))
+      fail(`${path}.${i}`, `"${name}" is not a declared field${guess === undefined ? '' : `; did you mean "${guess}"?`}`)
+    }
+    if (names.includes(name)) fail(`${path}.${i}`, `"${name}" is listed twice`)
+    names.push(name)
+  }
+  return names
+}
+
+function fieldOf (path: string, name: string, value: unknown): FieldSchema {
+  if (name === 'id') fail(path, 'a field may not be named "id": rqs gives every record its id')
+  if (!FIELD_NAME.test(name)) fail(path, `"${name}" is not a field name: use camelCase letters and digits, starting with a lower-case letter, at most 63 characters (e.g. "title", "publishedYear")`)
+  const schema = objectAt(path, value, 'a JSON Schema such as {"type": "string"}')
+  const type = typeOf(`${path}.type`, schema.type)
+  refuseUnknown(path, schema, KEYS_OF_TYPE[type], type)
+  optionalText(`${path}.description`, schema.description)
+  optionalText(`${path}.title`, schema.title)
+  if (schema.examples !== undefined && !Array.isArray(schema.examples)) fail(`${path}.examples`, 'must be an array of example values')
+  const field: Record<string, unknown> = { ...schema, type }
+  if (type === 'string') stringRules(path, schema, field)
+  if (type === 'integer' || type === 'number') numberRules(path, schema, field, type)
+  return field as FieldSchema
+}
+
+function typeOf (path: string, value: unknown): FieldType {
+  if (value === undefined) fail(path, `is required: one of ${FIELD_TYPES.join(', ')}`)
+  const type = FIELD_TYPES.find((t) => t === value)
+  if (type !== undefined) return type
+  if (typeof value !== 'string') fail(path, `must be one of ${FIELD_TYPES.join(', ')}, got ${JSON.stringify(value)}`)
+  const alias = Object.hasOwn(TYPE_ALIASES, value.toLowerCase()) ? TYPE_ALIASES[value.toLowerCase()] : closestWord(value, FIELD_TYPES)
+  if (alias !== undefined) fail(path, `"${value}" is not a type; use "${alias}"`)
+  if (value === 'object' || value === 'array' || value === 'null') fail(path, `"${value}" is not a type rqs stores: a field is a string, integer, number or boolean`)
+  fail(path, `"${value}" is not a type: use one of ${FIELD_TYPES.join(', ')}`)
+}
+
+function stringRules (path: string, schema: Record<string, unknown>, field: Record<string, unknown>): void {
+  const min = lengthAt(`${path}.minLength`, schema.minLength)
+  const max = lengthAt(`${path}.maxLength`, schema.maxLength)
+  if (max !== undefined && max > MAX_MAX_LENGTH) fail(`${path}.maxLength`, `may be at most ${MAX_MAX_LENGTH}`)
+  if (min !== undefined && max !== undefined && min > max) fail(`${path}.minLength`, `${min} is more than maxLength ${max}`)
+  field.maxLength = max ?? DEFAULT_MAX_LENGTH
+  if (schema.pattern !== undefined) {
+    if (typeof schema.pattern !== 'string') fail(`${path}.pattern`, 'must be a regular expression in a string')
+    try { new RegExp(schema.pattern, 'u') } catch (err) { fail(`${path}.pattern`, `is not a regular expression: ${(err as Error).message}`) }
+  }
+  if (schema.enum !== undefined) {
+    if (!Array.isArray(schema.enum) || schema.enum.length === 0 || !schema.enum.every((v) => typeof v === 'string')) fail(`${path}.enum`, 'must be a non-empty array of strings')
+  }
+  if (schema.format !== undefined && !FORMATS.includes(schema.format as string)) {
+    const guess = typeof schema.format === 'string' ? closestWord(schema.format, FORMATS) : undefined
+    fail(`${path}.format`, `${JSON.stringify(schema.format)} is not a format rqs checks: use ${FORMATS.join(', ')}${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`)
+  }
+}
+
+function numberRules (path: string, schema: Record<string, unknown>, field: Record<string, unknown>, type: 'integer' | 'number'): void {
+  for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']) {
+    const bound = schema[key]
+    if (bound === undefined) continue
+    if (typeof bound !== 'number') fail(`${path}.${key}`, `must be a number, got ${JSON.stringify(bound)}`)
+    if (type === 'integer' && Math.abs(bound) > Number.MAX_SAFE_INTEGER) fail(`${path}.${key}`, `must be within ±${Number.MAX_SAFE_INTEGER}: integers are kept exactly only that far`)
+  }
+  const low = (schema.minimum ?? schema.exclusiveMinimum) as number | undefined
+  const high = (schema.maximum ?? schema.exclusiveMaximum) as number | undefined
+  if (low !== undefined && high !== undefined && low > high) fail(`${path}.minimum`, `${low} is more than the maximum ${high}`)
+  // Every store keeps an integer exactly up to 2^53 − 1: the bounds say so unless the declaration is narrower.
+  if (type === 'integer') {
+    if (low === undefined) field.minimum = -Number.MAX_SAFE_INTEGER
+    if (high === undefined) field.maximum = Number.MAX_SAFE_INTEGER
+  }
+}
+
+function lengthAt (path: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) fail(path, `must be a non-negative integer, got ${JSON.stringify(value)}`)
+  return value
+}
+
+function optionalText (path: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') fail(path, `must be a string, got ${JSON.stringify(value)}`)
+  return value
+}
+
+function objectAt (path: string, value: unknown, expected: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, `must be ${expected}`)
+  return value as Record<string, unknown>
+}
+
+/** Refuses keys that are not among `known`: a keyword of another type says so, anything else gets a "did you mean". */
+function refuseUnknown (path: string, object: Record<string, unknown>, known: readonly string[], type?: FieldType): void {
+  for (const key of Object.keys(object)) {
+    if (known.includes(key)) continue
+    if (key === 'default') fail(`${path}.default`, 'is not supported: a record holds what its client sends, so declare the field optional or required instead')
+    if (type !== undefined && ALL_FIELD_KEYS.includes(key)) {
+      const types = FIELD_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))
+      fail(`${path}.${key}`, `applies to ${types.join(' and ')} fields, not to ${type === 'integer' ? 'an' : 'a'} ${type} field`)
+    }
+    if (type !== undefined && (key === 'properties' || key === 'items')) fail(`${path}.${key}`, 'is not supported: a field is a string, integer, number or boolean, never an object or array')
+    const guess = closestWord(key, known)
+    fail(`${path}.${key}`, `unknown keyword "${key}"${guess === undefined ? '' : `; did you mean "${guess}"?`} (allowed here: ${known.join(', ')})`)
+  }
+}

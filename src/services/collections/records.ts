@@ -1,0 +1,39 @@
+import type { RecordCollection } from '../../data/collection.js'
+import type { StoredRecord } from '../../domain/index.js'
+import type { UserCollection } from './declare.js'
+import { createBody, idSchema, queryModel, recordLine, recordSchema } from './schema.js'
+import { bodyChecker } from './validation.js'
+
+/**
+ * A declared collection in files (`rqs import`/`export --service books`,
+ * seed files) and in the change feed: a line is the record, `{"id", fields…}`
+ * with the fields' own JSON types, checked as a POST body is, plus its id.
+ */
+export function recordCollection (collection: UserCollection): RecordCollection<StoredRecord> {
+  const { declaration } = collection
+  const body = createBody(collection) as unknown as { properties: Record<string, unknown>, required?: string[] }
+  const line = { ...body, properties: { id: idSchema(collection), ...body.properties }, required: ['id', ...body.required ?? []] }
+  const check = bodyChecker(line)
+  const fields = Object.keys(collection.properties)
+  return {
+    name: declaration.name,
+    schema: recordSchema(collection),
+    store: (stores) => {
+      const store = stores.collections.get(declaration.name)
+      if (store === undefined) throw new RangeError(`the stores keep no collection ${declaration.name}: open them with its declaration`)
+      return store
+    },
+    fields: ['id', ...fields],
+    line: recordLine,
+    id: (record) => record.id,
+    check: (value) => {
+      const result = check(value)
+      if ('reason' in result) return result
+      const given = value as Record<string, unknown>
+      const record: Record<string, unknown> = { id: given.id }
+      for (const field of fields) if (given[field] !== undefined) record[field] = given[field]
+      return { record: record as StoredRecord }
+    },
+    model: queryModel(collection)
+  }
+}

@@ -1,0 +1,123 @@
+import type { TSchema } from '@sinclair/typebox'
+import type { CollectionModel } from '../../http/rest/index.js'
+import type { FieldParam } from '../../http/rest/query/model.js'
+import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
+import type { StoredRecord } from '../../domain/index.js'
+import type { FieldSchema, UserCollection } from './declare.js'
+
+/**
+ * The JSON Schemas of a declared collection: what a client sends (the
+ * declaration's rules, plus the text every store keeps exactly), what it
+ * gets back, its pages and the list query. Plain JSON Schema objects; the
+ * TSchema type only says Fastify and the OpenAPI document take them as they are.
+ */
+
+export const PAGE_SIZE_DEFAULT = 50
+export const PAGE_SIZE_MAX = 500
+export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+
+/** `books` → `Books`, `reading-list` → `ReadingList`: titles and operation ids. */
+export function pascalOf (name: string): string {
+  return name.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('')
+}
+
+/** `books` → `Book` for `getBook`; a name not ending in s keeps its form (`getStaffRecord` would need a dictionary). */
+export function singularOf (name: string): string {
+  const pascal = pascalOf(name)
+  return pascal.length > 1 && pascal.endsWith('s') && !pascal.endsWith('ss') ? pascal.slice(0, -1) : pascal
+}
+
+export function idSchema (collection: UserCollection): Record<string, unknown> {
+  return collection.declaration.ids === 'uuid'
+    ? { type: 'string', format: 'uuid', description: 'A random UUID the server gives.' }
+    : { type: 'integer', minimum: 1, description: 'The server gives 1, 2, 3 … and never gives an id again, also after a delete.' }
+}
+
+/** A field as a body is checked: the declared rules and, for text, no character a store cannot keep. */
+function inputField (field: FieldSchema): Record<string, unknown> {
+  if (field.type !== 'string') return field
+  return field.pattern === undefined ? { ...field, pattern: STORABLE_TEXT_PATTERN } : { ...field, allOf: [{ pattern: STORABLE_TEXT_PATTERN }] }
+}
+
+/** The declared record schema with its id: what GET /collections shows. */
+export function declaredSchema (collection: UserCollection): TSchema {
+  return {
+    type: 'object',
+    title: singularOf(collection.declaration.name),
+    ...(collection.description === undefined ? {} : { description: collection.description }),
+    properties: { id: idSchema(collection), ...collection.properties },
+    required: ['id', ...collection.required],
+    additionalProperties: false
+  } as unknown as TSchema
+}
+
+/** The representation: the id and the fields with their types (what answers and the change feed are written with). */
+export function recordSchema (collection: UserCollection): TSchema {
+  const properties: Record<string, unknown> = { id: idSchema(collection) }
+  for (const [name, field] of Object.entries(collection.properties)) {
+    properties[name] = { type: field.type, ...(typeof field.description === 'string' ? { description: field.description } : {}) }
+  }
+  return { type: 'object', title: singularOf(collection.declaration.name), properties, required: ['id', ...collection.required], additionalProperties: false } as unknown as TSchema
+}
+
+/** POST body: the fields, checked as declared; other members are dropped. */
+export function createBody (collection: UserCollection): TSchema {
+  const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => [name, inputField(field)]))
+  return {
+    type: 'object',
+    title: `${singularOf(collection.declaration.name)}Input`,
+    properties,
+    ...(collection.required.length === 0 ? {} : { required: collection.required }),
+    additionalProperties: false
+  } as unknown as TSchema
+}
+
+/** PUT body: the same, and optionally the id of the path again. */
+export function putBody (collection: UserCollection): TSchema {
+  const create = createBody(collection) as unknown as { properties: Record<string, unknown> }
+  return {
+    ...create,
+    title: `${singularOf(collection.declaration.name)}Put`,
+    properties: { id: { ...idSchema(collection), description: 'Optional: the id of the path again (a different one is 400 ID_MISMATCH).' }, ...create.properties }
+  } as unknown as TSchema
+}
+
+export function pageSchema (collection: UserCollection): TSchema {
+  return {
+    type: 'object',
+    title: `${singularOf(collection.declaration.name)}Page`,
+    properties: {
+      items: { type: 'array', items: recordSchema(collection) },
+      next: { type: 'string', format: 'uri-reference', description: 'The next page (also the `Link: <…>; rel="next"` header); absent on the last page. Follow it as it is.' }
+    },
+    required: ['items'],
+    additionalProperties: false
+  } as unknown as TSchema
+}
+
+/** What clients may ask of the list: a filter per field by its type; sort keys are the id and the required fields. */
+export function queryModel (collection: UserCollection): CollectionModel {
+  const { declaration } = collection
+  const fields: Record<string, FieldParam> = {
+    id: declaration.ids === 'uuid'
+      ? { kind: 'text', maxLength: 36, description: 'Ids are UUIDs.' }
+      : { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, description: 'Ids are positive integers.' }
+  }
+  for (const [name, field] of Object.entries(collection.properties)) {
+    // An optional field is no sort key: a record without it has no key value a cursor could carry.
+    const sortable = declaration.fields[name]?.required === true
+    const description = typeof field.description === 'string' ? field.description : ''
+    switch (field.type) {
+      case 'string': fields[name] = { kind: 'text', maxLength: field.maxLength as number, description, sortable }; break
+      case 'integer': fields[name] = { kind: 'integer', min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, description, sortable }; break
+      case 'number': fields[name] = { kind: 'number', description, sortable }; break
+      case 'boolean': fields[name] = { kind: 'boolean', description, sortable }; break
+    }
+  }
+  return { fields, defaultLimit: PAGE_SIZE_DEFAULT, maxLimit: PAGE_SIZE_MAX }
+}
+
+/** One record of an NDJSON export: the id and fields with their own JSON types. */
+export function recordLine (record: StoredRecord): string {
+  return `${JSON.stringify(record)}\n`
+}

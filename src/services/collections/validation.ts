@@ -1,0 +1,63 @@
+import { Ajv, type Options, type ValidateFunction } from 'ajv'
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify'
+import { BODY_VALIDATION, TEXT_VALIDATION } from '../../http/rest/index.js'
+import { validationFailures } from '../../http/errors/index.js'
+import { UUID_PATTERN } from './schema.js'
+
+/**
+ * The validators of declared collections: the server's rules (no coercion
+ * of bodies, unknown members dropped, every failure reported) and the
+ * formats a declaration may name, checked the same way by the routes and by
+ * `rqs import`. rqs's own schemas name no such format, so the server's
+ * validators know none.
+ */
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/
+const UUID = new RegExp(UUID_PATTERN)
+
+function isDate (text: string): boolean {
+  const match = DATE.exec(text)
+  if (match === null) return false
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
+function isUri (text: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(text)) return false
+  try { return new URL(text).protocol !== '' } catch { return false }
+}
+
+function ajvWith (options: Options): Ajv {
+  const ajv = new Ajv(options)
+  ajv.addFormat('date', isDate)
+  ajv.addFormat('date-time', (text: string) => DATE_TIME.test(text) && isDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text)))
+  ajv.addFormat('email', EMAIL)
+  ajv.addFormat('uri', isUri)
+  ajv.addFormat('uuid', UUID)
+  ajv.addFormat('uri-reference', true)
+  return ajv
+}
+
+const bodyAjv = ajvWith(BODY_VALIDATION)
+const textAjv = ajvWith(TEXT_VALIDATION)
+
+/** A route's validator compiler: bodies strictly, path and query coerced from text. */
+export const collectionValidator: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)
+
+/** Checks a parsed value against a schema, with the API's words for what is wrong (the lines of `rqs import`). */
+export function bodyChecker (schema: object): (value: unknown) => { ok: true } | { reason: string } {
+  const validate: ValidateFunction = bodyAjv.compile(schema)
+  return (value) => {
+    if (validate(value)) return { ok: true }
+    const failures = validationFailures(validate.errors ?? [], 'body')
+    return { reason: failures.map((f) => f.detail.replace(/^body\./, '')).join('; ') }
+  }
+}
+
+export function isUuid (text: string): boolean {
+  return UUID.test(text)
+}
