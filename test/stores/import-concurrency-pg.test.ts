@@ -98,7 +98,7 @@ for (const kind of KINDS) {
         expect(await server.addresses.count({ where: [] })).toBe(10)
         // One change per imported record, after the writes made while the file was read (the import committed last).
         const changes = (await server.changes.since(0, 100_000)).filter((c) => c.service === 'students')
-        const fromFile = changes.filter((c) => c.id >= 10 && c.id < 10 + BATCHES * BATCH)
+        const fromFile = changes.filter((c) => (c.id as number) >= 10 && (c.id as number) < 10 + BATCHES * BATCH)
         expect(fromFile).toHaveLength(BATCHES * BATCH)
         expect(fromFile.every((c, i) => c.kind === 'created' && c.id === 10 + i)).toBe(true)
         expect(changes.indexOf(fromFile[0] as (typeof changes)[number])).toBe(1 + 5 * 2)
