@@ -13,7 +13,7 @@ export interface ImportPlan<R> {
   columns: ReadonlyArray<readonly [name: string, type: string, value: (record: R) => unknown]>
   /** The record's fields as the change log keeps them: jsonb over the applied row `a`, as the table's trigger builds it. */
   changed: string
-  /** Run first in the applying transaction: locks a concurrent write takes before any row's (the student counter). */
+  /** Run first in the applying transaction: locks a concurrent write takes before any row's (the counter row of count and sequence ids). */
   lock?: string
   /** Run after the rows, in the same transaction: the bookkeeping rows (record count, next generated id). */
   finish?: string

@@ -36,7 +36,7 @@ export interface StoreLog {
 }
 
 const INT8_OID = 20
-/** int8 as BigInt (address ids are 64-bit), set on this pool only, not on pg globally. */
+/** int8 as BigInt (int64 ids are 64-bit), set on this pool only, not on pg globally. */
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary' ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import type { Pool, PoolClient, QueryConfig } from 'pg'
+import type { Pool, QueryConfig } from 'pg'
 import {
-  conditionHolds, DELETED, fold, MAX_ADDRESS_ID, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
+  conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -14,6 +14,9 @@ import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
 
 type Row = Record<string, unknown>
+
+/** The largest int64 id: 2^63 − 1, the top of SQL's bigint. */
+const MAX_INT64 = 9223372036854775807n
 interface Statement { name: string, text: string }
 
 /** The statements of one collection, built once from its layout (named: parsed and planned once per connection). */
@@ -270,7 +273,7 @@ function skipTakenIds (table: string, sequence: string): string {
   return `SELECT setval(${literal(sequence)}, s.first_free, false) FROM (
   SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM ${table} WHERE id = c.next) THEN c.next
     ELSE coalesce((SELECT min(a.id) + 1 FROM ${table} a
-      WHERE a.id >= c.next AND a.id < ${MAX_ADDRESS_ID} AND NOT EXISTS (SELECT 1 FROM ${table} b WHERE b.id = a.id + 1)), c.next) END AS first_free
+      WHERE a.id >= c.next AND a.id < ${MAX_INT64} AND NOT EXISTS (SELECT 1 FROM ${table} b WHERE b.id = a.id + 1)), c.next) END AS first_free
   FROM (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next FROM ${sequence}) c) s`
 }
 
