@@ -159,8 +159,13 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   batches (query: RecordQuery): AsyncIterable<StoredRecord[]> {
+    return this.#batches(query)
+  }
+
+  /** The refusal of a sort comes with the first batch, as a failing query would. */
+  async * #batches (query: RecordQuery): AsyncGenerator<StoredRecord[]> {
     this.#sortable(query)
-    return this.#queries.batches(query)
+    yield * this.#queries.batches(query)
   }
 
   /**
