@@ -178,6 +178,31 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL: declared collections${SKIP_POSTGRES 
     await still.close()
   })
 
+  it('counts records a write by id creates under the count rule, and keeps keyed answers', async () => {
+    const tallies: CollectionDeclaration = { ...books({}, 'tallies'), ids: 'count', firstId: 1, putCreates: true }
+    const stores = await open([tallies])
+    try {
+      const t = store(stores, 'tallies')
+      expect((await t.create({ year: 1, price: 1, inPrint: true })).record.id).toBe(1)
+      expect(await t.put(5, { year: 5, price: 5, inPrint: false })).toMatchObject({ outcome: 'created' })
+      expect(await t.put(6, { year: 6, price: 6, inPrint: false }, { kind: 'absent' })).toMatchObject({ outcome: 'created' })
+      // Three held: the count rule gives firstId + 3 = 4; then 5, which a record holds: replaced.
+      expect((await t.create({ year: 4, price: 4, inPrint: true })).record.id).toBe(4)
+      expect(await t.create({ year: 50, price: 50, inPrint: true })).toMatchObject({ outcome: 'replaced', record: { id: 5, year: 50 } })
+      expect(await t.delete(6, { kind: 'present' })).toEqual({ outcome: 'deleted' })
+      // Held 1, 4, 5: the count rule gives 4 again, replacing it.
+      expect(await t.create({ year: 0, price: 0, inPrint: true })).toMatchObject({ outcome: 'replaced', record: { id: 4 } })
+      const keyed = { key: 'k-1', fingerprint: 'f', answer: () => ({ status: 201, headers: {}, body: 'kept' }) }
+      const first = await t.create({ year: 7, price: 7, inPrint: true }, keyed)
+      await expect(t.create({ year: 7, price: 7, inPrint: true }, keyed)).rejects.toMatchObject({ kept: { answer: { body: 'kept' } } })
+      expect(await t.keptWrite?.('k-1')).toMatchObject({ fingerprint: 'f' })
+      expect(first).toMatchObject({ outcome: 'replaced', record: { id: 4, year: 7 } })
+      expect(await t.count({ where: [] })).toBe(3)
+    } finally {
+      await stores.close()
+    }
+  })
+
   it('opens a database at migration 6 with its students, addresses, counters and changes intact', async () => {
     const old = await createTestDatabase()
     const pool = new pg.Pool({ connectionString: old.url, max: 1 })
