@@ -114,7 +114,7 @@ function allStoreKinds (): StoreKind[] {
       fresh: async (options) => {
         await (admin as pg.Client).query(`
           TRUNCATE rqs_students, rqs_addresses, rqs_idempotency;
-          UPDATE rqs_student_count SET n = 0, next_id = 0;
+          UPDATE rqs_ids SET n = 0, next_id = 0 WHERE collection = 'students';
           ALTER SEQUENCE rqs_address_ids RESTART`)
         if (options !== undefined) return await openPostgresStores({ ...options, url: (database as TestDatabase).url, poolSize: 4, startupWaitMs: 0 })
         return { ...(shared as Stores), close: async () => {} }

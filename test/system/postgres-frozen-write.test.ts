@@ -46,7 +46,7 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL write over a frozen network${SKIP_POS
     url.port = String(proxy.port)
     stores = await openPostgresStores({ url: url.toString(), poolSize: 2, startupWaitMs: 0, queryTimeoutMs: QUERY_TIMEOUT_MS, connectTimeoutMs: 500 })
     server = await startServer({}, { stores })
-    await admin.query('TRUNCATE rqs_students, rqs_idempotency; UPDATE rqs_student_count SET n = 0, next_id = 0')
+    await admin.query("TRUNCATE rqs_students, rqs_idempotency; UPDATE rqs_ids SET n = 0, next_id = 0 WHERE collection = 'students'")
     // A warm pool: the next write goes out on an open connection at once.
     expect((await request(`${server.origin}/students`, bounded())).status).toBe(200)
   })
@@ -141,7 +141,7 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL write over a frozen network${SKIP_POS
     await blocker.connect()
     try {
       await blocker.query('BEGIN')
-      await blocker.query('SELECT n FROM rqs_student_count WHERE singleton FOR UPDATE')
+      await blocker.query("SELECT n FROM rqs_ids WHERE collection = 'students' FOR UPDATE")
       const during = await request(`${slow.origin}/students`, bounded({ method: 'POST', json: { ...ada, firstName: 'Blocked' }, headers: { accept: V2 } }))
       expect(during.status).toBe(503)
       expect(during.body.type).toMatch(/\/errors\/STORE_UNAVAILABLE$/)

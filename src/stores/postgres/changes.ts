@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
-import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
+import { DEFAULT_CHANGES_RETENTION_MS, type CollectionDeclaration, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import { systemClock, type Clock } from '../../domain/index.js'
 
@@ -24,11 +24,13 @@ interface Row {
   service: string
   kind: string
   record_id: bigint
+  /** The id of a record of a collection with UUID ids (migration 7); null otherwise. */
+  record_key: string | null
   record: Record<string, unknown> | null
   at: Date
 }
 
-const SINCE = { name: 'rqs-changes-since', text: 'SELECT seq, service, kind, record_id, record, at FROM rqs_changes WHERE seq > $1 ORDER BY seq LIMIT $2' }
+const SINCE = { name: 'rqs-changes-since', text: 'SELECT seq, service, kind, record_id, record_key, record, at FROM rqs_changes WHERE seq > $1 ORDER BY seq LIMIT $2' }
 const WINDOW = {
   name: 'rqs-changes-window',
   text: 'SELECT COALESCE((SELECT min(seq) FROM rqs_changes), h.seq + 1) AS oldest, h.seq AS latest FROM rqs_change_head h'
@@ -49,6 +51,8 @@ export interface PostgresChangeLogOptions {
   retentionMs?: number
   clock?: Clock
   log?: { warn: (obj: object, msg: string) => void }
+  /** The collections whose changes are read, by name: how each types its ids and fields. */
+  declarations: ReadonlyMap<string, CollectionDeclaration>
 }
 
 /**
@@ -87,7 +91,7 @@ export class PostgresChangeLog implements ChangeLog {
     try {
       rows = (await this.#pool.query<Row>({ ...SINCE, values: [after, limit] })).rows
     } catch (err) { return rethrow(err) }
-    return rows.map((row) => changeFromRow({ seq: Number(row.seq), service: row.service, kind: row.kind, recordId: row.record_id, fields: row.record, at: row.at }))
+    return rows.map((row) => changeFromRow({ seq: Number(row.seq), service: row.service, kind: row.kind, recordId: row.record_key ?? row.record_id, fields: row.record, at: row.at }, this.#options.declarations))
   }
 
   async window (): Promise<ChangeWindow> {

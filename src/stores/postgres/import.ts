@@ -5,16 +5,18 @@ import { isLostAnswer, isUnavailable, rethrow } from './errors.js'
 /** What an import into one table writes; see importStaged. */
 export interface ImportPlan<R> {
   table: string
-  /** The change log's name for the table's records. */
-  service: 'students' | 'addresses'
+  /** The change log's name for the table's records (the collection's name). */
+  service: string
+  /** The change log's column for the id: record_id (integers) or record_key (UUIDs, record_id 0). */
+  changeId: 'record_id' | 'record_key'
   /** Every column written, `id` first: name, SQL type and the value a record gives it. */
   columns: ReadonlyArray<readonly [name: string, type: string, value: (record: R) => unknown]>
   /** The record's fields as the change log keeps them: jsonb over the applied row `a`, as the table's trigger builds it. */
   changed: string
-  /** Run first in the applying transaction: locks a concurrent write takes before any row's (the student counter). */
+  /** Run first in the applying transaction: locks a concurrent write takes before any row's (the counter row of count and sequence ids). */
   lock?: string
   /** Run after the rows, in the same transaction: the bookkeeping rows (record count, next generated id). */
-  finish: string
+  finish?: string
 }
 
 /**
@@ -50,16 +52,16 @@ export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: 
     await client.query(`WITH applied AS (
         INSERT INTO ${plan.table} AS t (${names.join(', ')})
         SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import ORDER BY id, ord DESC
-        ON CONFLICT (id) DO UPDATE SET ${names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+        ON CONFLICT (id) DO UPDATE SET ${names.length > 1 ? names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ') : 'id = t.id'}
         RETURNING t.*, t.xmax = 0 AS inserted
       ), head AS (
         UPDATE rqs_change_head SET seq = seq + (SELECT count(*) FROM applied) WHERE singleton RETURNING seq
       )
-      INSERT INTO rqs_changes (seq, service, kind, record_id, record)
-      SELECT head.seq - (SELECT count(*) FROM applied) + row_number() OVER (ORDER BY a.id), '${plan.service}',
-        CASE WHEN a.inserted THEN 'created' ELSE 'replaced' END, a.id, ${plan.changed}
-      FROM applied a, head`)
-    await client.query(plan.finish)
+      INSERT INTO rqs_changes (seq, service, kind, ${plan.changeId === 'record_key' ? 'record_id, record_key' : 'record_id'}, record)
+      SELECT head.seq - (SELECT count(*) FROM applied) + row_number() OVER (ORDER BY a.id), $1,
+        CASE WHEN a.inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
+      FROM applied a, head`, [plan.service])
+    if (plan.finish !== undefined) await client.query(plan.finish)
     if (count > 0) await client.query("SELECT pg_notify('rqs_changes', seq::text) FROM rqs_change_head")
     committing = true
     await client.query('COMMIT')

@@ -1,9 +1,10 @@
 import pg from 'pg'
-import { type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
+import { declarationsOf, withBuiltIns, type RecordStore, type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
-import { PostgresStudentStore } from './students.js'
-import { PostgresAddressStore } from './addresses.js'
+import { PostgresRecordStore } from './records.js'
+import { layoutOf } from './layout.js'
+import { ensureCollections } from './registry.js'
 import { isUnavailable, rethrow } from './errors.js'
 import { PostgresKeptWrites } from './kept-writes.js'
 import { PostgresWrites } from './transaction.js'
@@ -35,7 +36,7 @@ export interface StoreLog {
 }
 
 const INT8_OID = 20
-/** int8 as BigInt (address ids are 64-bit), set on this pool only, not on pg globally. */
+/** int8 as BigInt (int64 ids are 64-bit), set on this pool only, not on pg globally. */
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary' ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)
@@ -73,10 +74,18 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   // so the event itself needs only a listener, or the process would crash.
   pool.on('connect', (client) => { client.on('error', () => {}) })
 
+  const declarations = declarationsOf(options)
+  const layouts = declarations.map(layoutOf)
+  let sequences = new Map<string, string | null>()
   const deadline = Date.now() + options.startupWaitMs
   for (;;) {
     try {
-      await migrate(pool, POSTGRES_MIGRATIONS)
+      // The registry is brought in step with the declarations in the migration's transaction (see ./registry.ts).
+      await migrate(pool, POSTGRES_MIGRATIONS, async (client) => {
+        await ensureCollections(client, layouts, describe(options.url))
+        const rows = (await client.query<{ name: string, id_sequence: string | null }>('SELECT name, id_sequence FROM rqs_collections')).rows
+        sequences = new Map(rows.map((r) => [r.name, r.id_sequence]))
+      })
       break
     } catch (err) {
       const remaining = deadline - Date.now()
@@ -96,10 +105,17 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   let closed = false
   const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs, options.clock)
   const writes = new PostgresWrites(pool, kept)
-  const changes = new PostgresChangeLog(pool, { url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, retentionMs: options.changesRetentionMs, clock: options.clock, log: options.log })
-  return {
-    students: new PostgresStudentStore(pool, writes, kept, options.studentIds),
-    addresses: new PostgresAddressStore(pool, writes, kept),
+  const changes = new PostgresChangeLog(pool, {
+    url: options.url,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    retentionMs: options.changesRetentionMs,
+    clock: options.clock,
+    log: options.log,
+    declarations: new Map(declarations.map((d) => [d.name, d]))
+  })
+  const collections = new Map<string, RecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null)]))
+  return withBuiltIns({
+    collections,
     changes,
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
@@ -111,7 +127,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
       await changes.close()
       await pool.end()
     }
-  }
+  })
 }
 
 /** A little under the client's timeout: 80 %, at most 1 s less. */

@@ -10,9 +10,10 @@ const MIGRATION_LOCK_KEY = '32212886842337639'
  * Applies the missing steps in one transaction under an advisory lock, each
  * recorded in rqs_migrations. A second instance starting at the same moment
  * waits for the lock, then finds the steps applied. Refuses a database
- * written by a newer rqs rather than guess at its schema.
+ * written by a newer rqs rather than guess at its schema. `then` runs last in
+ * the same transaction, under the same lock (the collection registry).
  */
-export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigration[]): Promise<void> {
+export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigration[], then?: (client: pg.ClientBase) => Promise<void>): Promise<void> {
   const client = await pool.connect()
   let failed: Error | undefined
   try {
@@ -27,6 +28,7 @@ export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigra
       await m.fill?.(client)
       await client.query('INSERT INTO rqs_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
     }
+    await then?.(client)
     await client.query('COMMIT')
   } catch (err) {
     failed = err as Error

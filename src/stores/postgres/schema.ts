@@ -336,5 +336,67 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE TRIGGER rqs_addresses_changed AFTER INSERT OR UPDATE OF name, city, postal_code OR DELETE ON rqs_addresses
         FOR EACH ROW WHEN (current_setting('rqs.import', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION rqs_address_changed();
     `
+  },
+  // Issue 21: any declared collection in one generic table. The registry below holds
+  // what the database stores of each collection; ./registry.ts creates a new one's
+  // table and (re)writes its routines (create/delete functions, change trigger) on
+  // open, in this same transaction. The built-ins are registered as they are at
+  // step 6 with routines version 0, so that happens to them right after this step.
+  // Their step 1–6 functions go: an rqs older than this step must not write here
+  // (its creates would miss rqs_ids and fail, rather than break the id rules).
+  {
+    version: 7,
+    name: 'collection registry',
+    sql: `
+      -- fields: [{name, type, required}] in declaration order; id_type: number
+      -- (count and sequence), bigint (int64) or string (uuid); id_sequence: the
+      -- SEQUENCE of an int64 collection; routines: the version of its generated functions.
+      CREATE TABLE rqs_collections (
+        name text PRIMARY KEY,
+        table_name text NOT NULL UNIQUE,
+        id_type text NOT NULL,
+        id_sequence text,
+        fields jsonb NOT NULL,
+        routines integer NOT NULL
+      );
+      INSERT INTO rqs_collections (name, table_name, id_type, id_sequence, fields, routines) VALUES
+        ('students', 'rqs_students', 'number', NULL,
+          '[{"name": "firstName", "type": "string", "required": true}, {"name": "lastName", "type": "string", "required": true}, {"name": "age", "type": "integer", "required": true}]', 0),
+        ('addresses', 'rqs_addresses', 'bigint', 'rqs_address_ids',
+          '[{"name": "name", "type": "string", "required": true}, {"name": "city", "type": "string", "required": true}, {"name": "postalCode", "type": "string", "required": true}]', 0);
+
+      -- The id state of each count/sequence collection, as rqs_student_count was:
+      -- n = records held, next_id = one past the highest id ever issued. Creates and
+      -- deletes lock the row, so the count rule is exact across instances.
+      CREATE TABLE rqs_ids (
+        collection text PRIMARY KEY,
+        n bigint NOT NULL,
+        next_id bigint NOT NULL
+      );
+      INSERT INTO rqs_ids (collection, n, next_id) SELECT 'students', n, next_id FROM rqs_student_count;
+
+      DROP TRIGGER rqs_students_changed ON rqs_students;
+      DROP FUNCTION rqs_student_changed ();
+      DROP TRIGGER rqs_addresses_changed ON rqs_addresses;
+      DROP FUNCTION rqs_address_changed ();
+      DROP FUNCTION rqs_create_student (text, text, integer, text, text);
+      DROP FUNCTION rqs_create_student_in_sequence (text, text, integer, text, text);
+      DROP FUNCTION rqs_delete_student (bigint);
+      DROP FUNCTION rqs_create_address (text, text, text, text, text, text);
+      DROP TABLE rqs_student_count;
+
+      -- Changes of collections with UUID ids: the id in record_key, record_id 0. A
+      -- nullable column without a default: added without rewriting the table.
+      ALTER TABLE rqs_changes ADD COLUMN record_key text;
+      CREATE FUNCTION rqs_append_keyed_change (p_service text, p_kind text, p_record_key text, p_record jsonb) RETURNS void
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        next_seq bigint;
+      BEGIN
+        UPDATE rqs_change_head SET seq = seq + 1 WHERE singleton RETURNING seq INTO next_seq;
+        INSERT INTO rqs_changes (seq, service, kind, record_id, record_key, record) VALUES (next_seq, p_service, p_kind, 0, p_record_key, p_record);
+        PERFORM pg_notify('rqs_changes', next_seq::text);
+      END $$;
+    `
   }
 ]

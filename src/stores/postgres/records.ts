@@ -1,0 +1,304 @@
+import { randomUUID } from 'node:crypto'
+import type { Pool, QueryConfig } from 'pg'
+import {
+  conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
+  type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
+} from '../../domain/index.js'
+import type { PostgresKeptWrites } from './kept-writes.js'
+import type { PostgresWrites } from './transaction.js'
+import { PostgresQueries } from './query.js'
+import { importStaged, type ImportPlan } from './import.js'
+import { BatchedGets } from './batched-gets.js'
+import { changedJson } from './registry.js'
+import { layoutOf, literal, type TableLayout } from './layout.js'
+
+type Row = Record<string, unknown>
+
+/** The largest int64 id: 2^63 − 1, the top of SQL's bigint. */
+const MAX_INT64 = 9223372036854775807n
+interface Statement { name: string, text: string }
+
+/** The statements of one collection, built once from its layout (named: parsed and planned once per connection). */
+interface Statements {
+  /** One round trip: the generated function (count, sequence, int64) or a plain INSERT (uuid). */
+  create: Statement
+  getMany: Statement
+  /** A write by id that replaces only (RETURNING the record). */
+  update: Statement
+  /** A write by id that creates or replaces (putCreates), RETURNING the record and whether it was inserted. */
+  upsert: Statement
+  /** Inserts unless the id is held (a conditional create). */
+  insert: Statement
+  lock: Statement
+  lockCounter: Statement
+  /** count/sequence: the function that deletes and counts down; else a plain DELETE. */
+  delete: Statement
+  remove: Statement
+  counted: Statement
+  uncounted: Statement
+}
+
+/**
+ * The records of any declared collection in one PostgreSQL table (see
+ * ./layout.ts and ./registry.ts). Unconditional writes without an
+ * Idempotency-Key are one autocommit statement (a generated function where
+ * the id rule needs the counter row); conditional and keyed writes run in a
+ * transaction that locks the row (and first the counter row, as the
+ * functions do, so they never deadlock) and decides with conditionHolds.
+ */
+export class PostgresRecordStore implements RecordStore {
+  readonly declaration: CollectionDeclaration
+  readonly #layout: TableLayout
+  readonly #pool: Pool
+  readonly #writes: PostgresWrites
+  readonly #kept: PostgresKeptWrites
+  readonly #s: Statements
+  readonly #queries: PostgresQueries<string, Row, StoredRecord>
+  readonly #gets: BatchedGets<RecordId, Row, StoredRecord>
+  readonly #optional: ReadonlySet<string>
+  /** The SEQUENCE of an int64 collection (from the registry). */
+  readonly #sequence: string | null
+  /** Indexes into #values of the columns an update writes (not those of keptOnUpdate fields). */
+  readonly #updated: number[]
+
+  /** `sequence`: the SEQUENCE of an int64 collection, as the registry names it. */
+  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null) {
+    this.declaration = declaration
+    const layout = this.#layout = layoutOf(declaration)
+    this.#pool = pool
+    this.#writes = writes
+    this.#kept = kept
+    this.#s = statements(layout)
+    this.#queries = new PostgresQueries(pool, layout.sql, layout.toRecord)
+    this.#gets = new BatchedGets(pool, { statement: this.#s.getMany, idOf: (row) => layout.idOf(row.id), toRecord: layout.toRecord })
+    this.#optional = new Set(layout.fields.filter((f) => !f.required).map((f) => f.name))
+    this.#sequence = sequence
+    const keptColumns = new Set(declaration.keptOnUpdate.flatMap((name) => {
+      const f = layout.fields.find((field) => field.name === name)
+      return f === undefined ? [] : [f.column, ...(f.folded === undefined ? [] : [f.folded])]
+    }))
+    this.#updated = layout.columns.flatMap((c, i) => keptColumns.has(c) ? [] : [i])
+  }
+
+  async get (id: RecordId): Promise<StoredRecord | undefined> {
+    return await this.#gets.get(id)
+  }
+
+  async keptWrite (key: string): Promise<KeptWrite | undefined> {
+    return await this.#kept.find(key)
+  }
+
+  async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
+    const { ids, firstId } = this.declaration
+    const values = this.#values(input)
+    let id: RecordId | undefined
+    if (ids === 'uuid') {
+      id = randomUUID()
+      values.unshift(id)
+    } else if (ids === 'count') values.unshift(firstId)
+    const query = { ...this.#s.create, values }
+    const result = (row: Row | undefined): CreateResult => {
+      const created = id ?? this.#layout.idOf(row?.id)
+      return { outcome: row?.replaced === true ? 'replaced' : 'created', record: recordOf(this.declaration, created, input) }
+    }
+    if (keyed === undefined) return result((await this.#writes.statement<Row>(query)).rows[0])
+    return await this.#writes.transaction(async (client) => result((await client.query<Row>(query)).rows[0]), keyed)
+  }
+
+  async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
+    const { putCreates } = this.declaration
+    // A create by id changes the count: the counter row must be locked first.
+    const counts = putCreates && this.#layout.counted
+    if (condition.kind === 'none' && keyed === undefined && !counts) {
+      const query = putCreates ? this.#upsert(id, input) : this.#update(id, input)
+      return this.#written((await this.#writes.statement<Row>(query)).rows[0])
+    }
+    return await this.#writes.transaction(async (client): Promise<WriteResult> => {
+      if (counts) await client.query({ ...this.#s.lockCounter })
+      if (condition.kind === 'none') {
+        if (!putCreates) return this.#written((await client.query<Row>(this.#update(id, input))).rows[0])
+        const result = this.#written((await client.query<Row>(this.#upsert(id, input))).rows[0])
+        if (counts && result.outcome === 'created') await client.query({ ...this.#s.counted })
+        return result
+      }
+      const row = (await client.query<Row>({ ...this.#s.lock, values: [id] })).rows[0]
+      const current = row === undefined ? undefined : this.#layout.toRecord(row)
+      if (current === undefined && !putCreates) return NOT_FOUND
+      if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      if (current !== undefined) return this.#written((await client.query<Row>(this.#update(id, input))).rows[0])
+      // Absent when locked, but another write may insert it meanwhile: then the condition no longer holds.
+      const inserted = (await client.query<Row>({ ...this.#s.insert, values: [id, ...this.#values(input)] })).rows[0]
+      if (inserted === undefined) return PRECONDITION_FAILED
+      if (counts) await client.query({ ...this.#s.counted })
+      return { outcome: 'created', record: this.#layout.toRecord(inserted) }
+    }, keyed)
+  }
+
+  async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    if (condition.kind === 'none' && keyed === undefined) return this.#deleted(await this.#writes.statement<Row>({ ...this.#s.delete, values: [id] }))
+    return await this.#writes.transaction(async (client): Promise<DeleteResult> => {
+      if (condition.kind === 'none') return this.#deleted(await client.query<Row>({ ...this.#s.delete, values: [id] }))
+      if (this.#layout.counted) await client.query({ ...this.#s.lockCounter })
+      const row = (await client.query<Row>({ ...this.#s.lock, values: [id] })).rows[0]
+      if (row === undefined) return NOT_FOUND
+      if (!conditionHolds(condition, this.#layout.toRecord(row), sameRecord)) return PRECONDITION_FAILED
+      await client.query({ ...this.#s.remove, values: [id] })
+      if (this.#layout.counted) await client.query({ ...this.#s.uncounted })
+      return DELETED
+    }, keyed)
+  }
+
+  async query (query: RecordQuery): Promise<StoredRecord[]> {
+    this.#sortable(query)
+    return await this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter): Promise<number> {
+    return await this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery): AsyncIterable<StoredRecord[]> {
+    return this.#batches(query)
+  }
+
+  /** The refusal of a sort comes with the first batch, as a failing query would. */
+  async * #batches (query: RecordQuery): AsyncGenerator<StoredRecord[]> {
+    this.#sortable(query)
+    yield * this.#queries.batches(query)
+  }
+
+  /**
+   * Stages the file, then upserts it by id in one short transaction (holding
+   * the counter row's lock for count/sequence ids, which creates and deletes
+   * take first) and brings the id state up to date (see importStaged).
+   */
+  async importAll (source: AsyncIterable<readonly StoredRecord[]>): Promise<number> {
+    return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source)
+  }
+
+  /**
+   * PostgreSQL orders NULLs last ascending, the memory store and SQLite first;
+   * the HTTP layer never sorts by an optional field, so such a sort is a
+   * caller's bug, refused before it can return another order.
+   */
+  #sortable (query: RecordQuery): void {
+    for (const key of query.sort) {
+      if (this.#optional.has(key.field)) throw new UndeclaredFieldError(this.declaration.name, key.field)
+    }
+  }
+
+  /** A write's values in the order of layout.columns: each field's (NULL when unset), then each folded copy. */
+  #values (input: RecordInput): unknown[] {
+    const fields = this.#layout.fields
+    const values: unknown[] = fields.map((f) => input[f.name] ?? null)
+    for (const f of fields) {
+      if (f.folded === undefined) continue
+      const value = input[f.name]
+      values.push(value === undefined || value === null ? null : fold(value as string))
+    }
+    return values
+  }
+
+  #upsert (id: RecordId, input: RecordInput): QueryConfig {
+    return { ...this.#s.upsert, values: [id, ...this.#values(input)] }
+  }
+
+  #update (id: RecordId, input: RecordInput): QueryConfig {
+    const values = this.#values(input)
+    return { ...this.#s.update, values: [id, ...this.#updated.map((i) => values[i])] }
+  }
+
+  #written (row: Row | undefined): WriteResult {
+    if (row === undefined) return NOT_FOUND
+    return { outcome: row.inserted === true ? 'created' : 'replaced', record: this.#layout.toRecord(row) }
+  }
+
+  #deleted (result: { rowCount: number | null, rows: Row[] }): DeleteResult {
+    if (this.#layout.counted) return result.rows[0]?.o_deleted === true ? DELETED : NOT_FOUND
+    return result.rowCount === 1 ? DELETED : NOT_FOUND
+  }
+}
+
+function statements (layout: TableLayout): Statements {
+  const { declaration, table, fields, routines } = layout
+  const prefix = `rqs-${declaration.name}`
+  const name = literal(declaration.name)
+  const select = layout.sql.select
+  const columns = ['id', ...layout.columns]
+  const params = columns.map((_, i) => `$${i + 1}`)
+  // $1 is the id, then the values in the order of layout.columns; fields kept on update are not written by one.
+  const kept = new Set(declaration.keptOnUpdate)
+  const written = new Set<string>()
+  for (const f of fields) {
+    if (kept.has(f.name)) continue
+    written.add(f.column)
+    if (f.folded !== undefined) written.add(f.folded)
+  }
+  const sets = layout.columns.filter((c) => written.has(c))
+  const update = sets.length === 0 ? 'id = id' : sets.map((c, i) => `${c} = $${i + 2}`).join(', ')
+  const excluded = sets.length === 0 ? 'id = t.id' : sets.map((c) => `${c} = EXCLUDED.${c}`).join(', ')
+  const args = layout.fields.length + layout.fields.filter((f) => f.folded !== undefined).length
+  const argList = (from: number): string => Array.from({ length: args }, (_, i) => `$${i + from}`).join(', ')
+  const idType = layout.idSqlType
+  let create: string
+  switch (declaration.ids) {
+    case 'count': create = `SELECT o_id AS id, o_replaced AS replaced FROM ${routines.create}($1${args === 0 ? '' : `, ${argList(2)}`})`; break
+    case 'sequence': create = `SELECT o_id AS id, o_replaced AS replaced FROM ${routines.createNext}(${argList(1)})`; break
+    case 'int64': create = `SELECT o_id AS id FROM ${routines.create}(${argList(1)})`; break
+    case 'uuid': create = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.join(', ')})`; break
+  }
+  return {
+    create: { name: `${prefix}-create`, text: create },
+    getMany: { name: `${prefix}-get-many`, text: `SELECT ${select} FROM ${table} WHERE id = ANY($1::${idType}[])` },
+    update: { name: `${prefix}-update`, text: `UPDATE ${table} SET ${update} WHERE id = $1 RETURNING ${select}` },
+    // After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
+    upsert: {
+      name: `${prefix}-upsert`,
+      text: `INSERT INTO ${table} AS t (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO UPDATE SET ${excluded} RETURNING ${select}, t.xmax = 0 AS inserted`
+    },
+    insert: { name: `${prefix}-insert`, text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING ${select}` },
+    lock: { name: `${prefix}-lock`, text: `SELECT ${select} FROM ${table} WHERE id = $1 FOR UPDATE` },
+    lockCounter: { name: `${prefix}-lock-counter`, text: `SELECT n FROM rqs_ids WHERE collection = ${name} FOR UPDATE` },
+    delete: layout.counted
+      ? { name: `${prefix}-delete`, text: `SELECT o_deleted FROM ${routines.delete}($1)` }
+      : { name: `${prefix}-delete`, text: `DELETE FROM ${table} WHERE id = $1` },
+    remove: { name: `${prefix}-remove`, text: `DELETE FROM ${table} WHERE id = $1` },
+    counted: { name: `${prefix}-counted`, text: `UPDATE rqs_ids SET n = n + 1 WHERE collection = ${name}` },
+    uncounted: { name: `${prefix}-uncounted`, text: `UPDATE rqs_ids SET n = n - 1 WHERE collection = ${name}` }
+  }
+}
+
+/**
+ * Moves an int64 collection's sequence to the first id at or after its next
+ * value that no record holds (the end of the run of taken ids it points
+ * into), so a create after a large import does not try every imported id.
+ */
+function skipTakenIds (table: string, sequence: string): string {
+  return `SELECT setval(${literal(sequence)}, s.first_free, false) FROM (
+  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM ${table} WHERE id = c.next) THEN c.next
+    ELSE coalesce((SELECT min(a.id) + 1 FROM ${table} a
+      WHERE a.id >= c.next AND a.id < ${MAX_INT64} AND NOT EXISTS (SELECT 1 FROM ${table} b WHERE b.id = a.id + 1)), c.next) END AS first_free
+  FROM (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next FROM ${sequence}) c) s`
+}
+
+function importPlan (layout: TableLayout, sequence: string | null): ImportPlan<StoredRecord> {
+  const { declaration, table, fields } = layout
+  const name = literal(declaration.name)
+  const columns: Array<readonly [string, string, (r: StoredRecord) => unknown]> = [['id', layout.idSqlType, (r) => r.id]]
+  for (const f of fields) columns.push([f.column, f.sqlType, (r) => r[f.name] ?? null])
+  for (const f of fields) {
+    if (f.folded !== undefined) columns.push([f.folded, 'text', (r) => { const v = r[f.name]; return v === undefined || v === null ? null : fold(v as string) }])
+  }
+  let lock: string | undefined
+  let finish: string | undefined
+  if (layout.counted) {
+    // Creates and deletes lock the counter before a record: taken first, so neither waits in a cycle with the import.
+    lock = `SELECT n FROM rqs_ids WHERE collection = ${name} FOR UPDATE`
+    finish = `UPDATE rqs_ids SET n = (SELECT count(*) FROM ${table}),
+      next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM ${table}), 0)) WHERE collection = ${name}`
+  } else if (declaration.ids === 'int64') {
+    if (sequence !== null) finish = skipTakenIds(table, sequence)
+  }
+  return { table, service: declaration.name, changeId: layout.idSqlType === 'text' ? 'record_key' : 'record_id', columns, changed: changedJson(layout, 'a'), lock, finish }
+}

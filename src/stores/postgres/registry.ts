@@ -1,0 +1,234 @@
+import type pg from 'pg'
+import { idTypeOf, type FieldType } from '../../domain/index.js'
+import { CollectionChangedError } from './collection-changed.js'
+import { columnType, identifier, literal, type FieldLayout, type TableLayout } from './layout.js'
+
+/**
+ * The collections a database holds (rqs_collections, migration 7) kept in
+ * step with the declarations an instance opens with. Runs inside the
+ * migration transaction, under its advisory lock, so instances starting
+ * together agree: an unknown declaration gets its table, indexes, routines,
+ * change trigger, id state and registry row; one with only added optional
+ * fields gets the columns; any other difference is refused.
+ */
+
+/**
+ * The version of the routines (create/delete functions, change trigger) this
+ * build generates. A collection whose stored version is lower gets them
+ * (re)written on open; migration 7 registers the built-ins at 0.
+ */
+export const ROUTINES_VERSION = 1
+
+interface StoredField {
+  name: string
+  type: FieldType
+  required: boolean
+}
+
+interface RegistryRow {
+  name: string
+  table_name: string
+  id_type: string
+  id_sequence: string | null
+  fields: StoredField[]
+  routines: number
+}
+
+/** The storage-relevant parts of a declaration, as the registry keeps them. */
+function storedFields (layout: TableLayout): StoredField[] {
+  return layout.fields.map((f) => ({ name: f.name, type: f.type, required: f.required }))
+}
+
+/** What differs between the stored collection and the declaration, one line each; `added` gets the optional fields that are new. */
+export function differences (stored: RegistryRow, layout: TableLayout, added: FieldLayout[]): string[] {
+  const changes: string[] = []
+  if (stored.table_name !== layout.table) changes.push(`table: ${stored.table_name} → ${layout.table}`)
+  const idType = idTypeOf(layout.declaration)
+  if (stored.id_type !== idType) changes.push(`id: type ${stored.id_type} → ${idType}`)
+  const declared = new Map(layout.fields.map((f) => [f.name, f]))
+  for (const field of stored.fields) {
+    const now = declared.get(field.name)
+    if (now === undefined) { changes.push(`${field.name}: removed`); continue }
+    if (now.type !== field.type) changes.push(`${field.name}: type ${field.type} → ${now.type}`)
+    if (now.required !== field.required) changes.push(`${field.name}: ${field.required ? 'required → optional' : 'optional → required'}`)
+  }
+  const held = new Set(stored.fields.map((f) => f.name))
+  for (const field of layout.fields) {
+    if (held.has(field.name)) continue
+    if (field.required) changes.push(`${field.name}: added as required`)
+    else added.push(field)
+  }
+  return changes
+}
+
+export async function ensureCollections (client: pg.ClientBase, layouts: readonly TableLayout[], where: string): Promise<void> {
+  const rows = (await client.query<RegistryRow>('SELECT name, table_name, id_type, id_sequence, fields, routines FROM rqs_collections')).rows
+  const stored = new Map(rows.map((r) => [r.name, r]))
+  for (const layout of layouts) {
+    const row = stored.get(layout.declaration.name)
+    if (row === undefined) {
+      await create(client, layout)
+      continue
+    }
+    const added: FieldLayout[] = []
+    const changes = differences(row, layout, added)
+    if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
+    if (added.length === 0 && row.routines >= ROUTINES_VERSION) continue
+    for (const field of added) await client.query(addColumns(layout, field))
+    await writeRoutines(client, layout, row.id_sequence)
+    await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
+      [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
+  }
+}
+
+async function create (client: pg.ClientBase, layout: TableLayout): Promise<void> {
+  const { declaration, table } = layout
+  const columns = [`id ${layout.idSqlType === 'text' ? 'text COLLATE "C"' : 'bigint'} PRIMARY KEY`]
+  for (const f of layout.fields) {
+    const notNull = f.required ? ' NOT NULL' : ''
+    columns.push(`${f.column} ${columnType(f.type)}${notNull}`)
+    if (f.folded !== undefined) columns.push(`${f.folded} text COLLATE "C"${notNull}`)
+  }
+  await client.query(`CREATE TABLE ${table} (${columns.join(', ')})`)
+  for (const f of layout.fields) await client.query(index(layout, f))
+  let sequence: string | null = null
+  if (layout.counted) {
+    await client.query('INSERT INTO rqs_ids (collection, n, next_id) VALUES ($1, 0, $2)', [declaration.name, declaration.firstId])
+  } else if (declaration.ids === 'int64') {
+    sequence = identifier(table, 'ids')
+    await client.query(`CREATE SEQUENCE ${sequence} AS bigint START 1`)
+  }
+  await writeRoutines(client, layout, sequence)
+  await client.query('INSERT INTO rqs_collections (name, table_name, id_type, id_sequence, fields, routines) VALUES ($1, $2, $3, $4, $5, $6)',
+    [declaration.name, table, idTypeOf(declaration), sequence, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
+}
+
+function index (layout: TableLayout, field: FieldLayout): string {
+  return `CREATE INDEX IF NOT EXISTS ${identifier(layout.table, field.column)} ON ${layout.table} (${field.column}, id)`
+}
+
+/** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */
+function addColumns (layout: TableLayout, field: FieldLayout): string {
+  const folded = field.folded === undefined ? '' : `, ADD COLUMN ${field.folded} text COLLATE "C"`
+  return `ALTER TABLE ${layout.table} ADD COLUMN ${field.column} ${columnType(field.type)}${folded}; ${index(layout, field)}`
+}
+
+/**
+ * The collection's functions and change trigger, generated from its fields.
+ * Functions of an older field list are dropped first (their argument lists
+ * differ, so CREATE OR REPLACE would add an overload): an instance still
+ * running with the old declaration can no longer write, rather than write
+ * without the new columns' folded copies.
+ */
+async function writeRoutines (client: pg.ClientBase, layout: TableLayout, sequence: string | null): Promise<void> {
+  const { routines } = layout
+  const names = [routines.create, routines.createNext, routines.delete]
+  const old = (await client.query<{ signature: string }>(
+    'SELECT p.oid::regprocedure::text AS signature FROM pg_proc p WHERE p.proname = ANY($1) AND p.pronamespace = current_schema()::regnamespace', [names])).rows
+  for (const { signature } of old) await client.query(`DROP FUNCTION ${signature}`)
+  for (const sql of routineSql(layout, sequence)) await client.query(sql)
+}
+
+function routineSql (layout: TableLayout, sequence: string | null): string[] {
+  const { declaration, table, fields, routines } = layout
+  const name = literal(declaration.name)
+  const columns = layout.columns
+  // Arguments: each field's value, then each folded copy, in the order of layout.columns.
+  const argTypes = [...fields.map((f) => f.sqlType), ...fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
+  const args = argTypes.map((_, i) => `$${i + 1}`)
+  const shift = (n: number): string[] => argTypes.map((_, i) => `$${i + 1 + n}`)
+  const updates = columns.length === 0 ? 'id = r.id' : columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ')
+  const into = ['id', ...columns].join(', ')
+  const sql: string[] = []
+  if (layout.counted) {
+    // count: id = firstId ($1) + records held, under the counter row's lock; a record already under it is replaced.
+    sql.push(`CREATE FUNCTION ${routines.create} (bigint${argTypes.map((t) => `, ${t}`).join('')}, OUT o_id bigint, OUT o_replaced boolean)
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        SELECT c.n + $1 INTO o_id FROM rqs_ids c WHERE c.collection = ${name} FOR UPDATE;
+        INSERT INTO ${table} AS r (${into}) VALUES (o_id${shift(1).map((a) => `, ${a}`).join('')})
+          ON CONFLICT (id) DO UPDATE SET ${updates}
+          RETURNING r.xmax <> 0 INTO o_replaced;
+        UPDATE rqs_ids SET n = n + CASE WHEN o_replaced THEN 0 ELSE 1 END, next_id = GREATEST(next_id, o_id + 1) WHERE collection = ${name};
+      END $$`)
+    // sequence: one past the highest id ever issued, under the same lock (so switching rules keeps both exact).
+    sql.push(`CREATE FUNCTION ${routines.createNext} (${argTypes.join(', ')}${argTypes.length === 0 ? '' : ', '}OUT o_id bigint, OUT o_replaced boolean)
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        SELECT c.next_id INTO o_id FROM rqs_ids c WHERE c.collection = ${name} FOR UPDATE;
+        INSERT INTO ${table} AS r (${into}) VALUES (o_id${args.map((a) => `, ${a}`).join('')})
+          ON CONFLICT (id) DO UPDATE SET ${updates}
+          RETURNING r.xmax <> 0 INTO o_replaced;
+        UPDATE rqs_ids SET n = n + CASE WHEN o_replaced THEN 0 ELSE 1 END, next_id = o_id + 1 WHERE collection = ${name};
+      END $$`)
+    // The counter lock before the record's, in the same order as a create: no deadlock.
+    sql.push(`CREATE FUNCTION ${routines.delete} (bigint, OUT o_deleted boolean)
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM 1 FROM rqs_ids WHERE collection = ${name} FOR UPDATE;
+        DELETE FROM ${table} WHERE id = $1;
+        o_deleted := FOUND;
+        IF o_deleted THEN
+          UPDATE rqs_ids SET n = n - 1 WHERE collection = ${name};
+        END IF;
+      END $$`)
+  } else if (sequence !== null) {
+    // Generated ids come from the sequence; one a write by id already holds is skipped.
+    sql.push(`CREATE FUNCTION ${routines.create} (${argTypes.join(', ')}${argTypes.length === 0 ? '' : ', '}OUT o_id bigint)
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        LOOP
+          INSERT INTO ${table} (${into}) VALUES (nextval(${literal(sequence)})${args.map((a) => `, ${a}`).join('')})
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id INTO o_id;
+          IF o_id IS NOT NULL THEN
+            RETURN;
+          END IF;
+        END LOOP;
+      END $$`)
+  }
+  sql.push(...changeTrigger(layout))
+  return sql
+}
+
+/** jsonb_build_object takes at most 100 arguments: 50 fields a call, joined with ||. */
+function recordJson (fields: readonly FieldLayout[], row: string): string {
+  if (fields.length === 0) return "'{}'::jsonb"
+  const parts: string[] = []
+  for (let i = 0; i < fields.length; i += 50) {
+    parts.push(`jsonb_build_object(${fields.slice(i, i + 50).map((f) => `${literal(f.name)}, ${row}.${f.column}`).join(', ')})`)
+  }
+  return parts.join(' || ')
+}
+
+/** The record's fields as the change log keeps them (camelCase names), over the row `row`. */
+export function changedJson (layout: TableLayout, row: string): string {
+  return recordJson(layout.fields, row)
+}
+
+/**
+ * The change log's row trigger, as migrations 4–6 made them: a change of
+ * the record's own fields (not of its folded copies), skipped inside an
+ * import (which appends its changes itself). UUID ids go to record_key.
+ */
+function changeTrigger (layout: TableLayout): string[] {
+  const { declaration, table, routines } = layout
+  const name = literal(declaration.name)
+  const append = layout.idSqlType === 'text' ? 'rqs_append_keyed_change' : 'rqs_append_change'
+  const of = layout.fields.length === 0 ? '' : ` OF ${layout.fields.map((f) => f.column).join(', ')}`
+  return [
+    `CREATE OR REPLACE FUNCTION ${routines.changed} () RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          PERFORM ${append}(${name}, 'deleted', OLD.id, NULL);
+        ELSE
+          PERFORM ${append}(${name}, CASE TG_OP WHEN 'INSERT' THEN 'created' ELSE 'replaced' END, NEW.id, ${recordJson(layout.fields, 'NEW')});
+        END IF;
+        RETURN NULL;
+      END $$`,
+    `DROP TRIGGER IF EXISTS ${routines.changed} ON ${table}`,
+    `CREATE TRIGGER ${routines.changed} AFTER INSERT OR UPDATE${of} OR DELETE ON ${table}
+      FOR EACH ROW WHEN (current_setting('rqs.import', true) IS DISTINCT FROM 'on') EXECUTE FUNCTION ${routines.changed}()`
+  ]
+}
