@@ -1,6 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { classifyError, methodNotAllowed, routeNotFound, type Classified } from './classify.js'
+import { errorPage } from '../html/index.js'
+import { MediaTypeChooser } from '../../lib/negotiate.js'
+import { appendVary } from '../../lib/vary.js'
+import { classifyError, methodNotAllowed, pathOnly, routeNotFound, type Classified } from './classify.js'
 import type { ErrorCode } from './catalogue.js'
+import { catalogueOf } from './error-catalogue.js'
+import { negotiateLanguage } from './language.js'
 import { renderProblem } from './problem.js'
 
 /** Renders a classified error in one service's shape (v1 envelope, problem details, GraphQL errors). */
@@ -24,9 +29,32 @@ export function errorPipeline (render: ErrorRenderer): ErrorPipeline {
   return {
     render,
     handleError: (error, request, reply) => render(logged(classifyError(error, request), request), request, reply),
-    notFound: (request, reply) => render(routeNotFound(request), request, reply),
+    notFound: (request, reply) => {
+      appendVary(reply, 'Accept')
+      const error = routeNotFound(request)
+      return browsing(request) ? sendPage(error, request, reply) : render(error, request, reply)
+    },
     methodNotAllowed: (request, reply, allow) => render(methodNotAllowed(request, allow), request, reply)
   }
+}
+
+/** JSON first: a wildcard or a missing Accept keep the service's own shape; only a browser's Accept prefers the page. */
+const pages = new MediaTypeChooser(['application/json', 'text/html'])
+
+function browsing (request: FastifyRequest): boolean {
+  return pages.prefers(request.headers.accept, 'text/html')
+}
+
+/**
+ * A 404 opened in a browser: a page in the site's look with the ways home,
+ * not the JSON a program gets (every other client keeps its service's shape).
+ */
+function sendPage (error: Classified, request: FastifyRequest, reply: FastifyReply): unknown {
+  const lang = negotiateLanguage(request.headers['accept-language'])
+  const { title, message } = catalogueOf(request.server).texts(lang, error.code)
+  appendVary(reply, 'Accept-Language')
+  return reply.code(error.status).header('content-language', lang).type('text/html; charset=utf-8')
+    .send(errorPage({ status: error.status, title, message, code: error.code, path: pathOnly(request.url), lang }))
 }
 
 /** Problem details for everything: the default outside the services, and the REST services' own shape from v2 on. */

@@ -7,7 +7,7 @@ import { notAcceptable, problems, type ErrorPipeline } from '../errors/index.js'
 import { routeOtherMethods } from './method-not-allowed.js'
 import { declareRoute, declareRoutes } from '../routes/index.js'
 import { echoRequestId } from '../transport/index.js'
-import { apiVersionConstraint, applyChoice, VersionNegotiator, vendorType } from './versioning.js'
+import { apiVersionConstraint, applyChoice, NDJSON_TYPE, VersionNegotiator, vendorType } from './versioning.js'
 
 /** One representation (version) of a REST service: its routes, and how it words errors. */
 export interface Representation<Options extends FastifyPluginOptions> {
@@ -200,8 +200,15 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
     if (choice === undefined) return undefined
     return byVersion.get(fixedVersion ?? choice.version)
   }
-  const refuse = (request: FastifyRequest, reply: FastifyReply): unknown =>
-    problems.render(notAcceptable(negotiator.available), request, reply)
+  // A collection is also offered as NDJSON, so its 406 says so: the matched route tells on a URI mount,
+  // the path (a collection route's, collected below) when no version's route matched the Accept.
+  const streamed = new Set<string>()
+  app.addHook('onRoute', (route) => { if (route.config?.streams === true) streamed.add(route.url) })
+  const refuse = (request: FastifyRequest, reply: FastifyReply): unknown => {
+    const path = (request.url.split('?', 1)[0] ?? '').replace(/(.)\/$/, '$1') // the router ignores a trailing slash
+    const collection = request.routeOptions.config.streams === true || streamed.has(path)
+    return problems.render(notAcceptable(collection ? [...negotiator.available, NDJSON_TYPE] : negotiator.available), request, reply)
+  }
 
   for (const representation of service.representations) {
     if (fixedVersion !== undefined && representation.version !== fixedVersion) continue

@@ -5,7 +5,7 @@ import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { appendVary } from '../../lib/vary.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
-import { renderPage } from '../../http/html/index.js'
+import { renderPage, withInlineCode } from '../../http/html/index.js'
 import { AppError, catalogueOf, type ErrorCatalogue, ERRORS_PATH, type ErrorCode, problems, negotiateLanguage, type Language } from '../../http/errors/index.js'
 import { HTML_PAGE, SERVER_TAG } from '../../http/openapi/index.js'
 const EntrySchema = Type.Object({
@@ -98,9 +98,9 @@ function wantsHtml (request: FastifyRequest): boolean {
   return pages.prefers(request.headers.accept, 'text/html')
 }
 
-const HEADINGS: Record<Language, { catalogue: string, status: string, message: string, all: string }> = {
-  en: { catalogue: 'Error catalogue', status: 'HTTP status', message: 'Message', all: 'All error codes' },
-  de: { catalogue: 'Fehlerkatalog', status: 'HTTP-Status', message: 'Meldung', all: 'Alle Fehlercodes' }
+const HEADINGS: Record<Language, { catalogue: string, code: string, status: string, title: string, message: string, all: string, order: string }> = {
+  en: { catalogue: 'Error catalogue', code: 'Code', status: 'HTTP status', title: 'Title', message: 'Message', all: 'All error codes', order: 'Every code this server answers with, in alphabetical order; open one for its message and what to do.' },
+  de: { catalogue: 'Fehlerkatalog', code: 'Code', status: 'HTTP-Status', title: 'Titel', message: 'Meldung', all: 'Alle Fehlercodes', order: 'Alle Codes, mit denen dieser Server antwortet, alphabetisch geordnet; jeder führt zu Meldung und Abhilfe.' }
 }
 
 function entryPage (entry: Entry, language: Language): string {
@@ -111,14 +111,23 @@ function entryPage (entry: Entry, language: Language): string {
 <dt>${h.status}</dt><dd>${entry.status}</dd>
 <dt>${h.message}</dt><dd>${escapeHtml(entry.message)}</dd>
 </dl>
-<p lang="en">${escapeHtml(entry.description)}</p>
+<p lang="en">${withInlineCode(entry.description)}</p>
 <p><a href="${ERRORS_PATH}">${h.all}</a></p>`)
 }
 
 function listPage (entries: Entry[], language: Language): string {
   const h = HEADINGS[language]
-  const rows = entries.map((e) => `<tr><td><a href="${ERRORS_PATH}/${e.code}"><code>${e.code}</code></a></td><td>${e.status}</td><td>${escapeHtml(e.title)}</td></tr>`).join('\n')
-  return page(language, h.catalogue, `<h1>${h.catalogue}</h1>\n<table>\n<tr><th>Code</th><th>${h.status}</th><th></th></tr>\n${rows}\n</table>`)
+  // Alphabetical: a reader arrives with a code from a problem and looks it up; the status is a column of its own.
+  const sorted = [...entries].sort((a, b) => a.code < b.code ? -1 : a.code > b.code ? 1 : 0)
+  const rows = sorted.map((e) => `<tr><td><a href="${ERRORS_PATH}/${e.code}"><code>${e.code}</code></a></td><td>${e.status}</td><td>${escapeHtml(e.title)}</td></tr>`).join('\n')
+  return page(language, h.catalogue, `<h1>${h.catalogue}</h1>
+<p>${h.order}</p>
+<table>
+<thead><tr><th scope="col">${h.code}</th><th scope="col">${h.status}</th><th scope="col">${h.title}</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`)
 }
 
 /** A catalogue page in the site's one look (src/http/html/layout.ts). */

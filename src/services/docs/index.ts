@@ -10,6 +10,9 @@ import { appendVary } from '../../lib/vary.js'
 import { markdownToHtml, titleOf } from './markdown.js'
 
 export const DOCS_DIR = fileURLToPath(new URL('../../../docs', import.meta.url))
+/** The main user guide, at the package root (GitHub and npm show it there); served as /docs/README.md. */
+const README = fileURLToPath(new URL('../../../README.md', import.meta.url))
+const GUIDE = 'README.md'
 
 /** Documents for the people who run and call rqs, in the index's order; the others are for contributors. */
 const FOR_USERS = ['operations.md', 'versioning.md', 'errors.md', 'decisions.md']
@@ -19,24 +22,27 @@ const pages = new MediaTypeChooser(['text/markdown', 'text/html'])
 interface Doc {
   file: string
   title: string
+  markdown: string
   html: string
 }
 
 /**
  * The documents under /docs/: an index page, and each Markdown file rendered
  * to HTML in the site's look for browsers (`Accept` preferring text/html),
- * or as Markdown for everything else. Rendered once, at start-up.
+ * or as Markdown for everything else. Rendered once, at start-up. The README
+ * (the user guide) comes first; links between documents and their images are
+ * rewritten to where /docs/ serves them (src/services/docs/markdown.ts).
  */
 export async function docsService (app: FastifyInstance): Promise<void> {
   declareRoutes(app, { service: 'docs', access: 'public' })
-  const docs = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort().map((file): Doc => {
-    const markdown = readFileSync(join(DOCS_DIR, file), 'utf8')
-    const title = titleOf(markdown, file)
-    return { file, title, html: renderPage({ title: `${title} — rqs`, current: '/docs/', body: `<article class="doc">${markdownToHtml(markdown)}</article>` }) }
-  })
-  const byFile = new Map(docs.map((d) => [d.file, d]))
+  const render = (file: string, markdown: string, path: string, title = titleOf(markdown, file)): Doc =>
+    ({ file, title, markdown, html: renderPage({ title: `${title} — rqs`, current: '/docs/', body: `<article class="doc">${markdownToHtml(markdown, path)}</article>` }) })
+  const docs = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort()
+    .map((file) => render(file, readFileSync(join(DOCS_DIR, file), 'utf8'), `docs/${file}`))
+  const guide = render(GUIDE, readFileSync(README, 'utf8'), GUIDE, 'User guide')
+  const byFile = new Map([guide, ...docs].map((d) => [d.file, d]))
   const item = (d: Doc): string => `<li><a href="/docs/${escapeHtml(d.file)}">${escapeHtml(d.title)}</a></li>`
-  const users = FOR_USERS.map((f) => byFile.get(f)).filter((d): d is Doc => d !== undefined)
+  const users = [guide, ...FOR_USERS.map((f) => byFile.get(f)).filter((d): d is Doc => d !== undefined)]
   const others = docs.filter((d) => !FOR_USERS.includes(d.file))
   const index = renderPage({
     title: 'Documentation — rqs',
@@ -56,6 +62,8 @@ ${others.length === 0 ? '' : `<h2>For contributors</h2><ul>${others.map(item).jo
     appendVary(reply, 'Accept')
     if (pages.prefers(request.headers.accept, 'text/html')) return reply.type('text/html; charset=utf-8').send(doc.html)
   })
+  // The README is not under docs/, so the static files below do not hold it: its Markdown is served from memory.
+  app.get(`/docs/${GUIDE}`, { schema: { hide: true } }, async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(guide.markdown))
 
   await app.register(fastifyStatic, {
     root: DOCS_DIR,
