@@ -165,7 +165,7 @@ describe('a write whose outcome is unknown', () => {
     const create = async (): Promise<never> => { throw new StoreOutcomeUnknownError('no answer') }
     const failing: Stores = {
       ...stores,
-      students: Object.assign(Object.create(stores.students) as Stores['students'], { create }),
+      students: Object.assign(Object.create(stores.students) as Stores['students'], { create, createReporting: create }),
       addresses: Object.assign(Object.create(stores.addresses) as Stores['addresses'], { create })
     }
     const srv = await startServer({}, { stores: failing })

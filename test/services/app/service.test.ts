@@ -49,7 +49,7 @@ describe('the web application at /app/ (built by npm run build)', () => {
   it('tells the script where the collections are: students v2 by Accept, the address book, the change feed', async () => {
     const config = configOf((await request(`${server.origin}/app/`)).text)
     expect(config).toEqual({
-      students: { url: '/students', accept: 'application/vnd.rqs.v2+json' },
+      students: { url: '/students', accept: 'application/vnd.rqs.v2+json', countIds: true },
       addresses: { url: '/addresses', accept: 'application/json' },
       events: '/events'
     })
@@ -99,7 +99,7 @@ describe('the app page follows the configuration', () => {
     const server = await startServer({ versioning: { mediaType: false }, addresses: { enabled: false } })
     try {
       const config = configOf((await request(`${server.origin}/app/`)).text)
-      expect(config).toEqual({ students: { url: '/v2/students', accept: 'application/json' }, events: '/events' })
+      expect(config).toEqual({ students: { url: '/v2/students', accept: 'application/json', countIds: true }, events: '/events' })
       // That URL does answer version 2 (a plain array, no envelope).
       const list = await request(`${server.origin}/v2/students`, { headers: { accept: 'application/json' } })
       expect(Array.isArray(list.body)).toBe(true)
@@ -113,7 +113,7 @@ describe('the app page follows the configuration', () => {
     try {
       const config = configOf((await request(`${server.origin}/app/`)).text)
       expect(config).toEqual({
-        students: { url: '/school', accept: 'application/vnd.acme.v2+json' },
+        students: { url: '/school', accept: 'application/vnd.acme.v2+json', countIds: true },
         addresses: { url: '/book/addresses', accept: 'application/json' }
       })
     } finally {

@@ -144,7 +144,7 @@ describe('500 when the record could not be stored (spec)', () => {
   /** The memory store's student view whose create always fails. */
   function brokenStudents (stores: Stores): StudentStore {
     const create = async (_input: StudentInput): Promise<Student> => { throw new Error('disk on fire') }
-    return Object.assign(Object.create(stores.students) as StudentStore, { create })
+    return Object.assign(Object.create(stores.students) as StudentStore, { create, createReporting: create })
   }
 
   it('POST answers 500 "Student data could not be created" without internals', async () => {
