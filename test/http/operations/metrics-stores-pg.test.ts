@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Stores } from '../../../src/domain/index.js'
+import type { RecordStore, Stores } from '../../../src/domain/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
 import { memoryStores } from '../../../src/stores/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
@@ -69,7 +69,7 @@ describe('--metrics counts a failure that happens while a list streams', () => {
   it('a store whose stream fails half-way is a counted store error, not an uncounted 500', async () => {
     const base = memoryStores()
     // A stream that fails on its first batch, as a database whose connection drops mid-walk.
-    const students = new Proxy(base.students, {
+    const students = new Proxy(base.collections.get('students') as RecordStore, {
       get (target, property, receiver) {
         if (property === 'batches') return () => ({ [Symbol.asyncIterator]: () => ({ next: async () => { throw new StoreUnavailableError() } }) })
         if (property === 'revision') return undefined
@@ -77,7 +77,9 @@ describe('--metrics counts a failure that happens while a list streams', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
       }
     })
-    server = await startServer({ security: { metrics: true } }, { stores: { ...base, students } })
+    // The collection's store: with --metrics the server reaches it through the decorator, which counts the failure.
+    const collections = new Map(base.collections).set('students', students)
+    server = await startServer({ security: { metrics: true } }, { stores: { ...base, collections } })
     const res = await request(`${server.origin}/students`, { headers: { accept: 'application/x-ndjson' } })
     expect(res.status).toBe(503)
     const metrics = await request(`${server.origin}/metrics`)
