@@ -62,7 +62,7 @@ export class SqliteRecordStore implements RecordStore {
     const updateAll = updateStatement(db, layout, [])
     // An update by id leaves the declaration's keptOnUpdate fields as stored.
     const updateKept = declaration.keptOnUpdate.length === 0 ? updateAll : updateStatement(db, layout, declaration.keptOnUpdate)
-    const keptFieldsLayout = fields.filter((f) => !declaration.keptOnUpdate.includes(f.name))
+    const updatedFields = fields.filter((f) => !declaration.keptOnUpdate.includes(f.name))
     const insert = (id: RecordId, input: RecordInput): boolean => insertRow.run(id, ...writtenValues(fields, input)).changes === 1
     const remove = db.prepare<[RecordId]>(`DELETE FROM ${table} WHERE id = ?`)
 
@@ -91,8 +91,9 @@ export class SqliteRecordStore implements RecordStore {
         case 'uuid': {
           const id = randomUUID()
           const created = insert(id, input)
-          if (!created) updateAll.run(...writtenValues(fields, input), id)
+          // A UUID already held is all but impossible; if it happens, it is replaced as under `count`.
           if (created) addToCount.run(1, name)
+          else updateAll.run(...writtenValues(fields, input), id)
           return { outcome: created ? 'created' : 'replaced', record: recordOf(declaration, id, input) }
         }
       }
@@ -108,7 +109,7 @@ export class SqliteRecordStore implements RecordStore {
         addToCount.run(1, name)
         return { outcome: 'created', record: recordOf(declaration, id, input) }
       }
-      updateKept.run(...writtenValues(keptFieldsLayout, input), id)
+      updateKept.run(...writtenValues(updatedFields, input), id)
       return { outcome: 'replaced', record: recordOf(declaration, id, keptFields(declaration, current, input)) }
     }))
     this.#put = (id, input, condition, keyed) => put.immediate(id, input, condition, keyed)
