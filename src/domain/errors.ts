@@ -59,3 +59,24 @@ export class UndeclaredFieldError extends Error {
     super(`${collection} has no field ${JSON.stringify(field.slice(0, 80))}`)
   }
 }
+
+/**
+ * A collection's declaration no longer fits what a database already holds
+ * for it (a field removed, a type or requiredness changed, another id type or
+ * table). Stores only ever add optional fields on their own: anything else
+ * would drop or reinterpret stored data, so opening the store stops here and
+ * says what differs.
+ */
+export class CollectionChangedError extends Error {
+  override name = 'CollectionChangedError'
+  constructor (
+    readonly collection: string,
+    /** One line per difference, e.g. `year: type integer → string`. */
+    readonly changes: string[],
+    /** Where the stored one is: a file, a database. */
+    where: string
+  ) {
+    super(`collection ${collection} no longer matches the one stored in ${where}: ${changes.join('; ')} ` +
+      '(rqs keeps stored data: declare added fields as optional, or use a new collection name)')
+  }
+}

@@ -77,8 +77,10 @@ class Builder<F extends string> {
   filter (filter: RecordFilter): string[] {
     const parts = filter.where.map((c) => this.condition(c))
     if (filter.search !== undefined) {
-      const text = (Object.keys(this.table.kinds) as F[]).filter((f) => this.table.kinds[f] === 'text')
-      parts.push(`(${text.map((f) => this.contains(f, filter.search as string)).join(' OR ')})`)
+      // The searched fields are those with a folded copy: every string field, never the id (text for UUIDs).
+      const text = Object.keys(this.table.folded)
+      // No text field: the search finds nothing, as in the memory store.
+      parts.push(text.length === 0 ? '1 = 0' : `(${text.map((f) => this.contains(f, filter.search as string)).join(' OR ')})`)
     }
     return parts
   }

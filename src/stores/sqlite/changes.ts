@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
-import { DEFAULT_CHANGES_RETENTION_MS, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
+import { DEFAULT_CHANGES_RETENTION_MS, type Change, type CollectionDeclaration, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import { systemClock, type Clock } from '../../domain/index.js'
 
@@ -11,13 +11,14 @@ interface Row {
   seq: bigint
   service: string
   kind: string
-  record_id: bigint
+  /** An integer, or text for UUID ids (the column's affinity keeps text that is no number as text). */
+  record_id: bigint | string
   record: string | null
   at: bigint
 }
 
 /**
- * The rqs_changes table (filled by the triggers of migration 3). Several
+ * The rqs_changes table (filled by each collection's triggers, see ./collections.ts). Several
  * processes may share the file and SQLite has no notifications between them,
  * so while anyone listens this process reads the table every
  * SQLITE_CHANGES_POLL_MS, from the last sequence number it delivered: its own
@@ -36,7 +37,11 @@ export class SqliteChangeLog implements ChangeLog {
   #poll: NodeJS.Timeout | undefined
   readonly #pruneTimer: NodeJS.Timeout
 
-  constructor (db: Database, retentionMs = DEFAULT_CHANGES_RETENTION_MS, clock: Clock = systemClock, onError: (err: unknown) => void = () => {}) {
+  readonly #declarations: ReadonlyMap<string, CollectionDeclaration>
+
+  /** `declarations` types each change's id and fields by its collection (see changeFromRow). */
+  constructor (db: Database, declarations: ReadonlyMap<string, CollectionDeclaration>, retentionMs = DEFAULT_CHANGES_RETENTION_MS, clock: Clock = systemClock, onError: (err: unknown) => void = () => {}) {
+    this.#declarations = declarations
     this.#retentionMs = retentionMs
     this.#clock = clock
     this.#onError = onError
@@ -92,7 +97,7 @@ export class SqliteChangeLog implements ChangeLog {
         recordId: row.record_id,
         fields: row.record === null ? null : JSON.parse(row.record) as Record<string, unknown>,
         at: new Date(Number(row.at))
-      }))
+      }, this.#declarations))
     } catch (err) { return rethrow(err) }
   }
 }

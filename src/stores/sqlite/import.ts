@@ -7,8 +7,8 @@ export interface ImportPlan<R> {
   table: string
   /** Every column written, `id` first, and the value a record gives it. */
   columns: ReadonlyArray<readonly [name: string, value: (record: R) => unknown]>
-  /** Run after the rows, in the same transaction: the bookkeeping rows (record count, next generated id). */
-  finish: () => void
+  /** Run after the rows, in the same transaction: the bookkeeping rows (record count, next generated id); `staged` names the staged rows' table. */
+  finish: (staged: string) => void
 }
 
 /**
@@ -58,7 +58,7 @@ export async function importStaged<R> (db: Database.Database, plan: ImportPlan<R
       SELECT ${names.join(', ')} FROM (SELECT ${names.join(', ')}, max(ord) FROM ${staged} GROUP BY id) WHERE true ORDER BY id
       ON CONFLICT (id) DO UPDATE SET ${names.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`)
     for (const index of indexes) db.exec(index.sql)
-    plan.finish()
+    plan.finish(staged)
     db.exec('COMMIT')
     return count
   } catch (err) {

@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3'
-import { type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
+import { CollectionChangedError, declarationsOf, type StoreOptions, type Stores, StoreUnavailableError, withBuiltIns } from '../../domain/index.js'
 import { SQLITE_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
-import { SqliteStudentStore } from './students.js'
-import { SqliteAddressStore } from './addresses.js'
+import { syncCollections } from './collections.js'
+import { SqliteRecordStore } from './records.js'
 import { rethrow } from './errors.js'
 import { SqliteKeptWrites } from './kept-writes.js'
 import { SqliteChangeLog } from './changes.js'
@@ -18,30 +18,37 @@ export interface SqliteOptions extends StoreOptions {
  * synchronous=FULL syncs the WAL at every commit, so an acknowledged write
  * survives a kill -9 of the server and a power cut alike. busy_timeout lets a
  * second process sharing the file wait for the write lock instead of failing.
+ * Every declared collection (built-in ones first) is kept in its own table,
+ * made or extended on open in the migrations' transaction (./collections.ts);
+ * a declaration that no longer fits the file throws CollectionChangedError.
  */
 export function openSqliteStores (options: SqliteOptions): Stores {
-  let db: Database.Database
+  const declarations = declarationsOf(options)
+  let db: Database.Database | undefined
   try {
     db = new Database(options.path)
+    const opened = db
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = FULL')
     db.pragma('busy_timeout = 2000')
     db.pragma('foreign_keys = ON')
-    migrate(db, SQLITE_MIGRATIONS)
+    migrate(db, SQLITE_MIGRATIONS, () => { syncCollections(opened, declarations, options.path) })
   } catch (err) {
+    if (db?.open === true) db.close()
+    if (err instanceof CollectionChangedError) throw err
     throw new StoreUnavailableError(`cannot open SQLite database "${options.path}": ${(err as Error).message}`, { cause: err })
   }
-  const kept = new SqliteKeptWrites(db, options.idempotencyRetentionMs, options.clock)
-  const changes = new SqliteChangeLog(db, options.changesRetentionMs, options.clock)
-  const ping = db.prepare('SELECT n FROM rqs_student_count WHERE singleton = 1')
-  return {
-    students: new SqliteStudentStore(db, kept, options.studentIds),
-    addresses: new SqliteAddressStore(db, kept),
+  const file = db
+  const kept = new SqliteKeptWrites(file, options.idempotencyRetentionMs, options.clock)
+  const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
+  const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
+  return withBuiltIns({
+    collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept)])),
     changes,
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => {
       changes.close()
-      if (db.open) db.close()
+      if (file.open) file.close()
     }
-  }
+  })
 }

@@ -5,9 +5,10 @@ import { fold } from '../../domain/index.js'
 /**
  * Applies the steps newer than the file's version, each recorded in
  * rqs_migrations, all under the write lock (BEGIN IMMEDIATE). Refuses a file
- * written by a newer rqs rather than guess at its schema.
+ * written by a newer rqs rather than guess at its schema. `then` runs last in
+ * the same transaction (the collection registry, see ./collections.ts).
  */
-export function migrate (db: Database.Database, migrations: readonly Migration[]): void {
+export function migrate (db: Database.Database, migrations: readonly Migration[], then?: () => void): void {
   registerFold(db)
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS rqs_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
@@ -17,6 +18,7 @@ export function migrate (db: Database.Database, migrations: readonly Migration[]
       db.exec(m.sql)
       record.run(m.version, m.name, new Date().toISOString())
     }
+    then?.()
   }).immediate()
 }
 

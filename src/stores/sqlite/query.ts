@@ -27,7 +27,13 @@ const dialect: SqlDialect = {
 export class SqliteQueries<F extends string, R> {
   readonly #statements = new LRUCache<string, Statement>({ max: 200 })
 
-  constructor (private readonly db: Database.Database, private readonly table: SqlTable<F>, private readonly bigintIds = false) {}
+  /** `shape` turns a row into a record; without it rows are handed over as read (no per-row work). */
+  constructor (
+    private readonly db: Database.Database,
+    private readonly table: SqlTable<F>,
+    private readonly bigintIds = false,
+    private readonly shape?: (row: Record<string, unknown>) => R
+  ) {}
 
   #prepare (db: Database.Database, text: string): Statement {
     if (db !== this.db) return db.prepare(text).safeIntegers(this.bigintIds)
@@ -42,7 +48,9 @@ export class SqliteQueries<F extends string, R> {
   query (query: RecordQuery<F>): R[] {
     try {
       const { text, values } = compileSelect(this.table, dialect, query, this.#plan(query))
-      return this.#prepare(this.db, text).all(...values) as R[]
+      const rows = this.#prepare(this.db, text).all(...bound(values))
+      const shape = this.shape
+      return shape === undefined ? rows as R[] : rows.map((row) => shape(row as Record<string, unknown>))
     } catch (err) { return rethrow(err) }
   }
 
@@ -54,14 +62,14 @@ export class SqliteQueries<F extends string, R> {
     if (equalities.length === 0) return {}
     for (const c of equalities) {
       const { text, values } = compileRangeSize(this.table, dialect, c.field as F, c.value, EQUALITY_BUDGET + 1)
-      if (Number(this.#prepare(this.db, text).pluck().get(...values)) <= EQUALITY_BUDGET) return {}
+      if (Number(this.#prepare(this.db, text).pluck().get(...bound(values))) <= EQUALITY_BUDGET) return {}
     }
     return { unindexed: new Set(equalities.map((c) => c.field)) }
   }
 
   count (filter: RecordFilter<F>): number {
     const { text, values } = compileCount(this.table, dialect, filter)
-    try { return Number(this.#prepare(this.db, text).pluck().get(...values)) } catch (err) { return rethrow(err) }
+    try { return Number(this.#prepare(this.db, text).pluck().get(...bound(values))) } catch (err) { return rethrow(err) }
   }
 
   async * batches (query: RecordQuery<F>): AsyncGenerator<R[]> {
@@ -71,14 +79,14 @@ export class SqliteQueries<F extends string, R> {
     try {
       reader = new Database(this.db.name, { readonly: true, fileMustExist: true })
       reader.pragma('busy_timeout = 2000')
-      rows = this.#prepare(reader, text).iterate(...values)
+      rows = this.#prepare(reader, text).iterate(...bound(values))
     } catch (err) { return rethrow(err) }
     try {
       for (;;) {
         const batch: R[] = []
         try {
           for (let next = rows.next(); next.done !== true; next = rows.next()) {
-            batch.push(next.value as R)
+            batch.push(this.shape === undefined ? next.value as R : this.shape(next.value as Record<string, unknown>))
             if (batch.length === STREAM_BATCH_SIZE) break
           }
         } catch (err) { rethrow(err) }
@@ -91,4 +99,9 @@ export class SqliteQueries<F extends string, R> {
       reader.close()
     }
   }
+}
+
+/** Query values as SQLite binds them: it has no booleans, a boolean column holds 1 or 0. */
+function bound (values: unknown[]): unknown[] {
+  return values.some((v) => typeof v === 'boolean') ? values.map((v) => typeof v === 'boolean' ? (v ? 1 : 0) : v) : values
 }

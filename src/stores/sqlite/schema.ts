@@ -150,5 +150,42 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       UPDATE rqs_students SET first_name_folded = rqs_fold(first_name), last_name_folded = rqs_fold(last_name);
       UPDATE rqs_addresses SET name_folded = rqs_fold(name), city_folded = rqs_fold(city), postal_code_folded = rqs_fold(postal_code);
     `
+  },
+  // Issue 21: any collection a user declares is kept in one generic table,
+  // like the built-in ones. rqs_collections remembers what each table holds
+  // (the storage-relevant part of its declaration: table, id type, fields with
+  // type and required) so a changed declaration is caught on open (see
+  // ./collections.ts); rqs_counters keeps each collection's record count and
+  // next id, replacing the two built-in counter tables. The built-ins are
+  // registered as they are at step 5.
+  {
+    version: 6,
+    name: 'collection registry',
+    sql: `
+      CREATE TABLE rqs_collections (
+        name TEXT PRIMARY KEY,
+        table_name TEXT NOT NULL UNIQUE,
+        -- number (count, sequence), bigint (int64) or string (uuid)
+        id_type TEXT NOT NULL,
+        -- {"field": {"type": "string", "required": true}, …} in declaration order
+        fields TEXT NOT NULL
+      );
+      INSERT INTO rqs_collections (name, table_name, id_type, fields) VALUES
+        ('students', 'rqs_students', 'number',
+          '{"firstName":{"type":"string","required":true},"lastName":{"type":"string","required":true},"age":{"type":"integer","required":true}}'),
+        ('addresses', 'rqs_addresses', 'bigint',
+          '{"name":{"type":"string","required":true},"city":{"type":"string","required":true},"postalCode":{"type":"string","required":true}}');
+
+      -- n: the records held; next: the next id to issue (see the id rules in src/domain/collection.ts).
+      CREATE TABLE rqs_counters (
+        collection TEXT PRIMARY KEY,
+        n INTEGER NOT NULL,
+        next INTEGER NOT NULL
+      );
+      INSERT INTO rqs_counters (collection, n, next) SELECT 'students', n, next_id FROM rqs_student_count WHERE singleton = 1;
+      INSERT INTO rqs_counters (collection, n, next) SELECT 'addresses', (SELECT count(*) FROM rqs_addresses), next FROM rqs_address_ids WHERE singleton = 1;
+      DROP TABLE rqs_student_count;
+      DROP TABLE rqs_address_ids;
+    `
   }
 ]

@@ -1,0 +1,144 @@
+import type Database from 'better-sqlite3'
+import { CollectionChangedError, idTypeOf, type CollectionDeclaration, type FieldType, type StoredField } from '../../domain/index.js'
+import { fieldLayouts, literal, quoted, type FieldLayout } from './layout.js'
+
+/**
+ * The collection registry (rqs_collections, migration 6): what each table of
+ * the file holds. On open every declaration is compared with it: an unknown
+ * one gets its table, indexes, change triggers and counter row; one that only
+ * adds optional fields gets their columns (old records lack them, as NULL);
+ * any other difference would drop or reinterpret stored data, so it stops
+ * the open with CollectionChangedError. The caller runs this inside the
+ * migrations' BEGIN IMMEDIATE transaction, so two processes opening one file
+ * at once agree on the outcome.
+ */
+
+interface RegistryRow {
+  tableName: string
+  idType: string
+  fields: string
+}
+
+export function syncCollections (db: Database.Database, declarations: readonly CollectionDeclaration[], where: string): void {
+  const find = db.prepare<[string], RegistryRow>('SELECT table_name AS tableName, id_type AS idType, fields FROM rqs_collections WHERE name = ?')
+  for (const declaration of declarations) {
+    const row = find.get(declaration.name)
+    if (row === undefined) {
+      createCollection(db, declaration)
+      continue
+    }
+    const stored = JSON.parse(row.fields) as Record<string, StoredField>
+    const { changes, added } = differences(row, stored, declaration)
+    if (changes.length > 0) throw new CollectionChangedError(declaration.name, changes, where)
+    if (added.length > 0) addFields(db, declaration, added)
+  }
+}
+
+/** What differs between the registered collection and its declaration: changes it refuses, and added optional fields. */
+function differences (row: RegistryRow, stored: Record<string, StoredField>, declaration: CollectionDeclaration): { changes: string[], added: string[] } {
+  const changes: string[] = []
+  const added: string[] = []
+  if (row.tableName !== declaration.table) changes.push(`table: ${row.tableName} → ${declaration.table}`)
+  const idType = idTypeOf(declaration)
+  if (row.idType !== idType) changes.push(`id: type ${row.idType} → ${idType}`)
+  for (const [name, was] of Object.entries(stored)) {
+    const now = Object.hasOwn(declaration.fields, name) ? declaration.fields[name] : undefined
+    if (now === undefined) {
+      changes.push(`${name}: removed`)
+      continue
+    }
+    if (now.type !== was.type) changes.push(`${name}: type ${was.type} → ${now.type}`)
+    if (now.required !== was.required) changes.push(`${name}: ${requiredness(was.required)} → ${requiredness(now.required)}`)
+  }
+  for (const [name, field] of Object.entries(declaration.fields)) {
+    if (Object.hasOwn(stored, name)) continue
+    if (field.required) changes.push(`${name}: added as required`)
+    else added.push(name)
+  }
+  return { changes, added }
+}
+
+function requiredness (required: boolean): string {
+  return required ? 'required' : 'optional'
+}
+
+const SQL_TYPE: Record<FieldType, string> = { string: 'TEXT', integer: 'INTEGER', number: 'REAL', boolean: 'INTEGER' }
+
+/** A field's column definitions: its own, then its folded copy's (string fields). */
+function columnDefinitions (f: FieldLayout): string[] {
+  const notNull = f.required ? ' NOT NULL' : ''
+  const check = f.type === 'boolean' ? ` CHECK (${quoted(f.column)} IN (0, 1))` : ''
+  const definitions = [`${quoted(f.column)} ${SQL_TYPE[f.type]}${notNull}${check}`]
+  if (f.folded !== undefined) definitions.push(`${quoted(f.folded)} TEXT${notNull}`)
+  return definitions
+}
+
+/** The index that answers sorted pages, equality filters and keyset positions on a field (as migration 3's). */
+function indexOf (table: string, f: FieldLayout): string {
+  return `CREATE INDEX IF NOT EXISTS ${quoted(`${table}_${f.column}`)} ON ${quoted(table)} (${quoted(f.column)}, id)`
+}
+
+function createCollection (db: Database.Database, declaration: CollectionDeclaration): void {
+  const fields = fieldLayouts(declaration.fields)
+  const table = quoted(declaration.table)
+  const id = idTypeOf(declaration) === 'string' ? 'id TEXT PRIMARY KEY NOT NULL' : 'id INTEGER PRIMARY KEY'
+  db.exec(`CREATE TABLE ${table} (${[id, ...fields.flatMap(columnDefinitions)].join(', ')})`)
+  for (const f of fields) db.exec(indexOf(declaration.table, f))
+  createTriggers(db, declaration)
+  // int64 ids are generated from 1 whatever firstId says, as in the memory store.
+  const next = declaration.ids === 'int64' ? 1 : declaration.firstId
+  db.prepare('INSERT INTO rqs_counters (collection, n, next) VALUES (?, 0, ?)').run(declaration.name, next)
+  db.prepare('INSERT INTO rqs_collections (name, table_name, id_type, fields) VALUES (?, ?, ?, ?)')
+    .run(declaration.name, declaration.table, idTypeOf(declaration), registeredFields(declaration))
+}
+
+function addFields (db: Database.Database, declaration: CollectionDeclaration, added: readonly string[]): void {
+  const all = fieldLayouts(declaration.fields)
+  for (const f of all.filter((f) => added.includes(f.name))) {
+    for (const definition of columnDefinitions(f)) db.exec(`ALTER TABLE ${quoted(declaration.table)} ADD COLUMN ${definition}`)
+    db.exec(indexOf(declaration.table, f))
+  }
+  // The triggers name every field: a change must carry the new ones too.
+  createTriggers(db, declaration)
+  db.prepare('UPDATE rqs_collections SET fields = ? WHERE name = ?').run(registeredFields(declaration), declaration.name)
+}
+
+/** The storage-relevant part of the fields: type and required, in declaration order. */
+function registeredFields (declaration: CollectionDeclaration): string {
+  const fields: Record<string, StoredField> = {}
+  for (const [name, f] of Object.entries(declaration.fields)) fields[name] = { type: f.type, required: f.required }
+  return JSON.stringify(fields)
+}
+
+/**
+ * The change log's triggers (as migrations 4 and 5 made for the built-ins):
+ * each insert, update of a field's column and delete adds a row to
+ * rqs_changes in the write's own transaction, the record as JSON by field
+ * name (booleans as true/false, unset optional fields as null). Writing the
+ * folded copies alone is no change.
+ */
+function createTriggers (db: Database.Database, declaration: CollectionDeclaration): void {
+  const fields = fieldLayouts(declaration.fields)
+  const table = declaration.table
+  const service = literal(declaration.name)
+  const at = "CAST(unixepoch('subsec') * 1000 AS INTEGER)"
+  const record = `json_object(${fields.map((f) => `${literal(f.name)}, ${jsonValue(f)}`).join(', ')})`
+  const insert = "INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES"
+  const of = fields.length === 0 ? '' : ` OF ${fields.map((f) => quoted(f.column)).join(', ')}`
+  for (const kind of ['created', 'replaced', 'deleted']) db.exec(`DROP TRIGGER IF EXISTS ${quoted(`${table}_${kind}`)}`)
+  db.exec(`
+    CREATE TRIGGER ${quoted(`${table}_created`)} AFTER INSERT ON ${quoted(table)} BEGIN
+      ${insert} (${service}, 'created', NEW.id, ${record}, ${at});
+    END;
+    CREATE TRIGGER ${quoted(`${table}_replaced`)} AFTER UPDATE${of} ON ${quoted(table)} BEGIN
+      ${insert} (${service}, 'replaced', NEW.id, ${record}, ${at});
+    END;
+    CREATE TRIGGER ${quoted(`${table}_deleted`)} AFTER DELETE ON ${quoted(table)} BEGIN
+      ${insert} (${service}, 'deleted', OLD.id, NULL, ${at});
+    END;`)
+}
+
+function jsonValue (f: FieldLayout): string {
+  const column = `NEW.${quoted(f.column)}`
+  return f.type === 'boolean' ? `CASE ${column} WHEN 1 THEN json('true') WHEN 0 THEN json('false') END` : column
+}

@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto'
+import type Database from 'better-sqlite3'
+import type { Statement } from 'better-sqlite3'
+import {
+  conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter,
+  type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
+} from '../../domain/index.js'
+import { rethrow } from './errors.js'
+import type { SqliteKeptWrites } from './kept-writes.js'
+import { importStaged } from './import.js'
+import { SqliteQueries } from './query.js'
+import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
+
+/** The largest 64-bit id: 2^63 − 1, the top of SQLite's INTEGER. */
+const MAX_INT64 = 9223372036854775807n
+
+interface Counter {
+  n: number | bigint
+  next: number | bigint
+}
+
+/**
+ * The records of one collection in its SQLite table (see ./layout.ts), for
+ * any declaration. Every write runs in a BEGIN IMMEDIATE transaction, which
+ * holds the file's write lock across processes, so the id rule, the
+ * precondition, the record, its change (written by the table's triggers) and
+ * a keyed answer commit together, even with several processes on one file.
+ * The record count and the next id live in the collection's rqs_counters row,
+ * updated in the same transaction, so a create never counts rows. Statements
+ * are prepared once per collection.
+ */
+export class SqliteRecordStore implements RecordStore {
+  readonly declaration: CollectionDeclaration
+  readonly #layout: TableLayout
+  readonly #db: Database.Database
+  readonly #kept: SqliteKeptWrites
+  readonly #get: Statement<[RecordId], Record<string, unknown>>
+  readonly #queries: SqliteQueries<string, StoredRecord>
+  readonly #create: (input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => CreateResult
+  readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
+  readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
+
+  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites) {
+    this.declaration = declaration
+    this.#db = db
+    this.#kept = kept
+    const layout = this.#layout = layoutOf(declaration)
+    const { fields, bigintIds } = layout
+    const name = declaration.name
+    const table = quoted(declaration.table)
+    this.#queries = new SqliteQueries(db, layout.sql, bigintIds, layout.shape)
+    this.#get = db.prepare<[RecordId], Record<string, unknown>>(`SELECT ${layout.sql.select} FROM ${table} WHERE id = ?`).safeIntegers(bigintIds)
+
+    const counter = db.prepare<[string], Counter>('SELECT n, next FROM rqs_counters WHERE collection = ?').safeIntegers(bigintIds)
+    // One statement for a create's bookkeeping: the count, and the next id past the one issued.
+    const issued = db.prepare<[number, RecordId, string]>('UPDATE rqs_counters SET n = n + ?, next = max(next, ?) WHERE collection = ?')
+    const addToCount = db.prepare<[number, string]>('UPDATE rqs_counters SET n = n + ? WHERE collection = ?')
+    const written = layout.writtenColumns
+    const insertRow = db.prepare(`INSERT INTO ${table} (id${written.map((c) => `, ${c}`).join('')})
+      VALUES (?${written.map(() => ', ?').join('')}) ON CONFLICT (id) DO NOTHING`)
+    const updateAll = updateStatement(db, layout, [])
+    // An update by id leaves the declaration's keptOnUpdate fields as stored.
+    const updateKept = declaration.keptOnUpdate.length === 0 ? updateAll : updateStatement(db, layout, declaration.keptOnUpdate)
+    const updatedFields = fields.filter((f) => !declaration.keptOnUpdate.includes(f.name))
+    const insert = (id: RecordId, input: RecordInput): boolean => insertRow.run(id, ...writtenValues(fields, input)).changes === 1
+    const remove = db.prepare<[RecordId]>(`DELETE FROM ${table} WHERE id = ?`)
+
+    const create = db.transaction((input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => kept.run(keyed, (): CreateResult => {
+      switch (declaration.ids) {
+        case 'count':
+        case 'sequence': {
+          const { n, next } = counter.get(name) as Counter
+          const id = declaration.ids === 'count' ? declaration.firstId + Number(n) : Number(next)
+          // A record already under the id is replaced and the count stays (the spec's rule; sequence after a PUT).
+          const created = insert(id, input)
+          if (!created) updateAll.run(...writtenValues(fields, input), id)
+          issued.run(created ? 1 : 0, id + 1, name)
+          return { outcome: created ? 'created' : 'replaced', record: recordOf(declaration, id, input) }
+        }
+        case 'int64': {
+          // The first id at or after `next` that no record (a PUT's) holds.
+          for (let id = BigInt((counter.get(name) as Counter).next); ; id++) {
+            if (id > MAX_INT64) throw new RangeError(`${name} ids are exhausted`)
+            if (insert(id, input)) {
+              issued.run(1, id + 1n, name)
+              return { outcome: 'created', record: recordOf(declaration, id, input) }
+            }
+          }
+        }
+        case 'uuid': {
+          const id = randomUUID()
+          const created = insert(id, input)
+          // A UUID already held is all but impossible; if it happens, it is replaced as under `count`.
+          if (created) addToCount.run(1, name)
+          else updateAll.run(...writtenValues(fields, input), id)
+          return { outcome: created ? 'created' : 'replaced', record: recordOf(declaration, id, input) }
+        }
+      }
+    }))
+    this.#create = (input, keyed) => create.immediate(input, keyed)
+
+    const put = db.transaction((id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => kept.run(keyed, (): WriteResult => {
+      const current = this.#read(id)
+      if (current === undefined && !declaration.putCreates) return NOT_FOUND
+      if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      if (current === undefined) {
+        insert(id, input)
+        addToCount.run(1, name)
+        return { outcome: 'created', record: recordOf(declaration, id, input) }
+      }
+      updateKept.run(...writtenValues(updatedFields, input), id)
+      return { outcome: 'replaced', record: recordOf(declaration, id, keptFields(declaration, current, input)) }
+    }))
+    this.#put = (id, input, condition, keyed) => put.immediate(id, input, condition, keyed)
+
+    const del = db.transaction((id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => kept.run(keyed, (): DeleteResult => {
+      const current = this.#read(id)
+      if (current === undefined) return NOT_FOUND
+      if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      remove.run(id)
+      addToCount.run(-1, name)
+      return DELETED
+    }))
+    this.#remove = (id, condition, keyed) => del.immediate(id, condition, keyed)
+  }
+
+  #read (id: RecordId): StoredRecord | undefined {
+    const row = this.#get.get(id)
+    if (row === undefined) return undefined
+    return this.#layout.shape === undefined ? row as StoredRecord : this.#layout.shape(row)
+  }
+
+  async get (id: RecordId): Promise<StoredRecord | undefined> {
+    try { return this.#read(id) } catch (err) { return rethrow(err) }
+  }
+
+  async keptWrite (key: string): Promise<KeptWrite | undefined> {
+    try { return this.#kept.find(key) } catch (err) { return rethrow(err) }
+  }
+
+  async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
+    try { return this.#create(input, keyed) } catch (err) { return rethrow(err) }
+  }
+
+  async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
+    try { return this.#put(id, input, condition, keyed) } catch (err) { return rethrow(err) }
+  }
+
+  async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    try { return this.#remove(id, condition, keyed) } catch (err) { return rethrow(err) }
+  }
+
+  async query (query: RecordQuery): Promise<StoredRecord[]> {
+    return this.#queries.query(query)
+  }
+
+  async count (filter: RecordFilter): Promise<number> {
+    return this.#queries.count(filter)
+  }
+
+  batches (query: RecordQuery): AsyncIterable<StoredRecord[]> {
+    return this.#queries.batches(query)
+  }
+
+  /**
+   * Stages the file, then upserts whole records by id in one transaction (see
+   * importStaged) and brings the counter row in step: n is the records held;
+   * `count` and `sequence` go on past the highest id imported; `int64` moves
+   * its next id past the run of taken ids it points into.
+   */
+  async importAll (source: AsyncIterable<readonly StoredRecord[]>): Promise<number> {
+    const { declaration, fields } = this.#layout
+    const table = quoted(declaration.table)
+    const columns: Array<readonly [string, (r: StoredRecord) => unknown]> = [['id', (r) => r.id]]
+    for (const f of fields) columns.push([quoted(f.column), (r) => sqlValue(r[f.name])])
+    for (const f of fields) {
+      if (f.folded !== undefined) columns.push([quoted(f.folded), (r) => typeof r[f.name] === 'string' ? fold(r[f.name] as string) : null])
+    }
+    return await importStaged<StoredRecord>(this.#db, {
+      // Unquoted: importStaged also looks the table up in sqlite_master (rqs's table names are plain identifiers).
+      table: declaration.table,
+      columns,
+      finish: (staged) => {
+        this.#db.prepare(`UPDATE rqs_counters SET n = (SELECT count(*) FROM ${table}) WHERE collection = ?`).run(declaration.name)
+        if (declaration.ids === 'count' || declaration.ids === 'sequence') {
+          this.#db.prepare(`UPDATE rqs_counters SET next = max(next, coalesce((SELECT max(id) + 1 FROM ${staged}), next)) WHERE collection = ?`).run(declaration.name)
+        }
+        if (declaration.ids === 'int64') this.#db.prepare(skipTakenIds(table)).run(declaration.name)
+      }
+    }, source)
+  }
+}
+
+/** UPDATE of every written column but those of the `kept` fields, by id (the last parameter). */
+function updateStatement (db: Database.Database, layout: TableLayout, kept: readonly string[]): Statement {
+  const columns: string[] = []
+  const fields = layout.fields.filter((f) => !kept.includes(f.name))
+  for (const f of fields) columns.push(quoted(f.column))
+  for (const f of fields) if (f.folded !== undefined) columns.push(quoted(f.folded))
+  // No columns to write (every field kept): a no-op that still names the row.
+  const set = columns.length === 0 ? 'id = id' : columns.map((c) => `${c} = ?`).join(', ')
+  return db.prepare(`UPDATE ${quoted(layout.table)} SET ${set} WHERE id = ?`)
+}
+
+/**
+ * Moves an int64 collection's next id to the first id at or after it that no
+ * record holds: the end of the run of taken ids it points into, found from
+ * the primary key in one statement instead of one failed insert per id.
+ */
+function skipTakenIds (table: string): string {
+  return `UPDATE rqs_counters SET next = (
+    SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM ${table} WHERE id = c.next) THEN c.next
+      ELSE coalesce((SELECT min(a.id) + 1 FROM ${table} a
+        WHERE a.id >= c.next AND a.id < ${MAX_INT64} AND NOT EXISTS (SELECT 1 FROM ${table} b WHERE b.id = a.id + 1)), c.next) END
+    FROM rqs_counters c WHERE c.collection = rqs_counters.collection) WHERE collection = ?`
+}
+
+/** An update's fields: the write's, except those the declaration keeps from the stored record. */
+function keptFields (declaration: CollectionDeclaration, current: StoredRecord, input: RecordInput): RecordInput {
+  if (declaration.keptOnUpdate.length === 0) return input
+  const merged: Record<string, unknown> = { ...input }
+  for (const field of declaration.keptOnUpdate) merged[field] = current[field]
+  return merged as RecordInput
+}
