@@ -31,6 +31,9 @@ export interface StoredField {
  */
 export type IdKind = 'count' | 'sequence' | 'int64' | 'uuid'
 
+/** The largest int64 id: 2^63 − 1, the top of a signed 64-bit integer (SQL bigint). */
+export const MAX_INT64_ID = 9223372036854775807n
+
 /** A record's id: a safe integer (count, sequence), a bigint (int64) or a UUID string. */
 export type RecordId = number | bigint | string
 

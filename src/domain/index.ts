@@ -17,6 +17,6 @@ export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT
 export type { AddressListQuery, AddressStore, CreateResult, DeleteResult, PoolStats, PutResult, RecordStore, RecordStores, ReplaceResult, StoreOptions, Stores, StudentCreated, StudentIdRule, StudentStore, WriteCondition, WriteResult } from './store.js'
 export type { KeptAnswer, KeptWrite, KeptWrites, KeyedWrite } from './idempotency.js'
 export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow } from './changes.js'
-export { columnOf, FIELD_TYPES, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
+export { columnOf, FIELD_TYPES, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
 export type { CollectionDeclaration, FieldData, FieldType, IdKind, RecordId, RecordInput, StoredField, StoredRecord } from './collection.js'
 export { ADDRESSES_DECLARATION, declarationsOf, studentsDeclaration, withBuiltIns } from './builtins.js'

@@ -4,7 +4,7 @@ import { userTableOf, type CollectionDeclaration, type RecordStore, type StoredF
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/schema.js'
 import { migrate as migratePostgres } from '../../src/stores/postgres/migrate.js'
-import { CollectionChangedError } from '../../src/stores/postgres/collection-changed.js'
+import { CollectionChangedError } from '../../src/domain/index.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
 
 /** A user collection with every field type, ids from a sequence. */

@@ -4,15 +4,12 @@ import {
   type CollectionDeclaration, type CreateResult, type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
-import { MAX_ADDRESS_ID } from '../../domain/index.js'
+import { MAX_INT64_ID } from '../../domain/index.js'
 import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
 import { MemoryChangeLog } from './changes.js'
 import type { Revision } from './revision.js'
-
-/** The largest generated 64-bit id (the top of SQL's bigint). */
-const MAX_INT64 = MAX_ADDRESS_ID
 
 /**
  * The records of one collection in a Map with a sorted index per queried
@@ -139,7 +136,7 @@ export class MemoryRecordStore implements RecordStore {
       case 'int64': {
         let id = this.#next as bigint
         while (this.#records.has(id)) id++
-        if (id > MAX_INT64) throw new RangeError(`${this.declaration.name} ids are exhausted`)
+        if (id > MAX_INT64_ID) throw new RangeError(`${this.declaration.name} ids are exhausted`)
         this.#next = id + 1n
         return id
       }

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { idTypeOf, type FieldType } from '../../domain/index.js'
-import { CollectionChangedError } from './collection-changed.js'
+import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, literal, type FieldLayout, type TableLayout } from './layout.js'
 
 /**
