@@ -27,7 +27,7 @@ const helpCommand: CliCommand = {
 }
 
 /** Every subcommand, in the order `rqs --help` lists them. A new command is a CliCommand and one entry here. */
-const COMMANDS: readonly CliCommand[] = [serveCommand, ...dataCommands, tokenCliCommand, helpCommand]
+export const COMMANDS: readonly CliCommand[] = [serveCommand, ...dataCommands, tokenCliCommand, helpCommand]
 
 function commandNamed (name: string): CliCommand {
   const command = COMMANDS.find((c) => c.name === name)

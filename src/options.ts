@@ -35,7 +35,7 @@ function optionGroups (extra: readonly ServiceDescriptor[]): OptionGroup[] {
 
 /** Every option `rqs serve` understands with some extra services, in the order `--help` lists them. */
 export function serverOptionsWith (extra: readonly ServiceDescriptor[]): DeclaredOption[] {
-  return declaredOptions([serverOptions, ...optionGroups(extra).map((g) => g.options)])
+  return [...declaredOptions([serverOptions], 'server'), ...optionGroups(extra).flatMap((g) => declaredOptions([g.options], g.key))]
 }
 
 /** Every option `rqs serve` understands, in the order `--help` lists them. */

@@ -49,7 +49,8 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   try {
     // Seed files may hold any service's records, whether that service is switched on or not.
     const known = [...SERVICES, ...deps.services ?? []]
-    if (config.seed.length > 0) app.log.info({ seeded: await seedStores(stores, config.seed, collectionsOf(known, config)) }, 'seed files loaded')
+    // One line per file, in words; JSON logs keep the numbers in `seeded` ({ file, service, records }).
+    for (const seeded of await seedStores(stores, config.seed, collectionsOf(known, config))) app.log.info({ seeded }, `seeded ${seeded.records} ${seeded.service} from ${seeded.file}`)
     // The codes this server answers with, its services' among them: every renderer, /errors and /openapi.json read them here.
     app.decorate('errorCatalogue', errorCatalogue(services))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)

@@ -25,9 +25,13 @@ function wrap (text: string, width: number): string[] {
   return lines
 }
 
-/** A two-column list: names on the left, wrapped descriptions on the right. */
-function columns (rows: ReadonlyArray<[string, string]>): string[] {
-  const left = Math.min(MAX_OPTION_COLUMN, Math.max(...rows.map(([name]) => name.length))) + 2
+/** The width of the name column: the longest name, up to MAX_OPTION_COLUMN, plus a gap. */
+function nameColumn (rows: ReadonlyArray<[string, string]>): number {
+  return Math.min(MAX_OPTION_COLUMN, Math.max(...rows.map(([name]) => name.length))) + 2
+}
+
+/** A two-column list: names on the left, wrapped descriptions on the right (`left` shares the column across lists). */
+function columns (rows: ReadonlyArray<[string, string]>, left = nameColumn(rows)): string[] {
   const lines: string[] = []
   for (const [name, text] of rows) {
     const wrapped = wrap(text, WIDTH - left - 2)
@@ -37,9 +41,47 @@ function columns (rows: ReadonlyArray<[string, string]>): string[] {
   return lines
 }
 
-/** The options of a command as `--help` lists them, each with its environment variable. */
-function optionRows (options: readonly DeclaredOption[]): Array<[string, string]> {
-  return options.map((o) => [optionSynopsis(o), o.env === undefined ? o.help : `${o.help} [env${GLUE}${o.env}]`])
+/** The option line of `--help`: its synopsis and its help with its environment variable. */
+function optionRow (o: DeclaredOption): [string, string] {
+  return [optionSynopsis(o), o.env === undefined ? o.help : `${o.help} [env${GLUE}${o.env}]`]
+}
+
+/** Headings of the option groups rqs declares; a group not named here (an extra service's) shows its key capitalised. */
+const HEADINGS: Readonly<Record<string, string>> = {
+  server: 'Server',
+  students: 'Students (REST)',
+  versioning: 'API versions',
+  addresses: 'Addresses (REST)',
+  albums: 'Albums (GraphQL)',
+  events: 'Events (change feed)',
+  store: 'Store',
+  security: 'Security and operations',
+  connections: 'Connections and timeouts'
+}
+
+function heading (group: string): string {
+  return HEADINGS[group] ?? `${group.charAt(0).toUpperCase()}${group.slice(1)}`
+}
+
+/**
+ * The options of a command under their headings: those of no group (the
+ * command's own, and --help) under `Options:`, then each group in the order
+ * its options come, one column width for all so the whole help lines up.
+ */
+function optionSections (options: readonly DeclaredOption[]): string[] {
+  const ungrouped: Array<[string, string]> = []
+  const groups = new Map<string, Array<[string, string]>>()
+  for (const o of options) {
+    if (o.group === undefined) { ungrouped.push(optionRow(o)); continue }
+    const rows = groups.get(o.group) ?? []
+    rows.push(optionRow(o))
+    groups.set(o.group, rows)
+  }
+  ungrouped.push(['-h, --help', 'show this help'])
+  const left = nameColumn([...ungrouped, ...[...groups.values()].flat()])
+  const lines = ['Options:', ...columns(ungrouped, left)]
+  for (const [group, rows] of groups) lines.push('', `${heading(group)}:`, ...columns(rows, left))
+  return lines
 }
 
 /** `rqs <command> --help`. */
@@ -48,8 +90,7 @@ export function commandHelp (command: CliCommand): string {
     `Usage: ${command.usage}`,
     ...(command.description === undefined ? [] : ['', ...wrap(command.description, WIDTH)]),
     '',
-    'Options:',
-    ...columns([...optionRows(command.options), ['-h, --help', 'show this help']]),
+    ...optionSections(command.options),
     ''
   ].join('\n')
 }

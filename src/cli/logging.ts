@@ -11,8 +11,8 @@ export function defaultLogFormat (out: Output): LogFormat {
   return out.isTTY === true ? 'pretty' : 'json'
 }
 
-/** Keys the one-line pretty messages already show (an access line's, a signal named in its message). */
-const SHOWN_KEYS = ['method', 'url', 'statusCode', 'responseTime', 'bytes', 'signal']
+/** Keys the one-line pretty messages already show (an access line's, a signal or a seed file named in its message). */
+const SHOWN_KEYS = ['method', 'url', 'statusCode', 'responseTime', 'bytes', 'signal', 'seeded']
 
 /**
  * The logger's destination for a format. JSON to the process's stdout is

@@ -18,7 +18,7 @@ import { startupBlock, startupSummary } from './startup.js'
 const commandOptions = Type.Object({
   configFile: option(Type.Optional(Type.String()), {
     flag: 'config', short: 'c', value: 'file', env: 'RQS_CONFIG',
-    help: 'read options from a JSON file whose keys are the long option names above, e.g. {"port": 9000, "no-albums": true}; flags and environment variables win over it'
+    help: 'read options from a JSON file whose keys are the long option names below, e.g. {"port": 9000, "no-albums": true}; flags and environment variables win over it'
   })
 })
 
@@ -28,7 +28,8 @@ export const serveCommand: CliCommand = {
   summary: 'run the HTTP server: students (REST), addresses (REST), albums (GraphQL), web app and docs',
   usage: 'rqs serve [options]',
   description: 'Serves until SIGINT or SIGTERM, then finishes in-flight requests and exits 0. Every option can also be set by ' +
-    'its environment variable or in the --config file; a flag wins over its variable, which wins over the file, which wins over the default.',
+    'its environment variable or in the --config file; a flag wins over its variable, which wins over the file, which wins over the default. ' +
+    'A <duration> is 500ms, 5s, 2m, 1h or 7d (a bare number is milliseconds); a <size> is 1048576, 512kb or 1mb.',
   options: [...OPTIONS, ...declaredOptions([commandOptions])],
   run: async ({ flags, env, io }) => {
     const { configFile } = readSection(commandOptions, { flags, env })

@@ -10,19 +10,19 @@ import { duration } from './readers.js'
 export const connectionsOptions = Type.Object({
   // For the request line and headers to arrive.
   headersTimeoutMs: option(Type.Integer({ minimum: 0 }), {
-    default: 10_000, flag: 'headers-timeout', value: 'duration', env: 'RQS_HEADERS_TIMEOUT_MS', read: duration(), help: 'time for a request line and headers to arrive, else 408 and close (default 10s; 0: none)'
+    default: 10_000, flag: 'headers-timeout', value: 'duration', env: 'RQS_HEADERS_TIMEOUT_MS', read: duration(), help: 'time for a request line and headers to arrive, e.g. 5s, else 408 and close (default 10s; 0: none)'
   }),
   // For the body to arrive once the headers are in (408 in the service's shape).
   bodyTimeoutMs: option(Type.Integer({ minimum: 0 }), {
-    default: 30_000, flag: 'body-timeout', value: 'duration', env: 'RQS_BODY_TIMEOUT_MS', read: duration(), help: 'time for a request body to arrive after its headers, else 408 and close (default 30s; 0: none)'
+    default: 30_000, flag: 'body-timeout', value: 'duration', env: 'RQS_BODY_TIMEOUT_MS', read: duration(), help: 'time for a request body to arrive after its headers, e.g. 1m, else 408 and close (default 30s; 0: none)'
   }),
   // From routing to the answer, body included (503 PROCESSING_TIMEOUT).
   handlerTimeoutMs: option(Type.Integer({ minimum: 0 }), {
-    default: 60_000, flag: 'handler-timeout', value: 'duration', env: 'RQS_HANDLER_TIMEOUT_MS', read: duration(), help: 'time from routing to the answer, body included, else 503 (default 60s; 0: none)'
+    default: 60_000, flag: 'handler-timeout', value: 'duration', env: 'RQS_HANDLER_TIMEOUT_MS', read: duration(), help: 'time from routing to the answer, body included, e.g. 2m, else 503 (default 60s; 0: none)'
   }),
   // How long an idle keep-alive connection stays open.
   keepAliveTimeoutMs: option(Type.Integer({ minimum: 0 }), {
-    default: 5_000, flag: 'keep-alive-timeout', value: 'duration', env: 'RQS_KEEP_ALIVE_TIMEOUT_MS', read: duration(), help: 'time an idle keep-alive connection stays open (default 5s)'
+    default: 5_000, flag: 'keep-alive-timeout', value: 'duration', env: 'RQS_KEEP_ALIVE_TIMEOUT_MS', read: duration(), help: 'time an idle keep-alive connection stays open, e.g. 500ms or 30s (default 5s)'
   }),
   // Beyond this many open connections per process, new ones are closed at once.
   maxConnections: option(Type.Integer({ minimum: 0 }), {

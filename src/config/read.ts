@@ -31,6 +31,8 @@ export interface DeclaredOption {
   takesValue: boolean
   /** The placeholder `--help` shows for the value (`n` in `--port <n>`); none for switches. */
   value?: string
+  /** The key of the option group it belongs to (`store`, `albums`); `--help` lists each group under a heading. */
+  group?: string
 }
 
 /**
@@ -111,8 +113,8 @@ function readerFor (schema: TSchema, source: OptionSource): Reader<unknown> {
   throw new Error(`option ${source.flag ?? source.env ?? ''} declares no reader`)
 }
 
-/** The flags of some sections, in declaration order (the order of `--help`). */
-export function declaredOptions (sections: readonly TObject[]): DeclaredOption[] {
+/** The flags of some sections, in declaration order (the order of `--help`), each marked with `group` if given. */
+export function declaredOptions (sections: readonly TObject[], group?: string): DeclaredOption[] {
   const options: DeclaredOption[] = []
   for (const section of sections) {
     for (const schema of Object.values(section.properties)) {
@@ -126,7 +128,8 @@ export function declaredOptions (sections: readonly TObject[]): DeclaredOption[]
         help: source.help ?? '',
         takesValue,
         // A placeholder for every option that takes a value, so options added later show one too.
-        value: takesValue ? source.value ?? (KindGuard.IsInteger(schema) ? 'n' : 'value') : undefined
+        value: takesValue ? source.value ?? (KindGuard.IsInteger(schema) ? 'n' : 'value') : undefined,
+        ...(group === undefined ? {} : { group })
       })
     }
   }

@@ -124,17 +124,33 @@ export const host: Reader<string> = (value, name) => {
   return bare
 }
 
-const DURATION = /^(\d+)(ms|s|m|h|d)?$/
+const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
 
-/** A duration in ms: `90s`, `30m`, `24h`, `7d`, `500ms`, or bare milliseconds. */
-export function duration ({ minimum = 0 }: { minimum?: number } = {}): Reader<number> {
+/** The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
+export const TIMER_MAX_MS = 2 ** 31 - 1
+
+/** `1500` → `1500ms`, `60000` → `1m`: a duration in the largest unit that states it exactly. */
+export function formatDuration (ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    if (ms !== 0 && ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`
+  }
+  return `${ms}ms`
+}
+
+/**
+ * The one reader of every time option (flags, environment variables and the
+ * configuration file alike): `500ms`, `5s`, `2m`, `1h`, `7d`, or a bare
+ * integer, which is milliseconds as every time option always took.
+ */
+export function duration ({ minimum = 0, maximum }: { minimum?: number, maximum?: number } = {}): Reader<number> {
   return (value, name) => {
     const match = DURATION.exec(value.trim())
-    if (match === null) throw new ConfigError(`${name} must be a duration such as 24h, 30m, 90s or 500ms, got "${value}"`)
+    if (match === null) throw new ConfigError(`${name} must be a duration like 5s or 500ms, got "${value}"`)
     const ms = Number(match[1]) * UNIT_MS[(match[2] ?? 'ms') as keyof typeof UNIT_MS]
     if (!Number.isSafeInteger(ms)) throw new ConfigError(`${name} is too long: "${value}"`)
-    if (ms < minimum) throw new ConfigError(`${name} must be at least ${minimum} ms, got "${value}"`)
+    if (ms < minimum) throw new ConfigError(`${name} must be at least ${formatDuration(minimum)}, got "${value}"`)
+    if (maximum !== undefined && ms > maximum) throw new ConfigError(`${name} must be at most ${formatDuration(maximum)}, got "${value}"`)
     return ms
   }
 }

@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { Type, type Static } from '@sinclair/typebox'
 import { ConfigError } from './errors.js'
 import { option, type Reader } from './option.js'
-import { host, size } from './readers.js'
+import { duration, host, size } from './readers.js'
 
 /** Requests allowed per window (`--rate-limit 600/min`). */
 const RateLimitSchema = Type.Object({ max: Type.Integer({ minimum: 1 }), windowMs: Type.Integer({ minimum: 1 }) })
@@ -72,7 +72,7 @@ export const securityOptions = Type.Object({
   // Answer 503 instead of queueing when the event loop or memory passes a limit (each limit below implies it).
   overload: option(Type.Boolean(), { default: false, flag: 'overload', env: 'RQS_OVERLOAD', help: 'answer 503 instead of queueing when the event loop or memory passes a limit' }),
   maxEventLoopDelayMs: option(Type.Optional(Type.Integer({ minimum: 1 })), {
-    flag: 'max-event-loop-delay', value: 'ms', env: 'RQS_MAX_EVENT_LOOP_DELAY_MS', help: 'event-loop delay in ms that counts as overload (default 1000; implies --overload)'
+    flag: 'max-event-loop-delay', value: 'duration', env: 'RQS_MAX_EVENT_LOOP_DELAY_MS', read: duration({ minimum: 1 }), help: 'event-loop delay that counts as overload, e.g. 200ms or 1s (default 1s; implies --overload)'
   }),
   maxHeapUsedBytes: option(Type.Optional(Type.Integer({ minimum: 1 })), {
     flag: 'max-heap-used', value: 'size', env: 'RQS_MAX_HEAP_USED', read: size, help: 'heap use that counts as overload, e.g. 1gb (default none; implies --overload)'

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { option } from './option.js'
-import { host, oneOf, publicUrl, size } from './readers.js'
+import { duration, host, oneOf, publicUrl, size, TIMER_MAX_MS } from './readers.js'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -39,7 +39,7 @@ export const serverOptions = Type.Object({
   }),
   // How long graceful shutdown waits for in-flight requests before closing sockets.
   shutdownTimeoutMs: option(Type.Integer({ minimum: 0 }), {
-    default: 10_000, flag: 'shutdown-timeout', value: 'ms', env: 'RQS_SHUTDOWN_TIMEOUT_MS', help: 'ms to wait for in-flight requests on SIGTERM (default 10000)'
+    default: 10_000, flag: 'shutdown-timeout', value: 'duration', env: 'RQS_SHUTDOWN_TIMEOUT_MS', read: duration({ maximum: TIMER_MAX_MS }), help: 'time to wait for in-flight requests on SIGTERM, e.g. 30s or 500ms (default 10s)'
   }),
   // NDJSON files (as `rqs export` writes them) loaded into the store at start-up.
   seed: option(Type.Array(Type.String({ minLength: 1 })), {

@@ -49,9 +49,9 @@ export const storeOptions = Type.Object({
   poolSize: option(Type.Integer({ minimum: 1 }), {
     default: 10, flag: 'pg-pool-size', env: 'RQS_PG_POOL_SIZE', help: 'most PostgreSQL connections per instance (default 10)'
   }),
-  // How long start-up keeps retrying an unreachable database, in ms; 0 fails at once.
+  // How long start-up keeps retrying an unreachable database; 0 fails at once.
   startupWaitMs: option(Type.Integer({ minimum: 0 }), {
-    default: 0, flag: 'store-wait', value: 'ms', env: 'RQS_STORE_WAIT_MS', help: 'ms to keep retrying an unreachable database at start-up (default 0: exit at once)'
+    default: 0, flag: 'store-wait', value: 'duration', env: 'RQS_STORE_WAIT_MS', read: duration(), help: 'time to keep retrying an unreachable database at start-up, e.g. 30s or 2m (default 0: exit at once)'
   }),
   // How a create picks a student id; unset means the spec's rule (count).
   studentIds: option(Type.Optional(Type.Union(STUDENT_ID_RULES.map((rule) => Type.Literal(rule)))), {
@@ -60,7 +60,7 @@ export const storeOptions = Type.Object({
   }),
   // How long SQLite and PostgreSQL keep changes for the change feed to replay (GET /events with Last-Event-ID).
   changesRetentionMs: option(Type.Integer({ minimum: 1000 }), {
-    default: 24 * 60 * 60 * 1000, flag: 'changes-retention', env: 'RQS_CHANGES_RETENTION', read: duration({ minimum: 1000 }),
+    default: 24 * 60 * 60 * 1000, flag: 'changes-retention', value: 'duration', env: 'RQS_CHANGES_RETENTION', read: duration({ minimum: 1000 }),
     help: 'how long SQLite/PostgreSQL keep changes a feed client can resume from, e.g. 24h, 30m (default 24h)'
   })
 })
