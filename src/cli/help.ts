@@ -56,7 +56,8 @@ const HEADINGS: Readonly<Record<string, string>> = {
   events: 'Events (change feed)',
   store: 'Store',
   security: 'Security and operations',
-  connections: 'Connections and timeouts'
+  connections: 'Connections and timeouts',
+  collections: 'Your own collections (REST)'
 }
 
 function heading (group: string): string {
