@@ -40,7 +40,15 @@ export const LANES = {
     'test/services/events/streams.test.ts',
     'test/services/students/v1.test.ts',
     'test/services/students/v2.test.ts',
-    'test/stores/query-conformance.test.ts'
+    'test/stores/query-conformance.test.ts',
+    'test/stores/case-fold.test.ts',
+    'test/stores/records.test.ts',
+    'test/http/security/hosts.test.ts',
+    'test/http/security/auth-failures.test.ts',
+    'test/services/collections/http.test.ts',
+    'test/stores/sqlite-reference.test.ts',
+    'test/cli/seed-log.test.ts',
+    'test/stores/conformance.test.ts'
   ]
 } as const
 
