@@ -33,7 +33,7 @@ function declarations (): { books: CollectionDeclaration, tags: CollectionDeclar
       putCreates: false,
       keptOnUpdate: []
     }),
-    tags: declare(`tags-${n}`, { fields: { label: { type: 'string', required: true }, weight: { type: 'integer', required: true } }, ids: 'uuid', firstId: 1, putCreates: false, keptOnUpdate: [] }),
+    tags: declare(`tags-${n}`, { fields: { label: { type: 'string', required: true }, weight: { type: 'number', required: true } }, ids: 'uuid', firstId: 1, putCreates: false, keptOnUpdate: [] }),
     notes: declare(`notes-${n}`, { fields: { author: { type: 'string', required: true }, text: { type: 'string', required: true } }, ids: 'int64', firstId: 1, putCreates: true, keptOnUpdate: ['author'] })
   }
 }
@@ -155,19 +155,21 @@ function suiteOn (kind: StoreKind): void {
       expect(await books.count({ where: [{ field: 'price', op: 'ne', value: 1 }] })).toBe(3)
     })
 
-    it('sorts by a number descending, ties and unset values ordered as every store orders them, and pages by keyset', async () => {
-      await books.importAll(once([
-        { id: 1, title: 'a', price: 5 }, { id: 2, title: 'b', price: 7.5 }, { id: 3, title: 'c', price: 5 }, { id: 4, title: 'd', price: 1 }
+    it('sorts by a number descending (ties by id), by text, and pages by keyset', async () => {
+      const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c', '00000000-0000-4000-8000-00000000000d']
+      await tags.importAll(once([
+        { id: ids[0] as string, label: 'a', weight: 5 }, { id: ids[1] as string, label: 'b', weight: 7.5 }, { id: ids[2] as string, label: 'c', weight: 5 }, { id: ids[3] as string, label: 'd', weight: -1 }
       ]))
-      const sort: SortKey[] = [{ field: 'price', descending: true }]
-      expect((await all(books, { sort })).map((r) => r.id)).toEqual([2, 3, 1, 4])
-      const page = await all(books, { sort, limit: 2 })
-      expect(page.map((r) => r.id)).toEqual([2, 3])
-      expect((await all(books, { sort, after: { keys: [5], id: 3 } })).map((r) => r.id)).toEqual([1, 4])
-      expect((await all(books, { sort: [{ field: 'title', descending: false }], after: { keys: ['b'], id: 2 } })).map((r) => r.id)).toEqual([3, 4])
+      const order = (records: readonly StoredRecord[]): unknown[] => records.map((r) => ids.indexOf(r.id as string))
+      const sort: SortKey[] = [{ field: 'weight', descending: true }]
+      expect(order(await all(tags, { sort }))).toEqual([1, 2, 0, 3])
+      expect(order(await all(tags, { sort, limit: 2 }))).toEqual([1, 2])
+      expect(order(await all(tags, { sort, after: { keys: [5], id: ids[2] as string } }))).toEqual([0, 3])
+      expect(order(await all(tags, { sort: [{ field: 'label', descending: false }], after: { keys: ['b'], id: ids[1] as string } }))).toEqual([2, 3])
+      expect(order(await all(tags, { sort: [{ field: 'id', descending: true }], limit: 3 }))).toEqual([3, 2, 1])
       const streamed: unknown[] = []
-      for await (const batch of books.batches({ where: [], sort })) streamed.push(...batch.map((r) => r.id))
-      expect(streamed).toEqual([2, 3, 1, 4])
+      for await (const batch of tags.batches({ where: [], sort })) streamed.push(...order(batch))
+      expect(streamed).toEqual([1, 2, 0, 3])
     })
 
     it('imports all or nothing: the last line of an id wins, sequence goes on past the imported ids', async () => {
