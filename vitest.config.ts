@@ -48,7 +48,8 @@ export const LANES = {
     'test/services/collections/http.test.ts',
     'test/stores/sqlite-reference.test.ts',
     'test/cli/seed-log.test.ts',
-    'test/stores/conformance.test.ts'
+    'test/stores/conformance.test.ts',
+    'test/services/collections/restart.test.ts'
   ]
 } as const
 

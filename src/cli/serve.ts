@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError } from '../config.js'
+import { CollectionChangedError } from '../domain/index.js'
 import { OPTIONS, resolveConfig, type Config } from '../options.js'
 import { readConfigFile } from '../config/file.js'
 import { option } from '../config/option.js'
@@ -51,6 +52,8 @@ export async function serve (config: Config, io: CliIo = processIo, env: NodeJS.
     listening = await listen(app, config)
   } catch (err) {
     if (err instanceof ConfigError) throw err // a configuration that cannot run (services that overlap): one line, exit 2
+    // A declared collection that no longer fits what the durable store holds is a configuration to fix, not an outage.
+    if (err instanceof CollectionChangedError) throw new ConfigError(err.message)
     io.stderr.write(`rqs: ${explainListenError(err, config.host, config.port) ?? `could not start: ${(err as Error).message}`}\n`)
     if (app !== undefined) await app.close().catch(() => {})
     return EXIT_FAILURE
