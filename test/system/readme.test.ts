@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fileURLToPath } from 'node:url'
 import { startServer, type RunningServer } from '../helpers/server.js'
+import { fromFile } from '../../src/services/collections/config.js'
 
 /**
  * The README's curl examples, run as printed, top to bottom, against one
@@ -112,7 +114,8 @@ function matchesJson (actual: unknown, expected: unknown): boolean {
 let server: RunningServer
 const blocks = parseBlocks(README)
 
-beforeAll(async () => { server = await startServer() })
+// The default configuration, plus the example collections the README's "Your own collections" shows.
+beforeAll(async () => { server = await startServer({ collections: fromFile(fileURLToPath(new URL('../../examples/books.json', import.meta.url)), '--collections') }) })
 afterAll(async () => { await server.close() })
 
 describe.skipIf(!hasCurl)('README examples, run as printed on a fresh server', () => {

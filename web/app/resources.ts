@@ -161,7 +161,7 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
   return {
     key: collection.name,
     title: { literal: title },
-    legend: { literal: `${title}: +` },
+    legend: 'newRecord',
     addButton: 'addRecord',
     searchHint: { literal: fields.filter((f) => f.searchable).map((f) => say(() => '', f.label)).join(', ') },
     fields,

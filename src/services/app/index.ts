@@ -97,9 +97,10 @@ export function declaredCollections (collections: readonly RecordCollection[], d
     if (BUILT_IN.has(collection.name)) continue
     const url = directory.find((link) => link.rel === collection.name)?.href
     if (url === undefined) continue
-    const schema = collection.schema as unknown as { properties?: Record<string, { type: string, title?: string }>, required?: string[], title?: string }
+    const schema = collection.schema as unknown as { properties?: Record<string, { type: string, title?: string }>, required?: string[] }
     const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => key !== 'id'))
-    out.push({ name: collection.name, url, title: schema.title, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') } })
+    // The view is titled by the collection's name (the schema's `title` names one record).
+    out.push({ name: collection.name, url, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') } })
   }
   return out
 }

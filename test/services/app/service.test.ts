@@ -166,7 +166,7 @@ describe('declared collections in the app (issue 21)', () => {
 
   it('gives the page every declared collection with its url and fields, the id and the built-in ones aside', () => {
     const declared = declaredCollections([students, books], links)
-    expect(declared).toEqual([{ name: 'books', url: '/books', title: 'Books', schema: { properties: { title: { type: 'string', title: 'Title' }, year: { type: 'integer' } }, required: ['title'] } }])
+    expect(declared).toEqual([{ name: 'books', url: '/books', schema: { properties: { title: { type: 'string', title: 'Title' }, year: { type: 'integer' } }, required: ['title'] } }])
     expect(pageConfig(links, { mediaType: true, uri: true, vendor: 'rqs' } as never, declared).collections).toEqual(declared)
   })
 
