@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { NO_CONDITION, type DeleteResult, type ReplaceResult, type Student as StoredStudent, type StudentCreated, type WriteCondition } from '../../domain/index.js'
 import { replacedHeader } from './replaced.js'
-import { parseNonNegativeInteger, conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor, type Representation, JSON_TYPE, parseListQuery, ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned, answerOnce, type Keep, type WriteAnswer } from '../../http/rest/index.js'
+import { parseNonNegativeInteger, conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, type Representation, JSON_TYPE, parseListQuery, ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned, answerOnce, type Keep, type WriteAnswer } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, studentNotFound as notFound } from './failures.js'
@@ -23,11 +23,6 @@ const StudentPutBody = Type.Object(
   { title: 'StudentUpdate', additionalProperties: false, description: 'A whole student record for the id in the path.' }
 )
 
-/** A strong ETag for a student's representation: any change of a field changes it. */
-export function studentEtag (s: StoredStudent): string {
-  return strongEtag(`${s.id}\u0000${s.firstName}\u0000${s.lastName}\u0000${s.age}`)
-}
-
 /**
  * Version 2 of the student records service: the same records and id rule,
  * restructured (hence a new media type): plain Student bodies, 201 with
@@ -36,6 +31,8 @@ export function studentEtag (s: StoredStudent): string {
  */
 async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const { store } = opts
+  // Strong ETags, hashed once per stored record object (./etag.ts).
+  const studentEtag = opts.etags.of
   const collection = app.prefix === '' ? '' : app.prefix
   // Only JSON bodies here: text/plain is 415, not a string to validate.
   app.removeContentTypeParser('text/plain')

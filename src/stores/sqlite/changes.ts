@@ -20,9 +20,11 @@ interface Row {
 /**
  * The rqs_changes table (filled by each collection's triggers, see ./collections.ts). Several
  * processes may share the file and SQLite has no notifications between them,
- * so while anyone listens this process reads the table every
- * SQLITE_CHANGES_POLL_MS, from the last sequence number it delivered: its own
- * writes and every other process's arrive the same way. Changes older than
+ * so while anyone listens this process looks every SQLITE_CHANGES_POLL_MS
+ * whether the file changed (PRAGMA data_version: another connection committed;
+ * total_changes(): this connection wrote), two reads of counters that touch no
+ * table, and reads the table only then, from the last sequence number it
+ * delivered: its own writes and every other process's arrive the same way. Changes older than
  * the retention window are deleted once a minute, oldest first, so what is
  * kept is always an unbroken run of sequence numbers.
  */
@@ -35,6 +37,11 @@ export class SqliteChangeLog implements ChangeLog {
   readonly #onError: (err: unknown) => void
   #pump: ChangePump | undefined
   #poll: NodeJS.Timeout | undefined
+  /** Whether the file changed since the last look: data_version (other connections' commits) and total_changes() (this one's writes). */
+  readonly #dataVersion: Statement<[], number>
+  readonly #totalChanges: Statement<[], number>
+  /** The counters at the last read of the table; '' forces a read (at the start, and after a failed one). */
+  #seen = ''
   readonly #pruneTimer: NodeJS.Timeout
 
   readonly #declarations: ReadonlyMap<string, CollectionDeclaration>
@@ -44,7 +51,12 @@ export class SqliteChangeLog implements ChangeLog {
     this.#declarations = declarations
     this.#retentionMs = retentionMs
     this.#clock = clock
-    this.#onError = onError
+    this.#onError = (err) => {
+      this.#seen = '' // read again at the next look: a failed read delivered nothing
+      onError(err)
+    }
+    this.#dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck()
+    this.#totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck()
     this.#since = db.prepare<[bigint, number], Row>('SELECT seq, service, kind, record_id, record, at FROM rqs_changes WHERE seq > ? ORDER BY seq LIMIT ?').safeIntegers(true)
     this.#window = db.prepare<[], { oldest: bigint, latest: bigint }>(`
       SELECT COALESCE((SELECT MIN(seq) FROM rqs_changes), latest + 1) AS oldest, latest
@@ -73,9 +85,18 @@ export class SqliteChangeLog implements ChangeLog {
     const pump = this.#pump
     const subscription = pump.subscribe(listener)
     this.#poll ??= setInterval(() => {
-      if (pump.listening) void pump.pump()
+      if (pump.listening && this.#changed()) void pump.pump()
     }, SQLITE_CHANGES_POLL_MS).unref()
     return subscription
+  }
+
+  /** True when the file changed since the last look (a pruning counts too: one needless read a minute). */
+  #changed (): boolean {
+    let now: string
+    try { now = `${this.#dataVersion.get() ?? 0}:${this.#totalChanges.get() ?? 0}` } catch { return true }
+    if (now === this.#seen) return false
+    this.#seen = now
+    return true
   }
 
   /** Deletes the changes older than the retention window (also run once a minute). */
