@@ -498,12 +498,24 @@ function addMediaExamples (doc: OpenApiDocument): void {
     return doc.components.schemas[ref.replace('#/components/schemas/', '')] as Record<string, unknown> | undefined
   }
   const firstExample = (schema: Record<string, unknown> | undefined): unknown => Array.isArray(schema?.examples) ? schema.examples[0] : undefined
+  // Its own example, else a list of its items' example, else its first alternative's.
+  const exampleOf = (raw: unknown, depth: number): unknown => {
+    const schema = resolve(raw)
+    if (schema === undefined || depth === 0) return undefined
+    const own = firstExample(schema)
+    if (own !== undefined) return own
+    if (schema.type === 'array') {
+      const item = exampleOf(schema.items, depth - 1)
+      return item === undefined ? undefined : [item]
+    }
+    const alternatives = schema.anyOf ?? schema.oneOf
+    return Array.isArray(alternatives) ? exampleOf(alternatives[0], depth - 1) : undefined
+  }
   const add = (content: Record<string, MediaTypeObject> | undefined): void => {
     for (const [type, media] of Object.entries(content ?? {})) {
       if (!/[/+]json$/.test(type) || media.example !== undefined || media.examples !== undefined) continue
-      const schema = resolve(media.schema)
-      const example = firstExample(schema) ?? (schema?.type === 'array' ? firstExample(resolve(schema.items)) : undefined)
-      if (example !== undefined) media.example = schema?.type === 'array' && firstExample(schema) === undefined ? [example] : example
+      const example = exampleOf(media.schema, 3)
+      if (example !== undefined) media.example = example
     }
   }
   for (const item of Object.values(doc.paths)) {
