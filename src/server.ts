@@ -66,7 +66,13 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     await app.register(validationPlugin, { vendor: config.versioning.vendor })
     // Before the routes: it collects them as they are added.
     const newestType = vendorType(config.versioning.vendor, Math.max(1, ...versions))
-    await app.register(openApiPlugin, { newestType, tags: tagsOf(services, config), bearerAuth: authEnabled(config.security) })
+    await app.register(openApiPlugin, {
+      newestType,
+      tags: tagsOf(services, config),
+      bearerAuth: authEnabled(config.security),
+      // The refusals the document lists: only those of the features that are on.
+      security: { auth: authEnabled(config.security), jwt: config.security.authJwksUrl !== undefined, rateLimit: config.security.rateLimit !== undefined, overload: config.security.overload }
+    })
     await app.register(healthPlugin, { stores })
     await app.register(mountsPlugin, { versioning: config.versioning, versions, table: mounts })
     await app.register(errorCatalogueRoutes)

@@ -5,6 +5,7 @@ import type { RepresentationRoute } from '../rest/index.js'
 import { headerRef, RESPONSE_HEADERS } from './headers.js'
 import type { ErrorShapeDoc, HeaderName, OperationNotes } from './notes.js'
 import { ERROR_CODE_DESCRIPTION, problemShape } from './problem-shape.js'
+import { ACCEPTS_KEY } from './path-ids.js'
 
 /**
  * Turns what @fastify/swagger generates from the route schemas into a
@@ -35,7 +36,24 @@ interface ParameterObject {
   schema?: unknown
 }
 
-type Notes = OperationNotes & { representation?: RepresentationRoute }
+/** What transformRoute adds from the route itself: its mount, and who may use it (config.rqs). */
+type Notes = OperationNotes & { representation?: RepresentationRoute, access?: string, probe?: boolean }
+
+/**
+ * The refusals of the security features this server has on (issue 11): each
+ * adds its answers to the operations it can refuse, and a feature that is off
+ * adds nothing, so the document describes this server.
+ */
+export interface SecurityFeatures {
+  /** Bearer tokens: 401 UNAUTHENTICATED, 403 FORBIDDEN, and 429 for too many refused tokens. */
+  auth?: boolean
+  /** JWTs of an identity provider: 503 AUTH_UNAVAILABLE when its keys cannot be fetched. */
+  jwt?: boolean
+  /** --rate-limit: 429 RATE_LIMITED, RateLimit headers. */
+  rateLimit?: boolean
+  /** --overload: 503 OVERLOADED. */
+  overload?: boolean
+}
 
 interface Operation {
   operationId?: string
@@ -71,7 +89,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const BODY_CODES: readonly ErrorCode[] = ['VALIDATION_FAILED', 'JSON_EXPECTED', 'MALFORMED_JSON', 'FORBIDDEN_PROPERTY', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_CONTENT_ENCODING', 'NESTING_TOO_DEEP', 'REQUEST_TIMEOUT']
 
 const STATUS_TEXT: Record<string, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout',
+  200: 'OK', 201: 'Created', 204: 'No Content', 304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout', 429: 'Too Many Requests',
   406: 'Not Acceptable', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable'
 }
 
@@ -85,14 +103,30 @@ export function transformRoute ({ schema, url, route }: { schema: FastifySchema,
   // A trailing wildcard (static files) is the parameter `path`.
   url = url.replace(/\*$/, '{path}')
   // Routes without a schema reach here too, whatever the type says.
-  if (representation === undefined || (schema as FastifySchema | undefined) === undefined || schema.hide === true) return { schema, url }
+  if ((schema as FastifySchema | undefined) === undefined || schema.hide === true) return { schema, url }
+  const declaration = route.config?.rqs
+  const notes: Notes = { ...schema['x-rqs'], access: declaration?.access, probe: declaration?.probe }
+  const params = documentedParams(schema.params)
+  if (representation === undefined) return { schema: { ...schema, params, 'x-rqs': notes }, url }
   const operationId = schema.operationId === undefined
     ? undefined
     : representation.uriVersioned ? `${schema.operationId}V${representation.version}` : schema.operationId
   return {
-    schema: { ...schema, operationId, 'x-rqs': { ...schema['x-rqs'], representation } as Notes },
+    schema: { ...schema, params, operationId, 'x-rqs': { ...notes, representation } as Notes },
     url: representation.uriVersioned ? url : `${TWIN_PREFIX}${representation.version}${url}`
   }
+}
+
+/** Path parameters as the document shows them: what the route's parser accepts (ACCEPTS_KEY), not the any-string Fastify checks. */
+function documentedParams (params: unknown): unknown {
+  const properties = (params as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties
+  if (properties === undefined || !Object.values(properties).some((p) => ACCEPTS_KEY in p)) return params
+  const documented = Object.fromEntries(Object.entries(properties).map(([name, p]) => {
+    const { [ACCEPTS_KEY]: accepts, ...rest } = p
+    return [name, accepts === undefined ? rest : { ...rest, ...accepts as Record<string, unknown> }]
+  }))
+  // A copy: the route's own schema (what Fastify validates) stays as it is.
+  return { ...params as object, properties: documented }
 }
 
 /** What a version's routes on one path say about their errors, for the 405 of a version that lacks a method. */
@@ -103,7 +137,7 @@ interface VersionFacts {
 }
 
 /** @fastify/swagger's `transformObject`: the document as published, with the codes of the server's catalogue. */
-export function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue): OpenApiDocument {
+export function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue, security: SecurityFeatures = {}): OpenApiDocument {
   const facts = new Map<string, VersionFacts>()
   const accepts = new Map<Operation, RepresentationRoute[]>()
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -112,7 +146,7 @@ export function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue)
     for (const [method, op] of operations(item)) {
       const notes = op['x-rqs'] ?? {}
       delete op['x-rqs']
-      describeOperation(op, notes, method, path.replace(/^\/@v\d+/, ''), catalogue)
+      describeOperation(op, notes, method, path.replace(/^\/@v\d+/, ''), catalogue, security)
       const r = notes.representation
       if (r !== undefined) {
         accepts.set(op, [r])
@@ -132,6 +166,7 @@ export function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue)
   }
   doc.paths = Object.fromEntries(Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b)))
   doc.components.schemas = { ...doc.components.schemas, ...hoistNamedSchemas(doc) }
+  addMediaExamples(doc)
   narrowErrorCodes(doc, catalogue)
   doc.components.headers = { ...RESPONSE_HEADERS }
   checkOperationIds(doc)
@@ -143,7 +178,7 @@ function operations (item: PathItem): Array<[string, Operation]> {
 }
 
 /** Adds the answers, headers and parameters the route's kind implies to one operation. */
-function describeOperation (op: Operation, notes: Notes, method: string, path: string, catalogue: ErrorCatalogue): void {
+function describeOperation (op: Operation, notes: Notes, method: string, path: string, catalogue: ErrorCatalogue, security: SecurityFeatures): void {
   const representation = notes.representation
   const shape = notes.errorShape ?? problemShape
   // The schemas Fastify serialises 4xx/5xx answers with are replaced by one response per status.
@@ -154,7 +189,7 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
     if (response.description === 'Default Response' || response.description === '') response.description = STATUS_TEXT[status] ?? status
     if (representation !== undefined && response.content?.['application/json'] !== undefined) {
       const media = response.content['application/json']
-      response.content = Object.fromEntries(representation.mediaTypes.map((type) => [type, { ...media }]))
+      response.content = Object.fromEntries(ownTypeFirst(representation.mediaTypes).map((type) => [type, { ...media }]))
     }
   }
   if (notes.document !== undefined) Object.assign(op, structuredClone(notes.document))
@@ -178,6 +213,7 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
     // What waits on the store can outlast --handler-timeout (issue 10).
     codes.add('PROCESSING_TIMEOUT')
   }
+  for (const code of refusals(notes, security)) codes.add(code)
   for (const code of codes) {
     // The mount refuses an unacceptable Accept with a problem, whatever the representation's shape.
     const codeShape = code === 'NOT_ACCEPTABLE' && representation !== undefined ? problemShape : shape
@@ -198,6 +234,10 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
     if (response === undefined) throw new Error(`x-rqs.headers names status ${status}, which ${op.operationId ?? 'an operation'} does not document`)
     addHeaders(response, names)
   }
+  // Every answer of a rate-limited route carries the budget.
+  if (security.rateLimit === true && notes.probe !== true) {
+    for (const response of Object.values(op.responses)) addHeaders(response, ['RateLimit-Policy', 'RateLimit'])
+  }
   if (parameters.length > 0) op.parameters = parameters
 }
 
@@ -213,7 +253,7 @@ function addError (op: Operation, path: string, code: ErrorCode, shape: ErrorSha
   const status = String(shape.status(code, catalogue))
   const response = op.responses[status] ??= { description: `${STATUS_TEXT[status] ?? status}.` }
   response.description += `\n- \`${code}\`: ${firstSentence(catalogue.entry(code).description)}`
-  const types = shape.mediaTypes ?? representationTypes ?? ['application/json']
+  const types = shape.mediaTypes ?? (representationTypes === undefined ? undefined : ownTypeFirst(representationTypes)) ?? ['application/json']
   response.content ??= {}
   for (const type of types) {
     const media = response.content[type] ??= { schema: shape.schema, examples: {} }
@@ -221,9 +261,38 @@ function addError (op: Operation, path: string, code: ErrorCode, shape: ErrorSha
     media.examples[code] = { summary: code, value: shape.example(code, path.replace(/\{[^}]*\}/g, '7'), catalogue) }
   }
   const headers: HeaderName[] = [...(shape.headers ?? [])]
-  if (code === 'STORE_UNAVAILABLE' || code === 'PROCESSING_TIMEOUT') headers.push('Retry-After')
+  if (RETRIED.has(code)) headers.push('Retry-After')
+  if (code === 'UNAUTHENTICATED' || code === 'FORBIDDEN') headers.push('WWW-Authenticate')
   if (code === 'METHOD_NOT_ALLOWED') headers.push('Allow')
   addHeaders(response, headers)
+}
+
+/** Codes whose answers say in Retry-After when to try again. */
+const RETRIED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['STORE_UNAVAILABLE', 'PROCESSING_TIMEOUT', 'RATE_LIMITED', 'OVERLOADED', 'AUTH_UNAVAILABLE'])
+
+/** The refusals the security features that are on can answer this route with (src/http/security). */
+function refusals (notes: Notes, security: SecurityFeatures): ErrorCode[] {
+  const codes: ErrorCode[] = []
+  // `public` routes pass without a token; OPTIONS too, but it is not an operation of the document.
+  if (security.auth === true && notes.access !== undefined && notes.access !== 'public') {
+    codes.push('UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED')
+    if (security.jwt === true) codes.push('AUTH_UNAVAILABLE')
+  }
+  // Probes (health, readiness) are never rate-limited nor shed: readiness says "unavailable" in its own shape.
+  if (notes.probe !== true) {
+    if (security.rateLimit === true) codes.push('RATE_LIMITED')
+    if (security.overload === true) codes.push('OVERLOADED')
+  }
+  return codes
+}
+
+/**
+ * A version's own media types first (`application/vnd.rqs.v2+json` before
+ * `application/json`): Swagger UI sends the first type of an operation's
+ * first success answer as Accept, and plain JSON chooses v1 at a base path.
+ */
+function ownTypeFirst (types: readonly string[]): string[] {
+  return [...types.filter((t) => t !== 'application/json'), ...types.filter((t) => t === 'application/json')]
 }
 
 /** A problem entry's `error` is one of the codes of this server's catalogue (the core's and its services'). */
@@ -318,6 +387,9 @@ function mergeOperations (ops: Array<[number, Operation]>): Operation {
     }
     for (const [, r] of answers) {
       if (r.headers !== undefined) merged.headers = { ...merged.headers, ...r.headers }
+    }
+    // The newest version's media types first: Swagger UI asks for the first one, so it tries the newest version.
+    for (const [, r] of [...answers].reverse()) {
       if (r.content !== undefined) merged.content = { ...merged.content, ...structuredClone(r.content) }
     }
     // A header only some versions send is not required of the merged answer.
@@ -345,7 +417,8 @@ function mergeOperations (ops: Array<[number, Operation]>): Operation {
   return {
     ...base,
     operationId: ops.map(([, op]) => op.operationId).find((id) => id !== undefined),
-    tags: [...new Set(ops.flatMap(([, op]) => op.tags ?? []))],
+    // Under the newest version's tag, which its Accept default matches; the older versions have their /vN/ paths.
+    tags: ops[ops.length - 1]?.[1].tags ?? [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody !== undefined ? { requestBody } : {}),
     responses
@@ -356,7 +429,7 @@ function mergeOperations (ops: Array<[number, Operation]>): Operation {
 function addAcceptParameter (op: Operation, versions: RepresentationRoute[]): void {
   const lines = [...new Map(versions.map((r) => [r.version, r])).values()]
     .map((r) => `${r.mediaTypes.map((t) => `\`${t}\``).join(' or ')} → v${r.version}`)
-  const types = versions.flatMap((r) => r.mediaTypes)
+  const types = [...versions].reverse().flatMap((r) => ownTypeFirst(r.mediaTypes))
   op.parameters = [
     ...(op.parameters ?? []),
     {
@@ -392,9 +465,11 @@ function hoistNamedSchemas (doc: OpenApiDocument): Record<string, unknown> {
     for (const key of SCHEMA_LISTS) if (Array.isArray(s[key])) s[key] = (s[key] as unknown[]).map(hoist)
     const title = s.title
     if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) return s
-    const text = JSON.stringify(s)
+    // @fastify/swagger drops `examples` of some nested copies: those do not make two schemas.
+    const { examples, ...described } = s
+    const text = JSON.stringify(described)
     const known = named.get(title)
-    if (known === undefined) named.set(title, { schema: s, text })
+    if (known === undefined || (known.text === text && known.schema.examples === undefined && examples !== undefined)) named.set(title, { schema: s, text })
     else if (known.text !== text) throw new Error(`two different schemas are named ${title}; give one another title`)
     return { $ref: `#/components/schemas/${title}` }
   }
@@ -408,6 +483,47 @@ function hoistNamedSchemas (doc: OpenApiDocument): Record<string, unknown> {
     }
   }
   return Object.fromEntries([...named].sort(([a], [b]) => a.localeCompare(b)).map(([name, { schema }]) => [name, schema]))
+}
+
+/**
+ * A JSON answer or body whose schema has `examples` shows the first as its
+ * media type's `example`: what Swagger UI puts into "Try it out" instead of a
+ * body made up from the schema (random text for patterns, the maximum for numbers).
+ */
+function addMediaExamples (doc: OpenApiDocument): void {
+  const resolve = (schema: unknown): Record<string, unknown> | undefined => {
+    if (typeof schema !== 'object' || schema === null) return undefined
+    const ref = (schema as { $ref?: unknown }).$ref
+    if (typeof ref !== 'string') return schema as Record<string, unknown>
+    return doc.components.schemas[ref.replace('#/components/schemas/', '')] as Record<string, unknown> | undefined
+  }
+  const firstExample = (schema: Record<string, unknown> | undefined): unknown => Array.isArray(schema?.examples) ? schema.examples[0] : undefined
+  // Its own example, else a list of its items' example, else its first alternative's.
+  const exampleOf = (raw: unknown, depth: number): unknown => {
+    const schema = resolve(raw)
+    if (schema === undefined || depth === 0) return undefined
+    const own = firstExample(schema)
+    if (own !== undefined) return own
+    if (schema.type === 'array') {
+      const item = exampleOf(schema.items, depth - 1)
+      return item === undefined ? undefined : [item]
+    }
+    const alternatives = schema.anyOf ?? schema.oneOf
+    return Array.isArray(alternatives) ? exampleOf(alternatives[0], depth - 1) : undefined
+  }
+  const add = (content: Record<string, MediaTypeObject> | undefined): void => {
+    for (const [type, media] of Object.entries(content ?? {})) {
+      if (!/[/+]json$/.test(type) || media.example !== undefined || media.examples !== undefined) continue
+      const example = exampleOf(media.schema, 3)
+      if (example !== undefined) media.example = example
+    }
+  }
+  for (const item of Object.values(doc.paths)) {
+    for (const [, op] of operations(item)) {
+      add(op.requestBody?.content)
+      for (const response of Object.values(op.responses)) add(response.content)
+    }
+  }
 }
 
 function checkOperationIds (doc: OpenApiDocument): void {

@@ -31,7 +31,7 @@ export const RESPONSE_HEADERS: Record<HeaderName, HeaderObject> = {
     schema: { type: 'string', examples: ['Accept'] }
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying: the data store is unavailable for now.',
+    description: 'Seconds to wait before retrying: the data store is unavailable for now, the server is overloaded, or the rate limit is spent.',
     required: true,
     schema: { type: 'string', pattern: '^[0-9]+$', examples: ['5'] }
   },
@@ -57,6 +57,19 @@ export const RESPONSE_HEADERS: Record<HeaderName, HeaderObject> = {
   'Replaced-Record': {
     description: 'On a create that took the id of a record held (the `count` id rule, after a delete): the path of that record, which the create replaced. The change feed reports such a create as `students.replaced`. Start the server with `--student-ids sequence` to never reuse an id.',
     schema: { type: 'string', format: 'uri-reference', examples: ['/students/3'] }
+  },
+  'WWW-Authenticate': {
+    description: 'With authentication on (RFC 6750): the `Bearer` challenge, with `error="invalid_token"` for a refused token or `error="insufficient_scope"` and the `scope` needed.',
+    required: true,
+    schema: { type: 'string', examples: ['Bearer realm="rqs", error="insufficient_scope", scope="write"'] }
+  },
+  'RateLimit-Policy': {
+    description: 'With --rate-limit: the budget, requests (`q`) per window in seconds (`w`) (draft-ietf-httpapi-ratelimit-headers).',
+    schema: { type: 'string', examples: ['"default";q=600;w=60'] }
+  },
+  RateLimit: {
+    description: 'With --rate-limit: what is left of the budget (`r`) and the seconds until the window resets (`t`).',
+    schema: { type: 'string', examples: ['"default";r=599;t=60'] }
   },
   Sunset: {
     description: 'When this deprecated version stops being served (RFC 8594, an HTTP date); present when a sunset is configured.',

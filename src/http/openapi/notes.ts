@@ -26,7 +26,7 @@ export interface OperationNotes {
 }
 
 /** The response headers the description knows (components.headers). */
-export type HeaderName = 'ETag' | 'Location' | 'Link' | 'X-Total-Count' | 'Vary' | 'Retry-After' | 'X-Request-Id' | 'Allow' | 'Content-Language' | 'Deprecation' | 'Sunset' | 'Replaced-Record'
+export type HeaderName = 'ETag' | 'Location' | 'Link' | 'X-Total-Count' | 'Vary' | 'Retry-After' | 'X-Request-Id' | 'Allow' | 'Content-Language' | 'Deprecation' | 'Sunset' | 'Replaced-Record' | 'WWW-Authenticate' | 'RateLimit-Policy' | 'RateLimit'
 
 /** How one error shape looks in the description: its schema, media types, statuses and examples. */
 export interface ErrorShapeDoc {

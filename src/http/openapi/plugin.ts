@@ -6,7 +6,8 @@ import { PACKAGE_VERSION } from '../../version.js'
 import { declareRoutes } from '../routes/index.js'
 import { catalogueOf } from '../errors/index.js'
 import { SERVER_TAG } from './describe.js'
-import { finishDocument, transformRoute, type OpenApiDocument } from './document.js'
+import { finishDocument, transformRoute, type OpenApiDocument, type SecurityFeatures } from './document.js'
+import { SWAGGER_UI_OPTIONS } from './swagger-ui.js'
 
 export interface OpenApiOptions {
   /** The newest representation's media type, named in the document's text. */
@@ -15,6 +16,8 @@ export interface OpenApiOptions {
   tags: ReadonlyArray<{ name: string, description: string }>
   /** Authentication is on (issue 11): a bearer security scheme, so Swagger UI shows an Authorize button. */
   bearerAuth?: boolean
+  /** The security features that are on: their refusals (401, 403, 429, 503) are listed where they can happen. */
+  security?: SecurityFeatures
 }
 
 const BEARER_AUTH = {
@@ -50,6 +53,8 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
         title: 'rqs — Record and Query Services',
         version: PACKAGE_VERSION,
         description: [
+          '[← rqs home](/) · [documents](/docs/) · [error catalogue](/errors)',
+          '',
           'Student records and address book (REST, JSON) and album query (GraphQL at /graphql).',
           '',
           `**Versions.** Send \`Accept: ${opts.newestType}\` (media type versioning) or use the \`/v1/…\`, \`/v2/…\` paths`,
@@ -71,12 +76,12 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
     hideUntagged: true,
     convertConstToEnum: false,
     transform: transformRoute,
-    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument, catalogueOf(app)) as never
+    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument, catalogueOf(app), opts.security) as never
   })
   // Documents for every client and browser: no token.
   await app.register(async (ui) => {
     declareRoutes(ui, { service: 'openapi', access: 'public' })
-    await ui.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true } })
+    await ui.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true }, ...SWAGGER_UI_OPTIONS })
   })
   app.get(OPENAPI_PATH, {
     config: { rqs: { service: 'openapi', access: 'public' } },

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { IF_PRESENT, NO_CONDITION, type Address as StoredAddress, type AddressStore, type DeleteResult, type PutResult, type WriteCondition } from '../../domain/index.js'
+import { IF_PRESENT, MAX_ADDRESS_ID, NO_CONDITION, type Address as StoredAddress, type AddressStore, type DeleteResult, type PutResult, type WriteCondition } from '../../domain/index.js'
 import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, exactJsonParser, answerOnce, type WriteAnswer, type Representation, vendorJsonPattern, parseListQuery, pageHeaders, readPage, sendNdjson, type Page, isRevisioned, type KeptPages } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import type { AddressEtags } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
 import { Address, AddressCreateBody, AddressPage, AddressPutBody, type IdParams } from './schema.js'
 import { ADDRESS_QUERY, addressLine, AddressListQuery } from './query.js'
-import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
+import { ACCEPTS_KEY, answer, int64PathId, noBody, type OperationNotes } from '../../http/openapi/index.js'
 export interface AddressRoutesOptions {
   store: AddressStore
   /** Vendor name of the versioned media types, whose bodies are JSON too. */
@@ -23,9 +23,11 @@ const tags = ['addresses']
  * the route, which answers INVALID_ID for anything else. A string here, so no
  * client turns it into a double.
  */
+const ADDRESS_ID_TEXT = 'The address id: an integer 1 … 9223372036854775807 in plain decimal digits, no leading zero (anything else is 400 INVALID_ID).'
 const IdParamsSchema = {
   type: 'object',
-  properties: { id: { type: 'string', description: 'The address id: an integer 1 … 9223372036854775807 in plain decimal digits, no leading zero (anything else is 400 INVALID_ID).', examples: ['1', '9223372036854775807'] } },
+  // Any string: the route parses the id (INVALID_ID); the API description shows exactly what it takes.
+  properties: { id: { type: 'string', description: ADDRESS_ID_TEXT, examples: ['1', '9223372036854775807'], [ACCEPTS_KEY]: int64PathId(MAX_ADDRESS_ID.toString(), ADDRESS_ID_TEXT) } },
   required: ['id']
 } as const
 /** For the API description: problem details (the default shape), and every route reads or writes records. */

@@ -15,10 +15,14 @@ const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH, pattern })
 const City = Type.String({ minLength: 1, maxLength: CITY_MAX_LENGTH, pattern })
 const PostalCode = Type.String({ maxLength: POSTAL_CODE_MAX_LENGTH, pattern })
 
+/** Example records for the API description (Swagger UI's "Try it out" starts from them). */
+const OSLO = { name: 'Ada Lovelace', city: 'Oslo', postalCode: '0150' }
+const BERGEN = { name: 'Alan Turing', city: 'Bergen', postalCode: '5003' }
+
 /** POST body. Any other member (a submitted id included: the service generates ids) is dropped. */
 export const AddressCreateBody = Type.Object(
   { name: Name, city: City, postalCode: PostalCode },
-  { title: 'AddressInput', additionalProperties: false, description: 'A new address. Other members (an id included: the service makes ids) are dropped.' }
+  { title: 'AddressInput', additionalProperties: false, description: 'A new address. Other members (an id included: the service makes ids) are dropped.', examples: [OSLO] }
 )
 export type AddressCreateBody = Static<typeof AddressCreateBody>
 
@@ -39,14 +43,15 @@ export const AddressPutBody = Type.Object(
     city: City,
     postalCode: PostalCode
   },
-  { title: 'AddressPut', additionalProperties: false, description: 'The address to store at the path id: updates city and postalCode (keeping the name) or creates the record.' }
+  // No id in the example: it would have to equal whatever id the path is given.
+  { title: 'AddressPut', additionalProperties: false, description: 'The address to store at the path id: updates city and postalCode (keeping the name) or creates the record.', examples: [OSLO] }
 )
 export type AddressPutBody = Static<typeof AddressPutBody>
 
 /** The representation. `id` is a bigint; fast-json-stringify writes all its digits. */
 export const Address = Type.Object(
   { id: AddressId, name: Type.String(), city: Type.String(), postalCode: Type.String() },
-  { title: 'Address', additionalProperties: false }
+  { title: 'Address', additionalProperties: false, examples: [{ id: 1, ...OSLO }] }
 )
 
 /** A page of the collection; `next` (a relative link) is present only when another page follows. */
@@ -55,7 +60,7 @@ export const AddressPage = Type.Object(
     items: Type.Array(Address),
     next: Type.Optional(Type.String({ format: 'uri-reference', description: 'The next page (also the `Link: <…>; rel="next"` header); absent on the last page. Follow it as it is.' }))
   },
-  { title: 'AddressPage', additionalProperties: false }
+  { title: 'AddressPage', additionalProperties: false, examples: [{ items: [{ id: 1, ...OSLO }, { id: 2, ...BERGEN }], next: '/addresses?limit=2&cursor=Mg' }] }
 )
 
 

@@ -23,7 +23,7 @@ const Album = Type.Object({
 export const GraphQLResponse = Type.Object({
   data: Type.Optional(Type.Union([Type.Object({ albums: Type.Optional(Type.Union([Type.Array(Type.Partial(Album)), Type.Null()])) }, { additionalProperties: true }), Type.Null()])),
   errors: Type.Optional(Type.Array(GraphQLError, { minItems: 1 }))
-}, { title: 'GraphQLResponse', additionalProperties: false })
+}, { title: 'GraphQLResponse', additionalProperties: false, examples: [{ data: { albums: [{ title: 'Love Over Gold', artist: 'Dire Straits', recordNo: 7 }] } }] })
 
 const AnyObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })
 
@@ -32,7 +32,11 @@ const GraphQLRequest = Type.Object({
   variables: Type.Optional(Type.Union([AnyObject, Type.Null()], { description: 'Values of the variables the document declares.' })),
   operationName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   extensions: Type.Optional(Type.Union([AnyObject, Type.Null()]))
-}, { title: 'GraphQLRequest' })
+}, {
+  title: 'GraphQLRequest',
+  // Swagger UI's "Try it out" starts from this (not from `{"query": "string"}`).
+  examples: [{ query: 'query Albums($title: String) { albums(titleFilter: $title) { title artist recordNo } }', variables: { title: 'love' }, operationName: 'Albums' }]
+})
 
 const RESPONSE_TYPES = ['application/json', 'application/graphql-response+json']
 

@@ -6,7 +6,7 @@ import {
 } from '../../http/rest/index.js'
 import { querystringSchema } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
-import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
+import { ACCEPTS_KEY, SEQUENCE_PATH_ID, UUID_PATH_ID, answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { UserCollection } from './declare.js'
 import { createBody, pageSchema, pascalOf, putBody, queryModel, recordLine, recordSchema, singularOf } from './schema.js'
 import { collectionValidator, isUuid } from './validation.js'
@@ -52,8 +52,8 @@ async function collectionRoutes (app: FastifyInstance, opts: CollectionRoutesOpt
     type: 'object',
     properties: {
       id: uuid
-        ? { type: 'string', description: 'The record id: a UUID (anything else is 400 INVALID_ID).', examples: ['0b6c1b8e-3f4a-4c2e-9d7a-5e8f1a2b3c4d'] }
-        : { type: 'string', description: 'The record id: a positive integer in plain decimal digits, no leading zero (anything else is 400 INVALID_ID).', examples: ['1'] }
+        ? { type: 'string', description: UUID_PATH_ID.description, examples: ['0b6c1b8e-3f4a-4c2e-9d7a-5e8f1a2b3c4d'], [ACCEPTS_KEY]: UUID_PATH_ID }
+        : { type: 'string', description: SEQUENCE_PATH_ID.description, examples: ['1'], [ACCEPTS_KEY]: SEQUENCE_PATH_ID }
     },
     required: ['id']
   }

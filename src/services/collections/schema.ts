@@ -33,6 +33,52 @@ export function idSchema (collection: UserCollection): Record<string, unknown> {
     : { type: 'integer', minimum: 1, description: 'The server gives 1, 2, 3 … and never gives an id again, also after a delete.' }
 }
 
+const SAMPLE_UUID = '0b6c1b8e-3f4a-4c2e-9d7a-5e8f1a2b3c4d'
+const FORMAT_SAMPLES: Record<string, string> = {
+  date: '2024-05-01', 'date-time': '2024-05-01T12:00:00Z', email: 'ada@example.com', uri: 'https://example.com/', uuid: SAMPLE_UUID
+}
+
+/**
+ * A plausible value of a declared field for the API description's examples
+ * (Swagger UI's "Try it out"): its own `examples[0]` or `enum[0]`, else one
+ * that keeps its simple rules (format, pattern from a few candidates, length,
+ * bounds). Undefined when none fits: the example leaves an optional field out.
+ */
+function sampleOf (name: string, field: FieldSchema): unknown {
+  if (Array.isArray(field.examples) && field.examples.length > 0) return field.examples[0]
+  if (Array.isArray(field.enum) && field.enum.length > 0) return field.enum[0]
+  const min = typeof field.minimum === 'number' ? field.minimum : undefined
+  const max = typeof field.maximum === 'number' ? field.maximum : undefined
+  const clamp = (n: number): number => Math.min(max ?? n, Math.max(min ?? n, n))
+  switch (field.type) {
+    case 'boolean': return true
+    case 'integer': return Math.ceil(clamp(42))
+    case 'number': return clamp(9.5)
+    case 'string': {
+      const minLength = typeof field.minLength === 'number' ? field.minLength : 0
+      const maxLength = typeof field.maxLength === 'number' ? field.maxLength : Infinity
+      const pattern = typeof field.pattern === 'string' ? new RegExp(field.pattern, 'u') : undefined
+      const format = typeof field.format === 'string' ? FORMAT_SAMPLES[field.format] : undefined
+      const candidates = format !== undefined ? [format] : [`Example ${name}`, name, '978-0-441-01359-3', '0123456789', 'A1', 'a']
+      return candidates.find((c) => c.length >= minLength && c.length <= maxLength && (pattern?.test(c) ?? true))
+    }
+  }
+}
+
+/** An example record of the collection (without id), from its declared fields. */
+function sampleRecord (collection: UserCollection): Record<string, unknown> {
+  const record: Record<string, unknown> = {}
+  for (const [name, field] of Object.entries(collection.properties)) {
+    const value = sampleOf(name, field)
+    if (value !== undefined) record[name] = value
+  }
+  return record
+}
+
+function sampleId (collection: UserCollection): number | string {
+  return collection.declaration.ids === 'uuid' ? SAMPLE_UUID : 1
+}
+
 /** A field as a body is checked: the declared rules and, for text, no character a store cannot keep. */
 function inputField (field: FieldSchema): Record<string, unknown> {
   if (field.type !== 'string') return field
@@ -57,7 +103,14 @@ export function recordSchema (collection: UserCollection): TSchema {
   for (const [name, field] of Object.entries(collection.properties)) {
     properties[name] = { type: field.type, ...(typeof field.description === 'string' ? { description: field.description } : {}) }
   }
-  return { type: 'object', title: singularOf(collection.declaration.name), properties, required: ['id', ...collection.required], additionalProperties: false } as unknown as TSchema
+  return {
+    type: 'object',
+    title: singularOf(collection.declaration.name),
+    properties,
+    required: ['id', ...collection.required],
+    additionalProperties: false,
+    examples: [{ id: sampleId(collection), ...sampleRecord(collection) }]
+  } as unknown as TSchema
 }
 
 /** POST body: the fields, checked as declared; other members are dropped. */
@@ -68,7 +121,8 @@ export function createBody (collection: UserCollection): TSchema {
     title: `${singularOf(collection.declaration.name)}Input`,
     properties,
     ...(collection.required.length === 0 ? {} : { required: collection.required }),
-    additionalProperties: false
+    additionalProperties: false,
+    examples: [sampleRecord(collection)]
   } as unknown as TSchema
 }
 
@@ -79,6 +133,7 @@ export function putBody (collection: UserCollection): TSchema {
     ...create,
     title: `${singularOf(collection.declaration.name)}Put`,
     properties: { id: { ...idSchema(collection), description: 'Optional: the id of the path again (a different one is 400 ID_MISMATCH).' }, ...create.properties }
+    // The example (the create body's) has no id: it would have to equal whatever id the path is given.
   } as unknown as TSchema
 }
 
@@ -91,7 +146,8 @@ export function pageSchema (collection: UserCollection): TSchema {
       next: { type: 'string', format: 'uri-reference', description: 'The next page (also the `Link: <…>; rel="next"` header); absent on the last page. Follow it as it is.' }
     },
     required: ['items'],
-    additionalProperties: false
+    additionalProperties: false,
+    examples: [{ items: [{ id: sampleId(collection), ...sampleRecord(collection) }] }]
   } as unknown as TSchema
 }
 

@@ -7,7 +7,7 @@ import { AppError, problems } from '../../http/errors/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, studentNotFound as notFound } from './failures.js'
 import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
-import { IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
+import { ADA, IdParams, Student, StudentCreateBody, StudentReplaceBody } from './schema.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 const tags = ['students v2']
 /** For the API description: problem details (the default shape), and every route reads or writes records. */
@@ -20,7 +20,7 @@ const StudentPage = Type.Object({ items: StudentList, next: Type.Optional(Type.S
 /** PUT /{id} body: the id comes from the path; a body id, if sent, must agree. */
 const StudentPutBody = Type.Object(
   { id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'If sent, the id of the path (else 400 ID_MISMATCH).' })), firstName: StudentCreateBody.properties.firstName, lastName: StudentCreateBody.properties.lastName, age: StudentCreateBody.properties.age },
-  { title: 'StudentUpdate', additionalProperties: false, description: 'A whole student record for the id in the path.' }
+  { title: 'StudentUpdate', additionalProperties: false, description: 'A whole student record for the id in the path.', examples: [ADA] }
 )
 
 /**
