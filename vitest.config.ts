@@ -49,7 +49,8 @@ export const LANES = {
     'test/stores/sqlite-reference.test.ts',
     'test/cli/seed-log.test.ts',
     'test/stores/conformance.test.ts',
-    'test/services/collections/restart.test.ts'
+    'test/services/collections/restart.test.ts',
+    'test/http/openapi/swagger.test.ts'
   ]
 } as const
 
