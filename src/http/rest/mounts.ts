@@ -107,6 +107,8 @@ export interface RepresentationRoute {
   mediaTypes: string[]
   /** The version is announced as deprecated (Deprecation, Sunset, Link headers). */
   deprecated: boolean
+  /** A collection's list: the stream types it also answers with (application/x-ndjson, text/csv). */
+  streams?: readonly string[]
 }
 
 declare module 'fastify' {
@@ -220,7 +222,7 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       const described: RepresentationRoute = { version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: deprecation !== undefined }
       scope.addHook('onRoute', (route) => {
         if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
-        route.config = { ...route.config, representation: described }
+        route.config = { ...route.config, representation: route.config?.streams === true ? { ...described, streams: STREAM_TYPES } : described }
         declareRoute(route, { version })
       })
       scope.addHook('onRequest', (request, reply, done) => {
