@@ -18,7 +18,7 @@ function processStreams (env: NodeJS.ProcessEnv): CommandIO {
 export const dataCommands: readonly CliCommand[] = [
   {
     name: 'export',
-    summary: 'write every record of a service as NDJSON (or CSV) to stdout',
+    summary: 'write every record of a service as NDJSON to stdout (or CSV: --format csv)',
     usage: `rqs export --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--query <query>] [--format ndjson|csv]`,
     options: [],
     run: async () => 2,
@@ -26,7 +26,7 @@ export const dataCommands: readonly CliCommand[] = [
   },
   {
     name: 'import',
-    summary: 'store every record of an NDJSON (or CSV) file, all or nothing',
+    summary: 'store every record of an NDJSON file (or CSV: --format csv, or a .csv file), all or nothing',
     usage: `rqs import --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] [--max-line <size>] [--format ndjson|csv] <file.ndjson|file.csv>`,
     options: [],
     run: async () => 2,
