@@ -12,15 +12,15 @@ export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://â€
 
 Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin) or a CSV
 file (a header row naming the columns, in any order), all or nothing: a bad line stops the
-import with its number and reason, and nothing of the file is stored. Records keep their ids (a record already stored under an id is replaced; when lines of the
-file repeat an id, the last one is stored and the summary says how many lines did). Servers using
-the database keep writing while the file is read: it is staged first, then stored in one short
-transaction.
+import with its number and reason, and nothing of the file is stored. Records keep their ids
+(a record already stored under an id is replaced; when lines of the file repeat an id, the
+last one is stored and the summary says how many lines did). Servers using the database keep
+writing while the file is read: it is staged first, then stored in one short transaction.
   --store          the database (or RQS_STORE, DATABASE_URL)
   --service        ${collectionNames(COLLECTIONS)}
   --collections    ${COLLECTIONS_HELP}
   --skip-invalid   store the valid lines; report how many lines were skipped, and which
-  --max-line SIZE  longest line read, e.g. 4mb (default ${describeSize(DEFAULT_MAX_LINE_BYTES)}); a longer line is a bad line
+  --max-line SIZE  longest line (CSV: record) read, e.g. 4mb (default ${describeSize(DEFAULT_MAX_LINE_BYTES)}); a longer line is a bad line
   --format         ndjson or csv (default: csv for a FILE ending in .csv, else ndjson). CSV is
                    RFC 4180 in UTF-8: cells are typed by the fields (1.0 is no integer), an
                    unquoted empty cell is an absent field, "" an empty text; line numbers count
