@@ -123,6 +123,11 @@ export class CsvParser {
   }
 
   #endField (): void {
+    // A field counts one more for its separator: a record of empty fields is held only up to the limit too.
+    if (!this.#tooLong && ++this.#held > this.maxChars) {
+      this.#tooLong = true
+      this.#cells = []
+    }
     if (!this.#tooLong) this.#cells.push({ text: this.#field, quoted: this.#quoted })
     this.#field = ''
     this.#quoted = false

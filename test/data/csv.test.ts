@@ -89,6 +89,7 @@ describe('readCsv', () => {
       { number: 2, tooLong: true },
       { number: 3, cells: cells('2', 'ok') }
     ])
+    expect(await records([`${','.repeat(100)}\na,b\n`], 40)).toEqual([{ number: 1, tooLong: true }, { number: 2, cells: cells('a', 'b') }])
   })
 })
 
