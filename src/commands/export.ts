@@ -1,32 +1,37 @@
 import { Ajv } from 'ajv'
 import { validationFailures } from '../http/errors/index.js'
-import { type CollectionModel, parseListQuery, type ListRequest, querystringSchema, TEXT_VALIDATION } from '../http/rest/index.js'
+import { type CollectionModel, csvHeader, csvRow, parseListQuery, type ListRequest, querystringSchema, TEXT_VALIDATION } from '../http/rest/index.js'
 import { collectionFrom, COLLECTIONS, COLLECTIONS_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
+import { dataFormat } from './import.js'
 import { collectionNames } from '../data/collection.js'
 
-export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--query QUERY] > FILE.ndjson
+export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--query QUERY] [--format ndjson|csv] > FILE.ndjson
 
 Writes every record of the service to stdout, one JSON object a line (NDJSON), in id order.
   --store     the database (or RQS_STORE, DATABASE_URL)
   --service   ${collectionNames(COLLECTIONS)}
   --collections ${COLLECTIONS_HELP}
   --query     the list's query parameters, e.g. 'age[gte]=18&sort=lastName' (see the README)
+  --format    ndjson (the default) or csv: RFC 4180 in UTF-8, a header row of the fields (id
+              first), CRLF line ends, absent fields empty, empty texts "", cells as stored
+              (a text starting with = + - @ is not escaped: a spreadsheet may take it for a formula)
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
 
-/** `rqs export`: streams a service's records as NDJSON to stdout, with back-pressure, from any store. */
+/** `rqs export`: streams a service's records as NDJSON or CSV to stdout, with back-pressure, from any store. */
 export async function runExport (argv: string[], io: CommandIO): Promise<number> {
   let args
   try {
-    args = parseCommandArgs(argv, { ...STORE_OPTIONS, query: { type: 'string' } })
+    args = parseCommandArgs(argv, { ...STORE_OPTIONS, query: { type: 'string' }, format: { type: 'string' } })
     if (args.values.help === true) { io.stdout.write(EXPORT_USAGE); return EXIT_OK }
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0] as string}"`)
   } catch (err) {
     return usage(io, err)
   }
-  let collection, config, list
+  let collection, config, list, format
   try {
+    format = dataFormat(args.values.format, undefined)
     collection = collectionFrom(args.values.service, args.values.collections, io.env)
     config = storeConfig(args.values.store, io.env, args.values.collections)
     list = listFromQuery(collection.model, args.values.query ?? '')
@@ -39,14 +44,18 @@ export async function runExport (argv: string[], io: CommandIO): Promise<number>
       const store = collection.store(stores)
       const progress = new Progress({ stream: io.stderr, command: 'rqs export', verb: 'exported', noun: collection.name, total: io.stderr.isTTY === true ? await store.count(filter) : undefined })
       const output = new Output(io.stdout)
+      const columns = collection.fields
+      const write = format === 'csv' ? (record: unknown) => csvRow(record, columns) : collection.line
       let records = 0
+      let text = format === 'csv' ? csvHeader(columns) : ''
       for await (const batch of store.batches({ ...filter, sort, limit })) {
-        let text = ''
-        for (const record of batch) text += collection.line(record)
+        for (const record of batch) text += write(record)
         records += batch.length
         if (!await output.write(text)) break // the reader went away (a closed pipe): stop quietly
+        text = ''
         progress.update(records)
       }
+      if (text !== '') await output.write(text) // the header of an empty export
       progress.done()
       return EXIT_OK
     })

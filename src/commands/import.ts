@@ -4,23 +4,27 @@ import { ConfigError } from '../config/errors.js'
 import { size as sizeReader } from '../config/readers.js'
 import { collectionFrom, COLLECTIONS, COLLECTIONS_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
-import { BadLineError, LineTooLongError, readRecords } from '../data/read-records.js'
+import { BadLineError, LineTooLongError, readRecords, type DataFormat } from '../data/read-records.js'
 import { DEFAULT_MAX_LINE_BYTES, describeSize, InputReadError } from '../data/lines.js'
 import { collectionNames } from '../data/collection.js'
 
-export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--skip-invalid] [--max-line SIZE] FILE.ndjson
+export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--skip-invalid] [--max-line SIZE] [--format ndjson|csv] FILE.ndjson|FILE.csv
 
-Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin), all or
-nothing: a bad line stops the import with its number and reason, and nothing of the file is
-stored. Records keep their ids (a record already stored under an id is replaced; when lines of the
-file repeat an id, the last one is stored and the summary says how many lines did). Servers using
-the database keep writing while the file is read: it is staged first, then stored in one short
-transaction.
+Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin) or a CSV
+file (a header row naming the columns, in any order), all or nothing: a bad line stops the
+import with its number and reason, and nothing of the file is stored. Records keep their ids
+(a record already stored under an id is replaced; when lines of the file repeat an id, the
+last one is stored and the summary says how many lines did). Servers using the database keep
+writing while the file is read: it is staged first, then stored in one short transaction.
   --store          the database (or RQS_STORE, DATABASE_URL)
   --service        ${collectionNames(COLLECTIONS)}
   --collections    ${COLLECTIONS_HELP}
   --skip-invalid   store the valid lines; report how many lines were skipped, and which
-  --max-line SIZE  longest line read, e.g. 4mb (default ${describeSize(DEFAULT_MAX_LINE_BYTES)}); a longer line is a bad line
+  --max-line SIZE  longest line (CSV: record) read, e.g. 4mb (default ${describeSize(DEFAULT_MAX_LINE_BYTES)}); a longer line is a bad line
+  --format         ndjson or csv (default: csv for a FILE ending in .csv, else ndjson). CSV is
+                   RFC 4180 in UTF-8: cells are typed by the fields (1.0 is no integer), an
+                   unquoted empty cell is an absent field, "" an empty text; line numbers count
+                   CSV records (a quoted cell may span lines), the header being line 1
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
 
@@ -34,13 +38,15 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
   let collection
   let config
   let maxLineBytes
+  let format: DataFormat
   try {
-    args = parseCommandArgs(argv, { ...STORE_OPTIONS, 'skip-invalid': { type: 'boolean' }, 'max-line': { type: 'string' } })
+    args = parseCommandArgs(argv, { ...STORE_OPTIONS, 'skip-invalid': { type: 'boolean' }, 'max-line': { type: 'string' }, format: { type: 'string' } })
     if (args.values.help === true) { io.stdout.write(IMPORT_USAGE); return EXIT_OK }
     if (args.positionals.length > 1) throw new UsageError('give one file (or - for stdin)')
     collection = collectionFrom(args.values.service, args.values.collections, io.env)
     config = storeConfig(args.values.store, io.env, args.values.collections)
     maxLineBytes = lineLimit(args.values['max-line'])
+    format = dataFormat(args.values.format, args.positionals[0])
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     io.stderr.write(`rqs import: ${err.message}\n\n${IMPORT_USAGE}`)
@@ -68,6 +74,7 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
   const records = readRecords(input, collection, {
     skipInvalid: args.values['skip-invalid'] === true,
     maxLineBytes,
+    format,
     onSkipped: (line, reason) => {
       if (skipped.length < MAX_DESCRIBED) io.stderr.write(`rqs import: skipped line ${line}: ${reason}\n`)
       skipped.push(line)
@@ -102,6 +109,13 @@ function lineLimit (text: string | undefined): number {
     if (err instanceof ConfigError) throw new UsageError(err.message)
     throw err
   }
+}
+
+/** `--format`, or what the file's name says: `.csv` is CSV, anything else (stdin too) NDJSON. */
+export function dataFormat (given: string | undefined, file: string | undefined): DataFormat {
+  if (given === 'ndjson' || given === 'csv') return given
+  if (given !== undefined) throw new UsageError(`--format must be ndjson or csv, got "${given}"`)
+  return file !== undefined && /\.csv$/i.test(file) ? 'csv' : 'ndjson'
 }
 
 /** The file, opened now so that a missing or unreadable one is one line of its own, not a stack trace or a store error. */

@@ -18,16 +18,16 @@ function processStreams (env: NodeJS.ProcessEnv): CommandIO {
 export const dataCommands: readonly CliCommand[] = [
   {
     name: 'export',
-    summary: 'write every record of a service as NDJSON to stdout',
-    usage: `rqs export --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--query <query>]`,
+    summary: 'write every record of a service as NDJSON to stdout (or CSV: --format csv)',
+    usage: `rqs export --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--query <query>] [--format ndjson|csv]`,
     options: [],
     run: async () => 2,
     ownArguments: async (args, env) => await runExport(args, processStreams(env))
   },
   {
     name: 'import',
-    summary: 'store every record of an NDJSON file, all or nothing',
-    usage: `rqs import --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] [--max-line <size>] <file.ndjson>`,
+    summary: 'store every record of an NDJSON file (or CSV: --format csv, or a .csv file), all or nothing',
+    usage: `rqs import --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] [--max-line <size>] [--format ndjson|csv] <file.ndjson|file.csv>`,
     options: [],
     run: async () => 2,
     ownArguments: async (args, env) => await runImport(args, processStreams(env))

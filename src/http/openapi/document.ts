@@ -93,6 +93,12 @@ const STATUS_TEXT: Record<string, string> = {
   406: 'Not Acceptable', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable'
 }
 
+/** What a collection's stream holds, by media type. */
+const STREAM_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'application/x-ndjson': 'Every matching record (a `limit` caps them), one JSON object a line, streamed.',
+  'text/csv': 'Every matching record (a `limit` caps them) as CSV (RFC 4180, UTF-8, `header=present`): a header row of the fields, `id` first, then one CRLF-ended row a record; an absent field is an empty cell, an empty text `""`. Streamed.'
+}
+
 /**
  * @fastify/swagger's `transform`: versioned routes get their version's
  * operationId and, when Accept chooses the version, a twin path that
@@ -191,6 +197,11 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
       const media = response.content['application/json']
       response.content = Object.fromEntries(ownTypeFirst(representation.mediaTypes).map((type) => [type, { ...media }]))
     }
+  }
+  // A collection's list also streams its records (src/http/rest/query/respond.ts).
+  const listed = op.responses['200']?.content
+  if (representation?.streams !== undefined && listed !== undefined) {
+    for (const type of representation.streams) listed[type] = { schema: { type: 'string', description: STREAM_DESCRIPTIONS[type] } }
   }
   if (notes.document !== undefined) Object.assign(op, structuredClone(notes.document))
 

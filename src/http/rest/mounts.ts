@@ -7,7 +7,7 @@ import { notAcceptable, problems, type ErrorPipeline } from '../errors/index.js'
 import { routeOtherMethods } from './method-not-allowed.js'
 import { declareRoute, declareRoutes } from '../routes/index.js'
 import { echoRequestId } from '../transport/index.js'
-import { apiVersionConstraint, applyChoice, NDJSON_TYPE, VersionNegotiator, vendorType } from './versioning.js'
+import { apiVersionConstraint, applyChoice, STREAM_TYPES, VersionNegotiator, vendorType, type StreamFormat } from './versioning.js'
 
 /** One representation (version) of a REST service: its routes, and how it words errors. */
 export interface Representation<Options extends FastifyPluginOptions> {
@@ -107,6 +107,8 @@ export interface RepresentationRoute {
   mediaTypes: string[]
   /** The version is announced as deprecated (Deprecation, Sunset, Link headers). */
   deprecated: boolean
+  /** A collection's list: the stream types it also answers with (application/x-ndjson, text/csv). */
+  streams?: readonly string[]
 }
 
 declare module 'fastify' {
@@ -124,11 +126,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The representation version this request was negotiated to (or fixed by its URI). */
     apiVersion: number
-    /** The client asked a collection route (config `streams`) for application/x-ndjson. */
-    ndjson: boolean
+    /** The client asked a collection route (config `streams`) for a stream: application/x-ndjson or text/csv. */
+    stream: StreamFormat | undefined
   }
   interface FastifyContextConfig {
-    /** The route is a collection that can answer `Accept: application/x-ndjson` with a stream. */
+    /** The route is a collection that can answer `Accept: application/x-ndjson` or `text/csv` with a stream. */
     streams?: boolean
   }
 }
@@ -145,7 +147,7 @@ export const mountsPlugin = fp(async function rqsMounts (app: FastifyInstance, o
   const deprecations = deprecationPolicies(versioning)
   app.addConstraintStrategy(apiVersionConstraint(negotiator))
   app.decorateRequest('apiVersion', 0)
-  app.decorateRequest('ndjson', false)
+  app.decorateRequest('stream', undefined)
   // The root error handler (table.rootErrors) is set by src/server.ts before any route is added.
   app.setNotFoundHandler(table.notFound)
 
@@ -200,14 +202,14 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
     if (choice === undefined) return undefined
     return byVersion.get(fixedVersion ?? choice.version)
   }
-  // A collection is also offered as NDJSON, so its 406 says so: the matched route tells on a URI mount,
+  // A collection is also offered as NDJSON and CSV, so its 406 says so: the matched route tells on a URI mount,
   // the path (a collection route's, collected below) when no version's route matched the Accept.
   const streamed = new Set<string>()
   app.addHook('onRoute', (route) => { if (route.config?.streams === true) streamed.add(route.url) })
   const refuse = (request: FastifyRequest, reply: FastifyReply): unknown => {
     const path = (request.url.split('?', 1)[0] ?? '').replace(/(.)\/$/, '$1') // the router ignores a trailing slash
     const collection = request.routeOptions.config.streams === true || streamed.has(path)
-    return problems.render(notAcceptable(collection ? [...negotiator.available, NDJSON_TYPE] : negotiator.available), request, reply)
+    return problems.render(notAcceptable(collection ? [...negotiator.available, ...STREAM_TYPES] : negotiator.available), request, reply)
   }
 
   for (const representation of service.representations) {
@@ -220,14 +222,14 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       const described: RepresentationRoute = { version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: deprecation !== undefined }
       scope.addHook('onRoute', (route) => {
         if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
-        route.config = { ...route.config, representation: described }
+        route.config = { ...route.config, representation: route.config?.streams === true ? { ...described, streams: STREAM_TYPES } : described }
         declareRoute(route, { version })
       })
       scope.addHook('onRequest', (request, reply, done) => {
         const choice = negotiator.negotiate(request.headers.accept, request.routeOptions.config.streams === true)
         request.apiVersion = version
-        request.ndjson = choice?.stream === true
-        if (choice === undefined) { // a URI mount, or NDJSON asked of a route that is no collection
+        request.stream = choice?.stream
+        if (choice === undefined) { // a URI mount, or a stream asked of a route that is no collection
           void refuse(request, reply)
           return
         }

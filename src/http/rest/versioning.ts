@@ -13,13 +13,20 @@ export interface VersionChoice {
   version: number
   /** The Content-Type of a successful answer. */
   contentType: string
-  /** Set when the client asked for a collection as a stream of JSON lines (application/x-ndjson). */
-  stream?: true
+  /** Set when the client asked for a collection as a stream: of JSON lines (application/x-ndjson) or CSV rows (text/csv). */
+  stream?: StreamFormat
 }
+
+/** How a collection is streamed: NDJSON (issue 13) or CSV (issue 22). */
+export type StreamFormat = 'ndjson' | 'csv'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 /** Newline-delimited JSON: a collection streamed one record a line (issue 13). */
 export const NDJSON_TYPE = 'application/x-ndjson'
+/** What a collection's Accept may name for CSV rows (the answer's Content-Type adds charset and header: query/csv.ts). */
+export const CSV_ACCEPT = 'text/csv'
+/** The stream types a collection offers beside its JSON versions, as a 406 lists them. */
+export const STREAM_TYPES: readonly string[] = [NDJSON_TYPE, CSV_ACCEPT]
 
 export function vendorType (vendor: string, version: number): string {
   return `application/vnd.${vendor}.v${version}+json`
@@ -37,7 +44,7 @@ export class VersionNegotiator {
   readonly #default: VersionChoice
   readonly #chooser: MediaTypeChooser
   readonly #streamChooser: MediaTypeChooser
-  readonly #stream: VersionChoice
+  readonly #streams: ReadonlyMap<string, VersionChoice>
 
   /**
    * @param versions the versions served, e.g. [1, 2]
@@ -52,8 +59,11 @@ export class VersionNegotiator {
     }
     this.available = [...this.#byType.keys()]
     this.#chooser = new MediaTypeChooser(this.available)
-    this.#streamChooser = new MediaTypeChooser([...this.available, NDJSON_TYPE])
-    this.#stream = { version: defaultVersion, contentType: NDJSON_TYPE, stream: true }
+    this.#streamChooser = new MediaTypeChooser([...this.available, ...STREAM_TYPES])
+    this.#streams = new Map<string, VersionChoice>([
+      [NDJSON_TYPE, { version: defaultVersion, contentType: NDJSON_TYPE, stream: 'ndjson' }],
+      [CSV_ACCEPT, { version: defaultVersion, contentType: CSV_ACCEPT, stream: 'csv' }]
+    ])
   }
 
   /** The media types whose answers a version gives on this negotiator (for the API description). */
@@ -63,14 +73,14 @@ export class VersionNegotiator {
 
   /**
    * The version and content type for an Accept header, or undefined when nothing served is acceptable (406).
-   * `streamable`: the resource is a collection, which can also be streamed as NDJSON.
+   * `streamable`: the resource is a collection, which can also be streamed as NDJSON or CSV.
    */
   negotiate (accept: string | undefined, streamable = false): VersionChoice | undefined {
     // Fast path for what almost every client sends: no lookup at all.
     if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept === '') return this.#default
     const best = (streamable ? this.#streamChooser : this.#chooser).select(accept)
-    if (best === NDJSON_TYPE) return this.#stream
-    return best === undefined ? undefined : this.#byType.get(best.toLowerCase())
+    if (best === undefined) return undefined
+    return this.#streams.get(best) ?? this.#byType.get(best.toLowerCase())
   }
 }
 
@@ -94,7 +104,7 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
       }
     },
     deriveConstraint (req: IncomingMessage): string {
-      // A JSON version when the client accepts one; an NDJSON-only Accept routes to the default version,
+      // A JSON version when the client accepts one; an NDJSON- or CSV-only Accept routes to the default version,
       // whose collection routes stream (the others then answer 406).
       const choice = negotiator.negotiate(req.headers.accept) ?? negotiator.negotiate(req.headers.accept, true)
       return choice === undefined ? 'none' : String(choice.version)
@@ -110,5 +120,5 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
 export function applyChoice (reply: FastifyReply, choice: VersionChoice): void {
   appendVary(reply, 'Accept')
   // A stream's route sets its type once it starts streaming: errors before that are JSON.
-  if (choice.contentType !== JSON_TYPE && choice.stream !== true) reply.header('content-type', choice.contentType)
+  if (choice.contentType !== JSON_TYPE && choice.stream === undefined) reply.header('content-type', choice.contentType)
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { IF_PRESENT, MAX_ADDRESS_ID, NO_CONDITION, type Address as StoredAddress, type AddressStore, type DeleteResult, type PutResult, type WriteCondition } from '../../domain/index.js'
-import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, exactJsonParser, answerOnce, type WriteAnswer, type Representation, vendorJsonPattern, parseListQuery, pageHeaders, readPage, sendNdjson, type Page, isRevisioned, type KeptPages } from '../../http/rest/index.js'
+import { conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, exactJsonParser, answerOnce, type WriteAnswer, type Representation, vendorJsonPattern, parseListQuery, pageHeaders, readPage, sendStream, csvColumns, type Page, isRevisioned, type KeptPages } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import type { AddressEtags } from './etag.js'
 import { checkBodyId, parseAddressId } from './id.js'
@@ -63,9 +63,9 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
     },
     config: { streams: true, rqs: { access: 'read' } }
   }, async (request, reply) => {
-    const list = parseListQuery(ADDRESS_QUERY, request.query, request.ndjson ? 'stream' : 'page')
+    const list = parseListQuery(ADDRESS_QUERY, request.query, request.stream === undefined ? 'page' : 'stream')
     const addresses = { store, path: collection }
-    if (request.ndjson) return await sendNdjson(reply, addresses, list, addressLine)
+    if (request.stream !== undefined) return await sendStream(reply, addresses, list, request.stream, { line: addressLine, columns: csvColumns(ADDRESS_QUERY) })
     if (isRevisioned(store)) return await opts.pages.send(reply, { store, path: collection }, list, request.url, pageBody)
     const page = await readPage(addresses, list)
     pageHeaders(reply, page)

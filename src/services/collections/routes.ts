@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { NO_CONDITION, type DeleteResult, type RecordId, type RecordInput, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
-  answerOnce, conditionalRead, exactJsonParser, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage, sendNdjson,
+  answerOnce, conditionalRead, exactJsonParser, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage, sendStream, csvColumns,
   strongEtag, vendorJsonPattern, writeConditionFor, type KeptPages, type Page, type Representation, type WriteAnswer
 } from '../../http/rest/index.js'
 import { querystringSchema } from '../../http/rest/index.js'
@@ -100,9 +100,9 @@ async function collectionRoutes (app: FastifyInstance, opts: CollectionRoutesOpt
     },
     config: { streams: true, rqs: { access: 'read' } }
   }, async (request, reply) => {
-    const list = parseListQuery(model, request.query, request.ndjson ? 'stream' : 'page')
+    const list = parseListQuery(model, request.query, request.stream === undefined ? 'page' : 'stream')
     const records = { store, path }
-    if (request.ndjson) return await sendNdjson(reply, records, list, recordLine)
+    if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, { line: recordLine, columns: csvColumns(model) })
     if (isRevisioned(store)) return await opts.pages.send(reply, { store, path }, list, request.url, pageBody)
     const page = await readPage(records, list)
     pageHeaders(reply, page)

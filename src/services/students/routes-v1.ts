@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { type Representation, parseNonNegativeInteger, answerOnce, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned } from '../../http/rest/index.js'
+import { type Representation, parseNonNegativeInteger, answerOnce, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendStream, csvColumns, streamsWhole, isRevisioned } from '../../http/rest/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { messages, ok } from './envelope.js'
 import { invalidId, studentNotFound } from './failures.js'
@@ -39,13 +39,13 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     config: { streams: true, rqs: { access: 'read' } }
   }, async (request, reply) => {
     // No parameters: the spec's answer, every record in the envelope (built once per store revision where the store has one).
-    if (!request.ndjson && Object.keys(request.query).length === 0) {
+    if (request.stream === undefined && Object.keys(request.query).length === 0) {
       if (isRevisioned(store)) return await opts.lists.send(reply, store, ENVELOPE_FRAME)
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ENVELOPE_FRAME)
       return ok(await store.list())
     }
-    const list = parseListQuery(STUDENT_QUERY, request.query, request.ndjson ? 'stream' : 'page')
-    if (request.ndjson) return await sendNdjson(reply, collection, list, studentLine)
+    const list = parseListQuery(STUDENT_QUERY, request.query, request.stream === undefined ? 'page' : 'stream')
+    if (request.stream !== undefined) return await sendStream(reply, collection, list, request.stream, { line: studentLine, columns: csvColumns(STUDENT_QUERY) })
     const page = await readPage(collection, list)
     pageHeaders(reply, page)
     return ok(page.items)

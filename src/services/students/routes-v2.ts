@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { NO_CONDITION, type DeleteResult, type ReplaceResult, type Student as StoredStudent, type StudentCreated, type WriteCondition } from '../../domain/index.js'
 import { replacedHeader } from './replaced.js'
-import { parseNonNegativeInteger, conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, type Representation, JSON_TYPE, parseListQuery, ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendNdjson, streamsWhole, isRevisioned, answerOnce, type Keep, type WriteAnswer } from '../../http/rest/index.js'
+import { parseNonNegativeInteger, conditionalRead, hasPreconditions, preconditionFailed, writeConditionFor, type Representation, JSON_TYPE, parseListQuery, ARRAY_FRAME, pageHeaders, readPage, sendJsonList, sendStream, csvColumns, streamsWhole, isRevisioned, answerOnce, type Keep, type WriteAnswer } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { invalidId, studentNotFound as notFound } from './failures.js'
@@ -51,14 +51,14 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     // A serializer of our own leaves the content type to us: JSON unless a vendor type was negotiated.
     if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
     // Serialised by the schema of the shape sent (one union schema would test every record against both).
-    if (!request.ndjson && Object.keys(request.query).length === 0) {
+    if (request.stream === undefined && Object.keys(request.query).length === 0) {
       if (isRevisioned(store)) return await opts.lists.send(reply, store, ARRAY_FRAME)
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
       return reply.serializer(reply.compileSerializationSchema(StudentList)).send(await store.list())
     }
-    const list = parseListQuery(STUDENT_QUERY, request.query, request.ndjson ? 'stream' : 'page')
+    const list = parseListQuery(STUDENT_QUERY, request.query, request.stream === undefined ? 'page' : 'stream')
     const students = { store, path: collection === '' ? '/' : collection }
-    if (request.ndjson) return await sendNdjson(reply, students, list, studentLine)
+    if (request.stream !== undefined) return await sendStream(reply, students, list, request.stream, { line: studentLine, columns: csvColumns(STUDENT_QUERY) })
     const page = await readPage(students, list)
     pageHeaders(reply, page)
     if (list.pageSize === undefined) return reply.serializer(reply.compileSerializationSchema(StudentList)).send(page.items)

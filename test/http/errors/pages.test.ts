@@ -76,14 +76,15 @@ describe('a 404 for every other client is unchanged', () => {
 })
 
 describe('406', () => {
-  it('names NDJSON among the types of a collection, and only there', async () => {
+  it('names NDJSON and CSV among the types of a collection, and only there', async () => {
     for (const path of ['/students', '/students/', '/addresses', '/v2/students', '/v1/addresses']) {
-      const res = await request(`${server.origin}${path}`, { headers: { accept: 'text/csv' } })
+      const res = await request(`${server.origin}${path}`, { headers: { accept: 'application/xml' } })
       expect(res.status, path).toBe(406)
-      expect(res.body.detail, path).toMatch(/available as: .*application\/json.*, application\/x-ndjson$/)
+      expect(res.body.detail, path).toMatch(/available as: .*application\/json.*, application\/x-ndjson, text\/csv$/)
     }
     const one = await request(`${server.origin}/students/1`, { headers: { accept: 'text/csv' } })
     expect(one.status).toBe(406)
     expect(one.body.detail).not.toContain('ndjson')
+    expect(one.body.detail).not.toContain('csv')
   })
 })

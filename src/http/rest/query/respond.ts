@@ -1,8 +1,10 @@
 import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import { positionOf, type QueryableStore, type RecordQuery } from '../../../domain/index.js'
-import { JSON_TYPE, NDJSON_TYPE } from '../versioning.js'
+import { JSON_TYPE, NDJSON_TYPE, type StreamFormat } from '../versioning.js'
 import { encodeCursor } from './cursor.js'
+import { CSV_TYPE, csvHeader, csvRow } from './csv.js'
+import type { CollectionModel } from './model.js'
 import type { ListRequest } from './parse.js'
 
 /** A collection as its list route answers it: the store, and the path its next links start with. */
@@ -57,30 +59,48 @@ function appendLink (reply: FastifyReply, link: string): void {
   reply.header('link', current === undefined ? link : `${String(current)}, ${link}`)
 }
 
+/** How a collection's records are written in each stream format: its NDJSON line, and its CSV columns (`id` first, declaration order). */
+export interface StreamWriters<R> {
+  line: (record: R) => string
+  columns: readonly string[]
+}
+
+/** A collection model's CSV columns: its fields, `id` first, in declaration order. */
+export function csvColumns (model: CollectionModel): readonly string[] {
+  return Object.keys(model.fields)
+}
+
 /**
- * Streams every matching record (from `cursor`, at most `limit` when given) as NDJSON (one JSON object a line), batch by
- * batch as the store yields them: the next batch is read only when the socket
- * took the previous one (back-pressure), and a client that goes away destroys
- * the stream, which stops the store's walk and frees its cursor. The first
- * batch is read before the answer starts, so a failing store is still a
- * proper error answer; a failure later can only cut the stream short.
+ * Streams every matching record (from `cursor`, at most `limit` when given)
+ * as NDJSON (one JSON object a line) or CSV (a header row, then one row a
+ * record: ./csv.ts), batch by batch as the store yields them: the next batch
+ * is read only when the socket took the previous one (back-pressure), and a
+ * client that goes away destroys the stream, which stops the store's walk
+ * and frees its cursor. The first batch is read before the answer starts, so
+ * a failing store is still a proper error answer; a failure later can only
+ * cut the stream short.
  */
-export async function sendNdjson<R, F extends string> (
+export async function sendStream<R, F extends string> (
   reply: FastifyReply,
   collection: Collection<R, F>,
   list: ListRequest<F>,
-  line: (record: R) => string
+  format: StreamFormat,
+  writers: StreamWriters<R>
 ): Promise<FastifyReply> {
   const total = list.count ? await collection.store.count(list.filter) : undefined
   const batches = collection.store.batches(storeQuery(list, list.limit))[Symbol.asyncIterator]()
   const first = await batches.next()
+  const { columns } = writers
+  const write = format === 'csv' ? (record: R) => csvRow(record, columns) : writers.line
   async function * chunks (): AsyncGenerator<string> {
     try {
+      let text = format === 'csv' ? csvHeader(columns) : ''
       for (let batch = first; batch.done !== true; batch = await batches.next()) {
-        let text = ''
-        for (const record of batch.value) text += line(record)
+        for (const record of batch.value) text += write(record)
         yield text
+        text = ''
       }
+      if (text !== '') yield text // the header of an empty list
     } finally {
       await batches.return?.()
     }
@@ -89,7 +109,7 @@ export async function sendNdjson<R, F extends string> (
   // Also when the stream is destroyed before its first read (the generator's finally never runs then).
   stream.once('close', () => { void batches.return?.() })
   if (total !== undefined) reply.header('x-total-count', String(total))
-  return reply.type(NDJSON_TYPE).send(stream)
+  return reply.type(format === 'csv' ? CSV_TYPE : NDJSON_TYPE).send(stream)
 }
 
 /** Whole lists at least this long are streamed: one string for them would hold the event loop and the memory. */

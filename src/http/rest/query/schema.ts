@@ -39,14 +39,14 @@ export function querystringSchema (model: CollectionModel): TSchema {
   const sortable = Object.entries(model.fields).filter(([, param]) => isSortable(param as FieldParam)).map(([field]) => field)
   const properties: Record<string, TSchema> = {
     // No default and no page maximum here: both belong to a JSON page, and the parser applies them
-    // (./parse.ts); an NDJSON stream holds every matching record unless `limit` caps it (issue 19).
+    // (./parse.ts); an NDJSON or CSV stream holds every matching record unless `limit` caps it (issue 19).
     limit: Type.Integer({
       minimum: 1,
       maximum: Number.MAX_SAFE_INTEGER,
       description: (model.defaultLimit === undefined
         ? `Page size (1–${model.maxLimit}). Without it the answer holds every matching record, as the spec's list does; with it, a page and a \`next\` link.`
         : `Page size (1–${model.maxLimit}, default ${model.defaultLimit}).`) +
-        ' With `Accept: application/x-ndjson` it caps the stream instead (any positive number); a stream without it holds every matching record.'
+        ' With `Accept: application/x-ndjson` it caps the stream instead (any positive number), as with `text/csv`; a stream without it holds every matching record.'
     }),
     cursor: Type.String({ maxLength: MAX_CURSOR_LENGTH, description: 'Opaque position from a `next` link: follow the link unchanged rather than building cursors.' }),
     sort: Type.String({

@@ -1,0 +1,252 @@
+import { StringDecoder } from 'node:string_decoder'
+import type { Readable } from 'node:stream'
+import type { FieldParam } from '../http/rest/query/model.js'
+import type { RecordCollection } from './collection.js'
+import { InputReadError } from './lines.js'
+
+/**
+ * Reading CSV (RFC 4180, UTF-8; issue 22), as `rqs export --format csv` and
+ * `Accept: text/csv` write it (src/http/rest/query/csv.ts): fields separated
+ * by commas, records by CRLF (a lone LF or CR is taken too), a field in
+ * double quotes may hold commas, quotes (doubled) and line breaks. A quoted
+ * empty field is an empty text; an unquoted empty one is an absent field.
+ * A leading UTF-8 byte order mark is dropped.
+ */
+
+/** One field as written: its text, and whether it was in quotes. */
+export interface CsvCell {
+  text: string
+  quoted: boolean
+}
+
+/** One record, numbered from 1 (the header is record 1): its cells, or why it is no proper CSV, or that it passed the size limit. */
+export type CsvRecord =
+  | { number: number, cells: CsvCell[] }
+  | { number: number, problem: string }
+  | { number: number, tooLong: true }
+
+const SPECIAL = /[,\r\n"]/g
+
+/**
+ * A streaming RFC 4180 parser: `push` text as it comes (any split, inside
+ * quotes too), `end` at the end of the input; each gives the records it
+ * completed. A record's text is held only up to `maxChars` (UTF-16 units);
+ * past that it is read on (its quotes still followed) without being kept,
+ * and given as too long.
+ */
+export class CsvParser {
+  #number = 0
+  #cells: CsvCell[] = []
+  #field = ''
+  #quoted = false // the current field began with a quote
+  #inQuotes = false
+  #quoteSeen = false // a quote inside quotes: the closing one, or the first of a doubled pair
+  #afterCR = false
+  #started = false // anything of the current record read
+  #held = 0
+  #tooLong = false
+  #problem: string | undefined
+  #out: CsvRecord[] = []
+
+  constructor (readonly maxChars: number) {}
+
+  push (text: string): CsvRecord[] {
+    let i = 0
+    const n = text.length
+    while (i < n) {
+      if (this.#afterCR) {
+        this.#afterCR = false
+        if (text.charCodeAt(i) === 0x0a) { i++; continue } // CRLF: the record ended at the CR
+      }
+      if (this.#inQuotes) {
+        if (this.#quoteSeen) {
+          this.#quoteSeen = false
+          if (text.charCodeAt(i) === 0x22) { this.#append('"'); i++; continue }
+          this.#inQuotes = false // that quote closed the field; this character is outside it
+          continue
+        }
+        const quote = text.indexOf('"', i)
+        if (quote === -1) { this.#append(text.slice(i)); break }
+        this.#append(text.slice(i, quote))
+        this.#quoteSeen = true
+        i = quote + 1
+        continue
+      }
+      SPECIAL.lastIndex = i
+      const found = SPECIAL.exec(text)
+      const end = found === null ? n : found.index
+      if (end > i) {
+        this.#started = true
+        if (this.#quoted) this.#problem ??= `field ${this.#cells.length + 1} has text after its closing quote`
+        this.#append(text.slice(i, end))
+      }
+      if (found === null) break
+      i = end + 1
+      switch (found[0]) {
+        case ',': this.#started = true; this.#endField(); break
+        case '"':
+          this.#started = true
+          if (this.#field === '' && !this.#quoted) {
+            this.#quoted = true
+            this.#inQuotes = true
+          } else {
+            this.#problem ??= this.#quoted ? `field ${this.#cells.length + 1} has text after its closing quote` : `field ${this.#cells.length + 1} has a quote but does not begin with one`
+            this.#append('"')
+          }
+          break
+        default: // CR or LF
+          this.#endRecord()
+          if (found[0] === '\r') this.#afterCR = true
+      }
+    }
+    return this.#take()
+  }
+
+  end (): CsvRecord[] {
+    if (this.#inQuotes && !this.#quoteSeen) this.#problem ??= `field ${this.#cells.length + 1} opens a quote that is never closed`
+    this.#inQuotes = false
+    this.#quoteSeen = false
+    if (this.#started || this.#cells.length > 0) this.#endRecord()
+    return this.#take()
+  }
+
+  #append (text: string): void {
+    if (this.#tooLong) return
+    this.#held += text.length
+    if (this.#held > this.maxChars) {
+      this.#tooLong = true
+      this.#field = ''
+      this.#cells = []
+      return
+    }
+    this.#field += text
+  }
+
+  #endField (): void {
+    // A field counts one more for its separator: a record of empty fields is held only up to the limit too.
+    if (!this.#tooLong && ++this.#held > this.maxChars) {
+      this.#tooLong = true
+      this.#cells = []
+    }
+    if (!this.#tooLong) this.#cells.push({ text: this.#field, quoted: this.#quoted })
+    this.#field = ''
+    this.#quoted = false
+  }
+
+  #endRecord (): void {
+    this.#endField()
+    const number = ++this.#number
+    if (this.#tooLong) this.#out.push({ number, tooLong: true })
+    else if (this.#problem !== undefined) this.#out.push({ number, problem: this.#problem })
+    else this.#out.push({ number, cells: this.#cells })
+    this.#cells = []
+    this.#held = 0
+    this.#tooLong = false
+    this.#problem = undefined
+    this.#started = false
+  }
+
+  #take (): CsvRecord[] {
+    const out = this.#out
+    this.#out = []
+    return out
+  }
+}
+
+/** The records of a CSV input in order; a failing input throws InputReadError. Destroys nothing: the caller owns the input. */
+export async function * readCsv (input: Readable | AsyncIterable<Buffer | string>, maxChars: number): AsyncGenerator<CsvRecord> {
+  const chunks = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]()
+  const decoder = new StringDecoder('utf8')
+  const parser = new CsvParser(maxChars)
+  let first = true
+  try {
+    for (;;) {
+      let next: IteratorResult<Buffer | string>
+      try {
+        next = await chunks.next()
+      } catch (err) {
+        throw new InputReadError(err)
+      }
+      if (next.done === true) break
+      let text = typeof next.value === 'string' ? next.value : decoder.write(next.value)
+      if (first && text.length > 0) {
+        if (text.startsWith('\ufeff')) text = text.slice(1)
+        first = false
+      }
+      yield * parser.push(text)
+    }
+    yield * parser.push(decoder.end())
+    yield * parser.end()
+  } finally {
+    await chunks.return?.()
+  }
+}
+
+/** A blank line: one unquoted empty field. Passed over, as NDJSON's blank lines are. */
+export function isBlank (cells: readonly CsvCell[]): boolean {
+  return cells.length === 1 && cells[0]?.text === '' && cells[0].quoted === false
+}
+
+/** The collection's columns and how each cell is read, from its header row; throws a reason for a header it cannot take. */
+/** A column of a CSV file: the field it holds, how its cells are read, and whether the field is text. */
+export interface CsvColumn {
+  name: string
+  read: CellReader
+  text: boolean
+}
+
+export function csvColumns (collection: RecordCollection, header: readonly CsvCell[]): CsvColumn[] {
+  const seen = new Set<string>()
+  return header.map(({ text: name }) => {
+    if (!collection.fields.includes(name)) {
+      throw new Error(`unknown column "${name}": the columns of ${collection.name} are ${collection.fields.join(', ')}`)
+    }
+    if (seen.has(name)) throw new Error(`the column "${name}" is named twice`)
+    seen.add(name)
+    const param = Object.hasOwn(collection.model.fields, name) ? collection.model.fields[name] : undefined
+    return { name, read: cellReader(name, param), text: param === undefined || param.kind === 'text' }
+  })
+}
+
+/** A cell's value as the field's type has it, or the reason it is none. */
+export type CellReader = (text: string) => { value: unknown } | { reason: string }
+
+const INTEGER = /^-?(?:0|[1-9][0-9]*)$/
+const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
+
+function cellReader (name: string, param: FieldParam | undefined): CellReader {
+  switch (param?.kind) {
+    case undefined:
+    case 'text': return (text) => ({ value: text })
+    case 'integer': return (text) => {
+      if (!INTEGER.test(text)) return { reason: `${name} must be an integer, not "${text}"` }
+      const value = Number(text)
+      return Number.isSafeInteger(value) ? { value } : { reason: `${name} must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, not ${text}` }
+    }
+    case 'int64': return (text) => INTEGER.test(text) ? { value: BigInt(text) } : { reason: `${name} must be an integer, not "${text}"` }
+    case 'number': return (text) => {
+      const value = Number(text)
+      return NUMBER.test(text) && Number.isFinite(value) ? { value } : { reason: `${name} must be a number, not "${text}"` }
+    }
+    case 'boolean': return (text) => text === 'true' ? { value: true } : text === 'false' ? { value: false } : { reason: `${name} must be true or false, not "${text}"` }
+  }
+}
+
+/**
+ * A data record's cells as the object a JSON line would be: the header's
+ * names, each value typed by its field. An unquoted empty cell is an absent
+ * field; a quoted one is the empty text of a text field and absent otherwise.
+ */
+export function csvObject (columns: readonly CsvColumn[], cells: readonly CsvCell[]): { value: Record<string, unknown> } | { reason: string } {
+  if (cells.length !== columns.length) return { reason: `the record has ${cells.length} field${cells.length === 1 ? '' : 's'}, the header ${columns.length}` }
+  const value: Record<string, unknown> = {}
+  for (let i = 0; i < columns.length; i++) {
+    const { name, read, text } = columns[i] as CsvColumn
+    const cell = cells[i] as CsvCell
+    if (cell.text === '' && !(cell.quoted && text)) continue
+    const read1 = read(cell.text)
+    if ('reason' in read1) return read1
+    value[name] = read1.value
+  }
+  return { value }
+}
