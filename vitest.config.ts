@@ -50,7 +50,9 @@ export const LANES = {
     'test/cli/seed-log.test.ts',
     'test/stores/conformance.test.ts',
     'test/services/collections/restart.test.ts',
-    'test/http/openapi/swagger.test.ts'
+    'test/http/openapi/swagger.test.ts',
+    'test/http/rest/query/csv.test.ts',
+    'test/commands/csv.test.ts'
   ]
 } as const
 

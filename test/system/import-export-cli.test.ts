@@ -20,7 +20,7 @@ describe('through the rqs command line', () => {
     const help = await runMain(['--help'])
     expect(help.stdout).toMatch(/^ {2}import +store every record of an NDJSON file/m)
     const importHelp = await runCliToEnd(['import', '--help'])
-    expect(importHelp.stdout).toContain('rqs import --store sqlite:PATH|postgres://… --service students|addresses [--skip-invalid] [--max-line SIZE] FILE.ndjson')
+    expect(importHelp.stdout).toContain('rqs import --store sqlite:PATH|postgres://… --service students|addresses|NAME [--collections FILE] [--skip-invalid] [--max-line SIZE] [--format ndjson|csv] FILE.ndjson|FILE.csv')
   })
 
   it('rqs serve --seed loads exported files into the memory store at start-up, and a bad one stops it', async () => {
