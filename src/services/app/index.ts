@@ -54,10 +54,8 @@ export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Pr
   // Each view has an address of its own (/app/students?sort=-age&age[gte]=18): the page reads the rest from the URL.
   // Collection names have no dot, so they never shadow a built file.
   const views = ['students', 'addresses', ...(opts.collections ?? []).map((c) => c.name)]
-  for (const view of new Set(views)) {
-    app.get(`${APP_PATH}${view}`, { schema: { hide: true } }, sendPage)
-    app.get(`${APP_PATH}${view}/`, { schema: { hide: true } }, sendPage)
-  }
+  // (The server ignores a trailing slash, so /app/students/ is this route too.)
+  for (const view of new Set(views)) app.get(`${APP_PATH}${view}`, { schema: { hide: true } }, sendPage)
 
   await app.register(fastifyStatic, {
     root: dir,
