@@ -42,7 +42,8 @@ interface Status {
 const FLASH_AT_MOST = 10
 const FLASH_MS = 2_500
 const SEARCH_DELAY_MS = 300
-const REFRESH_DELAY_MS = 150
+// Longer than the feed's fold window (150 ms), so a burst delivered in several folds still reads once.
+const REFRESH_DELAY_MS = 400
 const NO_ERRORS: SplitProblem = Object.freeze({ fields: Object.freeze({}), general: Object.freeze([]) as unknown as string[] })
 
 function focusById (id: string): void {
