@@ -203,8 +203,10 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     const counted = await api.request('GET', `${endpoint.url}?limit=1&count=true`, { accept: endpoint.accept, exact: spec.exactIds })
     const total = counted.headers.get('x-total-count')
     if (!counted.ok || total === null) return undefined
-    const held = await api.request('GET', url(total), { accept: endpoint.accept, exact: spec.exactIds })
-    return held.ok ? toRecord(held.body) : undefined
+    // A filtered list, not GET /students/<id>: a free id is then an empty page, not a 404 in the console.
+    const held = await api.request('GET', `${endpoint.url}?id=${total}&limit=1`, { accept: endpoint.accept, exact: spec.exactIds })
+    const items = (held.body as { items?: unknown } | undefined)?.items
+    return held.ok && Array.isArray(items) ? toRecord(items[0]) : undefined
   }
 
   const create = async (values: Record<string, string>, replaceConfirmed = false): Promise<CreateOutcome> => {
