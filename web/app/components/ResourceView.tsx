@@ -3,15 +3,19 @@ import type { Api } from '../api.js'
 import type { Change } from '../feed.js'
 import type { Translate } from '../i18n.js'
 import { Listing, type Endpoint, type ListQuery, type Outcome, type Page, type Sort } from '../listing.js'
-import { splitProblem, type FieldWording, type Problem, type SplitProblem } from '../problem.js'
+import { splitProblem, type FieldWording, type Problem } from '../problem.js'
 import { fieldMessage } from '../../../src/http/errors/messages/fields.js'
 import { queryFromSearch, searchOf } from '../view-state.js'
 import { Filters } from './Filters.js'
 import { Pager } from './Pager.js'
-import { formValues, say, toRecord, type Rec, type ResourceSpec } from '../resources.js'
+import { say, toRecord, type Rec, type ResourceSpec } from '../resources.js'
 import { AddForm, type CreateOutcome } from './AddForm.js'
-import { DeleteDialog, type PendingDelete } from './DeleteDialog.js'
-import { deleteButtonId, EditRow, editButtonId, editInputId, RecordRow, type EditState } from './RecordRow.js'
+import { DeleteDialog } from './DeleteDialog.js'
+import { deleteButtonId } from './RecordRow.js'
+import { RecordTable } from './RecordTable.js'
+import { useDelete } from './useDelete.js'
+import { useEditor } from './useEditor.js'
+import { focusById, type Status, type ViewContext } from './view-context.js'
 
 /** Changes reported by the feed, a burst at a time, or a reset (reload) with when the feed (re)connected. */
 export type ChangeListener = (changes: readonly Change[] | { reset: number }) => void
@@ -33,23 +37,12 @@ interface Props {
   ready: boolean
 }
 
-interface Status {
-  kind: 'ok' | 'warn' | 'error'
-  text: string
-}
-
 /** More changes than this in one burst: no highlight per row, just the refreshed page. */
 const FLASH_AT_MOST = 10
 const FLASH_MS = 2_500
 const SEARCH_DELAY_MS = 300
 // Longer than the feed's fold window (150 ms), so a burst delivered in several folds still reads once.
 const REFRESH_DELAY_MS = 400
-const NO_ERRORS: SplitProblem = Object.freeze({ fields: Object.freeze({}), general: Object.freeze([]) as unknown as string[] })
-
-function focusById (id: string): void {
-  // After the next render, when the element exists.
-  setTimeout(() => { document.getElementById(id)?.focus() }, 0)
-}
 
 /**
  * One collection (students or addresses): search, sortable columns, paging,
@@ -68,14 +61,9 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const [page, setPage] = useState<Page | undefined>(undefined)
   const [loading, setLoading] = useState(true)
   const [loadProblem, setLoadProblem] = useState<Problem | undefined>(undefined)
-  const [editing, setEditing] = useState<EditState | null>(null)
-  const [pendingDelete, setPendingDelete] = useState<PendingDelete | null>(null)
   const [status, setStatus] = useState<Status | null>(null)
   const [flashing, setFlashing] = useState<ReadonlySet<string>>(new Set())
-  const url = (id: string): string => `${endpoint.url}/${encodeURIComponent(id)}`
   const fieldKeys = spec.fields.map((f) => f.key)
-  const editingRef = useRef(editing)
-  editingRef.current = editing
 
   const problemText = (problem: Problem): string => {
     if (problem.network === true) return t('networkError')
@@ -134,6 +122,15 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     if (kind !== 'deleted' && !read) flash(id)
     if (refetch && !read) scheduleRefresh()
   }
+
+  const gone = (id: string, record?: Rec): void => {
+    applyChange('deleted', id)
+    setStatus({ kind: 'error', text: `${record === undefined ? '' : spec.describe(record) + ': '}${t('gone')}` })
+  }
+
+  const ctx: ViewContext = { spec, endpoint, api, t, applyChange, gone, setStatus, problemText, word }
+  const { editing, setEditing, editingRef, startEdit, cancelEdit, save } = useEditor(ctx)
+  const { pendingDelete, askDelete, closeDelete, confirmDelete } = useDelete(ctx)
 
   const warnEditor = (change: Change): void => {
     const edit = editingRef.current
@@ -228,127 +225,6 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     return { ok: false, errors }
   }
 
-  // ----- edit
-  const readCurrent = async (id: string): Promise<{ record: Rec, etag?: string } | { gone: true } | { problem: Problem }> => {
-    const result = await api.request('GET', url(id), { accept: endpoint.accept, exact: spec.exactIds })
-    const record = toRecord(result.body)
-    if (result.ok && record !== undefined) return { record, etag: result.headers.get('etag') ?? undefined }
-    if (result.status === 404) return { gone: true }
-    return { problem: result.problem ?? { status: result.status, errors: [] } }
-  }
-
-  const gone = (id: string, record?: Rec): void => {
-    applyChange('deleted', id)
-    setStatus({ kind: 'error', text: `${record === undefined ? '' : spec.describe(record) + ': '}${t('gone')}` })
-  }
-
-  const startEdit = async (record: Rec): Promise<void> => {
-    setEditing({ id: record.id, values: formValues(spec, record), errors: NO_ERRORS, loading: true, busy: false })
-    const first = spec.fields.find((f) => f.editable)
-    if (first !== undefined) focusById(editInputId(spec, record.id, first.key))
-    const current = await readCurrent(record.id)
-    // The person may have cancelled, or started on another row, meanwhile.
-    const stillThis = (e: EditState | null): e is EditState => e !== null && e.id === record.id
-    if ('gone' in current) {
-      setEditing((e) => stillThis(e) ? null : e)
-      gone(record.id, record)
-      return
-    }
-    if ('problem' in current) {
-      setEditing((e) => stillThis(e) ? { ...e, loading: false, notice: { kind: 'error', lines: [problemText(current.problem)] } } : e)
-      return
-    }
-    applyChange('replaced', record.id, current.record, true)
-    setEditing((e) => stillThis(e) ? { ...e, loading: false, etag: current.etag, values: formValues(spec, current.record) } : e)
-  }
-
-  const cancelEdit = (): void => {
-    const id = editing?.id
-    setEditing(null)
-    if (id !== undefined) focusById(editButtonId(spec, id))
-  }
-
-  const save = async (): Promise<void> => {
-    const edit = editing
-    if (edit === null || edit.loading || edit.busy) return
-    setEditing({ ...edit, busy: true })
-    const result = await api.request('PUT', url(edit.id), { accept: endpoint.accept, body: spec.replaceBody(edit.values), ifMatch: edit.etag, exact: spec.exactIds })
-    const record = toRecord(result.body)
-    if (result.ok && record !== undefined) {
-      setEditing(null)
-      applyChange('replaced', record.id, record)
-      setStatus({ kind: 'ok', text: t('saved', { what: spec.describe(record) }) })
-      focusById(editButtonId(spec, record.id))
-      return
-    }
-    if (result.status === 412) {
-      // Someone else changed it since we read it: show what is stored now, keep what was typed in view.
-      const yours = spec.fields.filter((f) => f.editable).map((f) => `${say(t, f.label)}: ${edit.values[f.key] ?? ''}`).join(', ')
-      const current = await readCurrent(edit.id)
-      if ('gone' in current) { setEditing(null); gone(edit.id); return }
-      if ('problem' in current) {
-        setEditing({ ...edit, busy: false, notice: { kind: 'error', lines: [problemText(current.problem)] } })
-        return
-      }
-      applyChange('replaced', edit.id, current.record)
-      setEditing({
-        ...edit,
-        busy: false,
-        etag: current.etag,
-        values: formValues(spec, current.record),
-        errors: NO_ERRORS,
-        notice: { kind: 'warn', lines: [t('conflict'), t('yourChanges', { values: yours })] }
-      })
-      return
-    }
-    if (result.status === 404) { setEditing(null); gone(edit.id); return }
-    const problem = result.problem ?? { status: result.status, errors: [] }
-    const errors = splitProblem(problem, spec.fields.filter((f) => f.editable).map((f) => f.key), word)
-    if (errors.general.length === 0 && Object.keys(errors.fields).length === 0) errors.general.push(problemText(problem))
-    setEditing({ ...edit, busy: false, errors, notice: undefined })
-    const first = spec.fields.find((f) => errors.fields[f.key] !== undefined)
-    if (first !== undefined) focusById(editInputId(spec, edit.id, first.key))
-  }
-
-  // ----- delete
-  const askDelete = async (record: Rec): Promise<void> => {
-    const current = await readCurrent(record.id)
-    if ('gone' in current) { gone(record.id, record); return }
-    if ('problem' in current) { setStatus({ kind: 'error', text: problemText(current.problem) }); return }
-    applyChange('replaced', record.id, current.record, true)
-    setPendingDelete({ record: current.record, etag: current.etag, busy: false })
-  }
-
-  const closeDelete = (focusId?: string): void => {
-    setPendingDelete(null)
-    if (focusId !== undefined) focusById(focusId)
-  }
-
-  const confirmDelete = async (): Promise<void> => {
-    const pending = pendingDelete
-    if (pending === null || pending.busy) return
-    setPendingDelete({ ...pending, busy: true })
-    const { record } = pending
-    const result = await api.request('DELETE', url(record.id), { accept: endpoint.accept, ifMatch: pending.etag, exact: spec.exactIds })
-    if (result.ok) {
-      closeDelete(`search-${spec.key}`)
-      applyChange('deleted', record.id)
-      setStatus({ kind: 'ok', text: t('deleted', { what: spec.describe(record) }) })
-      return
-    }
-    if (result.status === 404) { closeDelete(`search-${spec.key}`); gone(record.id, record); return }
-    if (result.status === 412) {
-      const current = await readCurrent(record.id)
-      if ('gone' in current) { closeDelete(`search-${spec.key}`); gone(record.id, record); return }
-      if ('record' in current) {
-        applyChange('replaced', record.id, current.record)
-        setPendingDelete({ record: current.record, etag: current.etag, busy: false, notice: { kind: 'warn', text: t('deleteConflict') } })
-        return
-      }
-    }
-    setPendingDelete({ ...pending, busy: false, notice: { kind: 'error', text: problemText(result.problem ?? { status: result.status, errors: [] }) } })
-  }
-
   // ----- querying
   /** Pages on; when the button pressed becomes disabled (first or last page), focus moves to the other one. */
   const turn = async (direction: 'first' | 'previous' | 'next' | 'last'): Promise<void> => {
@@ -369,10 +245,6 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const chooseSort = (value: string): void => {
     setQuery({ ...query, sort: value === '' ? undefined : { field: value.replace(/^-/, ''), desc: value.startsWith('-') }, cursor: undefined, page: 0 })
   }
-  const columns = [{ key: 'id', label: t('id'), numeric: true }, ...spec.fields.map((f) => ({ key: f.key, label: say(t, f.label), numeric: f.kind === 'integer' }))]
-  const ariaSort = (key: string): 'ascending' | 'descending' | undefined =>
-    query.sort?.field === key ? (query.sort.desc ? 'descending' : 'ascending') : (key === 'id' && query.sort === undefined ? 'ascending' : undefined)
-
   const rows = page?.rows ?? []
   const filtered = query.q.trim() !== '' || Object.keys(query.filters).length > 0
   const headingId = `heading-${spec.key}`
@@ -416,35 +288,10 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
         </div>
       )}
 
-      <table class="records" aria-busy={loading ? 'true' : undefined}>
-        <caption class="visually-hidden">{say(t, spec.title)}</caption>
-        <colgroup>
-          <col class="id" />
-          {spec.fields.map((f) => <col key={f.key} />)}
-          <col class="actions" />
-        </colgroup>
-        <thead>
-          <tr>
-            {columns.map((c) => (
-              <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined} aria-sort={ariaSort(c.key)}>
-                <button type="button" class="sort" onClick={() => { sortBy(c.key) }}>
-                  {c.label}
-                  <span class="sort-mark" aria-hidden="true">{ariaSort(c.key) === 'ascending' ? '▲' : ariaSort(c.key) === 'descending' ? '▼' : '↕'}</span>
-                </button>
-              </th>
-            ))}
-            <th scope="col" class="actions"><span class="visually-hidden">{t('actions')}</span></th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((record) => editing?.id === record.id
-            ? <EditRow key={record.id} spec={spec} t={t} record={record} edit={editing}
-                onChange={(field, value) => { setEditing((e) => e === null ? e : { ...e, values: { ...e.values, [field]: value } }) }}
-                onSave={() => { void save() }} onCancel={cancelEdit} />
-            : <RecordRow key={record.id} spec={spec} t={t} record={record} flash={flashing.has(record.id)}
-                onEdit={() => { void startEdit(record) }} onDelete={() => { void askDelete(record) }} />)}
-        </tbody>
-      </table>
+      <RecordTable spec={spec} t={t} rows={rows} sort={query.sort} loading={loading} editing={editing} flashing={flashing}
+        onSort={sortBy} onEdit={(record) => { void startEdit(record) }} onDelete={(record) => { void askDelete(record) }}
+        onEditChange={(field, value) => { setEditing((e) => e === null ? e : { ...e, values: { ...e.values, [field]: value } }) }}
+        onSave={() => { void save() }} onCancel={cancelEdit} />
       {!loading && page !== undefined && rows.length === 0 && (
         <p class="muted">{!filtered ? t('noRecords') : t('noMatches', { q: query.q.trim() })}</p>
       )}
