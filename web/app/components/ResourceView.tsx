@@ -13,6 +13,7 @@ import { AddForm, type CreateOutcome } from './AddForm.js'
 import { DeleteDialog } from './DeleteDialog.js'
 import { deleteButtonId } from './RecordRow.js'
 import { RecordTable } from './RecordTable.js'
+import { Toolbar } from './Toolbar.js'
 import { useDelete } from './useDelete.js'
 import { useEditor } from './useEditor.js'
 import { focusById, type Status, type ViewContext } from './view-context.js'
@@ -241,10 +242,6 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     const sort: Sort = current?.field === field ? { field, desc: !current.desc } : { field, desc: false }
     setQuery({ ...query, sort, cursor: undefined, page: 0 })
   }
-  const sortValue = query.sort === undefined ? '' : `${query.sort.desc ? '-' : ''}${query.sort.field}`
-  const chooseSort = (value: string): void => {
-    setQuery({ ...query, sort: value === '' ? undefined : { field: value.replace(/^-/, ''), desc: value.startsWith('-') }, cursor: undefined, page: 0 })
-  }
   const rows = page?.rows ?? []
   const filtered = query.q.trim() !== '' || Object.keys(query.filters).length > 0
   const headingId = `heading-${spec.key}`
@@ -258,26 +255,10 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
 
       <AddForm spec={spec} t={t} create={create} />
 
-      <div class="toolbar">
-        <div class="search">
-          <label for={`search-${spec.key}`}>{t('search')}</label>
-          <input id={`search-${spec.key}`} type="search" value={search} aria-describedby={`search-hint-${spec.key}`}
-            onInput={(e) => { setSearch((e.currentTarget as HTMLInputElement).value) }}
-            onKeyDown={(e) => { if (e.key === 'Enter') setQuery({ ...query, q: search, cursor: undefined, page: 0 }) }} />
-          <span id={`search-hint-${spec.key}`} class="muted">{say(t, spec.searchHint)}</span>
-        </div>
-        <div class="field sort-bar">
-          <label for={`sort-${spec.key}`}>{t('sortBy')}</label>
-          <select id={`sort-${spec.key}`} value={sortValue} onChange={(e) => { chooseSort((e.currentTarget as HTMLSelectElement).value) }}>
-            <option value="">{t('sortDefault')}</option>
-            {spec.fields.flatMap((f) => [
-              <option key={f.key} value={f.key}>{`${say(t, f.label)} (${t('ascending')})`}</option>,
-              <option key={`-${f.key}`} value={`-${f.key}`}>{`${say(t, f.label)} (${t('descending')})`}</option>
-            ])}
-          </select>
-        </div>
-        <button type="button" onClick={() => { void show(listing.refresh()) }}>{t('reload')}</button>
-      </div>
+      <Toolbar spec={spec} t={t} search={search} sort={query.sort} onSearch={setSearch}
+        onSearchNow={() => { setQuery({ ...query, q: search, cursor: undefined, page: 0 }) }}
+        onSort={(sort) => { setQuery({ ...query, sort, cursor: undefined, page: 0 }) }}
+        onReload={() => { void show(listing.refresh()) }} />
 
       <Filters spec={spec} t={t} filters={query.filters} onChange={(filters) => { setQuery({ ...query, filters, cursor: undefined, page: 0 }) }} />
 
