@@ -120,6 +120,45 @@ describe.skipIf(!hasChromium)(title, () => {
     expectClean(session, [400])
   })
 
+  it('polish: the add form above the list, column widths that do not jump, centred cells, the kept name marked, a banner that moves nothing', async () => {
+    await start()
+    await add('Ada', 'Lovelace', 36)
+    expect((await request(`${server.origin}/addresses`, { method: 'POST', json: { name: 'Ada', city: 'London', postalCode: 'W1' } })).status).toBe(201)
+    const session = await open()
+    const { page } = session
+    await page.goto(`${server.origin}/app/students`)
+    await page.locator('tbody tr[data-id="0"]').waitFor()
+    const widths = async (): Promise<number[]> => await page.locator('thead th').evaluateAll((cells) => cells.map((c) => Math.round(c.getBoundingClientRect().width)))
+    const tableTop = async (): Promise<number> => await page.locator('table.records').evaluate((t) => Math.round(t.getBoundingClientRect().top + window.scrollY))
+    const normal = await widths()
+    // The form comes before the table: reachable without scrolling past the rows.
+    expect(await page.evaluate<boolean>("!!(document.querySelector('form').compareDocumentPosition(document.querySelector('table.records')) & Node.DOCUMENT_POSITION_FOLLOWING)")).toBe(true)
+    expect(await page.locator('tbody td').first().evaluate((td) => getComputedStyle(td).verticalAlign)).toBe('middle')
+    await page.getByRole('button', { name: 'Edit Ada Lovelace' }).click()
+    await page.locator('tr.editing input').first().waitFor()
+    expect(await widths()).toEqual(normal)
+    await page.keyboard.press('Escape')
+    const top = await tableTop()
+    await page.getByRole('button', { name: 'Edit Ada Lovelace' }).click()
+    await page.locator('#edit-students-0-age').fill('37')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByText('Ada Lovelace was saved.').waitFor()
+    expect(await tableTop()).toBe(top) // the banner floats: nothing moved
+    await page.getByLabel('Search').fill('nobody')
+    await page.getByText('Nothing matches').waitFor()
+    expect(await widths()).toEqual(normal)
+
+    await page.getByRole('link', { name: 'Addresses' }).click()
+    await page.locator('tbody tr[data-id="1"]').waitFor()
+    await page.getByRole('button', { name: 'Edit Ada, London' }).click()
+    await page.locator('tr.editing .kept').waitFor()
+    expect(await page.locator('tr.editing .kept').innerText()).toContain('not editable')
+    expect(new URL(page.url()).pathname).toBe('/app/addresses')
+    await page.goBack()
+    await page.getByRole('heading', { level: 1, name: 'Students' }).waitFor()
+    expectClean(session)
+  })
+
   it('50 000 changes from the feed: one refresh of the visible page, no main-thread task over 100 ms', async () => {
     await start()
     const session = await open()
