@@ -98,6 +98,11 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByLabel('Last name contains').fill('tur')
     await poll(() => new URL(page.url()).search).toContain('lastName[contains]=tur')
     await poll(async () => await page.locator('tbody tr').count()).toBe(1)
+    // A change from the feed reads the page again: the URL keeps the view shown now.
+    await page.locator('.live.on').waitFor()
+    await add('Alice', 'Turner', 30)
+    await poll(async () => await page.locator('tbody tr').count()).toBe(2)
+    expect(new URL(page.url()).search).toBe('?sort=-age&age[gte]=18&lastName[contains]=tur')
     expectClean(session)
   })
 

@@ -53,6 +53,9 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const listing = useMemo(() => new Listing(api, spec, endpoint), [api, spec, endpoint])
   const [query, setQueryState] = useState<ListQuery>(() => queryFromSearch(location.search, spec))
   const [search, setSearch] = useState(query.q)
+  // Feed handlers and timers outlive the render that made them: they read the query shown now.
+  const queryRef = useRef(query)
+  queryRef.current = query
   /** How the next view state reaches the URL: a new history entry, in place (typing), or not at all (Back/Forward). */
   const navigation = useRef<'push' | 'replace' | 'none'>('replace')
   const setQuery = (next: ListQuery | ((q: ListQuery) => ListQuery), how: 'push' | 'replace' = 'push'): void => {
@@ -85,7 +88,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     navigation.current = 'replace'
     if (how === 'none') return
     const position = listing.position()
-    const search = searchOf({ ...query, ...position })
+    const search = searchOf({ ...queryRef.current, ...position })
     if (search === location.search) return
     history[how === 'push' ? 'pushState' : 'replaceState'](null, '', location.pathname + search)
   }
