@@ -28,6 +28,10 @@ export interface FeedOptions {
 
 /** `<collection>.<kind>`: collection names are lower case letters, digits and inner hyphens. */
 const EVENT = /^([a-z][a-z0-9-]*)\.(created|replaced|deleted)$/
+const LONG_INTEGER = /\d{16}/
+/** A burst arrives as large reads: they are parsed a slice at a time, and the main thread gets a turn between slices. */
+const SLICE = 8_192
+const TURN_MS = 12
 const FIRST_RETRY_MS = 2_000
 const MAX_RETRY_MS = 30_000
 
@@ -58,7 +62,8 @@ export function openFeed (opts: FeedOptions, on: FeedHandlers): () => void {
       const match = EVENT.exec(message.event ?? '')
       if (match === null) return
       let data: unknown
-      try { data = parseExact(message.data) } catch { return }
+      // The exact parser is slow: only where an integer may pass 2^53 (sixteen digits or more).
+      try { data = LONG_INTEGER.test(message.data) ? parseExact(message.data) : JSON.parse(message.data) } catch { return }
       if (typeof data !== 'object' || data === null) return
       const { id, record } = data as { id?: unknown, record?: unknown }
       if (typeof id !== 'number' && typeof id !== 'string') return
@@ -106,7 +111,14 @@ export function openFeed (opts: FeedOptions, on: FeedHandlers): () => void {
       for (;;) {
         const { done, value } = await reader.read()
         if (done) break
-        parser.feed(value)
+        let started = performance.now()
+        for (let at = 0; at < value.length; at += SLICE) {
+          parser.feed(value.slice(at, at + SLICE))
+          if (performance.now() - started > TURN_MS) {
+            await new Promise((resolve) => setTimeout(resolve, 0))
+            started = performance.now()
+          }
+        }
       }
     } catch { /* the connection dropped or was closed */ }
     scheduleReconnect()

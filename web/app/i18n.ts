@@ -34,13 +34,23 @@ const en = {
   ascending: 'ascending',
   descending: 'descending',
   sortColumn: 'Sort by {field}',
+  first: 'First page',
+  last: 'Last page',
+  filters: 'Filters',
+  filterContains: '{field} contains',
+  filterMin: '{field} at least',
+  filterMax: '{field} at most',
+  filterAny: 'any',
+  clearFilters: 'Clear filters',
+  nameKeptShort: 'not editable',
+  newRecord: 'New record',
   previous: 'Previous page',
   next: 'Next page',
   range: '{from}–{to} of {total}',
   rangeOpen: '{from}–{to}',
   reload: 'Reload',
   loading: 'Loading…',
-  noRecords: 'No records yet. Add the first one below.',
+  noRecords: 'No records yet. Add the first one above.',
   noMatches: 'Nothing matches “{q}”.',
   edit: 'Edit',
   save: 'Save',
@@ -116,13 +126,23 @@ const de: Record<MessageKey, string> = {
   ascending: 'aufsteigend',
   descending: 'absteigend',
   sortColumn: 'Nach {field} sortieren',
+  first: 'Erste Seite',
+  last: 'Letzte Seite',
+  filters: 'Filter',
+  filterContains: '{field} enthält',
+  filterMin: '{field} mindestens',
+  filterMax: '{field} höchstens',
+  filterAny: 'beliebig',
+  clearFilters: 'Filter zurücksetzen',
+  nameKeptShort: 'nicht änderbar',
+  newRecord: 'Neuer Eintrag',
   previous: 'Vorige Seite',
   next: 'Nächste Seite',
   range: '{from}–{to} von {total}',
   rangeOpen: '{from}–{to}',
   reload: 'Neu laden',
   loading: 'Wird geladen…',
-  noRecords: 'Noch keine Einträge. Fügen Sie unten den ersten hinzu.',
+  noRecords: 'Noch keine Einträge. Fügen Sie oben den ersten hinzu.',
   noMatches: 'Nichts passt zu „{q}“.',
   edit: 'Bearbeiten',
   save: 'Speichern',
@@ -170,14 +190,21 @@ const de: Record<MessageKey, string> = {
 
 const TABLES: Record<Lang, Record<MessageKey, string>> = { en, de }
 
-export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string
+/** The page's texts in one language; `lang` is that language (numbers and field messages follow it). */
+export type Translate = ((key: MessageKey, params?: Record<string, string | number>) => string) & { lang: Lang }
 
 export function translator (lang: Lang): Translate {
   const table = TABLES[lang]
-  return (key, params) => {
+  const t = (key: MessageKey, params?: Record<string, string | number>): string => {
     const text = table[key]
     return params === undefined ? text : text.replace(/\{(\w+)\}/g, (whole, name: string) => String(params[name] ?? whole))
   }
+  return Object.assign(t, { lang })
+}
+
+/** 200000 → "200,000" (en) or "200.000" (de). */
+export function formatNumber (lang: Lang, n: number): string {
+  return new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-US').format(n)
 }
 
 const STORAGE_KEY = 'rqs.lang'

@@ -7,11 +7,16 @@ export interface Sort {
   desc: boolean
 }
 
-/** What the person asked to see: the querying issue's `q`, `sort` and `limit`. */
+/** What the person asked to see: the querying issue's `q`, `sort`, `limit` and field filters, and where in the list. */
 export interface ListQuery {
   q: string
   sort?: Sort
   limit: number
+  /** API filter parameters (`age[gte]`, `firstName[contains]`, `active`) and their values. */
+  filters: Record<string, string>
+  /** Server mode: the cursor of the page shown (absent: the first page) and its index. */
+  cursor?: string
+  page: number
 }
 
 export interface Page {
@@ -71,6 +76,16 @@ function recordsOf (items: unknown): Rec[] {
   return records
 }
 
+/** Client mode: an API filter on one value (absent never matches, like the stores). */
+function holds (value: Rec[string] | undefined, op: string, wanted: string): boolean {
+  if (value === undefined) return false
+  if (typeof value === 'boolean') return String(value) === wanted
+  if (op === 'contains') return String(value).toLowerCase().includes(wanted.toLowerCase())
+  const n = Number(wanted)
+  if (typeof value === 'number' && Number.isFinite(n)) return op === 'gte' ? value >= n : op === 'lte' ? value <= n : op === 'gt' ? value > n : op === 'lt' ? value < n : op === 'ne' ? value !== n : value === n
+  return op === 'eq' ? String(value) === wanted : true
+}
+
 /**
  * One collection as the view shows it, page by page, in either mode; the
  * mode is found from the service's first answer, so the page works before
@@ -78,7 +93,7 @@ function recordsOf (items: unknown): Rec[] {
  */
 export class Listing {
   mode: Mode | undefined
-  private query: ListQuery = { q: '', limit: 20 }
+  private query: ListQuery = { q: '', limit: 20, filters: {}, page: 0 }
   private readonly all = new Map<string, Rec>()
   private loaded = false
   private pageIndex = 0
@@ -88,15 +103,32 @@ export class Listing {
   private serverRows: Rec[] = []
   private total: number | undefined
   private seq = 0
+  /** When the last list read was sent (performance.now()): a feed reset older than that needs no read. */
+  lastReadAt: number | undefined
 
   constructor (private readonly api: Api, private readonly spec: ResourceSpec, private readonly endpoint: Endpoint) {}
 
   /** Shows the first page for a (new) query. */
   async setQuery (query: ListQuery): Promise<Outcome> {
     this.query = query
-    this.pageIndex = 0
+    this.pageIndex = this.mode === 'client' ? query.page : 0
     if (this.mode === 'client' && this.loaded) return { ok: true }
+    if (this.mode === 'server' && query.cursor !== undefined) return await this.fetchServerPage(this.firstUrl(), query.page)
     return await this.fetchFirst()
+  }
+
+  /** The cursor and index of the page shown, for the URL (client mode: the index alone). */
+  position (): { cursor?: string, page: number } {
+    if (this.mode !== 'server') return { cursor: this.pageIndex > 0 ? String(this.pageIndex) : undefined, page: this.pageIndex }
+    const url = this.pageUrls[this.pageIndex]
+    const cursor = url === undefined ? undefined : new URL(url, location.href).searchParams.get('cursor') ?? undefined
+    return { cursor: this.pageIndex > 0 ? cursor : undefined, page: this.pageIndex }
+  }
+
+  /** Client mode: the last page (server mode pages by cursor, and has no way to the end but walking). */
+  async last (): Promise<Outcome> {
+    if (this.mode === 'client') this.pageIndex = Math.max(0, Math.ceil(this.matching().length / this.query.limit) - 1)
+    return { ok: true }
   }
 
   /** Fetches the current page again (after a change, or on request). */
@@ -117,7 +149,10 @@ export class Listing {
 
   async previous (): Promise<Outcome> {
     if (this.pageIndex === 0) return { ok: true }
-    if (this.mode === 'server') return await this.fetchServerPage(this.pageUrls[this.pageIndex - 1] ?? this.firstUrl(), this.pageIndex - 1)
+    if (this.mode === 'server') {
+      const url = this.pageUrls[this.pageIndex - 1]
+      return url === undefined ? await this.fetchServerPage(this.baseUrl(), 0) : await this.fetchServerPage(url, this.pageIndex - 1)
+    }
     this.pageIndex--
     return { ok: true }
   }
@@ -175,6 +210,10 @@ export class Listing {
     const searchable = this.spec.fields.filter((f) => f.searchable).map((f) => f.key)
     let rows = [...this.all.values()]
     if (q !== '') rows = rows.filter((row) => searchable.some((key) => String(row[key] ?? '').toLowerCase().includes(q)))
+    for (const [param, value] of Object.entries(this.query.filters)) {
+      const [, key = '', op = 'eq'] = /^([^[]+)(?:\[(\w+)\])?$/.exec(param) ?? []
+      rows = rows.filter((row) => holds(row[key], op, value))
+    }
     const { sort } = this.query
     const kind = this.spec.fields.find((f) => f.key === sort?.field)?.kind
     const direction = sort?.desc === true ? -1 : 1
@@ -188,16 +227,25 @@ export class Listing {
     return rows
   }
 
-  private firstUrl (): string {
-    const { q, sort, limit } = this.query
+  /** The first page's URL for the query. */
+  private baseUrl (): string {
+    const { q, sort, limit, filters } = this.query
     let url = `${this.endpoint.url}?limit=${limit}&count=true`
     if (sort !== undefined) url += `&sort=${sort.desc ? '-' : ''}${sort.field}`
     if (q.trim() !== '') url += `&q=${encodeURIComponent(q.trim())}`
+    for (const [param, value] of Object.entries(filters)) if (value !== '') url += `&${param}=${encodeURIComponent(value)}`
     return url
+  }
+
+  /** The URL of the page the query names (its cursor, when it has one). */
+  private firstUrl (): string {
+    const { cursor } = this.query
+    return cursor === undefined ? this.baseUrl() : `${this.baseUrl()}&cursor=${encodeURIComponent(cursor)}`
   }
 
   private async get (url: string): Promise<{ seq: number, result: Awaited<ReturnType<Api['request']>> }> {
     const seq = ++this.seq
+    this.lastReadAt = performance.now()
     const result = await this.api.request('GET', url, { accept: this.endpoint.accept, exact: this.spec.exactIds })
     return { seq, result }
   }
@@ -214,7 +262,7 @@ export class Listing {
     }
     if (result.headers.has('x-total-count')) {
       this.mode = 'server'
-      this.takeServerPage(url, 0, result.body, result.headers)
+      this.takeServerPage(url, this.query.cursor === undefined ? 0 : this.query.page, result.body, result.headers)
       return { ok: true }
     }
     // Pages, but the query was not understood: walk them all once and work here.
@@ -233,6 +281,8 @@ export class Listing {
   private takeServerPage (url: string, index: number, body: unknown, headers: Headers): void {
     this.pageIndex = index
     this.pageUrls = this.pageUrls.slice(0, index)
+    // Opened at a later page (a link, a reload): the first page is the query without a cursor.
+    if (index > 0 && this.pageUrls[0] === undefined) this.pageUrls[0] = this.baseUrl()
     this.pageUrls[index] = url
     this.serverRows = recordsOf((body as { items?: unknown } | undefined)?.items)
     this.nextUrl = nextLinkOf(body, headers)
@@ -244,6 +294,7 @@ export class Listing {
     const records: Rec[] = []
     let url: string | undefined = `${this.endpoint.url}?limit=${WALK_LIMIT}`
     const seq = ++this.seq
+    this.lastReadAt = performance.now()
     for (let pages = 0; url !== undefined && pages < MAX_PAGES; pages++) {
       const result = await this.api.request('GET', url, { accept: this.endpoint.accept, exact: this.spec.exactIds })
       if (seq !== this.seq) return { ok: false, stale: true }

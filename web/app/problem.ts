@@ -59,12 +59,20 @@ export function fieldOf (entry: ProblemEntry): string | undefined {
   return /\bbody\.([A-Za-z_][A-Za-z0-9_]*)/.exec(entry.detail ?? '')?.[1]
 }
 
-/** Sorts a problem's messages to the fields they concern; the rest stays with the action. */
-export function splitProblem (problem: Problem, fields: readonly string[]): SplitProblem {
+/** The words for a field's failure, by the label beside it (fields.ts), or undefined to keep the service's. */
+export type FieldWording = (code: string, field: string, blank: boolean) => string | undefined
+
+/**
+ * Sorts a problem's messages to the fields they concern; the rest stays with the action. A field's
+ * message is worded by `word` (the label and limits the page knows), else the service's message.
+ */
+export function splitProblem (problem: Problem, fields: readonly string[], word?: FieldWording): SplitProblem {
   const split: SplitProblem = { fields: {}, general: [] }
   for (const entry of problem.errors) {
     const field = fieldOf(entry)
-    if (field !== undefined && fields.includes(field)) (split.fields[field] ??= []).push(entry.message)
+    const blank = /white space/.test(entry.detail ?? '')
+    const message = field === undefined || entry.error === undefined ? undefined : word?.(entry.error, field, blank)
+    if (field !== undefined && fields.includes(field)) (split.fields[field] ??= []).push(message ?? entry.message)
     else split.general.push(entry.message)
   }
   return split

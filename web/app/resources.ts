@@ -28,6 +28,10 @@ export interface FieldSpec {
   /** Changed by an edit (an address keeps its name on update). */
   editable: boolean
   autocomplete?: string
+  /** Limits the service checks, for the words of its refusals ("a whole number from 0 to 150"). */
+  minimum?: number
+  maximum?: number
+  maxLength?: number
 }
 
 /** A collection's name: students, addresses, or one the server's user declared. */
@@ -91,15 +95,16 @@ function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, o
 }
 
 const STUDENT_FIELDS: readonly FieldSpec[] = [
-  { key: 'firstName', label: 'firstName', kind: 'text', searchable: true, editable: true, autocomplete: 'given-name' },
-  { key: 'lastName', label: 'lastName', kind: 'text', searchable: true, editable: true, autocomplete: 'family-name' },
-  { key: 'age', label: 'age', kind: 'integer', searchable: false, editable: true, autocomplete: 'off' }
+  { key: 'firstName', label: 'firstName', kind: 'text', searchable: true, editable: true, autocomplete: 'given-name', maxLength: 200 },
+  { key: 'lastName', label: 'lastName', kind: 'text', searchable: true, editable: true, autocomplete: 'family-name', maxLength: 200 },
+  // The students service's limits (src/services/students/schema.ts).
+  { key: 'age', label: 'age', kind: 'integer', searchable: false, editable: true, autocomplete: 'off', minimum: 0, maximum: 2_147_483_647 }
 ]
 
 const ADDRESS_FIELDS: readonly FieldSpec[] = [
-  { key: 'name', label: 'name', kind: 'text', searchable: true, editable: false, autocomplete: 'name' },
-  { key: 'city', label: 'city', kind: 'text', searchable: true, editable: true, autocomplete: 'address-level2' },
-  { key: 'postalCode', label: 'postalCode', kind: 'text', searchable: true, editable: true, autocomplete: 'postal-code' }
+  { key: 'name', label: 'name', kind: 'text', searchable: true, editable: false, autocomplete: 'name', maxLength: 200 },
+  { key: 'city', label: 'city', kind: 'text', searchable: true, editable: true, autocomplete: 'address-level2', maxLength: 200 },
+  { key: 'postalCode', label: 'postalCode', kind: 'text', searchable: true, editable: true, autocomplete: 'postal-code', maxLength: 32 }
 ]
 
 export const STUDENTS: ResourceSpec = {
@@ -163,7 +168,7 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
     title: { literal: title },
     legend: 'newRecord',
     addButton: 'addRecord',
-    searchHint: { literal: fields.filter((f) => f.searchable).map((f) => say(() => '', f.label)).join(', ') },
+    searchHint: { literal: fields.filter((f) => f.searchable).map((f) => (f.label as { literal: string }).literal).join(', ') },
     fields,
     exactIds: false,
     describe,

@@ -14,6 +14,10 @@ const CODE_BY_KEYWORD: Record<string, ErrorCode> = {
   exclusiveMaximum: 'FIELD_OUT_OF_RANGE'
 }
 
+/** The schemas' rule that text holds something besides white space (a name of spaces shows as a blank row). */
+export const NOT_BLANK_PATTERN = '\\S'
+const NOT_BLANK_RULE = 'must contain a character other than white space'
+
 /**
  * One entry per ajv failure, so a client can fix every field in one go. The
  * detail names where the field is (`body.city`, `querystring.limit`); the
@@ -24,6 +28,7 @@ export function validationFailures (issues: readonly FastifySchemaValidationErro
   const where = context ?? 'request'
   const failures: Failure[] = []
   const seen = new Set<string>()
+  const blanks = new Set<string>()
   for (const issue of issues) {
     const pointer = issue.instancePath
     if (pointer === '' && issue.keyword !== 'required') {
@@ -38,15 +43,19 @@ export function validationFailures (issues: readonly FastifySchemaValidationErro
     const location = `${where}.${field}`
     // ajv may report one field twice (anyOf branches); one entry per field and code is enough.
     const unstorable = isStorableTextFailure(issue.keyword, issue.params)
+    const blank = issue.keyword === 'pattern' && issue.params.pattern === NOT_BLANK_PATTERN
     const code = unstorable ? 'FIELD_INVALID_TEXT' : CODE_BY_KEYWORD[issue.keyword] ?? 'FIELD_INVALID'
     const key = `${code} ${location}`
     if (seen.has(key)) continue
     seen.add(key)
-    const detail = missing !== undefined ? `${location} is required` : `${location} ${unstorable ? STORABLE_TEXT_RULE : issue.message ?? 'is invalid'}`
+    const detail = missing !== undefined ? `${location} is required` : `${location} ${unstorable ? STORABLE_TEXT_RULE : blank ? NOT_BLANK_RULE : issue.message ?? 'is invalid'}`
     failures.push({ code, field, detail })
+    if (blank) blanks.add(field)
   }
-  return failures
+  // Empty text breaks minLength and the blank rule alike: "too short" says it.
+  return failures.filter((f) => !(f.code === 'FIELD_INVALID' && f.field !== undefined && blanks.has(f.field) && failures.some((g) => g !== f && g.field === f.field)))
 }
+
 
 function unescapePointer (segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~')

@@ -4,16 +4,18 @@ import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 /** Limits the spec leaves open ("not shown"); see docs/decisions.md. */
 export const NAME_MAX_LENGTH = 200
 export const CITY_MAX_LENGTH = 200
-/** Postal codes are at most 10 characters worldwide; 32 leaves room for formatting. Empty is allowed: some countries have none. */
+/** Postal codes are at most 10 characters worldwide; 32 leaves room for formatting. Empty is refused (it showed as a blank cell); a country without codes has no postal code to give. */
 export const POSTAL_CODE_MAX_LENGTH = 32
 export const PAGE_SIZE_DEFAULT = 50
 export const PAGE_SIZE_MAX = 500
 
 // Text every store keeps exactly: no U+0000, no unpaired surrogate (src/lib/storable-text.ts).
 const pattern = STORABLE_TEXT_PATTERN
-const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH, pattern })
-const City = Type.String({ minLength: 1, maxLength: CITY_MAX_LENGTH, pattern })
-const PostalCode = Type.String({ maxLength: POSTAL_CODE_MAX_LENGTH, pattern })
+// Names and cities of only spaces, and an empty postal code, show as blank rows: refused (issue 22).
+const NOT_BLANK = [{ pattern: '\\S' }]
+const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH, pattern, allOf: NOT_BLANK })
+const City = Type.String({ minLength: 1, maxLength: CITY_MAX_LENGTH, pattern, allOf: NOT_BLANK })
+const PostalCode = Type.String({ minLength: 1, maxLength: POSTAL_CODE_MAX_LENGTH, pattern, allOf: NOT_BLANK })
 
 /** Example records for the API description (Swagger UI's "Try it out" starts from them). */
 const OSLO = { name: 'Ada Lovelace', city: 'Oslo', postalCode: '0150' }

@@ -51,6 +51,11 @@ export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Pr
   }
   app.get(APP_PATH, { schema: { hide: true } }, sendPage)
   app.get(`${APP_PATH}index.html`, { schema: { hide: true } }, sendPage)
+  // Each view has an address of its own (/app/students?sort=-age&age[gte]=18): the page reads the rest from the URL.
+  // Collection names have no dot, so they never shadow a built file.
+  const views = ['students', 'addresses', ...(opts.collections ?? []).map((c) => c.name)]
+  // (The server ignores a trailing slash, so /app/students/ is this route too.)
+  for (const view of new Set(views)) app.get(`${APP_PATH}${view}`, { schema: { hide: true } }, sendPage)
 
   await app.register(fastifyStatic, {
     root: dir,

@@ -6,7 +6,8 @@ import { ACCEPTS_KEY, STUDENT_PATH_ID } from '../../http/openapi/index.js'
 export const NAME_MAX_LENGTH = 200
 export const AGE_MAX = 2_147_483_647
 
-const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH, pattern: STORABLE_TEXT_PATTERN })
+// A name of only spaces shows as a blank row: at least one other character (a second pattern, so the storable-text rule keeps its own code).
+const Name = Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH, pattern: STORABLE_TEXT_PATTERN, allOf: [{ pattern: '\\S' }] })
 const Age = Type.Integer({ minimum: 0, maximum: AGE_MAX })
 const Id = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
 

@@ -53,11 +53,13 @@ describe('POST /addresses (not idempotent)', () => {
     expect((await request(base)).body.items).toEqual([])
   })
 
-  it('applies the length limits: name and city 1–200, postalCode 0–32 (empty allowed)', async () => {
+  it('applies the length limits: name and city 1–200, postalCode 1–32 (empty refused since issue 22: it showed as a blank cell)', async () => {
     const tooLong = await request(base, { method: 'POST', json: { name: 'x'.repeat(201), city: '', postalCode: '1'.repeat(33) } })
     const body = expectProblem(tooLong, 400, 'VALIDATION_FAILED')
     expect(body.errors.map((e: any) => e.error).sort()).toEqual(['FIELD_TOO_LONG', 'FIELD_TOO_LONG', 'FIELD_TOO_SHORT'])
-    const ok = await request(base, { method: 'POST', json: { name: 'x'.repeat(200), city: 'Hong Kong', postalCode: '' } })
+    const empty = await request(base, { method: 'POST', json: { name: 'x'.repeat(200), city: 'Hong Kong', postalCode: '' } })
+    expect(expectProblem(empty, 400, 'VALIDATION_FAILED').errors.map((e: any) => e.error)).toEqual(['FIELD_TOO_SHORT'])
+    const ok = await request(base, { method: 'POST', json: { name: 'x'.repeat(200), city: 'Hong Kong', postalCode: '1'.repeat(32) } })
     expect(ok.status).toBe(201)
   })
 })

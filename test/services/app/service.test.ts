@@ -79,6 +79,17 @@ describe('the web application at /app/ (built by npm run build)', () => {
     expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/)
   })
 
+  it('serves the page at each view\'s own address, its state in the query (issue 22: the view state lives in the URL)', async () => {
+    for (const path of ['/app/students', '/app/students/', '/app/addresses', '/app/students?sort=-age&q=ada&age[gte]=18&cursor=abc&page=2']) {
+      const res = await request(`${server.origin}${path}`)
+      expect(res.status, path).toBe(200)
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
+      expect(res.text).toContain(`<script type="module" src="/app/${script as string}"></script>`)
+    }
+    // Only views: anything else under /app/ is still a file or nothing.
+    expect((await request(`${server.origin}/app/teachers`)).status).toBe(404)
+  })
+
   it('keeps the build manifest and anything outside dist/app private', async () => {
     expect((await request(`${server.origin}/app/manifest.json`)).status).toBe(404)
     expect((await request(`${server.origin}/app/../package.json`)).status).toBe(404)

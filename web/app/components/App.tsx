@@ -5,6 +5,8 @@ import { openFeed, type FeedStatus } from '../feed.js'
 import { acceptLanguage, initialLanguage, LANGS, rememberLanguage, translator, type Lang } from '../i18n.js'
 import { ADDRESSES, say, specFromDeclaration, STUDENTS, type ResourceKey, type ResourceSpec } from '../resources.js'
 import { forgetToken, readToken, storeToken } from '../token.js'
+import { APP_BASE, viewFromLocation } from '../view-state.js'
+import type { Change } from '../feed.js'
 import { ResourceView, type ChangeBus, type ChangeListener } from './ResourceView.js'
 import { TokenPanel, type TokenReason } from './TokenPanel.js'
 
@@ -17,17 +19,19 @@ function viewsOf (config: AppPageConfig): Array<{ spec: ResourceSpec, endpoint: 
   return views
 }
 
-function viewFromHash (available: readonly ResourceKey[]): ResourceKey | undefined {
-  const wanted = location.hash.replace(/^#\/?/, '')
-  return available.find((key) => key === wanted) ?? available[0]
-}
+/** Changes are handed on in bursts: at most one delivery per window, however many arrive (issue 22: 50 000 at once). */
+const FOLD_MS = 150
+/** Without a feed answer by then, the lists load anyway (the feed's first reset then reads once more). */
+const FEED_WAIT_MS = 1_500
 
 /** The application: a view per collection, the language switch, the token panel and the live feed. */
 export function App ({ config }: { config: AppPageConfig }) {
   const views = useMemo(() => viewsOf(config), [config])
   const available = views.map((v) => v.spec.key)
   const [lang, setLang] = useState<Lang>(initialLanguage)
-  const [view, setView] = useState<ResourceKey | undefined>(() => viewFromHash(available))
+  const [view, setView] = useState<ResourceKey | undefined>(() => viewFromLocation(available))
+  /** The lists wait for the feed's first answer, so a page load reads each list once (not once, then again on the feed's reset). */
+  const [feedReady, setFeedReady] = useState(config.events === undefined)
   const [token, setToken] = useState<string | undefined>(readToken)
   const [tokenPanel, setTokenPanel] = useState<TokenReason | null>(null)
   const [epoch, setEpoch] = useState(0)
@@ -58,19 +62,50 @@ export function App ({ config }: { config: AppPageConfig }) {
   }, [lang])
 
   useEffect(() => {
-    const onHash = (): void => { navigated.current = true; setView(viewFromHash(available)) }
-    addEventListener('hashchange', onHash)
-    return () => { removeEventListener('hashchange', onHash) }
+    // An old #/addresses link: the path form from now on.
+    const key = viewFromLocation(available)
+    if (key !== undefined && location.pathname !== APP_BASE + key) history.replaceState(null, '', APP_BASE + key + (location.pathname.startsWith(APP_BASE + key) ? location.search : ''))
+    const onMove = (): void => { navigated.current = true; setView(viewFromLocation(available)) }
+    addEventListener('popstate', onMove)
+    addEventListener('hashchange', onMove)
+    const wait = setTimeout(() => { setFeedReady(true) }, FEED_WAIT_MS)
+    return () => { removeEventListener('popstate', onMove); removeEventListener('hashchange', onMove); clearTimeout(wait) }
   }, [])
+
+  const go = (event: MouseEvent, key: ResourceKey): void => {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return
+    event.preventDefault()
+    if (key === view) return
+    history.pushState(null, '', APP_BASE + key)
+    navigated.current = true
+    setView(key)
+  }
 
   useEffect(() => {
     if (config.events === undefined) return
-    return openFeed({ url: config.events, token: () => current.current.token }, {
-      change: (change) => { for (const listener of listeners.current) listener(change) },
-      reset: () => { for (const listener of listeners.current) listener('reset') },
-      status: setLive,
+    // A burst is folded: changes wait in `held` and go out together, once per window, never one DOM update each.
+    let held: Change[] = []
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deliver = (): void => {
+      timer = undefined
+      const batch = held
+      held = []
+      for (const listener of listeners.current) listener(batch)
+    }
+    const close = openFeed({ url: config.events, token: () => current.current.token }, {
+      change: (change) => { held.push(change); timer ??= setTimeout(deliver, FOLD_MS) },
+      reset: () => {
+        held = []
+        clearTimeout(timer)
+        timer = undefined
+        const at = performance.now()
+        for (const listener of listeners.current) listener({ reset: at })
+        setFeedReady(true)
+      },
+      status: (status) => { setLive(status); if (status !== 'live') setFeedReady(true) },
       authRequired: () => { setTokenPanel((reason) => reason ?? 'needed') }
     })
+    return () => { close(); clearTimeout(timer) }
   }, [token])
 
   const switchLanguage = (next: Lang): void => {
@@ -101,7 +136,7 @@ export function App ({ config }: { config: AppPageConfig }) {
       <div class="app-top">
         <nav class="views" aria-label={t('views')}>
           {views.map(({ spec: { key, title } }) => (
-            <a key={key} href={`#/${key}`} aria-current={key === view ? 'page' : undefined}>{say(t, title)}</a>
+            <a key={key} href={APP_BASE + key} onClick={(e) => { go(e, key) }} aria-current={key === view ? 'page' : undefined}>{say(t, title)}</a>
           ))}
         </nav>
         <div class="tools">
@@ -124,7 +159,7 @@ export function App ({ config }: { config: AppPageConfig }) {
         <TokenPanel t={t} reason={tokenPanel} hasToken={token !== undefined} onUse={applyToken} onForget={dropToken} onClose={() => { setTokenPanel(null) }} />
       )}
       {spec !== undefined && endpoint !== undefined
-        ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} />
+        ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} />
         : <p class="notice warn">{t('unavailable')}</p>}
     </>
   )

@@ -84,7 +84,7 @@ export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: 
             return (
               <td key={field.key} data-label={say(t, field.label)}>
                 {edit.values[field.key]}
-                <span class="visually-hidden"> ({t('nameKept')})</span>
+                <span class="kept" title={t('nameKept')}><span aria-hidden="true">🔒 </span>{t('nameKeptShort')}<span class="visually-hidden">: {t('nameKept')}</span></span>
               </td>
             )
           }

@@ -1,13 +1,14 @@
+import { FIELD_TEMPLATES } from './fields.js'
 import type { MessageTable } from './types.js'
 
 export const de: MessageTable = {
   VALIDATION_FAILED: { title: 'Ungültige Anfrage', message: 'Einige der gesendeten Daten sind ungültig.' },
-  FIELD_REQUIRED: { title: 'Fehlendes Feld', message: '{field} ist erforderlich.' },
-  FIELD_TYPE: { title: 'Falscher Feldtyp', message: '{field} hat den falschen Typ.' },
-  FIELD_TOO_SHORT: { title: 'Feld zu kurz', message: '{field} ist zu kurz.' },
-  FIELD_TOO_LONG: { title: 'Feld zu lang', message: '{field} ist zu lang.' },
-  FIELD_OUT_OF_RANGE: { title: 'Wert außerhalb des Bereichs', message: '{field} liegt außerhalb des erlaubten Bereichs.' },
-  FIELD_INVALID: { title: 'Ungültiges Feld', message: '{field} ist ungültig.' },
+  FIELD_REQUIRED: { title: 'Fehlendes Feld', message: FIELD_TEMPLATES.de.FIELD_REQUIRED },
+  FIELD_TYPE: { title: 'Falscher Feldtyp', message: FIELD_TEMPLATES.de.FIELD_TYPE },
+  FIELD_TOO_SHORT: { title: 'Feld zu kurz', message: FIELD_TEMPLATES.de.FIELD_TOO_SHORT },
+  FIELD_TOO_LONG: { title: 'Feld zu lang', message: FIELD_TEMPLATES.de.FIELD_TOO_LONG },
+  FIELD_OUT_OF_RANGE: { title: 'Wert außerhalb des Bereichs', message: FIELD_TEMPLATES.de.FIELD_OUT_OF_RANGE },
+  FIELD_INVALID: { title: 'Ungültiges Feld', message: FIELD_TEMPLATES.de.FIELD_INVALID },
   JSON_EXPECTED: { title: 'JSON-Objekt erwartet', message: 'Es wird ein JSON-Objekt erwartet.' },
   MALFORMED_JSON: { title: 'Fehlerhaftes JSON', message: 'Die gesendeten Daten sind kein gültiges JSON.' },
   FORBIDDEN_PROPERTY: { title: 'Unzulässige Eigenschaft', message: 'Die Daten enthalten eine unzulässige Eigenschaft.' },
@@ -40,7 +41,7 @@ export const de: MessageTable = {
   HOST_NOT_ALLOWED: { title: 'Unbekannter Hostname', message: 'Dieser Server ist unter dem verwendeten Namen nicht erreichbar. Bitte verwenden Sie seine übliche Adresse.' },
 
   // Reliability (issue 10)
-  FIELD_INVALID_TEXT: { title: 'Unzulässige Zeichen', message: '{field} enthält Zeichen, die nicht gespeichert werden können.' },
+  FIELD_INVALID_TEXT: { title: 'Unzulässige Zeichen', message: FIELD_TEMPLATES.de.FIELD_INVALID_TEXT },
   NESTING_TOO_DEEP: { title: 'Daten zu tief verschachtelt', message: 'Die Daten sind zu tief verschachtelt.' },
   REQUEST_TIMEOUT: { title: 'Zeitüberschreitung der Anfrage', message: 'Die Daten sind nicht rechtzeitig angekommen. Bitte senden Sie sie erneut.' },
   PROCESSING_TIMEOUT: { title: 'Anfrage dauerte zu lange', message: 'Die Anfrage hat zu lange gedauert. Prüfen Sie, ob Ihre Änderung gespeichert wurde, bevor Sie es erneut versuchen.' }

@@ -1,13 +1,14 @@
+import { FIELD_TEMPLATES } from './fields.js'
 import type { MessageTable } from './types.js'
 
 export const en: MessageTable = {
   VALIDATION_FAILED: { title: 'Invalid request', message: 'Some of the data you sent is not valid.' },
-  FIELD_REQUIRED: { title: 'Missing field', message: '{field} is required.' },
-  FIELD_TYPE: { title: 'Wrong field type', message: '{field} has the wrong type.' },
-  FIELD_TOO_SHORT: { title: 'Field too short', message: '{field} is too short.' },
-  FIELD_TOO_LONG: { title: 'Field too long', message: '{field} is too long.' },
-  FIELD_OUT_OF_RANGE: { title: 'Value out of range', message: '{field} is out of the allowed range.' },
-  FIELD_INVALID: { title: 'Invalid field', message: '{field} is not valid.' },
+  FIELD_REQUIRED: { title: 'Missing field', message: FIELD_TEMPLATES.en.FIELD_REQUIRED },
+  FIELD_TYPE: { title: 'Wrong field type', message: FIELD_TEMPLATES.en.FIELD_TYPE },
+  FIELD_TOO_SHORT: { title: 'Field too short', message: FIELD_TEMPLATES.en.FIELD_TOO_SHORT },
+  FIELD_TOO_LONG: { title: 'Field too long', message: FIELD_TEMPLATES.en.FIELD_TOO_LONG },
+  FIELD_OUT_OF_RANGE: { title: 'Value out of range', message: FIELD_TEMPLATES.en.FIELD_OUT_OF_RANGE },
+  FIELD_INVALID: { title: 'Invalid field', message: FIELD_TEMPLATES.en.FIELD_INVALID },
   JSON_EXPECTED: { title: 'JSON object expected', message: 'A JSON object is expected.' },
   MALFORMED_JSON: { title: 'Malformed JSON', message: 'The data sent is not valid JSON.' },
   FORBIDDEN_PROPERTY: { title: 'Forbidden property', message: 'The data contains a property that is not allowed.' },
@@ -40,7 +41,7 @@ export const en: MessageTable = {
   HOST_NOT_ALLOWED: { title: 'Unknown host name', message: 'This server cannot be reached under the name you used. Please use its usual address.' },
 
   // Reliability (issue 10)
-  FIELD_INVALID_TEXT: { title: 'Characters not allowed', message: '{field} contains characters that cannot be stored.' },
+  FIELD_INVALID_TEXT: { title: 'Characters not allowed', message: FIELD_TEMPLATES.en.FIELD_INVALID_TEXT },
   NESTING_TOO_DEEP: { title: 'Data nested too deeply', message: 'The data is nested too deeply.' },
   REQUEST_TIMEOUT: { title: 'Request timeout', message: 'The data did not arrive in time. Please send it again.' },
   PROCESSING_TIMEOUT: { title: 'Request took too long', message: 'The request took too long. Check whether your change was saved before trying again.' }

@@ -1,0 +1,89 @@
+/**
+ * What is said about one field, in each language: ONE table for the server's
+ * catalogue (which names the field by its key, `{field}`) and the web
+ * application (which names it by the label beside it and knows its kind and
+ * limits). The app imports this module at build time, as it does page-config.
+ * Types only from here: it must stay importable by a browser bundle.
+ */
+export type FieldLanguage = 'en' | 'de'
+
+export interface FieldTemplates {
+  FIELD_REQUIRED: string
+  FIELD_TYPE: string
+  FIELD_TOO_SHORT: string
+  FIELD_TOO_LONG: string
+  FIELD_OUT_OF_RANGE: string
+  FIELD_INVALID: string
+  FIELD_INVALID_TEXT: string
+  /** Where the field's kind or limits are known (the app): more exact words. */
+  integer: string
+  integerBetween: string
+  number: string
+  blank: string
+  tooLongAtMost: string
+}
+
+export const FIELD_TEMPLATES: Record<FieldLanguage, FieldTemplates> = {
+  en: {
+    FIELD_REQUIRED: '{field} is required.',
+    FIELD_TYPE: '{field} has the wrong type.',
+    FIELD_TOO_SHORT: '{field} is too short.',
+    FIELD_TOO_LONG: '{field} is too long.',
+    FIELD_OUT_OF_RANGE: '{field} is out of the allowed range.',
+    FIELD_INVALID: '{field} is not valid.',
+    FIELD_INVALID_TEXT: '{field} contains characters that cannot be stored.',
+    integer: '{field} must be a whole number.',
+    integerBetween: '{field} must be a whole number from {minimum} to {maximum}.',
+    number: '{field} must be a number.',
+    blank: '{field} is required.',
+    tooLongAtMost: '{field} must be at most {maximum} characters long.'
+  },
+  de: {
+    FIELD_REQUIRED: '{field} ist erforderlich.',
+    FIELD_TYPE: '{field} hat den falschen Typ.',
+    FIELD_TOO_SHORT: '{field} ist zu kurz.',
+    FIELD_TOO_LONG: '{field} ist zu lang.',
+    FIELD_OUT_OF_RANGE: '{field} liegt außerhalb des erlaubten Bereichs.',
+    FIELD_INVALID: '{field} ist ungültig.',
+    FIELD_INVALID_TEXT: '{field} enthält Zeichen, die nicht gespeichert werden können.',
+    integer: '{field} muss eine ganze Zahl sein.',
+    integerBetween: '{field} muss eine ganze Zahl von {minimum} bis {maximum} sein.',
+    number: '{field} muss eine Zahl sein.',
+    blank: '{field} ist erforderlich.',
+    tooLongAtMost: '{field} darf höchstens {maximum} Zeichen lang sein.'
+  }
+}
+
+export interface FieldFacts {
+  /** The words beside the field ("First name"); the server uses the key. */
+  label: string
+  kind?: 'text' | 'integer' | 'number' | 'boolean'
+  minimum?: number
+  maximum?: number
+  maxLength?: number
+}
+
+type Code = 'FIELD_REQUIRED' | 'FIELD_TYPE' | 'FIELD_TOO_SHORT' | 'FIELD_TOO_LONG' | 'FIELD_OUT_OF_RANGE' | 'FIELD_INVALID' | 'FIELD_INVALID_TEXT'
+const CODES = new Set<string>(['FIELD_REQUIRED', 'FIELD_TYPE', 'FIELD_TOO_SHORT', 'FIELD_TOO_LONG', 'FIELD_OUT_OF_RANGE', 'FIELD_INVALID', 'FIELD_INVALID_TEXT'])
+
+/**
+ * The sentence for a field failure: the most exact template the facts allow.
+ * `blank`: the failure was the schemas' "not only white space" rule. Undefined for a code that is not a field's.
+ */
+export function fieldMessage (lang: FieldLanguage, code: string, facts: FieldFacts, blank = false): string | undefined {
+  if (!CODES.has(code)) return undefined
+  const table = FIELD_TEMPLATES[lang]
+  const number = new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-US')
+  const between = facts.minimum !== undefined && facts.maximum !== undefined
+  let template: string = table[code as Code]
+  if (blank || code === 'FIELD_TOO_SHORT') template = facts.kind === 'text' || facts.kind === undefined ? table.blank : template
+  else if ((code === 'FIELD_TYPE' || code === 'FIELD_OUT_OF_RANGE') && facts.kind === 'integer') template = between ? table.integerBetween : table.integer
+  else if (code === 'FIELD_TYPE' && facts.kind === 'number') template = table.number
+  else if (code === 'FIELD_TOO_LONG' && facts.maxLength !== undefined) template = table.tooLongAtMost
+  const values: Record<string, string> = {
+    field: facts.label,
+    minimum: facts.minimum === undefined ? '' : number.format(facts.minimum),
+    maximum: facts.maximum === undefined ? (facts.maxLength === undefined ? '' : number.format(facts.maxLength)) : number.format(facts.maximum)
+  }
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? '')
+}

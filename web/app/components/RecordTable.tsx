@@ -1,0 +1,59 @@
+import type { Translate } from '../i18n.js'
+import type { Sort } from '../listing.js'
+import { say, type Rec, type ResourceSpec } from '../resources.js'
+import { EditRow, RecordRow, type EditState } from './RecordRow.js'
+
+interface Props {
+  spec: ResourceSpec
+  t: Translate
+  rows: readonly Rec[]
+  sort: Sort | undefined
+  loading: boolean
+  editing: EditState | null
+  flashing: ReadonlySet<string>
+  onSort: (field: string) => void
+  onEdit: (record: Rec) => void
+  onDelete: (record: Rec) => void
+  onEditChange: (field: string, value: string) => void
+  onSave: () => void
+  onCancel: () => void
+}
+
+/**
+ * The listing: sortable column headers and a row per record (one of them, perhaps, being edited).
+ * Column widths are fixed by the colgroup (rqs.css), so they stay put in every state.
+ */
+export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, onSort, onEdit, onDelete, onEditChange, onSave, onCancel }: Props) {
+  const columns = [{ key: 'id', label: t('id'), numeric: true }, ...spec.fields.map((f) => ({ key: f.key, label: say(t, f.label), numeric: f.kind === 'integer' }))]
+  const ariaSort = (key: string): 'ascending' | 'descending' | undefined =>
+    sort?.field === key ? (sort.desc ? 'descending' : 'ascending') : (key === 'id' && sort === undefined ? 'ascending' : undefined)
+  return (
+    <table class="records" aria-busy={loading ? 'true' : undefined}>
+      <caption class="visually-hidden">{say(t, spec.title)}</caption>
+      <colgroup>
+        <col class="id" />
+        {spec.fields.map((f) => <col key={f.key} />)}
+        <col class="actions" />
+      </colgroup>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined} aria-sort={ariaSort(c.key)}>
+              <button type="button" class="sort" onClick={() => { onSort(c.key) }}>
+                {c.label}
+                <span class="sort-mark" aria-hidden="true">{ariaSort(c.key) === 'ascending' ? '▲' : ariaSort(c.key) === 'descending' ? '▼' : '↕'}</span>
+              </button>
+            </th>
+          ))}
+          <th scope="col" class="actions"><span class="visually-hidden">{t('actions')}</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((record) => editing?.id === record.id
+          ? <EditRow key={record.id} spec={spec} t={t} record={record} edit={editing} onChange={onEditChange} onSave={onSave} onCancel={onCancel} />
+          : <RecordRow key={record.id} spec={spec} t={t} record={record} flash={flashing.has(record.id)}
+              onEdit={() => { onEdit(record) }} onDelete={() => { onDelete(record) }} />)}
+      </tbody>
+    </table>
+  )
+}

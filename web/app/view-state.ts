@@ -1,0 +1,64 @@
+import type { ListQuery, Sort } from './listing.js'
+import type { FieldSpec, ResourceSpec } from './resources.js'
+
+/**
+ * The whole view state lives in the URL: `/app/students?sort=-age&q=ada&age[gte]=18&limit=50&cursor=…&page=2`,
+ * so a reload, Back and Forward, and a shared link show the same view. Filters use the API's own parameters.
+ */
+export const APP_BASE = '/app/'
+export const DEFAULT_LIMIT = 20
+export const PAGE_SIZES = [10, 20, 50, 100]
+
+/** The filter parameters a field offers, by kind: text contains, number at least / at most, boolean yes/no. */
+export function filterParams (field: FieldSpec): string[] {
+  switch (field.kind) {
+    case 'text': return [`${field.key}[contains]`]
+    case 'integer':
+    case 'number': return [`${field.key}[gte]`, `${field.key}[lte]`]
+    case 'boolean': return [field.key]
+  }
+}
+
+export function queryFromSearch (search: string, spec: ResourceSpec): ListQuery {
+  const params = new URLSearchParams(search)
+  const sortText = params.get('sort') ?? ''
+  const sortField = sortText.replace(/^-/, '')
+  const sort: Sort | undefined = sortField === 'id' || spec.fields.some((f) => f.key === sortField) ? { field: sortField, desc: sortText.startsWith('-') } : undefined
+  const limit = Number(params.get('limit'))
+  const filters: Record<string, string> = {}
+  for (const field of spec.fields) {
+    for (const param of filterParams(field)) {
+      const value = params.get(param)
+      if (value !== null && value !== '') filters[param] = value
+    }
+  }
+  const page = Number(params.get('page'))
+  const cursor = params.get('cursor') ?? undefined
+  return {
+    q: params.get('q') ?? '',
+    sort,
+    limit: PAGE_SIZES.includes(limit) ? limit : DEFAULT_LIMIT,
+    filters,
+    cursor: cursor === '' ? undefined : cursor,
+    page: Number.isSafeInteger(page) && page > 0 && cursor !== undefined ? page : 0
+  }
+}
+
+/** The query string of a view state; brackets stay readable (`age[gte]=18`). */
+export function searchOf (query: ListQuery): string {
+  const parts: string[] = []
+  const add = (name: string, value: string): void => { parts.push(`${name.replace(/[^\w[\]-]/g, encodeURIComponent)}=${encodeURIComponent(value)}`) }
+  if (query.sort !== undefined) add('sort', `${query.sort.desc ? '-' : ''}${query.sort.field}`)
+  if (query.q.trim() !== '') add('q', query.q.trim())
+  for (const [param, value] of Object.entries(query.filters)) if (value !== '') add(param, value)
+  if (query.limit !== DEFAULT_LIMIT) add('limit', String(query.limit))
+  if (query.cursor !== undefined && query.page > 0) { add('cursor', query.cursor); add('page', String(query.page)) }
+  return parts.length === 0 ? '' : `?${parts.join('&')}`
+}
+
+/** The view a path names (`/app/addresses`), else the hash the app used before (`#/addresses`), else the first. */
+export function viewFromLocation (available: readonly string[]): string | undefined {
+  const fromPath = location.pathname.startsWith(APP_BASE) ? decodeURIComponent(location.pathname.slice(APP_BASE.length).replace(/\/$/, '')) : ''
+  const fromHash = location.hash.replace(/^#\/?/, '')
+  return available.find((key) => key === fromPath) ?? available.find((key) => key === fromHash) ?? available[0]
+}
