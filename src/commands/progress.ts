@@ -52,12 +52,14 @@ export class Progress {
     this.#bar?.update(work, { records, rate: this.#rate() })
   }
 
-  /** Clears the bar and writes the summary, e.g. "rqs import: 1000 students imported in 0.4 s (2500 records/s)". */
+  /** Clears the bar and writes the summary, e.g. "rqs import: 100000 students imported in 1.4 s (71429 records/s)"; the rate only after a second or more. */
   done (extra = ''): void {
     this.#bar?.stop()
     const seconds = (performance.now() - this.#started) / 1000
     const { command, verb, noun } = this.#options
-    this.#options.stream.write(`${command}: ${this.#records} ${noun} ${verb} in ${seconds.toFixed(1)} s (${this.#rate()} records/s)${extra}\n`)
+    // A rate over less than a second says nothing (one record in 0.07 s is not "14 records/s").
+    const rate = seconds >= 1 ? ` (${this.#rate()} records/s)` : ''
+    this.#options.stream.write(`${command}: ${this.#records} ${noun} ${verb} in ${seconds.toFixed(1)} s${rate}${extra}\n`)
   }
 
   /** Stops the bar without a summary (the command failed and says why itself). */

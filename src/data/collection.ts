@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
-import { validationFailures } from '../http/errors/index.js'
+import { plainReasons } from '../http/errors/index.js'
 import { type CollectionModel, BODY_VALIDATION } from '../http/rest/index.js'
 import type { QueryableStore, Stores } from '../domain/index.js'
 
@@ -30,13 +30,12 @@ export interface RecordCollection<R = unknown> {
 
 const ajv = new Ajv(BODY_VALIDATION)
 
-/** Checks a parsed line against a schema, with the API's words for what is wrong. */
+/** Checks a parsed line against a schema; what is wrong in words a person reads, limits included (plainReasons). */
 export function lineChecker (schema: TSchema): (value: unknown) => { ok: true } | { reason: string } {
   const validate: ValidateFunction = ajv.compile(schema)
   return (value) => {
     if (validate(value)) return { ok: true }
-    const failures = validationFailures(validate.errors ?? [], 'body')
-    return { reason: failures.map((f) => f.detail.replace(/^body\./, '')).join('; ') }
+    return { reason: plainReasons(validate.errors ?? []) }
   }
 }
 

@@ -34,6 +34,6 @@ describe('through the rqs command line', () => {
     } finally { await server.close() }
     const bad = await runCliToEnd(['serve', '--port', '0', '--seed', file([students(1)[0], { id: 'x' }])])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toMatch(/rqs: could not start: seed file .*: line 2: .*id must be integer/)
+    expect(bad.stderr).toMatch(/rqs: could not start: seed file .*: line 2: .*id must be a whole number/)
   })
 })

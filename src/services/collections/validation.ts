@@ -1,7 +1,7 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify'
 import { BODY_VALIDATION, TEXT_VALIDATION } from '../../http/rest/index.js'
-import { validationFailures } from '../../http/errors/index.js'
+import { plainReasons } from '../../http/errors/index.js'
 import { UUID_PATTERN } from './schema.js'
 
 /**
@@ -53,8 +53,7 @@ export function bodyChecker (schema: object): (value: unknown) => { ok: true } |
   const validate: ValidateFunction = bodyAjv.compile(schema)
   return (value) => {
     if (validate(value)) return { ok: true }
-    const failures = validationFailures(validate.errors ?? [], 'body')
-    return { reason: failures.map((f) => f.detail.replace(/^body\./, '')).join('; ') }
+    return { reason: plainReasons(validate.errors ?? []) }
   }
 }
 

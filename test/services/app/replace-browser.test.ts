@@ -39,12 +39,12 @@ describe.skipIf(!hasChromium)(title, () => {
   }
 
   it('warns first, naming the student who would be replaced and --student-ids sequence; Cancel changes nothing; confirming replaces and says so', async () => {
-    server = await startServer()
-    await threeThenDeleteOne(server.origin)
+    const running = server = await startServer()
+    await threeThenDeleteOne(running.origin)
     const session = await openSession(browser)
     sessions.push(session)
     const { page } = session
-    await page.goto(`${server.origin}/app/students`)
+    await page.goto(`${running.origin}/app/students`)
     await page.locator('tbody tr[data-id="2"]').waitFor()
 
     await fillAndAdd(session, 'New')
@@ -52,27 +52,27 @@ describe.skipIf(!hasChromium)(title, () => {
     await warning.waitFor()
     expect(await warning.innerText()).toContain('--student-ids sequence')
     await warning.getByRole('button', { name: 'Cancel' }).click()
-    expect((await request(`${server.origin}/students/2`, { headers: V2 })).body.firstName).toBe('Mary')
+    expect((await request(`${running.origin}/students/2`, { headers: V2 })).body.firstName).toBe('Mary')
 
     await fillAndAdd(session, 'New')
     await page.getByRole('button', { name: 'Add and replace' }).click()
-    await poll(async () => (await request(`${server.origin}/students/2`, { headers: V2 })).body.firstName).toBe('New')
+    await poll(async () => (await request(`${running.origin}/students/2`, { headers: V2 })).body.firstName).toBe('New')
     await poll(async () => await page.getByRole('status').first().innerText()).toContain('replacing')
     expectClean(session)
   })
 
   it('adds without a warning with --student-ids sequence (no id is ever reused)', async () => {
-    server = await startServer({ store: { kind: 'memory', studentIds: 'sequence' } as never })
-    await threeThenDeleteOne(server.origin)
+    const running = server = await startServer({ store: { kind: 'memory', studentIds: 'sequence' } as never })
+    await threeThenDeleteOne(running.origin)
     const session = await openSession(browser)
     sessions.push(session)
     const { page } = session
-    await page.goto(`${server.origin}/app/students`)
+    await page.goto(`${running.origin}/app/students`)
     await page.locator('tbody tr[data-id="2"]').waitFor()
     await fillAndAdd(session, 'New')
     await page.locator('tbody tr[data-id="3"]').waitFor()
     expect(await page.getByText('Add and replace').count()).toBe(0)
-    expect((await request(`${server.origin}/students/2`, { headers: V2 })).body.firstName).toBe('Mary')
+    expect((await request(`${running.origin}/students/2`, { headers: V2 })).body.firstName).toBe('Mary')
     expectClean(session)
   })
 })
