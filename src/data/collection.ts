@@ -5,6 +5,8 @@ import { type CollectionModel, BODY_VALIDATION } from '../http/rest/index.js'
 import type { QueryableStore, Stores } from '../domain/index.js'
 
 const ajv = new Ajv(BODY_VALIDATION)
+// OpenAPI's 64-bit integer (address ids), as the REST validators know it.
+ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
 
 /**
  * A collection of records a service declares (`collections` of its

@@ -17,7 +17,8 @@ import { principalOf } from '../http/security/index.js'
  * Idempotency-Key (one keyed write per request: a retry gets the kept answer).
  */
 
-export interface WriteContext {
+// A type, not an interface: graphql-http and graphql-sse take contexts that are records.
+export type WriteContext = {
   request: FastifyRequest
   /** Whether tokens are checked at all (otherwise every client may write, as over REST). */
   auth: boolean
