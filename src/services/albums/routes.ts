@@ -117,7 +117,12 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
       const prepared = engine.prepare(params.query)
       if (prepared.errors !== undefined) return prepared.errors
       // Say which operation is missing rather than graphql-http's "Unable to detect operation AST".
-      if (getOperationAST(prepared.document, params.operationName) == null) return [unknownOperation(params.operationName)]
+      const operation = getOperationAST(prepared.document, params.operationName)
+      if (operation == null) return [unknownOperation(params.operationName)]
+      // graphql-http would refuse it with its own words; say where subscriptions run instead.
+      if (operation.operation === 'subscription' && engine.schema.getSubscriptionType() != null) {
+        return [new GraphQLError(`Subscriptions run over Server-Sent Events (the graphql-sse protocol) at ${engine.streamPath}.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })]
+      }
       if (readsConstantsOnly(prepared.document, params.operationName)) constantAnswers.add(req.raw)
       const contextValue: GraphQLContext = { request: req.raw, auth }
       return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
@@ -265,11 +270,12 @@ function registerStream (app: FastifyInstance, engine: QueryEngine, auth: boolea
     context: (req) => ({ request: req.raw, auth }),
     onSubscribe: (req, params) => {
       const prepared = engine.prepare(params.query as string)
-      if (prepared.errors !== undefined) return { errors: [...prepared.errors] }
+      // graphql-sse takes a result only with a `data` member.
+      if (prepared.errors !== undefined) return { data: null, errors: [...prepared.errors] }
       const operation = getOperationAST(prepared.document, params.operationName)
-      if (operation == null) return { errors: [unknownOperation(params.operationName)] }
+      if (operation == null) return { data: null, errors: [unknownOperation(params.operationName)] }
       if (operation.operation !== 'subscription') {
-        return { errors: [new GraphQLError('Only subscriptions run over the stream; send queries and mutations to /graphql.', { extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
+        return { data: null, errors: [new GraphQLError('Only subscriptions run over the stream; send queries and mutations to /graphql.', { extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
       }
       const contextValue: GraphQLContext = { request: req.raw, auth }
       return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
