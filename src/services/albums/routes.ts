@@ -16,7 +16,7 @@ import { QueryEngine, withCode } from './engine.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
 import { GRAPHQL_CODES } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
-import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema } from './openapi.js'
+import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema, streamSchema } from './openapi.js'
 import { concealInternalErrors, INTERNAL_MESSAGE, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
 
@@ -258,8 +258,8 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
 
 /**
  * Subscriptions over Server-Sent Events with the graphql-sse protocol at
- * `/graphql/stream` (both of its modes: a distinct connection per
- * subscription, or one reserved stream). Only subscriptions run here; their
+ * `/graphql/stream`, a distinct connection per subscription (GET or POST
+ * with Accept: text/event-stream). Only subscriptions run here; their
  * documents pass the engine's limits as queries do. The route needs the read
  * scope; each stream follows the change log (ChangeStreams), so changes made
  * by any instance sharing the store arrive.
@@ -282,15 +282,17 @@ function registerStream (app: FastifyInstance, engine: QueryEngine, auth: boolea
     }
   })
   const stream = { rqs: { access: 'read' as const } }
-  app.route({
-    method: ['GET', 'POST', 'PUT', 'DELETE'],
-    url: '/graphql/stream',
-    config: stream,
-    exposeHeadRoute: false,
-    schema: { hide: true },
-    handler: async (request, reply) => {
-      reply.hijack() // graphql-sse writes the response itself, event by event
-      await handler(request, reply)
-    }
-  })
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({
+      method,
+      url: '/graphql/stream',
+      config: stream,
+      exposeHeadRoute: false,
+      schema: streamSchema(method),
+      handler: async (request, reply) => {
+        reply.hijack() // graphql-sse writes the response itself, event by event
+        await handler(request, reply)
+      }
+    })
+  }
 }
