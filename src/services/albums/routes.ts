@@ -35,8 +35,20 @@ export interface AlbumsServiceOptions {
 /** The root fields whose answers depend on the request alone (the albums never change while the server runs). */
 const CONSTANT_FIELDS = new Set(['albums', '__typename', '__schema', '__type'])
 
+/** Per prepared document (the engine caches them) and operation name: whether it reads constants only. */
+const constantOperations = new WeakMap<DocumentNode, Map<string, boolean>>()
+
 /** Whether an operation reads only constant fields, so its answer may be kept (a record read may not). */
 function readsConstantsOnly (document: DocumentNode, operationName: string | null | undefined): boolean {
+  let known = constantOperations.get(document)
+  if (known === undefined) constantOperations.set(document, known = new Map())
+  const key = operationName ?? ''
+  let constant = known.get(key)
+  if (constant === undefined) known.set(key, constant = walkConstants(document, operationName))
+  return constant
+}
+
+function walkConstants (document: DocumentNode, operationName: string | null | undefined): boolean {
   const operation = getOperationAST(document, operationName)
   if (operation == null || operation.operation !== 'query') return false
   const fragments = new Map(document.definitions.flatMap((d) => d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : []))
