@@ -60,7 +60,8 @@ export class ChangeStreams {
     try {
       // Live delivery starts after this: what came before is the log's to replay.
       const position = Math.max((await this.#subscribe()).position, seenBefore)
-      let last = after ?? position
+      // From now on: a log that delivers a little late (polling) must not hand this stream what came before it.
+      let last = after ?? Math.max(position, (await this.changes.window()).latest)
       if (after !== undefined) {
         const window = await this.changes.window()
         if (after < window.oldest - 1) throw new AppError('VALIDATION_FAILED', `after: change ${after} is no longer kept (the oldest kept is ${window.oldest})`, { errors: [{ code: 'FIELD_OUT_OF_RANGE', field: 'after', detail: `after must be >= ${window.oldest - 1}` }] })
