@@ -247,6 +247,20 @@ const ROWS: RowSpec[] = [
     }
   },
   {
+    id: 'graphql-page',
+    title: `GraphQL page of 50 students (filter) vs REST, holding ${sizes.list.toLocaleString('en')}`,
+    servers: ['rqs-list'],
+    run: async (s) => {
+      const title = `GraphQL page of 50 students (filter) vs REST, holding ${sizes.list.toLocaleString('en')}`
+      const fifty = (s: number, b: string): string | undefined =>
+        s === 200 && (JSON.parse(b) as { data?: { students?: { edges?: unknown[] } } }).data?.students?.edges?.length === 50 ? undefined : 'not a page of 50 students'
+      return await compare({ id: 'graphql-page', title, goal: { against: 'rqs REST GET /students?limit=50&age[gte]=…', min: 0.8, text: '≥ 0.80× REST' } }, [
+        httpContender('rqs GraphQL students(first: 50, filter)', 'target', s['rqs-list']!, R.graphqlStudentsPage, settings.connections, fifty),
+        httpContender('rqs REST GET /students?limit=50&age[gte]=…', 'baseline', s['rqs-list']!, R.restStudentsPage, settings.connections, statusIs(200))
+      ], settings)
+    }
+  },
+  {
     id: 'metrics-get',
     title: 'GET /students/{id} with --metrics',
     servers: ['rqs-metrics', 'rqs-memory'],

@@ -1,8 +1,12 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
-import { plainReasons } from '../http/errors/index.js'
+import { plainReasons, validationFailures, type ErrorCode, type Failure } from '../http/errors/index.js'
 import { type CollectionModel, BODY_VALIDATION } from '../http/rest/index.js'
 import type { QueryableStore, Stores } from '../domain/index.js'
+
+const ajv = new Ajv(BODY_VALIDATION)
+// OpenAPI's 64-bit integer (address ids), as the REST validators know it.
+ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
 
 /**
  * A collection of records a service declares (`collections` of its
@@ -26,9 +30,28 @@ export interface RecordCollection<R = unknown> {
   check (value: unknown): { record: R } | { reason: string }
   /** What `--query` may ask for (the collection's list parameters). */
   model: CollectionModel
+  /**
+   * The write bodies as REST checks them (POST, and PUT without its id), for
+   * writers besides the REST routes (GraphQL's mutations): REST's failures,
+   * `body.<field>` details included, or none.
+   */
+  checkBody?: (kind: 'create' | 'replace', body: unknown) => Failure[]
+  /** The record's strong ETag as REST sends it (If-Match; GraphQL's `ifMatch`). */
+  etag? (record: R): string
+  /** The code REST answers a missing record with. */
+  notFound?: ErrorCode
 }
 
-const ajv = new Ajv(BODY_VALIDATION)
+/** A checkBody of REST's POST and PUT schemas, compiled with the server's body rules (or `compile`, for declared formats). */
+export function bodyChecks (schemas: { create: TSchema, replace: TSchema }, compile: (schema: TSchema) => ValidateFunction = (schema) => ajv.compile(schema)): NonNullable<RecordCollection['checkBody']> {
+  const create = compile(schemas.create)
+  const replace = schemas.replace === schemas.create ? create : compile(schemas.replace)
+  return (kind, body) => {
+    const validate = kind === 'create' ? create : replace
+    return validate(body) ? [] : validationFailures(validate.errors ?? [], 'body')
+  }
+}
+
 
 /** Checks a parsed line against a schema; what is wrong in words a person reads, limits included (plainReasons). */
 export function lineChecker (schema: TSchema): (value: unknown) => { ok: true } | { reason: string } {

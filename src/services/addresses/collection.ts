@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import { MAX_ADDRESS_ID, type Address } from '../../domain/index.js'
-import { lineChecker, type RecordCollection } from '../../data/collection.js'
+import { bodyChecks, lineChecker, type RecordCollection } from '../../data/collection.js'
 import { ADDRESS_QUERY, addressLine } from './query.js'
-import { Address as AddressSchema, AddressCreateBody } from './schema.js'
+import { Address as AddressSchema, AddressCreateBody, AddressPutBody } from './schema.js'
+import { addressEtag } from './etag.js'
 
 const LINE = Type.Object({ id: Type.Unknown(), ...AddressCreateBody.properties }, { additionalProperties: false, required: ['id', 'name', 'city', 'postalCode'] })
 const checkLine = lineChecker(LINE)
@@ -23,5 +24,8 @@ export const ADDRESSES: RecordCollection<Address> = {
     if (id === undefined || id < 1n || id > MAX_ADDRESS_ID) return { reason: `id must be an integer from 1 to ${MAX_ADDRESS_ID}` }
     return { record: { id, name: a.name, city: a.city, postalCode: a.postalCode } }
   },
-  model: ADDRESS_QUERY
+  model: ADDRESS_QUERY,
+  checkBody: bodyChecks({ create: AddressCreateBody, replace: AddressPutBody }),
+  etag: addressEtag,
+  notFound: 'ADDRESS_NOT_FOUND'
 }

@@ -35,6 +35,9 @@ export class QueryEngine {
   private readonly limitRules: readonly ValidationRule[]
   private readonly nestingLimit: number
 
+  /** Where subscriptions are served, for the message that sends them there. */
+  streamPath = '/graphql/stream'
+
   constructor (readonly schema: GraphQLSchema, private readonly options: EngineOptions) {
     this.cache = new LRUCache({ max: Math.max(1, options.documentCacheSize) })
     this.nestingLimit = nestingLimit(options.maxDepth)
@@ -81,9 +84,16 @@ export class QueryEngine {
   /** Executes a document that `prepare` returned (the graphql-http `execute` hook). */
   execute (args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
     const operation = getOperationAST(args.document, args.operationName)
-    if (operation != null && operation.operation !== 'query') {
-      // The schema has no mutation or subscription type; say so plainly instead of graphql-js's generic message.
-      return { errors: [new GraphQLError(`This service answers queries only; it has no ${operation.operation}s.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
+    if (operation != null && operation.operation === 'subscription') {
+      // Subscriptions stream over SSE (graphql-sse) at the stream endpoint, not in one answer here.
+      const message = this.schema.getSubscriptionType() == null
+        ? 'This service has no subscriptions.'
+        : `Subscriptions run over Server-Sent Events (the graphql-sse protocol) at ${this.streamPath}.`
+      return { errors: [new GraphQLError(message, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
+    }
+    if (operation != null && operation.operation === 'mutation' && this.schema.getMutationType() == null) {
+      // The schema has no mutation type; say so plainly instead of graphql-js's generic message.
+      return { errors: [new GraphQLError('This service answers queries only; it has no mutations.', { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
     }
     const compiled = this.compiled(args)
     const result = compiled === undefined

@@ -56,10 +56,10 @@ export const ALBUM_ERRORS = {
     }
   },
   OPERATION_NOT_SUPPORTED: {
-    scope: 'graphql', status: 400, description: 'The operation is a mutation or subscription; this service answers queries only.',
+    scope: 'graphql', status: 400, description: 'The operation cannot run where it was sent: a subscription over `{base}/graphql` (subscriptions run over SSE at `{base}/graphql/stream`), or a query or mutation over the stream.',
     messages: {
-      en: { title: 'Operation not supported', message: 'Only queries can be run here.' },
-      de: { title: 'Operation nicht unterstützt', message: 'Hier können nur Abfragen ausgeführt werden.' }
+      en: { title: 'Operation not supported', message: 'This operation cannot be run here.' },
+      de: { title: 'Operation nicht unterstützt', message: 'Diese Operation kann hier nicht ausgeführt werden.' }
     }
   },
   BAD_REQUEST: {
@@ -81,6 +81,13 @@ export const ALBUM_ERRORS = {
     messages: {
       en: { title: 'Request too large', message: 'The request is too large.' },
       de: { title: 'Anfrage zu groß', message: 'Die Anfrage ist zu groß.' }
+    }
+  },
+  TOO_MANY_SUBSCRIPTIONS: {
+    scope: 'graphql', status: 503, description: 'The server already serves as many GraphQL subscriptions (`{base}/graphql/stream`) as it allows at once. Retry later.',
+    messages: {
+      en: { title: 'Too many subscriptions', message: 'The server is serving as many subscriptions as it can. Try again later.' },
+      de: { title: 'Zu viele Abonnements', message: 'Der Server bedient bereits so viele Abonnements wie möglich. Versuchen Sie es später erneut.' }
     }
   },
   INTERNAL_SERVER_ERROR: {

@@ -4,6 +4,13 @@ import { ALBUM_ERRORS } from './errors.js'
 import { prefixOf } from '../types.js'
 import { ALBUM_TAGS } from './openapi.js'
 import { albumRoutes } from './routes.js'
+import { ALBUM_FIELDS, ALBUM_TYPES } from './schema.js'
+import { ChangeStreams } from '../../graphql/changes.js'
+import { collectionParts } from '../../graphql/schema.js'
+import { authEnabled } from '../../config/security.js'
+
+/** Most GraphQL subscriptions one server serves at once (each holds a connection and a listener). */
+const MAX_SUBSCRIPTIONS = 1000
 
 /** The album query service (GraphQL): `{base}/graphql` and the GraphiQL editor at `{base}/graphiql`. */
 export const albumsService: ServiceDescriptor<typeof albumsOptions> = {
@@ -21,7 +28,11 @@ export const albumsService: ServiceDescriptor<typeof albumsOptions> = {
   },
   tags: ALBUM_TAGS,
   paths: (config) => ['graphql', 'graphiql'].map((name) => ({ path: `${prefixOf(config.albums.base)}/${name}`, option: 'albums-base' })),
-  register: async (app, { config }) => {
-    await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base })
+  register: async (app, { config, stores, collections }) => {
+    // Every enabled service's collections get their GraphQL fields beside albums (issue 23).
+    const streams = new ChangeStreams(stores.changes, MAX_SUBSCRIPTIONS)
+    app.addHook('onClose', async () => { streams.close() })
+    const parts = collectionParts({ collections, stores, streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
+    await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base, collections: parts, streams, auth: authEnabled(config.security) })
   }
 }

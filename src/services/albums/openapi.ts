@@ -119,3 +119,27 @@ export const graphiqlSchema = {
 
 /** The tag of the album service's operations. */
 export const ALBUM_TAGS = [{ name: 'albums', description: 'The album query service: GraphQL over HTTP, its schema and GraphiQL.' }]
+
+/** What graphql-sse answers itself when a stream cannot start (no catalogue code: the protocol's own words). */
+const StreamRefusal = Type.Object({
+  errors: Type.Array(Type.Object({ message: Type.String() }, { additionalProperties: true }), { minItems: 1 })
+}, { title: 'GraphQLStreamRefusal', additionalProperties: false })
+
+const streamRefused = (description: string): Record<string, unknown> => ({ description, content: { 'application/json': { schema: StreamRefusal } } })
+
+/** The subscription stream, one route per method (graphql-sse's distinct connections mode). */
+export function streamSchema (method: 'GET' | 'POST'): Record<string, unknown> {
+  return {
+    operationId: method === 'GET' ? 'subscribeByGet' : 'subscribe',
+    tags: ['albums'],
+    summary: 'Run a GraphQL subscription over Server-Sent Events (graphql-sse, distinct connections mode)',
+    description: 'Send `Accept: text/event-stream` and a subscription (`<collection>Changed`, e.g. `subscription { studentsChanged { seq kind id record { firstName } } }`); each change is a `next` event, in order, from every instance sharing the store. `after` (a change\'s `seq`) resumes after it. Queries and mutations go to /graphql. Needs the read scope.',
+    response: {
+      200: { description: 'The event stream: `next` events with `{data}` or `{errors}`, then `complete`.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+      400: streamRefused('The request is not a GraphQL request graphql-sse can run.'),
+      404: streamRefused('Without `Accept: text/event-stream`, graphql-sse looks for a reserved stream (single connection mode, which this server does not offer).'),
+      405: streamRefused('Not a method graphql-sse takes.')
+    },
+    ...(method === 'POST' ? { 'x-rqs': { document: { requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest } } } } } } : {})
+  }
+}

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
+import { getOperationAST, GraphQLError, Kind, printSchema, type DocumentNode, type ExecutionArgs, type SelectionSetNode } from 'graphql'
+import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify'
+import type { ChangeStreams } from '../../graphql/changes.js'
+import type { CollectionParts, GraphQLContext } from '../../graphql/schema.js'
 import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from './config.js'
 import { ACCESS_REFUSALS, type ErrorCode, type Classified, errorPipeline, problems } from '../../http/errors/index.js'
@@ -13,7 +16,7 @@ import { QueryEngine, withCode } from './engine.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
 import { GRAPHQL_CODES } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
-import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema } from './openapi.js'
+import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema, streamSchema } from './openapi.js'
 import { concealInternalErrors, INTERNAL_MESSAGE, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
 
@@ -21,6 +24,44 @@ export interface AlbumsServiceOptions {
   config: AlbumsConfig
   /** Where the service is mounted ('' or e.g. '/albums'), for the links the GraphiQL page holds. */
   base: string
+  /** Every collection's fields beside `albums` (none: the album schema alone). */
+  collections?: CollectionParts
+  /** The change log's streams, for the subscriptions at /graphql/stream. */
+  streams?: ChangeStreams
+  /** Whether tokens are checked: mutations then need the write scope. */
+  auth?: boolean
+}
+
+/** The root fields whose answers depend on the request alone (the albums never change while the server runs). */
+const CONSTANT_FIELDS = new Set(['albums', '__typename', '__schema', '__type'])
+
+/** Per prepared document (the engine caches them) and operation name: whether it reads constants only. */
+const constantOperations = new WeakMap<DocumentNode, Map<string, boolean>>()
+
+/** Whether an operation reads only constant fields, so its answer may be kept (a record read may not). */
+function readsConstantsOnly (document: DocumentNode, operationName: string | null | undefined): boolean {
+  let known = constantOperations.get(document)
+  if (known === undefined) constantOperations.set(document, known = new Map())
+  const key = operationName ?? ''
+  let constant = known.get(key)
+  if (constant === undefined) known.set(key, constant = walkConstants(document, operationName))
+  return constant
+}
+
+function walkConstants (document: DocumentNode, operationName: string | null | undefined): boolean {
+  const operation = getOperationAST(document, operationName)
+  if (operation == null || operation.operation !== 'query') return false
+  const fragments = new Map(document.definitions.flatMap((d) => d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : []))
+  const seen = new Set<string>()
+  const constant = (set: SelectionSetNode): boolean => set.selections.every((s) => {
+    if (s.kind === Kind.FIELD) return CONSTANT_FIELDS.has(s.name.value)
+    if (s.kind === Kind.INLINE_FRAGMENT) return constant(s.selectionSet)
+    if (seen.has(s.name.value)) return true
+    seen.add(s.name.value)
+    const fragment = fragments.get(s.name.value)
+    return fragment === undefined || constant(fragment.selectionSet)
+  })
+  return constant(operation.selectionSet)
 }
 
 
@@ -74,18 +115,29 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   const { config, base } = opts
   declareRoutes(app, { service: 'albums' })
   const albums = config.albumsFile === undefined ? DEFAULT_ALBUMS : await loadAlbumsFile(config.albumsFile)
-  const engine = new QueryEngine(buildAlbumSchema(albums), config)
+  const engine = new QueryEngine(buildAlbumSchema(albums, opts.collections), config)
+  engine.streamPath = `${base}/graphql/stream`
+  const auth = opts.auth === true
+  /** Requests whose answer reads constants only: those answers are kept (see AnswerCache). */
+  const constantAnswers = new WeakSet<FastifyRequest>()
 
-  const handle = createHandler<FastifyRequest, string>({
+  const handle = createHandler<FastifyRequest, string, GraphQLContext>({
     schema: engine.schema,
     parseRequestParams: parseParamsSafely,
     // Parsing and validation come from the engine's cache instead of graphql-http's own per-request parse + validate.
-    onSubscribe: (_req, params) => {
+    onSubscribe: (req, params) => {
       const prepared = engine.prepare(params.query)
       if (prepared.errors !== undefined) return prepared.errors
       // Say which operation is missing rather than graphql-http's "Unable to detect operation AST".
-      if (getOperationAST(prepared.document, params.operationName) == null) return [unknownOperation(params.operationName)]
-      return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables }
+      const operation = getOperationAST(prepared.document, params.operationName)
+      if (operation == null) return [unknownOperation(params.operationName)]
+      // graphql-http would refuse it with its own words; say where subscriptions run instead.
+      if (operation.operation === 'subscription' && engine.schema.getSubscriptionType() != null) {
+        return [new GraphQLError(`Subscriptions run over Server-Sent Events (the graphql-sse protocol) at ${engine.streamPath}.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })]
+      }
+      if (readsConstantsOnly(prepared.document, params.operationName)) constantAnswers.add(req.raw)
+      const contextValue: GraphQLContext = { request: req.raw, auth }
+      return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
     },
     execute: (args) => engine.execute(args),
     onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
@@ -149,7 +201,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
       context: mediaType
     }
     const [body, init] = await handle(req)
-    if (key !== undefined && init.status === 200 && typeof body === 'string') answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
+    if (key !== undefined && init.status === 200 && typeof body === 'string' && constantAnswers.has(request)) answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
     void reply.code(init.status)
     if (init.status === 405) {
       const message = request.method === 'GET'
@@ -183,10 +235,13 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
 
   // The SDL tells what introspection would: with introspection off there is none (404).
   if (config.introspection) {
+    const sdl = engine.schema.getMutationType() == null ? SCHEMA_SDL : `${printSchema(engine.schema)}\n`
     app.get('/graphql/schema.graphql', { schema: sdlSchema, config: forPeople, errorHandler: problems.handleError }, (_request, reply) => {
-      void reply.type('text/plain; charset=utf-8').send(SCHEMA_SDL)
+      void reply.type('text/plain; charset=utf-8').send(sdl)
     })
   }
+
+  if (opts.streams !== undefined && engine.schema.getSubscriptionType() != null) registerStream(app, engine, auth)
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
@@ -210,5 +265,46 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   } else {
     app.log.warn({ dir: config.graphiqlDir }, 'GraphiQL bundle not found: /graphiql answers 503 until `npm run build` has run')
     app.get('/graphiql', { schema: graphiqlSchema, config: forPeople, errorHandler: problems.handleError }, (_request, reply) => { void reply.code(503).type('text/html; charset=utf-8').send(BUNDLE_MISSING_PAGE) })
+  }
+}
+
+/**
+ * Subscriptions over Server-Sent Events with the graphql-sse protocol at
+ * `/graphql/stream`, a distinct connection per subscription (GET or POST
+ * with Accept: text/event-stream). Only subscriptions run here; their
+ * documents pass the engine's limits as queries do. The route needs the read
+ * scope; each stream follows the change log (ChangeStreams), so changes made
+ * by any instance sharing the store arrive.
+ */
+function registerStream (app: FastifyInstance, engine: QueryEngine, auth: boolean): void {
+  const handler = createSseHandler<GraphQLContext>({
+    schema: engine.schema,
+    context: (req) => ({ request: req.raw, auth }),
+    onSubscribe: (req, params) => {
+      const prepared = engine.prepare(params.query as string)
+      // graphql-sse takes a result only with a `data` member.
+      if (prepared.errors !== undefined) return { data: null, errors: [...prepared.errors] }
+      const operation = getOperationAST(prepared.document, params.operationName)
+      if (operation == null) return { data: null, errors: [unknownOperation(params.operationName)] }
+      if (operation.operation !== 'subscription') {
+        return { data: null, errors: [new GraphQLError('Only subscriptions run over the stream; send queries and mutations to /graphql.', { extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
+      }
+      const contextValue: GraphQLContext = { request: req.raw, auth }
+      return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
+    }
+  })
+  const stream = { rqs: { access: 'read' as const } }
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({
+      method,
+      url: '/graphql/stream',
+      config: stream,
+      exposeHeadRoute: false,
+      schema: streamSchema(method),
+      handler: async (request, reply) => {
+        reply.hijack() // graphql-sse writes the response itself, event by event
+        await handler(request, reply)
+      }
+    })
   }
 }

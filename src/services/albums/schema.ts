@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
-import { buildSchema, type GraphQLSchema } from 'graphql'
+import { buildSchema, GraphQLObjectType, GraphQLSchema } from 'graphql'
+import type { CollectionParts } from '../../graphql/schema.js'
 import { filterAlbums, type Album } from './albums.js'
 
 /**
@@ -10,11 +11,30 @@ export const SCHEMA_SDL_URL = new URL('./schema.graphql', import.meta.url)
 
 export const SCHEMA_SDL: string = readFileSync(SCHEMA_SDL_URL, 'utf8')
 
-/** The executable schema serving `albums`: the SDL plus the one resolver it needs. */
-export function buildAlbumSchema (albums: readonly Album[]): GraphQLSchema {
+/**
+ * The executable schema: `albums` as the SDL says, plus every collection's
+ * fields (src/graphql) beside it, with a Mutation and a Subscription type
+ * when there are collections.
+ */
+export function buildAlbumSchema (albums: readonly Album[], collections?: CollectionParts): GraphQLSchema {
   const schema = buildSchema(SCHEMA_SDL)
-  const albumsField = schema.getQueryType()?.getFields().albums
-  if (albumsField === undefined) throw new Error('schema.graphql must define Query.albums')
+  const query = schema.getQueryType()
+  const albumsField = query?.getFields().albums
+  if (query == null || albumsField === undefined) throw new Error('schema.graphql must define Query.albums')
   albumsField.resolve = (_source, args: { titleFilter?: string | null }) => filterAlbums(albums, args.titleFilter)
-  return schema
+  if (collections === undefined || Object.keys(collections.query).length === 0) return schema
+  const config = query.toConfig()
+  return new GraphQLSchema({
+    query: new GraphQLObjectType({
+      ...config,
+      description: `${config.description ?? ''}\n\nBeside it, every record collection of the server: \`<name>\` (camelCase) lists a page, \`<name>ById\` reads one record.`.trim(),
+      fields: { ...config.fields, ...collections.query }
+    }),
+    mutation: new GraphQLObjectType({ name: 'Mutation', description: 'Writes to the record collections: create<Type>, replace<Type>, delete<Type>; each needs the write scope.', fields: collections.mutation }),
+    subscription: new GraphQLObjectType({ name: 'Subscription', description: 'Changes of the record collections, `<name>Changed`, over SSE (graphql-sse) at {base}/graphql/stream.', fields: collections.subscription })
+  })
 }
+
+/** Type and root field names the album part holds, which no collection may take. */
+export const ALBUM_TYPES: ReadonlySet<string> = new Set(['Album'])
+export const ALBUM_FIELDS: ReadonlySet<string> = new Set(['albums'])

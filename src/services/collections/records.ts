@@ -1,8 +1,10 @@
-import type { RecordCollection } from '../../data/collection.js'
+import type { ValidateFunction } from 'ajv'
+import { bodyChecks, type RecordCollection } from '../../data/collection.js'
 import type { StoredRecord } from '../../domain/index.js'
 import type { UserCollection } from './declare.js'
 import { createBody, idSchema, queryModel, recordLine, recordSchema } from './schema.js'
-import { bodyChecker } from './validation.js'
+import { bodyChecker, collectionValidator } from './validation.js'
+import { recordEtag } from './routes.js'
 
 /**
  * A declared collection in files (`rqs import`/`export --service books`,
@@ -34,6 +36,9 @@ export function recordCollection (collection: UserCollection): RecordCollection<
       for (const field of fields) if (given[field] !== undefined) record[field] = given[field]
       return { record: record as StoredRecord }
     },
-    model: queryModel(collection)
+    model: queryModel(collection),
+    checkBody: bodyChecks({ create: createBody(collection), replace: createBody(collection) }, (schema) => collectionValidator({ schema, httpPart: 'body' } as never) as ValidateFunction),
+    etag: recordEtag,
+    notFound: 'RECORD_NOT_FOUND'
   }
 }

@@ -1,7 +1,8 @@
 import type { Student } from '../../domain/index.js'
-import { lineChecker, type RecordCollection } from '../../data/collection.js'
+import { bodyChecks, lineChecker, type RecordCollection } from '../../data/collection.js'
 import { STUDENT_QUERY, studentLine } from './query.js'
-import { Student as StudentSchema, StudentReplaceBody } from './schema.js'
+import { Student as StudentSchema, StudentCreateBody, StudentReplaceBody } from './schema.js'
+import { studentEtag } from './etag.js'
 
 const checkLine = lineChecker(StudentReplaceBody)
 
@@ -19,5 +20,8 @@ export const STUDENTS: RecordCollection<Student> = {
     const s = value as Student
     return { record: { id: s.id, firstName: s.firstName, lastName: s.lastName, age: s.age } }
   },
-  model: STUDENT_QUERY
+  model: STUDENT_QUERY,
+  checkBody: bodyChecks({ create: StudentCreateBody, replace: StudentCreateBody }),
+  etag: studentEtag,
+  notFound: 'STUDENT_NOT_FOUND'
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../helpers/server.js'
-import { ALL_ALBUMS, graphql } from './helpers.js'
+import { ALL_ALBUMS, graphql, SPEC_ONLY } from './helpers.js'
 
 /** Spec "Album query service (GraphQL)": the query's semantics, over a real server. */
 describe('albums query', () => {
   let server: RunningServer
-  beforeAll(async () => { server = await startServer() })
+  beforeAll(async () => { server = await startServer(SPEC_ONLY) })
   afterAll(async () => { await server.close() })
 
   async function albums (query: string, variables?: Record<string, unknown>): Promise<unknown> {

@@ -1,0 +1,282 @@
+import {
+  GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType,
+  GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType
+} from 'graphql'
+import type { RecordCollection } from '../data/collection.js'
+import { positionOf, type Change, type FieldType, type RecordFilter, type RecordStore, type SortKey, type StoredRecord, type Stores } from '../domain/index.js'
+import { encodeCursor } from '../http/rest/index.js'
+import type { FieldParam } from '../http/rest/query/model.js'
+import type { ChangeStreams } from './changes.js'
+import { codedError } from './errors.js'
+import { readListArgs, sortableFields, type ListArgs } from './lists.js'
+import { namesOf, type CollectionNames } from './names.js'
+import { fitsInt, SafeInt } from './scalars.js'
+import { CollectionWrites, type WriteContext } from './writes.js'
+
+/**
+ * The GraphQL fields of every collection, generated from its declaration and
+ * REST model (built-in and declared alike): a list field (filter, sort,
+ * cursor paging, a connection whose totalCount is counted only when asked),
+ * a by-id field, create / replace / delete mutations and a `…Changed`
+ * subscription. Each list field is one store query (and one count when
+ * totalCount is selected), pushed down into SQL as REST's lists are.
+ */
+
+/** What every resolver gets: the HTTP request (its headers, its token) and whether tokens are checked. */
+export type GraphQLContext = WriteContext
+
+export interface CollectionParts {
+  query: GraphQLFieldConfigMap<unknown, GraphQLContext>
+  mutation: GraphQLFieldConfigMap<unknown, GraphQLContext>
+  subscription: GraphQLFieldConfigMap<unknown, GraphQLContext>
+}
+
+export interface CollectionSchemaOptions {
+  collections: readonly RecordCollection[]
+  stores: Stores
+  streams: ChangeStreams
+  /** Type and root field names in use already (the album service's). */
+  takenTypes: ReadonlySet<string>
+  takenFields: ReadonlySet<string>
+}
+
+const nonNull = <T extends GraphQLOutputType | GraphQLInputType>(type: T): GraphQLNonNull<T> => new GraphQLNonNull(type)
+
+function filterType (name: string, type: GraphQLScalarType, ops: readonly string[]): GraphQLInputObjectType {
+  const fields: Record<string, { type: GraphQLInputType }> = {}
+  for (const op of ops) fields[op] = { type }
+  return new GraphQLInputObjectType({ name, description: `Conditions on a field, as REST's \`field[op]=value\`: every one given must hold (a record without the field matches none). ${ops.includes('contains') ? '`contains` ignores case.' : ''}`.trim(), fields })
+}
+
+const ORDER_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
+const FILTERS = {
+  text: filterType('StringFilter', GraphQLString, [...ORDER_OPS, 'contains']),
+  int: filterType('IntFilter', GraphQLInt, ORDER_OPS),
+  safeInt: filterType('SafeIntFilter', SafeInt, ORDER_OPS),
+  number: filterType('FloatFilter', GraphQLFloat, ORDER_OPS),
+  boolean: filterType('BooleanFilter', GraphQLBoolean, ['eq']),
+  id: filterType('IDFilter', GraphQLID, [...ORDER_OPS, 'contains'])
+}
+
+const PageInfo = new GraphQLObjectType({
+  name: 'PageInfo',
+  description: 'Where a page ends: pass `endCursor` as `after` for the next one (REST\'s cursor: the same text continues the same list there).',
+  fields: {
+    hasNextPage: { type: nonNull(GraphQLBoolean) },
+    endCursor: { type: GraphQLString, description: 'The cursor of the last record of the page; null for an empty page.' }
+  }
+})
+
+const WriteOutcome = new GraphQLEnumType({
+  name: 'WriteOutcome',
+  description: 'What a create or replace did.',
+  values: {
+    CREATED: { description: 'A new record.' },
+    REPLACED: { description: 'A record held the id and was replaced (a replace; a student create under the count id rule, REST\'s Replaced-Record).' }
+  }
+})
+
+const ChangeKind = new GraphQLEnumType({
+  name: 'ChangeKind',
+  values: { CREATED: { value: 'created' }, REPLACED: { value: 'replaced' }, DELETED: { value: 'deleted' } }
+})
+
+/** Names the shared types take, which no collection's may. */
+export const SHARED_TYPES = ['StringFilter', 'IntFilter', 'SafeIntFilter', 'FloatFilter', 'BooleanFilter', 'IDFilter', 'PageInfo', 'WriteOutcome', 'ChangeKind', 'SafeInt', 'Query', 'Mutation', 'Subscription']
+
+function scalarOf (type: FieldType, param: FieldParam | undefined): GraphQLScalarType {
+  switch (type) {
+    case 'string': return GraphQLString
+    case 'integer': return param?.kind === 'integer' && fitsInt(param.min, param.max) ? GraphQLInt : SafeInt
+    case 'number': return GraphQLFloat
+    case 'boolean': return GraphQLBoolean
+  }
+}
+
+function filterOf (param: FieldParam): GraphQLInputObjectType {
+  switch (param.kind) {
+    case 'text': return FILTERS.text
+    case 'integer': return fitsInt(param.min, param.max) ? FILTERS.int : FILTERS.safeInt
+    case 'int64': return FILTERS.id
+    case 'number': return FILTERS.number
+    case 'boolean': return FILTERS.boolean
+  }
+}
+
+interface Connection {
+  page: readonly StoredRecord[]
+  more: boolean
+  sort: readonly SortKey[]
+  filter: RecordFilter
+}
+
+/** Runs a resolver, giving whatever it throws REST's code and words. */
+function coded<A, T> (resolve: (args: A, context: GraphQLContext) => Promise<T>): (source: unknown, args: A, context: GraphQLContext) => Promise<T> {
+  return async (_source, args, context) => {
+    try {
+      return await resolve(args, context)
+    } catch (err) {
+      throw codedError(err, context.request)
+    }
+  }
+}
+
+export function collectionParts (options: CollectionSchemaOptions): CollectionParts {
+  const parts: CollectionParts = { query: {}, mutation: {}, subscription: {} }
+  const takenTypes = new Set([...options.takenTypes, ...SHARED_TYPES])
+  const takenFields = new Set(options.takenFields)
+  for (const collection of options.collections) {
+    const store = options.stores.collections.get(collection.name)
+    if (store === undefined) continue
+    const names = namesOf(collection, takenTypes, takenFields)
+    for (const suffix of ['', 'Input', 'Filter', 'Sort', 'Connection', 'Edge', 'Written', 'Change']) takenTypes.add(names.type + suffix)
+    for (const field of [names.list, names.byId, names.changed, names.create, names.replace, names.delete]) takenFields.add(field)
+    addCollection(parts, collection, store, names, options.streams)
+  }
+  return parts
+}
+
+function addCollection (parts: CollectionParts, collection: RecordCollection, store: RecordStore, names: CollectionNames, streams: ChangeStreams): void {
+  const { declaration } = store
+  const model = collection.model
+  const params = model.fields as Readonly<Record<string, FieldParam>>
+  const writes = new CollectionWrites(collection, store)
+  const name = collection.name
+
+  const recordFields: GraphQLFieldConfigMap<StoredRecord, GraphQLContext> = {
+    id: { type: nonNull(GraphQLID), description: declaration.ids === 'int64' ? 'A 64-bit id, as decimal text (exact beyond 2^53).' : undefined, resolve: (r) => String(r.id) }
+  }
+  const inputFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
+  for (const [field, stored] of Object.entries(declaration.fields)) {
+    const scalar = scalarOf(stored.type, params[field])
+    recordFields[field] = { type: stored.required ? nonNull(scalar) : scalar }
+    const keptNote = declaration.keptOnUpdate.includes(field) ? ' A replace may leave it out to keep the stored value (it is needed when the replace creates the record).' : ''
+    inputFields[field] = { type: scalar, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}` }
+  }
+  const etagOf = collection.etag
+  if (etagOf !== undefined && !Object.hasOwn(recordFields, 'etag')) {
+    recordFields.etag = { type: nonNull(GraphQLString), description: 'The record\'s ETag as REST sends it: pass it as `ifMatch` to replace or delete only this version.', resolve: (r) => etagOf.call(collection, r) }
+  }
+  const Record = new GraphQLObjectType<StoredRecord, GraphQLContext>({ name: names.type, description: `A record of ${name}, as REST represents it.`, fields: recordFields })
+  const Input = new GraphQLInputObjectType({
+    name: `${names.type}Input`,
+    description: `The fields of a record of ${name}, checked with REST's rules (a failure is VALIDATION_FAILED with REST's entries in extensions.errors).`,
+    fields: inputFields
+  })
+
+  const filterFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
+  for (const [field, param] of Object.entries(params)) filterFields[field] = { type: field === 'id' ? FILTERS.id : filterOf(param), description: param.description === '' ? undefined : param.description }
+  filterFields.q = { type: GraphQLString, description: 'Only records with this text in any text field, ignoring case (REST\'s `q`).' }
+  const Filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, description: `Which records of ${name}: every condition given holds (REST's filters).`, fields: filterFields })
+
+  const sortValues: Record<string, { value: SortKey }> = {}
+  for (const field of sortableFields(model)) {
+    sortValues[`${field}_ASC`] = { value: { field, descending: false } }
+    sortValues[`${field}_DESC`] = { value: { field, descending: true } }
+  }
+  const Sort = new GraphQLEnumType({ name: `${names.type}Sort`, description: `Sort keys of ${name} (REST's \`sort\`: the id and the required fields); ties are broken by id.`, values: sortValues })
+
+  const Edge = new GraphQLObjectType<{ node: StoredRecord, sort: readonly SortKey[] }, GraphQLContext>({
+    name: `${names.type}Edge`,
+    fields: {
+      node: { type: nonNull(Record) },
+      cursor: { type: nonNull(GraphQLString), resolve: (edge) => encodeCursor(edge.sort, positionOf(edge.node, edge.sort)) }
+    }
+  })
+  const Connection = new GraphQLObjectType<Connection, GraphQLContext>({
+    name: `${names.type}Connection`,
+    description: `A page of ${name}.`,
+    fields: {
+      edges: { type: nonNull(new GraphQLList(nonNull(Edge))), resolve: (c) => c.page.map((node) => ({ node, sort: c.sort })) },
+      nodes: { type: nonNull(new GraphQLList(nonNull(Record))), description: 'The records of the page without their cursors.', resolve: (c) => c.page },
+      pageInfo: {
+        type: nonNull(PageInfo),
+        resolve: (c) => {
+          const last = c.page[c.page.length - 1]
+          return { hasNextPage: c.more, endCursor: last === undefined ? null : encodeCursor(c.sort, positionOf(last, c.sort)) }
+        }
+      },
+      totalCount: {
+        type: nonNull(GraphQLInt),
+        description: 'How many records match the filter, all pages together: counted only when asked for (REST\'s count=true).',
+        resolve: async (c, _args, context) => {
+          try { return await store.count(c.filter) } catch (err) { throw codedError(err, context.request) }
+        }
+      }
+    }
+  })
+
+  parts.query[names.list] = {
+    type: nonNull(Connection),
+    description: `Records of ${name}, a page at a time (\`first\`: default 50, at most ${model.maxLimit}; \`after\`: a cursor), as REST's GET /${name} lists them.`,
+    args: {
+      filter: { type: Filter },
+      sort: { type: new GraphQLList(nonNull(Sort)) },
+      first: { type: GraphQLInt },
+      after: { type: GraphQLString }
+    },
+    resolve: coded(async (args: ListArgs) => {
+      const list = readListArgs(model, args)
+      const items = await store.query({ ...list.filter, sort: list.sort, after: list.after, limit: list.first + 1 })
+      const more = items.length > list.first
+      return { page: more ? items.slice(0, list.first) : items, more, sort: list.sort, filter: list.filter } satisfies Connection
+    })
+  } satisfies GraphQLFieldConfig<unknown, GraphQLContext, ListArgs>
+
+  parts.query[names.byId] = {
+    type: Record,
+    description: `The record of ${name} with this id, or null (field names: the list field + \`ById\`).`,
+    args: { id: { type: nonNull(GraphQLID) } },
+    resolve: coded(async (args: { id: string }) => (await store.get(writes.idOf(args.id))) ?? null)
+  }
+
+  const Written = new GraphQLObjectType<unknown, GraphQLContext>({
+    name: `${names.type}Written`,
+    fields: { record: { type: nonNull(Record) }, outcome: { type: nonNull(WriteOutcome) } }
+  })
+  const writeNote = 'Needs the write scope. Honours the request\'s Idempotency-Key as REST does.'
+  parts.mutation[names.create] = {
+    type: nonNull(Written),
+    description: `Creates a record of ${name}, as REST's POST /${name} does (the same id rule). ${writeNote}`,
+    args: { input: { type: nonNull(Input) } },
+    resolve: coded(async (args: { input: Record<string, unknown> }, context) => await writes.create(context, names.create, args.input))
+  }
+  parts.mutation[names.replace] = {
+    type: nonNull(Written),
+    description: `Replaces the record of ${name} with this id, as REST's PUT /${name}/{id} does; \`ifMatch\` is its If-Match (an ETag, or *), PRECONDITION_FAILED when stale. ${writeNote}`,
+    args: { id: { type: nonNull(GraphQLID) }, input: { type: nonNull(Input) }, ifMatch: { type: GraphQLString } },
+    resolve: coded(async (args: { id: string, input: Record<string, unknown>, ifMatch?: string | null }, context) => await writes.replace(context, names.replace, args))
+  }
+  parts.mutation[names.delete] = {
+    type: nonNull(GraphQLID),
+    description: `Deletes the record of ${name} with this id and answers its id, as REST's DELETE /${name}/{id} does; \`ifMatch\` is its If-Match. ${writeNote}`,
+    args: { id: { type: nonNull(GraphQLID) }, ifMatch: { type: GraphQLString } },
+    resolve: coded(async (args: { id: string, ifMatch?: string | null }, context) => await writes.delete(context, names.delete, args))
+  }
+
+  const ChangeType = new GraphQLObjectType<Change, GraphQLContext>({
+    name: `${names.type}Change`,
+    description: `A create, replace or delete of a record of ${name}, by any instance sharing the store.`,
+    fields: {
+      seq: { type: nonNull(SafeInt), description: 'The change\'s position in the change log: pass it as `after` to resume after it.' },
+      kind: { type: nonNull(ChangeKind) },
+      id: { type: nonNull(GraphQLID), resolve: (c) => String(c.id) },
+      record: { type: Record, description: 'The record as the write left it; null after a delete.' },
+      at: { type: nonNull(GraphQLString), description: 'When the store recorded it (ISO 8601).', resolve: (c) => c.at.toISOString() }
+    }
+  })
+  parts.subscription[names.changed] = {
+    type: nonNull(ChangeType),
+    description: `Every change of ${name} from now on; with \`after\` (a change's seq) first those after it the log still holds. Over SSE (graphql-sse) at {base}/graphql/stream.`,
+    args: { after: { type: SafeInt } },
+    subscribe: (_source, args: { after?: number | null }, context) => {
+      try {
+        return streams.follow(name, args.after ?? undefined)
+      } catch (err) {
+        throw codedError(err, context.request)
+      }
+    },
+    resolve: (change) => change
+  }
+}
+

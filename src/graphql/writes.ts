@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import {
+  IdempotencyKeyUsedError, IF_PRESENT, NO_CONDITION, type KeptWrite, type KeyedWrite, type RecordId, type RecordInput, type RecordStore,
+  type StoredRecord, type WriteCondition
+} from '../domain/index.js'
+import type { RecordCollection } from '../data/collection.js'
+import { AppError } from '../http/errors/index.js'
+import { preconditionFailed, writeConditionFor } from '../http/rest/index.js'
+import { idempotencyKey } from '../http/rest/idempotency.js'
+import { principalOf } from '../http/security/index.js'
+
+/**
+ * The mutations of a collection, with REST's rules: the write scope, the
+ * bodies checked by REST's schemas, `ifMatch` as If-Match (a compare-and-set
+ * in the store), REST's not-found and precondition codes, and the request's
+ * Idempotency-Key (one keyed write per request: a retry gets the kept answer).
+ */
+
+// A type, not an interface: graphql-http and graphql-sse take contexts that are records.
+export type WriteContext = {
+  request: FastifyRequest
+  /** Whether tokens are checked at all (otherwise every client may write, as over REST). */
+  auth: boolean
+}
+
+export type Outcome = 'CREATED' | 'REPLACED'
+
+export interface Written {
+  record: StoredRecord
+  outcome: Outcome
+}
+
+/** Refuses a mutation without the write scope, as REST's routes refuse a write. */
+export function requireWrite (context: WriteContext): void {
+  if (!context.auth) return
+  const principal = principalOf(context.request)
+  if (principal === undefined) throw new AppError('UNAUTHENTICATED', 'This request needs an access token: send Authorization: Bearer <token>')
+  if (!principal.scopes.has('write')) throw new AppError('FORBIDDEN', 'This request needs a token with the write scope')
+}
+
+export class CollectionWrites {
+  readonly #uuid: boolean
+  readonly #name: string
+
+  constructor (readonly collection: RecordCollection, readonly store: RecordStore) {
+    this.#uuid = store.declaration.ids === 'uuid'
+    this.#name = collection.name
+  }
+
+  /** An id argument as the collection's ids are (REST's INVALID_ID otherwise). */
+  idOf (text: string): RecordId {
+    const ids = this.store.declaration.ids
+    if (this.#uuid) {
+      const id = text.toLowerCase()
+      if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) return id
+    } else if (ids === 'int64') {
+      if (/^[1-9][0-9]{0,18}$/.test(text) && BigInt(text) <= 9223372036854775807n) return BigInt(text)
+    } else if (/^(0|[1-9][0-9]{0,15})$/.test(text) && Number.isSafeInteger(Number(text)) && Number(text) >= this.store.declaration.firstId) {
+      return Number(text)
+    }
+    throw new AppError('INVALID_ID', `"${text.slice(0, 40)}" is not an id of ${this.#name}`)
+  }
+
+  notFound (id: RecordId): AppError {
+    const code = this.collection.notFound ?? 'RECORD_NOT_FOUND'
+    const detail = `No record of ${this.#name} has the id ${id}`
+    return new AppError(code, detail, code === 'RECORD_NOT_FOUND' ? { errors: [{ code, field: `${this.#name}/${id}`, detail }] } : {})
+  }
+
+  /** The input with nulls left out, checked as REST checks the body. */
+  #body (kind: 'create' | 'replace', input: Readonly<Record<string, unknown>>): RecordInput {
+    const body: Record<string, unknown> = {}
+    for (const [field, value] of Object.entries(input)) if (value !== null && value !== undefined) body[field] = value
+    const failures = this.collection.checkBody?.(kind, body) ?? []
+    if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
+    return body as RecordInput
+  }
+
+  async create (context: WriteContext, field: string, input: Readonly<Record<string, unknown>>): Promise<Written> {
+    requireWrite(context)
+    const body = this.#body('create', input)
+    return await keyed(context.request, this.store, [field, input], toWritten, async (keep) => {
+      const result = await this.store.create(body, keep((r) => ({ record: r.record, outcome: r.outcome === 'replaced' ? 'REPLACED' : 'CREATED' })))
+      return { record: result.record, outcome: result.outcome === 'replaced' ? 'REPLACED' : 'CREATED' }
+    })
+  }
+
+  async replace (context: WriteContext, field: string, args: { id: string, input: Readonly<Record<string, unknown>>, ifMatch?: string | null }): Promise<Written> {
+    requireWrite(context)
+    const id = this.idOf(args.id)
+    const body = this.#body('replace', args.input)
+    const ifMatch = args.ifMatch ?? undefined
+    // A field an update keeps (the address book's name) may be left out: then only an update may happen.
+    const missingKept = this.store.declaration.keptOnUpdate.find((f) => body[f] === undefined && this.store.declaration.fields[f]?.required === true)
+    return await keyed(context.request, this.store, [field, args], toWritten, async (keep) => {
+      let condition: WriteCondition<StoredRecord> = NO_CONDITION
+      if (ifMatch !== undefined) condition = await this.#pinned(id, ifMatch)
+      else if (missingKept !== undefined && this.store.declaration.putCreates) condition = IF_PRESENT
+      const result = await this.store.put(id, body, condition, keep((r) => r.outcome === 'created' || r.outcome === 'replaced' ? { record: r.record, outcome: r.outcome === 'created' ? 'CREATED' : 'REPLACED' } : undefined))
+      if (result.outcome === 'not-found') throw this.notFound(id)
+      if (result.outcome === 'precondition-failed') {
+        if (ifMatch !== undefined) throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
+        const detail = `body.${missingKept ?? ''} is required when the write creates the record`
+        throw new AppError('VALIDATION_FAILED', detail, { subject: 'body', errors: [{ code: 'FIELD_REQUIRED', field: missingKept, detail }] })
+      }
+      return { record: result.record, outcome: result.outcome === 'created' ? 'CREATED' : 'REPLACED' }
+    })
+  }
+
+  async delete (context: WriteContext, field: string, args: { id: string, ifMatch?: string | null }): Promise<string> {
+    requireWrite(context)
+    const id = this.idOf(args.id)
+    const ifMatch = args.ifMatch ?? undefined
+    return await keyed(context.request, this.store, [field, args], (kept) => String((kept as { id: string }).id), async (keep) => {
+      const condition = ifMatch === undefined ? NO_CONDITION : await this.#pinned(id, ifMatch)
+      const result = await this.store.delete(id, condition, keep((r) => r.outcome === 'deleted' ? { id: String(id) } : undefined))
+      if (result.outcome === 'not-found') throw this.notFound(id)
+      if (result.outcome === 'precondition-failed') throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
+      return String(id)
+    })
+  }
+
+  /** `ifMatch` evaluated as REST evaluates If-Match: against the record now, which the write must still find (compare-and-set). */
+  async #pinned (id: RecordId, ifMatch: string): Promise<WriteCondition<StoredRecord>> {
+    const current = await this.store.get(id)
+    if (current === undefined) throw this.notFound(id)
+    const etag = this.collection.etag
+    const condition = etag === undefined ? undefined : writeConditionFor({ 'if-match': ifMatch }, current, (r) => etag.call(this.collection, r))
+    if (condition === undefined) throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
+    return condition
+  }
+}
+
+function toWritten (kept: unknown): Written {
+  return kept as Written
+}
+
+type Keep = <R>(answer: (result: R) => unknown) => KeyedWrite<R> | undefined
+
+/**
+ * Runs a write with the request's Idempotency-Key, if it has one: the
+ * mutation's answer is kept with the write, and a retry of the same mutation
+ * (field and arguments) with the key gets it back without writing again.
+ * Another mutation with the key is IDEMPOTENCY_KEY_REUSED, as over REST.
+ */
+async function keyed<T> (request: FastifyRequest, store: RecordStore, what: unknown, fromKept: (kept: unknown) => T, work: (keep: Keep) => Promise<T>): Promise<T> {
+  const key = idempotencyKey(request)
+  if (key === undefined) return await work(() => undefined)
+  const fingerprint = createHash('sha256').update(JSON.stringify(['graphql', what])).digest('base64url')
+  const replay = (kept: KeptWrite): T => {
+    if (kept.fingerprint !== fingerprint) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request (operation, resource, version, query or body); use a new key for a new request')
+    }
+    return fromKept(JSON.parse(kept.answer.body))
+  }
+  const earlier = await store.keptWrite?.(key)
+  if (earlier !== undefined) return replay(earlier)
+  try {
+    return await work((answer) => ({
+      key,
+      fingerprint,
+      answer: (result) => {
+        const body = answer(result)
+        return body === undefined ? undefined : { status: 200, headers: {}, body: JSON.stringify(body, (_k, v: unknown) => typeof v === 'bigint' ? v.toString() : v) }
+      }
+    }))
+  } catch (err) {
+    if (err instanceof IdempotencyKeyUsedError) return replay(err.kept)
+    throw err
+  }
+}
