@@ -52,7 +52,9 @@ export const LANES = {
     'test/services/collections/restart.test.ts',
     'test/http/openapi/swagger.test.ts',
     'test/http/rest/query/csv.test.ts',
-    'test/commands/csv.test.ts'
+    'test/commands/csv.test.ts',
+    'test/graphql/collections.test.ts',
+    'test/graphql/access.test.ts'
   ]
 } as const
 
