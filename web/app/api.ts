@@ -66,4 +66,12 @@ export class Api {
     }
     return { status: res.status, ok: false, headers: res.headers, problem: toProblem(res.status, parsed, res.headers) }
   }
+
+  /** A GET whose body the caller reads as it arrives (an export); undefined when the network failed. */
+  async stream (url: string, accept: string): Promise<Response | undefined> {
+    const headers = new Headers({ accept, 'accept-language': this.context.acceptLanguage() })
+    const token = this.context.token()
+    if (token !== undefined) headers.set('authorization', `Bearer ${token}`)
+    try { return await fetch(url, { headers, cache: 'no-store' }) } catch { return undefined }
+  }
 }

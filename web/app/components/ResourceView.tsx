@@ -14,6 +14,7 @@ import { DeleteDialog } from './DeleteDialog.js'
 import { deleteButtonId } from './RecordRow.js'
 import { RecordTable } from './RecordTable.js'
 import { Toolbar } from './Toolbar.js'
+import { Transfer } from './Transfer.js'
 import { useDelete } from './useDelete.js'
 import { useEditor } from './useEditor.js'
 import { focusById, type Status, type ViewContext } from './view-context.js'
@@ -262,6 +263,8 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
         onSearchNow={() => { setQuery({ ...query, q: search, cursor: undefined, page: 0 }) }}
         onSort={(sort) => { setQuery({ ...query, sort, cursor: undefined, page: 0 }) }}
         onReload={() => { void show(listing.refresh()) }} />
+
+      <Transfer spec={spec} t={t} api={api} endpoint={endpoint} query={query} onImported={() => { void show(listing.refresh()) }} />
 
       <Filters spec={spec} t={t} filters={query.filters} onChange={(filters) => { setQuery({ ...query, filters, cursor: undefined, page: 0 }) }} />
 
