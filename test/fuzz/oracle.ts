@@ -81,6 +81,10 @@ function errorShape (request: FuzzRequest, response: FuzzResponse): string[] {
   if (family === 'graphql' && /^application\/(graphql-response\+)?json/.test(type)) return graphqlShape(body)
   if (family === 'students' && /^application\/(vnd\.rqs\.v1\+)?json/.test(type)) return envelopeShape(body)
   if (family === 'other' && request.path.startsWith('/errors') && type.startsWith('text/html')) return [] // the catalogue's own pages for browsers
+  // A browser (Accept naming text/html) gets a 404 as a page in the site's layout; every other client the problem.
+  if (response.status === 404 && type.startsWith('text/html') && /text\/html/i.test(String(request.headers.accept ?? ''))) {
+    return response.text.includes('404') ? [] : ['a 404 page that does not say 404']
+  }
   return [`a ${response.status} answer as ${type || 'no content type'} for a ${family} path`]
 }
 

@@ -18,7 +18,7 @@ const BOUND_MS = 10_000
 function hangingStores (): Stores {
   const base = memoryStores()
   const never = async (): Promise<never> => await new Promise<never>(() => {})
-  return { ...base, students: replacing(base.students, { create: never, replace: never, delete: never }), addresses: replacing(base.addresses, { list: never, query: never, create: never, put: never, delete: never }) }
+  return { ...base, students: replacing(base.students, { create: never, createReporting: never, replace: never, delete: never }), addresses: replacing(base.addresses, { list: never, query: never, create: never, put: never, delete: never }) }
 }
 
 /** `store` with some methods replaced; the others keep working on the original. */
