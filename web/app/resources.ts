@@ -177,6 +177,11 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
   }
 }
 
+/** The keyboard a field's text input asks a phone for. */
+export function inputModeOf (field: FieldSpec): 'numeric' | 'decimal' | undefined {
+  return field.kind === 'integer' ? 'numeric' : field.kind === 'number' ? 'decimal' : undefined
+}
+
 /** A record from the service, or undefined when the value is not one. */
 export function toRecord (value: unknown): Rec | undefined {
   if (typeof value !== 'object' || value === null) return undefined

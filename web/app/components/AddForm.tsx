@@ -1,7 +1,8 @@
 import { useRef, useState } from 'preact/hooks'
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
-import { say, type ResourceSpec } from '../resources.js'
+import { inputModeOf, say, type ResourceSpec } from '../resources.js'
+import { BooleanChoices } from './BooleanChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
 
 /** What a create did: done; refused, with the service's reasons; or held back until the person confirms (`confirm` says why). */
@@ -75,9 +76,7 @@ export function AddForm ({ spec, t, create }: Props) {
                       onChange={(e) => { const value = (e.currentTarget as HTMLSelectElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}
                       {...describedBy(`${id}-error`, messages)}
                     >
-                      <option value="">{t('unset')}</option>
-                      <option value="true">{t('yes')}</option>
-                      <option value="false">{t('no')}</option>
+                      <BooleanChoices t={t} />
                     </select>
                     )
                   : (
@@ -85,7 +84,7 @@ export function AddForm ({ spec, t, create }: Props) {
                       id={id}
                       name={field.key}
                       type="text"
-                      inputMode={field.kind === 'integer' ? 'numeric' : field.kind === 'number' ? 'decimal' : undefined}
+                      inputMode={inputModeOf(field)}
                       autoComplete={field.autocomplete}
                       value={values[field.key] ?? ''}
                       onInput={(e) => { const value = (e.currentTarget as HTMLInputElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}

@@ -1,6 +1,7 @@
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
-import { say, type Rec, type ResourceSpec } from '../resources.js'
+import { inputModeOf, say, type Rec, type ResourceSpec } from '../resources.js'
+import { BooleanChoices } from './BooleanChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
 
 export interface RowNotice {
@@ -102,9 +103,7 @@ export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: 
                     onKeyDown={keys}
                     {...describedBy(`${id}-error`, messages)}
                   >
-                    <option value="">{t('unset')}</option>
-                    <option value="true">{t('yes')}</option>
-                    <option value="false">{t('no')}</option>
+                    <BooleanChoices t={t} />
                   </select>
                   )
                 : (
@@ -112,7 +111,7 @@ export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: 
                     id={id}
                     type="text"
                     aria-label={say(t, field.label)}
-                    inputMode={field.kind === 'integer' ? 'numeric' : field.kind === 'number' ? 'decimal' : undefined}
+                    inputMode={inputModeOf(field)}
                     autoComplete="off"
                     readOnly={edit.loading}
                     value={edit.values[field.key] ?? ''}
