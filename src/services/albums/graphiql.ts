@@ -26,7 +26,13 @@ export function graphiqlPage (endpoint: string, assetsPath: string): string {
 <title>GraphiQL · rqs album query service</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets}${GRAPHIQL_STYLES}">
-<style>html, body, #graphiql { height: 100%; margin: 0; }</style>
+<style>html, body, #graphiql { height: 100%; margin: 0; }
+/* A phone: the query above the result, each half the height (side by side the result was 52 px wide). */
+@media (max-width: 640px) {
+  .graphiql-sessions > div:has(> .graphiql-response) { flex-direction: column; }
+  .graphiql-sessions .graphiql-horizontal-drag-bar { display: none; }
+  .graphiql-sessions .graphiql-editors, .graphiql-sessions .graphiql-response { flex: 1 1 50% !important; min-width: 0; min-height: 0; }
+}</style>
 </head>
 <body>
 <div id="graphiql" data-endpoint="${escapeHtml(endpoint)}">Loading GraphiQL…</div>

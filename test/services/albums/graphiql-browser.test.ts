@@ -41,6 +41,25 @@ describe.skipIf(!hasChromium)(title, () => {
     await server?.close()
   })
 
+  it('on a phone (390 × 844) shows the result below the query, the full width (issue 22)', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, serviceWorkers: 'block' })
+    try {
+      const page = await context.newPage()
+      await page.goto(`${server.origin}/graphiql`)
+      const queryEditor = page.locator('.graphiql-query-editor')
+      await expect.poll(async () => text(await queryEditor.innerText()), { timeout: 30_000 }).toContain('albums(titleFilter: $titleFilter)')
+      await page.locator('.graphiql-execute-button').click()
+      const result = page.locator('.graphiql-response')
+      await expect.poll(async () => text(await result.innerText()), { timeout: 30_000 }).toContain('Fleetwood Mac')
+      const pane = await result.boundingBox()
+      const editor = await page.locator('.graphiql-editors').boundingBox()
+      expect(pane?.width).toBeGreaterThan(250) // side by side it was 52 px
+      expect((pane?.y ?? 0)).toBeGreaterThanOrEqual((editor?.y ?? 0) + (editor?.height ?? 0) - 1)
+    } finally {
+      await context.close()
+    }
+  })
+
   it('loads with no outside request, starts the Monaco workers from this server and runs the sample albums query', async () => {
     // The page's Content-Security-Policy (on by default) would stop an outside request before the guard below could see it:
     // this test is about what GraphiQL asks for; csp-browser.test.ts is about the policy.
