@@ -1,4 +1,7 @@
-import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose'
+import type * as JoseModule from 'jose'
+import type { JWTVerifyGetKey } from 'jose'
+
+type Jose = typeof JoseModule
 import { isScope, type Principal, type Scope } from './tokens.js'
 
 export interface JwtOptions {
@@ -57,17 +60,24 @@ const REJECTIONS: Record<string, string> = {
 export class JwtVerifier {
   readonly #keys: JWTVerifyGetKey
   readonly #options: JwtOptions
+  readonly #jose: Jose
 
-  constructor (options: JwtOptions) {
+  /** Loads jose only when JWTs are configured: a server without them never holds it. */
+  static async open (options: JwtOptions): Promise<JwtVerifier> {
+    return new JwtVerifier(options, await import('jose'))
+  }
+
+  private constructor (options: JwtOptions, jose: Jose) {
     this.#options = options
-    this.#keys = createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: options.cooldownMs, timeoutDuration: 5000 })
+    this.#jose = jose
+    this.#keys = jose.createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: options.cooldownMs, timeoutDuration: 5000 })
   }
 
   async verify (token: string): Promise<Principal> {
     let payload
     let protectedHeader
     try {
-      ({ payload, protectedHeader } = await jwtVerify(token, this.#keys, {
+      ({ payload, protectedHeader } = await this.#jose.jwtVerify(token, this.#keys, {
         issuer: this.#options.issuer,
         audience: this.#options.audience,
         algorithms: ALGORITHMS,

@@ -5,12 +5,10 @@ import { audit } from '../operations/index.js'
 import type { MountTable } from '../rest/index.js'
 import { auth, Authenticator, TokenFile } from './auth.js'
 import { authEnabled, type SecurityConfig } from '../../config/security.js'
-import { cors } from './cors.js'
 import { protectiveHeaders, securityHeaders } from './headers.js'
 import { allowedHosts, hostCheck, type HostAllowList } from './hosts.js'
 import { AuthFailureBudget } from './auth-failures.js'
 import { JwtVerifier } from './jwt.js'
-import { overload } from './overload.js'
 import { rateLimit } from './rate-limit.js'
 import { rejecter } from './reject.js'
 
@@ -33,6 +31,8 @@ export function securityPluginOptions (config: Config, mounts: MountTable): Secu
  * the Host check, protective or security headers, CORS (preflights answered here), overload shedding,
  * rate limits (which identify the client), authentication and scopes (on
  * every route, as it declares), then the audit log. Register it before the routes.
+ * A feature that is off is not even loaded (its library neither: jose, CORS,
+ * under-pressure), so a default server holds none of them.
  */
 async function securityPlugin (app: FastifyInstance, { config, hosts, mounts }: SecurityPluginOptions): Promise<void> {
   const reject = rejecter(mounts)
@@ -45,8 +45,12 @@ async function securityPlugin (app: FastifyInstance, { config, hosts, mounts }: 
   if (authenticator !== undefined) await app.register(auth, { authenticator, publicRead: config.authPublicRead, reject })
   if (config.securityHeaders) await app.register(securityHeaders)
   else if (config.protectiveHeaders) await app.register(protectiveHeaders)
-  if (config.corsOrigins !== undefined) await app.register(cors, { origins: config.corsOrigins })
+  if (config.corsOrigins !== undefined) {
+    const { cors } = await import('./cors.js')
+    await app.register(cors, { origins: config.corsOrigins })
+  }
   if (config.overload) {
+    const { overload } = await import('./overload.js')
     await app.register(overload, {
       maxEventLoopDelayMs: config.maxEventLoopDelayMs,
       maxHeapUsedBytes: config.maxHeapUsedBytes,
@@ -63,7 +67,7 @@ async function createAuthenticator (config: SecurityConfig): Promise<Authenticat
   const tokenFile = config.authTokensFile === undefined ? undefined : await TokenFile.open(config.authTokensFile)
   const jwt = config.authJwksUrl === undefined || config.authIssuer === undefined || config.authAudience === undefined
     ? undefined
-    : new JwtVerifier({ jwksUrl: config.authJwksUrl, issuer: config.authIssuer, audience: config.authAudience, cooldownMs: config.authJwksCooldownMs })
+    : await JwtVerifier.open({ jwksUrl: config.authJwksUrl, issuer: config.authIssuer, audience: config.authAudience, cooldownMs: config.authJwksCooldownMs })
   return new Authenticator(tokenFile, jwt, new AuthFailureBudget(config.authFailureLimit))
 }
 

@@ -7,7 +7,6 @@ import { escapeHtml, renderPage } from '../../http/html/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { appendVary } from '../../lib/vary.js'
-import { markdownToHtml, titleOf } from './markdown.js'
 
 export const DOCS_DIR = fileURLToPath(new URL('../../../docs', import.meta.url))
 /** The main user guide, at the package root (GitHub and npm show it there); served as /docs/README.md. */
@@ -23,20 +22,35 @@ interface Doc {
   file: string
   title: string
   markdown: string
-  html: string
+  /** The page for browsers: rendered on first request, then kept. */
+  html: () => Promise<string>
+}
+
+/** The first `# heading` of a document, or its file name. */
+function titleOf (markdown: string, fallback: string): string {
+  const match = /^# (.+)$/m.exec(markdown)
+  return match?.[1]?.trim() ?? fallback
 }
 
 /**
  * The documents under /docs/: an index page, and each Markdown file rendered
  * to HTML in the site's look for browsers (`Accept` preferring text/html),
- * or as Markdown for everything else. Rendered once, at start-up. The README
+ * or as Markdown for everything else. Each page is rendered when first asked
+ * for, then kept: the renderer (markdown-it, sanitize-html) is loaded only
+ * then, so a server nobody reads the docs of never holds it. The README
  * (the user guide) comes first; links between documents and their images are
  * rewritten to where /docs/ serves them (src/services/docs/markdown.ts).
  */
 export async function docsService (app: FastifyInstance): Promise<void> {
   declareRoutes(app, { service: 'docs', access: 'public' })
-  const render = (file: string, markdown: string, path: string, title = titleOf(markdown, file)): Doc =>
-    ({ file, title, markdown, html: renderPage({ title: `${title} — rqs`, current: '/docs/', body: `<article class="doc">${markdownToHtml(markdown, path)}</article>` }) })
+  const render = (file: string, markdown: string, path: string, title = titleOf(markdown, file)): Doc => {
+    let html: Promise<string> | undefined
+    const rendered = async (): Promise<string> => {
+      const { markdownToHtml } = await import('./markdown.js')
+      return renderPage({ title: `${title} — rqs`, current: '/docs/', body: `<article class="doc">${markdownToHtml(markdown, path)}</article>` })
+    }
+    return { file, title, markdown, html: () => (html ??= rendered()) }
+  }
   const docs = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort()
     .map((file) => render(file, readFileSync(join(DOCS_DIR, file), 'utf8'), `docs/${file}`))
   const guide = render(GUIDE, readFileSync(README, 'utf8'), GUIDE, 'User guide')
@@ -60,7 +74,7 @@ ${others.length === 0 ? '' : `<h2>For contributors</h2><ul>${others.map(item).jo
     const doc = byFile.get(url.slice('/docs/'.length))
     if (doc === undefined) return
     appendVary(reply, 'Accept')
-    if (pages.prefers(request.headers.accept, 'text/html')) return reply.type('text/html; charset=utf-8').send(doc.html)
+    if (pages.prefers(request.headers.accept, 'text/html')) return reply.type('text/html; charset=utf-8').send(await doc.html())
   })
   // The README is not under docs/, so the static files below do not hold it: its Markdown is served from memory.
   app.get(`/docs/${GUIDE}`, { schema: { hide: true } }, async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(guide.markdown))

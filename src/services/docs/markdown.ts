@@ -70,12 +70,6 @@ export function markdownToHtml (markdown: string, path?: string): string {
   return sanitizeHtml(renderer.render(markdown, env), ALLOWED)
 }
 
-/** The first `# heading` of a document, or its file name. */
-export function titleOf (markdown: string, fallback: string): string {
-  const match = /^# (.+)$/m.exec(markdown)
-  return match?.[1]?.trim() ?? fallback
-}
-
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
 export function slugOf (text: string): string {
   return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
