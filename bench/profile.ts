@@ -10,17 +10,18 @@
  *   npm run bench:profile [-- --only get-student,graphql-post --duration 8 --no-build]
  *   npm run bench:profile -- --summarise     # summarise the profiles already in results/profiles again
  *   DATABASE_URL=postgres://… npm run bench:profile -- --only pg-get   # the PostgreSQL store (a fresh database, dropped after)
+ *   npm run bench:profile -- --only get-student,fastify-get,post-student,fastify-post   # and what rqs pays beyond Fastify with nothing added
  *
  * Profiles go to bench/results/profiles/<scenario>.cpuprofile (open them in
  * Chrome DevTools or speedscope for flame graphs), summaries to <scenario>.md
  * and, all together, to stdout.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { formatSummary, summarise, type Probe } from './lib/cpuprofile.js'
+import { formatBeyond, formatSummary, summarise, type Probe, type ProfileSummary } from './lib/cpuprofile.js'
 import { load, type LoadRequest } from './lib/load.js'
 import { freshDatabase } from './lib/postgres.js'
 import { BENCH_DIR, ROOT, killAll, onInterrupt, startServer } from './lib/procs.js'
@@ -43,9 +44,22 @@ const { values: flags } = parseArgs({
  * here, as bench/run.ts does), with the 10 clients of the `pg-get` row.
  */
 type StoreKind = 'memory' | 'sqlite' | 'postgres'
-const SCENARIOS: Record<string, { title: string, request: LoadRequest, students: number, store?: StoreKind, connections?: number }> = {
-  'get-student': { title: 'GET /students/{id}', request: R.getStudent, students: 1 },
-  'post-student': { title: 'POST /students', request: R.postStudent, students: 1 },
+interface Scenario {
+  title: string
+  request: LoadRequest
+  students: number
+  store?: StoreKind
+  connections?: number
+  /** Another server than rqs: Fastify with nothing added (servers/fastify-bare.ts), the framework's ceiling. */
+  server?: 'fastify-bare'
+  /** The scenario of the same request on Fastify with nothing added: the summary then says what rqs pays beyond it. */
+  versus?: string
+}
+const SCENARIOS: Record<string, Scenario> = {
+  'get-student': { title: 'GET /students/{id}', request: R.getStudent, students: 1, versus: 'fastify-get' },
+  'post-student': { title: 'POST /students', request: R.postStudent, students: 1, versus: 'fastify-post' },
+  'fastify-get': { title: 'Fastify, nothing added: GET /students/{id}', request: R.getStudent, students: 1, server: 'fastify-bare' },
+  'fastify-post': { title: 'Fastify, nothing added: POST /students', request: R.postStudent, students: 1, server: 'fastify-bare' },
   'get-address': { title: 'GET /addresses/{id}', request: R.getAddress, students: 1 },
   'put-address': { title: 'PUT /addresses/{id}', request: R.putAddress, students: 1 },
   'graphql-post': { title: 'GraphQL albums (POST)', request: R.graphqlPost, students: 1 },
@@ -79,8 +93,8 @@ const PROBES: Probe[] = [
   { label: 'rqs: version negotiation (negotiate, deriveConstraint)', match: any(fn('negotiate', 'versioning'), fn('deriveConstraint', 'versioning')) },
   { label: 'rqs: request id (genReqId → requestId, randomUUID)', match: any(fn('requestId', 'request-id'), fn('randomUUID')) },
   // A hook's done() runs the rest of the request synchronously: leave out what follows it (hooks.js).
-  { label: 'rqs: x-request-id onRequest hook (server.js)', match: inFile('/dist/server.js'), exclude: inFile('fastify/lib/hooks') },
-  { label: 'rqs: versioned-mount onRequest hook (Vary, Content-Type, deprecation)', match: any(inFile('versioned-mount'), fn('applyChoice')), exclude: inFile('fastify/lib/hooks') },
+  { label: 'rqs: server-wide onRequest hooks (request id, timeouts, protective headers)', match: any(inFile('/dist/http/transport/request-id'), inFile('/dist/http/transport/timeouts'), inFile('/dist/http/transport/deadline-sweep'), inFile('/dist/http/security/headers')), exclude: inFile('fastify/lib/hooks') },
+  { label: 'rqs: versioned-mount onRequest hook (Vary, Content-Type, deprecation)', match: any(fn('applyChoice'), (f) => f.url.includes('/dist/http/rest/mounts') && f.functionName === ''), exclude: inFile('fastify/lib/hooks') },
   { label: 'fastify: hook runners (their own code only)', match: inFile('fastify/lib/hooks'), exclude: (f) => !f.url.includes('fastify/lib/hooks') },
   { label: 'fastify: request/reply objects and the per-request child logger', match: any(fn('createChildLogger'), fn('Request', 'fastify/lib/request'), fn('Reply', 'fastify/lib/reply'), fn('child', '/pino/')) },
   { label: '   of which pino (child logger bindings; no line is written)', match: inFile('/pino/') },
@@ -89,6 +103,8 @@ const PROBES: Probe[] = [
   { label: 'fastify: validation (ajv validators)', match: any(fn('validate', 'fastify/lib/validation'), fn('validateSchema')) },
   { label: 'rqs: route handlers (services/), without serialising and writing', match: inFile('/services/'), exclude: any(writing, serialising) },
   { label: 'rqs: stores', match: inFile('/stores/'), exclude: inPackage },
+  { label: '   of which the change log (a change per write, handed to the feed)', match: any(inFile('/stores/memory/changes'), inFile('/services/events/')) },
+  { label: 'rqs: Idempotency-Key wrapper on writes (no key sent)', match: inFile('/dist/http/rest/idempotency'), exclude: any(inFile('/services/'), inFile('/stores/'), writing, serialising) },
   { label: 'pg: pool (connect, release, idle timers)', match: inFile('/pg-pool/'), exclude: any(inFile('/pg/lib/'), inFile('/pg-protocol/')) },
   { label: 'pg: client and query (named statement, results), without protocol and types', match: inFile('/pg/lib/'), exclude: any(inFile('/pg-protocol/'), inFile('/pg-types/'), inFile('/pg-pool/'), inRqs) },
   { label: 'pg: protocol (serialising messages, parsing answers)', match: inFile('/pg-protocol/'), exclude: inFile('/pg/lib/') },
@@ -128,6 +144,7 @@ async function storeFor (kind: StoreKind): Promise<{ env: Record<string, string>
 }
 
 const sections: string[] = []
+const summaries = new Map<string, { summary: ProfileSummary, requests: number }>()
 try {
   for (const id of only) {
     const scenario = SCENARIOS[id]
@@ -135,7 +152,9 @@ try {
     const file = join(dir, `${id}.cpuprofile`)
     if (flags.summarise === true) {
       const saved = JSON.parse(readFileSync(join(dir, `${id}.window.json`), 'utf8')) as { startUs: number, endUs: number, requests: number }
-      sections.push(formatSummary(`${scenario.title} (${id})`, summarise(file, saved, PROBES), saved.requests))
+      const summary = summarise(file, saved, PROBES)
+      summaries.set(id, { summary, requests: saved.requests })
+      sections.push(formatSummary(`${scenario.title} (${id})`, summary, saved.requests))
       continue
     }
     rmSync(file, { force: true })
@@ -145,10 +164,14 @@ try {
       sections.push(`## ${scenario.title} (${id})\n\nskipped: DATABASE_URL is not set\n`)
       continue
     }
-    const server = await startServer(rqsSpec(`rqs-${id}`, scenario.students, {
-      nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${id}.cpuprofile`, '--cpu-prof-interval', flags.interval!],
-      env: store.env
-    })).catch(async (err: unknown) => { await store.drop(); throw err })
+    // A directory of its own: under tsx (fastify-bare.ts) the loader's thread writes a profile too; the main thread's is the largest.
+    const profileDir = join(dir, `${id}.threads`)
+    rmSync(profileDir, { recursive: true, force: true })
+    const nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-interval', flags.interval!]
+    const spec = scenario.server === 'fastify-bare'
+      ? { label: id, script: 'fastify-bare.ts', nodeArgs }
+      : rqsSpec(`rqs-${id}`, scenario.students, { nodeArgs, env: store.env })
+    const server = await startServer(spec).catch(async (err: unknown) => { await store.drop(); throw err })
     let requests = 0
     let window = { startUs: 0, endUs: 0 }
     try {
@@ -163,13 +186,26 @@ try {
       await server.stop()
       await store.drop()
     }
-    if (!existsSync(file)) throw new Error(`no profile written for ${id}`)
+    const written = existsSync(profileDir) ? readdirSync(profileDir).map((f) => join(profileDir, f)).sort((a, b) => statSync(b).size - statSync(a).size) : []
+    if (written[0] === undefined) throw new Error(`no profile written for ${id}`)
+    renameSync(written[0], file)
+    rmSync(profileDir, { recursive: true, force: true })
     writeFileSync(join(dir, `${id}.window.json`), JSON.stringify({ ...window, requests }))
-    const text = formatSummary(`${scenario.title} (${id})`, summarise(file, window, PROBES), requests)
+    const summary = summarise(file, window, PROBES)
+    summaries.set(id, { summary, requests })
+    const text = formatSummary(`${scenario.title} (${id})`, summary, requests)
     writeFileSync(join(dir, `${id}.md`), text)
     sections.push(text)
   }
 } finally {
   killAll()
+}
+for (const [id, scenario] of Object.entries(SCENARIOS)) {
+  const rqs = summaries.get(id)
+  const fastify = scenario.versus === undefined ? undefined : summaries.get(scenario.versus)
+  if (rqs === undefined || fastify === undefined) continue
+  const text = formatBeyond(`${scenario.title}: what rqs pays beyond Fastify with nothing added (${id} − ${scenario.versus!})`, rqs, fastify)
+  writeFileSync(join(dir, `${id}-beyond-fastify.md`), text)
+  sections.push(text)
 }
 console.log(sections.join('\n'))

@@ -137,3 +137,40 @@ export function formatSummary (title: string, s: ProfileSummary, requests: numbe
     ''
   ].join('\n')
 }
+
+/**
+ * Two profiles of the same request side by side, rqs and Fastify with
+ * nothing added, per probe and per package (µs a request): the difference is
+ * what rqs's own features cost beyond the framework. Probe rows that are zero
+ * on both sides are left out.
+ */
+export function formatBeyond (title: string, rqs: { summary: ProfileSummary, requests: number }, fastify: { summary: ProfileSummary, requests: number }): string {
+  const per = (us: number | undefined, requests: number): number => requests > 0 ? (us ?? 0) / requests : 0
+  const table = (a: Array<{ name: string, us: number }>, b: Array<{ name: string, us: number }>): string[] => {
+    const names = [...new Set([...a.map((x) => x.name), ...b.map((x) => x.name)])].filter((n) => n !== '(idle)')
+    return names
+      .map((name) => {
+        const r = per(a.find((x) => x.name === name)?.us, rqs.requests)
+        const f = per(b.find((x) => x.name === name)?.us, fastify.requests)
+        return { name, r, f, d: r - f }
+      })
+      .filter((row) => row.r >= 0.005 || row.f >= 0.005)
+      .map((row) => `| ${row.name.replace(/\|/g, '\\|')} | ${row.r.toFixed(2)} | ${row.f.toFixed(2)} | ${row.d >= 0 ? '+' : ''}${row.d.toFixed(2)} |`)
+  }
+  const total = (x: { summary: ProfileSummary, requests: number }): number => per(x.summary.busyUs, x.requests)
+  return [
+    `### ${title}`,
+    '',
+    `CPU a request, by the profiler's samples: rqs ${total(rqs).toFixed(1)} µs, Fastify with nothing added ${total(fastify).toFixed(1)} µs ` +
+      `(+${(total(rqs) - total(fastify)).toFixed(1)} µs). Same machine, same load generator, one after the other.`,
+    '',
+    '| step (inclusive) | rqs µs | Fastify µs | rqs pays |',
+    '|---|---:|---:|---:|',
+    ...table(rqs.summary.probes, fastify.summary.probes),
+    '',
+    '| self time by package | rqs µs | Fastify µs | rqs pays |',
+    '|---|---:|---:|---:|',
+    ...table(rqs.summary.selfByCategory.slice(0, 25), fastify.summary.selfByCategory.slice(0, 25)),
+    ''
+  ].join('\n')
+}
