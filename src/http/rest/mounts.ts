@@ -223,7 +223,7 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       scope.addHook('onRoute', (route) => {
         if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
         route.config = { ...route.config, representation: route.config?.streams === true ? { ...described, streams: STREAM_TYPES } : described }
-        declareRoute(route, { version })
+        declareRoute(route, { version, dataOnly: true })
       })
       scope.addHook('onRequest', (request, reply, done) => {
         const choice = negotiator.negotiate(request.headers.accept, request.routeOptions.config.streams === true)

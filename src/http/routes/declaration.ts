@@ -20,6 +20,11 @@ export interface RouteDeclaration {
   version?: number
   /** A load balancer's probe or Prometheus' scrape (health, readiness, metrics): never rate-limited. */
   probe?: boolean
+  /**
+   * The route answers data only (JSON, NDJSON, CSV), never a document a browser renders: it gets no
+   * Content-Security-Policy, which governs documents (REST representations, the GraphQL endpoint).
+   */
+  dataOnly?: boolean
 }
 
 declare module 'fastify' {

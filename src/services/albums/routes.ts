@@ -218,7 +218,8 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   const editor = `${base}/graphiql`
   // A browser opening the endpoint (Accept preferring text/html) gets the editor instead of a raw 400.
   // Every operation is a read: the album schema has no mutations (every method of /graphql, the 405s included).
-  const operation = { rqs: { access: 'read' as const } }
+  // Data only: the endpoint never renders a page (a browser is sent to the editor), so no page policy.
+  const operation = { rqs: { access: 'read' as const, dataOnly: true } }
   const forPeople = { rqs: { access: 'public' as const } }
   app.get('/graphql', { schema: graphqlGetSchema, config: operation, exposeHeadRoute: false }, (request, reply) => {
     if (prefersHtml(request.headers.accept)) {

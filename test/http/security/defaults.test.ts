@@ -77,6 +77,12 @@ describe('the protective headers, on by default', () => {
       expect(res.headers.get('x-content-type-options'), path).toBe('nosniff')
       expect(res.headers.get('x-frame-options'), path).toBe('DENY')
     }
+    // The GraphQL endpoint declares it answers data only (a browser is sent to the editor): no page policy either.
+    for (const init of [{ method: 'POST', json: { query: '{ albums { title } }' } }, { method: 'GET' }] as const) {
+      const res = await request(`${server.origin}/graphql?query=${encodeURIComponent('{ albums { title } }')}`, init)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-security-policy')).toBeNull()
+    }
   })
 })
 
