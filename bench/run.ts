@@ -292,7 +292,7 @@ const ROWS: RowSpec[] = [
     title: `PostgreSQL GET /students/{id}, ${PG_CLIENTS} clients`,
     servers: ['rqs-postgres'],
     skip: noDatabase,
-    run: async (s) => await compare({ id: 'pg-get', title: `PostgreSQL GET /students/{id}, ${PG_CLIENTS} clients`, goal: { against: `pgbench -S -c ${PG_CLIENTS}`, min: 0.6, text: '≥ 0.6× pgbench -S' } }, [
+    run: async (s) => await compare({ id: 'pg-get', title: `PostgreSQL GET /students/{id}, ${PG_CLIENTS} clients`, goal: { against: `pgbench -S -c ${PG_CLIENTS}`, min: 0.7, text: '≥ 0.7× pgbench -S' } }, [
       httpContender('rqs, PostgreSQL store', 'target', s['rqs-postgres']!, R.getStudent, PG_CLIENTS, statusIs(200)),
       {
         label: `pgbench -S -c ${PG_CLIENTS}`,
