@@ -94,6 +94,7 @@ async function addressRoutes (app: FastifyInstance, opts: AddressRoutesOptions):
   })
 
   app.post<{ Body: AddressCreateBody }>('/addresses', {
+    compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'createAddress',

@@ -131,6 +131,7 @@ async function collectionRoutes (app: FastifyInstance, opts: CollectionRoutesOpt
   })
 
   app.post<{ Body: Record<string, unknown> }>(resources, {
+    compress: false,
     config: { rqs: { access: 'write' } },
     schema: {
       operationId: `create${one}`,

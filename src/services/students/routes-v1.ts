@@ -63,6 +63,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
+    compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'createStudent',
@@ -79,6 +80,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
+    compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
     schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
   }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {

@@ -87,6 +87,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.post<{ Body: StudentCreateBody }>('/', {
+    compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'createStudent',
@@ -152,6 +153,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.put<{ Body: StudentReplaceBody }>('/', {
+    compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'replaceStudent',

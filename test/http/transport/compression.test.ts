@@ -1,6 +1,9 @@
 import { request as httpRequest } from 'node:http'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import type { RouteOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { makeConfig } from '../../../src/options.js'
+import { buildServer } from '../../../src/server.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 
 let server: RunningServer
@@ -43,5 +46,21 @@ describe('response compression (@fastify/compress)', () => {
     const list = await raw('/students', { 'accept-encoding': 'br' })
     expect(list.headers['content-encoding']).toBe('br')
     expect(JSON.parse(brotliDecompressSync(list.body).toString()).body).toHaveLength(31)
+  })
+})
+
+describe('routes whose answer is one record pay nothing for compression (issue 20)', () => {
+  it('every read and write of one student, address or declared record has no compression hook; lists keep theirs', async () => {
+    const routes: RouteOptions[] = []
+    const app = await buildServer(makeConfig({ logLevel: 'silent' }), { onRoute: (route) => { routes.push(route) } })
+    await app.ready()
+    const hooksOf = (route: RouteOptions): unknown[] => [route.onSend].flat().filter((h) => h !== undefined)
+    const single = routes.filter((r) => r.method !== 'HEAD' && /^(get|create|replace|put|delete)(Student|Address)(ById)?$/.test(String(r.schema?.operationId)))
+    expect(single.map((r) => r.schema?.operationId)).toEqual(expect.arrayContaining(['getStudent', 'createStudent', 'replaceStudent', 'replaceStudentById', 'deleteStudent', 'getAddress', 'createAddress', 'putAddress', 'deleteAddress']))
+    for (const route of single) expect(hooksOf(route), `${String(route.method)} ${route.url}`).toEqual([])
+    const lists = routes.filter((r) => r.schema?.operationId === 'listStudents' || r.schema?.operationId === 'listAddresses')
+    expect(lists.length).toBeGreaterThan(0)
+    for (const route of lists) expect(hooksOf(route).length, `${String(route.method)} ${route.url}`).toBeGreaterThan(0)
+    await app.close()
   })
 })
