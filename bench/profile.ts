@@ -65,6 +65,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'graphql-post': { title: 'GraphQL albums (POST)', request: R.graphqlPost, students: 1 },
   'graphql-get': { title: 'GraphQL albums (GET)', request: R.graphqlGet, students: 1 },
   list: { title: 'GET /students holding 10 000', request: R.listStudents, students: 10_000 },
+  'graphql-page': { title: 'GraphQL students(first: 50, filter) holding 10 000', request: R.graphqlStudentsPage, students: 10_000 },
+  'rest-page': { title: 'GET /students?limit=50&age[gte]=… holding 10 000', request: R.restStudentsPage, students: 10_000 },
   'sqlite-get': { title: 'SQLite GET /students/{id}', request: R.getStudent, students: 1, store: 'sqlite' },
   'pg-get': { title: 'PostgreSQL GET /students/{id}, 10 clients', request: R.getStudent, students: 1, store: 'postgres', connections: 10 },
   'pg-post': { title: 'PostgreSQL POST /students, 10 clients', request: R.postStudent, students: 1, store: 'postgres', connections: 10 }
