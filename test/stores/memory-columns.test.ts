@@ -3,7 +3,7 @@ import { memoryStores } from '../../src/stores/index.js'
 import { MemoryRecordStore } from '../../src/stores/memory/records.js'
 import { columnFor } from '../../src/stores/memory/columns.js'
 import { SCAN_CHUNK } from '../../src/stores/memory/query.js'
-import type { CollectionDeclaration, RecordQuery, StoredRecord, Student, StudentStore } from '../../src/domain/index.js'
+import type { CollectionDeclaration, RecordQuery, StoredRecord, Student, StudentField, StudentStore } from '../../src/domain/index.js'
 
 /**
  * The memory store keeps records in columns by slot (issue 20): under `count`
@@ -17,9 +17,9 @@ async function * once<T> (records: T[]): AsyncGenerator<T[]> { yield records }
 const student = (id: number, age = id % 90): Student => ({ id, firstName: `F${id}`, lastName: `L${(id * 7) % 13}`, age })
 
 /** Every page of `query`, `size` at a time, each from the last one's keyset position. */
-async function paged (store: StudentStore, query: RecordQuery, size: number): Promise<number[]> {
+async function paged (store: StudentStore, query: RecordQuery<StudentField>, size: number): Promise<number[]> {
   const ids: number[] = []
-  let after: RecordQuery['after']
+  let after: RecordQuery<StudentField>['after']
   for (;;) {
     const page = await store.query({ ...query, after, limit: size })
     ids.push(...page.map((s) => s.id))

@@ -21,7 +21,7 @@ const PROBE = -1
  */
 export const RECENT_RECORDS = 1 << 14
 
-/** Ids stay slots while they are below twice the records held (or the slots used) plus this many. */
+/** Ids stay slots while a new one is below twice the records held plus this many. */
 const DENSE_SLACK = 1 << 16
 
 /** What a table keeps: its fields (besides `id`, in record order) and how ids map to slots. */
@@ -218,7 +218,9 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
   #allocate (id: K): number {
     if (this.#firstId !== undefined) {
       const slot = typeof id === 'number' ? id - this.#firstId : -1
-      if (Number.isInteger(slot) && slot >= 0 && slot < Math.max(this.#held.end, 2 * this.#size) + DENSE_SLACK) return slot
+      // A hole is free to fill; a slot past the end only while at least half the slots would hold a record
+      // (beyond that a Map of ids costs less than the holes).
+      if (Number.isInteger(slot) && slot >= 0 && (slot < this.#held.end || slot < 2 * this.#size + DENSE_SLACK)) return slot
       this.#sparseIds()
     }
     return this.#free.pop() ?? this.#held.end

@@ -74,8 +74,9 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   /**
    * The matching records after the query's position, in sort order, lazily,
    * with PAUSE after every SCAN_CHUNK records read. From its first pause the
-   * walk reads a snapshot of the index, so writes made meanwhile neither
-   * disturb it nor show in it (as a SQL store's statement sees one snapshot).
+   * walk reads a snapshot of the table (IndexedTable.walk), so writes made
+   * meanwhile neither disturb it nor show in it (as a SQL store's statement
+   * sees one snapshot).
    */
   * walk (query: RecordQuery): Generator<R | typeof PAUSE> {
     assertDeclaredFields(this.collection, this.kinds, query)
