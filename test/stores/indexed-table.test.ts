@@ -40,4 +40,20 @@ describe('the memory store\'s indexes (issue 12: built on first use, then kept u
     expect(() => walk(table, '__proto__')).toThrow(RangeError)
     expect(() => walk(table, 'nope')).toThrow(RangeError)
   })
+
+  it('keeps ids as slots while they are dense, and moves them to a Map once most slots would be holes', () => {
+    const dense = new IndexedTable<number, Student>(STUDENTS)
+    for (let id = 0; id < 100_000; id++) dense.set(id, student(id, 'L'))
+    for (let id = 0; id < 100_000; id += 2) dense.delete(id) // holes left by deletes stay slots
+    dense.set(100_000, student(100_000, 'L'))
+    expect(dense.denseIds).toBe(true)
+
+    const spaced = new IndexedTable<number, Student>(STUDENTS)
+    for (let i = 0; i < 20_000; i++) spaced.set(i * 10, student(i * 10, `L${i % 7}`))
+    expect(spaced.denseIds).toBe(false)
+    expect(spaced.size).toBe(20_000)
+    expect(spaced.get(199_990)).toEqual(student(199_990, `L${19_999 % 7}`))
+    expect(spaced.get(199_991)).toBeUndefined()
+    expect(walk(spaced, 'id')).toEqual(Array.from({ length: 20_000 }, (_, i) => i * 10))
+  })
 })
