@@ -38,6 +38,32 @@ class ValueColumn implements Column {
   }
 }
 
+/** Texts a column shares at most; past that it starts afresh. */
+const SHARED_MAX = 1 << 16
+/** Longer texts are kept as written: names, cities and codes repeat, long texts seldom do. */
+const SHARED_LENGTH = 64
+
+/**
+ * Text: a text written again (a first name, a city) is kept as the one string
+ * already held instead of its own copy; a string costs ≈ 24 bytes and more,
+ * its place in the column 8.
+ */
+class TextColumn extends ValueColumn {
+  readonly #shared = new Map<string, string>()
+
+  override set (slot: number, value: FieldData | undefined): void {
+    if (typeof value === 'string' && value.length <= SHARED_LENGTH) {
+      const held = this.#shared.get(value)
+      if (held !== undefined) value = held
+      else {
+        if (this.#shared.size >= SHARED_MAX) this.#shared.clear()
+        this.#shared.set(value, value)
+      }
+    }
+    super.set(slot, value)
+  }
+}
+
 /**
  * Integers and numbers as doubles (exact for every safe integer). NaN marks an
  * unset field: JSON, hence any write, has no NaN. A value that is not a
@@ -107,6 +133,8 @@ export function columnFor (kind: FieldKinds<string>[string] | 'any'): Column {
       return new NumberColumn()
     case 'boolean':
       return new BooleanColumn()
+    case 'text':
+      return new TextColumn()
     default:
       return new ValueColumn()
   }
