@@ -83,6 +83,8 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
   #probeValue: FieldValue | undefined
   #probeId: RecordId = 0
   readonly #make: (id: K, slot: number) => R
+  /** One object whose fields read the columns at the slot it was moved to: what a walk's verdict reads. */
+  readonly #view: RowView<R>
 
   constructor (shape: TableShape) {
     this.#kinds = shape.kinds
@@ -91,6 +93,7 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
     this.#columns = shape.fields.map((field) => columnFor(shape.kinds[field] ?? 'text'))
     this.#firstId = shape.firstId
     this.#make = recordMaker<K, R>(shape.fields, this.#columns, this.#optional)
+    this.#view = rowView<R>(shape.fields, this.#columns, (slot) => this.#idAt(slot))
     if (shape.firstId === undefined) this.#sparseIds()
   }
 
@@ -170,17 +173,20 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
   /**
    * The records in `field`'s order, then id's, from `start` (a value of the
    * field; undefined: the first) on, ascending or descending, with PAUSE after
-   * every SCAN_CHUNK. Among records holding `start`, the walk begins with the
-   * id `edgeId` would sort at (±Infinity: before or after them all).
+   * every SCAN_CHUNK records read. Among records holding `start`, the walk
+   * begins with the id `edgeId` would sort at (±Infinity: before or after them
+   * all). `verdict` says of each record read whether the walk gives it (> 0),
+   * passes over it (0) or ends (< 0); it is shown a view of the slot, so a
+   * record is built only for what the walk gives.
    */
-  * walk (field: string, start: FieldValue | undefined, edgeId: number, descending: boolean): Generator<R | typeof PAUSE> {
+  * walk (field: string, start: FieldValue | undefined, edgeId: number, descending: boolean, verdict: Verdict<R> = give): Generator<R | typeof PAUSE> {
     if (field !== 'id') {
       const index = this.#index(field)
-      yield * this.#walkIndex(index, start === undefined ? undefined : this.#probe(start, edgeId), descending)
+      yield * this.#walkIndex(index, start === undefined ? undefined : this.#probe(start, edgeId), descending, verdict)
     } else if (this.#firstId === undefined) {
-      yield * this.#walkIndex(this.#idIndex as SlotIndex, start === undefined ? undefined : this.#probe(undefined, start as RecordId), descending)
+      yield * this.#walkIndex(this.#idIndex as SlotIndex, start === undefined ? undefined : this.#probe(undefined, start as RecordId), descending, verdict)
     } else {
-      yield * this.#walkSlots(this.#firstSlot(start, descending), descending)
+      yield * this.#walkSlots(this.#firstSlot(start, descending), descending, verdict)
     }
   }
 
@@ -284,23 +290,24 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
     return descending ? Math.min(end - 1, Math.floor(slot)) : Math.max(0, Math.ceil(slot))
   }
 
-  * #walkSlots (from: number, descending: boolean): Generator<R | typeof PAUSE> {
+  * #walkSlots (from: number, descending: boolean, verdict: Verdict<R>): Generator<R | typeof PAUSE> {
     const end = this.#held.end // a slot past it was empty when the walk began
     let snapshot: Map<number, R | null> | undefined
     let read = 0
     try {
       for (let slot = from; descending ? slot >= 0 : slot < end; slot += descending ? -1 : 1) {
-        let record: R | null | undefined
+        let kept: R | undefined
         if (snapshot === undefined || snapshot.size === 0) {
           slot = this.#held.next(slot, descending)
           if (slot < 0 || slot >= end) return
-          record = snapshot === undefined ? this.#read(slot) : (snapshot.get(slot) ?? this.#read(slot))
         } else {
-          record = snapshot.get(slot)
-          if (record === undefined) record = this.#held.has(slot) ? this.#read(slot) : null
-          if (record === null) continue
+          const image = snapshot.get(slot)
+          if (image === null || (image === undefined && !this.#held.has(slot))) continue // none when the walk opened
+          kept = image
         }
-        yield record
+        const record = this.#judge(slot, kept, verdict)
+        if (record === END) return
+        if (record !== undefined) yield record
         if (++read % SCAN_CHUNK !== 0) continue
         snapshot ??= this.#openSnapshot()
         yield PAUSE
@@ -310,14 +317,16 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
     }
   }
 
-  * #walkIndex (index: SlotIndex, from: number | undefined, descending: boolean): Generator<R | typeof PAUSE> {
+  * #walkIndex (index: SlotIndex, from: number | undefined, descending: boolean, verdict: Verdict<R>): Generator<R | typeof PAUSE> {
     let slots = slotsOf(index, from, descending, false)
     let snapshot: Map<number, R | null> | undefined
     let read = 0
     try {
       for (let next = slots.next(); next.done !== true; next = slots.next()) {
         const slot = next.value
-        yield snapshot === undefined ? this.#read(slot) : this.#seen(snapshot, slot)
+        const record = this.#judge(slot, snapshot?.get(slot) ?? undefined, verdict)
+        if (record === END) return
+        if (record !== undefined) yield record
         if (++read % SCAN_CHUNK !== 0) continue
         if (snapshot === undefined) {
           snapshot = this.#openSnapshot()
@@ -339,9 +348,20 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
     return snapshot
   }
 
-  /** A slot's record as an open walk sees it: as it was when the walk opened. */
-  #seen (snapshot: Map<number, R | null>, slot: number): R {
-    return snapshot.get(slot) ?? this.#read(slot)
+  /**
+   * What a walk does with a held slot: the record to give, undefined to pass
+   * over it, END to stop. `kept` is its record as an open walk's snapshot kept
+   * it; otherwise the verdict is asked of the view of the slot's columns.
+   */
+  #judge (slot: number, kept: R | undefined, verdict: Verdict<R>): R | undefined | typeof END {
+    let says: number
+    if (kept !== undefined) says = verdict(kept)
+    else {
+      this.#view.moveTo(slot)
+      says = verdict(this.#view.row)
+      if (says > 0) return this.#read(slot)
+    }
+    return says > 0 ? kept : says < 0 ? END : undefined
   }
 
   /** Before a write to `slot`: every open walk that has not kept its record yet keeps it (null: none). */
@@ -359,6 +379,33 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
   #read (slot: number): R {
     return this.#recent.get(slot) ?? this.#make(this.#idAt(slot), slot)
   }
+}
+
+/** What a walk does with a record: give it (> 0), pass over it (0), end (< 0). */
+export type Verdict<R> = (record: R) => number
+const give = (): number => 1
+const END: unique symbol = Symbol('end')
+
+interface RowView<R> {
+  readonly row: R
+  moveTo: (slot: number) => void
+}
+
+/**
+ * A record-like object whose `id` and fields are getters reading the columns
+ * at one slot, moved from slot to slot: a filter reads it as it reads a
+ * record, and nothing is built for a record it rejects. An unset field reads
+ * undefined, as an absent one does.
+ */
+function rowView<R> (fields: readonly string[], columns: readonly Column[], idAt: (slot: number) => RecordId): RowView<R> {
+  let at = 0
+  const row = {}
+  Object.defineProperty(row, 'id', { get: () => idAt(at), enumerable: true })
+  fields.forEach((field, i) => {
+    const column = columns[i] as Column
+    Object.defineProperty(row, field, { get: () => column.get(at), enumerable: true })
+  })
+  return { row: row as R, moveTo: (slot) => { at = slot } }
 }
 
 /** The records of the last slots read or written, RECENT_RECORDS places, a slot's place fixed by its low bits. */

@@ -100,18 +100,16 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
     const { low, high } = bounds(query.where, field)
     // Start at the later of the range's bound and the position (earlier for a descending walk).
     const start = lead.descending ? earlier(high, after?.keys[0]) : later(low, sort.length === 0 ? after?.id : after?.keys[0])
-    const entries = this.table.walk(field, start, lead.descending ? Infinity : -Infinity, lead.descending)
     const beyond = (value: FieldValue): boolean => lead.descending
       ? low !== undefined && compareValues(value, low) < 0
       : high !== undefined && compareValues(value, high) > 0
+    // The table asks this of each record it reads (a view of its slot), and builds only those given.
+    const verdict = (r: R): number => beyond((r as unknown as Row)[field] as FieldValue) ? -1 : wanted(r) ? 1 : 0
+    const entries = this.table.walk(field, start, lead.descending ? Infinity : -Infinity, lead.descending, verdict)
 
     if (keys.length === 1 || (keys.length === 2 && keys[1]?.descending === lead.descending)) {
       // The index order (field, then id), walked forward or backward, is the answer's order.
-      for (const record of entries) {
-        if (record === PAUSE) yield PAUSE
-        else if (beyond((record as unknown as Row)[field] as FieldValue)) return
-        else if (wanted(record)) yield record
-      }
+      yield * entries
       return
     }
     // Records sharing the first key are ordered by the other keys and the id before they are given out.
@@ -129,9 +127,8 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
         yield * group.sort(order)
         group = []
       }
-      if (beyond(value)) return
       groupValue = value
-      if (wanted(record)) group.push(record)
+      group.push(record)
     }
     yield * group.sort(order)
   }
