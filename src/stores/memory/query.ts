@@ -3,7 +3,8 @@ import {
   assertDeclaredFields, compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE,
   type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordId, type RecordQuery, type SortKey
 } from '../../domain/index.js'
-import type { FieldIndex, IndexedTable } from './indexed-table.js'
+import type { IndexedTable } from './indexed-table.js'
+import { PAUSE, SCAN_CHUNK } from './scan.js'
 import { FoldedTexts } from './folded-texts.js'
 
 /**
@@ -13,15 +14,7 @@ import { FoldedTexts } from './folded-texts.js'
  */
 const EQUALITY_BUDGET = 2048
 
-/**
- * How many records a walk reads before it lets other requests run (issue 19):
- * about a millisecond of filtering. A search or count that reads 200 000
- * records then holds the event loop in ≈ 50 short turns instead of one long one.
- */
-export const SCAN_CHUNK = 4096
-
-/** Given out by a walk after every SCAN_CHUNK records it read: the caller awaits a turn of the event loop. */
-const PAUSE: unique symbol = Symbol('pause')
+export { SCAN_CHUNK }
 
 type Row = Readonly<Record<string, FieldValue>>
 
@@ -81,8 +74,9 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   /**
    * The matching records after the query's position, in sort order, lazily,
    * with PAUSE after every SCAN_CHUNK records read. From its first pause the
-   * walk reads a snapshot of the index, so writes made meanwhile neither
-   * disturb it nor show in it (as a SQL store's statement sees one snapshot).
+   * walk reads a snapshot of the table (IndexedTable.walk), so writes made
+   * meanwhile neither disturb it nor show in it (as a SQL store's statement
+   * sees one snapshot).
    */
   * walk (query: RecordQuery): Generator<R | typeof PAUSE> {
     assertDeclaredFields(this.collection, this.kinds, query)
@@ -103,23 +97,19 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
     const keys = orderKeys(sort)
     const lead = keys[0] as SortKey
     const field = lead.field
-    const index = this.table.index(field)
     const { low, high } = bounds(query.where, field)
     // Start at the later of the range's bound and the position (earlier for a descending walk).
     const start = lead.descending ? earlier(high, after?.keys[0]) : later(low, sort.length === 0 ? after?.id : after?.keys[0])
-    const probe = probeAt<R>(field, start, lead.descending ? Infinity : -Infinity)
-    const entries = scan(index, start === undefined ? undefined : probe, lead.descending)
     const beyond = (value: FieldValue): boolean => lead.descending
       ? low !== undefined && compareValues(value, low) < 0
       : high !== undefined && compareValues(value, high) > 0
+    // The table asks this of each record it reads (a view of its slot), and builds only those given.
+    const verdict = (r: R): number => beyond((r as unknown as Row)[field] as FieldValue) ? -1 : wanted(r) ? 1 : 0
+    const entries = this.table.walk(field, start, lead.descending ? Infinity : -Infinity, lead.descending, verdict)
 
     if (keys.length === 1 || (keys.length === 2 && keys[1]?.descending === lead.descending)) {
       // The index order (field, then id), walked forward or backward, is the answer's order.
-      for (const record of entries) {
-        if (record === PAUSE) yield PAUSE
-        else if (beyond((record as unknown as Row)[field] as FieldValue)) return
-        else if (wanted(record)) yield record
-      }
+      yield * entries
       return
     }
     // Records sharing the first key are ordered by the other keys and the id before they are given out.
@@ -137,9 +127,8 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
         yield * group.sort(order)
         group = []
       }
-      if (beyond(value)) return
       groupValue = value
-      if (wanted(record)) group.push(record)
+      group.push(record)
     }
     yield * group.sort(order)
   }
@@ -147,55 +136,8 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
 
   /** The records an equality condition selects, from its field's index, or undefined when there are too many. */
   private equalRange (condition: Condition): R[] | undefined {
-    const index = this.table.index(condition.field)
-    const probe = probeAt<R>(condition.field, condition.value, -Infinity)
-    const out: R[] = []
-    const field = condition.field
-    const records = index.keys(probe)
-    for (let next = records.next(); next.done !== true; next = records.next()) {
-      if ((next.value as unknown as Row)[field] !== condition.value) break
-      if (out.length === EQUALITY_BUDGET) return undefined
-      out.push(next.value)
-    }
-    return out
+    return this.table.equalRange(condition.field, condition.value, EQUALITY_BUDGET)
   }
-}
-
-/**
- * The records of `index` from `start` (a record or a probe; undefined: the
- * first), ascending or descending, with PAUSE after every SCAN_CHUNK. Before
- * the first pause the walk moves onto a copy of the index (sorted-btree's
- * clone is O(1), copy-on-write: the live index copies a node only when a write
- * changes it), resuming just after the last record it gave.
- */
-function * scan<R> (index: FieldIndex<R>, start: R | undefined, descending: boolean): Generator<R | typeof PAUSE> {
-  let tree = index
-  let from = start
-  let last: R | undefined
-  const pair: Array<R | undefined> = []
-  for (;;) {
-    let read = 0
-    for (const [record] of descending ? tree.entriesReversed(from, pair as never) : tree.entries(from, pair as never)) {
-      if (record === last) continue // where the walk stopped: given already
-      yield record
-      if (++read < SCAN_CHUNK) continue
-      if (tree === index) tree = index.clone()
-      from = record
-      last = record
-      break
-    }
-    if (read < SCAN_CHUNK) return
-    yield PAUSE
-  }
-}
-
-/**
- * A stand-in record to seek an index with: `value` in `field` and an id below
- * (or above) every real one, so the walk starts before (or after) every
- * record holding that value. The id index compares ids alone.
- */
-function probeAt<R> (field: string, value: FieldValue | undefined, edgeId: number): R {
-  return (field === 'id' ? { id: value } : { [field]: value, id: edgeId }) as unknown as R
 }
 
 /** The tightest bounds the conditions put on one field (undefined: open). */

@@ -12,7 +12,7 @@ import { MemoryChangeLog } from './changes.js'
 import type { Revision } from './revision.js'
 
 /**
- * The records of one collection in a Map with a sorted index per queried
+ * The records of one collection in columns with a sorted index per queried
  * field (IndexedTable): reads by id are O(1), writes O(log n) per index.
  * Writes are synchronous, so the id rule, the precondition, the change and a
  * keyed answer happen without a turn of the event loop in between.
@@ -32,7 +32,8 @@ export class MemoryRecordStore implements RecordStore {
     this.declaration = declaration
     const kinds = fieldKindsOf(declaration)
     const optional = Object.keys(declaration.fields).filter((f) => declaration.fields[f]?.required === false)
-    this.#records = new IndexedTable<RecordId, StoredRecord>(kinds, optional)
+    const dense = declaration.ids === 'count' || declaration.ids === 'sequence'
+    this.#records = new IndexedTable<RecordId, StoredRecord>({ kinds, fields: Object.keys(declaration.fields), optional, firstId: dense ? declaration.firstId : undefined })
     this.#queries = new MemoryQueries(this.#records, kinds, declaration.name)
     this.revision = this.#records.revision
     this.#kept = kept
