@@ -1,0 +1,134 @@
+/**
+ * What the change feed costs PostgreSQL writes (issue 20): through the store
+ * API, W concurrent writers create addresses for a bounded time on a fresh
+ * database, with the feed
+ *
+ *   off         the change trigger disabled on rqs_addresses (the store has no
+ *               option to open without its change log: this is the write
+ *               without any change appended),
+ *   on          the default (every create appends its change), nobody reading,
+ *   on + reader the default with one subscriber in this process, which must
+ *               receive every create once (checked; the row fails otherwise).
+ *
+ * Rounds alternate the three variants (a fresh database each) so that drift
+ * on a shared machine hits them alike; the figures are medians. Prints
+ * creates/s per variant and the ratios on ÷ off (target ≥ 0.9).
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/feed-writes.ts
+ *   … --writers 32 --pool 32 --duration 5 --rounds 3
+ *
+ * Row id for bench/run.ts: `pg-feed-writes` (see runFeedWrites, exported).
+ */
+import { parseArgs } from 'node:util'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import type { Change, Stores } from '../src/domain/index.js'
+import { openPostgresStores } from '../src/stores/postgres/index.js'
+import { freshDatabase } from './lib/postgres.js'
+import { median, percentile } from './lib/stats.js'
+
+export const FEED_WRITES_ROW = 'pg-feed-writes'
+
+export type FeedVariant = 'off' | 'on' | 'on + reader'
+export const FEED_VARIANTS: readonly FeedVariant[] = ['off', 'on', 'on + reader']
+
+export interface FeedWritesOptions {
+  /** Any database of the server; each run creates and drops its own beside it. */
+  url: string
+  writers: number
+  poolSize: number
+  durationSec: number
+  rounds: number
+}
+
+export interface FeedWritesRun { rate: number, p99Ms: number, creates: number, delivered?: number }
+
+export interface FeedWritesResult {
+  runs: Record<FeedVariant, FeedWritesRun[]>
+  median: Record<FeedVariant, number>
+  /** on ÷ off and on + reader ÷ off, of the medians. */
+  ratio: { on: number, reader: number }
+}
+
+/** One variant on a fresh database: creates/s over the whole run. */
+async function runOnce (variant: FeedVariant, options: FeedWritesOptions): Promise<FeedWritesRun> {
+  const db = await freshDatabase(options.url)
+  let stores: Stores | undefined
+  try {
+    stores = await openPostgresStores({ url: db.url, poolSize: options.poolSize, startupWaitMs: 0 })
+    if (variant === 'off') {
+      const client = new pg.Client({ connectionString: db.url })
+      await client.connect()
+      try { await client.query('ALTER TABLE rqs_addresses DISABLE TRIGGER USER') } finally { await client.end() }
+    }
+    const delivered: Change[] = []
+    const subscription = variant === 'on + reader' ? await stores.changes.subscribe((change) => { delivered.push(change) }) : undefined
+    // Warm the pool's connections and the prepared plans.
+    await Promise.all(Array.from({ length: options.poolSize }, async (_, i) => await stores!.addresses.create({ name: 'warm', city: 'Kiel', postalCode: String(i) })))
+    const warmed = options.poolSize
+    const latencies: number[] = []
+    const started = performance.now()
+    const deadline = started + options.durationSec * 1000
+    const writer = async (w: number): Promise<void> => {
+      for (let i = 0; performance.now() < deadline; i++) {
+        const begun = performance.now()
+        await stores!.addresses.create({ name: `w${w}`, city: 'Berlin', postalCode: String(i) })
+        latencies.push(performance.now() - begun)
+      }
+    }
+    await Promise.all(Array.from({ length: options.writers }, async (_, w) => { await writer(w) }))
+    const seconds = (performance.now() - started) / 1000
+    const run: FeedWritesRun = { rate: latencies.length / seconds, p99Ms: percentile(latencies, 99), creates: latencies.length }
+    if (subscription !== undefined) {
+      const expected = warmed + latencies.length
+      const until = performance.now() + 30_000
+      while (delivered.length < expected && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
+      const seqs = delivered.map((c) => c.seq)
+      const gapFree = seqs.every((s, i) => s === subscription.position + i + 1)
+      if (delivered.length !== expected || !gapFree) throw new Error(`the reader got ${delivered.length} of ${expected} changes${gapFree ? '' : ', not numbered 1, 2, 3 …'}`)
+      run.delivered = delivered.length
+      subscription.unsubscribe()
+    }
+    return run
+  } finally {
+    await stores?.close()
+    await db.drop()
+  }
+}
+
+export async function runFeedWrites (options: FeedWritesOptions, progress: (line: string) => void = () => {}): Promise<FeedWritesResult> {
+  const runs: Record<FeedVariant, FeedWritesRun[]> = { off: [], on: [], 'on + reader': [] }
+  for (let round = 0; round < options.rounds; round++) {
+    // Alternating order: each variant is first in some round.
+    const order = FEED_VARIANTS.map((_, i) => FEED_VARIANTS[(i + round) % FEED_VARIANTS.length]!)
+    for (const variant of order) {
+      const run = await runOnce(variant, options)
+      runs[variant].push(run)
+      progress(`round ${round + 1} ${variant}: ${run.rate.toFixed(0)} creates/s, p99 ${run.p99Ms.toFixed(1)} ms${run.delivered === undefined ? '' : `, ${run.delivered} delivered`}`)
+    }
+  }
+  const med = Object.fromEntries(FEED_VARIANTS.map((v) => [v, median(runs[v].map((r) => r.rate))])) as Record<FeedVariant, number>
+  return { runs, median: med, ratio: { on: med.on / med.off, reader: med['on + reader'] / med.off } }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: {
+      writers: { type: 'string', default: '32' },
+      pool: { type: 'string', default: '32' },
+      duration: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '3' }
+    }
+  })
+  const url = process.env.DATABASE_URL
+  if (url === undefined || url === '') throw new Error('set DATABASE_URL')
+  const options: FeedWritesOptions = { url, writers: Number(values.writers), poolSize: Number(values.pool), durationSec: Number(values.duration), rounds: Number(values.rounds) }
+  console.log(`${FEED_WRITES_ROW}: ${options.writers} writers creating addresses through the store API, pool ${options.poolSize}, ${options.durationSec} s × ${options.rounds} alternating rounds`)
+  const result = await runFeedWrites(options, (line) => { console.log(`  ${line}`) })
+  console.log('\n| feed | creates/s (median) | p99 (median) | ÷ off |')
+  console.log('|---|---|---|---|')
+  for (const v of FEED_VARIANTS) {
+    console.log(`| ${v} | ${result.median[v].toFixed(0)} | ${median(result.runs[v].map((r) => r.p99Ms)).toFixed(1)} ms | ${(result.median[v] / result.median.off).toFixed(2)} |`)
+  }
+  console.log(`\nTarget on ÷ off ≥ 0.9: ${result.ratio.on >= 0.9 ? 'met' : 'NOT met'} (${result.ratio.on.toFixed(2)}); with a reader: ${result.ratio.reader.toFixed(2)}`)
+}
