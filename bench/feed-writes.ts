@@ -17,6 +17,12 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/feed-writes.ts
  *   … --writers 32 --pool 32 --duration 5 --rounds 3
  *
+ * With --http (needs dist/: npx tsc -p tsconfig.build.json) it measures, after
+ * the store-API row, two rqs instances (servers/rqs.mjs, default config, pool
+ * 10 each) on one database, both pinned to the server core, each loaded by its
+ * own wrk (POST /addresses, 16 connections, on the load core) at once: the
+ * sum of both rates, feed off vs on, alternating rounds.
+ *
  * Row id for bench/run.ts: `pg-feed-writes` (see runFeedWrites, exported).
  */
 import { parseArgs } from 'node:util'
@@ -25,6 +31,9 @@ import pg from 'pg'
 import type { Change, Stores } from '../src/domain/index.js'
 import { openPostgresStores } from '../src/stores/postgres/index.js'
 import { freshDatabase } from './lib/postgres.js'
+import { load } from './lib/load.js'
+import { startServer, type RunningServer } from './lib/procs.js'
+import { R, rqsSpec } from './lib/requests.js'
 import { median, percentile } from './lib/stats.js'
 
 export const FEED_WRITES_ROW = 'pg-feed-writes'
@@ -111,13 +120,33 @@ export async function runFeedWrites (options: FeedWritesOptions, progress: (line
   return { runs, median: med, ratio: { on: med.on / med.off, reader: med['on + reader'] / med.off } }
 }
 
+/** Two rqs instances on one fresh database, each under its own wrk at once: the summed rate of creates. */
+async function runHttpOnce (variant: 'off' | 'on', url: string, durationSec: number): Promise<{ rate: number, p99Ms: number, errors: number }> {
+  const db = await freshDatabase(url)
+  const servers: RunningServer[] = []
+  try {
+    for (let i = 0; i < 2; i++) servers.push(await startServer(rqsSpec(`rqs ${i}`, 1, { env: { BENCH_STORE: db.url } })))
+    if (variant === 'off') {
+      const client = new pg.Client({ connectionString: db.url })
+      await client.connect()
+      try { await client.query('ALTER TABLE rqs_addresses DISABLE TRIGGER USER') } finally { await client.end() }
+    }
+    const results = await Promise.all(servers.map(async (server) => await load(server.origin, R.postAddress, { connections: 16, durationSec }, server.pid)))
+    return { rate: results.reduce((sum, r) => sum + r.rps, 0), p99Ms: Math.max(...results.map((r) => r.p99Ms)), errors: results.reduce((sum, r) => sum + r.errors, 0) }
+  } finally {
+    for (const server of servers) await server.stop()
+    await db.drop()
+  }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
     options: {
       writers: { type: 'string', default: '32' },
       pool: { type: 'string', default: '32' },
       duration: { type: 'string', default: '5' },
-      rounds: { type: 'string', default: '3' }
+      rounds: { type: 'string', default: '3' },
+      http: { type: 'boolean', default: false }
     }
   })
   const url = process.env.DATABASE_URL
@@ -131,4 +160,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(`| ${v} | ${result.median[v].toFixed(0)} | ${median(result.runs[v].map((r) => r.p99Ms)).toFixed(1)} ms | ${(result.median[v] / result.median.off).toFixed(2)} |`)
   }
   console.log(`\nTarget on ÷ off ≥ 0.9: ${result.ratio.on >= 0.9 ? 'met' : 'NOT met'} (${result.ratio.on.toFixed(2)}); with a reader: ${result.ratio.reader.toFixed(2)}`)
+  if (values.http === true) {
+    console.log(`\n${FEED_WRITES_ROW}-http: two rqs instances on one database, each under wrk -t1 -c16 POST /addresses, ${options.durationSec} s × ${options.rounds} alternating rounds`)
+    const http: Record<'off' | 'on', number[]> = { off: [], on: [] }
+    for (let round = 0; round < options.rounds; round++) {
+      for (const variant of round % 2 === 0 ? ['off', 'on'] as const : ['on', 'off'] as const) {
+        const run = await runHttpOnce(variant, url, options.durationSec)
+        http[variant].push(run.rate)
+        console.log(`  round ${round + 1} ${variant}: ${run.rate.toFixed(0)} creates/s (both instances), p99 ${run.p99Ms.toFixed(1)} ms, ${run.errors} errors`)
+      }
+    }
+    console.log(`\nTwo instances over HTTP: off ${median(http.off).toFixed(0)}/s, on ${median(http.on).toFixed(0)}/s, on ÷ off ${(median(http.on) / median(http.off)).toFixed(2)}`)
+  }
 }

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import type { Change, Stores } from '../../src/domain/index.js'
-import { declarationsOf } from '../../src/domain/index.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/schema.js'
 import { migrate as migratePostgres } from '../../src/stores/postgres/migrate.js'
-import { ensureCollections } from '../../src/stores/postgres/registry.js'
-import { layoutOf } from '../../src/stores/postgres/layout.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
 import { collect, home, until } from './changes.suite.js'
 
@@ -190,11 +187,13 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL change log numbered after commit${SKI
     const pool = new pg.Pool({ connectionString: old.url, max: 1 })
     pool.on('error', () => {})
     try {
-      const layouts = declarationsOf({}).map(layoutOf)
-      await migratePostgres(pool, POSTGRES_MIGRATIONS.filter((m) => m.version <= 7), async (client) => { await ensureCollections(client, layouts, 'test') })
-      // Written by step 7's triggers: numbered in the write's own transaction.
-      for (let i = 0; i < 5; i++) await pool.query(INSERT_ADDRESS, [i + 1, `old${i}`, String(i)])
-      await pool.query('DELETE FROM rqs_addresses WHERE id = 1')
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.filter((m) => m.version <= 7))
+      // Step 7's writes: the record and, as its trigger did, its change numbered in the write's own transaction.
+      for (let i = 0; i < 5; i++) {
+        await pool.query(`BEGIN; ${INSERT_ADDRESS.replace(/\$1/g, String(i + 1)).replace(/\$2/g, `'old${i}'`).replace(/\$3/g, `'${i}'`)};
+          SELECT rqs_append_change('addresses', 'created', ${i + 1}, jsonb_build_object('name', 'old${i}', 'city', 'kiel', 'postalCode', '${i}')); COMMIT`)
+      }
+      await pool.query("BEGIN; DELETE FROM rqs_addresses WHERE id = 1; SELECT rqs_append_change('addresses', 'deleted', 1, NULL); COMMIT")
       await pool.query('DELETE FROM rqs_changes WHERE seq <= 2') // pruned
       const before = (await pool.query('SELECT seq, record_id, kind FROM rqs_changes ORDER BY seq')).rows
       expect(before.map((r) => Number(r.seq))).toEqual([3, 4, 5, 6])

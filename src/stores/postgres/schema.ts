@@ -427,7 +427,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         at timestamptz NOT NULL DEFAULT clock_timestamp()
       );
 
-      -- The triggers' appends (same signatures, so the generated triggers keep calling them).
+      -- The appends of the triggers generated before (same signatures): a collection keeps its
+      -- trigger until an instance declaring it rewrites its routines (./registry.ts).
       CREATE OR REPLACE FUNCTION rqs_append_change (p_service text, p_kind text, p_record_id bigint, p_record jsonb) RETURNS void
       LANGUAGE sql AS $$
         INSERT INTO rqs_pending_changes (service, kind, record_id, record) VALUES (p_service, p_kind, p_record_id, p_record);
