@@ -95,9 +95,20 @@ export class PostgresChangeLog implements ChangeLog {
   }
 
   async since (after: number, limit: number): Promise<Change[]> {
-    let rows: Row[]
     try {
       await this.#sequencer.drain()
+    } catch (err) { return rethrow(err) }
+    return await this.#read(after, limit)
+  }
+
+  /**
+   * The numbered changes after `after`. The pump reads with this alone: it
+   * is woken after a sequencer run numbered changes (this instance's, or
+   * another's NOTIFY), and its periodic check numbers first (#check).
+   */
+  async #read (after: number, limit: number): Promise<Change[]> {
+    let rows: Row[]
+    try {
       rows = (await this.#pool.query<Row>({ ...SINCE, values: [after, limit] })).rows
     } catch (err) { return rethrow(err) }
     return rows.map((row) => changeFromRow({ seq: Number(row.seq), service: row.service, kind: row.kind, recordId: row.record_key ?? row.record_id, fields: row.record, at: row.at }, this.#options.declarations))
@@ -145,7 +156,7 @@ export class PostgresChangeLog implements ChangeLog {
   async #start (): Promise<ChangePump> {
     // Listen first, then read the position: a change committed in between is in both, and delivered once.
     await this.#listen()
-    const pump = new ChangePump(async (after, limit) => await this.since(after, limit), (await this.window()).latest, (err) => {
+    const pump = new ChangePump(async (after, limit) => await this.#read(after, limit), (await this.window()).latest, (err) => {
       this.#options.log?.warn({ err }, 'change feed: reading new changes failed; trying again at the next notification or check')
     })
     this.#checkTimer = setInterval(() => { void this.#check(pump) }, CHECK_INTERVAL_MS).unref()
@@ -206,9 +217,12 @@ export class PostgresChangeLog implements ChangeLog {
     await pump?.pump()
   }
 
-  /** Reads the table in case a notification was missed, and checks the listening connection answers. */
+  /** Reads the table in case a notification or a sequencer run was missed, and checks the listening connection answers. */
   async #check (pump: ChangePump): Promise<void> {
-    void pump.pump()
+    // Numbers what no sequencer run has (its writer's instance ended between commit and run), then reads.
+    void this.#sequencer.drain().catch((err: unknown) => {
+      this.#options.log?.warn({ err }, 'change log: numbering new changes failed; trying again at the next write or read')
+    }).then(async () => { await pump.pump() })
     const listener = this.#listener
     if (listener === undefined) return
     try {

@@ -11,9 +11,10 @@ import type pg from 'pg'
  *   pool (`hint`): a write may just have committed. Runs are throttled to one
  *   per HINT_INTERVAL_MS, so a busy instance numbers in batches and an
  *   instance that only reads costs at most that many trivial queries;
- * - a reader, before it reads (`drain` in since/window): what committed
- *   before the read is numbered and seen, even if the writer's instance died
- *   between its commit and its sequencer run;
+ * - a reader, before it reads (`drain` in since/window, and a subscribed
+ *   instance every 10 s): what committed before the read is numbered and
+ *   seen, even if the writer's instance died between its commit and its
+ *   sequencer run (or the write was made outside rqs, e.g. in psql);
  * - `rqs import`, right after its commit (./import.ts).
  *
  * Several instances may run it at once: they queue on the head's row lock
@@ -24,7 +25,7 @@ import type pg from 'pg'
 export const NUMBER_BATCH = 10_000
 
 /** The shortest time between two runs started by hints (ms); a hint just after a run waits out the rest. */
-export const HINT_INTERVAL_MS = 5
+export const HINT_INTERVAL_MS = 10
 
 const NUMBER = { name: 'rqs-number-changes', text: 'SELECT rqs_number_changes($1) AS n' }
 
