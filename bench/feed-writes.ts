@@ -60,6 +60,8 @@ export interface FeedWritesRun {
   creates: number
   /** CPU per create (µs): this process (or the servers) plus the database's backends. */
   cpuUs: number
+  /** The database's backends' part of cpuUs. */
+  dbCpuUs?: number
   delivered?: number
 }
 
@@ -95,7 +97,7 @@ async function runOnce (variant: FeedVariant, options: FeedWritesOptions): Promi
   const db = await freshDatabase(options.url)
   let stores: Stores | undefined
   try {
-    stores = await openPostgresStores({ url: db.url, poolSize: options.poolSize, startupWaitMs: 0 })
+    stores = await openPostgresStores({ url: db.url, poolSize: options.poolSize, startupWaitMs: 0, log: { warn: (obj, msg) => { process.stderr.write(`${variant}: ${msg} ${String((obj as { err?: Error }).err?.message ?? '')}\n`) } } })
     if (variant === 'off') {
       const client = new pg.Client({ connectionString: db.url })
       await client.connect()
@@ -122,8 +124,9 @@ async function runOnce (variant: FeedVariant, options: FeedWritesOptions): Promi
     await Promise.all(Array.from({ length: options.writers }, async (_, w) => { await writer(w) }))
     const seconds = (performance.now() - started) / 1000
     const self = process.cpuUsage(selfBefore)
-    const cpu = (self.user + self.system) / 1e6 + cpuSpent(backendsBefore, cpuOf(backends))
-    const run: FeedWritesRun = { rate: latencies.length / seconds, p99Ms: percentile(latencies, 99), creates: latencies.length, cpuUs: cpu / latencies.length * 1e6 }
+    const dbCpu = cpuSpent(backendsBefore, cpuOf(backends))
+    const cpu = (self.user + self.system) / 1e6 + dbCpu
+    const run: FeedWritesRun = { rate: latencies.length / seconds, p99Ms: percentile(latencies, 99), creates: latencies.length, cpuUs: cpu / latencies.length * 1e6, dbCpuUs: dbCpu / latencies.length * 1e6 }
     if (subscription !== undefined) {
       const expected = warmed + latencies.length
       const until = performance.now() + 30_000
@@ -149,7 +152,7 @@ export async function runFeedWrites (options: FeedWritesOptions, progress: (line
     for (const variant of order) {
       const run = await runOnce(variant, options)
       runs[variant].push(run)
-      progress(`round ${round + 1} ${variant}: ${run.rate.toFixed(0)} creates/s, p99 ${run.p99Ms.toFixed(1)} ms, ${run.cpuUs.toFixed(0)} µs CPU/create${run.delivered === undefined ? '' : `, ${run.delivered} delivered`}`)
+      progress(`round ${round + 1} ${variant}: ${run.rate.toFixed(0)} creates/s, p99 ${run.p99Ms.toFixed(1)} ms, ${run.cpuUs.toFixed(0)} µs CPU/create (database ${run.dbCpuUs?.toFixed(0) ?? '?'})${run.delivered === undefined ? '' : `, ${run.delivered} delivered`}`)
     }
   }
   const med = Object.fromEntries(FEED_VARIANTS.map((v) => [v, median(runs[v].map((r) => r.rate))])) as Record<FeedVariant, number>

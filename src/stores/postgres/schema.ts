@@ -426,6 +426,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         record jsonb,
         at timestamptz NOT NULL DEFAULT clock_timestamp()
       );
+      -- Every row is deleted within moments of its insert: the sequencer also vacuums the
+      -- table (./sequencer.ts), and autovacuum does not wait for a fifth of it to be dead.
+      -- No truncation: it would lock out the writes' inserts, only to give the pages back
+      -- to a table that needs them again a moment later.
+      ALTER TABLE rqs_pending_changes SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000, vacuum_truncate = false);
 
       -- The appends of the triggers generated before (same signatures): a collection keeps its
       -- trigger until an instance declaring it rewrites its routines (./registry.ts).
@@ -450,7 +455,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         head bigint;
         numbered integer;
       BEGIN
-        IF NOT EXISTS (SELECT 1 FROM rqs_pending_changes) THEN
+        -- Through the key's index (EXISTS would scan the table, dead rows and all).
+        PERFORM 1 FROM rqs_pending_changes ORDER BY key LIMIT 1;
+        IF NOT FOUND THEN
           RETURN 0;
         END IF;
         SELECT seq INTO head FROM rqs_change_head WHERE singleton FOR UPDATE;

@@ -27,7 +27,18 @@ export const NUMBER_BATCH = 10_000
 /** The shortest time between two runs started by hints (ms); a hint just after a run waits out the rest. */
 export const HINT_INTERVAL_MS = 10
 
+/**
+ * How often (ms) an instance's sequencer vacuums rqs_pending_changes after
+ * numbering. Each change's row there is deleted moments after its insert,
+ * and the numbering reads the table in key order: left to autovacuum (which
+ * wakes once a minute), a busy table would make every run step over up to a
+ * minute's dead rows.
+ */
+export const VACUUM_INTERVAL_MS = 1000
+
 const NUMBER = { name: 'rqs-number-changes', text: 'SELECT rqs_number_changes($1) AS n' }
+// Another instance vacuuming it already: skip rather than wait.
+const VACUUM = 'VACUUM (SKIP_LOCKED) rqs_pending_changes'
 
 /** Numbers up to NUMBER_BATCH changes over `client`; returns how many. */
 export async function numberChanges (client: pg.ClientBase | pg.Pool): Promise<number> {
@@ -55,6 +66,8 @@ export class ChangeSequencer {
   #timer: NodeJS.Timeout | undefined
   #hinted = false
   #lastStart = -Infinity
+  #lastVacuum = -Infinity
+  #vacuuming = false
   #closed = false
 
   /**
@@ -113,13 +126,24 @@ export class ChangeSequencer {
     })
   }
 
+  /** Vacuums the pending changes at most every VACUUM_INTERVAL_MS, beside the runs (not delaying them). */
+  #vacuumSoon (): void {
+    if (this.#vacuuming || this.#closed || performance.now() - this.#lastVacuum < VACUUM_INTERVAL_MS) return
+    this.#vacuuming = true
+    this.#lastVacuum = performance.now()
+    this.#pool.query(VACUUM).catch(this.#failed).finally(() => { this.#vacuuming = false })
+  }
+
   async #once (): Promise<void> {
     let client: pg.PoolClient | undefined
     let broken: Error | undefined
     try {
       client = await this.#pool.connect()
       this.#client = client
-      if (await drainChanges(client) > 0) this.#numbered()
+      if (await drainChanges(client) > 0) {
+        this.#numbered()
+        this.#vacuumSoon()
+      }
     } catch (err) {
       broken = err as Error
       this.#failed(err)
