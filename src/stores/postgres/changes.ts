@@ -2,9 +2,10 @@ import pg from 'pg'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
 import { DEFAULT_CHANGES_RETENTION_MS, type CollectionDeclaration, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
+import { ChangeSequencer } from './sequencer.js'
 import { systemClock, type Clock } from '../../domain/index.js'
 
-/** The channel the triggers of migration 3 NOTIFY after each change. */
+/** The channel the sequencer (migration 8, ./sequencer.ts) NOTIFYs after numbering changes. */
 export const CHANGES_CHANNEL = 'rqs_changes'
 
 /** The listening connection's name in pg_stat_activity. */
@@ -56,12 +57,15 @@ export interface PostgresChangeLogOptions {
 }
 
 /**
- * The rqs_changes table (filled by the triggers of migration 3), read through
- * the pool. Once someone subscribes, one dedicated connection per instance
- * LISTENs on CHANGES_CHANNEL; every notification (sent at commit by whichever
- * instance wrote) makes the instance read the table from the last sequence
- * number it delivered. A lost connection is opened again, after which the
- * table is read again, so nothing committed meanwhile is missed.
+ * The rqs_changes table, read through the pool. The triggers write changes
+ * unnumbered; a ChangeSequencer numbers them after commit (migration 8), and
+ * every read here numbers what has committed first, so a read sees every
+ * change committed before it. Once someone subscribes, one dedicated
+ * connection per instance LISTENs on CHANGES_CHANNEL; every notification
+ * (sent by whichever instance numbered changes) makes the instance read the
+ * table from the last sequence number it delivered. A lost connection is
+ * opened again, after which the table is read again, so nothing committed
+ * meanwhile is missed.
  */
 export class PostgresChangeLog implements ChangeLog {
   readonly #pool: pg.Pool
@@ -69,6 +73,7 @@ export class PostgresChangeLog implements ChangeLog {
   readonly #retentionMs: number
   readonly #clock: Clock
   readonly #pruneTimer: NodeJS.Timeout
+  readonly #sequencer: ChangeSequencer
   #started: Promise<ChangePump> | undefined
   #checkTimer: NodeJS.Timeout | undefined
   #reconnectTimer: NodeJS.Timeout | undefined
@@ -84,9 +89,24 @@ export class PostgresChangeLog implements ChangeLog {
     this.#retentionMs = options.retentionMs ?? DEFAULT_CHANGES_RETENTION_MS
     this.#clock = options.clock ?? systemClock
     this.#pruneTimer = setInterval(() => { void this.prune() }, CHANGES_PRUNE_INTERVAL_MS).unref()
+    this.#sequencer = new ChangeSequencer(pool, () => { if (!this.#closed) void this.#pumpIfStarted() }, (err) => {
+      options.log?.warn({ err }, 'change log: numbering new changes failed; trying again at the next write or read')
+    })
   }
 
   async since (after: number, limit: number): Promise<Change[]> {
+    try {
+      await this.#sequencer.drain()
+    } catch (err) { return rethrow(err) }
+    return await this.#read(after, limit)
+  }
+
+  /**
+   * The numbered changes after `after`. The pump reads with this alone: it
+   * is woken after a sequencer run numbered changes (this instance's, or
+   * another's NOTIFY), and its periodic check numbers first (#check).
+   */
+  async #read (after: number, limit: number): Promise<Change[]> {
     let rows: Row[]
     try {
       rows = (await this.#pool.query<Row>({ ...SINCE, values: [after, limit] })).rows
@@ -96,6 +116,7 @@ export class PostgresChangeLog implements ChangeLog {
 
   async window (): Promise<ChangeWindow> {
     try {
+      await this.#sequencer.drain()
       const row = (await this.#pool.query<{ oldest: bigint, latest: bigint }>(WINDOW)).rows[0] as { oldest: bigint, latest: bigint }
       return { oldest: Number(row.oldest), latest: Number(row.latest) }
     } catch (err) { return rethrow(err) }
@@ -125,6 +146,7 @@ export class PostgresChangeLog implements ChangeLog {
     clearInterval(this.#pruneTimer)
     clearInterval(this.#checkTimer)
     clearTimeout(this.#reconnectTimer)
+    await this.#sequencer.close()
     const clients = [this.#listener, this.#connecting]
     this.#listener = undefined
     this.#connecting = undefined
@@ -134,7 +156,7 @@ export class PostgresChangeLog implements ChangeLog {
   async #start (): Promise<ChangePump> {
     // Listen first, then read the position: a change committed in between is in both, and delivered once.
     await this.#listen()
-    const pump = new ChangePump(async (after, limit) => await this.since(after, limit), (await this.window()).latest, (err) => {
+    const pump = new ChangePump(async (after, limit) => await this.#read(after, limit), (await this.window()).latest, (err) => {
       this.#options.log?.warn({ err }, 'change feed: reading new changes failed; trying again at the next notification or check')
     })
     this.#checkTimer = setInterval(() => { void this.#check(pump) }, CHECK_INTERVAL_MS).unref()
@@ -195,9 +217,12 @@ export class PostgresChangeLog implements ChangeLog {
     await pump?.pump()
   }
 
-  /** Reads the table in case a notification was missed, and checks the listening connection answers. */
+  /** Reads the table in case a notification or a sequencer run was missed, and checks the listening connection answers. */
   async #check (pump: ChangePump): Promise<void> {
-    void pump.pump()
+    // Numbers what no sequencer run has (its writer's instance ended between commit and run), then reads.
+    void this.#sequencer.drain().catch((err: unknown) => {
+      this.#options.log?.warn({ err }, 'change log: numbering new changes failed; trying again at the next write or read')
+    }).then(async () => { await pump.pump() })
     const listener = this.#listener
     if (listener === undefined) return
     try {

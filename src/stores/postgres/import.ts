@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg'
 import { StoreOutcomeUnknownError } from '../../domain/index.js'
 import { isLostAnswer, isUnavailable, rethrow } from './errors.js'
+import { drainChanges } from './sequencer.js'
 
 /** What an import into one table writes; see importStaged. */
 export interface ImportPlan<R> {
@@ -25,10 +26,11 @@ export interface ImportPlan<R> {
  * temporary table of this connection (no WAL, no lock on a live table, no
  * open transaction however slowly the file comes), then one transaction
  * applies it all: one upsert (the last line of an id wins), the bookkeeping
- * rows, and the file's changes appended to the change log in one statement
- * at the end, so the change head's row lock that every write takes is held
- * only from there to the commit. A failing source or store leaves the live
- * tables untouched. Returns how many records the source gave.
+ * rows, and the file's changes appended unnumbered in the same statement
+ * (like any write's, migration 8: one per record, in id order), which the
+ * sequencer numbers right after the commit, so that readers of every instance
+ * hear of them at once. A failing source or store leaves the live tables
+ * untouched. Returns how many records the source gave.
  */
 export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: AsyncIterable<readonly R[]>): Promise<number> {
   let client: PoolClient
@@ -54,17 +56,16 @@ export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: 
         SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import ORDER BY id, ord DESC
         ON CONFLICT (id) DO UPDATE SET ${names.length > 1 ? names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ') : 'id = t.id'}
         RETURNING t.*, t.xmax = 0 AS inserted
-      ), head AS (
-        UPDATE rqs_change_head SET seq = seq + (SELECT count(*) FROM applied) WHERE singleton RETURNING seq
       )
-      INSERT INTO rqs_changes (seq, service, kind, ${plan.changeId === 'record_key' ? 'record_id, record_key' : 'record_id'}, record)
-      SELECT head.seq - (SELECT count(*) FROM applied) + row_number() OVER (ORDER BY a.id), $1,
-        CASE WHEN a.inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
-      FROM applied a, head`, [plan.service])
+      INSERT INTO rqs_pending_changes (service, kind, ${plan.changeId === 'record_key' ? 'record_id, record_key' : 'record_id'}, record)
+      SELECT $1, CASE WHEN a.inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
+      FROM applied a ORDER BY a.id`, [plan.service])
     if (plan.finish !== undefined) await client.query(plan.finish)
-    if (count > 0) await client.query("SELECT pg_notify('rqs_changes', seq::text) FROM rqs_change_head")
     committing = true
     await client.query('COMMIT')
+    committing = false
+    // Committed: a failure to number is no failure of the import (any reader numbers them).
+    if (count > 0) await drainChanges(client).catch(() => {})
     return count
   } catch (err) {
     if (isUnavailable(err) || isLostAnswer(err)) broken = err as Error

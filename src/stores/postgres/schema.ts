@@ -398,5 +398,83 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         PERFORM pg_notify('rqs_changes', next_seq::text);
       END $$;
     `
+  },
+  // Issue 20: a write no longer numbers its change. The head's row lock, held from the
+  // change to the commit, and the NOTIFY (PostgreSQL serialises the commits of notifying
+  // transactions) made every commit wait for the one before. Now a write appends its change
+  // to rqs_pending_changes under a key from a SEQUENCE (nextval never waits) and sends
+  // nothing; after commit a sequencer (./sequencer.ts, any instance) moves the committed
+  // pending changes into rqs_changes, numbered in key order, in a short transaction of its
+  // own under the head's row lock, and NOTIFYs. Readers read only numbered changes, so
+  // rqs_changes keeps its meaning: seq 1, 2, 3 … without gaps, every numbered change
+  // committed. The numbered changes of earlier steps stay as they are.
+  {
+    version: 8,
+    name: 'change log numbered after commit',
+    sql: `
+      -- A change written but not yet numbered. key: the order the sequencer numbers them
+      -- in. Two writes of one record take their keys one after the other (the second waits
+      -- for the first's commit on the record's row lock before its trigger runs), so a
+      -- record's changes are numbered in the order they committed.
+      CREATE SEQUENCE rqs_change_keys AS bigint;
+      CREATE TABLE rqs_pending_changes (
+        key bigint PRIMARY KEY DEFAULT nextval('rqs_change_keys'),
+        service text NOT NULL,
+        kind text NOT NULL,
+        record_id bigint NOT NULL,
+        record_key text,
+        record jsonb,
+        at timestamptz NOT NULL DEFAULT clock_timestamp()
+      );
+      -- Every row is deleted within moments of its insert: the sequencer also vacuums the
+      -- table (./sequencer.ts), and autovacuum does not wait for a fifth of it to be dead.
+      -- No truncation: it would lock out the writes' inserts, only to give the pages back
+      -- to a table that needs them again a moment later.
+      ALTER TABLE rqs_pending_changes SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000, vacuum_truncate = false);
+
+      -- The appends of the triggers generated before (same signatures): a collection keeps its
+      -- trigger until an instance declaring it rewrites its routines (./registry.ts).
+      CREATE OR REPLACE FUNCTION rqs_append_change (p_service text, p_kind text, p_record_id bigint, p_record jsonb) RETURNS void
+      LANGUAGE sql AS $$
+        INSERT INTO rqs_pending_changes (service, kind, record_id, record) VALUES (p_service, p_kind, p_record_id, p_record);
+      $$;
+      CREATE OR REPLACE FUNCTION rqs_append_keyed_change (p_service text, p_kind text, p_record_key text, p_record jsonb) RETURNS void
+      LANGUAGE sql AS $$
+        INSERT INTO rqs_pending_changes (service, kind, record_id, record_key, record) VALUES (p_service, p_kind, 0, p_record_key, p_record);
+      $$;
+
+      -- The sequencer: numbers up to p_most committed pending changes after the head, in
+      -- key order, and wakes the listeners; returns how many. Called in a transaction of
+      -- its own (autocommit, READ COMMITTED). Instances calling it together queue on the
+      -- head's row lock; each statement after the lock takes a new snapshot, so it sees
+      -- what the previous holder moved. A change whose writer has not committed yet is not
+      -- seen: it is numbered by a later call, after the changes numbered now.
+      CREATE FUNCTION rqs_number_changes (p_most integer) RETURNS integer
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        head bigint;
+        numbered integer;
+      BEGIN
+        -- Through the key's index (EXISTS would scan the table, dead rows and all).
+        PERFORM 1 FROM rqs_pending_changes ORDER BY key LIMIT 1;
+        IF NOT FOUND THEN
+          RETURN 0;
+        END IF;
+        SELECT seq INTO head FROM rqs_change_head WHERE singleton FOR UPDATE;
+        WITH moved AS (
+          DELETE FROM rqs_pending_changes
+            WHERE key IN (SELECT key FROM rqs_pending_changes ORDER BY key LIMIT p_most)
+            RETURNING *
+        )
+        INSERT INTO rqs_changes (seq, service, kind, record_id, record_key, record, at)
+          SELECT head + row_number() OVER (ORDER BY key), service, kind, record_id, record_key, record, at FROM moved;
+        GET DIAGNOSTICS numbered = ROW_COUNT;
+        IF numbered > 0 THEN
+          UPDATE rqs_change_head SET seq = head + numbered WHERE singleton;
+          PERFORM pg_notify('rqs_changes', (head + numbered)::text);
+        END IF;
+        RETURN numbered;
+      END $$;
+    `
   }
 ]

@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import type { Change, Stores } from '../../src/domain/index.js'
+import { openPostgresStores } from '../../src/stores/postgres/index.js'
+import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/schema.js'
+import { migrate as migratePostgres } from '../../src/stores/postgres/migrate.js'
+import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
+import { collect, home, until } from './changes.suite.js'
+
+/**
+ * The PostgreSQL change log numbered after commit (issue 20, migration 8):
+ * writes do not wait for each other's commits, and the feed still gives
+ * every committed change once, gap-free, a record's changes in commit order,
+ * across instances, also on a database upgraded from step 7.
+ */
+
+/** An address row written in SQL, as the store writes it (the change trigger fires as for any write). */
+const INSERT_ADDRESS = `INSERT INTO rqs_addresses (id, name, city, postal_code, name_folded, city_folded, postal_code_folded)
+  VALUES ($1, $2, 'kiel', $3, lower($2), 'kiel', $3)`
+
+async function connect (url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url })
+  client.on('error', () => {})
+  await client.connect()
+  return client
+}
+
+/** Whether the backend `pid` is waiting for a lock another session holds. */
+async function waitingForLock (admin: pg.Client, pid: number): Promise<boolean> {
+  const { rows } = await admin.query<{ waiting: boolean }>("SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1", [pid])
+  return rows[0]?.waiting === true
+}
+
+describe.skipIf(SKIP_POSTGRES)(`PostgreSQL change log numbered after commit${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
+  let database: TestDatabase
+  beforeAll(async () => { database = await createTestDatabase() })
+  afterAll(async () => { await database?.drop() })
+
+  async function open (): Promise<Stores> {
+    return await openPostgresStores({ url: database.url, poolSize: 3, startupWaitMs: 0 })
+  }
+
+  it('lets a write commit while another write that appended a change is still open, and numbers both once it commits', async () => {
+    const stores = await open()
+    const [first, second, admin] = await Promise.all([connect(database.url), connect(database.url), connect(database.url)])
+    try {
+      const base = (await stores.changes.window()).latest
+      await first.query('BEGIN')
+      await first.query(INSERT_ADDRESS, [9001, 'first', '1'])
+      // The second write: before migration 8 its change waited for the first's lock on the change head.
+      const secondPid = (second as unknown as { processID: number }).processID
+      const committed = (async () => {
+        await second.query('BEGIN')
+        await second.query(INSERT_ADDRESS, [9002, 'second', '2'])
+        await second.query('COMMIT')
+        return 'committed' as const
+      })()
+      let outcome: 'committed' | 'blocked' | undefined
+      void committed.then((o) => { outcome ??= o })
+      while (outcome === undefined) {
+        if (await waitingForLock(admin, secondPid)) outcome = 'blocked'
+      }
+      expect(outcome).toBe('committed')
+      // Only the committed write is numbered; the open one is not visible, so it takes no number yet.
+      expect((await stores.changes.since(base, 10)).map((c) => [c.seq, c.id])).toEqual([[base + 1, 9002n]])
+      await first.query('COMMIT')
+      expect((await stores.changes.since(base, 10)).map((c) => [c.seq, c.id])).toEqual([[base + 1, 9002n], [base + 2, 9001n]])
+      expect(await stores.changes.window()).toMatchObject({ latest: base + 2 })
+    } finally {
+      await Promise.all([first.end(), second.end(), admin.end()])
+      await stores.close()
+    }
+  })
+
+  it('gives a rolled-back write no change and no gap, even when it rolls back after a later write was numbered', async () => {
+    const stores = await open()
+    const here = await collect(stores)
+    const [writer, other] = await Promise.all([connect(database.url), connect(database.url)])
+    try {
+      const base = here.position
+      await writer.query('BEGIN')
+      await writer.query(INSERT_ADDRESS, [9101, 'rolled back', '1']) // takes the smaller key
+      await other.query(INSERT_ADDRESS, [9102, 'kept', '2'])
+      // Written outside rqs: no instance's sequencer heard of it; a read numbers it (and wakes the subscribers).
+      await stores.changes.window()
+      await until(() => here.changes.length === 1, 'the committed change')
+      await writer.query('ROLLBACK')
+      await other.query(INSERT_ADDRESS, [9103, 'kept too', '3'])
+      await stores.changes.window()
+      await until(() => here.changes.length === 2, 'the next change')
+      expect(here.changes.map((c) => [c.seq, c.id])).toEqual([[base + 1, 9102n], [base + 2, 9103n]])
+      expect(await stores.changes.since(base, 10)).toEqual(here.changes)
+      expect(Number((await other.query('SELECT count(*) AS n FROM rqs_pending_changes')).rows[0].n)).toBe(0)
+    } finally {
+      here.stop()
+      await Promise.all([writer.end(), other.end()])
+      await stores.close()
+    }
+  })
+
+  it('numbers the changes of one record in the order they committed while many connections update it and others, and readers on two instances number at once', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    const seen = [await collect(a), await collect(b)]
+    const writers = await Promise.all(Array.from({ length: 8 }, async () => await connect(database.url)))
+    try {
+      const base = seen[0]!.position
+      await writers[0]!.query(INSERT_ADDRESS, [9200, 'counter', '0'])
+      const ROUNDS = 25
+      // Each update reads the value the previous committed one left (it waits on the row lock): the
+      // values 1, 2, 3 … are the commit order. Every other update also writes a record of its own.
+      await Promise.all(writers.map(async (client, w) => {
+        for (let i = 0; i < ROUNDS; i++) {
+          await client.query('BEGIN')
+          await client.query("UPDATE rqs_addresses SET postal_code = (postal_code::int + 1)::text, postal_code_folded = (postal_code::int + 1)::text WHERE id = 9200")
+          if (i % 2 === 0) await client.query(INSERT_ADDRESS, [10_000 + w * 100 + i, `w${w}`, String(i)])
+          await client.query('COMMIT')
+          if (i % 5 === 0) await (i % 10 === 0 ? a : b).changes.since(base, 1) // readers numbering among the writes
+        }
+      }))
+      await a.changes.window() // the last writes were made outside rqs: a read numbers them
+      const total = 1 + writers.length * ROUNDS + writers.length * Math.ceil(ROUNDS / 2)
+      await until(() => seen.every((s) => s.changes.length === total), `${total} changes on both instances`)
+      const log = await b.changes.since(base, 10_000)
+      expect(log.map((c) => c.seq)).toEqual(Array.from({ length: total }, (_, i) => base + i + 1))
+      for (const s of seen) expect(s.changes).toEqual(log)
+      const counter = log.filter((c) => c.id === 9200n).map((c) => String(c.record?.postalCode))
+      expect(counter).toEqual(Array.from({ length: writers.length * ROUNDS + 1 }, (_, i) => String(i)))
+    } finally {
+      for (const s of seen) s.stop()
+      await Promise.all(writers.map(async (c) => { await c.end() }))
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+
+  it('resumes from every position on either of two instances writing at once, each change once', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    try {
+      const base = (await a.changes.window()).latest
+      await Promise.all([
+        ...Array.from({ length: 30 }, async (_, i) => await a.addresses.create({ ...home, name: `a${i}` })),
+        ...Array.from({ length: 30 }, async (_, i) => await b.students.create({ firstName: 'B', lastName: `b${i}`, age: i }))
+      ])
+      const log = await a.changes.since(base, 1000)
+      expect(log.map((c) => c.seq)).toEqual(Array.from({ length: 60 }, (_, i) => base + i + 1))
+      for (const reader of [a, b]) {
+        for (let from = base; from <= base + 60; from++) {
+          // A client resuming with Last-Event-ID `from` reads pages of 7 until it has caught up.
+          const resumed: Change[] = []
+          let position = from
+          for (;;) {
+            const page = await reader.changes.since(position, 7)
+            resumed.push(...page)
+            if (page.length < 7) break
+            position = page.at(-1)!.seq
+          }
+          expect(resumed).toEqual(log.filter((c) => c.seq > from))
+        }
+      }
+      expect(await b.changes.window()).toMatchObject({ latest: base + 60 })
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+
+  it('numbers an import\'s changes (one per record, in id order) right after it commits', async () => {
+    const stores = await open()
+    const other = await open()
+    const here = await collect(other)
+    try {
+      const base = here.position
+      const batches = async function * () {
+        yield [{ id: 20_002n, ...home }, { id: 20_001n, ...home }]
+        yield [{ id: 20_000n, ...home, name: 'first' }, { id: 20_000n, ...home, name: 'last line wins' }]
+      }
+      expect(await stores.addresses.importAll(batches())).toBe(4)
+      await until(() => here.changes.length === 3, 'the imported changes on another instance')
+      expect(here.changes.map((c) => [c.seq, c.kind, c.id])).toEqual([[base + 1, 'created', 20_000n], [base + 2, 'created', 20_001n], [base + 3, 'created', 20_002n]])
+      expect(here.changes[0]!.record).toMatchObject({ name: 'last line wins' })
+    } finally {
+      here.stop()
+      await Promise.all([stores.close(), other.close()])
+    }
+  })
+
+  it('upgrades a step-7 database: its numbered changes keep their seq, new changes follow them, nothing is pending', async () => {
+    const old = await createTestDatabase()
+    const pool = new pg.Pool({ connectionString: old.url, max: 1 })
+    pool.on('error', () => {})
+    try {
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.filter((m) => m.version <= 7))
+      // Step 7's writes: the record and, as its trigger did, its change numbered in the write's own transaction.
+      for (let i = 0; i < 5; i++) {
+        await pool.query(`BEGIN; ${INSERT_ADDRESS.replace(/\$1/g, String(i + 1)).replace(/\$2/g, `'old${i}'`).replace(/\$3/g, `'${i}'`)};
+          SELECT rqs_append_change('addresses', 'created', ${i + 1}, jsonb_build_object('name', 'old${i}', 'city', 'kiel', 'postalCode', '${i}')); COMMIT`)
+      }
+      await pool.query("BEGIN; DELETE FROM rqs_addresses WHERE id = 1; SELECT rqs_append_change('addresses', 'deleted', 1, NULL); COMMIT")
+      await pool.query('DELETE FROM rqs_changes WHERE seq <= 2') // pruned
+      const before = (await pool.query('SELECT seq, record_id, kind FROM rqs_changes ORDER BY seq')).rows
+      expect(before.map((r) => Number(r.seq))).toEqual([3, 4, 5, 6])
+
+      const upgraded = await openPostgresStores({ url: old.url, poolSize: 2, startupWaitMs: 0 })
+      try {
+        expect(await upgraded.changes.window()).toEqual({ oldest: 3, latest: 6 })
+        const here = await collect(upgraded)
+        expect(here.position).toBe(6)
+        const created = await upgraded.addresses.create(home)
+        await until(() => here.changes.length === 1, 'the first change after the upgrade')
+        const log = await upgraded.changes.since(2, 10)
+        expect(log.map((c) => [c.seq, c.kind, c.id])).toEqual([[3, 'created', 3n], [4, 'created', 4n], [5, 'created', 5n], [6, 'deleted', 1n], [7, 'created', created.id]])
+        expect(here.changes).toEqual(log.slice(4))
+        here.stop()
+      } finally {
+        await upgraded.close()
+      }
+      expect(Number((await pool.query('SELECT count(*) AS n FROM rqs_pending_changes')).rows[0].n)).toBe(0)
+    } finally {
+      await pool.end()
+      await old.drop()
+    }
+  })
+})
