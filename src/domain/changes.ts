@@ -6,8 +6,11 @@ export type ChangeKind = 'created' | 'replaced' | 'deleted'
 /** One create, replace or delete of a record of some collection. */
 export interface Change {
   /**
-   * Assigned in the write's own transaction: 1, 2, 3 … without gaps, in the
-   * order the writes committed, across every instance sharing the store.
+   * 1, 2, 3 … without gaps across every instance sharing the store, a
+   * record's changes in the order its writes committed. Memory and SQLite
+   * number in the write's own transaction; PostgreSQL after it commits (a
+   * sequencer, so that commits never wait for each other), and a reader only
+   * ever sees numbered changes.
    */
   seq: number
   /** The collection's name (`students`, `addresses`, `books`). */
