@@ -5,13 +5,16 @@
  * fresh database file per round; the load runs on CPU 1. Prints, per round
  * and as medians: requests/s, p50, p99 and max latency, errors.
  *
- *   Max rate (wrk -t1 -c200):       npx tsx bench/sqlite-writers.ts --rounds 3 --duration 10
- *   Fixed rate (autocannon):        npx tsx bench/sqlite-writers.ts --rate 1500
+ *   Max rate (wrk -t1 -c200):   npx tsx bench/sqlite-writers.ts --rounds 3 --duration 10
+ *   Paced (wrk, think time):    npx tsx bench/sqlite-writers.ts --rate 400
+ *   Paced (autocannon):         npx tsx bench/sqlite-writers.ts --rate 400 --autocannon
  *
- * A fixed rate compares two builds at the same offered load (wrk2 is not
- * installed): autocannon's overallRate spreads that many requests a second
- * over the connections. The database file lives in --dir (default: the OS
- * temporary folder), so it sits on the disk the server would use there.
+ * A rate compares two builds at the same load (wrk2 is not installed). With
+ * wrk each connection waits a random 0–2 × connections/rate seconds after
+ * each answer (wrk's `delay` hook), so the offered rate is about `rate` while
+ * the server keeps up; autocannon's overallRate is the other way to pace, but
+ * its own event loop on a shared core adds tens of ms to what it measures.
+ * The database file lives in --dir (default: the OS temporary folder).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -39,6 +42,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '200' },
     rate: { type: 'string' },
+    autocannon: { type: 'boolean', default: false },
     dir: { type: 'string' }
   }
 })
@@ -56,6 +60,7 @@ writeFileSync(script, [
   'wrk.method = "POST"',
   `wrk.body = [[${body}]]`,
   'wrk.headers["Content-Type"] = "application/json"',
+  ...(rate === undefined ? [] : [`delay = function () return math.random() * ${(2 * 1000 * connections / rate).toFixed(3)} end`]),
   'done = function (s, latency)',
   '  io.write(string.format(\'WRKJSON {"requests":%d,"duration":%d,"errors":%d,"p50":%d,"p99":%d,"max":%d}\\n\',',
   '    s.requests, s.duration, s.errors.status + s.errors.connect + s.errors.read + s.errors.write + s.errors.timeout,',
@@ -64,7 +69,7 @@ writeFileSync(script, [
 ].join('\n') + '\n')
 
 async function loadRun (origin: string): Promise<Omit<Round, 'serverCpu'>> {
-  if (rate === undefined) {
+  if (rate === undefined || values.autocannon !== true) {
     const { stdout, stderr } = await startCommand('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--timeout', '10s', '-s', script, `${origin}/students`], LOAD_CPU).done
     const line = stdout.split('\n').find((l) => l.startsWith('WRKJSON '))
     if (line === undefined) throw new Error(`wrk failed: ${stderr}${stdout}`)
@@ -101,5 +106,5 @@ for (let i = 0; i < rounds; i++) {
   }
 }
 const m = (k: keyof Round): string => median(results.map((r) => r[k])).toFixed(1)
-console.log(`median of ${rounds} (${rate === undefined ? `wrk -t1 -c${connections} -d${duration}s` : `autocannon -c${connections} overallRate ${rate}/s ${duration}s`}): ` +
+console.log(`median of ${rounds} (${rate === undefined ? `wrk -t1 -c${connections} -d${duration}s` : values.autocannon === true ? `autocannon -c${connections} overallRate ${rate}/s ${duration}s` : `wrk -t1 -c${connections} -d${duration}s paced to ${rate}/s`}): ` +
   `${m('rps')} req/s  p50 ${m('p50Ms')} ms  p99 ${m('p99Ms')} ms  max ${m('maxMs')} ms  errors ${m('errors')}`)
