@@ -31,6 +31,7 @@ export class GroupCommit {
   readonly #db: Database.Database
   #queue: Pending[] = []
   #scheduled = false
+  #paused = false
 
   constructor (db: Database.Database) {
     this.#db = db
@@ -47,8 +48,26 @@ export class GroupCommit {
     })
   }
 
+  /**
+   * Holds the writes back (they queue; reads and the event loop go on) until
+   * `resume`: the checkpointer needs a moment without writes to finish the
+   * WAL, so that the next write starts it again from the top.
+   */
+  pause (): void {
+    this.#paused = true
+  }
+
+  resume (): void {
+    this.#paused = false
+    if (this.#queue.length > 0 && !this.#scheduled) {
+      this.#scheduled = true
+      setImmediate(() => { this.#flush() })
+    }
+  }
+
   #flush (): void {
     this.#scheduled = false
+    if (this.#paused) return
     const group = this.#queue
     this.#queue = []
     const db = this.#db

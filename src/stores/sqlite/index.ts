@@ -46,8 +46,8 @@ export function openSqliteStores (options: SqliteOptions): Stores {
   const file = db
   // Automatic checkpoints off (the checkpointer copies the WAL), back on should it stop.
   file.pragma('wal_autocheckpoint = 0')
-  const checkpointer = new Checkpointer(options.path, () => { if (file.open) file.pragma('wal_autocheckpoint = 1000') })
   const group = new GroupCommit(file)
+  const checkpointer = new Checkpointer(options.path, group, () => { if (file.open) file.pragma('wal_autocheckpoint = 1000') })
   const kept = new SqliteKeptWrites(file, options.idempotencyRetentionMs, options.clock)
   const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
