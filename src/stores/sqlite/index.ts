@@ -7,6 +7,8 @@ import { SqliteRecordStore } from './records.js'
 import { rethrow } from './errors.js'
 import { SqliteKeptWrites } from './kept-writes.js'
 import { SqliteChangeLog } from './changes.js'
+import { GroupCommit } from './group-commit.js'
+import { Checkpointer } from './checkpoints.js'
 
 export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -18,6 +20,9 @@ export interface SqliteOptions extends StoreOptions {
  * synchronous=FULL syncs the WAL at every commit, so an acknowledged write
  * survives a kill -9 of the server and a power cut alike. busy_timeout lets a
  * second process sharing the file wait for the write lock instead of failing.
+ * Writes commit in groups (./group-commit.ts): one sync for the writes of one
+ * turn of the event loop. Checkpoints run on a worker thread's connection
+ * (./checkpoints.ts), not inside a request's commit.
  * Every declared collection (built-in ones first) is kept in its own table,
  * made or extended on open in the migrations' transaction (./collections.ts);
  * a declaration that no longer fits the file throws CollectionChangedError.
@@ -39,15 +44,21 @@ export function openSqliteStores (options: SqliteOptions): Stores {
     throw new StoreUnavailableError(`cannot open SQLite database "${options.path}": ${(err as Error).message}`, { cause: err })
   }
   const file = db
+  // Automatic checkpoints off (the checkpointer copies the WAL), back on should it stop.
+  file.pragma('wal_autocheckpoint = 0')
+  const group = new GroupCommit(file)
+  const checkpointer = new Checkpointer(options.path, group, () => { if (file.open) file.pragma('wal_autocheckpoint = 1000') })
   const kept = new SqliteKeptWrites(file, options.idempotencyRetentionMs, options.clock)
   const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
   return withBuiltIns({
-    collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept)])),
+    collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group)])),
     changes,
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => {
       changes.close()
+      // The checkpointer's connection first: the last one to close checkpoints the WAL and removes it.
+      await checkpointer.close()
       if (file.open) file.close()
     }
   })

@@ -8,6 +8,7 @@ import {
 } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
+import type { GroupCommit } from './group-commit.js'
 import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
@@ -22,10 +23,12 @@ interface Counter {
 
 /**
  * The records of one collection in its SQLite table (see ./layout.ts), for
- * any declaration. Every write runs in a BEGIN IMMEDIATE transaction, which
- * holds the file's write lock across processes, so the id rule, the
- * precondition, the record, its change (written by the table's triggers) and
- * a keyed answer commit together, even with several processes on one file.
+ * any declaration. Every write runs in its own savepoint inside a group's
+ * BEGIN IMMEDIATE transaction (./group-commit.ts), which holds the file's
+ * write lock across processes, so the id rule, the precondition, the record,
+ * its change (written by the table's triggers) and a keyed answer commit
+ * together, even with several processes on one file, and a write is answered
+ * once its group committed.
  * The record count and the next id live in the collection's rqs_counters row,
  * updated in the same transaction, so a create never counts rows. Statements
  * are prepared once per collection.
@@ -35,15 +38,17 @@ export class SqliteRecordStore implements RecordStore {
   readonly #layout: TableLayout
   readonly #db: Database.Database
   readonly #kept: SqliteKeptWrites
+  readonly #group: GroupCommit
   readonly #get: Statement<[RecordId], Record<string, unknown>>
   readonly #queries: SqliteQueries<string, StoredRecord>
   readonly #create: (input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => CreateResult
   readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
-  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites) {
+  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit) {
     this.declaration = declaration
     this.#db = db
+    this.#group = group
     this.#kept = kept
     const layout = this.#layout = layoutOf(declaration)
     const { fields, bigintIds } = layout
@@ -98,7 +103,7 @@ export class SqliteRecordStore implements RecordStore {
         }
       }
     }))
-    this.#create = (input, keyed) => create.immediate(input, keyed)
+    this.#create = create
 
     const put = db.transaction((id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => kept.run(keyed, (): WriteResult => {
       const current = this.#read(id)
@@ -112,7 +117,7 @@ export class SqliteRecordStore implements RecordStore {
       updateKept.run(...writtenValues(updatedFields, input), id)
       return { outcome: 'replaced', record: recordOf(declaration, id, keptFields(declaration, current, input)) }
     }))
-    this.#put = (id, input, condition, keyed) => put.immediate(id, input, condition, keyed)
+    this.#put = put
 
     const del = db.transaction((id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => kept.run(keyed, (): DeleteResult => {
       const current = this.#read(id)
@@ -122,7 +127,7 @@ export class SqliteRecordStore implements RecordStore {
       addToCount.run(-1, name)
       return DELETED
     }))
-    this.#remove = (id, condition, keyed) => del.immediate(id, condition, keyed)
+    this.#remove = del
   }
 
   #read (id: RecordId): StoredRecord | undefined {
@@ -140,15 +145,15 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
-    try { return this.#create(input, keyed) } catch (err) { return rethrow(err) }
+    try { return await this.#group.run(() => this.#create(input, keyed)) } catch (err) { return rethrow(err) }
   }
 
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
-    try { return this.#put(id, input, condition, keyed) } catch (err) { return rethrow(err) }
+    try { return await this.#group.run(() => this.#put(id, input, condition, keyed)) } catch (err) { return rethrow(err) }
   }
 
   async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
-    try { return this.#remove(id, condition, keyed) } catch (err) { return rethrow(err) }
+    try { return await this.#group.run(() => this.#remove(id, condition, keyed)) } catch (err) { return rethrow(err) }
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {

@@ -1,0 +1,108 @@
+import type Database from 'better-sqlite3'
+
+interface Pending {
+  write: () => unknown
+  resolve: (value: unknown) => void
+  reject: (err: unknown) => void
+}
+
+/**
+ * Group commit for one connection (issue 20). Every write the stores make is
+ * queued here; the writes queued during one turn of the event loop (a poll
+ * phase's worth of requests, and whatever their handlers queue before the
+ * check phase) run, in arrival order, inside one BEGIN IMMEDIATE … COMMIT:
+ * one write lock, one WAL sync for the lot instead of one each.
+ *
+ * Each write runs in its own savepoint (the stores' better-sqlite3
+ * transaction functions nest as SAVEPOINTs inside an open transaction), so
+ * one that throws — a precondition, a used idempotency key, a constraint — is
+ * undone alone and gets its own error, and the next write sees the file as
+ * if it had run right after the ones before it. Nobody is answered before
+ * COMMIT returns: an acknowledged write is synced (synchronous = FULL). If
+ * the group cannot commit (or SQLite rolls the whole transaction back, as it
+ * may on a full disk or an I/O error), every write of the group not already
+ * failed gets that error: nothing of the group is acknowledged, nothing was
+ * kept.
+ *
+ * The group runs synchronously on the event loop, as a single write did, so
+ * nothing else touches the connection meanwhile.
+ */
+export class GroupCommit {
+  readonly #db: Database.Database
+  #queue: Pending[] = []
+  #scheduled = false
+  #paused = false
+
+  constructor (db: Database.Database) {
+    this.#db = db
+  }
+
+  /** Runs `write` (synchronous, on this connection) in the next group; settles once the group committed. */
+  async run<R> (write: () => R): Promise<R> {
+    return await new Promise<R>((resolve, reject) => {
+      this.#queue.push({ write, resolve: resolve as (value: unknown) => void, reject })
+      if (!this.#scheduled) {
+        this.#scheduled = true
+        setImmediate(() => { this.#flush() })
+      }
+    })
+  }
+
+  /**
+   * Holds the writes back (they queue; reads and the event loop go on) until
+   * `resume`: the checkpointer needs a moment without writes to finish the
+   * WAL, so that the next write starts it again from the top.
+   */
+  pause (): void {
+    this.#paused = true
+  }
+
+  resume (): void {
+    this.#paused = false
+    if (this.#queue.length > 0 && !this.#scheduled) {
+      this.#scheduled = true
+      setImmediate(() => { this.#flush() })
+    }
+  }
+
+  #flush (): void {
+    this.#scheduled = false
+    if (this.#paused) return
+    const group = this.#queue
+    this.#queue = []
+    const db = this.#db
+    const outcomes: Array<{ ok: true, value: unknown } | { ok: false, err: unknown }> = []
+    try {
+      db.exec('BEGIN IMMEDIATE')
+    } catch (err) {
+      for (const p of group) p.reject(err)
+      return
+    }
+    try {
+      for (const p of group) {
+        try {
+          outcomes.push({ ok: true, value: p.write() })
+        } catch (err) {
+          outcomes.push({ ok: false, err })
+          // SQLite ended the whole transaction (SQLITE_FULL, an I/O error …): what ran before it is gone too.
+          if (!db.inTransaction) throw err
+        }
+      }
+      db.exec('COMMIT')
+    } catch (err) {
+      if (db.open && db.inTransaction) {
+        try { db.exec('ROLLBACK') } catch { /* the transaction is gone either way */ }
+      }
+      group.forEach((p, i) => {
+        const o = outcomes[i]
+        p.reject(o !== undefined && !o.ok ? o.err : err)
+      })
+      return
+    }
+    group.forEach((p, i) => {
+      const o = outcomes[i]!
+      if (o.ok) p.resolve(o.value)
+      else p.reject(o.err)
+    })
+  }
+}
