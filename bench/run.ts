@@ -33,6 +33,7 @@ import { R, rqsSpec } from './lib/requests.js'
 import type { LoadRequest } from './lib/load.js'
 import { STUDENT_BODY, STUDENT_INPUT } from './servers/shared.js'
 import { fold } from '../src/domain/case-fold.js'
+import { FEED_WRITES_ROW, feedWritesRow, runFeedWrites } from './feed-writes.js'
 
 const { values: flags } = parseArgs({
   options: {
@@ -315,6 +316,17 @@ const ROWS: RowSpec[] = [
         measure: async (o) => await pgbenchRun(postgres!.url, { sql: `SELECT o_id AS id FROM rqs_students_create(0, '${STUDENT_INPUT.firstName}', '${STUDENT_INPUT.lastName}', ${STUDENT_INPUT.age}, '${fold(STUDENT_INPUT.firstName)}', '${fold(STUDENT_INPUT.lastName)}');` }, PG_CLIENTS, { durationSec: o.durationSec, transactions: quick ? 30 : undefined })
       }
     ], { ...settings, connections: PG_CLIENTS })
+  },
+  {
+    // Issue 20: the change feed must not serialise PostgreSQL's commits (bench/feed-writes.ts; its --http adds two instances).
+    id: FEED_WRITES_ROW,
+    title: 'PostgreSQL: 32 writers creating addresses through the store API, change feed on vs off',
+    servers: [],
+    skip: noDatabase,
+    run: async () => {
+      const options = { url: DATABASE_URL!, writers: 32, poolSize: 32, durationSec: settings.durationSec, rounds: settings.rounds }
+      return feedWritesRow(await runFeedWrites(options, (line) => { process.stderr.write(`  ${FEED_WRITES_ROW} · ${line}\n`) }), options)
+    }
   },
   {
     id: 'rss',
