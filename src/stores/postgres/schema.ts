@@ -453,6 +453,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       LANGUAGE plpgsql AS $$
       DECLARE
         head bigint;
+        upto bigint;
         numbered integer;
       BEGIN
         -- Through the key's index (EXISTS would scan the table, dead rows and all).
@@ -461,10 +462,17 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
           RETURN 0;
         END IF;
         SELECT seq INTO head FROM rqs_change_head WHERE singleton FOR UPDATE;
+        -- A key range, not "key IN (the first p_most keys)": plpgsql keeps a generic plan made
+        -- while the table was nearly empty, and for a semi-join that plan can be a nested loop
+        -- over a sequential scan, quadratic once an import leaves tens of thousands pending
+        -- (30 000 pending: over 20 s). A range is one index or table scan whatever the plan. Changes
+        -- that commit between the two statements with a key in the range are numbered now too.
+        SELECT max(key) INTO upto FROM (SELECT key FROM rqs_pending_changes ORDER BY key LIMIT p_most) first_keys;
+        IF upto IS NULL THEN
+          RETURN 0;
+        END IF;
         WITH moved AS (
-          DELETE FROM rqs_pending_changes
-            WHERE key IN (SELECT key FROM rqs_pending_changes ORDER BY key LIMIT p_most)
-            RETURNING *
+          DELETE FROM rqs_pending_changes WHERE key <= upto RETURNING *
         )
         INSERT INTO rqs_changes (seq, service, kind, record_id, record_key, record, at)
           SELECT head + row_number() OVER (ORDER BY key), service, kind, record_id, record_key, record, at FROM moved;
