@@ -17,6 +17,12 @@ export interface Headline {
   ratio: number
   min?: number
   met?: boolean
+  /** The rounds' spread of the ratio, when the run recorded it. */
+  spread?: [number, number]
+  /** The rounds could not tell met from not met. */
+  undecided?: boolean
+  /** The ratio is of CPU per request rather than of rates. */
+  byCpu?: boolean
 }
 
 /**
@@ -28,10 +34,17 @@ export function headline (row: RowResult): Headline | undefined {
   if (row.skipped !== undefined) return undefined
   const against = row.target?.against ?? row.lines.find((l) => l.role === 'baseline' && l.ratio !== undefined)?.label
   const line = row.lines.find((l) => l.label === against)
-  if (against === undefined || line?.ratio === undefined || !Number.isFinite(line.ratio) || line.ratio <= 0) return undefined
+  // A row judged by CPU per request is drawn by that ratio; older records and rows without CPU by the rate.
+  const byCpu = row.basis === 'cpu' && line?.cpuRatio !== undefined
+  const ratio = byCpu ? line.cpuRatio : line?.ratio
+  if (against === undefined || ratio === undefined || !Number.isFinite(ratio) || ratio <= 0) return undefined
   const words = row.goal === undefined ? undefined : /≥\s*([\d.]+)\s*×/.exec(row.goal)?.[1]
   const min = row.target?.min ?? (words === undefined ? undefined : Number(words))
-  return { id: row.id, title: row.title, against, ratio: line.ratio, min, met: row.met }
+  const h: Headline = { id: row.id, title: row.title, against, ratio, min, met: row.met }
+  if (byCpu) h.byCpu = true
+  if (line?.spread !== undefined && row.verdict !== undefined) h.spread = line.spread
+  if (row.verdict === 'undecided') h.undecided = true
+  return h
 }
 
 export interface ChartMeta {
@@ -44,7 +57,7 @@ export interface ChartMeta {
 
 /** Ratios above this are drawn to the chart's edge, broken, with their value beside them. */
 const CAP = 8
-const COLOURS = { met: '#2e7d32', missed: '#c62828', none: '#78909c', ink: '#1f2328', faint: '#6e7781', grid: '#d0d7de' }
+const COLOURS = { met: '#2e7d32', missed: '#c62828', undecided: '#ef6c00', none: '#78909c', ink: '#1f2328', faint: '#6e7781', grid: '#d0d7de' }
 const FONT = 'font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"'
 
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
@@ -76,7 +89,7 @@ export function ratioChart (meta: ChartMeta, rows: RowResult[]): string {
 
   const out: string[] = []
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="title" ${FONT} font-size="13">`)
-  const heading = 'rqs ÷ baseline: median requests per second, one bar per row'
+  const heading = 'rqs ÷ baseline, one bar per row: by server CPU per request where both sides have it, else by median requests per second'
   out.push(`<title id="title">${escape(heading)}</title>`)
   out.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`)
   out.push(`<text x="16" y="26" font-size="16" font-weight="600" fill="${COLOURS.ink}">${escape(heading)}</text>`)
@@ -87,7 +100,7 @@ export function ratioChart (meta: ChartMeta, rows: RowResult[]): string {
     meta.node, meta.generator
   ].filter((s): s is string => s !== undefined).join(' · ')
   out.push(`<text x="16" y="46" fill="${meta.quick === true ? COLOURS.missed : COLOURS.faint}">${escape(about)}</text>`)
-  out.push(`<text x="16" y="64" fill="${COLOURS.faint}">${escape('Bars grow from 1× (as fast as the baseline), log scale. ▮ target: the bar must reach it. Green: met, red: not met, grey: no target.')}</text>`)
+  out.push(`<text x="16" y="64" fill="${COLOURS.faint}">${escape('Bars grow from 1× (as fast as the baseline), log scale. ▮ target: the bar must reach it. Green: met, red: not met, orange: undecided (the rounds spread across the target), grey: no target. ├┤ the rounds\' spread.')}</text>`)
 
   // Grid: one line per power of two, 1× solid.
   for (let v = lo; v <= hi; v *= 2) {
@@ -97,10 +110,10 @@ export function ratioChart (meta: ChartMeta, rows: RowResult[]): string {
 
   bars.forEach((b, i) => {
     const y = top + i * rowHeight
-    const colour = b.min === undefined ? COLOURS.none : b.met === true || (b.met === undefined && b.ratio >= b.min) ? COLOURS.met : COLOURS.missed
+    const colour = b.min === undefined ? COLOURS.none : b.undecided === true ? COLOURS.undecided : b.met === true || (b.met === undefined && b.ratio >= b.min) ? COLOURS.met : COLOURS.missed
     const from = x(1)
     const to = x(b.ratio)
-    out.push(`<g><title>${escape(`${b.title}: rqs ÷ ${b.against} = ${times(b.ratio)}${b.min === undefined ? '' : `, target ≥ ${b.min}×`}`)}</title>`)
+    out.push(`<g><title>${escape(`${b.title}: rqs ÷ ${b.against} = ${times(b.ratio)}${b.byCpu === true ? ' by CPU per request' : ''}${b.spread === undefined ? '' : ` (rounds ${times(b.spread[0])}–${times(b.spread[1])})`}${b.min === undefined ? '' : `, target ≥ ${b.min}×`}`)}</title>`)
     out.push(`<text x="16" y="${y + 14}" fill="${COLOURS.ink}">${escape(b.title)}</text>`)
     out.push(`<text x="16" y="${y + 29}" font-size="11" fill="${COLOURS.faint}">${escape(`÷ ${b.against}`)}</text>`)
     out.push(`<rect x="${Math.min(from, to).toFixed(1)}" y="${y + 6}" width="${Math.max(1, Math.abs(to - from)).toFixed(1)}" height="18" fill="${colour}"/>`)
@@ -109,11 +122,16 @@ export function ratioChart (meta: ChartMeta, rows: RowResult[]): string {
       const e = to - 14
       out.push(`<path d="M${e.toFixed(1)} ${y + 28} l8 -26 M${(e + 6).toFixed(1)} ${y + 28} l8 -26" stroke="#ffffff" stroke-width="3"/>`)
     }
+    if (b.spread !== undefined) {
+      // The rounds' spread: a thin whisker across the bar's end.
+      const [s0, s1] = [x(Math.max(b.spread[0], lo)), x(b.spread[1])]
+      out.push(`<path d="M${s0.toFixed(1)} ${y + 15} H${s1.toFixed(1)} M${s0.toFixed(1)} ${y + 10} v10 M${s1.toFixed(1)} ${y + 10} v10" stroke="${COLOURS.ink}" stroke-width="1.5" fill="none"/>`)
+    }
     if (b.min !== undefined) {
       const t = x(b.min).toFixed(1)
       out.push(`<rect x="${(Number(t) - 2).toFixed(1)}" y="${y + 1}" width="4" height="28" fill="${COLOURS.ink}"/>`)
     }
-    const verdict = b.min === undefined ? '' : ` · target ≥ ${b.min}×${b.met === undefined ? '' : b.met ? ': met' : ': not met'}`
+    const verdict = b.min === undefined ? '' : ` · target ≥ ${b.min}×${b.undecided === true ? ': undecided' : b.met === undefined ? '' : b.met ? ': met' : ': not met'}${b.byCpu === true ? ' (CPU)' : ''}`
     out.push(`<text x="${plotRight + 10}" y="${y + 20}" fill="${COLOURS.ink}"><tspan font-weight="600">${times(b.ratio)}</tspan>${escape(verdict)}</text>`)
     out.push('</g>')
   })

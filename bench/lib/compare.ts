@@ -2,7 +2,16 @@
  * Rate rows: every contender (the target, rqs, and its baselines) is
  * measured in alternating rounds — A B C, B C A, C A B … — after a warm-up,
  * and reported by the median of its rounds. The ratio of a baseline line is
- * the target's median rate divided by that baseline's.
+ * the target's median rate divided by that baseline's; its CPU ratio is the
+ * baseline's server CPU per request divided by the target's.
+ *
+ * A row is judged by the CPU ratio whenever both sides have one: on a shared
+ * 2-core machine rates move by ±30 % between rounds (the other core's work
+ * steals the server's), while the CPU a request costs barely moves. Each
+ * round pairs the contenders measured in it, so a row also has a spread: the
+ * least and greatest of its rounds' ratios. When that spread is wider than
+ * the distance between the judged ratio and the target, the run cannot tell
+ * met from not met, and says "undecided" (bench/README.md, "How it judges").
  */
 import { load, type LoadOptions, type LoadRequest, type LoadResult } from './load.js'
 import type { RunningServer } from './procs.js'
@@ -43,8 +52,18 @@ export interface Line {
   cpuRatio?: number
   /** Each round's rate, in order. */
   rounds?: number[]
+  /** Each round's server CPU µs per request, in order. */
+  cpuRounds?: number[]
+  /** The least and greatest of the rounds' ratios against the target, on the row's basis (a baseline line). */
+  spread?: [number, number]
   note?: string
 }
+
+/** What a row's verdict rests on: CPU per request (steady) or, without CPU figures on both sides, the rate. */
+export type Basis = 'cpu' | 'rate'
+
+/** `undecided`: the rounds' spread is wider than the judged ratio's distance to the target. */
+export type Verdict = 'met' | 'not met' | 'undecided'
 
 export interface RowResult {
   id: string
@@ -53,7 +72,13 @@ export interface RowResult {
   goal?: string
   /** The same target as a number: rqs's rate ÷ the `against` line's must reach `min`. */
   target?: { against: string, min: number }
+  /** Whether the target was met; left out when the run is undecided. */
   met?: boolean
+  verdict?: Verdict
+  /** The figure the target is judged by. */
+  basis?: Basis
+  /** The ratio the verdict rests on (the `against` line's CPU ratio, or its rate ratio). */
+  judged?: number
   skipped?: string
   note?: string
   lines: Line[]
@@ -114,21 +139,57 @@ export async function compare (row: { id: string, title: string, goal?: Goal }, 
       cpuUsPerRequest: perRequest.length > 0 ? median(perRequest) : undefined,
       generatorCpu: generatorCpus.length > 0 ? median(generatorCpus) : undefined,
       errors: rs.reduce((n, r) => n + r.errors, 0),
-      rounds: rs.map((r) => Math.round(r.rps))
+      rounds: rs.map((r) => Math.round(r.rps)),
+      cpuRounds: perRequest.length === rs.length ? perRequest : undefined
     }
   })
+  return judge(row, lines)
+}
+
+/** Ratios, spreads and the verdict of a row from its lines (each with its rounds in the same order). */
+export function judge (row: { id: string, title: string, goal?: Goal }, lines: Line[]): RowResult {
   const target = lines.find((l) => l.role === 'target')
   for (const l of lines) {
     if (l.role !== 'baseline' || target === undefined) continue
     if (target.rps !== undefined && l.rps !== undefined) l.ratio = target.rps / l.rps
     if (target.cpuUsPerRequest !== undefined && l.cpuUsPerRequest !== undefined) l.cpuRatio = l.cpuUsPerRequest / target.cpuUsPerRequest
+    const perRound = roundRatios(target, l)
+    if (perRound.length > 0) l.spread = [Math.min(...perRound), Math.max(...perRound)]
   }
   const result: RowResult = { id: row.id, title: row.title, lines }
   if (row.goal !== undefined) {
     const against = lines.find((l) => l.label === row.goal!.against)
     result.goal = row.goal.text
     result.target = { against: row.goal.against, min: row.goal.min }
-    if (against?.ratio !== undefined) result.met = against.ratio >= row.goal.min
+    const basis: Basis = against?.cpuRatio !== undefined && Number.isFinite(against.cpuRatio) ? 'cpu' : 'rate'
+    const judged = basis === 'cpu' ? against?.cpuRatio : against?.ratio
+    if (against !== undefined && judged !== undefined && Number.isFinite(judged)) {
+      result.basis = basis
+      result.judged = judged
+      result.verdict = verdictOf(judged, row.goal.min, against.spread)
+      if (result.verdict !== 'undecided') result.met = result.verdict === 'met'
+    }
   }
   return result
+}
+
+/** Round by round, the target's ratio to a baseline on the row's basis (CPU when both have it in every round). */
+function roundRatios (target: Line, baseline: Line): number[] {
+  const t = target.cpuRounds
+  const b = baseline.cpuRounds
+  if (t !== undefined && b !== undefined && t.length === b.length && t.length > 0) return t.map((v, i) => b[i]! / v).filter(Number.isFinite)
+  const tr = target.rounds
+  const br = baseline.rounds
+  if (tr !== undefined && br !== undefined && tr.length === br.length) return tr.map((v, i) => v / br[i]!).filter(Number.isFinite)
+  return []
+}
+
+/**
+ * Met or not met when the run can tell: the rounds' spread (max − min) must be
+ * no wider than the judged ratio's margin to the target; otherwise undecided.
+ */
+export function verdictOf (judged: number, min: number, spread: [number, number] | undefined): Verdict {
+  const width = spread === undefined ? 0 : spread[1] - spread[0]
+  if (width > Math.abs(judged - min)) return 'undecided'
+  return judged >= min ? 'met' : 'not met'
 }
