@@ -67,7 +67,26 @@ const ALLOWED = {
  */
 export function markdownToHtml (markdown: string, path?: string): string {
   const env: RenderEnv = { path }
-  return sanitizeHtml(renderer.render(markdown, env), ALLOWED)
+  return sanitizeHtml(renderer.render(withoutCommentLines(markdown), env), ALLOWED)
+}
+
+/**
+ * A line holding only an HTML comment (`<!-- cli:start -->`, a marker for the
+ * tools that keep the README in step) is invisible on GitHub; with raw HTML
+ * escaped it would be shown literally, so it goes before rendering. Inside a
+ * fenced code block it is content, and stays.
+ */
+export function withoutCommentLines (markdown: string): string {
+  let fence: string | undefined
+  return markdown.split('\n').filter((line) => {
+    const opened = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1]
+    if (opened !== undefined) {
+      if (fence === undefined) fence = opened
+      else if (opened.startsWith(fence)) fence = undefined
+      return true
+    }
+    return fence !== undefined || !/^\s{0,3}<!--.*-->\s*$/.test(line)
+  }).join('\n')
 }
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */

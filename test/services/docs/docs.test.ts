@@ -61,6 +61,9 @@ describe('the user guide (README) at /docs/', () => {
     expect(page.headers.get('vary')).toMatch(/Accept/)
     expect(page.text).toContain('<link rel="stylesheet" href="/app/rqs.css">')
     expect(page.text).toMatch(/<h1 id="[^"]+">rqs/)
+    // The README's marker comments (<!-- cli:start -->) are invisible on GitHub and must be here too.
+    expect(markdown.text).toContain('<!-- cli:start -->')
+    expect(page.text).not.toMatch(/&lt;!--|cli:start/)
   })
 
   it('shows its images: each one the page references loads from this server', async () => {
@@ -127,6 +130,13 @@ describe('docs/decisions.md, the behaviour reference', () => {
 })
 
 describe('headings and links in the renderer', () => {
+  it('drops lines that are only an HTML comment, except inside a fenced code block', () => {
+    const html = markdownToHtml('before\n<!-- marker -->\nafter\n\n```html\n<!-- shown -->\n```\n')
+    expect(html).not.toContain('marker')
+    expect(html).toContain('&lt;!-- shown --&gt;')
+    expect(html).toContain('before')
+  })
+
   it('gives headings GitHub\'s ids, numbered when repeated', () => {
     const html = markdownToHtml('# A `code` title\n\n## Host names (DNS rebinding)\n\n## Again\n\n## Again')
     expect(html).toContain('<h1 id="a-code-title">')
