@@ -7,7 +7,7 @@ export type Lang = 'en' | 'de'
 export const LANGS: readonly Lang[] = ['en', 'de']
 
 const en = {
-  appTitle: 'Students and addresses',
+  appTitle: 'Records',
   skipLink: 'Skip to content',
   views: 'Views',
   students: 'Students',
@@ -107,7 +107,7 @@ const en = {
 export type MessageKey = keyof typeof en
 
 const de: Record<MessageKey, string> = {
-  appTitle: 'Studierende und Adressen',
+  appTitle: 'Datensätze',
   skipLink: 'Zum Inhalt springen',
   views: 'Ansichten',
   students: 'Studierende',

@@ -23,7 +23,7 @@ export function graphiqlPage (endpoint: string, assetsPath: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>GraphiQL · rqs album query service</title>
+<title>GraphiQL · rqs</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets}${GRAPHIQL_STYLES}">
 <style>html, body, #graphiql { height: 100%; margin: 0; }

@@ -23,7 +23,7 @@ export const albumsService: ServiceDescriptor<typeof albumsOptions> = {
     const base = prefixOf(config.albums.base)
     return [
       { rel: 'albums', href: `${base}/graphql`, title: 'Album query service (GraphQL)', type: 'application/graphql-response+json' },
-      { rel: 'albums-editor', href: `${base}/graphiql`, title: 'GraphiQL editor for the album query service', type: 'text/html' }
+      { rel: 'albums-editor', href: `${base}/graphiql`, title: 'GraphiQL: the interactive editor for every GraphQL query (albums and the collections)', type: 'text/html' }
     ]
   },
   tags: ALBUM_TAGS,

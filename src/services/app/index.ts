@@ -117,7 +117,7 @@ export const appService: ServiceDescriptor = {
   // Its pages are for students and addresses: with neither served it has nothing to show.
   enabled: () => true,
   consumes: ['students', 'addresses'],
-  links: () => [{ rel: 'app', href: APP_PATH, title: 'Web application: manage students and addresses', type: 'text/html' }],
+  links: () => [{ rel: 'app', href: APP_PATH, title: 'Web application: browse and edit the records of every collection', type: 'text/html' }],
   tags: [],
   paths: () => [{ path: APP_PATH.slice(0, -1) }],
   register: async (app, { config, links, collections }) => {

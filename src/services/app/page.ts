@@ -16,7 +16,7 @@ export function builtScript (dir: string): string | undefined {
 /** The application's one HTML page: the shared layout, a mount point carrying the configuration, the script. */
 export function appPage (config: AppPageConfig, script: string): string {
   return renderPage({
-    title: 'rqs — students and addresses',
+    title: 'rqs — records',
     current: APP_PATH,
     scripts: [APP_PATH + script],
     body: `<div id="app" data-config="${escapeHtml(JSON.stringify(config))}">

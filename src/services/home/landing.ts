@@ -5,7 +5,7 @@ import type { HomeOptions } from './index.js'
 /** A prominent way into the web application, when it is served. */
 function appLink (opts: HomeOptions): string {
   const app = opts.links.find((l) => l.rel === 'app')
-  return app === undefined ? '' : `\n  <p class="cta"><a href="${escape(app.href)}"><strong>Open the web application</strong></a> to list, search, add, edit and delete students and addresses.</p>`
+  return app === undefined ? '' : `\n  <p class="cta"><a href="${escape(app.href)}"><strong>Open the web application</strong></a> to list, search, add, edit and delete the records of every collection.</p>`
 }
 
 /** Stands in for the request's origin in the rendered page. */
@@ -37,8 +37,8 @@ function renderLanding (opts: HomeOptions): string {
     current: '/',
     body: `<h1>${escape(opts.name)}</h1>
   <p class="sub">Record and Query Services · version ${escape(opts.version)}</p>
-  <p>This server runs a student records service and an address book (REST, JSON) and an album query
-  service (GraphQL). Start here:</p>${appLink(opts)}
+  <p>This server keeps collections of records — students, addresses and any you declare — over REST
+  (JSON, NDJSON, CSV), GraphQL and a change feed, and answers the album query service (GraphQL). Start here:</p>${appLink(opts)}
   <ul>
         ${items}
   </ul>

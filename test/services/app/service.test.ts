@@ -99,7 +99,7 @@ describe('the web application at /app/ (built by npm run build)', () => {
 
   it('is linked from the entry point: the JSON directory (rel "app") and the landing page', async () => {
     const json = await request(`${server.origin}/`, { headers: { accept: 'application/json' } })
-    expect(json.body.links.app).toEqual({ href: '/app/', title: 'Web application: manage students and addresses', type: 'text/html' })
+    expect(json.body.links.app).toEqual({ href: '/app/', title: 'Web application: browse and edit the records of every collection', type: 'text/html' })
     const html = await request(`${server.origin}/`, { headers: { accept: 'text/html' } })
     expect(html.text).toContain('<a href="/app/"><strong>Open the web application</strong></a>')
   })
