@@ -138,8 +138,13 @@ export function streamSchema (method: 'GET' | 'POST'): Record<string, unknown> {
       200: { description: 'The event stream: `next` events with `{data}` or `{errors}`, then `complete`.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
       400: streamRefused('The request is not a GraphQL request graphql-sse can run.'),
       404: streamRefused('Without `Accept: text/event-stream`, graphql-sse looks for a reserved stream (single connection mode, which this server does not offer).'),
-      405: streamRefused('Not a method graphql-sse takes.')
+      405: streamRefused('Not a method graphql-sse takes.'),
+      429: streamRefused('`TOO_MANY_CLIENT_SUBSCRIPTIONS`: this client already holds as many streams (GraphQL subscriptions and change-feed streams together) as one client may; retry after `Retry-After` seconds. Refused before the stream starts.'),
+      503: streamRefused('`TOO_MANY_SUBSCRIPTIONS`: the server already serves as many streams as it serves at once; retry after `Retry-After` seconds. Refused before the stream starts.')
     },
-    ...(method === 'POST' ? { 'x-rqs': { document: { requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest } } } } } } : {})
+    'x-rqs': {
+      headers: { 429: ['Retry-After'], 503: ['Retry-After'] },
+      ...(method === 'POST' ? { document: { requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest } } } } } : {})
+    }
   }
 }

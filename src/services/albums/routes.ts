@@ -19,6 +19,7 @@ import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from
 import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema, streamSchema } from './openapi.js'
 import { concealInternalErrors, INTERNAL_MESSAGE, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
+import { takeStreamSlot } from './stream-slots.js'
 
 export interface AlbumsServiceOptions {
   config: AlbumsConfig
@@ -303,6 +304,8 @@ function registerStream (app: FastifyInstance, engine: QueryEngine, auth: boolea
       exposeHeadRoute: false,
       schema: streamSchema(method),
       handler: async (request, reply) => {
+        // A slot of the server's stream budget first: a refusal is a 429 or 503, before any byte of a stream.
+        if (takeStreamSlot(app.streams, request, reply) === undefined) return reply
         reply.hijack() // graphql-sse writes the response itself, event by event
         await handler(request, reply)
       }
