@@ -34,6 +34,13 @@ export const ALBUM_ERRORS = {
       de: { title: 'Abfrage zu umfangreich', message: 'Die Abfrage wählt zu viele Felder aus.' }
     }
   },
+  QUERY_TOO_COSTLY: {
+    scope: 'graphql', status: 400, description: 'The document costs more than `--graphql-max-cost` (100 000 by default), weighed before it runs: each list costs its `first` (default 50) times the fields of one record, `totalCount` and a text search (`filter: {q}`) 10 000 each (a scan), every other field 1. `message` and `extensions` give the cost and the budget; ask for fewer records, fields, counts or searches, or split the query.',
+    messages: {
+      en: { title: 'Query too costly', message: 'The query would cost more than the server allows for one request.' },
+      de: { title: 'Abfrage zu aufwendig', message: 'Die Abfrage wäre aufwendiger, als der Server für eine Anfrage erlaubt.' }
+    }
+  },
   TOO_MANY_ALIASES: {
     scope: 'graphql', status: 400, description: 'The document uses more aliases than `--graphql-max-aliases` (30 by default).',
     messages: {
