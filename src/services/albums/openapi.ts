@@ -120,7 +120,7 @@ export const graphiqlSchema = {
 /** The tag of the album service's operations. */
 export const ALBUM_TAGS = [{ name: 'albums', description: 'The album query service: GraphQL over HTTP, its schema and GraphiQL.' }]
 
-/** What graphql-sse answers itself when a stream cannot start (no catalogue code: the protocol's own words). */
+/** What graphql-sse answers itself when a stream cannot start (no catalogue code: the protocol's own words), and the stream budget's refusals (with their code). */
 const StreamRefusal = Type.Object({
   errors: Type.Array(Type.Object({ message: Type.String() }, { additionalProperties: true }), { minItems: 1 })
 }, { title: 'GraphQLStreamRefusal', additionalProperties: false })

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onSendHookHandler } from 'fastify'
+import type { FastifyInstance, onSendHookHandler } from 'fastify'
 import { Type, type Static, type TObject, type TOptional, type TString } from '@sinclair/typebox'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { AppError, problems } from '../../http/errors/index.js'
