@@ -6,6 +6,8 @@ import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/ope
 import { MountTable, mountsPlugin, publicUrlPlugin, validationPlugin, vendorType } from './http/rest/index.js'
 import { openApiPlugin } from './http/openapi/index.js'
 import { security, securityPluginOptions } from './http/security/index.js'
+import { streams } from './http/streams/index.js'
+import { feedStreamCap } from './services/events/config.js'
 import { authEnabled } from './config/security.js'
 import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
@@ -58,6 +60,9 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     await app.register(requestIdPlugin)
     // Before every route (issue 11): authentication, audit and metrics hook into routes as they are added.
     await app.register(security, securityPluginOptions(config, mounts))
+    // One budget for every long-lived stream (the change feed's and GraphQL subscriptions: issue 36), set by the feed's options.
+    const perClient = config.events.maxStreamsPerClient
+    await app.register(streams, { maxStreams: feedStreamCap(config.events, config.connections), maxStreamsPerClient: perClient > 0 ? perClient : Infinity })
     await app.register(metrics, metricsOptions(metricsRegistry, stores))
     await app.register(publicUrlPlugin, { publicUrl: config.publicUrl })
     await app.register(connectPlugin)

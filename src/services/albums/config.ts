@@ -37,6 +37,10 @@ export const albumsOptions = optionGroup('albums', Type.Object({
   maxAliases: option(Type.Integer({ minimum: 0 }), {
     default: 30, flag: 'graphql-max-aliases', env: 'RQS_GRAPHQL_MAX_ALIASES', help: 'most aliased fields of a GraphQL document (default 30)'
   }),
+  // The cost of a document before it runs (./cost.ts: lists by their page, scans by a fixed price); 0: not weighed.
+  maxCost: option(Type.Integer({ minimum: 0 }), {
+    default: 100_000, flag: 'graphql-max-cost', value: 'n', env: 'RQS_GRAPHQL_MAX_COST', help: 'most a GraphQL document may cost before it runs: each list its first (default 50) times the fields of a record, totalCount and a text search 10000 each (default 100000; 0: no limit)'
+  }),
   // The `query` text in UTF-8 bytes.
   maxDocumentBytes: option(Type.Integer({ minimum: 1 }), {
     default: 16 * 1024, flag: 'graphql-max-document-size', value: 'size', env: 'RQS_GRAPHQL_MAX_DOCUMENT_SIZE', read: size, help: 'largest GraphQL document text, e.g. 16kb (default 16kb)'

@@ -34,6 +34,13 @@ export const ALBUM_ERRORS = {
       de: { title: 'Abfrage zu umfangreich', message: 'Die Abfrage wählt zu viele Felder aus.' }
     }
   },
+  QUERY_TOO_COSTLY: {
+    scope: 'graphql', status: 400, description: 'The document costs more than `--graphql-max-cost` (100 000 by default), weighed before it runs: each list costs its `first` (default 50) times the fields of one record, `totalCount` and a text search (`filter: {q}`) 10 000 each (a scan), every other field 1. `message` and `extensions` give the cost and the budget; ask for fewer records, fields, counts or searches, or split the query.',
+    messages: {
+      en: { title: 'Query too costly', message: 'The query would cost more than the server allows for one request.' },
+      de: { title: 'Abfrage zu aufwendig', message: 'Die Abfrage wäre aufwendiger, als der Server für eine Anfrage erlaubt.' }
+    }
+  },
   TOO_MANY_ALIASES: {
     scope: 'graphql', status: 400, description: 'The document uses more aliases than `--graphql-max-aliases` (30 by default).',
     messages: {
@@ -83,8 +90,15 @@ export const ALBUM_ERRORS = {
       de: { title: 'Anfrage zu groß', message: 'Die Anfrage ist zu groß.' }
     }
   },
+  TOO_MANY_CLIENT_SUBSCRIPTIONS: {
+    scope: 'graphql', status: 429, description: 'This client (the principal of its access token, or its address without one) already holds as many long-lived streams as one client may: GraphQL subscriptions (`{base}/graphql/stream`) and change-feed streams (`/events`) count together (`--events-max-streams-per-client`, 8 by default). Close one, or retry after the seconds in `Retry-After`. Refused before the stream starts; the connection is closed.',
+    messages: {
+      en: { title: 'Too many subscriptions', message: 'You already have as many live subscriptions and change feeds open as allowed. Close one and try again.' },
+      de: { title: 'Zu viele Abonnements', message: 'Sie haben bereits so viele Live-Abonnements und Änderungs-Feeds geöffnet wie erlaubt. Schließen Sie eines und versuchen Sie es erneut.' }
+    }
+  },
   TOO_MANY_SUBSCRIPTIONS: {
-    scope: 'graphql', status: 503, description: 'The server already serves as many GraphQL subscriptions (`{base}/graphql/stream`) as it allows at once. Retry later.',
+    scope: 'graphql', status: 503, description: 'The server already serves as many long-lived streams as it serves at once: GraphQL subscriptions (`{base}/graphql/stream`, at most 1 000) and change-feed streams (`/events`) together (`--events-max-streams`, by default half of `--max-connections`). Retry after the seconds in `Retry-After`. Refused before the stream starts; the connection is closed.',
     messages: {
       en: { title: 'Too many subscriptions', message: 'The server is serving as many subscriptions as it can. Try again later.' },
       de: { title: 'Zu viele Abonnements', message: 'Der Server bedient bereits so viele Abonnements wie möglich. Versuchen Sie es später erneut.' }

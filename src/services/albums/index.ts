@@ -4,6 +4,7 @@ import { ALBUM_ERRORS } from './errors.js'
 import { prefixOf } from '../types.js'
 import { ALBUM_TAGS } from './openapi.js'
 import { albumRoutes } from './routes.js'
+import { GRAPHQL_STREAMS } from './stream-slots.js'
 import { ALBUM_FIELDS, ALBUM_TYPES } from './schema.js'
 import { ChangeStreams } from '../../graphql/changes.js'
 import { collectionParts } from '../../graphql/schema.js'
@@ -31,6 +32,8 @@ export const albumsService: ServiceDescriptor<typeof albumsOptions> = {
   register: async (app, { config, stores, collections }) => {
     // Every enabled service's collections get their GraphQL fields beside albums (issue 23).
     const streams = new ChangeStreams(stores.changes, MAX_SUBSCRIPTIONS)
+    // Each subscription takes a slot of the server's stream budget before it starts, at most this many of them.
+    app.streams.limitKind(GRAPHQL_STREAMS, MAX_SUBSCRIPTIONS)
     app.addHook('onClose', async () => { streams.close() })
     const parts = collectionParts({ collections, stores, streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
     await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base, collections: parts, streams, auth: authEnabled(config.security) })

@@ -10,6 +10,7 @@ export const GRAPHQL_CODES = {
   tooDeep: 'QUERY_TOO_DEEP',
   tooManyFields: 'QUERY_TOO_COMPLEX',
   tooManyAliases: 'TOO_MANY_ALIASES',
+  tooCostly: 'QUERY_TOO_COSTLY',
   tooLarge: 'QUERY_TOO_LARGE',
   introspectionDisabled: 'INTROSPECTION_DISABLED',
   badRequest: 'BAD_REQUEST',

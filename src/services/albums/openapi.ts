@@ -62,7 +62,7 @@ const queryAnswer = {
 }
 
 /** Codes any GraphQL request can meet. */
-const QUERY_CODES = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_DEEP', 'QUERY_TOO_COMPLEX', 'TOO_MANY_ALIASES', 'QUERY_TOO_LARGE', 'INTROSPECTION_DISABLED', 'BAD_REQUEST', 'BAD_USER_INPUT', 'NOT_ACCEPTABLE'] as const
+const QUERY_CODES = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_DEEP', 'QUERY_TOO_COMPLEX', 'QUERY_TOO_COSTLY', 'TOO_MANY_ALIASES', 'QUERY_TOO_LARGE', 'INTROSPECTION_DISABLED', 'BAD_REQUEST', 'BAD_USER_INPUT', 'NOT_ACCEPTABLE'] as const
 
 export const graphqlGetSchema = {
   operationId: 'queryAlbumsByGet',
@@ -120,7 +120,7 @@ export const graphiqlSchema = {
 /** The tag of the album service's operations. */
 export const ALBUM_TAGS = [{ name: 'albums', description: 'The album query service: GraphQL over HTTP, its schema and GraphiQL.' }]
 
-/** What graphql-sse answers itself when a stream cannot start (no catalogue code: the protocol's own words). */
+/** What graphql-sse answers itself when a stream cannot start (no catalogue code: the protocol's own words), and the stream budget's refusals (with their code). */
 const StreamRefusal = Type.Object({
   errors: Type.Array(Type.Object({ message: Type.String() }, { additionalProperties: true }), { minItems: 1 })
 }, { title: 'GraphQLStreamRefusal', additionalProperties: false })
@@ -138,8 +138,13 @@ export function streamSchema (method: 'GET' | 'POST'): Record<string, unknown> {
       200: { description: 'The event stream: `next` events with `{data}` or `{errors}`, then `complete`.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
       400: streamRefused('The request is not a GraphQL request graphql-sse can run.'),
       404: streamRefused('Without `Accept: text/event-stream`, graphql-sse looks for a reserved stream (single connection mode, which this server does not offer).'),
-      405: streamRefused('Not a method graphql-sse takes.')
+      405: streamRefused('Not a method graphql-sse takes.'),
+      429: streamRefused('`TOO_MANY_CLIENT_SUBSCRIPTIONS`: this client already holds as many streams (GraphQL subscriptions and change-feed streams together) as one client may; retry after `Retry-After` seconds. Refused before the stream starts.'),
+      503: streamRefused('`TOO_MANY_SUBSCRIPTIONS`: the server already serves as many streams as it serves at once; retry after `Retry-After` seconds. Refused before the stream starts.')
     },
-    ...(method === 'POST' ? { 'x-rqs': { document: { requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest } } } } } } : {})
+    'x-rqs': {
+      headers: { 429: ['Retry-After'], 503: ['Retry-After'] },
+      ...(method === 'POST' ? { document: { requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest } } } } } : {})
+    }
   }
 }

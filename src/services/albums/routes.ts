@@ -19,6 +19,8 @@ import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from
 import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema, streamSchema } from './openapi.js'
 import { concealInternalErrors, INTERNAL_MESSAGE, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
+import { takeStreamSlot } from './stream-slots.js'
+import { CostBudget } from './cost.js'
 
 export interface AlbumsServiceOptions {
   config: AlbumsConfig
@@ -118,6 +120,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   const engine = new QueryEngine(buildAlbumSchema(albums, opts.collections), config)
   engine.streamPath = `${base}/graphql/stream`
   const auth = opts.auth === true
+  const costs = new CostBudget(engine.schema, config.maxCost)
   /** Requests whose answer reads constants only: those answers are kept (see AnswerCache). */
   const constantAnswers = new WeakSet<FastifyRequest>()
 
@@ -135,6 +138,9 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
       if (operation.operation === 'subscription' && engine.schema.getSubscriptionType() != null) {
         return [new GraphQLError(`Subscriptions run over Server-Sent Events (the graphql-sse protocol) at ${engine.streamPath}.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })]
       }
+      // Weighed before it runs (issue 36): a document within the shape limits can still ask for a scan per alias.
+      const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
+      if (tooCostly !== undefined) return [tooCostly]
       if (readsConstantsOnly(prepared.document, params.operationName)) constantAnswers.add(req.raw)
       const contextValue: GraphQLContext = { request: req.raw, auth }
       return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
@@ -242,7 +248,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
     })
   }
 
-  if (opts.streams !== undefined && engine.schema.getSubscriptionType() != null) registerStream(app, engine, auth)
+  if (opts.streams !== undefined && engine.schema.getSubscriptionType() != null) registerStream(app, engine, costs, auth)
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
@@ -277,7 +283,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
  * scope; each stream follows the change log (ChangeStreams), so changes made
  * by any instance sharing the store arrive.
  */
-function registerStream (app: FastifyInstance, engine: QueryEngine, auth: boolean): void {
+function registerStream (app: FastifyInstance, engine: QueryEngine, costs: CostBudget, auth: boolean): void {
   const handler = createSseHandler<GraphQLContext>({
     schema: engine.schema,
     context: (req) => ({ request: req.raw, auth }),
@@ -290,6 +296,8 @@ function registerStream (app: FastifyInstance, engine: QueryEngine, auth: boolea
       if (operation.operation !== 'subscription') {
         return { data: null, errors: [new GraphQLError('Only subscriptions run over the stream; send queries and mutations to /graphql.', { extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
       }
+      const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
+      if (tooCostly !== undefined) return { data: null, errors: [tooCostly] }
       const contextValue: GraphQLContext = { request: req.raw, auth }
       return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
     }
@@ -303,6 +311,8 @@ function registerStream (app: FastifyInstance, engine: QueryEngine, auth: boolea
       exposeHeadRoute: false,
       schema: streamSchema(method),
       handler: async (request, reply) => {
+        // A slot of the server's stream budget first: a refusal is a 429 or 503, before any byte of a stream.
+        if (takeStreamSlot(app.streams, request, reply) === undefined) return reply
         reply.hijack() // graphql-sse writes the response itself, event by event
         await handler(request, reply)
       }

@@ -7,7 +7,8 @@ import type { ConnectionLimits } from '../../config/connections.js'
 
 /**
  * `config.events`: the change feed at GET /events. On unless `--no-events`.
- * Its streams are bounded per client, in all and in age (issue 19): an
+ * Its streams are bounded per client, in all and in age (issue 19; the
+ * first two are the budget GraphQL subscriptions share, issue 36): an
  * open stream holds a connection, and connections are capped
  * (`--max-connections`), so streams alone must never take them all.
  * The timings are set only by code (tests, embedding).
@@ -18,11 +19,11 @@ export const eventsOptions = optionGroup('events', Type.Object({
   }),
   // Streams one client (its principal, else its address) may hold open at once; 0: no limit.
   maxStreamsPerClient: option(Type.Integer({ minimum: 0 }), {
-    default: 8, flag: 'events-max-streams-per-client', value: 'n', env: 'RQS_EVENTS_MAX_STREAMS_PER_CLIENT', help: 'most change-feed streams one client (its token, else its address) holds open; more get 429 (default 8; 0: no limit)'
+    default: 8, flag: 'events-max-streams-per-client', value: 'n', env: 'RQS_EVENTS_MAX_STREAMS_PER_CLIENT', help: 'most change-feed streams and GraphQL subscriptions one client (its token, else its address) holds open together; more get 429 (default 8; 0: no limit)'
   }),
   // Streams open at once on this server; unset: half of --max-connections (see feedStreamCap).
   maxStreams: option(Type.Optional(Type.Integer({ minimum: 1 })), {
-    flag: 'events-max-streams', value: 'n', env: 'RQS_EVENTS_MAX_STREAMS', help: 'most change-feed streams open at once, below --max-connections; more get 503 (default half of --max-connections)'
+    flag: 'events-max-streams', value: 'n', env: 'RQS_EVENTS_MAX_STREAMS', help: 'most change-feed streams and GraphQL subscriptions open at once, below --max-connections; more get 503 (default half of --max-connections)'
   }),
   // How long a stream lasts before the server ends it; the client resumes with Last-Event-ID.
   maxStreamAgeMs: option(Type.Integer({ minimum: 0 }), {

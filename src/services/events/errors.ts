@@ -10,14 +10,14 @@ export const FEED_ERRORS = {
     }
   },
   FEED_TOO_MANY_STREAMS: {
-    status: 429, description: 'This client (the principal of its access token, or its address without one) already holds as many change-feed streams as one client may (`--events-max-streams-per-client`, 8 by default). Close one, or retry after the seconds in `Retry-After`. The connection is closed.',
+    status: 429, description: 'This client (the principal of its access token, or its address without one) already holds as many change-feed streams as one client may (`--events-max-streams-per-client`, 8 by default; its GraphQL subscriptions count too). Close one, or retry after the seconds in `Retry-After`. The connection is closed.',
     messages: {
       en: { title: 'Too many open feeds', message: 'You already have as many live change feeds open as allowed. Close one (in another tab or window) and try again.' },
       de: { title: 'Zu viele offene Feeds', message: 'Sie haben bereits so viele Live-Änderungs-Feeds geöffnet wie erlaubt. Schließen Sie einen (in einem anderen Tab oder Fenster) und versuchen Sie es erneut.' }
     }
   },
   FEED_FULL: {
-    status: 503, description: 'The server already serves as many change-feed streams as it serves at once (`--events-max-streams`, by default half of `--max-connections`), so that other requests still get a connection. Retry after the seconds in `Retry-After`, or on another instance. The connection is closed.',
+    status: 503, description: 'The server already serves as many change-feed streams as it serves at once (`--events-max-streams`, by default half of `--max-connections`; GraphQL subscriptions count too), so that other requests still get a connection. Retry after the seconds in `Retry-After`, or on another instance. The connection is closed.',
     messages: {
       en: { title: 'Change feed full', message: 'The change feed has no room for more followers right now. Please try again shortly.' },
       de: { title: 'Änderungs-Feed voll', message: 'Der Änderungs-Feed kann gerade niemanden mehr aufnehmen. Bitte versuchen Sie es gleich noch einmal.' }

@@ -1,5 +1,5 @@
 import type { ServiceDescriptor } from '../types.js'
-import { eventsOptions, feedStreamCap } from './config.js'
+import { eventsOptions } from './config.js'
 import { FEED_ERRORS } from './errors.js'
 import { ChangeFormat } from './format.js'
 import { ChangeHub } from './hub.js'
@@ -29,22 +29,19 @@ export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
   tags: [{ name: 'events', description: 'Change feed: creates, replaces and deletes of the record services\' records (students, addresses) as Server-Sent Events, resumable with Last-Event-ID.' }],
   paths: () => [{ path: EVENTS_PATH }],
   register: async (app, { config, stores, collections }) => {
-    const { heartbeatMs, retryMs, maxStreamsPerClient, maxStreamAgeMs } = config.events
-    const maxStreams = feedStreamCap(config.events, config.connections)
+    const { heartbeatMs, retryMs, maxStreamAgeMs } = config.events
     const hub = await ChangeHub.open(stores.changes, {
       heartbeatMs,
       retryMs,
-      maxStreams,
-      maxStreamsPerClient,
       maxStreamAgeMs,
       format: new ChangeFormat(collections),
-      // Set by the security plugin, registered before the services, when authentication is on.
-      authenticator: app.authenticator,
+      // The server's one stream budget (src/server.ts sets it from these options), shared with GraphQL subscriptions.
+      registry: app.streams,
       log: app.log
     })
     // Open streams would keep the server from closing: end them first; clients reconnect.
     app.addHook('preClose', async () => { hub.close() })
     app.decorate('changeFeed', hub)
-    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), maxStreams, maxStreamsPerClient })
+    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), maxStreams: app.streams.maxStreams, maxStreamsPerClient: app.streams.maxStreamsPerClient })
   }
 }

@@ -1,12 +1,11 @@
-import type { FastifyInstance, FastifyRequest, onSendHookHandler } from 'fastify'
+import type { FastifyInstance, onSendHookHandler } from 'fastify'
 import { Type, type Static, type TObject, type TOptional, type TString } from '@sinclair/typebox'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
-import { principalOf } from '../../http/security/index.js'
-import type { ChangeHub, StreamOwner } from './hub.js'
-import type { StreamRefusal } from './limits.js'
+import { RETRY_AFTER, streamOwner, type StreamRefusal, type StreamSlot } from '../../http/streams/index.js'
+import type { ChangeHub } from './hub.js'
 import type { StartPoint } from './subscriber.js'
 
 export const EVENTS_PATH = '/events'
@@ -16,7 +15,7 @@ export interface EventsRoutesOptions {
   hub: ChangeHub
   /** The record services this server runs: what the feed carries and `?services=` may name. */
   services: readonly string[]
-  /** The stream limits the hub keeps, for the refusals' wording (Infinity / 0: none). */
+  /** The stream budget (the server's stream registry, shared with GraphQL subscriptions), for the refusals' wording (Infinity: none). */
   maxStreams: number
   maxStreamsPerClient: number
 }
@@ -36,13 +35,6 @@ const Headers = Type.Object({
 const eventStream = new MediaTypeChooser([EVENT_STREAM])
 /** A Last-Event-ID this server can have sent. */
 const SEQUENCE = /^(0|[1-9]\d{0,14})$/
-/**
- * Seconds to wait after a refused stream: a client at its own limit has to
- * let one of its streams end first; a full server frees slots as streams
- * end (at the latest at their maximum age).
- */
-const RETRY_AFTER: Record<StreamRefusal, string> = { 'client-full': '30', 'server-full': '10' }
-
 /**
  * GET /events: the change feed as Server-Sent Events. A normal GET route, so
  * every onRequest check (authentication, its `read` scope) applies; errors
@@ -75,16 +67,18 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
     }
     const stream = request.method !== 'HEAD'
     const owner = streamOwner(request)
+    let slot: StreamSlot | undefined
     if (stream) {
-      const refusal = hub.reserve(owner.client)
-      if (refusal !== undefined) throw refused(refusal, opts)
+      const reserved = hub.reserve(owner)
+      if (typeof reserved === 'string') throw refused(reserved, opts)
+      slot = reserved
     }
     let start: StartPoint
     try {
       // Read before the stream starts, so that a store outage is a 503 problem, not a broken stream.
       start = await startPoint(request.headers['last-event-id'], hub)
     } catch (err) {
-      if (stream) hub.release(owner.client)
+      slot?.release()
       throw err
     }
     void reply
@@ -95,7 +89,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
       // which would hold the shutdown until the keep-alive timeout.
       .header('connection', 'close')
       .type(`${EVENT_STREAM}; charset=utf-8`)
-    if (!stream) return await reply.send()
+    if (slot === undefined) return await reply.send()
     // From here the response is written directly: an idle client then costs its connection and
     // little more (about half of what a reply kept open through Fastify would). onResponse hooks
     // (the access log) still run when it ends; the headers set so far are sent.
@@ -103,7 +97,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value
     reply.hijack()
     reply.raw.writeHead(200, headers)
-    hub.subscribe(reply.raw, services, start, owner)
+    hub.subscribe(reply.raw, services, start, slot)
   })
 
   routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
@@ -120,17 +114,11 @@ const closeConnection: onSendHookHandler = (_request, reply, payload, done) => {
   done(null, payload)
 }
 
-/** Whose limit a stream counts against: the principal of its token, else the client's address (`--trust-proxy` decides which). */
-function streamOwner (request: FastifyRequest): StreamOwner {
-  const principal = principalOf(request)
-  return principal === undefined ? { client: `address ${request.ip}` } : { client: `${principal.kind} ${principal.name}`, principal }
-}
-
 function refused (refusal: StreamRefusal, limits: Pick<EventsRoutesOptions, 'maxStreams' | 'maxStreamsPerClient'>): AppError {
   const headers = { 'retry-after': RETRY_AFTER[refusal] }
   return refusal === 'client-full'
-    ? new AppError('FEED_TOO_MANY_STREAMS', `This client already holds ${limits.maxStreamsPerClient} change-feed streams, the most one client may; close one or wait for one to end`, { headers })
-    : new AppError('FEED_FULL', `The server already serves ${limits.maxStreams} change-feed streams, the most it serves at once; retry after ${RETRY_AFTER[refusal]} s`, { headers })
+    ? new AppError('FEED_TOO_MANY_STREAMS', `This client already holds ${limits.maxStreamsPerClient} change-feed streams and GraphQL subscriptions together, the most one client may; close one or wait for one to end`, { headers })
+    : new AppError('FEED_FULL', `The server already serves ${limits.maxStreams} change-feed streams and GraphQL subscriptions together, the most it serves at once; retry after ${RETRY_AFTER[refusal]} s`, { headers })
 }
 
 /** `?services=students,addresses` → the set; absent → every service of this server. */
