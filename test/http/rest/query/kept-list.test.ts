@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
+import { withRecordStores } from '../../../helpers/stores.js'
 import { STREAM_FROM } from '../../../../src/http/rest/query/respond.js'
 import { KEEP_UP_TO_CHARS } from '../../../../src/http/rest/query/kept-list.js'
 import { strongEtag } from '../../../../src/http/rest/conditional.js'
@@ -29,7 +30,7 @@ function withoutRevision (stores: Stores): Stores {
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
     }
   })
-  return { ...stores, students: hide(stores.students), addresses: hide(stores.addresses) }
+  return { ...withRecordStores(stores, hide), students: hide(stores.students), addresses: hide(stores.addresses) }
 }
 
 async function addStudents (stores: Stores, n: number, name = (i: number): string => `${AWKWARD} ${i}`): Promise<void> {
