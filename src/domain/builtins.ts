@@ -53,7 +53,7 @@ function keyedAs<V, S> (keyed: KeyedWrite<V> | undefined, view: (result: S) => V
   return { key: keyed.key, fingerprint: keyed.fingerprint, answer: (result) => keyed.answer(view(result)) }
 }
 
-abstract class View<R> {
+abstract class View<R extends StoredRecord> {
   /** Present when the record store has one (the memory store): a plain field, read by isRevisioned. */
   readonly revision?: StoreRevision
   readonly keptWrite?: RecordStore['keptWrite']
@@ -64,7 +64,7 @@ abstract class View<R> {
   }
 
   async query (query: RecordQuery): Promise<R[]> {
-    return await this.records.query(query) as unknown as R[]
+    return await this.records.query(query) as R[]
   }
 
   async count (filter: RecordFilter): Promise<number> {
@@ -72,11 +72,11 @@ abstract class View<R> {
   }
 
   batches (query: RecordQuery): AsyncIterable<readonly R[]> {
-    return this.records.batches(query) as unknown as AsyncIterable<readonly R[]>
+    return this.records.batches(query) as AsyncIterable<readonly R[]>
   }
 
   async importAll (source: AsyncIterable<readonly R[]>): Promise<number> {
-    return await this.records.importAll(source as unknown as AsyncIterable<readonly StoredRecord[]>)
+    return await this.records.importAll(source)
   }
 
   async delete (id: number | bigint, condition?: WriteCondition<R>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
@@ -94,13 +94,13 @@ class StudentView extends View<Student> implements StudentStore {
   }
 
   async create (input: StudentInput, keyed?: KeyedWrite<Student>): Promise<Student> {
-    const result = await this.records.create(input as unknown as Record<string, string | number>, keyedAs(keyed, (r) => r.record as unknown as Student))
-    return result.record as unknown as Student
+    const result = await this.records.create(input, keyedAs(keyed, (r) => r.record as Student))
+    return result.record as Student
   }
 
   async createReporting (input: StudentInput, keyed?: KeyedWrite<StudentCreated>): Promise<StudentCreated> {
-    const created = (r: CreateResult): StudentCreated => ({ outcome: r.outcome, record: r.record as unknown as Student })
-    return created(await this.records.create(input as unknown as Record<string, string | number>, keyedAs(keyed, created)))
+    const created = (r: CreateResult): StudentCreated => ({ outcome: r.outcome, record: r.record as Student })
+    return created(await this.records.create(input, keyedAs(keyed, created)))
   }
 
   async replace (student: Student, condition?: WriteCondition<Student>, keyed?: KeyedWrite<ReplaceResult<Student>>): Promise<ReplaceResult<Student>> {
@@ -111,13 +111,13 @@ class StudentView extends View<Student> implements StudentStore {
 }
 
 function replaceResult (result: WriteResult): ReplaceResult<Student> {
-  return result.outcome === 'replaced' || result.outcome === 'created' ? { outcome: 'replaced', record: result.record as unknown as Student } : result
+  return result.outcome === 'replaced' || result.outcome === 'created' ? { outcome: 'replaced', record: result.record as Student } : result
 }
 
 class AddressView extends View<Address> implements AddressStore {
   async create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address> {
-    const result = await this.records.create(input as unknown as Record<string, string>, keyedAs(keyed, (r) => r.record as unknown as Address))
-    return result.record as unknown as Address
+    const result = await this.records.create(input, keyedAs(keyed, (r) => r.record as Address))
+    return result.record as Address
   }
 
   async get (id: bigint): Promise<Address | undefined> {
@@ -133,15 +133,15 @@ class AddressView extends View<Address> implements AddressStore {
   }
 
   async put (id: bigint, input: AddressInput, condition?: WriteCondition<Address>, keyed?: KeyedWrite<PutResult>): Promise<PutResult> {
-    const result = await this.records.put(id, input as unknown as Record<string, string>, condition as WriteCondition<StoredRecord> | undefined, keyedAs(keyed, putResult))
+    const result = await this.records.put(id, input, condition as WriteCondition<StoredRecord> | undefined, keyedAs(keyed, putResult))
     return putResult(result)
   }
 }
 
 function putResult (result: WriteResult): PutResult {
   switch (result.outcome) {
-    case 'created': return { outcome: 'created', record: result.record as unknown as Address }
-    case 'replaced': return { outcome: 'updated', record: result.record as unknown as Address }
+    case 'created': return { outcome: 'created', record: result.record as Address }
+    case 'replaced': return { outcome: 'updated', record: result.record as Address }
     // A PUT to an address creates it; a not-found comes only from a condition that wanted a record.
     case 'not-found': return { outcome: 'precondition-failed' }
     case 'precondition-failed': return result

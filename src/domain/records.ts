@@ -3,23 +3,24 @@
  * records compare (for If-Match compare-and-set) and the largest address id.
  */
 
-export interface StudentInput {
+// Type aliases, not interfaces: a typed record is then a StoredRecord too (an alias has an implicit index signature).
+export type StudentInput = {
   firstName: string
   lastName: string
   age: number
 }
 
-export interface Student extends StudentInput {
+export type Student = StudentInput & {
   id: number
 }
 
-export interface AddressInput {
+export type AddressInput = {
   name: string
   city: string
   postalCode: string
 }
 
-export interface Address extends AddressInput {
+export type Address = AddressInput & {
   /** 64-bit: 1 … 9223372036854775807. */
   id: bigint
 }

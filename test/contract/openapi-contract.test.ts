@@ -6,6 +6,7 @@ import { StoreUnavailableError } from '../../src/domain/index.js'
 import type { Stores } from '../../src/domain/index.js'
 import { ContractChecker, ContractRecorder } from '../helpers/contract.js'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
+import { withRecordStores } from '../helpers/stores.js'
 
 /**
  * The API description cannot drift: a broad set of requests (every route and
@@ -290,5 +291,5 @@ function outage (): Stores {
   const fail = async (): Promise<never> => { throw new StoreUnavailableError() }
   const base = memoryStores()
   const down = <T extends object>(store: T): T => new Proxy(store, { get: (target, key) => typeof (target as any)[key] === 'function' ? fail : (target as any)[key] })
-  return { ...base, students: down(base.students), addresses: down(base.addresses), ping: fail }
+  return { ...withRecordStores(base, down), students: down(base.students), addresses: down(base.addresses), ping: fail }
 }

@@ -1,7 +1,22 @@
 import { LRUCache } from 'lru-cache'
+import type { StoredRecord } from '../../domain/index.js'
+import { strongEtag } from './conditional.js'
 
 /** How many records' ETags a cache keeps: enough for a hot set, bounded whatever a collection holds. */
 export const ETAGS_KEPT = 10_000
+
+/**
+ * The one ETag of every record, built-in or declared: a strong hash of its
+ * JSON (fields in declaration order, as every store builds it). A 64-bit id
+ * (the address book's bigint) enters as its decimal digits.
+ */
+export function recordEtag (record: StoredRecord): string {
+  return strongEtag(typeof record.id === 'bigint' ? JSON.stringify(record, bigintDigits) : JSON.stringify(record))
+}
+
+function bigintDigits (_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value
+}
 
 /**
  * ETags by record object, one cache per server and collection. Stored records
@@ -11,16 +26,14 @@ export const ETAGS_KEPT = 10_000
  * that follow find it. Records a database store builds afresh for each read
  * simply miss and are hashed as before.
  */
-export class RecordEtags<R extends object> {
-  readonly #etags = new LRUCache<R, string>({ max: ETAGS_KEPT })
+export class RecordEtags {
+  readonly #etags = new LRUCache<StoredRecord, string>({ max: ETAGS_KEPT })
 
-  constructor (private readonly etagOf: (record: R) => string) {}
-
-  /** The record's strong ETag. */
-  readonly of = (record: R): string => {
+  /** The record's strong ETag (recordEtag). */
+  readonly of = (record: StoredRecord): string => {
     let etag = this.#etags.get(record)
     if (etag === undefined) {
-      etag = this.etagOf(record)
+      etag = recordEtag(record)
       this.#etags.set(record, etag)
     }
     return etag

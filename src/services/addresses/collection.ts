@@ -3,7 +3,7 @@ import { MAX_ADDRESS_ID, type Address } from '../../domain/index.js'
 import { bodyChecks, lineChecker, type RecordCollection } from '../../data/collection.js'
 import { ADDRESS_QUERY, addressLine } from './query.js'
 import { Address as AddressSchema, AddressCreateBody, AddressPutBody } from './schema.js'
-import { addressEtag } from './etag.js'
+import { recordEtag } from '../../http/rest/index.js'
 
 const LINE = Type.Object({ id: Type.Unknown(), ...AddressCreateBody.properties }, { additionalProperties: false, required: ['id', 'name', 'city', 'postalCode'] })
 const checkLine = lineChecker(LINE)
@@ -26,6 +26,6 @@ export const ADDRESSES: RecordCollection<Address> = {
   },
   model: ADDRESS_QUERY,
   checkBody: bodyChecks({ create: AddressCreateBody, replace: AddressPutBody }),
-  etag: addressEtag,
+  etag: recordEtag,
   notFound: 'ADDRESS_NOT_FOUND'
 }

@@ -3,8 +3,8 @@ import { addressesOptions } from './config.js'
 import { ADDRESS_ERRORS } from './errors.js'
 import { ADDRESSES } from './collection.js'
 import { prefixOf } from '../types.js'
-import { KeptPages } from '../../http/rest/index.js'
-import { AddressEtags } from './etag.js'
+import { KeptLists, KeptPages, RecordEtags } from '../../http/rest/index.js'
+import { collectionStore } from '../records/routes.js'
 import { ADDRESS_REPRESENTATIONS, type AddressRoutesOptions } from './routes.js'
 
 /** The address book service: its collection at `{base}/addresses`, in every version. */
@@ -23,7 +23,7 @@ export const addressesService: ServiceDescriptor<typeof addressesOptions> = {
       name: 'addresses',
       resources: '/addresses',
       representations: ADDRESS_REPRESENTATIONS,
-      options: { store: stores.addresses, vendor: config.versioning.vendor, pages: new KeptPages(), etags: new AddressEtags() }
+      options: { records: collectionStore(stores, 'addresses'), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags() }
     })
   }
 }

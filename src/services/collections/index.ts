@@ -1,5 +1,5 @@
 import type { RecordCollection } from '../../data/collection.js'
-import { KeptPages } from '../../http/rest/index.js'
+import { KeptLists, KeptPages, RecordEtags } from '../../http/rest/index.js'
 import type { ServiceDescriptor } from '../types.js'
 import { collectionsOptions } from './config.js'
 import type { UserCollection } from './declare.js'
@@ -8,6 +8,7 @@ import { COLLECTIONS_PATH, collectionsListing } from './listing.js'
 import { recordCollection } from './records.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { declaredSchema } from './schema.js'
+import { collectionStore } from '../records/routes.js'
 
 export { collectionsOptions, type CollectionsConfig } from './config.js'
 export type { UserCollection } from './declare.js'
@@ -54,13 +55,11 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
     const declared = config.collections.declared
     for (const collection of declared) {
       const name = collection.declaration.name
-      const store = stores.collections.get(name)
-      if (store === undefined) throw new Error(`the stores keep no collection ${name}: open them with config.collections`)
       await app.mountRest<CollectionRoutesOptions>('/', {
         name,
         resources: `/${name}`,
         representations: collectionRepresentations(name, VERSIONS),
-        options: { collection, store, vendor: config.versioning.vendor, pages: new KeptPages() }
+        options: { collection, records: collectionStore(stores, name), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags() }
       })
     }
     const byName = new Map(declared.map((c) => [c.declaration.name, c]))

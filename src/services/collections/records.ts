@@ -4,7 +4,7 @@ import type { StoredRecord } from '../../domain/index.js'
 import type { UserCollection } from './declare.js'
 import { createBody, idSchema, queryModel, recordLine, recordSchema } from './schema.js'
 import { bodyChecker, collectionValidator } from './validation.js'
-import { recordEtag } from './routes.js'
+import { recordEtag } from '../../http/rest/index.js'
 
 /**
  * A declared collection in files (`rqs import`/`export --service books`,

@@ -2,7 +2,7 @@ import type { Student } from '../../domain/index.js'
 import { bodyChecks, lineChecker, type RecordCollection } from '../../data/collection.js'
 import { STUDENT_QUERY, studentLine } from './query.js'
 import { Student as StudentSchema, StudentCreateBody, StudentReplaceBody } from './schema.js'
-import { studentEtag } from './etag.js'
+import { recordEtag } from '../../http/rest/index.js'
 
 const checkLine = lineChecker(StudentReplaceBody)
 
@@ -22,6 +22,6 @@ export const STUDENTS: RecordCollection<Student> = {
   },
   model: STUDENT_QUERY,
   checkBody: bodyChecks({ create: StudentCreateBody, replace: StudentCreateBody }),
-  etag: studentEtag,
+  etag: recordEtag,
   notFound: 'STUDENT_NOT_FOUND'
 }

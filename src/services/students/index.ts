@@ -5,13 +5,13 @@ import { studentsOptions } from './config.js'
 import { STUDENT_ERRORS } from './errors.js'
 import { STUDENTS } from './collection.js'
 import { problemShape } from '../../http/openapi/index.js'
-import { KeptLists } from '../../http/rest/index.js'
+import { KeptLists, KeptPages, RecordEtags } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import type { StudentRoutesOptions } from './options.js'
-import { StudentEtags } from './etag.js'
 import { ErrorEnvelope } from './schema.js'
 import { studentsV1 } from './routes-v1.js'
 import { studentsV2 } from './routes-v2.js'
+import { collectionStore } from '../records/routes.js'
 
 const REPRESENTATIONS = [studentsV1, studentsV2]
 
@@ -38,7 +38,7 @@ export const studentsService: ServiceDescriptor<typeof studentsOptions> = {
       name: 'students',
       resources: '',
       representations: REPRESENTATIONS,
-      options: { store: stores.students, lists: new KeptLists(), etags: new StudentEtags() },
+      options: { store: stores.students, records: collectionStore(stores, 'students'), lists: new KeptLists(), pages: new KeptPages(), etags: new RecordEtags() },
       methods: [['/assets/*', ['GET', 'HEAD']]],
       extras: async (scope: FastifyInstance) => {
         // Files for browsers, not records: no token needed (the 405 routes of /assets/* follow in this scope).

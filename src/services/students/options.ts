@@ -1,12 +1,7 @@
 import type { StudentStore } from '../../domain/index.js'
-import type { KeptLists } from '../../http/rest/index.js'
-import type { StudentEtags } from './etag.js'
+import type { RecordRoutesOptions } from '../records/routes.js'
 
-/** What the routes of every representation get (one set per server). */
-export interface StudentRoutesOptions {
+/** What the routes of every representation get (one set per server): v1 reads the typed view, v2 the record store. */
+export interface StudentRoutesOptions extends RecordRoutesOptions {
   store: StudentStore
-  /** Whole lists serialised once per store revision (memory store), kept by this server. */
-  lists: KeptLists
-  /** v2 ETags by record object, kept by this server. */
-  etags: StudentEtags
 }

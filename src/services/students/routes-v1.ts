@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import { type Representation, parseNonNegativeInteger, answerOnce, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendStream, csvColumns, streamsWhole, isRevisioned } from '../../http/rest/index.js'
+import { type Representation, answerOnce, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendStream, csvColumns, streamsWhole, isRevisioned } from '../../http/rest/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { messages, ok } from './envelope.js'
-import { invalidId, studentNotFound } from './failures.js'
+import { studentNotFound } from './failures.js'
+import { studentId as pathId } from './ids.js'
 import { envelopeErrors, envelopeShape } from './v1-errors.js'
 import { answer, type OperationNotes } from '../../http/openapi/index.js'
 import type { DeleteResult, ReplaceResult, Student, StudentCreated } from '../../domain/index.js'
@@ -101,12 +102,6 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     if (written === undefined) throw studentNotFound(id)
     return written
   }))
-}
-
-function pathId (segment: string): number {
-  const id = parseNonNegativeInteger(segment)
-  if (id < 0) throw invalidId(segment)
-  return id
 }
 
 export const studentsV1: Representation<StudentRoutesOptions> = {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
+import { overriding, withRecordStores } from '../../helpers/stores.js'
 import { expectProblem } from '../../services/addresses/helpers.js'
 import { memoryStores } from '../../../src/stores/index.js'
 import { StoreOutcomeUnknownError } from '../../../src/domain/index.js'
@@ -164,7 +165,7 @@ describe('a write whose outcome is unknown', () => {
     // The memory store's views whose creates never learn whether they committed.
     const create = async (): Promise<never> => { throw new StoreOutcomeUnknownError('no answer') }
     const failing: Stores = {
-      ...stores,
+      ...withRecordStores(stores, (store) => overriding(store, { create })),
       students: Object.assign(Object.create(stores.students) as Stores['students'], { create, createReporting: create }),
       addresses: Object.assign(Object.create(stores.addresses) as Stores['addresses'], { create })
     }

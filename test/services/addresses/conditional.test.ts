@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
+import { overriding, withRecordStores } from '../../helpers/stores.js'
 import { memoryStores } from '../../../src/stores/index.js'
 import type { Address, AddressInput, AddressStore, WriteCondition } from '../../../src/domain/index.js'
 import { berlin, expectProblem, hamburg } from './helpers.js'
@@ -174,7 +175,19 @@ describe('lost updates are prevented', () => {
         return await inner.delete(id, condition)
       }
     }
-    server = await startServer({}, { stores: { ...stores, addresses: racing } })
+    // The record routes write through the record store: the same race there.
+    const records = stores.collections.get('addresses')!
+    const racingRecords = overriding(records, {
+      put: async (id, input, condition) => {
+        if (condition?.kind === 'matches') await records.put(id, { ...input, city: 'Intruder City' })
+        return await records.put(id, input, condition)
+      },
+      delete: async (id, condition) => {
+        if (condition?.kind === 'matches') await records.put(id, { name: 'x', city: 'Intruder City', postalCode: '0' })
+        return await records.delete(id, condition)
+      }
+    })
+    server = await startServer({}, { stores: { ...withRecordStores(stores, (store, name) => name === 'addresses' ? racingRecords : store), addresses: racing } })
     const url = `${server.origin}/addresses/1`
     const etag = (await request(url, { method: 'PUT', json: berlin })).headers.get('etag') as string
     expectProblem(await request(url, { method: 'PUT', json: hamburg, headers: { 'if-match': etag } }), 412, 'PRECONDITION_FAILED')

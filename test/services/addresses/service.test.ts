@@ -1,13 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
+import { withRecordStores } from '../../helpers/stores.js'
 import { memoryStores } from '../../../src/stores/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
 import { resolveConfig } from '../../../src/options.js'
-import type { AddressStore } from '../../../src/domain/index.js'
+import type { AddressStore, RecordStore, Stores } from '../../../src/domain/index.js'
 import { berlin, expectProblem } from './helpers.js'
 
 let server: RunningServer | undefined
 afterEach(async () => { await server?.close(); server = undefined })
+
+/** The stores with the address book failing with `error` on every call, in its typed view and its record store (the routes'). */
+function failing (stores: Stores, error: Error): Stores {
+  const down = (store: RecordStore): RecordStore => new Proxy(store, { get: (target, key) => typeof Reflect.get(target, key) === 'function' ? failingStore(error)[key as keyof AddressStore] : Reflect.get(target, key) })
+  return { ...withRecordStores(stores, (store, name) => name === 'addresses' ? down(store) : store), addresses: failingStore(error) }
+}
 
 function failingStore (error: Error): AddressStore {
   const fail = async (): Promise<never> => { throw error }
@@ -48,7 +55,7 @@ describe('configuration', () => {
 describe('store failures', () => {
   it('a store outage is 503 STORE_UNAVAILABLE with Retry-After', async () => {
     const stores = memoryStores()
-    server = await startServer({}, { stores: { ...stores, addresses: failingStore(new StoreUnavailableError()) } })
+    server = await startServer({}, { stores: failing(stores, new StoreUnavailableError()) })
     for (const [method, path] of [['GET', '/addresses'], ['GET', '/addresses/1'], ['POST', '/addresses'], ['PUT', '/addresses/1'], ['DELETE', '/addresses/1']] as const) {
       const res = await request(`${server.origin}${path}`, { method, json: method === 'POST' || method === 'PUT' ? berlin : undefined })
       expectProblem(res, 503, 'STORE_UNAVAILABLE')
@@ -58,7 +65,7 @@ describe('store failures', () => {
 
   it('an unexpected fault is 500 INTERNAL without internals', async () => {
     const stores = memoryStores()
-    server = await startServer({}, { stores: { ...stores, addresses: failingStore(new Error('secret connection string pg://u:p@db')) } })
+    server = await startServer({}, { stores: failing(stores, new Error('secret connection string pg://u:p@db')) })
     const res = await request(`${server.origin}/addresses/1`)
     const body = expectProblem(res, 500, 'INTERNAL')
     expect(res.text).not.toMatch(/secret|pg:|stack|at .*\.ts/)

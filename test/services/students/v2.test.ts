@@ -119,7 +119,7 @@ describe('student representation v2', () => {
 
   it('answers 500 RECORD_NOT_CREATED without internals when the store fails', async () => {
     const broken = memoryStores()
-    broken.students.create = broken.students.createReporting = async () => { throw new Error('disk on fire') }
+    broken.collections.get('students')!.create = async () => { throw new Error('disk on fire') }
     const srv = await startServer({}, { stores: broken })
     try {
       const res = await request(`${srv.origin}/v2/students`, { method: 'POST', json: ada })

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
+import type { RecordId, StoredRecord } from '../../domain/index.js'
+import type { AppError, ErrorCode } from '../../http/errors/index.js'
+import type { CollectionModel } from '../../http/rest/index.js'
+
+/**
+ * What one collection's REST routes say on the wire, beside what its
+ * declaration (id rule, putCreates, keptOnUpdate) already tells the store.
+ * The handlers of ./routes.ts are the same for every collection; a policy is
+ * only data and a few small functions, all read once at registration.
+ */
+export interface WirePolicy {
+  /** The records' path below the mount's prefix: '' (students), '/addresses', '/books'. */
+  resources: string
+  /** How a record is named in precondition failures (`student 7`, `address 7`, `books 7`). */
+  noun: string
+  ids: IdCodec
+  /** The answer to a missing record, and its code (listed in the API description). */
+  notFound: { code: ErrorCode, error: (id: RecordId) => AppError }
+  /**
+   * `whole`: a list without parameters is every record (an array), `limit`
+   * asks for a page `{items, next}` (students v2). `pages`: every list is a
+   * page (the address book, declared collections).
+   */
+  list: 'whole' | 'pages'
+  /** A create's 201 may carry `Replaced-Record` (the students' count id rule). */
+  replacedHeader: boolean
+  schemas: {
+    /** The record as answered. */
+    record: TSchema
+    /** The list's answer: a page, or (whole lists) a union of array and page. */
+    list: TSchema
+    /** Whole lists: the array and the page, each serialised by its own schema. */
+    array?: TSchema
+    page?: TSchema
+    /** The list's query parameters and the model they are parsed by. */
+    querystring: unknown
+    model: CollectionModel
+    create: unknown
+    put: unknown
+  }
+  /** An NDJSON line of a record, newline included (a method: a typed view's line fits). */
+  line (record: StoredRecord): string
+  /** The API description of each operation: tags, ids, summaries, answers' texts. */
+  tags: string[]
+  operations: Record<'list' | 'get' | 'create' | 'replace' | 'delete', Operation>
+  /** Registration-time setup of the scope: body parsers, validator compilers. */
+  prepare: (app: FastifyInstance) => void
+}
+
+export interface Operation {
+  operationId: string
+  summary: string
+  description?: string
+  /** The success answer's description. */
+  answer: string
+  /** replace with putCreates: the 201 answer's description. */
+  created?: string
+}
+
+/** A collection's id on the wire: a path segment, its description, a PUT body's id. */
+export interface IdCodec {
+  /** The id of a path segment; throws INVALID_ID, in the collection's wording, for anything else. */
+  parse: (segment: string) => RecordId
+  /** The path parameters' schema, as the API description shows it. */
+  params: unknown
+  /** A PUT body's id (sent: not undefined) against the path's: the failure, or undefined when they agree. */
+  checkBody: (value: unknown, id: RecordId) => AppError | undefined
+}

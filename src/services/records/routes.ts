@@ -1,0 +1,314 @@
+import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
+import {
+  ARRAY_FRAME, answerOnce, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
+  sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
+} from '../../http/rest/index.js'
+import { AppError } from '../../http/errors/index.js'
+import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
+import type { Operation, WirePolicy } from './policy.js'
+
+/**
+ * The REST routes of every collection (students v2, the address book,
+ * declared collections): one function per handler, each built once per
+ * route at registration from the collection's wire policy (./policy.ts) and
+ * its declaration (the store's), so a request pays for no policy lookups.
+ *
+ * GET lists (paged; filter, sort, search; NDJSON and CSV streams) and reads
+ * by id with a strong ETag (304 on If-None-Match); POST creates (201,
+ * Location, ETag); PUT replaces an existing record, or creates it where the
+ * declaration's putCreates says so; DELETE removes (204). If-Match /
+ * If-None-Match pin a write to the record they were checked against
+ * (compare-and-set in the store); Idempotency-Key replays a write's answer.
+ */
+
+/** What the routes of a collection get (one set per server and collection). */
+export interface RecordRoutesOptions {
+  records: RecordStore
+  /** ETags by record object, kept by this server (src/http/rest/record-etags.ts). */
+  etags: RecordEtags
+  /** Pages serialised once per store revision (memory store), kept by this server. */
+  pages: KeptPages
+  /** Whole lists serialised once per store revision (`list: 'whole'`), kept by this server. */
+  lists: KeptLists
+}
+
+/** A record route's request: the id in the path, a JSON object body. */
+export type IdRequest = FastifyRequest<{ Params: { id: string } }>
+type BodyRequest = FastifyRequest<{ Params: { id: string }, Body: Record<string, unknown> }>
+
+/** What every handler of one collection shares, computed once at registration. */
+export interface Collection {
+  policy: WirePolicy
+  store: RecordStore
+  /** The records' URL path (Location, `next` links): the mount's prefix and the policy's resources. */
+  path: string
+  etagOf: (record: StoredRecord) => string
+  options: RecordRoutesOptions
+}
+
+/** Registers list, get, create, replace and delete of one collection in `app` (a mount's scope). */
+export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options: RecordRoutesOptions): Collection {
+  const collection: Collection = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options }
+  const { resources, ids, tags, operations: ops, schemas, notFound } = policy
+  const { putCreates } = collection.store.declaration
+  const many = resources === '' ? '/' : resources
+  const one = `${resources}/:id`
+  const described = (op: Operation): { operationId: string, tags: string[], summary: string, description?: string } =>
+    op.description === undefined ? { operationId: op.operationId, tags, summary: op.summary } : { operationId: op.operationId, tags, summary: op.summary, description: op.description }
+  policy.prepare(app)
+
+  app.get(many, {
+    schema: {
+      ...described(ops.list),
+      querystring: schemas.querystring,
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
+      response: { 200: answer(schemas.list, ops.list.answer) }
+    },
+    config: { streams: true, rqs: { access: 'read' } }
+  }, policy.list === 'whole' ? listWhole(collection) : listPages(collection))
+
+  app.get(one, {
+    config: { rqs: { access: 'read' } },
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      ...described(ops.get),
+      params: ids.params,
+      'x-rqs': notes({ errors: ['INVALID_ID', notFound.code], preconditions: 'read', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(schemas.record, ops.get.answer) }
+    }
+  }, getRecord(collection))
+
+  app.post(many, {
+    compress: false, // one record: always small (src/http/compression.ts)
+    config: { rqs: { access: 'write' } },
+    schema: {
+      ...described(ops.create),
+      body: schemas.create,
+      'x-rqs': notes({ headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
+      response: { 201: answer(schemas.record, ops.create.answer) }
+    }
+  }, createRecord(collection))
+
+  app.put(one, {
+    config: { rqs: { access: 'write' } },
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      ...described(ops.replace),
+      params: ids.params,
+      body: schemas.put,
+      'x-rqs': notes(putCreates
+        ? { errors: ['INVALID_ID', 'ID_MISMATCH'], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }
+        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code], preconditions: 'write', headers: { 200: ['ETag'] } }),
+      response: putCreates
+        ? { 200: answer(schemas.record, ops.replace.answer), 201: answer(schemas.record, ops.replace.created ?? 'Created at this id.') }
+        : { 200: answer(schemas.record, ops.replace.answer) }
+    }
+  }, putRecord(collection))
+
+  app.delete(one, {
+    config: { rqs: { access: 'write' } },
+    compress: false, // one record: always small (src/http/compression.ts)
+    schema: {
+      ...described(ops.delete),
+      params: ids.params,
+      'x-rqs': notes({ errors: ['INVALID_ID', notFound.code], preconditions: 'write' }),
+      response: { 204: noBody(ops.delete.answer) }
+    }
+  }, deleteRecord(collection))
+  return collection
+}
+
+/** For the API description: problem details (the default shape), and every route reads or writes records. */
+function notes (extra: OperationNotes): OperationNotes {
+  return { store: true, ...extra }
+}
+
+/** A list that is every record without parameters (an array), and a page `{items, next}` with `limit`. */
+function listWhole ({ policy, store, path, options }: Collection): RouteHandlerMethod {
+  const { model, array, page: pageSchema } = policy.schemas
+  if (array === undefined || pageSchema === undefined) throw new TypeError('a whole list needs the schemas of its array and its page')
+  const records = { store, path: path === '' ? '/' : path }
+  const writers = { line: policy.line, columns: csvColumns(model) }
+  const every = everyRecord(store)
+  return async function listRecords (request, reply) {
+    // A serializer of our own leaves the content type to us: JSON unless a vendor type was negotiated.
+    if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+    // Serialised by the schema of the shape sent (one union schema would test every record against both).
+    if (request.stream === undefined && Object.keys(request.query as object).length === 0) {
+      if (isRevisioned(every)) return await options.lists.send(reply, every, ARRAY_FRAME)
+      if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
+      return reply.serializer(reply.compileSerializationSchema(array)).send(await every.list())
+    }
+    const list = parseListQuery(model, request.query as Record<string, unknown>, request.stream === undefined ? 'page' : 'stream')
+    if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
+    const page = await readPage(records, list)
+    pageHeaders(reply, page)
+    if (list.pageSize === undefined) return reply.serializer(reply.compileSerializationSchema(array)).send(page.items)
+    return reply.serializer(reply.compileSerializationSchema(pageSchema)).send(pageBody(page))
+  }
+}
+
+/** A list that is always a page: `limit` per page (a default and a maximum), `next` while another follows. */
+function listPages ({ policy, store, path, options }: Collection): RouteHandlerMethod {
+  const { model } = policy.schemas
+  const records = { store, path }
+  const writers = { line: policy.line, columns: csvColumns(model) }
+  return async function listRecords (request, reply) {
+    const list = parseListQuery(model, request.query as Record<string, unknown>, request.stream === undefined ? 'page' : 'stream')
+    if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
+    if (isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
+    const page = await readPage(records, list)
+    pageHeaders(reply, page)
+    return pageBody(page)
+  }
+}
+
+/** A page's representation: `next` only when another page follows. */
+function pageBody (page: Page<StoredRecord>): { items: StoredRecord[], next?: string } {
+  return page.next === undefined ? { items: page.items } : { items: page.items, next: page.next }
+}
+
+/** The store as a whole list reads it (KeptLists): every record, and its revision where it has one. Built once per route. */
+function everyRecord (store: RecordStore): WholeList {
+  const every: WholeList = {
+    query: store.query.bind(store),
+    count: store.count.bind(store),
+    batches: store.batches.bind(store),
+    importAll: store.importAll.bind(store),
+    list: async () => await store.query({ where: [], sort: [] })
+  }
+  if (store.revision !== undefined) every.revision = store.revision
+  return every
+}
+
+type WholeList = QueryableStore<StoredRecord, string> & { revision?: StoreRevision, list: () => Promise<StoredRecord[]> }
+
+function getRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
+  const { ids, notFound, noun } = policy
+  return async function getById (request, reply) {
+    const id = ids.parse((request as IdRequest).params.id)
+    const current = await store.get(id)
+    if (current === undefined) throw notFound.error(id)
+    const outcome = conditionalRead(request, reply, etagOf(current))
+    if (outcome === 'not-modified') return reply
+    if (outcome === 'failed') throw preconditionFailed(request.headers, `${noun} ${id}`)
+    return current
+  }
+}
+
+function createRecord ({ policy, store, path, etagOf }: Collection): RouteHandlerMethod {
+  const created = policy.replacedHeader
+    ? ({ outcome, record }: CreateResult): WriteAnswer => {
+        const location = `${path}/${record.id}`
+        // The count id rule gave the id of a record held: the header names what was overwritten.
+        return { status: 201, headers: outcome === 'replaced' ? { location, etag: etagOf(record), 'replaced-record': location } : { location, etag: etagOf(record) }, body: record }
+      }
+    : ({ record }: CreateResult): WriteAnswer => ({ status: 201, headers: { location: `${path}/${record.id}`, etag: etagOf(record) }, body: record })
+  return async function create (request, reply) {
+    // The body schema drops every member but the declared fields: the body is the input.
+    return await answerOnce(request, reply, store, async (keep) => created(await store.create(request.body as RecordInput, keep(created))))
+  }
+}
+
+function putRecord (collection: Collection): RouteHandlerMethod {
+  const { policy: { ids }, store } = collection
+  const replace = replaceRecord(collection)
+  return async function put (request, reply) {
+    return await answerOnce(request, reply, store, async (keep) => {
+      const { params, body } = request as BodyRequest
+      const id = ids.parse(params.id)
+      if (body.id !== undefined) {
+        const failure = ids.checkBody(body.id, id)
+        if (failure !== undefined) throw failure
+      }
+      return await replace(request, keep, id, body)
+    })
+  }
+}
+
+/**
+ * A PUT's work once its id is known (PUT /{id}, and students' PUT / that
+ * names the record in its body): evaluates If-Match / If-None-Match against
+ * the record and pins the write to it. RFC 9110 §13.2.1: a PUT that never
+ * creates answers 404 for a missing record whatever the preconditions say.
+ * A field an update keeps (the address book's name) may be left out: then
+ * only an update may happen, and a create asks for it.
+ */
+export function replaceRecord ({ policy, store, path, etagOf }: Collection): (request: FastifyRequest, keep: Keep, id: RecordId, body: Readonly<Record<string, unknown>>) => Promise<WriteAnswer> {
+  const { notFound, noun } = policy
+  const { declaration } = store
+  const fields = Object.keys(declaration.fields)
+  const kept = declaration.putCreates ? declaration.keptOnUpdate : []
+  const stored = (result: WriteResult): WriteAnswer | undefined => {
+    if (result.outcome === 'created') return { status: 201, headers: { etag: etagOf(result.record), location: `${path}/${result.record.id}` }, body: result.record }
+    if (result.outcome === 'replaced') return { status: 200, headers: { etag: etagOf(result.record) }, body: result.record }
+    return undefined
+  }
+  return async (request, keep, id, body) => {
+    const conditional = hasPreconditions(request.headers)
+    const missing = kept.length === 0 ? undefined : kept.find((field) => body[field] === undefined)
+    let condition: WriteCondition<StoredRecord> = NO_CONDITION
+    if (conditional || missing !== undefined) {
+      // Read first only when a precondition or a missing kept field makes the current record matter.
+      const current = await store.get(id)
+      if (current === undefined) {
+        if (!declaration.putCreates) throw notFound.error(id)
+        if (missing !== undefined) throw keptFieldRequired(missing)
+      }
+      if (conditional) {
+        // Pin the write to the state the precondition was checked against: compare-and-set in the store.
+        const pinned = writeConditionFor(request.headers, current, etagOf)
+        if (pinned === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
+        condition = pinned
+      } else {
+        condition = IF_PRESENT // a kept field left out: only an update may happen
+      }
+    }
+    const input: Record<string, RecordInput[string]> = {}
+    for (const field of fields) if (body[field] !== undefined) input[field] = body[field] as RecordInput[string]
+    const result = await store.put(id, input, condition, keep(stored))
+    if (result.outcome === 'not-found' && !declaration.putCreates) throw notFound.error(id)
+    if (result.outcome === 'not-found' || result.outcome === 'precondition-failed') {
+      // Changed between our read and the write: the client's precondition no longer holds,
+      // or (a kept field left out, no precondition) the record vanished and a create needs the field.
+      throw conditional || missing === undefined ? preconditionFailed(request.headers, `${noun} ${id}`) : keptFieldRequired(missing)
+    }
+    return stored(result) as WriteAnswer
+  }
+}
+
+function keptFieldRequired (field: string): AppError {
+  const detail = `body.${field} is required when the PUT creates the record`
+  return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_REQUIRED', field, detail }] })
+}
+
+function deleteRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
+  const { ids, notFound, noun } = policy
+  const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
+  return async function remove (request, reply) {
+    return await answerOnce(request, reply, store, async (keep) => {
+      const id = ids.parse((request as IdRequest).params.id)
+      let condition: WriteCondition<StoredRecord> = NO_CONDITION
+      if (hasPreconditions(request.headers)) {
+        // RFC 9110 §13.2.1: a missing record is 404 whatever the preconditions say.
+        const current = await store.get(id)
+        if (current === undefined) throw notFound.error(id)
+        const pinned = writeConditionFor(request.headers, current, etagOf)
+        if (pinned === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
+        condition = pinned
+      }
+      const result = await store.delete(id, condition, keep(deleted))
+      if (result.outcome === 'not-found') throw notFound.error(id)
+      if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `${noun} ${id}`)
+      return deleted(result) as WriteAnswer
+    })
+  }
+}
+
+/** The store of a collection by name; a server opened without its declaration is a programming error. */
+export function collectionStore (stores: RecordStores, name: string): RecordStore {
+  const store = stores.collections.get(name)
+  if (store === undefined) throw new RangeError(`the stores keep no collection ${name}: open them with its declaration`)
+  return store
+}
