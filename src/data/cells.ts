@@ -83,16 +83,22 @@ export function typeRecord (columns: readonly TypedColumn[], cells: readonly Cel
 }
 
 /**
- * A hint for a header that names no known column because it was written with
- * another separator: one cell holding `;`, tab or `|` between known names
- * ("title;year;isbn;available") reads as semicolon-separated. Empty when it is not that.
+ * The separator a header cell seems to have been written with, when the file
+ * used another one than the comma: one cell holding `;`, tab or `|` between
+ * known names ("title;year;isbn;available" is semicolon-separated).
  */
-export function separatorHint (header: string, known: readonly string[]): string {
-  for (const [separator, name] of [[';', 'semicolon'], ['\t', 'tab'], ['|', 'pipe']] as const) {
+export function otherSeparator (header: string, known: readonly string[]): ';' | '\t' | '|' | undefined {
+  for (const separator of [';', '\t', '|'] as const) {
     const parts = header.split(separator)
-    if (parts.length > 1 && parts.some((part) => known.includes(part.trim().replace(/^"|"$/g, '')))) {
-      return ` (the header looks ${name}-separated: the file must separate its columns with commas)`
-    }
+    if (parts.length > 1 && parts.some((part) => known.includes(part.trim()))) return separator
   }
-  return ''
+  return undefined
+}
+
+const SEPARATOR_NAMES = { ';': 'semicolon', '\t': 'tab', '|': 'pipe' } as const
+
+/** `otherSeparator` as words to add to the refusal of such a header; empty when it is not that. */
+export function separatorHint (header: string, known: readonly string[]): string {
+  const separator = otherSeparator(header, known)
+  return separator === undefined ? '' : ` (the header looks ${SEPARATOR_NAMES[separator]}-separated: columns must be separated by commas)`
 }
