@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { runImport } from '../../src/commands/import.js'
+import { EXIT_OK, EXIT_USAGE } from '../../src/commands/common.js'
+import { createTestDatabase, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
+import { runCliToEnd } from '../helpers/process.js'
+import { run, scratch, students } from './helpers.js'
+
+/** Issue 37, items 4 and 10: rqs import never overwrites in silence, and its messages and help point the way. */
+const { file, sqlite } = scratch()
+
+/** Imports 5 students (ids 0–4), then a file of ids 4, 5, 6, 4, 5 into the same store: one held id replaced, two created. */
+async function replacingImport (store: string): Promise<void> {
+  expect((await run(runImport, ['--store', store, '--service', 'students', file(students(5))])).stderr).toMatch(/^rqs import: 5 students imported in [^\n]*\n$/)
+  const second = await run(runImport, ['--store', store, '--service', 'students', file([...students(3, 4), ...students(2, 4)])])
+  expect(second.code).toBe(EXIT_OK)
+  expect(second.stderr).toMatch(/^rqs import: 3 students imported \(2 created, 1 replaced: the records held under those ids were overwritten\) in \d+\.\d s; 2 lines repeated the id of an earlier line/)
+}
+
+describe('rqs import counts what it replaced', () => {
+  it('SQLite: created and replaced, distinct ids counted once', async () => {
+    await replacingImport(sqlite())
+  })
+
+  it.skipIf(SKIP_POSTGRES)('PostgreSQL: the same counts', async () => {
+    const database: TestDatabase = await createTestDatabase()
+    try { await replacingImport(database.url) } finally { await database.drop() }
+  })
+})
+
+describe('rqs import on a terminal', () => {
+  it('says "committing" once the file is read, instead of redrawing the bar below 100 %', async () => {
+    const tty = await run(runImport, ['--store', sqlite(), '--service', 'students', file(students(3000))], { tty: true })
+    expect(tty.code).toBe(EXIT_OK)
+    expect(tty.stderr).toContain('rqs import: committing 3000 students…\n')
+    // After the line that says so, no bar is drawn again: only the summary follows.
+    const after = tty.stderr.slice(tty.stderr.indexOf('committing'))
+    expect(after).not.toMatch(/%/)
+    expect(after).toMatch(/\nrqs import: 3000 students imported in /)
+  })
+})
+
+describe('the CLI points the way', () => {
+  it('names --collections when --service names no built-in collection', async () => {
+    const res = await run(runImport, ['--store', sqlite(), '--service', 'books', file([])])
+    expect(res.code).toBe(EXIT_USAGE)
+    expect(res.stderr).toContain('--service must be students or addresses, got "books" (a collection you declared needs --collections FILE, or RQS_COLLECTIONS, naming its declarations)')
+  })
+
+  it.each(['import', 'token'])('rqs help %s prints exactly what the command\'s --help prints', async (command) => {
+    // Processes: import, export and token print their own help to the process's stdout.
+    const viaHelp = await runCliToEnd(['help', command])
+    const viaFlag = await runCliToEnd([command, '--help'])
+    expect(viaHelp.code).toBe(0)
+    expect(viaFlag.code).toBe(0)
+    expect(viaHelp.stdout.length).toBeGreaterThan(100)
+    expect(viaHelp.stdout).toBe(viaFlag.stdout)
+  }, 90_000)
+})
+
