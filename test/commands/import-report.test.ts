@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runExport } from '../../src/commands/export.js'
 import { runImport } from '../../src/commands/import.js'
 import { EXIT_OK, EXIT_USAGE } from '../../src/commands/common.js'
 import { createTestDatabase, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
@@ -6,7 +9,7 @@ import { runCliToEnd } from '../helpers/process.js'
 import { run, scratch, students } from './helpers.js'
 
 /** Issue 37, items 4 and 10: rqs import never overwrites in silence, and its messages and help point the way. */
-const { file, sqlite } = scratch()
+const { dir, file, sqlite } = scratch()
 
 /** Imports 5 students (ids 0–4), then a file of ids 4, 5, 6, 4, 5 into the same store: one held id replaced, two created. */
 async function replacingImport (store: string): Promise<void> {
@@ -57,3 +60,28 @@ describe('the CLI points the way', () => {
   }, 90_000)
 })
 
+
+describe('CSV for spreadsheets in the CLI', () => {
+  it('rqs export --bom starts a CSV with the UTF-8 byte order mark; only with --format csv', async () => {
+    const store = sqlite()
+    expect((await run(runImport, ['--store', store, '--service', 'students', file([{ id: 0, firstName: 'Émilie', lastName: 'C', age: 1 }])])).code).toBe(EXIT_OK)
+    const marked = await run(runExport, ['--store', store, '--service', 'students', '--format', 'csv', '--bom'])
+    expect(marked.stdout).toBe('\ufeffid,firstName,lastName,age\r\n0,Émilie,C,1\r\n')
+    const plain = await run(runExport, ['--store', store, '--service', 'students', '--format', 'csv'])
+    expect(plain.stdout).toBe('id,firstName,lastName,age\r\n0,Émilie,C,1\r\n')
+    const ndjson = await run(runExport, ['--store', store, '--service', 'students', '--bom'])
+    expect(ndjson.code).toBe(EXIT_USAGE)
+    expect(ndjson.stderr).toContain('--bom applies to --format csv only')
+    // The mark is read back by rqs import.
+    const path = join(dir, 'marked.csv')
+    writeFileSync(path, marked.stdout)
+    expect((await run(runImport, ['--store', sqlite(), '--service', 'students', path])).code).toBe(EXIT_OK)
+  })
+
+  it('names the separator of a semicolon-separated file', async () => {
+    const path = join(dir, 'semicolons.csv')
+    writeFileSync(path, 'id;firstName;lastName;age\r\n0;A;B;1\r\n')
+    const res = await run(runImport, ['--store', sqlite(), '--service', 'students', path])
+    expect(res.stderr).toBe(`rqs import: ${path}: line 1: unknown column "id;firstName;lastName;age": the columns of students are id, firstName, lastName, age (the header looks semicolon-separated: columns must be separated by commas); nothing was imported\n`)
+  })
+})

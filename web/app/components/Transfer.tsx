@@ -62,6 +62,8 @@ export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) 
     const params = new URLSearchParams(searchOf({ ...query, cursor: undefined, page: 0 }).slice(1))
     params.delete('limit')
     params.set('count', 'true')
+    // Asked for as a file (Content-Disposition), as a link to the export would be (issue 37).
+    params.set('download', 'true')
     setSummary(null)
     setProgress({ label: t('exporting'), done: 0 })
     const res = await api.stream(`${endpoint.url}?${params.toString()}`, 'text/csv')
