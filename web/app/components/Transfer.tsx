@@ -137,6 +137,7 @@ export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) 
     let created = 0
     let replaced = 0
     const refused: LineError[] = []
+    let drawn = performance.now()
     setProgress({ label: t('importing'), done: 0, total: plan.rows.length })
     // A few writes at a time: the server checks each as it would a form's, and the page stays responsive.
     const worker = async (): Promise<void> => {
@@ -148,7 +149,12 @@ export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) 
         if (!result.ok) refused.push({ line: row.line, reason: result.problem?.errors.map((e) => e.message).join(' ') ?? String(result.status) })
         else if (result.headers.get('replaced-record') !== null || (row.id !== undefined && result.status === 200)) replaced++
         else created++
-        setProgress({ label: t('importing'), done: ++done, total: plan.rows.length })
+        done++
+        // The bar is drawn at most every 100 ms: a render per record would cost more than the write.
+        if (performance.now() - drawn >= 100 || done === plan.rows.length) {
+          drawn = performance.now()
+          setProgress({ label: t('importing'), done, total: plan.rows.length })
+        }
       }
     }
     await Promise.all(Array.from({ length: CONCURRENT_WRITES }, worker))
