@@ -24,7 +24,8 @@ writing while the file is read: it is staged first, then stored in one short tra
   --skip-invalid   store the valid lines; report how many lines were skipped, and which
   --max-line SIZE  longest line (CSV: record) read, e.g. 4mb (default ${describeSize(DEFAULT_MAX_LINE_BYTES)}); a longer line is a bad line
   --format         ndjson or csv (default: csv for a FILE ending in .csv, else ndjson). CSV is
-                   RFC 4180 in UTF-8: cells are typed by the fields (1.0 is no integer), an
+                   RFC 4180 in UTF-8: cells are typed by the fields (1.0 is no integer; a
+                   boolean is true or false in any case, or 1 or 0; a number uses a point), an
                    unquoted empty cell is an absent field, "" an empty text; line numbers count
                    CSV records (a quoted cell may span lines), the header being line 1
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
