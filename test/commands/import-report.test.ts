@@ -4,8 +4,6 @@ import { join } from 'node:path'
 import { runExport } from '../../src/commands/export.js'
 import { runImport } from '../../src/commands/import.js'
 import { EXIT_OK, EXIT_USAGE } from '../../src/commands/common.js'
-import { createTestDatabase, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
-import { runCliToEnd } from '../helpers/process.js'
 import { run, scratch, students } from './helpers.js'
 
 /** Issue 37, items 4 and 10: rqs import never overwrites in silence, and its messages and help point the way. */
@@ -24,10 +22,6 @@ describe('rqs import counts what it replaced', () => {
     await replacingImport(sqlite())
   })
 
-  it.skipIf(SKIP_POSTGRES)('PostgreSQL: the same counts', async () => {
-    const database: TestDatabase = await createTestDatabase()
-    try { await replacingImport(database.url) } finally { await database.drop() }
-  })
 })
 
 describe('rqs import on a terminal', () => {
@@ -48,16 +42,6 @@ describe('the CLI points the way', () => {
     expect(res.code).toBe(EXIT_USAGE)
     expect(res.stderr).toContain('--service must be students or addresses, got "books" (a collection you declared needs --collections FILE, or RQS_COLLECTIONS, naming its declarations)')
   })
-
-  it.each(['import', 'token'])('rqs help %s prints exactly what the command\'s --help prints', async (command) => {
-    // Processes: import, export and token print their own help to the process's stdout.
-    const viaHelp = await runCliToEnd(['help', command])
-    const viaFlag = await runCliToEnd([command, '--help'])
-    expect(viaHelp.code).toBe(0)
-    expect(viaFlag.code).toBe(0)
-    expect(viaHelp.stdout.length).toBeGreaterThan(100)
-    expect(viaHelp.stdout).toBe(viaFlag.stdout)
-  }, 90_000)
 })
 
 
