@@ -110,6 +110,20 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(books.map((b) => [b.title, b.available])).toEqual([['A', true], ['B', true], ['C', true], ['D', false], ['E', false]])
   })
 
+  it('keeps the ids of an address file (PUT creates at an id) and counts what it replaced', async () => {
+    const held = await request(`${server.origin}/addresses`, { method: 'POST', json: { name: 'Ada', city: 'Berlin', postalCode: '10115' } })
+    expect(held.status).toBe(201)
+    const page = await open('/app/addresses')
+    await page.getByRole('button', { name: 'Import CSV' }).waitFor()
+    await pickFile(page, 'addresses.csv', `id,name,city,postalCode\r\n${String(held.body.id)},Ada,Kiel,24103\r\n9223372036854775807,Max,Bonn,53111\r\n,Grace,Ulm,89073\r\n`)
+    await page.getByRole('button', { name: 'Import 3 records' }).click()
+    await poll(async () => await page.locator('.transfer-summary').textContent()).toMatch(/^2 records added, 1 replaced; 0 refused\./)
+    const text = (await request(`${server.origin}/addresses?limit=10`)).text
+    expect(text).toContain('"id":9223372036854775807,"name":"Max","city":"Bonn"')
+    expect(text).toContain(`"id":${String(held.body.id)},"name":"Ada","city":"Kiel"`)
+    expect(text).toContain('"name":"Grace","city":"Ulm"')
+  })
+
   it('names the separator of a semicolon-separated file', async () => {
     const page = await open('/app/books')
     await page.getByRole('heading', { level: 1, name: 'Books' }).waitFor()
