@@ -53,6 +53,7 @@ export const LANES = {
     'test/http/openapi/swagger.test.ts',
     'test/http/rest/query/csv.test.ts',
     'test/commands/csv.test.ts',
+    'test/commands/import-report.test.ts',
     'test/graphql/collections.test.ts',
     'test/graphql/access.test.ts'
   ]

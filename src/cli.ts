@@ -19,9 +19,12 @@ const helpCommand: CliCommand = {
   usage: 'rqs help [command]',
   options: [],
   maxPositionals: 1,
-  run: async ({ positionals: [name], io }) => {
+  run: async ({ positionals: [name], io, env }) => {
     if (name === undefined) { io.stdout.write(generalHelp(COMMANDS, version)); return EXIT_OK }
-    io.stdout.write(commandHelp(commandNamed(name)))
+    const command = commandNamed(name)
+    // A command that reads its own arguments prints its own help: `rqs help import` is `rqs import --help`.
+    if (command.ownArguments !== undefined) return await command.ownArguments(['--help'], env)
+    io.stdout.write(commandHelp(command))
     return EXIT_OK
   }
 }

@@ -77,7 +77,11 @@ export function collectionFrom (service: string | undefined, collectionsFile: st
   }
   if (service === undefined) throw new UsageError(`--service is required: ${collectionNames(all)}`)
   const collection = all.find((c) => c.name === service)
-  if (collection === undefined) throw new UsageError(`--service must be ${collectionNames(all)}, got "${service}"`)
+  if (collection === undefined) {
+    // Without a declarations file only the built-in collections are known: a declared one needs --collections.
+    const hint = collectionsFile === undefined && env.RQS_COLLECTIONS === undefined ? ` (a collection you declared needs --collections FILE, or RQS_COLLECTIONS, naming its declarations)` : ''
+    throw new UsageError(`--service must be ${collectionNames(all)}, got "${service}"${hint}`)
+  }
   return collection
 }
 

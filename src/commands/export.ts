@@ -7,7 +7,7 @@ import { exportFromServer } from './export-url.js'
 import { dataFormat } from './import.js'
 import { collectionNames } from '../data/collection.js'
 
-export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--query QUERY] [--format ndjson|csv] > FILE.ndjson
+export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--query QUERY] [--format ndjson|csv [--bom]] > FILE.ndjson
        rqs export --url http://HOST:PORT --service NAME [--token TOKEN] [--query QUERY] [--format ndjson|csv] > FILE.ndjson
 
 Writes every record of the service to stdout, one JSON object a line (NDJSON), in id order.
@@ -20,6 +20,8 @@ Writes every record of the service to stdout, one JSON object a line (NDJSON), i
   --format    ndjson (the default) or csv: RFC 4180 in UTF-8, a header row of the fields (id
               first), CRLF line ends, absent fields empty, empty texts "", cells as stored
               (a text starting with = + - @ is not escaped: a spreadsheet may take it for a formula)
+  --bom       with --format csv: start the file with a UTF-8 byte order mark, which Excel needs
+              to show accented letters right (É, not Ã‰); off by default (other tools keep it)
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
 
@@ -27,7 +29,7 @@ Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 export async function runExport (argv: string[], io: CommandIO): Promise<number> {
   let args
   try {
-    args = parseCommandArgs(argv, { ...STORE_OPTIONS, query: { type: 'string' }, format: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' } })
+    args = parseCommandArgs(argv, { ...STORE_OPTIONS, query: { type: 'string' }, format: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, bom: { type: 'boolean' } })
     if (args.values.help === true) { io.stdout.write(EXPORT_USAGE); return EXIT_OK }
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0] as string}"`)
   } catch (err) {
@@ -37,6 +39,7 @@ export async function runExport (argv: string[], io: CommandIO): Promise<number>
     try {
       if (args.values.store !== undefined) throw new UsageError('--url and --store exclude each other: export from a running server or from a database')
       if (args.values.service === undefined) throw new UsageError('--service is required: the collection to export')
+      if (args.values.bom === true) throw new UsageError('--bom applies to --store; from a server, ask it for the mark: --query \'bom=true\'')
       const url = args.values.url
       const options = { url, service: args.values.service, query: args.values.query ?? '', format: dataFormat(args.values.format, undefined), token: args.values.token ?? io.env.RQS_TOKEN }
       return await exportFromServer(options, io, new Output(io.stdout))
@@ -50,6 +53,7 @@ export async function runExport (argv: string[], io: CommandIO): Promise<number>
     collection = collectionFrom(args.values.service, args.values.collections, io.env)
     config = storeConfig(args.values.store, io.env, args.values.collections)
     list = listFromQuery(collection.model, args.values.query ?? '')
+    if (args.values.bom === true && format !== 'csv') throw new UsageError('--bom applies to --format csv only')
   } catch (err) {
     return usage(io, err)
   }
@@ -62,7 +66,7 @@ export async function runExport (argv: string[], io: CommandIO): Promise<number>
       const columns = collection.fields
       const write = format === 'csv' ? (record: unknown) => csvRow(record, columns) : collection.line
       let records = 0
-      let text = format === 'csv' ? csvHeader(columns) : ''
+      let text = format === 'csv' ? `${args.values.bom === true ? '\ufeff' : ''}${csvHeader(columns)}` : ''
       for await (const batch of store.batches({ ...filter, sort, limit })) {
         for (const record of batch) text += write(record)
         records += batch.length

@@ -7,14 +7,16 @@ import { Progress } from './progress.js'
 import { BadLineError, LineTooLongError, readRecords, type DataFormat } from '../data/read-records.js'
 import { DEFAULT_MAX_LINE_BYTES, describeSize, InputReadError } from '../data/lines.js'
 import { collectionNames } from '../data/collection.js'
+import type { ImportOutcome } from '../domain/index.js'
 
 export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--skip-invalid] [--max-line SIZE] [--format ndjson|csv] FILE.ndjson|FILE.csv
 
 Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin) or a CSV
 file (a header row naming the columns, in any order), all or nothing: a bad line stops the
 import with its number and reason, and nothing of the file is stored. Records keep their ids
-(a record already stored under an id is replaced; when lines of the file repeat an id, the
-last one is stored and the summary says how many lines did). Servers using the database keep
+(a record already stored under an id is replaced, and the summary says how many were: "(7
+created, 3 replaced …)"; when lines of the file repeat an id, the last one is stored and the
+summary says how many lines did). Servers using the database keep
 writing while the file is read: it is staged first, then stored in one short transaction.
   --store          the database (or RQS_STORE, DATABASE_URL)
   --service        ${collectionNames(COLLECTIONS)}
@@ -22,7 +24,8 @@ writing while the file is read: it is staged first, then stored in one short tra
   --skip-invalid   store the valid lines; report how many lines were skipped, and which
   --max-line SIZE  longest line (CSV: record) read, e.g. 4mb (default ${describeSize(DEFAULT_MAX_LINE_BYTES)}); a longer line is a bad line
   --format         ndjson or csv (default: csv for a FILE ending in .csv, else ndjson). CSV is
-                   RFC 4180 in UTF-8: cells are typed by the fields (1.0 is no integer), an
+                   RFC 4180 in UTF-8: cells are typed by the fields (1.0 is no integer; a
+                   boolean is true or false in any case, or 1 or 0; a number uses a point), an
                    unquoted empty cell is an absent field, "" an empty text; line numbers count
                    CSV records (a quoted cell may span lines), the header being line 1
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
@@ -71,7 +74,7 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
   let repeated = 0
   let read = 0
   const progress = new Progress({ stream: io.stderr, command: 'rqs import', verb: 'imported', noun: collection.name, total: size })
-  const records = readRecords(input, collection, {
+  const read1 = readRecords(input, collection, {
     skipInvalid: args.values['skip-invalid'] === true,
     maxLineBytes,
     format,
@@ -82,8 +85,11 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
     onRepeatedId: () => { repeated++ },
     onProgress: (count, bytes) => { read = count; progress.update(count, size === undefined ? count : bytes) }
   })
+  // The store has read the whole file when the records run out: what follows is its commit.
+  const records = (async function * () { yield * read1; progress.committing() })()
+  let outcome: ImportOutcome | undefined
   try {
-    await withStores(config, async (stores) => await collection.store(stores).importAll(records))
+    await withStores(config, async (stores) => await collection.store(stores).importAll(records, (applied) => { outcome = applied }))
   } catch (err) {
     progress.abandon()
     io.stderr.write(`rqs import: ${name}: ${failure(err)}; nothing was imported\n`)
@@ -97,7 +103,9 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
     repeated === 0 ? '' : `; ${repeated} line${repeated === 1 ? '' : 's'} repeated the id of an earlier line (the last line of an id is stored)`,
     skipped.length === 0 ? '' : `; skipped ${skipped.length} invalid line${skipped.length === 1 ? '' : 's'}: ${listed(skipped)}`
   ]
-  progress.done(notes.join(''))
+  // Replacements are never silent: a record held under an id of the file was overwritten.
+  const detail = outcome === undefined || outcome.replaced === 0 ? '' : ` (${outcome.created} created, ${outcome.replaced} replaced: the records held under those ids were overwritten)`
+  progress.done(notes.join(''), detail)
   return EXIT_OK
 }
 

@@ -28,6 +28,7 @@ export class Progress {
   readonly #started = performance.now()
   readonly #bar: cliProgress.SingleBar | undefined
   #records = 0
+  #committing = false
 
   constructor (options: ProgressOptions) {
     this.#options = options
@@ -49,17 +50,32 @@ export class Progress {
   /** `records` done so far; `work` is the progress toward the total (bytes or records). */
   update (records: number, work: number = records): void {
     this.#records = records
-    this.#bar?.update(work, { records, rate: this.#rate() })
+    if (!this.#committing) this.#bar?.update(work, { records, rate: this.#rate() })
   }
 
-  /** Clears the bar and writes the summary, e.g. "rqs import: 100000 students imported in 1.4 s (71429 records/s)"; the rate only after a second or more. */
-  done (extra = ''): void {
+  /**
+   * Everything is read and the store applies it: the bar (full) gives way to
+   * a line saying so, rather than falling back to records over bytes.
+   */
+  committing (): void {
+    if (this.#committing) return
+    this.#committing = true
+    if (this.#bar === undefined) return
+    this.#bar.stop()
+    this.#options.stream.write(`${this.#options.command}: committing ${this.#records} ${this.#options.noun}…\n`)
+  }
+
+  /**
+   * Clears the bar and writes the summary, e.g. "rqs import: 100000 students imported in 1.4 s (71429 records/s)";
+   * the rate only after a second or more. `detail` follows the verb ("imported (7 created, 3 replaced)").
+   */
+  done (extra = '', detail = ''): void {
     this.#bar?.stop()
     const seconds = (performance.now() - this.#started) / 1000
     const { command, verb, noun } = this.#options
     // A rate over less than a second says nothing (one record in 0.07 s is not "14 records/s").
     const rate = seconds >= 1 ? ` (${this.#rate()} records/s)` : ''
-    this.#options.stream.write(`${command}: ${this.#records} ${noun} ${verb} in ${seconds.toFixed(1)} s${rate}${extra}\n`)
+    this.#options.stream.write(`${command}: ${this.#records} ${noun} ${verb}${detail} in ${seconds.toFixed(1)} s${rate}${extra}\n`)
   }
 
   /** Stops the bar without a summary (the command failed and says why itself). */

@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { Readable } from 'node:stream'
-import type { FieldParam } from '../http/rest/query/model.js'
 import type { RecordCollection } from './collection.js'
 import { InputReadError } from './lines.js'
+import { separatorHint, typeRecord, type TypedColumn } from './cells.js'
 
 /**
  * Reading CSV (RFC 4180, UTF-8; issue 22), as `rqs export --format csv` and
@@ -50,66 +50,22 @@ export function isBlank (cells: readonly CsvCell[]): boolean {
   return cells.length === 1 && cells[0]?.text === '' && cells[0].quoted === false
 }
 
-/** The collection's columns and how each cell is read, from its header row; throws a reason for a header it cannot take. */
-/** A column of a CSV file: the field it holds, how its cells are read, and whether the field is text. */
-export interface CsvColumn {
-  name: string
-  read: CellReader
-  text: boolean
-}
+/** A column of a CSV file: the field it holds and how its cells are typed (./cells.ts). */
+export type CsvColumn = TypedColumn
 
+/** The collection's columns and how each cell is read, from its header row; throws a reason for a header it cannot take. */
 export function csvColumns (collection: RecordCollection, header: readonly CsvCell[]): CsvColumn[] {
   const seen = new Set<string>()
   return header.map(({ text: name }) => {
     if (!collection.fields.includes(name)) {
-      throw new Error(`unknown column "${name}": the columns of ${collection.name} are ${collection.fields.join(', ')}`)
+      throw new Error(`unknown column "${name}": the columns of ${collection.name} are ${collection.fields.join(', ')}${separatorHint(name, collection.fields)}`)
     }
     if (seen.has(name)) throw new Error(`the column "${name}" is named twice`)
     seen.add(name)
     const param = Object.hasOwn(collection.model.fields, name) ? collection.model.fields[name] : undefined
-    return { name, read: cellReader(name, param), text: param === undefined || param.kind === 'text' }
+    return { name, kind: param?.kind ?? 'text' }
   })
 }
 
-/** A cell's value as the field's type has it, or the reason it is none. */
-export type CellReader = (text: string) => { value: unknown } | { reason: string }
-
-const INTEGER = /^-?(?:0|[1-9][0-9]*)$/
-const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
-
-function cellReader (name: string, param: FieldParam | undefined): CellReader {
-  switch (param?.kind) {
-    case undefined:
-    case 'text': return (text) => ({ value: text })
-    case 'integer': return (text) => {
-      if (!INTEGER.test(text)) return { reason: `${name} must be an integer, not "${text}"` }
-      const value = Number(text)
-      return Number.isSafeInteger(value) ? { value } : { reason: `${name} must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, not ${text}` }
-    }
-    case 'int64': return (text) => INTEGER.test(text) ? { value: BigInt(text) } : { reason: `${name} must be an integer, not "${text}"` }
-    case 'number': return (text) => {
-      const value = Number(text)
-      return NUMBER.test(text) && Number.isFinite(value) ? { value } : { reason: `${name} must be a number, not "${text}"` }
-    }
-    case 'boolean': return (text) => text === 'true' ? { value: true } : text === 'false' ? { value: false } : { reason: `${name} must be true or false, not "${text}"` }
-  }
-}
-
-/**
- * A data record's cells as the object a JSON line would be: the header's
- * names, each value typed by its field. An unquoted empty cell is an absent
- * field; a quoted one is the empty text of a text field and absent otherwise.
- */
-export function csvObject (columns: readonly CsvColumn[], cells: readonly CsvCell[]): { value: Record<string, unknown> } | { reason: string } {
-  if (cells.length !== columns.length) return { reason: `the record has ${cells.length} field${cells.length === 1 ? '' : 's'}, the header ${columns.length}` }
-  const value: Record<string, unknown> = {}
-  for (let i = 0; i < columns.length; i++) {
-    const { name, read, text } = columns[i] as CsvColumn
-    const cell = cells[i] as CsvCell
-    if (cell.text === '' && !(cell.quoted && text)) continue
-    const read1 = read(cell.text)
-    if ('reason' in read1) return read1
-    value[name] = read1.value
-  }
-  return { value }
-}
+/** A data record's cells as the object a JSON line would be (the shared typing: ./cells.ts). */
+export const csvObject = typeRecord

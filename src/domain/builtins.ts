@@ -2,7 +2,7 @@ import type { CollectionDeclaration, StoredRecord } from './collection.js'
 import type { KeyedWrite } from './idempotency.js'
 import type { Address, AddressInput, Student, StudentInput } from './records.js'
 import type { AddressListQuery, AddressStore, CreateResult, DeleteResult, PutResult, StudentCreated, RecordStore, RecordStores, ReplaceResult, StoreOptions, Stores, StudentIdRule, StudentStore, WriteCondition, WriteResult } from './store.js'
-import type { RecordFilter, RecordQuery, StoreRevision } from './query.js'
+import type { ImportOutcome, RecordFilter, RecordQuery, StoreRevision } from './query.js'
 
 /**
  * The two built-in collections as declarations on the one record engine, and
@@ -75,8 +75,8 @@ abstract class View<R extends StoredRecord> {
     return this.records.batches(query) as AsyncIterable<readonly R[]>
   }
 
-  async importAll (source: AsyncIterable<readonly R[]>): Promise<number> {
-    return await this.records.importAll(source)
+  async importAll (source: AsyncIterable<readonly R[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+    return await this.records.importAll(source, onApplied)
   }
 
   async delete (id: number | bigint, condition?: WriteCondition<R>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {

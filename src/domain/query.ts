@@ -90,15 +90,23 @@ export const STREAM_BATCH_SIZE = 256
  * consumer asks (back-pressure); a consumer that stops early (break, return,
  * an aborted request) ends the work and frees what the store held.
  */
+/** How an import's records landed: ids not held before, and ids whose record it replaced. */
+export interface ImportOutcome {
+  created: number
+  replaced: number
+}
+
 export interface QueryableStore<R, F extends string> {
   query (query: RecordQuery<F>): Promise<R[]>
   count (filter: RecordFilter<F>): Promise<number>
   batches (query: RecordQuery<F>): AsyncIterable<readonly R[]>
   /**
    * Stores every record of `source` (upserting by id), all or nothing: when
-   * the source throws, nothing of it stays. Returns how many records it read.
+   * the source throws, nothing of it stays. Returns how many records it read;
+   * `onApplied` hears, inside the applying transaction, how many distinct ids
+   * were new and how many replaced a record held (`rqs import`'s summary).
    */
-  importAll (source: AsyncIterable<readonly R[]>): Promise<number>
+  importAll (source: AsyncIterable<readonly R[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number>
   /**
    * Present only on a store that sees every write made to its records (the
    * memory store): `current` advances on each write, so an answer built at

@@ -1,7 +1,7 @@
 import {
   withBuiltIns,
   type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type CollectionDeclaration, type CreateResult,
-  type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
+  type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
   type RecordStores, type StoredRecord, type StoreRevision, type Stores, type WriteCondition, type WriteResult
 } from '../domain/index.js'
 
@@ -97,8 +97,8 @@ class ObservedRecordStore implements RecordStore {
     return watchStream(this.failed, this.inner.batches(query))
   }
 
-  async importAll (source: AsyncIterable<readonly StoredRecord[]>): Promise<number> {
-    return await watch('importAll', this.failed, async () => await this.inner.importAll(source))
+  async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+    return await watch('importAll', this.failed, async () => await this.inner.importAll(source, onApplied))
   }
 }
 

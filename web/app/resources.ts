@@ -47,6 +47,8 @@ export interface ResourceSpec {
   fields: readonly FieldSpec[]
   /** Ids may exceed 2^53: parse bodies exactly. */
   exactIds: boolean
+  /** A client may choose a record's id (PUT creates at an id): an import keeps the ids of its file. */
+  clientIds?: true
   /** How a record is named in messages ("Ada Lovelace"). */
   describe: (record: Rec) => string
   /** The body of the POST that creates a record from the form. */
@@ -128,6 +130,7 @@ export const ADDRESSES: ResourceSpec = {
   searchHint: 'searchHintAddresses',
   fields: ADDRESS_FIELDS,
   exactIds: true,
+  clientIds: true,
   describe: (r) => [r.name, r.city].filter((part) => part !== undefined && part !== '').join(', '),
   createBody: (values) => bodyOf(ADDRESS_FIELDS, values, () => true),
   // An update keeps the stored name (the address book's rule), so only the editable fields go.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   conditionHolds, DELETED, fieldKindsOf, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { MAX_INT64_ID } from '../../domain/index.js'
@@ -103,17 +103,21 @@ export class MemoryRecordStore implements RecordStore {
    * of an id wins), then stored in id order with one change each, as the SQL
    * stores do. Ids are kept; the id rule goes on from the records held.
    */
-  async importAll (source: AsyncIterable<readonly StoredRecord[]>): Promise<number> {
+  async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
     const staged = new Map<RecordId, StoredRecord>()
     let count = 0
     for await (const batch of source) {
       for (const r of batch) staged.set(r.id, recordOf(this.declaration, r.id, r))
       count += batch.length
     }
+    let replaced = 0
     for (const r of [...staged.values()].sort(byId)) {
-      this.#store(this.#records.has(r.id) ? 'replaced' : 'created', r)
+      const held = this.#records.has(r.id)
+      if (held) replaced++
+      this.#store(held ? 'replaced' : 'created', r)
       this.#issued(r.id)
     }
+    onApplied?.({ created: staged.size - replaced, replaced })
     return count
   }
 

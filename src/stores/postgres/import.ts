@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import { StoreOutcomeUnknownError } from '../../domain/index.js'
+import { StoreOutcomeUnknownError, type ImportOutcome } from '../../domain/index.js'
 import { isLostAnswer, isUnavailable, rethrow } from './errors.js'
 import { drainChanges } from './sequencer.js'
 
@@ -32,7 +32,7 @@ export interface ImportPlan<R> {
  * hear of them at once. A failing source or store leaves the live tables
  * untouched. Returns how many records the source gave.
  */
-export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: AsyncIterable<readonly R[]>): Promise<number> {
+export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: AsyncIterable<readonly R[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
   let client: PoolClient
   try { client = await pool.connect() } catch (err) { return rethrow(err) }
   const names = plan.columns.map(([name]) => name)
@@ -51,7 +51,7 @@ export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: 
     // The row triggers leave this transaction's changes to the statement below (migration 6).
     await client.query("SET LOCAL rqs.import = 'on'")
     if (plan.lock !== undefined) await client.query(plan.lock)
-    await client.query(`WITH applied AS (
+    const applied = await client.query<{ inserted: boolean }>(`WITH applied AS (
         INSERT INTO ${plan.table} AS t (${names.join(', ')})
         SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import ORDER BY id, ord DESC
         ON CONFLICT (id) DO UPDATE SET ${names.length > 1 ? names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ') : 'id = t.id'}
@@ -59,11 +59,14 @@ export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: 
       )
       INSERT INTO rqs_pending_changes (service, kind, ${plan.changeId === 'record_key' ? 'record_id, record_key' : 'record_id'}, record)
       SELECT $1, CASE WHEN a.inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
-      FROM applied a ORDER BY a.id`, [plan.service])
+      FROM applied a ORDER BY a.id
+      RETURNING kind = 'created' AS inserted`, [plan.service])
     if (plan.finish !== undefined) await client.query(plan.finish)
     committing = true
     await client.query('COMMIT')
     committing = false
+    const created = applied.rows.filter((row) => row.inserted).length
+    onApplied?.({ created, replaced: applied.rows.length - created })
     // Committed: a failure to number is no failure of the import (any reader numbers them).
     if (count > 0) await drainChanges(client).catch(() => {})
     return count

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Pool, QueryConfig } from 'pg'
 import {
   conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
@@ -173,8 +173,8 @@ export class PostgresRecordStore implements RecordStore {
    * the counter row's lock for count/sequence ids, which creates and deletes
    * take first) and brings the id state up to date (see importStaged).
    */
-  async importAll (source: AsyncIterable<readonly StoredRecord[]>): Promise<number> {
-    return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source)
+  async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+    return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
   }
 
   /**

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type Database from 'better-sqlite3'
+import type { ImportOutcome } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 
 /** What an import into one table writes; see importStaged. */
@@ -26,7 +27,7 @@ export interface ImportPlan<R> {
  * at the end, in the same transaction: building an index from all the rows
  * at once is about twice as fast as growing it one row at a time.
  */
-export async function importStaged<R> (db: Database.Database, plan: ImportPlan<R>, source: AsyncIterable<readonly R[]>): Promise<number> {
+export async function importStaged<R> (db: Database.Database, plan: ImportPlan<R>, source: AsyncIterable<readonly R[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
   const names = plan.columns.map(([name]) => name)
   // Unique per import: several may stage on one connection at once (a server's --seed, tests).
   const staged = `temp.rqs_import_${randomBytes(6).toString('hex')}`
@@ -52,6 +53,11 @@ export async function importStaged<R> (db: Database.Database, plan: ImportPlan<R
       ? db.prepare<[string], { name: string, sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(plan.table)
       : []
     for (const index of indexes) db.exec(`DROP INDEX ${index.name}`)
+    // Counted under the write lock, before the upsert: the staged ids a record already holds are replacements.
+    if (onApplied !== undefined) {
+      const { ids, held } = db.prepare<[], { ids: number, held: number }>(`SELECT count(*) AS ids, coalesce(sum(EXISTS (SELECT 1 FROM ${plan.table} t WHERE t.id = s.id)), 0) AS held FROM (SELECT DISTINCT id FROM ${staged}) s`).get() as { ids: number, held: number }
+      onApplied({ created: ids - held, replaced: held })
+    }
     // The last line of each id, in id order (one change each, as in the other stores): with max(), SQLite takes
     // the other columns from the row holding the maximum. "WHERE true" keeps ON CONFLICT from reading as a join's ON.
     db.exec(`INSERT INTO ${plan.table} (${names.join(', ')})

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3'
 import type { Statement } from 'better-sqlite3'
 import {
   conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type KeptWrite, type KeyedWrite, type RecordFilter,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { rethrow } from './errors.js'
@@ -174,7 +174,7 @@ export class SqliteRecordStore implements RecordStore {
    * `count` and `sequence` go on past the highest id imported; `int64` moves
    * its next id past the run of taken ids it points into.
    */
-  async importAll (source: AsyncIterable<readonly StoredRecord[]>): Promise<number> {
+  async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
     const { declaration, fields } = this.#layout
     const table = quoted(declaration.table)
     const columns: Array<readonly [string, (r: StoredRecord) => unknown]> = [['id', (r) => r.id]]
@@ -193,7 +193,7 @@ export class SqliteRecordStore implements RecordStore {
         }
         if (declaration.ids === 'int64') this.#db.prepare(skipTakenIds(table)).run(declaration.name)
       }
-    }, source)
+    }, source, onApplied)
   }
 }
 

@@ -159,7 +159,7 @@ export function App ({ config }: { config: AppPageConfig }) {
         <TokenPanel t={t} reason={tokenPanel} hasToken={token !== undefined} onUse={applyToken} onForget={dropToken} onClose={() => { setTokenPanel(null) }} />
       )}
       {spec !== undefined && endpoint !== undefined
-        ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} />
+        ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} live={live} />
         : <p class="notice warn">{t('unavailable')}</p>}
     </>
   )

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
-import type { Change } from '../feed.js'
+import type { Change, FeedStatus } from '../feed.js'
 import type { Translate } from '../i18n.js'
 import { Listing, type Endpoint, type ListQuery, type Outcome, type Page, type Sort } from '../listing.js'
 import { splitProblem, type FieldWording, type Problem } from '../problem.js'
@@ -37,11 +37,15 @@ interface Props {
   focusHeading: boolean
   /** The feed has answered (or there is none): the first read of the list may go. */
   ready: boolean
+  /** The change feed's connection: when it is live again, banners saying the server could not be reached go. */
+  live?: FeedStatus
 }
 
 /** More changes than this in one burst: no highlight per row, just the refreshed page. */
 const FLASH_AT_MOST = 10
 const FLASH_MS = 2_500
+/** How long a success message stays. */
+const STATUS_FADE_MS = 10_000
 const SEARCH_DELAY_MS = 300
 // Longer than the feed's fold window (150 ms), so a burst delivered in several folds still reads once.
 const REFRESH_DELAY_MS = 400
@@ -50,7 +54,7 @@ const REFRESH_DELAY_MS = 400
  * One collection (students or addresses): search, sortable columns, paging,
  * add, edit in place, delete with confirmation; live changes from the feed.
  */
-export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHeading, ready }: Props) {
+export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHeading, ready, live }: Props) {
   const listing = useMemo(() => new Listing(api, spec, endpoint), [api, spec, endpoint])
   const [query, setQueryState] = useState<ListQuery>(() => queryFromSearch(location.search, spec))
   const [search, setSearch] = useState(query.q)
@@ -67,6 +71,12 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const [loading, setLoading] = useState(true)
   const [loadProblem, setLoadProblem] = useState<Problem | undefined>(undefined)
   const [status, setStatus] = useState<Status | null>(null)
+  // A success message fades after a while (it would otherwise stay over the form); warnings and errors stay until replaced.
+  useEffect(() => {
+    if (status?.kind !== 'ok') return
+    const timer = setTimeout(() => { setStatus((current) => current === status ? null : current) }, STATUS_FADE_MS)
+    return () => { clearTimeout(timer) }
+  }, [status])
   const [flashing, setFlashing] = useState<ReadonlySet<string>>(new Set())
   const fieldKeys = spec.fields.map((f) => f.key)
 
@@ -127,6 +137,13 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     if (kind !== 'deleted' && !read) flash(id)
     if (refetch && !read) scheduleRefresh()
   }
+
+  // Banners follow the connection: once the feed reaches the server again, "could not be reached" is no longer true.
+  useEffect(() => {
+    if (live !== 'live') return
+    setStatus((current) => current?.text === t('networkError') ? null : current)
+    if (loadProblem?.network === true) void show(listing.refresh())
+  }, [live])
 
   const gone = (id: string, record?: Rec): void => {
     applyChange('deleted', id)

@@ -1,9 +1,9 @@
 import { useRef, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
-import { parseCsv } from '../csv.js'
+import { errorReport, planImport, type ImportPlan, type LineError, type PlannedRow } from '../import-plan.js'
 import type { Translate } from '../i18n.js'
 import type { Endpoint, ListQuery } from '../listing.js'
-import { type ResourceSpec } from '../resources.js'
+import { say, toRecord, type FieldSpec, type Rec, type ResourceSpec } from '../resources.js'
 import { searchOf } from '../view-state.js'
 
 interface Props {
@@ -17,6 +17,23 @@ interface Props {
   onImported: () => void
 }
 
+/** Records written at once by an import: enough to hide each request's round trip, few enough to leave the server room. */
+const CONCURRENT_WRITES = 8
+/** Rows of the file shown in the preview. */
+const PREVIEW_ROWS = 5
+
+/** The count rule's replacements an import would make: how many, and the record held at the first id it reaches. */
+interface Replacing {
+  replaced: number
+  record: Rec
+}
+
+interface Preview {
+  file: string
+  plan: ImportPlan
+  replacing?: Replacing
+}
+
 interface Progress {
   label: string
   done: number
@@ -26,20 +43,27 @@ interface Progress {
 /**
  * Export and Import of CSV files, with progress. Export streams the server's
  * CSV of the view's filters and sort (`Accept: text/csv`, every matching
- * record) into a file. Import reads a CSV with a header row and writes each
- * record through the API, as the add form does: every record is checked by
- * the service, one by one (not all or nothing: `rqs import` is that), and the
- * page says how many were added and why any were refused.
+ * record) into a file. Import first shows what it would do (the column
+ * mapping, the first rows typed as `rqs import` types them, the lines it
+ * cannot read, the count rule's replacements) and writes nothing until the
+ * person confirms; then each record goes through the API as the add form's
+ * does (a few at a time, cancellable: not all or nothing, there is no bulk
+ * create yet), and the page says how many were added, replaced and refused.
  */
 export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) {
   const [progress, setProgress] = useState<Progress | null>(null)
-  const [summary, setSummary] = useState<{ kind: 'ok' | 'warn' | 'error', text: string } | null>(null)
+  const [summary, setSummary] = useState<{ kind: 'ok' | 'warn' | 'error', text: string, report?: LineError[] } | null>(null)
+  const [preview, setPreview] = useState<Preview | null>(null)
+  /** Stops an import under way: no further record is sent (those sent are written). */
+  const cancel = useRef<(() => void) | undefined>(undefined)
   const picker = useRef<HTMLInputElement>(null)
 
   const exportCsv = async (): Promise<void> => {
     const params = new URLSearchParams(searchOf({ ...query, cursor: undefined, page: 0 }).slice(1))
     params.delete('limit')
     params.set('count', 'true')
+    // Asked for as a file (Content-Disposition), as a link to the export would be (issue 37).
+    params.set('download', 'true')
     setSummary(null)
     setProgress({ label: t('exporting'), done: 0 })
     const res = await api.stream(`${endpoint.url}?${params.toString()}`, 'text/csv')
@@ -57,61 +81,177 @@ export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) 
       for (const byte of next.value) if (byte === 10) rows++
       setProgress({ label: t('exporting'), done: Math.max(0, rows), total: Number.isFinite(total) ? total : undefined })
     }
-    const url = URL.createObjectURL(new Blob(chunks as BlobPart[], { type: 'text/csv' }))
-    const link = document.createElement('a')
-    link.href = url
-    link.download = `${spec.key}.csv`
-    link.click()
-    setTimeout(() => { URL.revokeObjectURL(url) }, 10_000)
+    saveFile(new Blob(chunks as BlobPart[], { type: 'text/csv' }), `${spec.key}.csv`)
     setProgress(null)
     setSummary({ kind: 'ok', text: t('exported', { n: Math.max(0, rows).toLocaleString(document.documentElement.lang) }) })
   }
 
-  const importCsv = async (file: File): Promise<void> => {
+  // ----- import: read the file into a plan, show it, write only when the person says so
+  const labelOf = (field: FieldSpec): string => say(t, field.label)
+
+  const pick = async (file: File): Promise<void> => {
     setSummary(null)
-    let records
-    try {
-      records = parseCsv(await file.text())
-    } catch (err) {
-      setSummary({ kind: 'error', text: `${file.name}: ${(err as Error).message}` })
+    setPreview(null)
+    const read = planImport(await file.text(), spec, labelOf)
+    if ('problem' in read) {
+      const { problem } = read
+      const text = 'idRefused' in problem
+        ? t('importIdRefused')
+        : 'empty' in problem
+          ? t('importEmpty')
+          : [t('importColumns', { columns: problem.unknown.join(', '), expected: problem.expected.join(', ') }),
+              problem.separator === undefined ? '' : t('importSeparator', { separator: problem.separator === '\t' ? 'Tab' : problem.separator })].join(' ').trim()
+      setSummary({ kind: 'error', text: `${file.name}: ${text}` })
       return
     }
-    const [header, ...rows] = records
-    const columns = (header ?? []).map((c) => c.text)
-    const known = new Set(['id', ...spec.fields.map((f) => f.key)])
-    const unknown = columns.filter((c) => !known.has(c))
-    if (header === undefined || unknown.length > 0) {
-      setSummary({ kind: 'error', text: t('importColumns', { columns: unknown.join(', '), expected: [...known].join(', ') }) })
-      return
-    }
-    let added = 0
-    const refused: string[] = []
-    for (const [n, row] of rows.entries()) {
-      setProgress({ label: t('importing'), done: n, total: rows.length })
-      const values: Record<string, string> = {}
-      columns.forEach((column, i) => { values[column] = row[i]?.text ?? '' })
-      const result = await api.request('POST', endpoint.url, { accept: endpoint.accept, body: spec.createBody(values), exact: spec.exactIds })
-      if (result.ok) added++
-      else refused.push(`${t('line')} ${n + 2}: ${result.problem?.errors.map((e) => e.message).join(' ') ?? result.status}`)
-    }
-    setProgress(null)
-    onImported()
-    const text = t('imported', { n: added.toLocaleString(document.documentElement.lang), refused: refused.length })
-    setSummary({ kind: refused.length === 0 ? 'ok' : 'warn', text: refused.length === 0 ? text : `${text} ${refused.slice(0, 5).join(' · ')}` })
+    const { plan } = read
+    const replacing = endpoint.countIds === true && plan.errors.length === 0 && plan.rows.length > 0 ? await countRuleReplacements(plan.rows.length) : undefined
+    setPreview({ file: file.name, plan, replacing })
+    setTimeout(() => { document.getElementById(`import-${spec.key}-start`)?.focus() }, 0)
   }
 
+  /**
+   * How many of `n` creates the count rule turns into replacements: the server gives each the number of
+   * records held as its id, so creates add records up to the first held id at or past that number, and
+   * from there each replaces the record at that id (the first a record held now, then the import's own).
+   */
+  const countRuleReplacements = async (n: number): Promise<Replacing | undefined> => {
+    const counted = await api.request('GET', `${endpoint.url}?limit=1&count=true`, { accept: endpoint.accept })
+    const total = Number(counted.headers.get('x-total-count') ?? Number.NaN)
+    if (!counted.ok || !Number.isSafeInteger(total)) return undefined
+    const held = await api.request('GET', `${endpoint.url}?${new URLSearchParams({ 'id[gte]': String(total), sort: 'id', limit: '1' }).toString()}`, { accept: endpoint.accept })
+    const items = (held.body as { items?: unknown } | undefined)?.items
+    const first = held.ok && Array.isArray(items) ? toRecord(items[0]) : undefined
+    if (first === undefined) return undefined
+    const replaced = n - Math.min(n, Number(first.id) - total)
+    return replaced > 0 ? { replaced, record: first } : undefined
+  }
+
+  const runImport = async (plan: ImportPlan): Promise<void> => {
+    setPreview(null)
+    const cancelled = { now: false }
+    cancel.current = () => { cancelled.now = true }
+    const lang = document.documentElement.lang
+    let next = 0
+    let done = 0
+    let created = 0
+    let replaced = 0
+    const refused: LineError[] = []
+    let drawn = performance.now()
+    setProgress({ label: t('importing'), done: 0, total: plan.rows.length })
+    // A few writes at a time: the server checks each as it would a form's, and the page stays responsive.
+    const worker = async (): Promise<void> => {
+      while (!cancelled.now && next < plan.rows.length) {
+        const row = plan.rows[next++] as PlannedRow
+        const result = row.id === undefined
+          ? await api.request('POST', endpoint.url, { accept: endpoint.accept, body: row.body, exact: spec.exactIds })
+          : await api.request('PUT', `${endpoint.url}/${row.id}`, { accept: endpoint.accept, body: row.body, exact: spec.exactIds })
+        if (!result.ok) refused.push({ line: row.line, reason: result.problem?.errors.map((e) => e.message).join(' ') ?? String(result.status) })
+        else if (result.headers.get('replaced-record') !== null || (row.id !== undefined && result.status === 200)) replaced++
+        else created++
+        done++
+        // The bar is drawn at most every 100 ms: a render per record would cost more than the write.
+        if (performance.now() - drawn >= 100 || done === plan.rows.length) {
+          drawn = performance.now()
+          setProgress({ label: t('importing'), done, total: plan.rows.length })
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: CONCURRENT_WRITES }, worker))
+    cancel.current = undefined
+    setProgress(null)
+    onImported()
+    const text = [
+      replaced === 0
+        ? t('imported', { n: created.toLocaleString(lang), refused: refused.length.toLocaleString(lang) })
+        : t('importDone', { n: created.toLocaleString(lang), replaced: replaced.toLocaleString(lang), refused: refused.length.toLocaleString(lang) }),
+      cancelled.now ? t('importCancelled', { done: done.toLocaleString(lang), total: plan.rows.length.toLocaleString(lang) }) : '',
+      refused.sort((a, b) => a.line - b.line).slice(0, 5).map((e) => `${t('line')} ${e.line}: ${e.reason}`).join(' · ')
+    ].filter((part) => part !== '').join(' ')
+    setSummary({ kind: refused.length === 0 && replaced === 0 && !cancelled.now ? 'ok' : 'warn', text, report: refused.length === 0 ? undefined : refused })
+  }
+
+  const download = (errors: readonly LineError[]): void => {
+    saveFile(new Blob([errorReport(errors)], { type: 'text/csv' }), `${spec.key}-import-errors.csv`)
+  }
+
+  const lang = document.documentElement.lang
+  const busy = progress !== null
+  const prefix = `import-${spec.key}`
   return (
     <div class="transfer">
-      <button type="button" onClick={() => { void exportCsv() }} disabled={progress !== null}>{t('exportCsv')}</button>
-      <button type="button" onClick={() => { picker.current?.click() }} disabled={progress !== null}>{t('importCsv')}</button>
+      <button type="button" onClick={() => { void exportCsv() }} disabled={busy}>{t('exportCsv')}</button>
+      <button type="button" onClick={() => { picker.current?.click() }} disabled={busy}>{t('importCsv')}</button>
       <input ref={picker} type="file" accept=".csv,text/csv" class="visually-hidden" tabIndex={-1} aria-hidden="true"
-        onChange={(e) => { const file = (e.currentTarget as HTMLInputElement).files?.[0]; if (file !== undefined) void importCsv(file); (e.currentTarget as HTMLInputElement).value = '' }} />
+        onChange={(e) => { const file = (e.currentTarget as HTMLInputElement).files?.[0]; if (file !== undefined) void pick(file); (e.currentTarget as HTMLInputElement).value = '' }} />
       {progress !== null && (
         <span class="transfer-progress" role="status">
-          <label>{progress.label} <progress max={progress.total ?? undefined} value={progress.total === undefined ? undefined : progress.done} /> {progress.done.toLocaleString(document.documentElement.lang)}{progress.total === undefined ? '' : ` / ${progress.total.toLocaleString(document.documentElement.lang)}`}</label>
+          <label>{progress.label} <progress max={progress.total ?? undefined} value={progress.total === undefined ? undefined : progress.done} /> {progress.done.toLocaleString(lang)}{progress.total === undefined ? '' : ` / ${progress.total.toLocaleString(lang)}`}</label>
+          {cancel.current !== undefined && <button type="button" class="import-cancel" onClick={() => { cancel.current?.() }}>{t('cancel')}</button>}
         </span>
       )}
-      {summary !== null && <p class={`notice ${summary.kind} transfer-summary`} role="status">{summary.text}</p>}
+      {preview !== null && (
+        <section class="import-preview" aria-labelledby={`${prefix}-title`}>
+          <p id={`${prefix}-title`}>{t('importPreview', { file: preview.file, n: preview.plan.rows.length.toLocaleString(lang) })}</p>
+          <p class="import-mapping">{t('importMapping')}: {preview.plan.mapping.map((m) => {
+            const field = spec.fields.find((f) => f.key === m.field)
+            return `${m.header} → ${field === undefined ? m.field : labelOf(field)}`
+          }).join(', ')}</p>
+          {preview.plan.rows.length > 0 && (
+            <table class="import-rows">
+              <thead><tr><th scope="col">{t('line')}</th>{preview.plan.mapping.map((m) => <th scope="col" key={m.field}>{m.field}</th>)}</tr></thead>
+              <tbody>
+                {preview.plan.rows.slice(0, PREVIEW_ROWS).map((row) => (
+                  <tr key={row.line} data-line={row.line}>
+                    <td>{row.line}</td>
+                    {preview.plan.mapping.map((m) => <td key={m.field}>{m.field === 'id' ? row.id ?? '' : shown(row.body[m.field])}</td>)}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {preview.plan.errors.length > 0 && (
+            <div class="notice error import-errors" role="alert">
+              <p>{t('importBadLines', { n: preview.plan.errors.length.toLocaleString(lang) })} {preview.plan.errors.slice(0, 5).map((e) => `${t('line')} ${e.line}: ${e.reason}`).join(' · ')}</p>
+              <button type="button" onClick={() => { download(preview.plan.errors) }}>{t('importReport')}</button>
+            </div>
+          )}
+          {preview.replacing !== undefined && (
+            <p class="notice warn replace-warning" role="alert">
+              {t('importReplaceWarning', { replaced: preview.replacing.replaced, n: preview.plan.rows.length, id: preview.replacing.record.id, what: spec.describe(preview.replacing.record) })}
+            </p>
+          )}
+          <div class="form-actions">
+            {preview.plan.errors.length === 0 && preview.plan.rows.length > 0 && (
+              <button type="button" id={`${prefix}-start`} class={preview.replacing === undefined ? 'primary' : 'danger'} onClick={() => { void runImport(preview.plan) }}>
+                {preview.replacing === undefined ? t('importStart', { n: preview.plan.rows.length.toLocaleString(lang) }) : t('importReplaceStart')}
+              </button>
+            )}
+            <button type="button" id={preview.plan.errors.length === 0 && preview.plan.rows.length > 0 ? undefined : `${prefix}-start`} onClick={() => { setPreview(null) }}>{t('cancel')}</button>
+          </div>
+        </section>
+      )}
+      {summary !== null && (
+        <div class={`notice ${summary.kind} transfer-summary`} role="status">
+          {summary.text}
+          {summary.report !== undefined && <> <button type="button" onClick={() => { download(summary.report ?? []) }}>{t('importReport')}</button></>}
+        </div>
+      )}
     </div>
   )
+}
+
+/** Saves a blob as a file the browser downloads. */
+function saveFile (blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob)
+  const link = document.createElement('a')
+  link.href = url
+  link.download = name
+  link.click()
+  setTimeout(() => { URL.revokeObjectURL(url) }, 10_000)
+}
+
+/** A typed cell as the preview shows it: what will be sent. */
+function shown (value: unknown): string {
+  return value === undefined ? '' : typeof value === 'string' ? value : String(value)
 }

@@ -26,6 +26,9 @@ export interface CollectionModel<F extends string = string> {
 /** Query parameters that are not filters. */
 export const CONTROL_PARAMS = ['limit', 'cursor', 'sort', 'q', 'count'] as const
 
+/** Query parameters of an export (a CSV or NDJSON stream) for spreadsheets: a file to save, a byte order mark. */
+export const FILE_PARAMS = ['download', 'bom'] as const
+
 /** Operators written in brackets (`age[gte]=18`); `field=value` is equality. */
 export const BRACKET_OPERATORS: readonly Operator[] = ['ne', 'gt', 'gte', 'lt', 'lte', 'contains']
 
@@ -65,7 +68,9 @@ export function describeParameter (model: CollectionModel, param: string): strin
     case 'cursor': return 'a cursor from a next link'
     case 'sort': return `field names separated by commas, at most ${MAX_SORT_LENGTH} characters`
     case 'q': return `text of at most ${MAX_SEARCH_LENGTH} characters`
-    case 'count': return 'true or false'
+    case 'count':
+    case 'download':
+    case 'bom': return 'true or false'
   }
   const field = fieldParam(model, param.replace(/\[.*$/, ''))
   switch (field?.kind) {
@@ -82,5 +87,6 @@ export function describeParameter (model: CollectionModel, param: string): strin
 export function acceptedParameters (model: CollectionModel): string {
   const fields = Object.keys(model.fields)
   return `${CONTROL_PARAMS.join(', ')}, and a filter per field (${fields.join(', ')}) as field=value or field[op]=value ` +
-    'with op ne, gt, gte, lt, lte, or contains (text fields only; booleans take field=value only); sort lists fields, "-" before a field for descending'
+    'with op ne, gt, gte, lt, lte, or contains (text fields only; booleans take field=value only); sort lists fields, "-" before a field for descending; ' +
+    `${FILE_PARAMS.join(' and ')} (true or false) for a CSV or NDJSON export`
 }

@@ -1,7 +1,7 @@
 import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../../../domain/index.js'
 import { AppError, type Failure } from '../../errors/index.js'
 import { decodeCursor } from './cursor.js'
-import { acceptedParameters, CONTROL_PARAMS, fieldParam, isSortable, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, fieldParam, isSortable, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
 export interface ListRequest<F extends string = string> {
@@ -14,12 +14,15 @@ export interface ListRequest<F extends string = string> {
   pageSize?: number
   /** Whether the client asked for X-Total-Count. */
   count: boolean
+  /** A stream asked for as a file to save (`download=true`: Content-Disposition), and (CSV) with a UTF-8 byte order mark (`bom=true`). */
+  download?: boolean
+  bom?: boolean
   /** The parameters a next link repeats, as received, in order (limit and cursor are written by the link). */
   carried: Array<[string, string]>
 }
 
 const FILTER_PARAM = /^([A-Za-z][A-Za-z0-9]*)(?:\[([A-Za-z]*)\])?$/
-const CONTROL = new Set<string>(CONTROL_PARAMS)
+const CONTROL = new Set<string>([...CONTROL_PARAMS, ...FILE_PARAMS])
 
 /**
  * What the list is answered with: a JSON page, whose size has the
@@ -80,7 +83,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
   const limit = typeof query.limit === 'number' ? query.limit : undefined
   if (answer === 'page' && limit !== undefined && limit > model.maxLimit) throw pageTooLarge(model.maxLimit)
   const search = typeof query.q === 'string' ? query.q : undefined
-  return { filter: { where, search }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, carried }
+  return { filter: { where, search }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
 }
 
 /** The failure the query string's schema would report for `limit` above `max` (the schema leaves it to the answer, see ./schema.ts). */

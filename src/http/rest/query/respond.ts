@@ -94,7 +94,7 @@ export async function sendStream<R, F extends string> (
   const write = format === 'csv' ? (record: R) => csvRow(record, columns) : writers.line
   async function * chunks (): AsyncGenerator<string> {
     try {
-      let text = format === 'csv' ? csvHeader(columns) : ''
+      let text = format === 'csv' ? `${list.bom === true ? '\ufeff' : ''}${csvHeader(columns)}` : ''
       for (let batch = first; batch.done !== true; batch = await batches.next()) {
         for (const record of batch.value) text += write(record)
         yield text
@@ -109,7 +109,14 @@ export async function sendStream<R, F extends string> (
   // Also when the stream is destroyed before its first read (the generator's finally never runs then).
   stream.once('close', () => { void batches.return?.() })
   if (total !== undefined) reply.header('x-total-count', String(total))
+  if (list.download === true) reply.header('content-disposition', `attachment; filename="${fileName(collection.path)}.${format}"`)
   return reply.type(format === 'csv' ? CSV_TYPE : NDJSON_TYPE).send(stream)
+}
+
+/** The file name of a collection's export: the last segment of its path ("students"), kept to safe characters. */
+function fileName (path: string): string {
+  const name = path.split('/').filter((part) => part !== '').pop() ?? 'records'
+  return name.replace(/[^A-Za-z0-9._-]/g, '_')
 }
 
 /** Whole lists at least this long are streamed: one string for them would hold the event loop and the memory. */

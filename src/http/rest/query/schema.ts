@@ -54,7 +54,10 @@ export function querystringSchema (model: CollectionModel): TSchema {
       description: `Sort keys, comma-separated, from ${sortable.join(', ')}; \`-\` before a field sorts it descending. Ties are broken by id, in the direction of the last sort key. Example: \`${exampleSort(model)}\`.`
     }),
     q: Type.String({ maxLength: MAX_SEARCH_LENGTH, pattern: STORABLE_TEXT_PATTERN, description: 'Only records with this text in any text field, ignoring case.' }),
-    count: Type.Boolean({ description: '`true` adds `X-Total-Count`: how many records match the filters, whatever the page.' })
+    count: Type.Boolean({ description: '`true` adds `X-Total-Count`: how many records match the filters, whatever the page.' }),
+    // For spreadsheets (issue 37): the answer as a file to save, and the byte order mark Excel needs to read UTF-8.
+    download: Type.Boolean({ description: 'With `Accept: text/csv` or `application/x-ndjson`, `true` adds `Content-Disposition: attachment; filename="<collection>.csv"` (`.ndjson`): a browser saves the answer as a file. No effect on a JSON page.' }),
+    bom: Type.Boolean({ description: 'With `Accept: text/csv`, `true` starts the file with a UTF-8 byte order mark, which Excel needs to read accented letters right. No effect on other formats.' })
   }
   for (const [field, param] of Object.entries(model.fields) as Array<[string, FieldParam]>) {
     for (const op of operatorsOf(param)) properties[filterParam(field, op)] = valueSchema(field, param, op)
