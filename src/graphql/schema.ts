@@ -5,7 +5,7 @@ import {
 import type { RecordCollection } from '../data/collection.js'
 import { positionOf, type Change, type FieldType, type RecordFilter, type RecordStore, type SortKey, type StoredRecord, type Stores } from '../domain/index.js'
 import { encodeCursor } from '../http/rest/index.js'
-import type { FieldParam } from '../http/rest/query/model.js'
+import type { FieldParam } from '../records/model.js'
 import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
 import { readListArgs, sortableFields, type ListArgs } from './lists.js'

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import { JSON_TYPE } from '../versioning.js'
 import type { StoreRevision } from '../../../domain/index.js'
 import type { Revisioned } from './kept-list.js'
-import type { ListRequest } from './parse.js'
+import type { ListRequest } from '../../../records/parse.js'
 import { pageHeaders, readPage, type Collection, type Page } from './respond.js'
 
 /** Characters of page answers kept per store, all its pages together; the least recently used go first. */

@@ -2,10 +2,10 @@ import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import { positionOf, type QueryableStore, type RecordQuery } from '../../../domain/index.js'
 import { JSON_TYPE, NDJSON_TYPE, type StreamFormat } from '../versioning.js'
-import { encodeCursor } from './cursor.js'
-import { CSV_TYPE, csvHeader, csvRow } from './csv.js'
-import type { CollectionModel } from './model.js'
-import type { ListRequest } from './parse.js'
+import { encodeCursor } from '../../../records/cursor.js'
+import { CSV_TYPE, csvHeader, csvRow } from '../../../records/csv.js'
+import type { CollectionModel } from '../../../records/model.js'
+import type { ListRequest } from '../../../records/parse.js'
 
 /** A collection as its list route answers it: the store, and the path its next links start with. */
 export interface Collection<R, F extends string> {

@@ -1,5 +1,5 @@
-import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../../../domain/index.js'
-import { AppError, type Failure } from '../../errors/index.js'
+import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { AppError, type Failure } from '../http/errors/index.js'
 import { decodeCursor } from './cursor.js'
 import { acceptedParameters, CONTROL_PARAMS, fieldParam, isSortable, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
