@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { Readable } from 'node:stream'
-import type { FieldParam } from '../records/model.js'
+import type { FieldParam } from '../records/index.js'
 import type { RecordCollection } from './collection.js'
 import { InputReadError } from './lines.js'
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
-import { STREAM_FROM } from '../../../../src/http/rest/query/respond.js'
+import { STREAM_FROM } from '../../../../src/records/index.js'
 import { KEEP_UP_TO_CHARS } from '../../../../src/http/rest/query/kept-list.js'
 import { strongEtag } from '../../../../src/http/rest/conditional.js'
 import { memoryStores } from '../../../../src/stores/index.js'
