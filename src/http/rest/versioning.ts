@@ -24,7 +24,7 @@ export type StreamFormat = RecordFormat
 export const JSON_TYPE = 'application/json; charset=utf-8'
 /** Newline-delimited JSON: a collection streamed one record a line (issue 13). */
 export const NDJSON_TYPE = 'application/x-ndjson'
-/** What a collection's Accept may name for CSV rows (the answer's Content-Type adds charset and header: query/csv.ts). */
+/** What a collection's Accept may name for CSV rows (the answer's Content-Type adds charset and header: src/records/csv.ts). */
 export const CSV_ACCEPT = 'text/csv'
 /** The stream types a collection offers beside its JSON versions, as a 406 lists them. */
 export const STREAM_TYPES: readonly string[] = [NDJSON_TYPE, CSV_ACCEPT]
