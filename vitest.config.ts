@@ -2,9 +2,9 @@ import { createRequire } from 'node:module'
 import { configDefaults, defineConfig } from 'vitest/config'
 
 /**
- * Test lanes: each test file is in exactly one, by where it is, how it is
- * named or (slow) by name (test/lanes.test.ts checks). `npm test` runs them
- * all; `npm run test:<lane>` one (README, Development). Everything not claimed
+ * Test lanes: each test file is in exactly one, by its folder or its name's
+ * suffix only (test/lanes.test.ts checks). `npm test` runs them all;
+ * `npm run test:<lane>` one (README, Development). Everything not claimed
  * here is `fast`: in-process tests on the memory and SQLite stores.
  */
 export const LANES = {
@@ -18,45 +18,10 @@ export const LANES = {
   fuzz: ['test/fuzz/**/*.test.ts'],
   /**
    * In-process files that need nothing else but take seconds on their own (a server per test,
-   * long lists, many property runs), kept out of `fast` so it stays a quick loop. Cost is no
-   * property of a name, so they are listed: add a file here when it alone takes more than ~2 s.
+   * long lists, many property runs), kept out of `fast` so it stays a quick loop: name such a
+   * file `<name>.slow.test.ts` when it alone takes more than ~2 s.
    */
-  slow: [
-    'test/cli.test.ts',
-    'test/contract/openapi-contract.test.ts',
-    'test/http/rest/idempotency.test.ts',
-    'test/http/routes/declarations.test.ts',
-    'test/http/rest/query/addresses-list.test.ts',
-    'test/http/rest/query/kept-list.test.ts',
-    'test/http/rest/query/ndjson.test.ts',
-    'test/http/rest/query/streamed-list.test.ts',
-    'test/http/rest/query/students-list.test.ts',
-    'test/reliability/text-fidelity.test.ts',
-    'test/services/addresses/conditional.test.ts',
-    'test/services/addresses/crud.test.ts',
-    'test/services/addresses/list.test.ts',
-    'test/services/albums/albums-file.test.ts',
-    'test/services/events/feed.test.ts',
-    'test/services/events/streams.test.ts',
-    'test/services/students/v1.test.ts',
-    'test/services/students/v2.test.ts',
-    'test/stores/query-conformance.test.ts',
-    'test/stores/case-fold.test.ts',
-    'test/stores/records.test.ts',
-    'test/http/security/hosts.test.ts',
-    'test/http/security/auth-failures.test.ts',
-    'test/services/collections/http.test.ts',
-    'test/stores/sqlite-reference.test.ts',
-    'test/cli/seed-log.test.ts',
-    'test/stores/conformance.test.ts',
-    'test/services/collections/restart.test.ts',
-    'test/http/openapi/swagger.test.ts',
-    'test/http/rest/query/csv.test.ts',
-    'test/commands/csv.test.ts',
-    'test/commands/import-report.test.ts',
-    'test/graphql/collections.test.ts',
-    'test/graphql/access.test.ts'
-  ]
+  slow: ['test/**/*.slow.test.ts']
 } as const
 
 export default defineConfig({

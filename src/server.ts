@@ -5,7 +5,7 @@ import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
 import { MountTable, mountsPlugin, publicUrlPlugin, validationPlugin, vendorType } from './http/rest/index.js'
 import { openApiPlugin } from './http/openapi/index.js'
-import { security, securityPluginOptions } from './http/security/index.js'
+import { principalOf, security, securityPluginOptions } from './http/security/index.js'
 import { streams } from './http/streams/index.js'
 import { feedStreamCap } from './services/events/config.js'
 import { authEnabled } from './config/security.js'
@@ -36,7 +36,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   refuseOverlappingPaths(config, services)
   const mounts = new MountTable()
   const bounds = new BoundLog()
-  const app = Fastify(fastifyOptions(config, mounts, bounds, deps.logStream))
+  const app = Fastify(fastifyOptions(config, { frameworkErrors: mounts.frameworkErrors, bounds, principalOf, logStream: deps.logStream }))
   // Before any route: routes take the error handler in force when they are added, and the ones added
   // before the services (health, /openapi.json) answer refusals such as a foreign Host as problems too.
   app.setErrorHandler(mounts.rootErrors)

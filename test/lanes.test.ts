@@ -52,6 +52,12 @@ describe('test lanes', () => {
     expect(missing).toEqual([])
   })
 
+  it('claim files by folder or suffix only, each lane some', () => {
+    expect(Object.values(LANES).flat().filter((path) => !/[*?{[]/.test(path))).toEqual([])
+    const empty = Object.keys(LANES).filter((name) => ![...lanes.values()].some((names) => names.includes(name)))
+    expect(empty).toEqual([])
+  })
+
   it('keep child processes, browsers and PostgreSQL in the lanes that expect them', () => {
     const wrong: string[] = []
     for (const file of testFiles.filter((f) => f !== SELF)) { // its own patterns would match

@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv'
 import { validationFailures } from '../http/errors/index.js'
-import { type CollectionModel, csvHeader, csvRow, parseListQuery, type ListRequest, querystringSchema, TEXT_VALIDATION } from '../http/rest/index.js'
+import { TEXT_VALIDATION } from '../http/rest/index.js'
+import { type CollectionModel, csvHeader, csvRow, parseListQuery, type ListRequest, querystringSchema } from '../records/index.js'
 import { collectionFrom, COLLECTIONS, COLLECTIONS_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
 import { exportFromServer } from './export-url.js'

@@ -1,7 +1,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { plainReasons, validationFailures, type ErrorCode, type Failure } from '../http/errors/index.js'
-import { type CollectionModel, BODY_VALIDATION } from '../http/rest/index.js'
+import { BODY_VALIDATION } from '../http/rest/index.js'
+import type { CollectionModel } from '../records/index.js'
 import type { QueryableStore, Stores } from '../domain/index.js'
 
 const ajv = new Ajv(BODY_VALIDATION)

@@ -6,7 +6,7 @@ import { separatorHint, typeRecord, type TypedColumn } from './cells.js'
 
 /**
  * Reading CSV (RFC 4180, UTF-8; issue 22), as `rqs export --format csv` and
- * `Accept: text/csv` write it (src/http/rest/query/csv.ts): fields separated
+ * `Accept: text/csv` write it (src/records/csv.ts): fields separated
  * by commas, records by CRLF (a lone LF or CR is taken too), a field in
  * double quotes may hold commas, quotes (doubled) and line breaks. A quoted
  * empty field is an empty text; an unquoted empty one is an absent field.

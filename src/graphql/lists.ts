@@ -1,7 +1,6 @@
 import { MAX_ADDRESS_ID, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
 import { AppError, type Failure } from '../http/errors/index.js'
-import { decodeCursor, type CollectionModel } from '../http/rest/index.js'
-import { fieldParam, isSortable, MAX_SEARCH_LENGTH, operatorsOf, type FieldParam } from '../http/rest/query/model.js'
+import { decodeCursor, fieldParam, isSortable, MAX_SEARCH_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from '../records/index.js'
 import { isStorableText, STORABLE_TEXT_RULE } from '../lib/storable-text.js'
 
 /**

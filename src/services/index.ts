@@ -1,6 +1,6 @@
 import type { RecordCollection } from '../data/collection.js'
 import { ErrorCatalogue } from '../http/errors/index.js'
-import type { Config } from '../options.js'
+import type { CoreConfig } from '../config.js'
 import { addressesService } from './addresses/index.js'
 import { albumsService } from './albums/index.js'
 import { appService } from './app/index.js'
@@ -18,23 +18,25 @@ import type { DirectoryLink, ServiceDescriptor, ServiceTag } from './types.js'
 export const SERVICES = [studentsService, addressesService, collectionsService, albumsService, eventsService, appService] as const satisfies readonly ServiceDescriptor[]
 
 /**
- * The services a Config turns on, of the built-in ones and `extra`. One that
+ * The services a Config turns on (the whole Config of src/options.ts, typed
+ * here by its core: each service reads its own section), of the built-in ones
+ * and `extra`. One that
  * works on other services' collections (the change feed, the web app) runs
  * only when a service it works on does.
  */
-export function enabledServices (config: Config, extra: readonly ServiceDescriptor[] = []): ServiceDescriptor[] {
+export function enabledServices (config: CoreConfig, extra: readonly ServiceDescriptor[] = []): ServiceDescriptor[] {
   const on = [...SERVICES, ...extra].filter((s) => s.enabled(config))
   const served = collectionsOf(on, config).map((c) => c.name)
   return on.filter(({ consumes }) => consumes === undefined || (consumes === 'any' ? served.length > 0 : consumes.some((name) => served.includes(name))))
 }
 
 /** The record collections some services declare under a Config, in their order. */
-export function collectionsOf (services: readonly ServiceDescriptor[], config: Config): RecordCollection[] {
+export function collectionsOf (services: readonly ServiceDescriptor[], config: CoreConfig): RecordCollection[] {
   return services.flatMap((s) => typeof s.collections === 'function' ? s.collections(config) : s.collections ?? [])
 }
 
 /** The OpenAPI tags of some services under a Config. */
-export function tagsOf (services: readonly ServiceDescriptor[], config: Config): ServiceTag[] {
+export function tagsOf (services: readonly ServiceDescriptor[], config: CoreConfig): ServiceTag[] {
   return services.flatMap((s) => typeof s.tags === 'function' ? s.tags(config) : s.tags)
 }
 
@@ -44,6 +46,6 @@ export function errorCatalogue (services: readonly ServiceDescriptor[]): ErrorCa
 }
 
 /** The entry point's directory for a Config: every link `GET /` lists (the CLI's start-up summary prints them). */
-export function directoryLinks (config: Config): DirectoryLink[] {
+export function directoryLinks (config: CoreConfig): DirectoryLink[] {
   return directory(enabledServices(config).flatMap((s) => s.links(config)))
 }

@@ -1,5 +1,4 @@
-import { ConfigError } from '../config.js'
-import type { Config } from '../options.js'
+import { ConfigError, type CoreConfig } from '../config.js'
 import { ERRORS_PATH } from '../http/errors/index.js'
 import { OPENAPI_PATH } from '../http/openapi/index.js'
 import { LIVENESS_PATH, METRICS_PATH, READINESS_PATH } from '../http/operations/index.js'
@@ -34,7 +33,7 @@ function where (claim: Claim): string {
  * service at `/` is no overlap: it answers `/` and `/{id}` beside the
  * others and claims only its `/assets`. Throws a ConfigError (exit 2).
  */
-export function refuseOverlappingPaths (config: Config, services: readonly ServiceDescriptor[]): void {
+export function refuseOverlappingPaths (config: CoreConfig, services: readonly ServiceDescriptor[]): void {
   const claims: Claim[] = services.flatMap((s) => s.paths(config).map((p) => ({ ...p, service: s.name })))
   const server = serverPaths()
   for (const [i, claim] of claims.entries()) {

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import type { OptionGroup, SectionOf, SectionsOf } from '../config.js'
+import type { CoreConfig, OptionGroup, SectionOf, SectionsOf } from '../config.js'
 import type { Stores } from '../domain/index.js'
 import type { RecordCollection } from '../data/collection.js'
 import type { ErrorDefinitions } from '../http/errors/index.js'
-import type { Config } from '../options.js'
 /** One entry of the API's directory: where a client finds a service (spec, Versioning rule 4). */
 export interface DirectoryLink {
   rel: string
@@ -31,8 +30,8 @@ export interface ServiceTag {
   description: string
 }
 
-/** The configuration as a service sees it: every built-in section and its own. */
-export type ServiceConfig<G extends OptionGroup | undefined> = Config & (G extends OptionGroup ? { [K in G['key']]: SectionOf<G> } : unknown)
+/** The configuration as a service sees it: the server's own settings and its own section (none of another service's). */
+export type ServiceConfig<G extends OptionGroup | undefined> = CoreConfig & (G extends OptionGroup ? { [K in G['key']]: SectionOf<G> } : unknown)
 
 /** What a service gets when the server registers it. */
 export interface ServiceContext<G extends OptionGroup | undefined = OptionGroup | undefined> {

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readCsv, type CsvRecord } from '../../src/data/csv.js'
 import { BadLineError, readRecords } from '../../src/data/read-records.js'
-import { csvCell, csvHeader, csvRow } from '../../src/http/rest/query/csv.js'
+import { csvCell, csvHeader, csvRow } from '../../src/records/csv.js'
 import { STUDENTS } from '../../src/services/students/collection.js'
 import { ADDRESSES } from '../../src/services/addresses/collection.js'
 import type { RecordCollection } from '../../src/data/collection.js'
@@ -36,7 +36,7 @@ describe('csv writer', () => {
     expect(csvCell(1e21)).toBe('1e+21')
     expect(csvCell(9223372036854775807n)).toBe('9223372036854775807')
     expect(csvCell(false)).toBe('false')
-    expect(csvCell('=1+1')).toBe('=1+1') // never altered (see query/csv.ts)
+    expect(csvCell('=1+1')).toBe('=1+1') // never altered (see src/records/csv.ts)
     expect(csvHeader(['id', 'name'])).toBe('id,name\r\n')
     expect(csvRow({ id: 1, name: 'Ünïcødé, "x"' }, ['id', 'name', 'gone'])).toBe('1,"Ünïcødé, ""x""",\r\n')
   })

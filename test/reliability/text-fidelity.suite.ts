@@ -20,7 +20,7 @@ export const TRICKY = [
 /** What no store can keep exactly: refused with 400 everywhere. */
 export const UNSTORABLE = ['A\ud800', '\udc00B', 'x\ud83dy', 'a\u0000b', '\u0000', 'ok\ud83d\ude00then\udfff']
 
-/** Registers the suite for each kind: text-fidelity.test.ts (memory, SQLite) and text-fidelity-pg.test.ts (PostgreSQL) call it. */
+/** Registers the suite for each kind: text-fidelity.slow.test.ts (memory, SQLite) and text-fidelity-pg.test.ts (PostgreSQL) call it. */
 export function textFidelitySuite (kinds: StoreKind[]): void {
   for (const kind of kinds) suiteOn(kind)
 }

@@ -14,7 +14,7 @@ const grace: StudentInput = { firstName: 'Grace', lastName: 'Hopper', age: 85 }
 const home: AddressInput = { name: 'Home', city: 'Berlin', postalCode: '10115' }
 const work: AddressInput = { name: 'Work', city: 'Paris', postalCode: '75001' }
 
-/** Registers the suite for each kind: conformance.test.ts (memory, SQLite) and conformance-pg.test.ts (PostgreSQL) call it. */
+/** Registers the suite for each kind: conformance.slow.test.ts (memory, SQLite) and conformance-pg.test.ts (PostgreSQL) call it. */
 export function conformanceSuite (kinds: StoreKind[]): void {
   for (const kind of kinds) suiteOn(kind)
 }

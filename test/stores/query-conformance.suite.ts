@@ -69,7 +69,7 @@ async function * once<R> (records: R[]): AsyncGenerator<R[]> {
   yield records
 }
 
-/** Registers the suite for each kind: query-conformance.test.ts (memory, SQLite) and query-conformance-pg.test.ts (PostgreSQL) call it. */
+/** Registers the suite for each kind: query-conformance.slow.test.ts (memory, SQLite) and query-conformance-pg.test.ts (PostgreSQL) call it. */
 export function queryConformanceSuite (kinds: StoreKind[]): void {
   for (const kind of kinds) suiteOn(kind)
 }

@@ -48,7 +48,7 @@ async function all (store: RecordStore, query: Partial<RecordQuery> = {}): Promi
   return await store.query({ where: [], sort: [], ...query })
 }
 
-/** Registers the suite for each kind: records.test.ts (memory, SQLite) and records-pg.test.ts (PostgreSQL) call it. */
+/** Registers the suite for each kind: records.slow.test.ts (memory, SQLite) and records-pg.test.ts (PostgreSQL) call it. */
 export function recordsSuite (kinds: StoreKind[]): void {
   for (const kind of kinds) suiteOn(kind)
 }

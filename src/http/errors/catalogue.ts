@@ -1,5 +1,17 @@
 import type { Language } from './language.js'
-import type { ErrorTexts } from './messages/types.js'
+
+/**
+ * User-facing texts of one error code in one language. `{field}` in a
+ * message is replaced by the name of the field concerned. (Here, not in
+ * ./messages/, which imports the codes: the texts' tables depend on the
+ * catalogue, never the other way.)
+ */
+export interface ErrorTexts {
+  /** Short summary of the problem type (the problem's `title`). */
+  title: string
+  /** A sentence a user interface can show (each entry's `message`). */
+  message: string
+}
 
 /**
  * The application error codes every server has: the requests' shape, ids

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
+import { QueryRefused } from '../../records/index.js'
 import { CATALOGUE, type CoreErrorCode, type ErrorCode } from './catalogue.js'
 import { catalogueOf } from './error-catalogue.js'
 import { AppError, type Failure } from './app-error.js'
@@ -33,7 +34,9 @@ export interface Classified {
 /** Seconds a client should wait after a 503 (the Retry-After header). */
 export const RETRY_AFTER_SECONDS = '5'
 
-export function classifyError (error: FastifyError, request: FastifyRequest): Classified {
+export function classifyError (thrown: FastifyError, request: FastifyRequest): Classified {
+  // The record layer's refusals carry AppError's arguments (it imports no transport).
+  const error = thrown instanceof QueryRefused ? new AppError(thrown.code, thrown.message, thrown.options) as AppError & FastifyError : thrown
   if (error instanceof AppError) {
     const { errors, headers, args, status, subject } = error.options
     const catalogue = catalogueOf(request.server)

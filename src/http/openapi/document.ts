@@ -198,7 +198,7 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
       response.content = Object.fromEntries(ownTypeFirst(representation.mediaTypes).map((type) => [type, { ...media }]))
     }
   }
-  // A collection's list also streams its records (src/http/rest/query/respond.ts).
+  // A collection's list also streams its records (src/http/rest/query/respond.ts, src/records/stream.ts).
   const listed = op.responses['200']?.content
   if (representation?.streams !== undefined && listed !== undefined) {
     for (const type of representation.streams) listed[type] = { schema: { type: 'string', description: STREAM_DESCRIPTIONS[type] } }

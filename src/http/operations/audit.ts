@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import { declared } from '../routes/index.js'
-import { principalOf } from '../security/index.js'
 import { freshRequestId } from '../transport/index.js'
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE'])
@@ -35,7 +34,12 @@ export interface AuditRecord {
  * the declaration when a request comes (the services' scopes declare a route
  * after this root hook has seen it).
  */
-async function auditPlugin (app: FastifyInstance): Promise<void> {
+export interface AuditOptions {
+  /** Who sent a request, when authentication proved it (http/security registers this plugin and hands it down). */
+  principalOf: (request: FastifyRequest) => { readonly name: string } | undefined
+}
+
+async function auditPlugin (app: FastifyInstance, { principalOf }: AuditOptions): Promise<void> {
   const createdIds = new WeakMap<FastifyRequest, string>()
 
   function rememberCreatedId (route: RouteOptions): onSendHookHandler {

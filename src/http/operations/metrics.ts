@@ -25,7 +25,7 @@ export async function createMetrics (enabled: boolean): Promise<RqsMetrics | und
 
 export const METRICS_PATH = '/metrics'
 const UNMATCHED = 'unmatched'
-/** The label of a route that declares no service (none should: test/http/routes/declarations.test.ts walks them). */
+/** The label of a route that declares no service (none should: test/http/routes/declarations.slow.test.ts walks them). */
 const UNDECLARED = 'other'
 
 /**

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { appendVary } from '../../lib/vary.js'
+import type { RecordFormat } from '../../records/index.js'
 
 /**
  * API versions by media type (spec: "Media type versioning"). A client asks
@@ -18,12 +19,12 @@ export interface VersionChoice {
 }
 
 /** How a collection is streamed: NDJSON (issue 13) or CSV (issue 22). */
-export type StreamFormat = 'ndjson' | 'csv'
+export type StreamFormat = RecordFormat
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 /** Newline-delimited JSON: a collection streamed one record a line (issue 13). */
 export const NDJSON_TYPE = 'application/x-ndjson'
-/** What a collection's Accept may name for CSV rows (the answer's Content-Type adds charset and header: query/csv.ts). */
+/** What a collection's Accept may name for CSV rows (the answer's Content-Type adds charset and header: src/records/csv.ts). */
 export const CSV_ACCEPT = 'text/csv'
 /** The stream types a collection offers beside its JSON versions, as a 406 lists them. */
 export const STREAM_TYPES: readonly string[] = [NDJSON_TYPE, CSV_ACCEPT]

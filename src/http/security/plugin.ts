@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Config } from '../../options.js'
+import type { CoreConfig } from '../../config.js'
 import { audit } from '../operations/index.js'
 import type { MountTable } from '../rest/index.js'
-import { auth, Authenticator, TokenFile } from './auth.js'
+import { auth, Authenticator, principalOf, TokenFile } from './auth.js'
 import { authEnabled, type SecurityConfig } from '../../config/security.js'
 import { protectiveHeaders, securityHeaders } from './headers.js'
 import { allowedHosts, hostCheck, type HostAllowList } from './hosts.js'
@@ -20,8 +20,8 @@ export interface SecurityPluginOptions {
   mounts: MountTable
 }
 
-/** The options for `app.register(security, …)` from the configuration. */
-export function securityPluginOptions (config: Config, mounts: MountTable): SecurityPluginOptions {
+/** The options for `app.register(security, …)` from the server's settings (no service's section). */
+export function securityPluginOptions (config: Pick<CoreConfig, 'security' | 'host' | 'publicUrl'>, mounts: MountTable): SecurityPluginOptions {
   return { config: config.security, hosts: allowedHosts(config.security.allowedHosts, config.host, config.publicUrl), mounts }
 }
 
@@ -60,7 +60,7 @@ async function securityPlugin (app: FastifyInstance, { config, hosts, mounts }: 
     })
   }
   if (config.rateLimit !== undefined) await app.register(rateLimit, { limit: config.rateLimit, redisUrl: config.redisUrl, authenticator, reject })
-  if (config.auditLog) await app.register(audit)
+  if (config.auditLog) await app.register(audit, { principalOf })
 }
 
 async function createAuthenticator (config: SecurityConfig): Promise<Authenticator> {

@@ -1,6 +1,9 @@
 import type { Socket } from 'node:net'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { principalOf } from '../security/index.js'
+
+/** Who sent a request, when authentication proved it (http/security's `principalOf`, handed down: transport imports no layer above it). */
+export type PrincipalOf = (request: FastifyRequest) => { readonly name: string } | undefined
+
 /**
  * Access logging: one line per finished request (Fastify's "request completed"),
  * not two: method, url, status, duration in ms (`responseTime`), bytes sent and,
@@ -11,12 +14,18 @@ import { principalOf } from '../security/index.js'
 export class AccessLogController extends LogController {
   /** What each connection had sent when its previous answer was logged. */
   readonly #logged = new WeakMap<Socket, number>()
+  readonly #principalOf: PrincipalOf
+
+  constructor (options: ConstructorParameters<typeof LogController>[0], principalOf: PrincipalOf) {
+    super(options)
+    this.#principalOf = principalOf
+  }
 
   override incomingRequest (): void {}
 
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime, bytes: this.#bytesSent(request.raw.socket), principal: principalOf(request)?.name }
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime, bytes: this.#bytesSent(request.raw.socket), principal: this.#principalOf(request)?.name }
     if (error == null) request.log.info(line, 'request completed')
     else request.log.error({ ...line, err: error }, 'request errored')
   }

@@ -1,19 +1,28 @@
 import type { FastifyServerOptions } from 'fastify'
 import type { CoreConfig } from '../../config.js'
-import { AccessLogController } from './access-log.js'
+import { AccessLogController, type PrincipalOf } from './access-log.js'
 import type { BoundLog } from './bound-log.js'
-import type { MountTable } from '../rest/index.js'
 import { requestId } from './request-id.js'
 import { lazyRequestLogger } from './request-logger.js'
 import { serverLimitOptions } from './timeouts.js'
 
+/** What the Fastify options take from the layers above transport, handed down by the composition root (src/server.ts). */
+export interface ServerParts {
+  /** Answers malformed URLs in the shape of the service the path is under (http/rest's MountTable). */
+  frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']>
+  bounds: BoundLog
+  /** Who sent a request, for the access log (http/security). */
+  principalOf: PrincipalOf
+  logStream?: { write: (line: string) => void }
+}
+
 /** What the Fastify instance is built with; each choice is explained where it is made. */
-export function fastifyOptions (config: CoreConfig, mounts: MountTable, bounds: BoundLog, logStream?: { write: (line: string) => void }): FastifyServerOptions {
+export function fastifyOptions (config: CoreConfig, { frameworkErrors, bounds, principalOf, logStream }: ServerParts): FastifyServerOptions {
   return {
     // Bounded time for every phase of a request, answered or closed and counted in the log (issue 10).
     ...serverLimitOptions(config.connections, bounds),
     logger: { level: config.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
-    logController: new AccessLogController({ disableRequestLogging: !config.accessLog }),
+    logController: new AccessLogController({ disableRequestLogging: !config.accessLog }, principalOf),
     // A request's child logger is made when it first logs, not for every request (issue 12).
     childLoggerFactory: lazyRequestLogger,
     genReqId: requestId,
@@ -25,6 +34,6 @@ export function fastifyOptions (config: CoreConfig, mounts: MountTable, bounds: 
     // Keep-alive sockets that are idle are closed at once on shutdown; busy ones finish their request.
     forceCloseConnections: 'idle',
     // Malformed URLs and over-long path parameters: the service the path belongs to answers.
-    frameworkErrors: mounts.frameworkErrors
+    frameworkErrors
   }
 }

@@ -1,7 +1,7 @@
 import { decodeCursor as decodePosition, encodeCursor as encodePosition } from '../../http/rest/index.js'
 import { ADDRESS_QUERY } from './query.js'
 
-/** The cursor of a page in id order: base64url of the last id on the page (src/http/query/cursor.ts). */
+/** The cursor of a page in id order: base64url of the last id on the page (src/records/cursor.ts). */
 export function encodeCursor (lastId: bigint): string {
   return encodePosition([], { keys: [], id: lastId })
 }

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { CollectionModel } from '../../http/rest/index.js'
-import type { FieldParam } from '../../http/rest/query/model.js'
+import type { FieldParam } from '../../records/index.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import type { StoredRecord } from '../../domain/index.js'
 import type { FieldSchema, UserCollection } from './declare.js'

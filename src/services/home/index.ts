@@ -7,18 +7,9 @@ import { ERRORS_PATH } from '../../http/errors/index.js'
 import { API_DOCS_PATH, OPENAPI_PATH, HTML_PAGE, SERVER_TAG } from '../../http/openapi/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import type { DirectoryLink } from '../types.js'
-import { landingPage } from './landing.js'
+import { landingPage, type HomeOptions } from './landing.js'
 
-export type { DirectoryLink }
-
-export interface HomeOptions {
-  name: string
-  version: string
-  /** The services' own links; the directory adds itself, the catalogue, the API documents and health. */
-  links: readonly DirectoryLink[]
-  /** The newest representation's media type, for the landing page's example. */
-  newestType: string
-}
+export type { DirectoryLink, HomeOptions }
 
 const HTML = 'text/html'
 const pages = new MediaTypeChooser(['application/json', HTML])

@@ -1,6 +1,16 @@
 import escape from 'escape-html'
 import { renderPage } from '../../http/html/index.js'
-import type { HomeOptions } from './index.js'
+import type { DirectoryLink } from '../types.js'
+
+/** What the home service is given (and the landing page shows). */
+export interface HomeOptions {
+  name: string
+  version: string
+  /** The services' own links; the directory adds itself, the catalogue, the API documents and health. */
+  links: readonly DirectoryLink[]
+  /** The newest representation's media type, for the landing page's example. */
+  newestType: string
+}
 
 /** A prominent way into the web application, when it is served. */
 function appLink (opts: HomeOptions): string {

@@ -8,7 +8,7 @@ import { DECLARATIONS, declarationFiles } from './fixture.js'
 /**
  * A declared collection over HTTP against a real listening server: the
  * address book's conventions for any declaration, alike on every store
- * (http.test.ts: memory and SQLite; http-pg.test.ts: PostgreSQL).
+ * (http.slow.test.ts: memory and SQLite; http-pg.test.ts: PostgreSQL).
  */
 const files = declarationFiles()
 const BOOKS = [

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { QueryableStore, StoreRevision } from '../../../domain/index.js'
-import { frameContentType, sendJsonList, streamsWhole, type ListFrame, type ListTap } from './respond.js'
+import { streamsWhole } from '../../../records/index.js'
+import { frameContentType, sendJsonList, type ListFrame, type ListTap } from './respond.js'
 
 /**
  * "Serialise once" (issue 12): the JSON of a whole list is built once and

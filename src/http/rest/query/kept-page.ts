@@ -3,8 +3,8 @@ import { LRUCache } from 'lru-cache'
 import { JSON_TYPE } from '../versioning.js'
 import type { StoreRevision } from '../../../domain/index.js'
 import type { Revisioned } from './kept-list.js'
-import type { ListRequest } from './parse.js'
-import { pageHeaders, readPage, type Collection, type Page } from './respond.js'
+import { readPage, type Collection, type ListRequest, type Page } from '../../../records/index.js'
+import { pageHeaders } from './respond.js'
 
 /** Characters of page answers kept per store, all its pages together; the least recently used go first. */
 export const PAGES_KEPT_CHARS = 4 * 1024 * 1024

@@ -37,7 +37,7 @@ async function csvRecords (text: string, collection: RecordCollection): Promise<
 
 const ndjsonRecords = (text: string): unknown[] => text.split('\n').slice(0, -1).map((line) => parseExactJson(line))
 
-/** Registers the suite for each kind: csv.test.ts (memory, SQLite) and csv-pg.test.ts (PostgreSQL) call it. */
+/** Registers the suite for each kind: csv.slow.test.ts (memory, SQLite) and csv-pg.test.ts (PostgreSQL) call it. */
 export function csvListSuite (kinds: StoreKind[]): void {
   for (const kind of kinds) suiteOn(kind)
 }

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import { isRevisioned, KeptPages } from '../../../../src/http/rest/index.js'
-import { parseListQuery } from '../../../../src/http/rest/query/parse.js'
+import { parseListQuery } from '../../../../src/records/parse.js'
 import { ADDRESS_QUERY } from '../../../../src/services/addresses/query.js'
 import { memoryStores } from '../../../../src/stores/index.js'
 

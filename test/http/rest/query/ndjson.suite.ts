@@ -35,7 +35,7 @@ async function * once<R> (records: R[]): AsyncGenerator<R[]> { yield records }
 
 export const NDJSON = { accept: 'application/x-ndjson' }
 
-/** Registers the suite for each kind: ndjson.test.ts (memory, SQLite) and ndjson-pg.test.ts (PostgreSQL) call it. */
+/** Registers the suite for each kind: ndjson.slow.test.ts (memory, SQLite) and ndjson-pg.test.ts (PostgreSQL) call it. */
 export function ndjsonSuite (kinds: StoreKind[]): void {
   for (const kind of kinds) suiteOn(kind)
 }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
 import { withRecordStores } from '../../../helpers/stores.js'
-import { STREAM_FROM } from '../../../../src/http/rest/query/respond.js'
+import { STREAM_FROM } from '../../../../src/records/index.js'
 import { KEEP_UP_TO_CHARS } from '../../../../src/http/rest/query/kept-list.js'
 import { recordEtag } from '../../../../src/http/rest/record-etags.js'
 import { memoryStores } from '../../../../src/stores/index.js'

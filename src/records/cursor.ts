@@ -1,5 +1,5 @@
-import { MAX_ADDRESS_ID, type FieldValue, type Position, type SortKey } from '../../../domain/index.js'
-import { isStorableText } from '../../../lib/storable-text.js'
+import { MAX_ADDRESS_ID, type FieldValue, type Position, type SortKey } from '../domain/index.js'
+import { isStorableText } from '../lib/storable-text.js'
 import type { CollectionModel, FieldParam } from './model.js'
 
 /**

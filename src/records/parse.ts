@@ -1,6 +1,6 @@
-import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../../../domain/index.js'
-import { AppError, type Failure } from '../../errors/index.js'
+import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
 import { decodeCursor } from './cursor.js'
+import { QueryRefused, type QueryFailure } from './errors.js'
 import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, fieldParam, isSortable, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
@@ -39,7 +39,7 @@ export type ListAnswer = 'page' | 'stream'
  * collection allows is VALIDATION_FAILED. The empty query is the plain list.
  */
 export function parseListQuery<F extends string> (model: CollectionModel<F>, query: Readonly<Record<string, unknown>>, answer: ListAnswer): ListRequest<F> {
-  const failures: Failure[] = []
+  const failures: QueryFailure[] = []
   const refuse = (param: string, detail: string): void => { failures.push({ code: 'INVALID_QUERY', field: param, detail }) }
   const where: Array<Condition<F>> = []
   const carried: Array<[string, string]> = []
@@ -64,7 +64,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     } else {
       const parsed = filterValue(spec, value)
       if (parsed === undefined) {
-        throw new AppError('VALIDATION_FAILED', `querystring.${param} must be <= ${MAX_ADDRESS_ID}`, { subject: 'query', errors: [{ code: 'FIELD_OUT_OF_RANGE', field: param, detail: `querystring.${param} must be <= ${MAX_ADDRESS_ID}` }] })
+        throw new QueryRefused('VALIDATION_FAILED', `querystring.${param} must be <= ${MAX_ADDRESS_ID}`, { subject: 'query', errors: [{ code: 'FIELD_OUT_OF_RANGE', field: param, detail: `querystring.${param} must be <= ${MAX_ADDRESS_ID}` }] })
       }
       where.push({ field, op, value: parsed })
     }
@@ -72,13 +72,13 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
 
   const sort = typeof query.sort === 'string' ? parseSort(model, query.sort, refuse) : []
   if (failures.length > 0) {
-    throw new AppError('INVALID_QUERY', `${failures.map((f) => f.detail).join('; ')}. Accepted: ${acceptedParameters(model)}`, { errors: failures })
+    throw new QueryRefused('INVALID_QUERY', `${failures.map((f) => f.detail).join('; ')}. Accepted: ${acceptedParameters(model)}`, { errors: failures })
   }
 
   let after: Position | undefined
   if (typeof query.cursor === 'string') {
     after = decodeCursor(model, sort, query.cursor)
-    if (after === undefined) throw new AppError('INVALID_CURSOR', `cursor "${query.cursor.slice(0, 80)}" was not issued by this service for this sort`)
+    if (after === undefined) throw new QueryRefused('INVALID_CURSOR', `cursor "${query.cursor.slice(0, 80)}" was not issued by this service for this sort`)
   }
   const limit = typeof query.limit === 'number' ? query.limit : undefined
   if (answer === 'page' && limit !== undefined && limit > model.maxLimit) throw pageTooLarge(model.maxLimit)
@@ -87,9 +87,9 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
 }
 
 /** The failure the query string's schema would report for `limit` above `max` (the schema leaves it to the answer, see ./schema.ts). */
-function pageTooLarge (max: number): AppError {
+function pageTooLarge (max: number): QueryRefused {
   const detail = `querystring.limit must be <= ${max}`
-  return new AppError('VALIDATION_FAILED', detail, { subject: 'query', errors: [{ code: 'FIELD_OUT_OF_RANGE', field: 'limit', detail }] })
+  return new QueryRefused('VALIDATION_FAILED', detail, { subject: 'query', errors: [{ code: 'FIELD_OUT_OF_RANGE', field: 'limit', detail }] })
 }
 
 function parseSort<F extends string> (model: CollectionModel<F>, text: string, refuse: (param: string, detail: string) => void): Array<SortKey<F>> {

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
-import { STREAM_FROM } from '../../../../src/http/rest/query/respond.js'
+import { STREAM_FROM } from '../../../../src/records/index.js'
 import { memoryStores } from '../../../../src/stores/index.js'
 import { openSqliteStores } from '../../../../src/stores/sqlite/index.js'
 import type { Stores } from '../../../../src/domain/index.js'

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { STORABLE_TEXT_PATTERN } from '../../../lib/storable-text.js'
-import { MAX_ADDRESS_ID, type Operator } from '../../../domain/index.js'
+import { STORABLE_TEXT_PATTERN } from '../lib/storable-text.js'
+import { MAX_ADDRESS_ID, type Operator } from '../domain/index.js'
 import { filterParam, isSortable, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
 const OPERATOR_TEXT: Record<Operator, string> = {

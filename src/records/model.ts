@@ -1,4 +1,4 @@
-import type { Operator } from '../../../domain/index.js'
+import type { Operator } from '../domain/index.js'
 /**
  * What a collection lets clients ask for: its fields (each a filter and a
  * sort key) and its page sizes. One model per collection drives the query

@@ -1,0 +1,20 @@
+/**
+ * The record layer: how a collection's records are asked for and written out,
+ * whatever the transport: the query model (fields, operators, limits), the
+ * query language's parser and its JSON Schema, cursors, pages, and the CSV and
+ * NDJSON stream forms. REST, GraphQL, the CLI and import/export import it; it
+ * imports only src/domain and src/lib (docs/architecture.md).
+ */
+export { BRACKET_OPERATORS, CONTROL_PARAMS, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, acceptedParameters, describeParameter, fieldParam, filterParam, isSortable, operatorsOf } from './model.js'
+export type { CollectionModel, FieldParam } from './model.js'
+export { parseListQuery } from './parse.js'
+export type { ListAnswer, ListRequest } from './parse.js'
+export { QueryRefused } from './errors.js'
+export type { QueryFailure, QueryRefusalCode, QueryRefusalOptions } from './errors.js'
+export { decodeCursor, encodeCursor, sortText } from './cursor.js'
+export { querystringSchema } from './schema.js'
+export { EVERYTHING, nextLink, readPage, STREAM_FROM, storeQuery, streamsWhole } from './page.js'
+export type { Collection, Page } from './page.js'
+export { csvColumns, recordStream } from './stream.js'
+export type { RecordFormat, RecordStream, StreamWriters } from './stream.js'
+export { CSV_TYPE, csvCell, csvHeader, csvRow } from './csv.js'
