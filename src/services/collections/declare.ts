@@ -1,6 +1,7 @@
 import { FIELD_TYPES, userTableOf, type CollectionDeclaration, type FieldType, type StoredField } from '../../domain/index.js'
 import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
+import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -169,6 +170,8 @@ function stringRules (path: string, schema: Record<string, unknown>, field: Reco
   if (schema.pattern !== undefined) {
     if (typeof schema.pattern !== 'string') fail(`${path}.pattern`, 'must be a regular expression in a string')
     try { new RegExp(schema.pattern, 'u') } catch (err) { fail(`${path}.pattern`, `is not a regular expression: ${(err as Error).message}`) }
+    // Checked on RE2 (linear time, issue 36): what it cannot run is refused here, not at the first request.
+    try { linearPattern(schema.pattern) } catch (err) { if (err instanceof PatternRefusal) fail(`${path}.pattern`, err.message); throw err }
   }
   if (schema.enum !== undefined) {
     if (!Array.isArray(schema.enum) || schema.enum.length === 0 || !schema.enum.every((v) => typeof v === 'string')) fail(`${path}.enum`, 'must be a non-empty array of strings')

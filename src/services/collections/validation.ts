@@ -2,6 +2,9 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify'
 import { BODY_VALIDATION, TEXT_VALIDATION } from '../../http/rest/index.js'
 import { plainReasons } from '../../http/errors/index.js'
+import { NOT_BLANK_PATTERN } from '../../http/errors/validation.js'
+import { linearRegExpEngine } from '../../lib/linear-pattern.js'
+import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { UUID_PATTERN } from './schema.js'
 
 /**
@@ -9,7 +12,8 @@ import { UUID_PATTERN } from './schema.js'
  * of bodies, unknown members dropped, every failure reported) and the
  * formats a declaration may name, checked the same way by the routes and by
  * `rqs import`. rqs's own schemas name no such format, so the server's
- * validators know none.
+ * validators know none. Declared patterns run on RE2 (linear time, issue 36):
+ * a value can never hold the event loop however the pattern nests.
  */
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
@@ -31,7 +35,9 @@ function isUri (text: string): boolean {
 }
 
 function ajvWith (options: Options): Ajv {
-  const ajv = new Ajv(options)
+  // rqs's own text rules keep the native engine (faster; tests cover them), declared ones get RE2.
+  const regExp = linearRegExpEngine([STORABLE_TEXT_PATTERN, NOT_BLANK_PATTERN])
+  const ajv = new Ajv({ ...options, code: { ...options.code, regExp } })
   ajv.addFormat('date', isDate)
   ajv.addFormat('date-time', (text: string) => DATE_TIME.test(text) && isDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text)))
   ajv.addFormat('email', EMAIL)
