@@ -2,6 +2,7 @@ import { FIELD_TYPES, userTableOf, type CollectionDeclaration, type FieldType, t
 import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
 import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
+import { tooManyCollections, tooManyFields } from './limits.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -73,6 +74,8 @@ export function checkCollections (value: unknown, source: string): UserCollectio
 
 function collectionsOf (value: unknown): UserCollection[] {
   const map = objectAt('collections', value, 'an object of collections by name, e.g. {"books": {"schema": {…}}}')
+  const tooMany = tooManyCollections(Object.keys(map).length)
+  if (tooMany !== undefined) fail('collections', tooMany)
   return Object.entries(map).map(([name, declared]) => collectionOf(name, declared))
 }
 
@@ -111,6 +114,8 @@ function collectionOf (name: string, value: unknown): UserCollection {
     properties[field] = checked
     fields[field] = { type: checked.type, required: required.includes(field) }
   }
+  const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
+  if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
   return {
     declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate: [] },
     ...(description === undefined ? {} : { description }),

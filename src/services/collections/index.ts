@@ -8,6 +8,7 @@ import { COLLECTIONS_PATH, collectionsListing } from './listing.js'
 import { recordCollection } from './records.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { declaredSchema } from './schema.js'
+import { sharedCollectionValidator } from './validation.js'
 
 export { collectionsOptions, type CollectionsConfig } from './config.js'
 export type { UserCollection } from './declare.js'
@@ -60,7 +61,7 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
         name,
         resources: `/${name}`,
         representations: collectionRepresentations(name, VERSIONS),
-        options: { collection, store, vendor: config.versioning.vendor, pages: new KeptPages() }
+        options: { collection, store, vendor: config.versioning.vendor, pages: new KeptPages(), validator: sharedCollectionValidator() }
       })
     }
     const byName = new Map(declared.map((c) => [c.declaration.name, c]))

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema, FastifySchemaCompiler } from 'fastify'
 import { NO_CONDITION, type DeleteResult, type RecordId, type RecordInput, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   answerOnce, conditionalRead, exactJsonParser, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage, sendStream, csvColumns,
@@ -9,7 +9,7 @@ import { AppError, problems } from '../../http/errors/index.js'
 import { ACCEPTS_KEY, SEQUENCE_PATH_ID, UUID_PATH_ID, answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { UserCollection } from './declare.js'
 import { createBody, pageSchema, pascalOf, putBody, queryModel, recordLine, recordSchema, singularOf } from './schema.js'
-import { collectionValidator, isUuid } from './validation.js'
+import { isUuid, sharedCollectionValidator } from './validation.js'
 
 export interface CollectionRoutesOptions {
   collection: UserCollection
@@ -18,6 +18,8 @@ export interface CollectionRoutesOptions {
   vendor: string
   /** Pages serialised once per store revision (memory store), kept by this server. */
   pages: KeptPages
+  /** The collection's validators, shared by its mounts (each schema compiled once); a fresh one when not given. */
+  validator?: FastifySchemaCompiler<FastifySchema>
 }
 
 interface IdParams { id: string }
@@ -63,7 +65,7 @@ async function collectionRoutes (app: FastifyInstance, opts: CollectionRoutesOpt
   app.addContentTypeParser('application/json', { parseAs: 'string' }, exactJsonParser)
   app.addContentTypeParser(vendorJsonPattern(opts.vendor), { parseAs: 'string' }, exactJsonParser)
   // The declared formats (date, email, …) are checked by validators that know them.
-  app.setValidatorCompiler(collectionValidator)
+  app.setValidatorCompiler(opts.validator ?? sharedCollectionValidator())
 
   const pathId = (segment: string): RecordId => {
     if (uuid) {

@@ -54,6 +54,25 @@ const textAjv = ajvWith(TEXT_VALIDATION)
 export const collectionValidator: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)
 
+/**
+ * collectionValidator compiling each distinct schema once, for one
+ * collection's routes: its list's query string (every filter of every
+ * field) is the same for GET and HEAD on every mount, and compiling it took
+ * most of the start with many fields (issue 36: 8 × ≈ 1 s for 96 fields).
+ */
+export function sharedCollectionValidator (): FastifySchemaCompiler<FastifySchema> {
+  const compiled = new Map<string, ReturnType<FastifySchemaCompiler<FastifySchema>>>()
+  return (route) => {
+    const key = `${route.httpPart === 'body' ? 'body' : 'text'} ${JSON.stringify(route.schema)}`
+    let validate = compiled.get(key)
+    if (validate === undefined) {
+      validate = collectionValidator(route)
+      compiled.set(key, validate)
+    }
+    return validate
+  }
+}
+
 /** Checks a parsed value against a schema, with the API's words for what is wrong (the lines of `rqs import`). */
 export function bodyChecker (schema: object): (value: unknown) => { ok: true } | { reason: string } {
   const validate: ValidateFunction = bodyAjv.compile(schema)
