@@ -30,7 +30,8 @@ export function errorPipeline (render: ErrorRenderer): ErrorPipeline {
     render,
     handleError: (error, request, reply) => {
       const classified = logged(classifyError(error, request), request)
-      return reply.raw.headersSent ? cut(reply) : render(classified, request, reply)
+      // Started but not finished: cut. Finished (a late error after a whole answer, e.g. the rest of a refused body): as before.
+      return reply.raw.headersSent && !reply.raw.writableEnded ? cut(reply) : render(classified, request, reply)
     },
     notFound: (request, reply) => {
       appendVary(reply, 'Accept')
