@@ -55,11 +55,11 @@ describe('upgrading a SQLite table from today\'s layout', () => {
     ['sFolded, then s', { sFolded: { type: 'string', required: true } }, { s: { type: 'string', required: false } }]
   ] as Array<[string, Record<string, StoredField>, Record<string, StoredField>]>)('adds a colliding field to a held table (%s) and keeps the records', async (what, first, added) => {
     const path = join(dir.dir, `${what.replace(/\W+/g, '-')}.db`)
-    const before = await openSqliteStores({ path, collections: [declaration(first)] })
+    const before = openSqliteStores({ path, collections: [declaration(first)] })
     const [name] = Object.keys(first) as [string]
     await (before.collections.get('books') as RecordStore).create({ [name]: 'Dune' })
     await before.close()
-    const after = await openSqliteStores({ path, collections: [declaration({ ...first, ...added })] })
+    const after = openSqliteStores({ path, collections: [declaration({ ...first, ...added })] })
     try {
       const books = after.collections.get('books') as RecordStore
       const [other] = Object.keys(added) as [string]
