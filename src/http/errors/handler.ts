@@ -28,7 +28,11 @@ export interface ErrorPipeline {
 export function errorPipeline (render: ErrorRenderer): ErrorPipeline {
   return {
     render,
-    handleError: (error, request, reply) => render(logged(classifyError(error, request), request), request, reply),
+    handleError: (error, request, reply) => {
+      const classified = logged(classifyError(error, request), request)
+      // Started but not finished: cut. Finished (a late error after a whole answer, e.g. the rest of a refused body): as before.
+      return reply.raw.headersSent && !reply.raw.writableEnded ? cut(reply) : render(classified, request, reply)
+    },
     notFound: (request, reply) => {
       appendVary(reply, 'Accept')
       const error = routeNotFound(request)
@@ -36,6 +40,18 @@ export function errorPipeline (render: ErrorRenderer): ErrorPipeline {
     },
     methodNotAllowed: (request, reply, allow) => render(methodNotAllowed(request, allow), request, reply)
   }
+}
+
+/**
+ * An answer whose headers are out (a stream, a compressed body) that an error
+ * or a timeout stops: no error body can follow (it would land inside the
+ * promised Content-Encoding or Content-Length), so the connection is closed
+ * and the client sees a cut answer, never a corrupt one (issue 36, item 6).
+ */
+function cut (reply: FastifyReply): FastifyReply {
+  reply.hijack()
+  reply.raw.destroy()
+  return reply
 }
 
 /** JSON first: a wildcard or a missing Accept keep the service's own shape; only a browser's Accept prefers the page. */

@@ -18,6 +18,13 @@ export interface OpenApiOptions {
   bearerAuth?: boolean
   /** The security features that are on: their refusals (401, 403, 429, 503) are listed where they can happen. */
   security?: SecurityFeatures
+  /**
+   * Build the document while the server starts, before it listens (declared
+   * collections make it large: seconds of generation that would otherwise
+   * hold the event loop on the first request, issue 36). Off: built on the
+   * first request. Either way built once and kept as its JSON text.
+   */
+  buildAhead?: boolean
 }
 
 const BEARER_AUTH = {
@@ -83,6 +90,12 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
     declareRoutes(ui, { service: 'openapi', access: 'public' })
     await ui.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true }, ...SWAGGER_UI_OPTIONS })
   })
+  // The document as sent: generated and serialised once per server (routes do not change once it listens).
+  let text: string | undefined
+  const documentText = (): string => {
+    text ??= JSON.stringify(app.swagger())
+    return text
+  }
   app.get(OPENAPI_PATH, {
     config: { rqs: { service: 'openapi', access: 'public' } },
     schema: {
@@ -91,5 +104,6 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
       summary: 'This OpenAPI 3.1 document',
       response: { 200: { type: 'object', additionalProperties: true, 'x-response-description': 'The OpenAPI document (generated from the routes\' schemas).' } }
     }
-  }, async () => app.swagger())
+  }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(documentText()))
+  if (opts.buildAhead === true) app.addHook('onReady', async () => { documentText() })
 }, { name: 'rqs-openapi', fastify: '5.x' })

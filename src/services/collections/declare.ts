@@ -1,6 +1,8 @@
 import { FIELD_TYPES, userTableOf, type CollectionDeclaration, type FieldType, type StoredField } from '../../domain/index.js'
 import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
+import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
+import { tooManyCollections, tooManyFields } from './limits.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -72,6 +74,8 @@ export function checkCollections (value: unknown, source: string): UserCollectio
 
 function collectionsOf (value: unknown): UserCollection[] {
   const map = objectAt('collections', value, 'an object of collections by name, e.g. {"books": {"schema": {…}}}')
+  const tooMany = tooManyCollections(Object.keys(map).length)
+  if (tooMany !== undefined) fail('collections', tooMany)
   return Object.entries(map).map(([name, declared]) => collectionOf(name, declared))
 }
 
@@ -110,6 +114,8 @@ function collectionOf (name: string, value: unknown): UserCollection {
     properties[field] = checked
     fields[field] = { type: checked.type, required: required.includes(field) }
   }
+  const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
+  if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
   return {
     declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate: [] },
     ...(description === undefined ? {} : { description }),
@@ -169,6 +175,8 @@ function stringRules (path: string, schema: Record<string, unknown>, field: Reco
   if (schema.pattern !== undefined) {
     if (typeof schema.pattern !== 'string') fail(`${path}.pattern`, 'must be a regular expression in a string')
     try { new RegExp(schema.pattern, 'u') } catch (err) { fail(`${path}.pattern`, `is not a regular expression: ${(err as Error).message}`) }
+    // Checked on RE2 (linear time, issue 36): what it cannot run is refused here, not at the first request.
+    try { linearPattern(schema.pattern) } catch (err) { if (err instanceof PatternRefusal) fail(`${path}.pattern`, err.message); throw err }
   }
   if (schema.enum !== undefined) {
     if (!Array.isArray(schema.enum) || schema.enum.length === 0 || !schema.enum.every((v) => typeof v === 'string')) fail(`${path}.enum`, 'must be a non-empty array of strings')

@@ -9,6 +9,7 @@ import { recordCollection } from './records.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { declaredSchema } from './schema.js'
 import { collectionStore } from '../records/routes.js'
+import { sharedCollectionValidator } from './validation.js'
 
 export { collectionsOptions, type CollectionsConfig } from './config.js'
 export type { UserCollection } from './declare.js'
@@ -59,7 +60,7 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
         name,
         resources: `/${name}`,
         representations: collectionRepresentations(name, VERSIONS),
-        options: { collection, records: collectionStore(stores, name), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags() }
+        options: { collection, records: collectionStore(stores, name), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags(), validator: sharedCollectionValidator() }
       })
     }
     const byName = new Map(declared.map((c) => [c.declaration.name, c]))

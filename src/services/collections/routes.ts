@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema, FastifySchemaCompiler } from 'fastify'
 import type { RecordId } from '../../domain/index.js'
 import { exactJsonParser, querystringSchema, vendorJsonPattern, type Representation } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
@@ -7,12 +7,14 @@ import { recordRoutes, type RecordRoutesOptions } from '../records/routes.js'
 import type { IdCodec, WirePolicy } from '../records/policy.js'
 import type { UserCollection } from './declare.js'
 import { createBody, pageSchema, pascalOf, putBody, queryModel, recordLine, recordSchema, singularOf } from './schema.js'
-import { collectionValidator, isUuid } from './validation.js'
+import { isUuid, sharedCollectionValidator } from './validation.js'
 
 export interface CollectionRoutesOptions extends RecordRoutesOptions {
   collection: UserCollection
   /** Vendor name of the versioned media types, whose bodies are JSON too. */
   vendor: string
+  /** The collection's validators, shared by its mounts (each schema compiled once); a fresh one when not given. */
+  validator?: FastifySchemaCompiler<FastifySchema>
 }
 
 const LIST_TEXT = '`limit` per page (default 50, at most 500), ascending ids unless `sort` says otherwise. `next` and `Link: <…>; rel="next"` lead to the next page while there is one; `count=true` adds `X-Total-Count`. With `Accept: application/x-ndjson` the answer is every matching record, one a line (a `limit` caps it). Optional fields filter but do not sort.'
@@ -27,7 +29,7 @@ const LIST_TEXT = '`limit` per page (default 50, at most 500), ascending ids unl
  * The record routes every collection shares (../records/routes.ts), with
  * the wire policy its declaration gives.
  */
-export function collectionPolicy (collection: UserCollection, vendor: string): WirePolicy {
+export function collectionPolicy (collection: UserCollection, vendor: string, validator: FastifySchemaCompiler<FastifySchema> = sharedCollectionValidator()): WirePolicy {
   const name = collection.declaration.name
   const one = singularOf(name)
   const many = pascalOf(name)
@@ -61,7 +63,7 @@ export function collectionPolicy (collection: UserCollection, vendor: string): W
       app.addContentTypeParser('application/json', { parseAs: 'string' }, exactJsonParser)
       app.addContentTypeParser(vendorJsonPattern(vendor), { parseAs: 'string' }, exactJsonParser)
       // The declared formats (date, email, …) are checked by validators that know them.
-      app.setValidatorCompiler(collectionValidator)
+      app.setValidatorCompiler(validator)
     }
   }
 }
@@ -96,7 +98,7 @@ function idMismatch (value: unknown, id: RecordId): AppError {
 }
 
 async function collectionRoutes (app: FastifyInstance, opts: CollectionRoutesOptions): Promise<void> {
-  recordRoutes(app, collectionPolicy(opts.collection, opts.vendor), opts)
+  recordRoutes(app, collectionPolicy(opts.collection, opts.vendor, opts.validator), opts)
 }
 
 /**

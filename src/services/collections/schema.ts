@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { CollectionModel } from '../../http/rest/index.js'
 import type { FieldParam } from '../../records/index.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
+import { linearPattern } from '../../lib/linear-pattern.js'
 import type { StoredRecord } from '../../domain/index.js'
 import type { FieldSchema, UserCollection } from './declare.js'
 
@@ -57,7 +58,7 @@ function sampleOf (name: string, field: FieldSchema): unknown {
     case 'string': {
       const minLength = typeof field.minLength === 'number' ? field.minLength : 0
       const maxLength = typeof field.maxLength === 'number' ? field.maxLength : Infinity
-      const pattern = typeof field.pattern === 'string' ? new RegExp(field.pattern, 'u') : undefined
+      const pattern = typeof field.pattern === 'string' ? linearPattern(field.pattern) : undefined
       const format = typeof field.format === 'string' ? FORMAT_SAMPLES[field.format] : undefined
       const candidates = format !== undefined ? [format] : [`Example ${name}`, name, '978-0-441-01359-3', '0123456789', 'A1', 'a']
       return candidates.find((c) => c.length >= minLength && c.length <= maxLength && (pattern?.test(c) ?? true))

@@ -40,7 +40,8 @@ export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: 
   let committing = false
   try {
     await client.query('DROP TABLE IF EXISTS pg_temp.rqs_import')
-    await client.query(`CREATE TEMP TABLE rqs_import (ord integer, ${plan.columns.map(([name, type]) => `${name} ${type}`).join(', ')})`)
+    // rqs__ord: a name no field's column can take (column-names.ts), as rqs__inserted below.
+    await client.query(`CREATE TEMP TABLE rqs_import (rqs__ord integer, ${plan.columns.map(([name, type]) => `${name} ${type}`).join(', ')})`)
     const stage = `INSERT INTO pg_temp.rqs_import SELECT * FROM unnest($1::integer[], ${plan.columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')})`
     let count = 0
     for await (const batch of source) {
@@ -53,12 +54,12 @@ export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: 
     if (plan.lock !== undefined) await client.query(plan.lock)
     const applied = await client.query<{ inserted: boolean }>(`WITH applied AS (
         INSERT INTO ${plan.table} AS t (${names.join(', ')})
-        SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import ORDER BY id, ord DESC
+        SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import ORDER BY id, rqs__ord DESC
         ON CONFLICT (id) DO UPDATE SET ${names.length > 1 ? names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ') : 'id = t.id'}
-        RETURNING t.*, t.xmax = 0 AS inserted
+        RETURNING t.*, t.xmax = 0 AS rqs__inserted
       )
       INSERT INTO rqs_pending_changes (service, kind, ${plan.changeId === 'record_key' ? 'record_id, record_key' : 'record_id'}, record)
-      SELECT $1, CASE WHEN a.inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
+      SELECT $1, CASE WHEN a.rqs__inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
       FROM applied a ORDER BY a.id
       RETURNING kind = 'created' AS inserted`, [plan.service])
     if (plan.finish !== undefined) await client.query(plan.finish)

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import { columnOf, fieldKindsOf, idTypeOf, type CollectionDeclaration, type FieldType, type RecordId, type StoredRecord } from '../../domain/index.js'
+import { fieldKindsOf, idTypeOf, type CollectionDeclaration, type FieldType, type RecordId, type StoredRecord } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
+import { fieldColumns, POSTGRES_COLUMNS } from '../column-names.js'
 
 /**
  * How one declaration lies in PostgreSQL: its table, columns, folded copies
@@ -8,13 +9,19 @@ import type { SqlTable } from '../sql-query.js'
  * is derived from here, so the store, the registry and the import agree.
  */
 
-/** A field of a declaration with its column, SQL type and folded copy. */
+/**
+ * A field of a declaration with its column, SQL type and folded copy. Column
+ * names are quoted as SQL is written with them, so a field may be called
+ * `select` or `user` (issue 36); `columnName` is the bare name.
+ */
 export interface FieldLayout {
   name: string
   type: FieldType
   required: boolean
+  /** The column, quoted. */
   column: string
-  /** The column of the folded copy (string fields only). */
+  columnName: string
+  /** The column of the folded copy (string fields only), quoted. */
   folded?: string
   /** The SQL type a value of it is bound as (function arguments, import staging). */
   sqlType: string
@@ -61,6 +68,11 @@ export function identifier (base: string, suffix: string): string {
   return `${base.slice(0, MAX_IDENTIFIER - suffix.length - 10)}_${hash}_${suffix}`
 }
 
+/** A double-quoted SQL identifier. */
+export function quoted (name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
 /** A SQL string literal. */
 export function literal (text: string): string {
   return `'${text.replace(/'/g, "''")}'`
@@ -68,9 +80,10 @@ export function literal (text: string): string {
 
 export function layoutOf (declaration: CollectionDeclaration): TableLayout {
   const table = declaration.table
+  const names = fieldColumns(declaration.fields, POSTGRES_COLUMNS)
   const fields: FieldLayout[] = Object.entries(declaration.fields).map(([name, f]) => {
-    const column = columnOf(name)
-    return { name, type: f.type, required: f.required, column, folded: f.type === 'string' ? `${column}_folded` : undefined, sqlType: SQL_TYPE[f.type] }
+    const { column, folded } = names.get(name) ?? { column: name }
+    return { name, type: f.type, required: f.required, column: quoted(column), columnName: column, folded: folded === undefined ? undefined : quoted(folded), sqlType: SQL_TYPE[f.type] }
   })
   const idType = idTypeOf(declaration)
   const columns: Record<string, string> = { id: 'id' }
@@ -79,7 +92,7 @@ export function layoutOf (declaration: CollectionDeclaration): TableLayout {
     columns[f.name] = f.column
     if (f.folded !== undefined) folded[f.name] = f.folded
   }
-  const select = ['id', ...fields.map((f) => `${f.column} AS "${f.name}"`)].join(', ')
+  const select = ['id', ...fields.map((f) => `${f.column} AS ${quoted(f.name)}`)].join(', ')
   const idOf = idType === 'number'
     ? (value: unknown) => Number(value)
     : idType === 'bigint' ? (value: unknown) => value as bigint : (value: unknown) => String(value)

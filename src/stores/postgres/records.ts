@@ -211,7 +211,7 @@ export class PostgresRecordStore implements RecordStore {
 
   #written (row: Row | undefined): WriteResult {
     if (row === undefined) return NOT_FOUND
-    return { outcome: row.inserted === true ? 'created' : 'replaced', record: this.#layout.toRecord(row) }
+    return { outcome: row.rqs__inserted === true ? 'created' : 'replaced', record: this.#layout.toRecord(row) }
   }
 
   #deleted (result: { rowCount: number | null, rows: Row[] }): DeleteResult {
@@ -255,7 +255,7 @@ function statements (layout: TableLayout): Statements {
     // After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
     upsert: {
       name: `${prefix}-upsert`,
-      text: `INSERT INTO ${table} AS t (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO UPDATE SET ${excluded} RETURNING ${select}, t.xmax = 0 AS inserted`
+      text: `INSERT INTO ${table} AS t (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO UPDATE SET ${excluded} RETURNING ${select}, t.xmax = 0 AS rqs__inserted`
     },
     insert: { name: `${prefix}-insert`, text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING ${select}` },
     lock: { name: `${prefix}-lock`, text: `SELECT ${select} FROM ${table} WHERE id = $1 FOR UPDATE` },

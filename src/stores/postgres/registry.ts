@@ -105,7 +105,7 @@ async function create (client: pg.ClientBase, layout: TableLayout): Promise<void
 }
 
 function index (layout: TableLayout, field: FieldLayout): string {
-  return `CREATE INDEX IF NOT EXISTS ${identifier(layout.table, field.column)} ON ${layout.table} (${field.column}, id)`
+  return `CREATE INDEX IF NOT EXISTS ${identifier(layout.table, field.columnName)} ON ${layout.table} (${field.column}, id)`
 }
 
 /** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */

@@ -34,7 +34,8 @@ export async function importStaged<R> (db: Database.Database, plan: ImportPlan<R
   let count = 0
   let cacheSize: number | undefined
   try {
-    db.exec(`CREATE TEMP TABLE ${staged.slice('temp.'.length)} (ord INTEGER PRIMARY KEY, ${names.join(', ')})`)
+    // rqs__ord: a name no field's column can take (../column-names.ts).
+    db.exec(`CREATE TEMP TABLE ${staged.slice('temp.'.length)} (rqs__ord INTEGER PRIMARY KEY, ${names.join(', ')})`)
     const insert = db.prepare(`INSERT INTO ${staged} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
     // A transaction that writes only the temporary database locks nothing of the file.
     const stage = db.transaction((batch: readonly R[]) => {
@@ -60,8 +61,10 @@ export async function importStaged<R> (db: Database.Database, plan: ImportPlan<R
     }
     // The last line of each id, in id order (one change each, as in the other stores): with max(), SQLite takes
     // the other columns from the row holding the maximum. "WHERE true" keeps ON CONFLICT from reading as a join's ON.
+    // Positional aliases: a subquery's column named after a keyword SQLite reads specially ("false") is not found by name.
+    const picked = names.map((c, i) => `${c} AS rqs__c${i}`).join(', ')
     db.exec(`INSERT INTO ${plan.table} (${names.join(', ')})
-      SELECT ${names.join(', ')} FROM (SELECT ${names.join(', ')}, max(ord) FROM ${staged} GROUP BY id) WHERE true ORDER BY id
+      SELECT ${names.map((_, i) => `rqs__c${i}`).join(', ')} FROM (SELECT ${picked}, max(rqs__ord) FROM ${staged} GROUP BY id) WHERE true ORDER BY rqs__c0
       ON CONFLICT (id) DO UPDATE SET ${names.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`)
     for (const index of indexes) db.exec(index.sql)
     plan.finish(staged)

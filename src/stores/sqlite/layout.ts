@@ -1,12 +1,14 @@
-import { columnOf, fieldKindsOf, fold, idTypeOf, rowShaper, type CollectionDeclaration, type FieldType, type RecordInput, type StoredField, type StoredRecord } from '../../domain/index.js'
+import { fieldKindsOf, fold, idTypeOf, rowShaper, type CollectionDeclaration, type FieldType, type RecordInput, type StoredField, type StoredRecord } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
+import { fieldColumns, SQLITE_COLUMNS } from '../column-names.js'
 
 /**
  * How a collection lies in its SQLite table: `id`, one typed column per field
  * (`columnOf`), a folded copy of every string field (`<column>_folded`, what
  * `contains` and the search read) and an index (column, id) per field. Column
  * names are quoted wherever SQL is built from them, so a field may be called
- * anything (`order`, `group`).
+ * anything (`order`, `group`); a name another column holds goes to the
+ * internal namespace (../column-names.ts).
  */
 
 export interface FieldLayout {
@@ -42,9 +44,10 @@ export function literal (text: string): string {
 }
 
 export function fieldLayouts (fields: Readonly<Record<string, StoredField>>): FieldLayout[] {
+  const names = fieldColumns(fields, SQLITE_COLUMNS)
   return Object.entries(fields).map(([name, f]) => {
-    const column = columnOf(name)
-    return { name, type: f.type, required: f.required, column, folded: f.type === 'string' ? `${column}_folded` : undefined }
+    const { column, folded } = names.get(name) ?? { column: name }
+    return { name, type: f.type, required: f.required, column, folded }
   })
 }
 
