@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { Readable } from 'node:stream'
+import { KINDS } from '../domain/index.js'
 import type { FieldParam } from '../http/rest/query/model.js'
 import type { RecordCollection } from './collection.js'
 import { InputReadError } from './lines.js'
@@ -67,31 +68,20 @@ export function csvColumns (collection: RecordCollection, header: readonly CsvCe
     if (seen.has(name)) throw new Error(`the column "${name}" is named twice`)
     seen.add(name)
     const param = Object.hasOwn(collection.model.fields, name) ? collection.model.fields[name] : undefined
-    return { name, read: cellReader(name, param), text: param === undefined || param.kind === 'text' }
+    return { name, read: cellReader(name, param), text: param === undefined || param.kind === 'string' }
   })
 }
 
 /** A cell's value as the field's type has it, or the reason it is none. */
 export type CellReader = (text: string) => { value: unknown } | { reason: string }
 
-const INTEGER = /^-?(?:0|[1-9][0-9]*)$/
-const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
-
+/** A cell as its field's kind reads it (a column no model types is text). */
 function cellReader (name: string, param: FieldParam | undefined): CellReader {
-  switch (param?.kind) {
-    case undefined:
-    case 'text': return (text) => ({ value: text })
-    case 'integer': return (text) => {
-      if (!INTEGER.test(text)) return { reason: `${name} must be an integer, not "${text}"` }
-      const value = Number(text)
-      return Number.isSafeInteger(value) ? { value } : { reason: `${name} must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, not ${text}` }
-    }
-    case 'int64': return (text) => INTEGER.test(text) ? { value: BigInt(text) } : { reason: `${name} must be an integer, not "${text}"` }
-    case 'number': return (text) => {
-      const value = Number(text)
-      return NUMBER.test(text) && Number.isFinite(value) ? { value } : { reason: `${name} must be a number, not "${text}"` }
-    }
-    case 'boolean': return (text) => text === 'true' ? { value: true } : text === 'false' ? { value: false } : { reason: `${name} must be true or false, not "${text}"` }
+  if (param === undefined) return (text) => ({ value: text })
+  const read = KINDS[param.kind].csv
+  return (text) => {
+    const cell = read(text)
+    return 'rule' in cell ? { reason: `${name} ${cell.rule}` } : cell
   }
 }
 

@@ -3,6 +3,7 @@ import type { FastifySchema, FastifySchemaCompiler } from 'fastify'
 import { BODY_VALIDATION, TEXT_VALIDATION } from '../../http/rest/index.js'
 import { plainReasons } from '../../http/errors/index.js'
 import { UUID_PATTERN } from './schema.js'
+import { addKindKeyword } from './kind-keyword.js'
 
 /**
  * The validators of declared collections: the server's rules (no coercion
@@ -38,6 +39,7 @@ function ajvWith (options: Options): Ajv {
   ajv.addFormat('uri', isUri)
   ajv.addFormat('uuid', UUID)
   ajv.addFormat('uri-reference', true)
+  addKindKeyword(ajv)
   return ajv
 }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { idTypeOf, type FieldType } from '../../domain/index.js'
+import { idTypeOf, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, literal, type FieldLayout, type TableLayout } from './layout.js'
 
@@ -22,7 +22,7 @@ export const ROUTINES_VERSION = 2
 
 interface StoredField {
   name: string
-  type: FieldType
+  type: Kind
   required: boolean
 }
 

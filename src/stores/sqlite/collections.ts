@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { CollectionChangedError, idTypeOf, type CollectionDeclaration, type FieldType, type StoredField } from '../../domain/index.js'
+import { CollectionChangedError, idTypeOf, KINDS, type CollectionDeclaration, type StoredField } from '../../domain/index.js'
 import { fieldLayouts, literal, quoted, type FieldLayout } from './layout.js'
 
 /**
@@ -62,13 +62,11 @@ function requiredness (required: boolean): string {
   return required ? 'required' : 'optional'
 }
 
-const SQL_TYPE: Record<FieldType, string> = { string: 'TEXT', integer: 'INTEGER', number: 'REAL', boolean: 'INTEGER' }
-
 /** A field's column definitions: its own, then its folded copy's (string fields). */
 function columnDefinitions (f: FieldLayout): string[] {
   const notNull = f.required ? ' NOT NULL' : ''
   const check = f.type === 'boolean' ? ` CHECK (${quoted(f.column)} IN (0, 1))` : ''
-  const definitions = [`${quoted(f.column)} ${SQL_TYPE[f.type]}${notNull}${check}`]
+  const definitions = [`${quoted(f.column)} ${KINDS[f.type].storage.sqlite}${notNull}${check}`]
   if (f.folded !== undefined) definitions.push(`${quoted(f.folded)} TEXT${notNull}`)
   return definitions
 }

@@ -1,4 +1,4 @@
-import { columnOf, fieldKindsOf, fold, idTypeOf, rowShaper, type CollectionDeclaration, type FieldType, type RecordInput, type StoredField, type StoredRecord } from '../../domain/index.js'
+import { columnOf, fieldKindsOf, fold, idTypeOf, KINDS, rowShaper, type CollectionDeclaration, type Kind, type RecordInput, type StoredField, type StoredRecord } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
 
 /**
@@ -11,7 +11,7 @@ import type { SqlTable } from '../sql-query.js'
 
 export interface FieldLayout {
   name: string
-  type: FieldType
+  type: Kind
   required: boolean
   column: string
   /** The folded copy's column, for string fields. */
@@ -44,7 +44,7 @@ export function literal (text: string): string {
 export function fieldLayouts (fields: Readonly<Record<string, StoredField>>): FieldLayout[] {
   return Object.entries(fields).map(([name, f]) => {
     const column = columnOf(name)
-    return { name, type: f.type, required: f.required, column, folded: f.type === 'string' ? `${column}_folded` : undefined }
+    return { name, type: f.type, required: f.required, column, folded: KINDS[f.type].folded ? `${column}_folded` : undefined }
   })
 }
 
