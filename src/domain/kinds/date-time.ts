@@ -39,6 +39,7 @@ export const dateTime: KindDefinition = {
   declaration: { type: 'string', format: 'date-time', keywords: ['format'] },
   represented: { type: 'string', format: 'date-time' },
   canonical: read,
+  convertsFrom: ['string'],
   order: 'text',
   folded: false,
   operators: ORDER_OPERATORS,

@@ -44,6 +44,12 @@ export interface KindDefinition {
    */
   canonical?: (value: unknown) => FieldData | undefined
   /**
+   * Kinds whose stored values this one takes over at start, each converted
+   * by `canonical` (a date-time field declared before it was a kind of its
+   * own was kept as text); a value it cannot convert stops the start.
+   */
+  convertsFrom?: readonly string[]
+  /**
    * How stored values order: `text` by Unicode code point, `number` by
    * value, `boolean` false before true. `folded` text also has a folded copy
    * (what `contains` and the search `q` read).

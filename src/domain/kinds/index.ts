@@ -42,6 +42,20 @@ export function kindOfSchema (type: JsonType, format: unknown): Kind {
   return kind ?? DECLARABLE.find((k) => KINDS[k].declaration?.type === type && KINDS[k].declaration?.format === undefined) as Kind
 }
 
+/** Whether a field stored as `was` may be declared as `now`, its values converted at start (KindDefinition.convertsFrom). */
+export function convertsFrom (now: Kind, was: Kind): boolean {
+  return KINDS[now].convertsFrom?.includes(was) === true
+}
+
+/**
+ * The values of a converted field that its new kind cannot take: the ids of
+ * first few records, with their values, for the start's refusal.
+ */
+export function unconvertible (was: Kind, kind: Kind, field: string, bad: ReadonlyArray<{ id: unknown, value: unknown }>): string {
+  const shown = bad.slice(0, 5).map((b) => `${String(b.id)} (${JSON.stringify(b.value).slice(0, 60)})`).join(', ')
+  return `${field}: type ${was} → ${kind}: ${bad.length === 1 ? 'record' : 'records'} ${shown}${bad.length > 5 ? ' …' : ''} ${bad.length === 1 ? 'holds a value' : 'hold values'} it cannot take; correct ${bad.length === 1 ? 'it' : 'them'} first`
+}
+
 /** Exhaustiveness for a switch over kinds: a kind added to KINDS and missed by the switch fails to compile here. */
 export function unknownKind (kind: never): never {
   throw new RangeError(`unknown field kind ${String(kind)}`)
