@@ -67,12 +67,15 @@ const SCALARS = new Map<string, { scalar: GraphQLScalarType, filter: GraphQLInpu
   ['Boolean', { scalar: GraphQLBoolean, filter: FILTERS.boolean }],
   ['ID', { scalar: GraphQLID, filter: FILTERS.id }]
 ])
+const BUILT_IN_SCALARS = [...SCALARS.keys()]
 for (const kind of KIND_NAMES) {
   const spec = KINDS[kind].graphql({})
   if (!('parse' in spec) || SCALARS.has(spec.name)) continue
   const scalar = ownScalar(spec)
   SCALARS.set(spec.name, { scalar, filter: filterType(`${spec.name}Filter`, scalar, KINDS[kind].operators) })
 }
+/** The kinds' own scalars and their filter types (DateTime, DateTimeFilter). */
+const KIND_TYPES = [...SCALARS].filter(([name]) => !BUILT_IN_SCALARS.includes(name)).flatMap(([, s]) => [s.scalar.name, s.filter.name])
 
 /** The scalar of a field's values and its filter type, by its kind and bounds. */
 function scalarOf (param: FieldParam): { scalar: GraphQLScalarType, filter: GraphQLInputObjectType } {
@@ -105,10 +108,7 @@ const ChangeKind = new GraphQLEnumType({
 })
 
 /** Names the shared types take, which no collection's may. */
-export const SHARED_TYPES = [
-  'StringFilter', 'IntFilter', 'SafeIntFilter', 'FloatFilter', 'BooleanFilter', 'IDFilter', 'PageInfo', 'WriteOutcome', 'ChangeKind', 'SafeInt', 'Query', 'Mutation', 'Subscription',
-  ...[...SCALARS.values()].filter((s) => s.scalar !== GraphQLID && s.scalar.name !== 'String' && s.scalar.name !== 'Int' && s.scalar.name !== 'Float' && s.scalar.name !== 'Boolean' && s.scalar !== SafeInt).flatMap((s) => [s.scalar.name, s.filter.name])
-]
+export const SHARED_TYPES = ['StringFilter', 'IntFilter', 'SafeIntFilter', 'FloatFilter', 'BooleanFilter', 'IDFilter', 'PageInfo', 'WriteOutcome', 'ChangeKind', 'SafeInt', 'Query', 'Mutation', 'Subscription', ...KIND_TYPES]
 
 interface Connection {
   page: readonly StoredRecord[]

@@ -108,6 +108,13 @@ export function dateTimeSuite (storeOf: () => Config['store'] | undefined): void
     expect(bad.body.errors?.length).toBeGreaterThan(0)
   })
 
+  it('exports the UTC text in CSV and NDJSON', async () => {
+    const csv = await request(`${base}/meetings?sort=at&limit=2`, { headers: { accept: 'text/csv' } })
+    expect(csv.text).toBe('id,title,at\r\n4,Tokyo noon,2024-05-01T03:00:00.123Z\r\n3,New York night,2024-05-01T03:15:00.250Z\r\n')
+    const ndjson = await request(`${base}/meetings?at=2024-05-01T07:00:00Z`, { headers: { accept: 'application/x-ndjson' } })
+    expect(ndjson.text).toBe('{"id":1,"title":"Berlin morning","at":"2024-05-01T07:00:00.000Z"}\n')
+  })
+
   it('describes the field in OpenAPI as a date-time', async () => {
     const doc = await request(`${base}/openapi.json`)
     expect(doc.status).toBe(200)
