@@ -12,43 +12,27 @@
  * - int64: the same digits, as a bigint (address ids).
  * - number: JSON's number syntax (`-1.5`, `2e3`; no `,` decimal comma, no `.5`, no spaces).
  * - text: the cell as written.
+ * - date-time: RFC 3339 with any offset, kept as the UTC instant.
+ * Each spelling is the kind's own CSV form (src/domain/kinds/<kind>.ts).
  */
+import { BOOLEAN_FORMS, KINDS, type Kind } from '../domain/kinds/index.js'
 
-/** How a field's cells are typed. */
-export type CellKind = 'text' | 'integer' | 'int64' | 'number' | 'boolean'
+/**
+ * How a field's cells are typed: by its kind's CSV form (src/domain/kinds), so
+ * a new kind brings its own cell typing. `text` is the name the app's import
+ * and older callers give the string kind.
+ */
+export type CellKind = Kind | 'text'
 
 /** A cell's value as its field's kind has it, or the reason it is none ("age must be an integer, not "x""). */
 export type CellValue = { value: unknown } | { reason: string }
 
-const INTEGER = /^-?(?:0|[1-9][0-9]*)$/
-const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
-const TRUE = new Set(['true', '1'])
-const FALSE = new Set(['false', '0'])
-
-/** The accepted spellings of a boolean cell, for messages and docs. */
-export const BOOLEAN_FORMS = 'true or false (in any case), 1 or 0'
+export { BOOLEAN_FORMS }
 
 /** The cell of field `name` typed by `kind`. */
 export function typeCell (name: string, kind: CellKind, text: string): CellValue {
-  switch (kind) {
-    case 'text': return { value: text }
-    case 'integer': {
-      if (!INTEGER.test(text)) return { reason: `${name} must be an integer, not "${text}"` }
-      const value = Number(text)
-      return Number.isSafeInteger(value) ? { value } : { reason: `${name} must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, not ${text}` }
-    }
-    case 'int64': return INTEGER.test(text) ? { value: BigInt(text) } : { reason: `${name} must be an integer, not "${text}"` }
-    case 'number': {
-      const value = Number(text)
-      return NUMBER.test(text) && Number.isFinite(value) ? { value } : { reason: `${name} must be a number such as 9.5, -2 or 1e3 (a decimal point, not a comma), not "${text}"` }
-    }
-    case 'boolean': {
-      const folded = text.toLowerCase()
-      if (TRUE.has(folded)) return { value: true }
-      if (FALSE.has(folded)) return { value: false }
-      return { reason: `${name} must be ${BOOLEAN_FORMS}, not "${text}"` }
-    }
-  }
+  const cell = KINDS[kind === 'text' ? 'string' : kind].csv(text)
+  return 'rule' in cell ? { reason: `${name} ${cell.rule}` } : cell
 }
 
 /** A column of a file: the field it holds and how its cells are typed. */
@@ -74,7 +58,7 @@ export function typeRecord (columns: readonly TypedColumn[], cells: readonly Cel
   for (let i = 0; i < columns.length; i++) {
     const { name, kind } = columns[i] as TypedColumn
     const cell = cells[i] as Cell
-    if (cell.text === '' && !(cell.quoted && kind === 'text')) continue
+    if (cell.text === '' && !(cell.quoted && (kind === 'text' || kind === 'string'))) continue
     const typed = typeCell(name, kind, cell.text)
     if ('reason' in typed) return typed
     value[name] = typed.value

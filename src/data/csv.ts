@@ -63,7 +63,7 @@ export function csvColumns (collection: RecordCollection, header: readonly CsvCe
     if (seen.has(name)) throw new Error(`the column "${name}" is named twice`)
     seen.add(name)
     const param = Object.hasOwn(collection.model.fields, name) ? collection.model.fields[name] : undefined
-    return { name, kind: param?.kind ?? 'text' }
+    return { name, kind: param?.kind ?? 'string' }
   })
 }
 

@@ -1,4 +1,7 @@
-import type { FieldKind, FieldKinds } from './query.js'
+import type { FieldKinds } from './query.js'
+import { KINDS, type Kind } from './kinds/index.js'
+import type { FieldData } from './values.js'
+export { MAX_INT64_ID, type FieldData } from './values.js'
 
 /**
  * A collection as the stores see it: a name, flat typed fields and the
@@ -8,13 +11,9 @@ import type { FieldKind, FieldKinds } from './query.js'
  * which changes how input is checked, never how records are stored.
  */
 
-/** The types a field may have; a store keeps each in a typed column. */
-export type FieldType = 'string' | 'integer' | 'number' | 'boolean'
-
-export const FIELD_TYPES: readonly FieldType[] = ['string', 'integer', 'number', 'boolean']
-
 export interface StoredField {
-  type: FieldType
+  /** Its kind (src/domain/kinds/): how every store keeps it and every layer reads it. */
+  type: Kind
   /** A required field is in every record; an optional one may be absent (SQL NULL). */
   required: boolean
 }
@@ -31,14 +30,8 @@ export interface StoredField {
  */
 export type IdKind = 'count' | 'sequence' | 'int64' | 'uuid'
 
-/** The largest int64 id: 2^63 − 1, the top of a signed 64-bit integer (SQL bigint). */
-export const MAX_INT64_ID = 9223372036854775807n
-
 /** A record's id: a safe integer (count, sequence), a bigint (int64) or a UUID string. */
 export type RecordId = number | bigint | string
-
-/** A field's value as stored. */
-export type FieldData = string | number | boolean | bigint
 
 /** A record as every store hands it over: its id and its fields (an optional field absent when unset). */
 export interface StoredRecord {
@@ -82,16 +75,14 @@ export function idTypeOf (declaration: CollectionDeclaration): 'number' | 'bigin
 
 /** The query kind of each field, `id` included: what filters and sorts compare. */
 export function fieldKindsOf (declaration: CollectionDeclaration): FieldKinds<string> {
-  const kinds: Record<string, FieldKind> = { id: declaration.ids === 'uuid' ? 'text' : 'integer' }
-  for (const [name, field] of Object.entries(declaration.fields)) kinds[name] = KIND_OF_TYPE[field.type]
+  const kinds: Record<string, Kind> = { id: declaration.ids === 'uuid' ? 'string' : 'integer' }
+  for (const [name, field] of Object.entries(declaration.fields)) kinds[name] = field.type
   return kinds
 }
 
-const KIND_OF_TYPE: Record<FieldType, FieldKind> = { string: 'text', integer: 'integer', number: 'number', boolean: 'boolean' }
-
-/** The text fields a search looks in: every string field (never the id). */
+/** The text fields a search looks in: every field with a folded copy (never the id). */
 export function searchedFields (declaration: CollectionDeclaration): string[] {
-  return Object.keys(declaration.fields).filter((f) => declaration.fields[f]?.type === 'string')
+  return Object.keys(declaration.fields).filter((f) => KINDS[declaration.fields[f]?.type ?? 'int64'].folded)
 }
 
 /** Two records are the same when their ids and every field agree (If-Match compare-and-set). */

@@ -1,5 +1,8 @@
 import { UndeclaredFieldError } from './errors.js'
 import { fold, type FoldedField } from './case-fold.js'
+import { KINDS, type Kind } from './kinds/index.js'
+import type { FieldValue, Operator } from './values.js'
+export { OPERATORS, type FieldValue, type Operator } from './values.js'
 
 /**
  * Queries over a collection, the same for every store: conditions that must
@@ -17,16 +20,6 @@ import { fold, type FoldedField } from './case-fold.js'
  *   page held: the next page starts strictly after it, so records inserted or
  *   deleted meanwhile never make a page skip or repeat one that stayed.
  */
-
-export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains'
-
-export const OPERATORS: readonly Operator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains']
-
-/** A value a condition compares with: text, a number, a 64-bit integer (address ids) or a boolean. */
-export type FieldValue = string | number | bigint | boolean
-
-/** `number` is a double; `boolean` compares false before true. */
-export type FieldKind = 'text' | 'integer' | 'number' | 'boolean'
 
 /** One condition: `field op value`. `contains` applies to text fields only. */
 export interface Condition<F extends string = string> {
@@ -65,11 +58,11 @@ export interface RecordQuery<F extends string = string> extends RecordFilter<F> 
 export type StudentField = 'id' | 'firstName' | 'lastName' | 'age'
 export type AddressField = 'id' | 'name' | 'city' | 'postalCode'
 
-/** The fields of a record kind and their kinds; `id` is always one of them. */
-export type FieldKinds<F extends string> = Readonly<Record<F, FieldKind>>
+/** The fields of a collection and their kinds (src/domain/kinds/); `id` is always one of them. */
+export type FieldKinds<F extends string> = Readonly<Record<F, Kind>>
 
-export const STUDENT_FIELDS: FieldKinds<StudentField> = { id: 'integer', firstName: 'text', lastName: 'text', age: 'integer' }
-export const ADDRESS_FIELDS: FieldKinds<AddressField> = { id: 'integer', name: 'text', city: 'text', postalCode: 'text' }
+export const STUDENT_FIELDS: FieldKinds<StudentField> = { id: 'integer', firstName: 'string', lastName: 'string', age: 'integer' }
+export const ADDRESS_FIELDS: FieldKinds<AddressField> = { id: 'integer', name: 'string', city: 'string', postalCode: 'string' }
 
 /**
  * Throws UndeclaredFieldError unless every field a query names (conditions,
@@ -208,7 +201,7 @@ export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>, fol
   const tests = filter.where.map((c) => conditionTest(c, folded))
   if (filter.search !== undefined) {
     const needle = fold(filter.search)
-    const textFields = Object.keys(kinds).filter((f) => f !== 'id' && kinds[f] === 'text')
+    const textFields = Object.keys(kinds).filter((f) => f !== 'id' && KINDS[kinds[f] as Kind].folded)
     tests.push((r) => textFields.some((f) => r[f] !== undefined && folded(r, f).includes(needle)))
   }
   if (tests.length === 0) return () => true

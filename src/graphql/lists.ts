@@ -1,6 +1,6 @@
-import { MAX_ADDRESS_ID, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { KINDS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
 import { AppError, type Failure } from '../http/errors/index.js'
-import { decodeCursor, fieldParam, isSortable, MAX_SEARCH_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from '../records/index.js'
+import { decodeCursor, fieldParam, isSortable, MAX_SEARCH_LENGTH, operatorsOf, refusedOperator, type CollectionModel, type FieldParam } from '../records/index.js'
 import { isStorableText, STORABLE_TEXT_RULE } from '../lib/storable-text.js'
 
 /**
@@ -46,7 +46,7 @@ export function readListArgs (model: CollectionModel, args: ListArgs): ListQuery
       if (value === null || value === undefined) continue
       const name = `filter.${field}.${op}`
       if (!operatorsOf(param).includes(op as Operator)) {
-        invalidQuery.push({ code: 'INVALID_QUERY', field: name, detail: param.kind === 'boolean' ? `"${name}": ${field} is true or false: use eq` : `"${name}": ${op} applies to text fields only` })
+        invalidQuery.push({ code: 'INVALID_QUERY', field: name, detail: `"${name}": ${refusedOperator(param, field, op as Operator, 'use eq')}` })
         continue
       }
       const parsed = valueOf(param, name, value, failures)
@@ -77,39 +77,10 @@ export function sortableFields (model: CollectionModel): string[] {
   return Object.entries(model.fields as Record<string, FieldParam>).filter(([, param]) => isSortable(param)).map(([field]) => field)
 }
 
-/** A filter value as a condition compares it, or undefined with the failure recorded (the words of REST's query checks). */
+/** A filter value as a condition compares it, read by its kind, or undefined with the failure recorded (the words of REST's query checks). */
 function valueOf (param: FieldParam, name: string, value: unknown, failures: Failure[]): FieldValue | undefined {
-  const fail = (code: Failure['code'], rule: string): undefined => { failures.push({ code, field: name, detail: `${name} ${rule}` }); return undefined }
-  switch (param.kind) {
-    case 'text': {
-      const text = String(value)
-      if (text.length > param.maxLength) return fail('FIELD_TOO_LONG', `must NOT have more than ${param.maxLength} characters`)
-      if (!isStorableText(text)) return fail('FIELD_INVALID_TEXT', STORABLE_TEXT_RULE)
-      return text
-    }
-    case 'integer': {
-      // Ids arrive as ID (text); the other integers as numbers.
-      const n = typeof value === 'string' ? (/^-?(0|[1-9][0-9]{0,15})$/.test(value) ? Number(value) : NaN) : value as number
-      if (!Number.isSafeInteger(n)) return fail('FIELD_TYPE', 'must be integer')
-      if (n < param.min) return fail('FIELD_OUT_OF_RANGE', `must be >= ${param.min}`)
-      if (n > param.max) return fail('FIELD_OUT_OF_RANGE', `must be <= ${param.max}`)
-      return n
-    }
-    case 'int64': {
-      const text = String(value)
-      if (!/^(0|-?[1-9][0-9]*)$/.test(text)) return fail('FIELD_TYPE', 'must be integer')
-      const id = BigInt(text)
-      if (id < 1n) return fail('FIELD_OUT_OF_RANGE', 'must be >= 1')
-      if (id > MAX_ADDRESS_ID) return fail('FIELD_OUT_OF_RANGE', `must be <= ${MAX_ADDRESS_ID}`)
-      return id
-    }
-    case 'number': {
-      const n = value as number
-      if (param.min !== undefined && n < param.min) return fail('FIELD_OUT_OF_RANGE', `must be >= ${param.min}`)
-      if (param.max !== undefined && n > param.max) return fail('FIELD_OUT_OF_RANGE', `must be <= ${param.max}`)
-      return n
-    }
-    case 'boolean':
-      return value as boolean
-  }
+  const read = KINDS[param.kind].query.fromGraphql(value, param)
+  if ('value' in read) return read.value
+  failures.push({ code: read.code, field: name, detail: `${name} ${read.rule}` })
+  return undefined
 }

@@ -3,13 +3,13 @@ import {
   GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType
 } from 'graphql'
 import type { RecordCollection } from '../data/collection.js'
-import { positionOf, type Change, type FieldType, type RecordFilter, type RecordStore, type SortKey, type StoredRecord, type Stores } from '../domain/index.js'
+import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredRecord, type Stores } from '../domain/index.js'
 import { encodeCursor, type FieldParam } from '../records/index.js'
 import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
 import { readListArgs, sortableFields, type ListArgs } from './lists.js'
 import { namesOf, type CollectionNames } from './names.js'
-import { fitsInt, SafeInt } from './scalars.js'
+import { ownScalar, SafeInt } from './scalars.js'
 import { CollectionWrites, type WriteContext } from './writes.js'
 
 /**
@@ -57,6 +57,32 @@ const FILTERS = {
   id: filterType('IDFilter', GraphQLID, [...ORDER_OPS, 'contains'])
 }
 
+/** The scalars by name, with their filter types: GraphQL's and rqs's, then those field kinds define (DateTime), built once. */
+const SCALARS = new Map<string, { scalar: GraphQLScalarType, filter: GraphQLInputObjectType }>([
+  ['String', { scalar: GraphQLString, filter: FILTERS.text }],
+  ['Int', { scalar: GraphQLInt, filter: FILTERS.int }],
+  ['SafeInt', { scalar: SafeInt, filter: FILTERS.safeInt }],
+  ['Float', { scalar: GraphQLFloat, filter: FILTERS.number }],
+  ['Boolean', { scalar: GraphQLBoolean, filter: FILTERS.boolean }],
+  ['ID', { scalar: GraphQLID, filter: FILTERS.id }]
+])
+const BUILT_IN_SCALARS = [...SCALARS.keys()]
+for (const kind of KIND_NAMES) {
+  const spec = KINDS[kind].graphql({})
+  if (!('parse' in spec) || SCALARS.has(spec.name)) continue
+  const scalar = ownScalar(spec)
+  SCALARS.set(spec.name, { scalar, filter: filterType(`${spec.name}Filter`, scalar, KINDS[kind].operators) })
+}
+/** The kinds' own scalars and their filter types (DateTime, DateTimeFilter). */
+const KIND_TYPES = [...SCALARS].filter(([name]) => !BUILT_IN_SCALARS.includes(name)).flatMap(([, s]) => [s.scalar.name, s.filter.name])
+
+/** The scalar of a field's values and its filter type, by its kind and bounds. */
+function scalarOf (param: FieldParam): { scalar: GraphQLScalarType, filter: GraphQLInputObjectType } {
+  const named = SCALARS.get(KINDS[param.kind].graphql(param).name)
+  if (named === undefined) throw new RangeError(`no GraphQL scalar for the kind ${param.kind}`)
+  return named
+}
+
 const PageInfo = new GraphQLObjectType({
   name: 'PageInfo',
   description: 'Where a page ends: pass `endCursor` as `after` for the next one (REST\'s cursor: the same text continues the same list there).',
@@ -81,26 +107,7 @@ const ChangeKind = new GraphQLEnumType({
 })
 
 /** Names the shared types take, which no collection's may. */
-export const SHARED_TYPES = ['StringFilter', 'IntFilter', 'SafeIntFilter', 'FloatFilter', 'BooleanFilter', 'IDFilter', 'PageInfo', 'WriteOutcome', 'ChangeKind', 'SafeInt', 'Query', 'Mutation', 'Subscription']
-
-function scalarOf (type: FieldType, param: FieldParam | undefined): GraphQLScalarType {
-  switch (type) {
-    case 'string': return GraphQLString
-    case 'integer': return param?.kind === 'integer' && fitsInt(param.min, param.max) ? GraphQLInt : SafeInt
-    case 'number': return GraphQLFloat
-    case 'boolean': return GraphQLBoolean
-  }
-}
-
-function filterOf (param: FieldParam): GraphQLInputObjectType {
-  switch (param.kind) {
-    case 'text': return FILTERS.text
-    case 'integer': return fitsInt(param.min, param.max) ? FILTERS.int : FILTERS.safeInt
-    case 'int64': return FILTERS.id
-    case 'number': return FILTERS.number
-    case 'boolean': return FILTERS.boolean
-  }
-}
+export const SHARED_TYPES = ['StringFilter', 'IntFilter', 'SafeIntFilter', 'FloatFilter', 'BooleanFilter', 'IDFilter', 'PageInfo', 'WriteOutcome', 'ChangeKind', 'SafeInt', 'Query', 'Mutation', 'Subscription', ...KIND_TYPES]
 
 interface Connection {
   page: readonly StoredRecord[]
@@ -147,7 +154,7 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   }
   const inputFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
   for (const [field, stored] of Object.entries(declaration.fields)) {
-    const scalar = scalarOf(stored.type, params[field])
+    const { scalar } = scalarOf(params[field] ?? { kind: stored.type, description: '' })
     recordFields[field] = { type: stored.required ? nonNull(scalar) : scalar }
     const keptNote = declaration.keptOnUpdate.includes(field) ? ' A replace may leave it out to keep the stored value (it is needed when the replace creates the record).' : ''
     inputFields[field] = { type: scalar, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}` }
@@ -164,7 +171,7 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   })
 
   const filterFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
-  for (const [field, param] of Object.entries(params)) filterFields[field] = { type: field === 'id' ? FILTERS.id : filterOf(param), description: param.description === '' ? undefined : param.description }
+  for (const [field, param] of Object.entries(params)) filterFields[field] = { type: field === 'id' ? FILTERS.id : scalarOf(param).filter, description: param.description === '' ? undefined : param.description }
   filterFields.q = { type: GraphQLString, description: 'Only records with this text in any text field, ignoring case (REST\'s `q`).' }
   const Filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, description: `Which records of ${name}: every condition given holds (REST's filters).`, fields: filterFields })
 

@@ -1,5 +1,4 @@
-import { MAX_ADDRESS_ID, type FieldValue, type Position, type SortKey } from '../domain/index.js'
-import { isStorableText } from '../lib/storable-text.js'
+import { KINDS, type FieldValue, type Position, type SortKey } from '../domain/index.js'
 import type { CollectionModel, FieldParam } from './model.js'
 
 /**
@@ -50,24 +49,7 @@ function decodeSorted (model: CollectionModel, sort: readonly SortKey[], text: s
   return id === undefined ? undefined : { keys, id: id as number | bigint | string }
 }
 
-/** A key value as a cursor carries it: text as a string, an integer as a number or (int64, and the default order) a decimal string. */
+/** A key value as a cursor carries it, read by its kind: text as a string, an integer as a number or (int64, and the default order) a decimal string. */
 function decodeValue (param: FieldParam, value: unknown): FieldValue | undefined {
-  switch (param.kind) {
-    // Text no record can hold (U+0000, an unpaired surrogate) was never issued; PostgreSQL cannot even compare with it.
-    case 'text':
-      return typeof value === 'string' && value.length <= param.maxLength && isStorableText(value) ? value : undefined
-    case 'integer': {
-      const n = typeof value === 'string' && /^(0|[1-9][0-9]{0,15})$/.test(value) ? Number(value) : value
-      return typeof n === 'number' && Number.isSafeInteger(n) && n >= param.min && n <= param.max ? n : undefined
-    }
-    case 'int64': {
-      if (typeof value !== 'string' || !/^[1-9][0-9]{0,18}$/.test(value)) return undefined
-      const id = BigInt(value)
-      return id <= MAX_ADDRESS_ID ? id : undefined
-    }
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value) && (param.min === undefined || value >= param.min) && (param.max === undefined || value <= param.max) ? value : undefined
-    case 'boolean':
-      return typeof value === 'boolean' ? value : undefined
-  }
+  return KINDS[param.kind].query.fromCursor(value, param)
 }

@@ -1,20 +1,16 @@
-import type { Operator } from '../domain/index.js'
+import { BRACKET_OPERATORS, KINDS, type Kind, type Operator, type ValueBounds } from '../domain/index.js'
 /**
  * What a collection lets clients ask for: its fields (each a filter and a
  * sort key) and its page sizes. One model per collection drives the query
  * string schema (validation and OpenAPI), the parser, cursors and links.
  */
-export type FieldParam =
-  /* `sortable: false`: a filter but no sort key (an optional field, whose absent values no cursor can hold). */
-  | { kind: 'text', maxLength: number, description: string, sortable?: boolean }
-  /** A safe integer within [min, max]. */
-  | { kind: 'integer', min: number, max: number, description: string, sortable?: boolean }
-  /** A 64-bit integer 1 … 2^63−1, written in decimal (address ids): a string in the query, a bigint inside. */
-  | { kind: 'int64', description: string }
-  /** A double, optionally within [min, max] (user collections' `number` fields). */
-  | { kind: 'number', min?: number, max?: number, description: string, sortable?: boolean }
-  /** true or false; only equality. */
-  | { kind: 'boolean', description: string, sortable?: boolean }
+export interface FieldParam extends ValueBounds {
+  /** The field's kind (src/domain/kinds/): its operators and how its values are read; the bounds are its own. */
+  kind: Kind
+  description: string
+  /** false: a filter but no sort key (an optional field, whose absent values no cursor can hold). */
+  sortable?: boolean
+}
 
 export interface CollectionModel<F extends string = string> {
   fields: Readonly<Record<F, FieldParam>>
@@ -29,8 +25,7 @@ export const CONTROL_PARAMS = ['limit', 'cursor', 'sort', 'q', 'count'] as const
 /** Query parameters of an export (a CSV or NDJSON stream) for spreadsheets: a file to save, a byte order mark. */
 export const FILE_PARAMS = ['download', 'bom'] as const
 
-/** Operators written in brackets (`age[gte]=18`); `field=value` is equality. */
-export const BRACKET_OPERATORS: readonly Operator[] = ['ne', 'gt', 'gte', 'lt', 'lte', 'contains']
+export { BRACKET_OPERATORS }
 
 export const MAX_SEARCH_LENGTH = 200
 export const MAX_SORT_LENGTH = 200
@@ -45,10 +40,14 @@ export function fieldParam (model: CollectionModel, name: string): FieldParam | 
   return Object.hasOwn(model.fields, name) ? (model.fields as Record<string, FieldParam>)[name] : undefined
 }
 
-/** The operators a field accepts: `contains` only on text, only equality on booleans. */
-export function operatorsOf (param: FieldParam): Operator[] {
-  if (param.kind === 'boolean') return ['eq']
-  return param.kind === 'text' ? ['eq', ...BRACKET_OPERATORS] : ['eq', ...BRACKET_OPERATORS.filter((op) => op !== 'contains')]
+/** The operators a field accepts, its kind's: `contains` only on text, only equality on booleans. */
+export function operatorsOf (param: FieldParam): readonly Operator[] {
+  return KINDS[param.kind].operators
+}
+
+/** Why a field refuses an operator, for INVALID_QUERY: `write` is how a filter is written (REST's `field=true`, GraphQL's `eq`). */
+export function refusedOperator (param: FieldParam, field: string, op: Operator, eq: string): string {
+  return KINDS[param.kind].order === 'boolean' ? `${field} is true or false: ${eq}` : `${op} applies to text fields only`
 }
 
 /** Whether a field may be a sort key. */
@@ -73,14 +72,7 @@ export function describeParameter (model: CollectionModel, param: string): strin
     case 'bom': return 'true or false'
   }
   const field = fieldParam(model, param.replace(/\[.*$/, ''))
-  switch (field?.kind) {
-    case 'text': return `text of at most ${field.maxLength} characters`
-    case 'integer': return `an integer from ${field.min} to ${field.max}`
-    case 'int64': return 'an integer from 1 to 9223372036854775807'
-    case 'number': return field.min === undefined && field.max === undefined ? 'a number' : `a number from ${field.min ?? '-∞'} to ${field.max ?? '∞'}`
-    case 'boolean': return 'true or false'
-    case undefined: return 'valid'
-  }
+  return field === undefined ? 'valid' : KINDS[field.kind].query.describe(field)
 }
 
 /** "limit, cursor, sort, q, count, and per field …": what an INVALID_QUERY answer lists as accepted. */

@@ -1,7 +1,7 @@
-import { MAX_ADDRESS_ID, OPERATORS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { KINDS, MAX_INT64_ID, OPERATORS, type Condition, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
 import { decodeCursor } from './cursor.js'
 import { QueryRefused, type QueryFailure } from './errors.js'
-import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, fieldParam, isSortable, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, fieldParam, isSortable, operatorsOf, refusedOperator, type CollectionModel } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
 export interface ListRequest<F extends string = string> {
@@ -60,11 +60,13 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     } else if (!OPERATORS.includes(op)) {
       refuse(param, `"${param}": unknown operator "${match[2] ?? ''}"`)
     } else if (!operatorsOf(spec).includes(op)) {
-      refuse(param, spec.kind === 'boolean' ? `"${param}": ${field} is true or false: write ${field}=true or ${field}=false` : `"${param}": ${op} applies to text fields only`)
+      refuse(param, `"${param}": ${refusedOperator(spec, field, op, `write ${field}=true or ${field}=false`)}`)
     } else {
-      const parsed = filterValue(spec, value)
+      // The schema has checked the value's form; the kind reads it (an int64 beyond 2^63−1, a date-time outside 0000–9999 are none).
+      const parsed = KINDS[spec.kind].query.fromQuery(value)
       if (parsed === undefined) {
-        throw new QueryRefused('VALIDATION_FAILED', `querystring.${param} must be <= ${MAX_ADDRESS_ID}`, { subject: 'query', errors: [{ code: 'FIELD_OUT_OF_RANGE', field: param, detail: `querystring.${param} must be <= ${MAX_ADDRESS_ID}` }] })
+        const rule = spec.kind === 'int64' ? `must be <= ${MAX_INT64_ID}` : `must be ${KINDS[spec.kind].query.describe(spec)}`
+        throw new QueryRefused('VALIDATION_FAILED', `querystring.${param} ${rule}`, { subject: 'query', errors: [{ code: spec.kind === 'int64' ? 'FIELD_OUT_OF_RANGE' : 'FIELD_INVALID', field: param, detail: `querystring.${param} ${rule}` }] })
       }
       where.push({ field, op, value: parsed })
     }
@@ -111,9 +113,3 @@ function parseSort<F extends string> (model: CollectionModel<F>, text: string, r
   return keys
 }
 
-/** The typed value of a filter (ajv has checked its form); undefined for an int64 beyond 2^63−1. */
-function filterValue (spec: FieldParam, value: unknown): FieldValue | undefined {
-  if (spec.kind !== 'int64') return value as FieldValue
-  const id = BigInt(value as string)
-  return id <= MAX_ADDRESS_ID ? id : undefined
-}

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { STORABLE_TEXT_PATTERN } from '../lib/storable-text.js'
-import { MAX_ADDRESS_ID, type Operator } from '../domain/index.js'
+import { KINDS, type Operator } from '../domain/index.js'
 import { filterParam, isSortable, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
 const OPERATOR_TEXT: Record<Operator, string> = {
@@ -13,20 +13,14 @@ const OPERATOR_TEXT: Record<Operator, string> = {
   contains: 'containing, ignoring case,'
 }
 
-/** 1 … 9223372036854775807 in decimal digits without a leading zero (the bound itself is checked by the parser). */
-const INT64_PATTERN = '^[1-9][0-9]{0,18}$'
-
 function valueSchema (field: string, param: FieldParam, op: Operator): TSchema {
-  const order = param.kind === 'text' ? ' (text compares by Unicode code point; contains ignores case)' : ''
+  const kind = KINDS[param.kind]
+  const order = kind.folded ? ' (text compares by Unicode code point; contains ignores case)' : ''
   const description = `Only records whose ${field} is ${OPERATOR_TEXT[op]} this value${order}. ${param.description}`
-  switch (param.kind) {
-    // No U+0000 or lone surrogate: no record holds one (issue 10), and PostgreSQL refuses U+0000 even in a comparison.
-    case 'text': return Type.String({ maxLength: param.maxLength, pattern: STORABLE_TEXT_PATTERN, description })
-    case 'integer': return Type.Integer({ minimum: param.min, maximum: param.max, description })
-    case 'int64': return Type.String({ pattern: INT64_PATTERN, description: `${description} Up to ${MAX_ADDRESS_ID}.` })
-    case 'number': return Type.Number({ ...(param.min === undefined ? {} : { minimum: param.min }), ...(param.max === undefined ? {} : { maximum: param.max }), description })
-    case 'boolean': return Type.Boolean({ description })
-  }
+  const { description: note, ...schema } = kind.query.schema(param)
+  // A bound the field does not have is no keyword (ajv refuses `minimum: undefined`).
+  const keywords = Object.fromEntries(Object.entries(schema).filter(([, v]) => v !== undefined))
+  return Type.Unsafe({ ...keywords, description: typeof note === 'string' ? `${description} ${note}` : description })
 }
 
 /**

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
-import { columnOf, type StoredField } from '../domain/index.js'
+import { columnOf, KINDS, type StoredField } from '../domain/index.js'
 
 /**
  * The columns of a declared collection's fields in a SQL table (issue 36,
  * item 5). Today's names are kept wherever they work: a field's column is
  * its snake_case name (`publishedYear` → `published_year`), a string field's
- * folded copy is `<column>_folded`, so every existing table keeps its layout.
+ * folded copy (a kind that searches folded text) is `<column>_folded`, so every existing table keeps its layout.
  * Where that name cannot be used — another field's column or folded copy
  * already has it (`sFolded` beside `s`), the database keeps it for itself
  * (PostgreSQL's `ctid`, `xmin`, …), or it is `id` — the column goes to a
@@ -53,7 +53,7 @@ export function fieldColumns (fields: Readonly<Record<string, StoredField>>, rul
   for (const [name, f] of Object.entries(fields)) {
     const wanted = columnOf(name)
     const column = take(wanted, name, 'column')
-    names.set(name, f.type === 'string' ? { column, folded: take(`${wanted}_folded`, name, 'folded') } : { column })
+    names.set(name, KINDS[f.type].folded ? { column, folded: take(`${wanted}_folded`, name, 'folded') } : { column })
   }
   return names
 }

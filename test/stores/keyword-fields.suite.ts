@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { userTableOf, type CollectionDeclaration, type FieldType, type RecordStore, type StoredField, type StoredRecord, type Stores } from '../../src/domain/index.js'
+import { userTableOf, type CollectionDeclaration, type Kind, type RecordStore, type StoredField, type StoredRecord, type Stores } from '../../src/domain/index.js'
 import { kindLabel, type StoreKind } from './harness.js'
 
 /**
@@ -72,7 +72,7 @@ function fieldOf (keyword: string): string {
 
 export const FIELD_NAMES = [...new Set([...POSTGRES_KEYWORDS, ...SQLITE_KEYWORDS].map(fieldOf)), ...INTERNAL, ...COLLIDING]
 
-const TYPES: FieldType[] = ['string', 'integer', 'boolean', 'number', 'string']
+const TYPES: Kind[] = ['string', 'integer', 'boolean', 'number', 'string']
 /** 30 fields a collection: PostgreSQL's generated functions take at most 100 arguments. */
 const PER_COLLECTION = 30
 
@@ -81,18 +81,19 @@ export function keywordDeclarations (): CollectionDeclaration[] {
   for (let i = 0; i < FIELD_NAMES.length; i += PER_COLLECTION) {
     const name = `kw${declarations.length}`
     const fields: Record<string, StoredField> = {}
-    for (const [j, field] of FIELD_NAMES.slice(i, i + PER_COLLECTION).entries()) fields[field] = { type: TYPES[j % TYPES.length] as FieldType, required: true }
+    for (const [j, field] of FIELD_NAMES.slice(i, i + PER_COLLECTION).entries()) fields[field] = { type: TYPES[j % TYPES.length] as Kind, required: true }
     declarations.push({ name, table: userTableOf(name), fields, ids: i % 2 === 0 ? 'sequence' : 'uuid', firstId: 1, putCreates: false, keptOnUpdate: [] })
   }
   return declarations
 }
 
-function valueOf (type: FieldType, field: string, n: number): string | number | boolean {
+function valueOf (type: Kind, field: string, n: number): string | number | boolean {
   switch (type) {
     case 'string': return `${field} ${n} Ä`
     case 'integer': return n * 7
     case 'number': return n + 0.5
     case 'boolean': return n % 2 === 0
+    default: throw new Error(`no value for a ${type} field`)
   }
 }
 

@@ -1,5 +1,7 @@
 import type { MessageKey, Translate } from './i18n.js'
 import type { AppCollection } from '../../src/services/app/page-config.js'
+// The kinds are the server's own definitions (browser-safe: data and pure functions), bundled in.
+import { KINDS, kindOfSchema, type JsonType, type Kind } from '../../src/domain/kinds/index.js'
 
 /** A record as the page holds it: every id a string (address ids are 64-bit). */
 export interface Rec {
@@ -22,7 +24,7 @@ export interface FieldSpec {
    * integer and number: typed as text, sent as a number when it is one (otherwise as typed, so the service
    * names the mistake); boolean: chosen from yes, no or (optional fields) unset.
    */
-  kind: 'text' | 'integer' | 'number' | 'boolean'
+  kind: Kind
   /** Part of the `q` search (the querying issue: every text field). */
   searchable: boolean
   /** Changed by an edit (an address keeps its name on update). */
@@ -77,12 +79,15 @@ function numberValue (raw: string): unknown {
 }
 
 function valueOf (field: FieldSpec, raw: string, optional: boolean): unknown {
-  switch (field.kind) {
+  const input = KINDS[field.kind].app.input
+  switch (input) {
     case 'integer': return integerValue(raw)
-    case 'number': return numberValue(raw)
-    case 'boolean': return raw === '' ? undefined : raw === 'true'
-    // An optional text left empty is not sent: the record then has no such field.
-    case 'text': return optional && raw === '' ? undefined : raw
+    case 'decimal': return numberValue(raw)
+    case 'checkbox': return raw === '' ? undefined : raw === 'true'
+    // An optional text left empty is not sent: the record then has no such field. A date-time is sent as typed (the service reads any offset).
+    case 'text':
+    case 'datetime': return optional && raw === '' ? undefined : raw
+    default: return input satisfies never
   }
 }
 
@@ -97,16 +102,16 @@ function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, o
 }
 
 const STUDENT_FIELDS: readonly FieldSpec[] = [
-  { key: 'firstName', label: 'firstName', kind: 'text', searchable: true, editable: true, autocomplete: 'given-name', maxLength: 200 },
-  { key: 'lastName', label: 'lastName', kind: 'text', searchable: true, editable: true, autocomplete: 'family-name', maxLength: 200 },
+  { key: 'firstName', label: 'firstName', kind: 'string', searchable: true, editable: true, autocomplete: 'given-name', maxLength: 200 },
+  { key: 'lastName', label: 'lastName', kind: 'string', searchable: true, editable: true, autocomplete: 'family-name', maxLength: 200 },
   // The students service's limits (src/services/students/schema.ts).
   { key: 'age', label: 'age', kind: 'integer', searchable: false, editable: true, autocomplete: 'off', minimum: 0, maximum: 2_147_483_647 }
 ]
 
 const ADDRESS_FIELDS: readonly FieldSpec[] = [
-  { key: 'name', label: 'name', kind: 'text', searchable: true, editable: false, autocomplete: 'name', maxLength: 200 },
-  { key: 'city', label: 'city', kind: 'text', searchable: true, editable: true, autocomplete: 'address-level2', maxLength: 200 },
-  { key: 'postalCode', label: 'postalCode', kind: 'text', searchable: true, editable: true, autocomplete: 'postal-code', maxLength: 32 }
+  { key: 'name', label: 'name', kind: 'string', searchable: true, editable: false, autocomplete: 'name', maxLength: 200 },
+  { key: 'city', label: 'city', kind: 'string', searchable: true, editable: true, autocomplete: 'address-level2', maxLength: 200 },
+  { key: 'postalCode', label: 'postalCode', kind: 'string', searchable: true, editable: true, autocomplete: 'postal-code', maxLength: 32 }
 ]
 
 export const STUDENTS: ResourceSpec = {
@@ -143,8 +148,6 @@ function humanise (key: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
-const KIND_OF_TYPE: Record<string, FieldSpec['kind']> = { string: 'text', integer: 'integer', number: 'number', boolean: 'boolean' }
-
 /**
  * The view of a collection the server's user declared (`rqs serve
  * --collections`), built from its schema: a column and a form field per
@@ -156,14 +159,14 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
   const fields: FieldSpec[] = Object.entries(collection.schema.properties).map(([key, property]) => ({
     key,
     label: { literal: property.title ?? humanise(key) },
-    kind: KIND_OF_TYPE[property.type] ?? 'text',
-    searchable: property.type === 'string',
+    kind: kindOf(property),
+    searchable: KINDS[kindOf(property)].folded,
     editable: true,
     autocomplete: 'off'
   }))
   const title = collection.title ?? humanise(collection.name)
   const describe = (r: Rec): string => {
-    const first = fields.find((f) => f.kind === 'text' && r[f.key] !== undefined && r[f.key] !== '')
+    const first = fields.find((f) => f.kind === 'string' && r[f.key] !== undefined && r[f.key] !== '')
     return first === undefined ? `#${r.id}` : String(r[first.key])
   }
   return {
@@ -180,9 +183,15 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
   }
 }
 
+/** The kind of a declared property, as the server reads its type and format (an unknown type: text). */
+function kindOf (property: { type: string, format?: string }): Kind {
+  return (['string', 'integer', 'number', 'boolean'] as string[]).includes(property.type) ? kindOfSchema(property.type as JsonType, property.format) : 'string'
+}
+
 /** The keyboard a field's text input asks a phone for. */
 export function inputModeOf (field: FieldSpec): 'numeric' | 'decimal' | undefined {
-  return field.kind === 'integer' ? 'numeric' : field.kind === 'number' ? 'decimal' : undefined
+  const input = KINDS[field.kind].app.input
+  return input === 'integer' ? 'numeric' : input === 'decimal' ? 'decimal' : undefined
 }
 
 /** A record from the service, or undefined when the value is not one. */

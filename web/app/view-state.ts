@@ -1,3 +1,4 @@
+import { KINDS } from '../../src/domain/kinds/index.js'
 import type { ListQuery, Sort } from './listing.js'
 import type { FieldSpec, ResourceSpec } from './resources.js'
 
@@ -11,12 +12,9 @@ export const PAGE_SIZES = [10, 20, 50, 100]
 
 /** The filter parameters a field offers, by kind: text contains, number at least / at most, boolean yes/no. */
 export function filterParams (field: FieldSpec): string[] {
-  switch (field.kind) {
-    case 'text': return [`${field.key}[contains]`]
-    case 'integer':
-    case 'number': return [`${field.key}[gte]`, `${field.key}[lte]`]
-    case 'boolean': return [field.key]
-  }
+  const { operators } = KINDS[field.kind]
+  if (operators.includes('contains')) return [`${field.key}[contains]`]
+  return operators.includes('gte') ? [`${field.key}[gte]`, `${field.key}[lte]`] : [field.key]
 }
 
 export function queryFromSearch (search: string, spec: ResourceSpec): ListQuery {

@@ -6,9 +6,9 @@ import { CITY_MAX_LENGTH, NAME_MAX_LENGTH, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, POS
 export const ADDRESS_QUERY: CollectionModel<AddressField> = {
   fields: {
     id: { kind: 'int64', description: 'Address ids are 64-bit integers.' },
-    name: { kind: 'text', maxLength: NAME_MAX_LENGTH, description: 'Example: `name[contains]=ada`.' },
-    city: { kind: 'text', maxLength: CITY_MAX_LENGTH, description: 'Example: `city=Berlin` (exact, case-sensitive).' },
-    postalCode: { kind: 'text', maxLength: POSTAL_CODE_MAX_LENGTH, description: 'Example: `postalCode[gte]=10000&postalCode[lt]=20000`.' }
+    name: { kind: 'string', maxLength: NAME_MAX_LENGTH, description: 'Example: `name[contains]=ada`.' },
+    city: { kind: 'string', maxLength: CITY_MAX_LENGTH, description: 'Example: `city=Berlin` (exact, case-sensitive).' },
+    postalCode: { kind: 'string', maxLength: POSTAL_CODE_MAX_LENGTH, description: 'Example: `postalCode[gte]=10000&postalCode[lt]=20000`.' }
   },
   defaultLimit: PAGE_SIZE_DEFAULT,
   maxLimit: PAGE_SIZE_MAX

@@ -25,7 +25,7 @@ export interface AppCollection {
   url: string
   title?: string
   schema: {
-    properties: Record<string, { type: string, title?: string }>
+    properties: Record<string, { type: string, format?: string, title?: string }>
     required?: string[]
   }
 }

@@ -1,4 +1,4 @@
-import { FIELD_TYPES, userTableOf, type CollectionDeclaration, type FieldType, type StoredField } from '../../domain/index.js'
+import { JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, userTableOf, type CollectionDeclaration, type JsonType, type StoredField } from '../../domain/index.js'
 import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
 import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
@@ -11,7 +11,7 @@ import { tooManyCollections, tooManyFields } from './limits.js'
  */
 
 /** A field's JSON Schema as rqs applies it (the declared keywords, a string's default cap added). */
-export type FieldSchema = Readonly<Record<string, unknown>> & { type: FieldType }
+export type FieldSchema = Readonly<Record<string, unknown>> & { type: JsonType }
 
 /** A declared collection: what the stores keep, and the JSON Schema the HTTP layer checks records with. */
 export interface UserCollection {
@@ -42,15 +42,14 @@ export const FORMATS = ['date', 'date-time', 'email', 'uri']
 const COLLECTION_KEYS = ['schema', 'ids', 'description']
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
 const COMMON_KEYS = ['type', 'description', 'title', 'examples']
-const KEYS_OF_TYPE: Record<FieldType, string[]> = {
-  string: [...COMMON_KEYS, 'minLength', 'maxLength', 'pattern', 'enum', 'format'],
-  integer: [...COMMON_KEYS, 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
-  number: [...COMMON_KEYS, 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
-  boolean: COMMON_KEYS
-}
+/** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
+const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
+  const declared = KINDS[k].declaration
+  return declared?.type === type ? declared.keywords : []
+})])]])) as Record<JsonType, string[]>
 const ALL_FIELD_KEYS = [...new Set(Object.values(KEYS_OF_TYPE).flat())]
 /** Common names of the types rqs stores under another name. */
-const TYPE_ALIASES: Record<string, FieldType> = { int: 'integer', long: 'integer', float: 'number', double: 'number', decimal: 'number', bool: 'boolean', str: 'string', text: 'string' }
+const TYPE_ALIASES: Record<string, JsonType> = { int: 'integer', long: 'integer', float: 'number', double: 'number', decimal: 'number', bool: 'boolean', str: 'string', text: 'string' }
 
 /** Thrown with the path of what is wrong; the caller prefixes the file. */
 class DeclarationError extends Error {}
@@ -112,7 +111,7 @@ function collectionOf (name: string, value: unknown): UserCollection {
   for (const [field, fieldSchema] of Object.entries(declared)) {
     const checked = fieldOf(`${schemaPath}.properties.${field}`, field, fieldSchema)
     properties[field] = checked
-    fields[field] = { type: checked.type, required: required.includes(field) }
+    fields[field] = { type: kindOfSchema(checked.type, checked.format), required: required.includes(field) }
   }
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
   if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
@@ -155,15 +154,15 @@ function fieldOf (path: string, name: string, value: unknown): FieldSchema {
   return field as FieldSchema
 }
 
-function typeOf (path: string, value: unknown): FieldType {
-  if (value === undefined) fail(path, `is required: one of ${FIELD_TYPES.join(', ')}`)
-  const type = FIELD_TYPES.find((t) => t === value)
+function typeOf (path: string, value: unknown): JsonType {
+  if (value === undefined) fail(path, `is required: one of ${JSON_TYPES.join(', ')}`)
+  const type = JSON_TYPES.find((t) => t === value)
   if (type !== undefined) return type
-  if (typeof value !== 'string') fail(path, `must be one of ${FIELD_TYPES.join(', ')}, got ${JSON.stringify(value)}`)
-  const alias = Object.hasOwn(TYPE_ALIASES, value.toLowerCase()) ? TYPE_ALIASES[value.toLowerCase()] : closestWord(value, FIELD_TYPES)
+  if (typeof value !== 'string') fail(path, `must be one of ${JSON_TYPES.join(', ')}, got ${JSON.stringify(value)}`)
+  const alias = Object.hasOwn(TYPE_ALIASES, value.toLowerCase()) ? TYPE_ALIASES[value.toLowerCase()] : closestWord(value, JSON_TYPES)
   if (alias !== undefined) fail(path, `"${value}" is not a type; use "${alias}"`)
   if (value === 'object' || value === 'array' || value === 'null') fail(path, `"${value}" is not a type rqs stores: a field is a string, integer, number or boolean`)
-  fail(path, `"${value}" is not a type: use one of ${FIELD_TYPES.join(', ')}`)
+  fail(path, `"${value}" is not a type: use one of ${JSON_TYPES.join(', ')}`)
 }
 
 function stringRules (path: string, schema: Record<string, unknown>, field: Record<string, unknown>): void {
@@ -222,12 +221,12 @@ function objectAt (path: string, value: unknown, expected: string): Record<strin
 }
 
 /** Refuses keys that are not among `known`: a keyword of another type says so, anything else gets a "did you mean". */
-function refuseUnknown (path: string, object: Record<string, unknown>, known: readonly string[], type?: FieldType): void {
+function refuseUnknown (path: string, object: Record<string, unknown>, known: readonly string[], type?: JsonType): void {
   for (const key of Object.keys(object)) {
     if (known.includes(key)) continue
     if (key === 'default') fail(`${path}.default`, 'is not supported: a record holds what its client sends, so declare the field optional or required instead')
     if (type !== undefined && ALL_FIELD_KEYS.includes(key)) {
-      const types = FIELD_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))
+      const types = JSON_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))
       fail(`${path}.${key}`, `applies to ${types.join(' and ')} fields, not to ${type === 'integer' ? 'an' : 'a'} ${type} field`)
     }
     if (type !== undefined && (key === 'properties' || key === 'items')) fail(`${path}.${key}`, 'is not supported: a field is a string, integer, number or boolean, never an object or array')

@@ -1,4 +1,4 @@
-import type { FieldType } from '../../domain/index.js'
+import { KINDS, type Kind } from '../../domain/index.js'
 
 /**
  * The documented limits on declarations (issue 36, item 6), refused at start
@@ -31,8 +31,8 @@ export function tooManyCollections (count: number): string | undefined {
 }
 
 /** Why a collection's fields take too many columns, or undefined. */
-export function tooManyFields (types: readonly FieldType[]): string | undefined {
-  const columns = types.reduce((n, type) => n + (type === 'string' ? 2 : 1), 0)
+export function tooManyFields (types: readonly Kind[]): string | undefined {
+  const columns = types.reduce((n, type) => n + (KINDS[type].folded ? 2 : 1), 0)
   if (columns <= MAX_COLUMNS) return undefined
   return `${types.length} fields take ${columns} columns; a collection takes at most ${MAX_COLUMNS} (a string field two: its value and the folded copy the search reads; so at most ${MAX_COLUMNS / 2} string fields): split the collection`
 }

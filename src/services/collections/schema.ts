@@ -3,8 +3,9 @@ import type { CollectionModel } from '../../http/rest/index.js'
 import type { FieldParam } from '../../records/index.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { linearPattern } from '../../lib/linear-pattern.js'
-import type { StoredRecord } from '../../domain/index.js'
+import { KINDS, type Kind, type StoredRecord } from '../../domain/index.js'
 import type { FieldSchema, UserCollection } from './declare.js'
+import { kindKeyword } from './kind-keyword.js'
 
 /**
  * The JSON Schemas of a declared collection: what a client sends (the
@@ -80,10 +81,15 @@ function sampleId (collection: UserCollection): number | string {
   return collection.declaration.ids === 'uuid' ? SAMPLE_UUID : 1
 }
 
-/** A field as a body is checked: the declared rules and, for text, no character a store cannot keep. */
-function inputField (field: FieldSchema): Record<string, unknown> {
-  if (field.type !== 'string') return field
-  return field.pattern === undefined ? { ...field, pattern: STORABLE_TEXT_PATTERN } : { ...field, allOf: [{ pattern: STORABLE_TEXT_PATTERN }] }
+/** A field as a body is checked: the declared rules, for text no character a store cannot keep, and its kind's stored form (kindKeyword). */
+function inputField (field: FieldSchema, kind: Kind): Record<string, unknown> {
+  const stored = { ...field, ...kindKeyword(kind) }
+  if (field.type !== 'string') return stored
+  return field.pattern === undefined ? { ...stored, pattern: STORABLE_TEXT_PATTERN } : { ...stored, allOf: [{ pattern: STORABLE_TEXT_PATTERN }] }
+}
+
+function kindOf (collection: UserCollection, name: string): Kind {
+  return collection.declaration.fields[name]?.type ?? 'string'
 }
 
 /** The declared record schema with its id: what GET /collections shows. */
@@ -102,7 +108,7 @@ export function declaredSchema (collection: UserCollection): TSchema {
 export function recordSchema (collection: UserCollection): TSchema {
   const properties: Record<string, unknown> = { id: idSchema(collection) }
   for (const [name, field] of Object.entries(collection.properties)) {
-    properties[name] = { type: field.type, ...(typeof field.description === 'string' ? { description: field.description } : {}) }
+    properties[name] = { ...KINDS[kindOf(collection, name)].represented, ...(typeof field.description === 'string' ? { description: field.description } : {}) }
   }
   return {
     type: 'object',
@@ -116,7 +122,7 @@ export function recordSchema (collection: UserCollection): TSchema {
 
 /** POST body: the fields, checked as declared; other members are dropped. */
 export function createBody (collection: UserCollection): TSchema {
-  const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => [name, inputField(field)]))
+  const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => [name, inputField(field, kindOf(collection, name))]))
   return {
     type: 'object',
     title: `${singularOf(collection.declaration.name)}Input`,
@@ -157,19 +163,17 @@ export function queryModel (collection: UserCollection): CollectionModel {
   const { declaration } = collection
   const fields: Record<string, FieldParam> = {
     id: declaration.ids === 'uuid'
-      ? { kind: 'text', maxLength: 36, description: 'Ids are UUIDs.' }
+      ? { kind: 'string', maxLength: 36, description: 'Ids are UUIDs.' }
       : { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, description: 'Ids are positive integers.' }
   }
   for (const [name, field] of Object.entries(collection.properties)) {
     // An optional field is no sort key: a record without it has no key value a cursor could carry.
     const sortable = declaration.fields[name]?.required === true
     const description = typeof field.description === 'string' ? field.description : ''
-    switch (field.type) {
-      case 'string': fields[name] = { kind: 'text', maxLength: field.maxLength as number, description, sortable }; break
-      case 'integer': fields[name] = { kind: 'integer', min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, description, sortable }; break
-      case 'number': fields[name] = { kind: 'number', description, sortable }; break
-      case 'boolean': fields[name] = { kind: 'boolean', description, sortable }; break
-    }
+    const kind = declaration.fields[name]?.type ?? 'string'
+    // Query values keep the field's length cap; integers the range every store keeps exactly, as before any bound was declared.
+    const bounds = kind === 'string' ? { maxLength: field.maxLength as number } : kind === 'integer' ? { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : {}
+    fields[name] = { kind, ...bounds, description, sortable }
   }
   return { fields, defaultLimit: PAGE_SIZE_DEFAULT, maxLimit: PAGE_SIZE_MAX }
 }

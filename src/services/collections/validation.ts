@@ -6,6 +6,7 @@ import { NOT_BLANK_PATTERN } from '../../http/errors/validation.js'
 import { linearRegExpEngine } from '../../lib/linear-pattern.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { UUID_PATTERN } from './schema.js'
+import { addKindKeyword } from './kind-keyword.js'
 
 /**
  * The validators of declared collections: the server's rules (no coercion
@@ -44,6 +45,7 @@ function ajvWith (options: Options): Ajv {
   ajv.addFormat('uri', isUri)
   ajv.addFormat('uuid', UUID)
   ajv.addFormat('uri-reference', true)
+  addKindKeyword(ajv)
   return ajv
 }
 

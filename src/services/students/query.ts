@@ -10,8 +10,8 @@ import { AGE_MAX, NAME_MAX_LENGTH } from './schema.js'
 export const STUDENT_QUERY: CollectionModel<StudentField> = {
   fields: {
     id: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER, description: 'Student ids are integers from 0.' },
-    firstName: { kind: 'text', maxLength: NAME_MAX_LENGTH, description: 'Example: `firstName=Ada`, `firstName[contains]=ad`.' },
-    lastName: { kind: 'text', maxLength: NAME_MAX_LENGTH, description: 'Example: `lastName[gte]=M`.' },
+    firstName: { kind: 'string', maxLength: NAME_MAX_LENGTH, description: 'Example: `firstName=Ada`, `firstName[contains]=ad`.' },
+    lastName: { kind: 'string', maxLength: NAME_MAX_LENGTH, description: 'Example: `lastName[gte]=M`.' },
     age: { kind: 'integer', min: 0, max: AGE_MAX, description: 'Example: `age[gte]=18&age[lt]=30`.' }
   },
   maxLimit: 500

@@ -1,4 +1,4 @@
-import type { FieldData, FieldKinds } from '../../domain/index.js'
+import { KINDS, type FieldData, type Kind } from '../../domain/index.js'
 
 /**
  * The columns of a memory table (issue 20): one value per slot, held in
@@ -126,17 +126,14 @@ class BooleanColumn implements Column {
   }
 }
 
-export function columnFor (kind: FieldKinds<string>[string] | 'any'): Column {
-  switch (kind) {
-    case 'integer':
-    case 'number':
-      return new NumberColumn()
-    case 'boolean':
-      return new BooleanColumn()
-    case 'text':
-      return new TextColumn()
-    default:
-      return new ValueColumn()
+/** The column a kind's values are kept in (its `storage.memory`), or one for any value. */
+export function columnFor (kind: Kind | 'any'): Column {
+  const column = kind === 'any' ? 'value' : KINDS[kind].storage.memory
+  switch (column) {
+    case 'number': return new NumberColumn()
+    case 'boolean': return new BooleanColumn()
+    case 'text': return new TextColumn()
+    case 'value': return new ValueColumn()
   }
 }
 

@@ -1,5 +1,5 @@
 import btree from 'sorted-btree'
-import { compareText, compareValues, type FieldData, type FieldKinds, type FieldValue, type RecordId } from '../../domain/index.js'
+import { compareText, compareValues, KINDS, type FieldData, type FieldKinds, type FieldValue, type RecordId } from '../../domain/index.js'
 import { columnFor, Occupancy, type Column } from './columns.js'
 import { Revision } from './revision.js'
 import { PAUSE, SCAN_CHUNK } from './scan.js'
@@ -90,7 +90,7 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
     this.#kinds = shape.kinds
     this.#fields = shape.fields
     this.#optional = new Set(shape.optional ?? [])
-    this.#columns = shape.fields.map((field) => columnFor(shape.kinds[field] ?? 'text'))
+    this.#columns = shape.fields.map((field) => columnFor(shape.kinds[field] ?? 'string'))
     this.#firstId = shape.firstId
     this.#make = recordMaker<K, R>(shape.fields, this.#columns, this.#optional)
     this.#view = rowView<R>(shape.fields, this.#columns, (slot) => this.#idAt(slot))
@@ -471,7 +471,7 @@ type Compare = (a: number, b: number) => number
  * of field, since every write compares a few dozen times per index.
  */
 function comparator (valueAt: (slot: number) => FieldValue | undefined, kind: FieldKinds<string>[string], byId: Compare): Compare {
-  if (kind === 'text') {
+  if (KINDS[kind].order === 'text') {
     return (a, b) => {
       const x = valueAt(a) as string
       const y = valueAt(b) as string

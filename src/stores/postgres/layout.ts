@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { fieldKindsOf, idTypeOf, type CollectionDeclaration, type FieldType, type RecordId, type StoredRecord } from '../../domain/index.js'
+import { fieldKindsOf, idTypeOf, KINDS, type CollectionDeclaration, type Kind, type RecordId, type StoredRecord } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
 import { fieldColumns, POSTGRES_COLUMNS } from '../column-names.js'
 
@@ -16,7 +16,7 @@ import { fieldColumns, POSTGRES_COLUMNS } from '../column-names.js'
  */
 export interface FieldLayout {
   name: string
-  type: FieldType
+  type: Kind
   required: boolean
   /** The column, quoted. */
   column: string
@@ -50,12 +50,14 @@ export interface TableLayout {
   idOf: (value: unknown) => RecordId
 }
 
-/** Integer fields are bigint columns (students' age, an integer column of step 1, reads the same way). */
-const SQL_TYPE: Record<FieldType, string> = { string: 'text', integer: 'bigint', number: 'double precision', boolean: 'boolean' }
-
-/** The column type of a new field's column. */
-export function columnType (type: FieldType): string {
-  return type === 'string' ? 'text COLLATE "C"' : SQL_TYPE[type]
+/**
+ * The column type of a new field's column: its kind's (integer fields are
+ * bigint columns: students' age, an integer column of step 1, reads the same
+ * way); text compares by code point, as on every store.
+ */
+export function columnType (type: Kind): string {
+  const sqlType = KINDS[type].storage.postgres
+  return sqlType === 'text' ? 'text COLLATE "C"' : sqlType
 }
 
 /** PostgreSQL's identifier limit: a longer name is cut and made unique by a hash. */
@@ -83,7 +85,7 @@ export function layoutOf (declaration: CollectionDeclaration): TableLayout {
   const names = fieldColumns(declaration.fields, POSTGRES_COLUMNS)
   const fields: FieldLayout[] = Object.entries(declaration.fields).map(([name, f]) => {
     const { column, folded } = names.get(name) ?? { column: name }
-    return { name, type: f.type, required: f.required, column: quoted(column), columnName: column, folded: folded === undefined ? undefined : quoted(folded), sqlType: SQL_TYPE[f.type] }
+    return { name, type: f.type, required: f.required, column: quoted(column), columnName: column, folded: folded === undefined ? undefined : quoted(folded), sqlType: KINDS[f.type].storage.postgres }
   })
   const idType = idTypeOf(declaration)
   const columns: Record<string, string> = { id: 'id' }

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { idTypeOf, type FieldType } from '../../domain/index.js'
+import { convertsFrom, idTypeOf, KINDS, unconvertible, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, literal, type FieldLayout, type TableLayout } from './layout.js'
 
@@ -22,7 +22,7 @@ export const ROUTINES_VERSION = 2
 
 interface StoredField {
   name: string
-  type: FieldType
+  type: Kind
   required: boolean
 }
 
@@ -41,7 +41,7 @@ function storedFields (layout: TableLayout): StoredField[] {
 }
 
 /** What differs between the stored collection and the declaration, one line each; `added` gets the optional fields that are new. */
-export function differences (stored: RegistryRow, layout: TableLayout, added: FieldLayout[]): string[] {
+export function differences (stored: RegistryRow, layout: TableLayout, added: FieldLayout[], converted: Array<{ field: FieldLayout, was: StoredField }> = []): string[] {
   const changes: string[] = []
   if (stored.table_name !== layout.table) changes.push(`table: ${stored.table_name} → ${layout.table}`)
   const idType = idTypeOf(layout.declaration)
@@ -50,7 +50,8 @@ export function differences (stored: RegistryRow, layout: TableLayout, added: Fi
   for (const field of stored.fields) {
     const now = declared.get(field.name)
     if (now === undefined) { changes.push(`${field.name}: removed`); continue }
-    if (now.type !== field.type) changes.push(`${field.name}: type ${field.type} → ${now.type}`)
+    if (now.type !== field.type && convertsFrom(now.type, field.type)) converted.push({ field: now, was: field })
+    else if (now.type !== field.type) changes.push(`${field.name}: type ${field.type} → ${now.type}`)
     if (now.required !== field.required) changes.push(`${field.name}: ${field.required ? 'required → optional' : 'optional → required'}`)
   }
   const held = new Set(stored.fields.map((f) => f.name))
@@ -72,14 +73,40 @@ export async function ensureCollections (client: pg.ClientBase, layouts: readonl
       continue
     }
     const added: FieldLayout[] = []
-    const changes = differences(row, layout, added)
+    const converted: Array<{ field: FieldLayout, was: StoredField }> = []
+    const changes = differences(row, layout, added, converted)
     if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
-    if (added.length === 0 && row.routines >= ROUTINES_VERSION) continue
+    if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) continue
     for (const field of added) await client.query(addColumns(layout, field))
+    for (const { field, was } of converted) await dropFolded(client, layout, field, was)
     await writeRoutines(client, layout, row.id_sequence)
+    for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
     await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
       [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
   }
+}
+
+/** A converted field's folded copy, when its new kind has none: dropped before the routines that wrote it are rewritten. */
+async function dropFolded (client: pg.ClientBase, layout: TableLayout, field: FieldLayout, was: StoredField): Promise<void> {
+  if (KINDS[was.type].folded && field.folded === undefined) await client.query(`ALTER TABLE ${layout.table} DROP COLUMN IF EXISTS ${field.column}_folded`)
+}
+
+/**
+ * A field whose new kind takes over its stored values (a date-time kept as
+ * text before): each value rewritten in the kind's form, in the migration
+ * transaction, after the routines are (each rewritten record reaches the
+ * change feed as replaced: its representation changed). A value the kind
+ * cannot take stops the start naming the records.
+ */
+async function convertValues (client: pg.ClientBase, layout: TableLayout, field: FieldLayout, was: StoredField, where: string): Promise<void> {
+  const canonical = KINDS[field.type].canonical ?? ((value: unknown) => value as string)
+  const rows = (await client.query<{ id: unknown, value: unknown }>(`SELECT id, ${field.column} AS value FROM ${layout.table} WHERE ${field.column} IS NOT NULL ORDER BY id`)).rows
+  const bad = rows.filter((r) => canonical(r.value) === undefined)
+  if (bad.length > 0) throw new CollectionChangedError(layout.declaration.name, [unconvertible(was.type, field.type, field.name, bad)], where)
+  const changed = rows.flatMap((r) => { const value = canonical(r.value); return value === r.value ? [] : [{ id: r.id, value }] })
+  if (changed.length === 0) return
+  await client.query(`UPDATE ${layout.table} AS t SET ${field.column} = c.value FROM unnest($1::${layout.idSqlType}[], $2::text[]) AS c (id, value) WHERE t.id = c.id`,
+    [changed.map((c) => String(c.id)), changed.map((c) => c.value)])
 }
 
 async function create (client: pg.ClientBase, layout: TableLayout): Promise<void> {

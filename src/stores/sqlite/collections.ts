@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { CollectionChangedError, idTypeOf, type CollectionDeclaration, type FieldType, type StoredField } from '../../domain/index.js'
+import { CollectionChangedError, convertsFrom, idTypeOf, KINDS, unconvertible, type CollectionDeclaration, type StoredField } from '../../domain/index.js'
 import { fieldLayouts, literal, quoted, type FieldLayout } from './layout.js'
 
 /**
@@ -28,16 +28,46 @@ export function syncCollections (db: Database.Database, declarations: readonly C
       continue
     }
     const stored = JSON.parse(row.fields) as Record<string, StoredField>
-    const { changes, added } = differences(row, stored, declaration)
+    const { changes, added, converted } = differences(row, stored, declaration)
     if (changes.length > 0) throw new CollectionChangedError(declaration.name, changes, where)
-    if (added.length > 0) addFields(db, declaration, added)
+    if (converted.length > 0) convertFields(db, declaration, stored, converted, where)
+    if (added.length > 0 || converted.length > 0) addFields(db, declaration, added)
   }
 }
 
-/** What differs between the registered collection and its declaration: changes it refuses, and added optional fields. */
-function differences (row: RegistryRow, stored: Record<string, StoredField>, declaration: CollectionDeclaration): { changes: string[], added: string[] } {
+/**
+ * Fields whose kind takes over their stored values (a date-time field kept
+ * as text before): each value rewritten in its new kind's form, in the
+ * migrations' transaction, and the folded copy dropped when the new kind has
+ * none. A value it cannot take stops the open naming the records. Each
+ * rewritten record is announced in the change feed as replaced (its
+ * representation, hence its ETag, changed).
+ */
+function convertFields (db: Database.Database, declaration: CollectionDeclaration, stored: Record<string, StoredField>, converted: readonly string[], where: string): void {
+  const layouts = fieldLayouts(declaration.fields)
+  const table = quoted(declaration.table)
+  for (const name of converted) {
+    const f = layouts.find((l) => l.name === name) as FieldLayout
+    const was = (stored[name] as StoredField).type
+    const canonical = KINDS[f.type].canonical ?? ((value: unknown) => value as string)
+    const rows = db.prepare<[], { id: unknown, value: unknown }>(`SELECT id, ${quoted(f.column)} AS value FROM ${table} WHERE ${quoted(f.column)} IS NOT NULL`).safeIntegers(true).all()
+    const bad = rows.filter((r) => canonical(r.value) === undefined)
+    if (bad.length > 0) throw new CollectionChangedError(declaration.name, [unconvertible(was, f.type, name, bad)], where)
+    const update = db.prepare(`UPDATE ${table} SET ${quoted(f.column)} = ? WHERE id = ?`)
+    for (const r of rows) {
+      const value = canonical(r.value)
+      if (value !== r.value) update.run(value, r.id)
+    }
+    const folded = fieldLayouts({ [name]: stored[name] as StoredField })[0]?.folded
+    if (folded !== undefined && f.folded === undefined) db.exec(`ALTER TABLE ${table} DROP COLUMN ${quoted(folded)}`)
+  }
+}
+
+/** What differs between the registered collection and its declaration: changes it refuses, added optional fields, and fields whose new kind converts their values. */
+function differences (row: RegistryRow, stored: Record<string, StoredField>, declaration: CollectionDeclaration): { changes: string[], added: string[], converted: string[] } {
   const changes: string[] = []
   const added: string[] = []
+  const converted: string[] = []
   if (row.tableName !== declaration.table) changes.push(`table: ${row.tableName} → ${declaration.table}`)
   const idType = idTypeOf(declaration)
   if (row.idType !== idType) changes.push(`id: type ${row.idType} → ${idType}`)
@@ -47,7 +77,8 @@ function differences (row: RegistryRow, stored: Record<string, StoredField>, dec
       changes.push(`${name}: removed`)
       continue
     }
-    if (now.type !== was.type) changes.push(`${name}: type ${was.type} → ${now.type}`)
+    if (now.type !== was.type && convertsFrom(now.type, was.type)) converted.push(name)
+    else if (now.type !== was.type) changes.push(`${name}: type ${was.type} → ${now.type}`)
     if (now.required !== was.required) changes.push(`${name}: ${requiredness(was.required)} → ${requiredness(now.required)}`)
   }
   for (const [name, field] of Object.entries(declaration.fields)) {
@@ -55,20 +86,18 @@ function differences (row: RegistryRow, stored: Record<string, StoredField>, dec
     if (field.required) changes.push(`${name}: added as required`)
     else added.push(name)
   }
-  return { changes, added }
+  return { changes, added, converted }
 }
 
 function requiredness (required: boolean): string {
   return required ? 'required' : 'optional'
 }
 
-const SQL_TYPE: Record<FieldType, string> = { string: 'TEXT', integer: 'INTEGER', number: 'REAL', boolean: 'INTEGER' }
-
 /** A field's column definitions: its own, then its folded copy's (string fields). */
 function columnDefinitions (f: FieldLayout): string[] {
   const notNull = f.required ? ' NOT NULL' : ''
   const check = f.type === 'boolean' ? ` CHECK (${quoted(f.column)} IN (0, 1))` : ''
-  const definitions = [`${quoted(f.column)} ${SQL_TYPE[f.type]}${notNull}${check}`]
+  const definitions = [`${quoted(f.column)} ${KINDS[f.type].storage.sqlite}${notNull}${check}`]
   if (f.folded !== undefined) definitions.push(`${quoted(f.folded)} TEXT${notNull}`)
   return definitions
 }

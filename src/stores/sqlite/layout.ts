@@ -1,4 +1,4 @@
-import { fieldKindsOf, fold, idTypeOf, rowShaper, type CollectionDeclaration, type FieldType, type RecordInput, type StoredField, type StoredRecord } from '../../domain/index.js'
+import { fieldKindsOf, fold, idTypeOf, rowShaper, type CollectionDeclaration, type Kind, type RecordInput, type StoredField, type StoredRecord } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
 import { fieldColumns, SQLITE_COLUMNS } from '../column-names.js'
 
@@ -13,7 +13,7 @@ import { fieldColumns, SQLITE_COLUMNS } from '../column-names.js'
 
 export interface FieldLayout {
   name: string
-  type: FieldType
+  type: Kind
   required: boolean
   column: string
   /** The folded copy's column, for string fields. */

@@ -49,7 +49,7 @@ describe('the web app\'s resources', () => {
     expect(books.key).toBe('books')
     expect(books.title).toEqual({ literal: 'Books' })
     expect(books.fields.map((f) => [f.key, f.kind, say(en, f.label)])).toEqual([
-      ['title', 'text', 'Book title'], ['pageCount', 'integer', 'Page count'], ['price', 'number', 'Price'], ['inPrint', 'boolean', 'In print'], ['subtitle', 'text', 'Subtitle']
+      ['title', 'string', 'Book title'], ['pageCount', 'integer', 'Page count'], ['price', 'number', 'Price'], ['inPrint', 'boolean', 'In print'], ['subtitle', 'string', 'Subtitle']
     ])
     expect(books.searchHint).toEqual({ literal: 'Book title, Subtitle' })
     expect(books.createBody({ title: '', pageCount: '12', price: '9.50', inPrint: 'false', subtitle: '' })).toEqual({ title: '', pageCount: 12, price: 9.5, inPrint: false })
@@ -62,6 +62,6 @@ describe('the web app\'s resources', () => {
   it('fills a form from a record, and asks phones for the right keyboard', () => {
     expect(formValues(STUDENTS, { id: '1', firstName: 'Ada', age: 36 })).toEqual({ firstName: 'Ada', lastName: '', age: '36' })
     const field = (kind: FieldSpec['kind']): FieldSpec => ({ key: 'x', label: { literal: 'x' }, kind, searchable: false, editable: true })
-    expect([inputModeOf(field('integer')), inputModeOf(field('number')), inputModeOf(field('text')), inputModeOf(field('boolean'))]).toEqual(['numeric', 'decimal', undefined, undefined])
+    expect([inputModeOf(field('integer')), inputModeOf(field('number')), inputModeOf(field('string')), inputModeOf(field('boolean'))]).toEqual(['numeric', 'decimal', undefined, undefined])
   })
 })

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Translate } from '../i18n.js'
 import { say, type FieldSpec, type ResourceSpec } from '../resources.js'
+import { KINDS } from '../../../src/domain/kinds/index.js'
 import { filterParams } from '../view-state.js'
 
 interface Props {
@@ -51,7 +52,7 @@ export function Filters ({ spec, t, filters, onChange }: Props) {
                     <option value="false">{t('no')}</option>
                   </select>
                   )
-                : <input id={id} type="text" inputMode={field.kind === 'text' ? undefined : 'numeric'} autoComplete="off" value={draft[param] ?? ''} onInput={(e) => { set((e.currentTarget as HTMLInputElement).value) }} />}
+                : <input id={id} type="text" inputMode={KINDS[field.kind].app.numeric ? 'numeric' : undefined} autoComplete="off" value={draft[param] ?? ''} onInput={(e) => { set((e.currentTarget as HTMLInputElement).value) }} />}
             </div>
           )
         }))}

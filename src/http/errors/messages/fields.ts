@@ -1,3 +1,4 @@
+import type { Kind } from '../../../domain/kinds/index.js'
 /**
  * What is said about one field, in each language: ONE table for the server's
  * catalogue (which names the field by its key, `{field}`) and the web
@@ -57,7 +58,8 @@ export const FIELD_TEMPLATES: Record<FieldLanguage, FieldTemplates> = {
 export interface FieldFacts {
   /** The words beside the field ("First name"); the server uses the key. */
   label: string
-  kind?: 'text' | 'integer' | 'number' | 'boolean'
+  /** Its kind (src/domain/kinds/), where known: the words of a type or range failure. */
+  kind?: Kind
   minimum?: number
   maximum?: number
   maxLength?: number
@@ -76,7 +78,7 @@ export function fieldMessage (lang: FieldLanguage, code: string, facts: FieldFac
   const number = new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-US')
   const between = facts.minimum !== undefined && facts.maximum !== undefined
   let template: string = table[code as Code]
-  if (blank || code === 'FIELD_TOO_SHORT') template = facts.kind === 'text' || facts.kind === undefined ? table.blank : template
+  if (blank || code === 'FIELD_TOO_SHORT') template = facts.kind === 'string' || facts.kind === undefined ? table.blank : template
   else if ((code === 'FIELD_TYPE' || code === 'FIELD_OUT_OF_RANGE') && facts.kind === 'integer') template = between ? table.integerBetween : table.integer
   else if (code === 'FIELD_TYPE' && facts.kind === 'number') template = table.number
   else if (code === 'FIELD_TOO_LONG' && facts.maxLength !== undefined) template = table.tooLongAtMost
