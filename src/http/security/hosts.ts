@@ -90,12 +90,18 @@ export interface HostsPluginOptions {
  * a page of evil.example whose name now resolves to 127.0.0.1 would
  * otherwise drive this server from the victim's browser). The first check of
  * every request, matched or not: 421 Misdirected Request in the shape of the
- * path's service. A request target in absolute form (`GET http://host/path`)
+ * path's service. A request with two Host lines is refused first (400,
+ * whichever comes first: which one counts would be anyone's guess). A request target in absolute form (`GET http://host/path`)
  * names the host itself, which RFC 9112 (§3.2.2) puts before the Host
  * header: its authority is checked too.
  */
 async function hostsPlugin (app: FastifyInstance, { hosts, reject }: HostsPluginOptions): Promise<void> {
   app.addHook('onRequest', function checkHost (request, reply, done) {
+    const lines = hostLines(request.raw.rawHeaders)
+    if (lines > 1) {
+      reject(request, reply, 'CLIENT_ERROR', { detail: `The request has ${lines} Host header lines; HTTP/1.1 allows exactly one (RFC 9112, section 3.2)` })
+      return
+    }
     const host = request.headers.host
     const authority = targetAuthority(request.raw.url)
     const refused = host !== undefined && !hosts.allows(host) ? host : authority !== undefined && !hosts.allows(authority) ? authority : undefined
@@ -121,22 +127,11 @@ export const hostCheck = fp(hostsPlugin, { name: 'rqs-host-check', fastify: '5.x
 
 /**
  * RFC 9112 §3.2: a request with more than one Host field line is answered
- * 400. Node keeps only the first in `headers.host` (the later ones could name
- * another host to whatever reads the raw request behind this server), so the
- * raw lines are counted. Registered on every server, whatever hosts it allows.
+ * 400. Node keeps only the first in `headers.host` (a proxy or log behind
+ * this server may read another), so the raw lines are counted.
  */
-async function hostFieldPlugin (app: FastifyInstance, { reject }: { reject: Reject }): Promise<void> {
-  app.addHook('onRequest', function oneHostField (request, reply, done) {
-    const lines = hostLines(request.raw.rawHeaders)
-    if (lines <= 1) { done(); return }
-    reject(request, reply, 'CLIENT_ERROR', { detail: `The request has ${lines} Host header lines; HTTP/1.1 allows exactly one (RFC 9112, section 3.2)` })
-  })
-}
-
 function hostLines (raw: readonly string[]): number {
   let lines = 0
   for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === 'host') lines++
   return lines
 }
-
-export const hostField = fp(hostFieldPlugin, { name: 'rqs-host-field', fastify: '5.x' })

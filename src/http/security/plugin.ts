@@ -6,7 +6,7 @@ import type { MountTable } from '../rest/index.js'
 import { auth, Authenticator, TokenFile } from './auth.js'
 import { authEnabled, type SecurityConfig } from '../../config/security.js'
 import { protectiveHeaders, securityHeaders } from './headers.js'
-import { allowedHosts, hostCheck, hostField, type HostAllowList } from './hosts.js'
+import { allowedHosts, hostCheck, type HostAllowList } from './hosts.js'
 import { AuthFailureBudget } from './auth-failures.js'
 import { JwtVerifier } from './jwt.js'
 import { rateLimit } from './rate-limit.js'
@@ -28,7 +28,7 @@ export function securityPluginOptions (config: Config, mounts: MountTable): Secu
 /**
  * Security and operations (issue 11), each part a plugin of its own and
  * registered only when switched on, in the order a request meets them:
- * one Host header line (always), the Host check, protective or security headers, CORS (preflights answered here), overload shedding,
+ * the Host check, protective or security headers, CORS (preflights answered here), overload shedding,
  * rate limits (which identify the client), authentication and scopes (on
  * every route, as it declares), then the audit log. Register it before the routes.
  * A feature that is off is not even loaded (its library neither: jose, CORS,
@@ -36,7 +36,6 @@ export function securityPluginOptions (config: Config, mounts: MountTable): Secu
  */
 async function securityPlugin (app: FastifyInstance, { config, hosts, mounts }: SecurityPluginOptions): Promise<void> {
   const reject = rejecter(mounts)
-  await app.register(hostField, { reject })
   if (hosts !== undefined) await app.register(hostCheck, { hosts, reject })
   const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
   // Features that hold a principal beyond one request (the change feed's streams) check it again through this.
