@@ -45,7 +45,7 @@ describe.skipIf(SKIP_POSTGRES)(`rqs import into PostgreSQL while a server writes
     } finally { await client.end() }
   }
 
-  it(`a POST while ${RECORDS} addresses are imported never waits ${BOUND_MS} ms; the file's changes reach the feed in id order, in one run`, { timeout: 300_000 }, async () => {
+  it(`a POST while ${RECORDS} addresses are imported never waits ${BOUND_MS} ms; the file's changes reach the feed once each, in id order`, { timeout: 300_000 }, async () => {
     const file = join(tmp.dir, 'addresses.ndjson')
     writeFileSync(file, addressLines(RECORDS))
     const latencies: number[] = []
@@ -80,12 +80,14 @@ describe.skipIf(SKIP_POSTGRES)(`rqs import into PostgreSQL while a server writes
     const beyond = created.filter((id) => id > BigInt(RECORDS)).length
     expect((await request(`${server.origin}/addresses?limit=1`)).status).toBe(200)
     const log = await changes()
-    // The file's changes: one per record, in id order, one unbroken run of the feed (the import is one commit).
-    // It starts at the last change of id 1 (a POST before the file was staged may have created id 1 first).
+    // The file's changes: one per record, in id order, from the last change of id 1 on (a POST before the file
+    // was staged may have created id 1 first). A POST committed while the import applied may be numbered
+    // between them (numbering follows the pending changes' keys, docs/decisions.md "Order and gaps"): its id
+    // is past the file's, so the changes of ids the file holds are exactly the file's, in order.
     const first = log.map((c) => c.record_id).lastIndexOf('1')
-    const run = log.slice(first, first + RECORDS)
-    expect(run.map((c) => Number(c.record_id))).toEqual(Array.from({ length: RECORDS }, (_, i) => i + 1))
-    expect(run.every((c, i) => i === 0 || BigInt(c.seq) === BigInt((run[i - 1] as { seq: string }).seq) + 1n)).toBe(true)
+    const fromFile = log.slice(first).filter((c) => BigInt(c.record_id) <= BigInt(RECORDS))
+    expect(fromFile.map((c) => Number(c.record_id))).toEqual(Array.from({ length: RECORDS }, (_, i) => i + 1))
+    expect(log.slice(first).every((c) => BigInt(c.record_id) <= BigInt(RECORDS) || c.kind === 'created')).toBe(true)
     const client = new pg.Client({ connectionString: database.url })
     await client.connect()
     try {
