@@ -9,12 +9,14 @@ import { dataFormat } from './import.js'
 import { collectionNames } from '../data/collection.js'
 
 export const EXPORT_USAGE = `Usage: rqs export --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--query QUERY] [--format ndjson|csv [--bom]] > FILE.ndjson
-       rqs export --url http://HOST:PORT --service NAME [--token TOKEN] [--query QUERY] [--format ndjson|csv] > FILE.ndjson
+       rqs export --url http://HOST:PORT --service NAME [--token TOKEN] [--follow-redirects] [--query QUERY] [--format ndjson|csv] > FILE.ndjson
 
 Writes every record of the service to stdout, one JSON object a line (NDJSON), in id order.
   --store     the database (or RQS_STORE, DATABASE_URL)
   --url       a running rqs server instead (any store, the memory store too): its API streams the
-              records; --token (or RQS_TOKEN) when it asks for one; the server checks --query
+              records; --token (or RQS_TOKEN) when it asks for one; the server checks --query.
+              A redirect to another origin (scheme, host, port) stops the export, naming it
+  --follow-redirects  follow such a redirect (the token is not sent there)
   --service   ${collectionNames(COLLECTIONS)}
   --collections ${COLLECTIONS_HELP}
   --query     the list's query parameters, e.g. 'age[gte]=18&sort=lastName' (see the README)
@@ -30,7 +32,7 @@ Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 export async function runExport (argv: string[], io: CommandIO): Promise<number> {
   let args
   try {
-    args = parseCommandArgs(argv, { ...STORE_OPTIONS, query: { type: 'string' }, format: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, bom: { type: 'boolean' } })
+    args = parseCommandArgs(argv, { ...STORE_OPTIONS, query: { type: 'string' }, format: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, bom: { type: 'boolean' }, 'follow-redirects': { type: 'boolean' } })
     if (args.values.help === true) { io.stdout.write(EXPORT_USAGE); return EXIT_OK }
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0] as string}"`)
   } catch (err) {
@@ -42,7 +44,7 @@ export async function runExport (argv: string[], io: CommandIO): Promise<number>
       if (args.values.service === undefined) throw new UsageError('--service is required: the collection to export')
       if (args.values.bom === true) throw new UsageError('--bom applies to --store; from a server, ask it for the mark: --query \'bom=true\'')
       const url = args.values.url
-      const options = { url, service: args.values.service, query: args.values.query ?? '', format: dataFormat(args.values.format, undefined), token: args.values.token ?? io.env.RQS_TOKEN }
+      const options = { url, service: args.values.service, query: args.values.query ?? '', format: dataFormat(args.values.format, undefined), token: args.values.token ?? io.env.RQS_TOKEN, followRedirects: args.values['follow-redirects'] === true }
       return await exportFromServer(options, io, new Output(io.stdout))
     } catch (err) {
       return usage(io, err)

@@ -57,12 +57,18 @@ export function normaliseBase (base: string): string {
   return base.length > 1 && base.endsWith('/') ? base.slice(0, -1) : base
 }
 
-/** A URL path a service is mounted under, normalised without a trailing slash. */
+/**
+ * A URL path a service is mounted under, normalised without a trailing
+ * slash, and without `.` and `..` segments (resolved as a client resolves
+ * them, RFC 3986 §5.2.4): `/./app/x` was mounted literally (issue 36), where
+ * no client's request arrives, and passed the overlap check under a name
+ * that was not the path it served; `/app/../metrics` is `/metrics`.
+ */
 export const basePath: Reader<string> = (value, name) => {
   if (!/^\/[A-Za-z0-9._~\-/]*$/.test(value) || value.includes('//')) {
     throw new ConfigError(`${name} must be a path such as /students, got "${value}"`)
   }
-  return normaliseBase(value)
+  return normaliseBase(new URL(value, 'http://rqs.invalid').pathname)
 }
 
 /**

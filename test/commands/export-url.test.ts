@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runExport } from '../../src/commands/export.js'
@@ -81,3 +83,68 @@ describe('rqs export --url with tokens', () => {
     expect((await exportOf(['--url', guarded.origin, '--service', 'students'], { RQS_TOKEN: tokens.tokens.reader })).code).toBe(0)
   })
 })
+
+describe('rqs export --url and redirects (issue 36)', () => {
+  // Two local servers: `here` (the --url) answers its directory, moves /old to /students within
+  // itself, and redirects /students to `there`, which serves other records and notes the tokens it gets.
+  let here: Server
+  let there: Server
+  let hereOrigin: string
+  let thereOrigin: string
+  const seenThere: Array<string | undefined> = []
+  beforeAll(async () => {
+    there = createServer((req, res) => {
+      seenThere.push(req.headers.authorization)
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' })
+      res.end('{"id":7,"firstName":"Other","lastName":"Host","age":1}\n')
+    })
+    thereOrigin = await listen(there)
+    here = createServer((req, res) => {
+      if (req.url === '/') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ links: { students: { href: '/old' } } }))
+      } else if (req.url?.startsWith('/old') === true) {
+        res.writeHead(301, { location: '/students' }).end()
+      } else {
+        res.writeHead(302, { location: `${thereOrigin}/elsewhere` }).end()
+      }
+    })
+    hereOrigin = await listen(here)
+  })
+  afterAll(async () => {
+    await new Promise((resolve) => here?.close(resolve))
+    await new Promise((resolve) => there?.close(resolve))
+  })
+
+  it('refuses a redirect to another origin, naming it, with the exit code of other failures', async () => {
+    const out = await exportOf(['--url', hereOrigin, '--service', 'students', '--token', 'secret'])
+    expect(out.code).toBe(1)
+    expect(out.stdout).toBe('')
+    expect(out.stderr).toBe(`rqs export: /students redirects to another origin, ${thereOrigin} (${thereOrigin}/elsewhere); not followed (--follow-redirects follows it)\n`)
+    expect(seenThere).toEqual([])
+  })
+
+  it('follows it with --follow-redirects, without sending the token there', async () => {
+    const out = await exportOf(['--url', hereOrigin, '--service', 'students', '--token', 'secret', '--follow-redirects'])
+    expect(out.code).toBe(0)
+    expect(out.stdout).toBe('{"id":7,"firstName":"Other","lastName":"Host","age":1}\n')
+    expect(seenThere).toEqual([undefined])
+    expect((await exportOf(['--help'])).stdout).toContain('--follow-redirects')
+  })
+
+  it('refuses a directory (GET /) that redirects to another origin: the first hop is checked too', async () => {
+    const moved = createServer((req, res) => { res.writeHead(307, { location: `${server.origin}${req.url ?? '/'}` }).end() })
+    const movedOrigin = await listen(moved)
+    try {
+      // Here the first hop already leaves the origin: refused at the directory.
+      const out = await exportOf(['--url', movedOrigin, '--service', 'students'])
+      expect(out.code).toBe(1)
+      expect(out.stderr).toContain(`/ redirects to another origin, ${server.origin}`)
+    } finally { await new Promise((resolve) => moved.close(resolve)) }
+  })
+})
+
+async function listen (server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}

@@ -51,6 +51,14 @@ describe('base paths', () => {
     expect(() => basePath('students', '--students-base')).toThrow('--students-base must be a path such as /students, got "students"')
     expect(() => basePath('/a//b', '--students-base')).toThrow(ConfigError)
   })
+
+  it('resolves . and .. segments as a client would (issue 36): the path mounted is the path requests reach', () => {
+    expect(basePath('/./app/x', '--students-base')).toBe('/app/x')
+    expect(basePath('/app/x/.', '--students-base')).toBe('/app/x')
+    expect(basePath('/people/../metrics', '--students-base')).toBe('/metrics')
+    expect(basePath('/../..', '--students-base')).toBe('/')
+    expect(basePath('/v1.0/.well', '--students-base')).toBe('/v1.0/.well')
+  })
 })
 
 describe('hosts: checked for syntax, resolved only when listening', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/config.js'
-import { makeConfig, type ConfigOverrides } from '../../src/options.js'
+import { makeConfig, resolveConfig, type ConfigOverrides } from '../../src/options.js'
 import { enabledServices } from '../../src/services/index.js'
 import { refuseOverlappingPaths } from '../../src/services/paths.js'
 import type { ServiceDescriptor } from '../../src/services/types.js'
@@ -12,6 +12,16 @@ function check (overrides: ConfigOverrides, extra: ServiceDescriptor[] = []): vo
 }
 
 describe('service paths that overlap are refused at start', () => {
+  // Issue 36: `/./app/x` was mounted literally and passed; a base is normalised before the check.
+  it.each([
+    ['students-base', '/./app/x', 'students at /app/x (--students-base) overlaps app at /app: choose another --students-base'],
+    ['students-base', '/people/../metrics', "students at /metrics (--students-base) overlaps the server's own /metrics: choose another --students-base"],
+    ['addresses-base', '/x/../docs', "addresses at /docs/addresses (--addresses-base) overlaps the server's own /docs: choose another --addresses-base"]
+  ])('--%s %s is resolved before the check', (option, base, message) => {
+    const config = resolveConfig({ [option]: base }, {})
+    expect(() => { refuseOverlappingPaths(config, enabledServices(config)) }).toThrow(message)
+  })
+
   it('the defaults, the student service at the root, and bases of their own pass', () => {
     expect(() => { check({}) }).not.toThrow()
     expect(() => { check({ students: { base: '/' } }) }).not.toThrow()

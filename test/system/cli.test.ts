@@ -40,15 +40,27 @@ describe('rqs as a process', () => {
     let answer = ''
     socket.on('data', (c) => { answer += c.toString() })
     // Send the headers and half the body, signal, then the rest: the request is in flight during shutdown.
-    socket.write(`POST /students HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body.slice(0, 10)}`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Waits are on events, not fixed sleeps (issue 36, item 10): `Expect: 100-continue` makes the server say
+    // when it has read the headers, and its log when it is shutting down.
+    socket.write(`POST /students HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nexpect: 100-continue\r\nconnection: close\r\n\r\n${body.slice(0, 10)}`)
+    await until(() => answer.includes('HTTP/1.1 100 Continue\r\n\r\n'))
     srv.child.kill('SIGTERM')
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await until(() => srv.lines.some((l) => l.includes('shutting down')))
     socket.end(body.slice(10))
     await new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    answer = answer.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '')
     expect(answer).toMatch(/^HTTP\/1\.1 201/)
     expect(answer).toContain('"isSuccessful":true')
     const { code } = await srv.exited
     expect(code).toBe(0)
   })
 })
+
+/** Polls `check` every 20 ms until it holds; fails after a bound generous on a loaded machine (20 s). */
+async function until (check: () => boolean, boundMs = 20_000): Promise<void> {
+  const deadline = Date.now() + boundMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${boundMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

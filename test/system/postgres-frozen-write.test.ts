@@ -59,8 +59,8 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL write over a frozen network${SKIP_POS
   const students = async (): Promise<Array<{ id: number, firstName: string }>> =>
     (await admin.query('SELECT id::int, first_name AS "firstName" FROM rqs_students ORDER BY id')).rows
 
-  /** Waits (bounded) until the rows PostgreSQL holds satisfy `done`. */
-  async function settle (done: (rows: Array<{ firstName: string }>) => boolean, polls = 100): Promise<Array<{ id: number, firstName: string }>> {
+  /** Waits (bounded: 20 s, generous on a loaded machine) until the rows PostgreSQL holds satisfy `done`. */
+  async function settle (done: (rows: Array<{ firstName: string }>) => boolean, polls = 400): Promise<Array<{ id: number, firstName: string }>> {
     for (let i = 0; i < polls; i++) {
       const rows = await students()
       if (done(rows)) return rows

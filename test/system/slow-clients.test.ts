@@ -13,6 +13,8 @@ import { spawnServer, type ServerProcess } from '../helpers/process.js'
 const HOSTILE = 200 // of each kind
 const ANSWER_BOUND_MS = 10_000
 const ALL_CLOSED_BOUND_MS = 20_000
+/** How long the counts may take to reach the log (written once a second), however loaded the machine. */
+const LOG_BOUND_MS = 20_000
 const LIMITS = ['--headers-timeout', '1000', '--body-timeout', '1500', '--handler-timeout', '5000', '--keep-alive-timeout', '1000']
 
 let server: ServerProcess | undefined
@@ -100,7 +102,7 @@ describe('slow and stalled clients (issue 10, defects 1 and 9)', () => {
     }
     // Every cut is counted in the log (a summary line per kind and second).
     // Both kinds: a loaded machine may write the body timeouts' summary after the headers'.
-    await waitFor(() => logged(server?.lines ?? [], 'headers-timeout') >= HOSTILE && logged(server?.lines ?? [], 'body-timeout') >= HOSTILE, 5000)
+    await waitFor(() => logged(server?.lines ?? [], 'headers-timeout') >= HOSTILE && logged(server?.lines ?? [], 'body-timeout') >= HOSTILE, LOG_BOUND_MS)
     expect(logged(server.lines, 'body-timeout')).toBe(HOSTILE)
     expect(logged(server.lines, 'headers-timeout')).toBe(HOSTILE)
     // The records the normal client made are all there.
@@ -116,8 +118,11 @@ describe('slow and stalled clients (issue 10, defects 1 and 9)', () => {
     // Those held were cut by the headers timeout (408); the rest were closed without a byte.
     expect(answers.filter((a) => a === '').length).toBeGreaterThan(0)
     expect(answers.every((a) => a === '' || a.startsWith('HTTP/1.1 408 '))).toBe(true)
-    await waitFor(() => logged(server?.lines ?? [], 'connection-dropped') > 0, 5000)
-    expect(logged(server.lines, 'connection-dropped')).toBe(answers.filter((a) => a === '').length)
+    // Counts are logged once a second: drops spread over a flush (a loaded machine opens the 120 sockets
+    // slowly) come in two lines or more, so wait for the total, not for the first line (issue 36, item 10).
+    const dropped = answers.filter((a) => a === '').length
+    await waitFor(() => logged(server?.lines ?? [], 'connection-dropped') >= dropped, LOG_BOUND_MS)
+    expect(logged(server.lines, 'connection-dropped')).toBe(dropped)
     const res = await fetch(`${server.origin}/healthz`, { signal: AbortSignal.timeout(ANSWER_BOUND_MS) })
     expect(res.status).toBe(200)
   })

@@ -12,7 +12,7 @@ export type Identification =
   | { kind: 'anonymous' }
   | { kind: 'principal', principal: Principal }
   | { kind: 'invalid', reason: string }
-  | { kind: 'unavailable', reason: string }
+  | { kind: 'unavailable', reason: string, retryAfterSeconds?: number }
   /** Its address spent its budget of refused tokens: the token was not even looked at. */
   | { kind: 'throttled', retryAfterSeconds: number }
 
@@ -135,7 +135,7 @@ export class Authenticator {
       return { kind: 'principal', principal: await jwt.verify(token) }
     } catch (err) {
       if (err instanceof TokenRejected) return { kind: 'invalid', reason: err.message }
-      if (err instanceof KeysUnavailable) return { kind: 'unavailable', reason: err.message }
+      if (err instanceof KeysUnavailable) return { kind: 'unavailable', reason: err.message, retryAfterSeconds: err.retryAfterSeconds }
       throw err
     }
   }
@@ -190,8 +190,10 @@ async function authPlugin (app: FastifyInstance, opts: AuthPluginOptions): Promi
       case 'unavailable':
         request.log.warn({ reason: identification.reason }, 'access token not checked: identity provider keys unavailable')
         return reject(request, reply, 'AUTH_UNAVAILABLE', {
-          detail: 'The access token could not be checked because the identity provider did not answer; retry shortly',
-          headers: { 'retry-after': RETRY_AFTER_SECONDS }
+          detail: identification.retryAfterSeconds === undefined
+            ? 'The access token could not be checked because the identity provider did not answer; retry shortly'
+            : `The access token names a key the identity provider's key set did not hold, which is fetched again in at most ${identification.retryAfterSeconds} s; retry then`,
+          headers: { 'retry-after': identification.retryAfterSeconds === undefined ? RETRY_AFTER_SECONDS : String(identification.retryAfterSeconds) }
         })
     }
   }

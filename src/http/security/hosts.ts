@@ -90,17 +90,48 @@ export interface HostsPluginOptions {
  * a page of evil.example whose name now resolves to 127.0.0.1 would
  * otherwise drive this server from the victim's browser). The first check of
  * every request, matched or not: 421 Misdirected Request in the shape of the
- * path's service.
+ * path's service. A request with two Host lines is refused first (400,
+ * whichever comes first: which one counts would be anyone's guess). A request target in absolute form (`GET http://host/path`)
+ * names the host itself, which RFC 9112 (§3.2.2) puts before the Host
+ * header: its authority is checked too.
  */
 async function hostsPlugin (app: FastifyInstance, { hosts, reject }: HostsPluginOptions): Promise<void> {
   app.addHook('onRequest', function checkHost (request, reply, done) {
+    const lines = hostLines(request.raw.rawHeaders)
+    if (lines > 1) {
+      reject(request, reply, 'CLIENT_ERROR', { detail: `The request has ${lines} Host header lines; HTTP/1.1 allows exactly one (RFC 9112, section 3.2)` })
+      return
+    }
     const host = request.headers.host
-    if (host === undefined || hosts.allows(host)) { done(); return }
-    const quoted = JSON.stringify(host.length > MAX_QUOTED ? `${host.slice(0, MAX_QUOTED)}…` : host)
+    const authority = targetAuthority(request.raw.url)
+    const refused = host !== undefined && !hosts.allows(host) ? host : authority !== undefined && !hosts.allows(authority) ? authority : undefined
+    if (refused === undefined) { done(); return }
+    const quoted = JSON.stringify(refused.length > MAX_QUOTED ? `${refused.slice(0, MAX_QUOTED)}…` : refused)
     reject(request, reply, 'HOST_NOT_ALLOWED', {
       detail: `This server does not answer to the host ${quoted}; an operator can allow it with --allowed-hosts`
     })
   })
 }
 
+/** The host[:port] of an absolute-form request target (`http://host:port/path`); undefined for the usual origin form (`/path`). */
+export function targetAuthority (target: string | undefined): string | undefined {
+  if (target === undefined || target.startsWith('/') || target === '*') return undefined
+  try {
+    return new URL(target).host
+  } catch {
+    return '' // no URL either: an authority nobody is allowed
+  }
+}
+
 export const hostCheck = fp(hostsPlugin, { name: 'rqs-host-check', fastify: '5.x' })
+
+/**
+ * RFC 9112 §3.2: a request with more than one Host field line is answered
+ * 400. Node keeps only the first in `headers.host` (a proxy or log behind
+ * this server may read another), so the raw lines are counted.
+ */
+function hostLines (raw: readonly string[]): number {
+  let lines = 0
+  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).length === 4 && (raw[i] as string).toLowerCase() === 'host') lines++
+  return lines
+}

@@ -33,7 +33,15 @@ export class TokenRejected extends Error {
 /** The provider's keys could not be fetched: nobody's fault on the client side (503). */
 export class KeysUnavailable extends Error {
   override name = 'KeysUnavailable'
+
+  /** `retryAfterSeconds`: when asking again can help (the key set's cool-down); default the usual pause. */
+  constructor (message: string, readonly retryAfterSeconds?: number) {
+    super(message)
+  }
 }
+
+/** The `crit` header parameters jose understands (RFC 7797's b64): any other is refused as not understood. */
+const UNDERSTOOD_CRITICAL = new Set(['b64'])
 
 /** jose error codes that mean "this token is wrong", as opposed to "the key set could not be read". */
 const REJECTIONS: Record<string, string> = {
@@ -76,6 +84,8 @@ export class JwtVerifier {
   async verify (token: string): Promise<Principal> {
     let payload
     let protectedHeader
+    // Read before: after a download for this very token the set is fresh too, and its unknown key a 401.
+    const coolingDown = (this.#keys as { coolingDown?: boolean }).coolingDown === true
     try {
       ({ payload, protectedHeader } = await this.#jose.jwtVerify(token, this.#keys, {
         issuer: this.#options.issuer,
@@ -88,6 +98,16 @@ export class JwtVerifier {
       const code = (err as { code?: string }).code
       const reason = code === undefined ? undefined : REJECTIONS[code]
       if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') throw new TokenRejected(`the token's ${String((err as { claim?: string }).claim)} claim is not acceptable`)
+      // jose says "not supported" for an unknown crit parameter as for an algorithm: they need different fixes.
+      if (code === 'ERR_JOSE_NOT_SUPPORTED') {
+        const unknown = this.#unknownCritical(token)
+        if (unknown.length > 0) throw new TokenRejected(`the token marks header parameters as critical that this server does not understand (crit: ${unknown.join(', ')})`)
+      }
+      // A key id the set did not hold, within the cool-down after the last download: the set was not fetched
+      // again, so whether the provider has that key is not known yet (the documented 503, not a 401).
+      if (code === 'ERR_JWKS_NO_MATCHING_KEY' && coolingDown) {
+        throw new KeysUnavailable('the token names a key the identity provider\'s key set did not hold when last fetched, and it is fetched again at most once per cool-down', Math.max(1, Math.ceil(this.#options.cooldownMs / 1000)))
+      }
       if (reason !== undefined) throw new TokenRejected(reason)
       throw new KeysUnavailable(`the identity provider's keys could not be read: ${(err as Error).message}`)
     }
@@ -97,6 +117,14 @@ export class JwtVerifier {
     // Accepted until the tolerance past `exp` is over: a stream opened with it ends then, when a request would be refused.
     const expiresAt = ((payload.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000
     return { name: payload.sub, kind: 'jwt', scopes: new Set<Scope>([...scopesOf(payload.scope), ...scopesOf(payload.scp)]), expiresAt }
+  }
+
+  /** The names in the token's `crit` header that jose does not understand (none when it has no readable one). */
+  #unknownCritical (token: string): string[] {
+    let crit: unknown
+    try { crit = this.#jose.decodeProtectedHeader(token).crit } catch { return [] }
+    if (!Array.isArray(crit)) return []
+    return crit.filter((name) => !UNDERSTOOD_CRITICAL.has(String(name))).map((name) => JSON.stringify(name).slice(0, 40))
   }
 }
 

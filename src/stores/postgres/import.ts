@@ -14,6 +14,13 @@ export interface ImportPlan<R> {
   columns: ReadonlyArray<readonly [name: string, type: string, value: (record: R) => unknown]>
   /** The record's fields as the change log keeps them: jsonb over the applied row `a`, as the table's trigger builds it. */
   changed: string
+  /**
+   * Run on its own after staging, before the applying transaction (the
+   * staged rows are pg_temp.rqs_import): moves generated ids past the file's,
+   * so that a create while the file is applied takes an id the file does not
+   * hold and never waits for the import's uncommitted row of that id.
+   */
+  reserve?: string
   /** Run first in the applying transaction: locks a concurrent write takes before any row's (the counter row of count and sequence ids). */
   lock?: string
   /** Run after the rows, in the same transaction: the bookkeeping rows (record count, next generated id). */
@@ -24,7 +31,9 @@ export interface ImportPlan<R> {
  * Imports `source` into a table the running servers use without stopping
  * their writes while the file is read (issue 19). Every batch goes into a
  * temporary table of this connection (no WAL, no lock on a live table, no
- * open transaction however slowly the file comes), then one transaction
+ * open transaction however slowly the file comes); generated ids are moved
+ * past the file's (issue 36: a create that drew an id the file holds waited
+ * for the whole apply, 10 s for 200 000 addresses); then one transaction
  * applies it all: one upsert (the last line of an id wins), the bookkeeping
  * rows, and the file's changes appended unnumbered in the same statement
  * (like any write's, migration 8: one per record, in id order), which the
@@ -48,6 +57,7 @@ export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: 
       await client.query(stage, [batch.map((_, i) => count + i), ...plan.columns.map(([, , value]) => batch.map(value))])
       count += batch.length
     }
+    if (plan.reserve !== undefined && count > 0) await client.query(plan.reserve)
     await client.query('BEGIN')
     // The row triggers leave this transaction's changes to the statement below (migration 6).
     await client.query("SET LOCAL rqs.import = 'on'")

@@ -273,12 +273,18 @@ function statements (layout: TableLayout): Statements {
  * Moves an int64 collection's sequence to the first id at or after its next
  * value that no record holds (the end of the run of taken ids it points
  * into), so a create after a large import does not try every imported id.
+ * With `staged` (the import's staging table), the ids about to be imported
+ * count as taken too: run before the apply, creates meanwhile draw ids past
+ * the file's run instead of waiting on its uncommitted rows. A file whose ids
+ * leave gaps above the sequence can still meet a create in a gap's far side;
+ * jumping to its largest id instead could exhaust the sequence on one stray id.
  */
-function skipTakenIds (table: string, sequence: string): string {
+function skipTakenIds (table: string, sequence: string, staged?: string): string {
+  const taken = staged === undefined ? table : `(SELECT id FROM ${table} UNION ALL SELECT id FROM ${staged})`
   return `SELECT setval(${literal(sequence)}, s.first_free, false) FROM (
-  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM ${table} WHERE id = c.next) THEN c.next
-    ELSE coalesce((SELECT min(a.id) + 1 FROM ${table} a
-      WHERE a.id >= c.next AND a.id < ${MAX_INT64} AND NOT EXISTS (SELECT 1 FROM ${table} b WHERE b.id = a.id + 1)), c.next) END AS first_free
+  SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM ${taken} t WHERE t.id = c.next) THEN c.next
+    ELSE coalesce((SELECT min(a.id) + 1 FROM ${taken} a
+      WHERE a.id >= c.next AND a.id < ${MAX_INT64} AND NOT EXISTS (SELECT 1 FROM ${taken} b WHERE b.id = a.id + 1)), c.next) END AS first_free
   FROM (SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next FROM ${sequence}) c) s`
 }
 
@@ -290,6 +296,7 @@ function importPlan (layout: TableLayout, sequence: string | null): ImportPlan<S
   for (const f of fields) {
     if (f.folded !== undefined) columns.push([f.folded, 'text', (r) => { const v = r[f.name]; return v === undefined || v === null ? null : fold(v as string) }])
   }
+  let reserve: string | undefined
   let lock: string | undefined
   let finish: string | undefined
   if (layout.counted) {
@@ -298,7 +305,10 @@ function importPlan (layout: TableLayout, sequence: string | null): ImportPlan<S
     finish = `UPDATE rqs_ids SET n = (SELECT count(*) FROM ${table}),
       next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM ${table}), 0)) WHERE collection = ${name}`
   } else if (declaration.ids === 'int64') {
-    if (sequence !== null) finish = skipTakenIds(table, sequence)
+    if (sequence !== null) {
+      reserve = skipTakenIds(table, sequence, 'pg_temp.rqs_import')
+      finish = skipTakenIds(table, sequence)
+    }
   }
-  return { table, service: declaration.name, changeId: layout.idSqlType === 'text' ? 'record_key' : 'record_id', columns, changed: changedJson(layout, 'a'), lock, finish }
+  return { reserve, table, service: declaration.name, changeId: layout.idSqlType === 'text' ? 'record_key' : 'record_id', columns, changed: changedJson(layout, 'a'), lock, finish }
 }

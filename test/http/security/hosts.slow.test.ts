@@ -52,6 +52,19 @@ async function raw (origin: string, head: string): Promise<number> {
   })
 }
 
+/** Like raw, with a body: the whole answer. */
+async function rawText (origin: string, head: string, body = ''): Promise<string> {
+  const { hostname, port } = new URL(origin)
+  return await new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`))
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => { text += chunk })
+    socket.on('end', () => resolve(text))
+    socket.on('error', reject)
+  })
+}
+
 describe('a server listening on loopback (the default 127.0.0.1)', () => {
   let server: RunningServer
   beforeAll(async () => { server = await startServer() })
@@ -112,6 +125,24 @@ describe('a server listening on loopback (the default 127.0.0.1)', () => {
     expect(await raw(server.origin, 'GET /healthz HTTP/1.0')).toBe(200)
   })
 
+  // Issue 36, item 9: RFC 9112 §3.2 and §3.2.2.
+  it('answers 400 to two Host header lines, whichever comes first, in the service\'s shape; one line passes', async () => {
+    for (const [first, second] of [['localhost', 'evil.example'], ['evil.example', 'localhost'], ['localhost', 'localhost']]) {
+      const text = await rawText(server.origin, `POST /addresses HTTP/1.1\r\nHost: ${first as string}\r\nHost: ${second as string}\r\nContent-Type: application/json\r\nContent-Length: 2`, '{}')
+      expect(text, `${first as string}, ${second as string}`).toMatch(/^HTTP\/1\.1 400 /)
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, type: expect.stringMatching(/\/errors\/CLIENT_ERROR$/), detail: expect.stringContaining('2 Host header lines') })
+    }
+    expect(await raw(server.origin, 'GET /students HTTP/1.1\r\nHost: localhost')).toBe(200)
+    expect(await raw(server.origin, 'GET /students HTTP/1.1\r\nHOST: localhost\r\nX-Host: evil.example')).toBe(200)
+  })
+
+  it('checks the authority of an absolute-form request target like Host: another host is refused with 421', async () => {
+    expect(await raw(server.origin, 'GET http://evil.example/students HTTP/1.1\r\nHost: localhost')).toBe(421)
+    expect(await raw(server.origin, 'GET http://evil.example:8080/students HTTP/1.1\r\nHost: localhost')).toBe(421)
+    expect(await raw(server.origin, 'GET http://localhost/students HTTP/1.1\r\nHost: localhost')).toBe(200)
+    expect(await raw(server.origin, 'GET http://127.0.0.1:1/students HTTP/1.1\r\nHost: localhost')).toBe(200)
+  })
+
   it('lets app.inject() through (it sends Host: localhost:80)', async () => {
     expect((await server.app.inject({ method: 'GET', url: '/students' })).statusCode).toBe(200)
   })
@@ -136,6 +167,7 @@ describe('--allowed-hosts', () => {
     try {
       expect((await withHost(server.origin, '/students', 'evil.example', { method: 'POST', json: ada })).status).toBe(201)
       expect(server.app.printRoutes({ includeHooks: true, commonPrefix: false })).not.toContain('checkHost')
+      expect(await raw(server.origin, 'GET http://evil.example/students HTTP/1.1\r\nHost: localhost')).toBe(200)
     } finally {
       await server.close()
     }

@@ -193,3 +193,42 @@ describe('an identity provider that does not answer', () => {
     expect(res.headers.get('retry-after')).toBe('5')
   })
 })
+
+/** Issue 36, item 9: what a client is told about an unknown `crit` header and an unknown key id within the cool-down. */
+describe('JWT refusals that say what to fix', () => {
+  it('an unknown crit header parameter is refused as such, not as an algorithm not accepted', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    const token = await new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', scope: 'read', exp: now + 300, iat: now })
+      .setProtectedHeader({ alg: 'ES256', kid: first.kid, typ: 'at+jwt', crit: ['urn:example:policy'], 'urn:example:policy': 'strict' })
+      .sign(first.privateKey, { crit: { 'urn:example:policy': true } })
+    const res = await get('/students', token)
+    expectShape(res, 'envelope', 401, 'UNAUTHENTICATED')
+    expect(res.headers.get('www-authenticate')).toContain('does not understand (crit: \'urn:example:policy\')')
+    expect(res.headers.get('www-authenticate')).not.toContain('algorithm')
+  })
+
+  it('an unknown key id within the JWKS cool-down is a 503 AUTH_UNAVAILABLE with Retry-After (the set was not fetched again); a key id the set lacks after a download is a 401', async () => {
+    const provider = new Jwks()
+    provider.keys = [first.jwk]
+    const url = await provider.start()
+    const cooling = await startServer({ security: security({ authJwksUrl: url, authIssuer: ISSUER, authAudience: AUDIENCE, authJwksCooldownMs: 60_000, authFailureLimit: { max: 1000, windowMs: 60_000 } }) })
+    try {
+      const unknown = await makeKey('k9')
+      // The first token of the server: the set is downloaded for it, and lacks k9.
+      const fetched = await request(`${cooling.origin}/addresses`, { headers: bearer(await sign(unknown, { scope: 'read' })) })
+      expectShape(fetched, 'problem', 401, 'UNAUTHENTICATED')
+      expect(provider.downloads).toBe(1)
+      // Within the cool-down: not downloaded again, so not known to be wrong.
+      const cooled = await request(`${cooling.origin}/addresses`, { headers: bearer(await sign(unknown, { scope: 'read' })) })
+      expectShape(cooled, 'problem', 503, 'AUTH_UNAVAILABLE')
+      expect(cooled.headers.get('retry-after')).toBe('60')
+      expect(cooled.body.detail).toContain('fetched again in at most 60 s')
+      expect(provider.downloads).toBe(1)
+      // A key the set holds is still accepted meanwhile.
+      expect((await request(`${cooling.origin}/addresses`, { headers: bearer(await sign(first, { scope: 'read' })) })).status).toBe(200)
+    } finally {
+      await cooling.close()
+      provider.server.close()
+    }
+  })
+})
