@@ -17,7 +17,8 @@ describe('configuration from one declaration', () => {
       collections: { declared: [] },
       versioning: { vendor: 'rqs', mediaType: true, uri: true, deprecated: [] },
       albums: {
-        enabled: true, base: '', maxDepth: 20, maxFields: 500, maxAliases: 30, maxDocumentBytes: 16 * 1024,
+        enabled: true, base: '', maxDepth: 20, maxFields: 500, maxAliases: 30,
+        maxCost: 100_000, maxDocumentBytes: 16 * 1024,
         introspection: true, documentCacheSize: 1000, graphiqlDir: DEFAULT_GRAPHIQL_DIR
       },
       events: { enabled: true, maxStreamsPerClient: 8, maxStreamAgeMs: 3_600_000, heartbeatMs: 15_000, retryMs: 2_000 },

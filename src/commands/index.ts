@@ -19,7 +19,7 @@ export const dataCommands: readonly CliCommand[] = [
   {
     name: 'export',
     summary: 'write every record of a service as NDJSON to stdout (or CSV: --format csv)',
-    usage: `rqs export --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--query <query>] [--format ndjson|csv]`,
+    usage: `rqs export --store <url> | --url <server> [--token <token>] [--follow-redirects] --service ${collectionNames(COLLECTIONS, '|')} [--query <query>] [--format ndjson|csv] [--bom]`,
     options: [],
     run: async () => 2,
     ownArguments: async (args, env) => await runExport(args, processStreams(env))

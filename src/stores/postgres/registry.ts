@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { convertsFrom, idTypeOf, KINDS, unconvertible, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
-import { columnType, identifier, literal, type FieldLayout, type TableLayout } from './layout.js'
+import { columnType, identifier, layoutOf, literal, type FieldLayout, type TableLayout } from './layout.js'
 
 /**
  * The collections a database holds (rqs_collections, migration 7) kept in
@@ -78,7 +78,8 @@ export async function ensureCollections (client: pg.ClientBase, layouts: readonl
     if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
     if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) continue
     for (const field of added) await client.query(addColumns(layout, field))
-    for (const { field, was } of converted) await dropFolded(client, layout, field, was)
+    const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
+    for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
     await writeRoutines(client, layout, row.id_sequence)
     for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
     await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
@@ -87,8 +88,10 @@ export async function ensureCollections (client: pg.ClientBase, layouts: readonl
 }
 
 /** A converted field's folded copy, when its new kind has none: dropped before the routines that wrote it are rewritten. */
-async function dropFolded (client: pg.ClientBase, layout: TableLayout, field: FieldLayout, was: StoredField): Promise<void> {
-  if (KINDS[was.type].folded && field.folded === undefined) await client.query(`ALTER TABLE ${layout.table} DROP COLUMN IF EXISTS ${field.column}_folded`)
+async function dropFolded (client: pg.ClientBase, layout: TableLayout, before: TableLayout, field: FieldLayout, was: StoredField): Promise<void> {
+  // Its name as the stored declaration laid it out (all its fields: a colliding name was moved aside).
+  const folded = before.fields.find((f) => f.name === field.name)?.folded
+  if (KINDS[was.type].folded && field.folded === undefined && folded !== undefined) await client.query(`ALTER TABLE ${layout.table} DROP COLUMN IF EXISTS ${folded}`)
 }
 
 /**

@@ -58,7 +58,8 @@ function convertFields (db: Database.Database, declaration: CollectionDeclaratio
       const value = canonical(r.value)
       if (value !== r.value) update.run(value, r.id)
     }
-    const folded = fieldLayouts({ [name]: stored[name] as StoredField })[0]?.folded
+    // The folded copy's name as the stored declaration laid it out (all its fields: a colliding name moved).
+    const folded = fieldLayouts(stored).find((l) => l.name === name)?.folded
     if (folded !== undefined && f.folded === undefined) db.exec(`ALTER TABLE ${table} DROP COLUMN ${quoted(folded)}`)
   }
 }

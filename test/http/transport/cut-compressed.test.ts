@@ -16,7 +16,8 @@ import { declarationFiles } from '../../services/collections/fixture.js'
  */
 const files = declarationFiles()
 const DECLARATION = { collections: { notes: { schema: { type: 'object', properties: { text: { type: 'string', maxLength: 2000 } }, required: ['text'] } } } }
-const RECORDS = 6_000
+// ≈ 16 MB of incompressible text: more than the loopback socket buffers hold even when Linux grows them (≈ 6 MB).
+const RECORDS = 20_000
 
 async function * batches (): AsyncIterable<StoredRecord[]> {
   for (let i = 0; i < RECORDS; i += 500) {
