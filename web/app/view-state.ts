@@ -1,6 +1,6 @@
 import { KINDS } from '../../src/domain/kinds/index.js'
 import type { ListQuery, Sort } from './listing.js'
-import type { FieldSpec, ResourceSpec } from './resources.js'
+import { isSortKey, type FieldSpec, type ResourceSpec } from './resources.js'
 
 /**
  * The whole view state lives in the URL: `/app/students?sort=-age&q=ada&age[gte]=18&limit=50&cursor=…&page=2`,
@@ -21,7 +21,8 @@ export function queryFromSearch (search: string, spec: ResourceSpec): ListQuery 
   const params = new URLSearchParams(search)
   const sortText = params.get('sort') ?? ''
   const sortField = sortText.replace(/^-/, '')
-  const sort: Sort | undefined = sortField === 'id' || spec.fields.some((f) => f.key === sortField) ? { field: sortField, desc: sortText.startsWith('-') } : undefined
+  // A sort the list refuses (an unknown or optional field, from an old or edited link) is dropped: the default order.
+  const sort: Sort | undefined = isSortKey(spec, sortField) ? { field: sortField, desc: sortText.startsWith('-') } : undefined
   const limit = Number(params.get('limit'))
   const filters: Record<string, string> = {}
   for (const field of spec.fields) {

@@ -41,7 +41,8 @@ export const FORMATS = ['date', 'date-time', 'email', 'uri']
 
 const COLLECTION_KEYS = ['schema', 'ids', 'description']
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
-const COMMON_KEYS = ['type', 'description', 'title', 'examples']
+// `x-hint`: how a valid value looks, in words (the web app's message when a value breaks the pattern).
+const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'x-hint']
 /** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
 const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
   const declared = KINDS[k].declaration
@@ -147,6 +148,7 @@ function fieldOf (path: string, name: string, value: unknown): FieldSchema {
   refuseUnknown(path, schema, KEYS_OF_TYPE[type], type)
   optionalText(`${path}.description`, schema.description)
   optionalText(`${path}.title`, schema.title)
+  optionalText(`${path}.x-hint`, schema['x-hint'])
   if (schema.examples !== undefined && !Array.isArray(schema.examples)) fail(`${path}.examples`, 'must be an array of example values')
   const field: Record<string, unknown> = { ...schema, type }
   if (type === 'string') stringRules(path, schema, field)
