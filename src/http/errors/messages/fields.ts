@@ -102,6 +102,7 @@ export function invalidRuleOf (detail: string | undefined): InvalidRule {
   if (/must match pattern/.test(detail)) return 'pattern'
   if (/allowed values|must be one of/.test(detail)) return 'enum'
   return undefined
+}
 
 type Code = 'FIELD_REQUIRED' | 'FIELD_TYPE' | 'FIELD_TOO_SHORT' | 'FIELD_TOO_LONG' | 'FIELD_OUT_OF_RANGE' | 'FIELD_INVALID' | 'FIELD_INVALID_TEXT'
 const CODES = new Set<string>(['FIELD_REQUIRED', 'FIELD_TYPE', 'FIELD_TOO_SHORT', 'FIELD_TOO_LONG', 'FIELD_OUT_OF_RANGE', 'FIELD_INVALID', 'FIELD_INVALID_TEXT'])
