@@ -103,7 +103,8 @@ export function declaredCollections (collections: readonly RecordCollection[], d
     if (BUILT_IN.has(collection.name)) continue
     const url = directory.find((link) => link.rel === collection.name)?.href
     if (url === undefined) continue
-    const schema = collection.schema as unknown as AppCollection['schema']
+    // The declaration's schema: its titles and the limits, values and hints the view's messages state.
+    const schema = (collection.declared ?? collection.schema) as unknown as AppCollection['schema']
     const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => key !== 'id'))
     // The view is titled by the collection's name (the schema's `title` names one record).
     // The sort keys are the server's own (its query model), so the view offers no sort the list refuses.

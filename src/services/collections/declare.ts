@@ -41,8 +41,9 @@ export const FORMATS = ['date', 'date-time', 'email', 'uri']
 
 const COLLECTION_KEYS = ['schema', 'ids', 'description']
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
-// `x-hint`: how a valid value looks, in words (the web app's message when a value breaks the pattern).
-const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'x-hint']
+const COMMON_KEYS = ['type', 'description', 'title', 'examples']
+/** Annotations of a field beyond JSON Schema: `x-hint`, how a valid value looks in words (the web app says it when a value breaks the pattern). */
+const FIELD_EXTENSIONS = ['x-hint']
 /** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
 const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
   const declared = KINDS[k].declaration
@@ -225,7 +226,7 @@ function objectAt (path: string, value: unknown, expected: string): Record<strin
 /** Refuses keys that are not among `known`: a keyword of another type says so, anything else gets a "did you mean". */
 function refuseUnknown (path: string, object: Record<string, unknown>, known: readonly string[], type?: JsonType): void {
   for (const key of Object.keys(object)) {
-    if (known.includes(key)) continue
+    if (known.includes(key) || (type !== undefined && FIELD_EXTENSIONS.includes(key))) continue
     if (key === 'default') fail(`${path}.default`, 'is not supported: a record holds what its client sends, so declare the field optional or required instead')
     if (type !== undefined && ALL_FIELD_KEYS.includes(key)) {
       const types = JSON_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))
