@@ -17,6 +17,16 @@ export function filterParams (field: FieldSpec): string[] {
   return operators.includes('gte') ? [`${field.key}[gte]`, `${field.key}[lte]`] : [field.key]
 }
 
+/** Whether a link's filter value is one the list takes (a number for a number, true or false): another is dropped, not sent into a 400. */
+function filterValueFits (field: FieldSpec, value: string): boolean {
+  switch (KINDS[field.kind].app.input) {
+    case 'integer': return /^-?\d+$/.test(value.trim())
+    case 'decimal': return /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value.trim())
+    case 'checkbox': return value === 'true' || value === 'false'
+    default: return true
+  }
+}
+
 export function queryFromSearch (search: string, spec: ResourceSpec): ListQuery {
   const params = new URLSearchParams(search)
   const sortText = params.get('sort') ?? ''
@@ -28,7 +38,7 @@ export function queryFromSearch (search: string, spec: ResourceSpec): ListQuery 
   for (const field of spec.fields) {
     for (const param of filterParams(field)) {
       const value = params.get(param)
-      if (value !== null && value !== '') filters[param] = value
+      if (value !== null && value !== '' && filterValueFits(field, value)) filters[param] = value
     }
   }
   const page = Number(params.get('page'))

@@ -62,6 +62,8 @@ describe('what the web app offers of a declared collection', () => {
     expect(queryFromSearch('?sort=-year', books).sort).toEqual({ field: 'year', desc: true })
     // A filter the view has no control for is not read (the list is not asked for it).
     expect(queryFromSearch('?isbn[gt]=9&year[contains]=19', books).filters).toEqual({})
+    // A value the field cannot take is dropped too; one it can is kept as written.
+    expect(queryFromSearch('?year[gte]=old&year[lte]=2000&price[gte]=cheap', books).filters).toEqual({ 'year[lte]': '2000' })
   })
 
   it('keeps the limits its messages state, leaving out the ±(2^53 − 1) every integer has', () => {
