@@ -108,7 +108,9 @@ export function declaredCollections (collections: readonly RecordCollection[], d
     const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => key !== 'id'))
     // The view is titled by the collection's name (the schema's `title` names one record).
     // The sort keys are the server's own (its query model), so the view offers no sort the list refuses.
-    out.push({ name: collection.name, url, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') }, sort: sortKeys(collection.model) })
+    const model = collection.model as RecordCollection['model'] | undefined
+    // (A collection described without a query model leaves the page the server's rule: the id and the required fields.)
+    out.push({ name: collection.name, url, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') }, ...(model === undefined ? {} : { sort: sortKeys(model) }) })
   }
   return out
 }
