@@ -20,6 +20,12 @@ export interface RecordCollection<R = unknown> {
   name: string
   /** The record as the API answers it (the newest representation): `record` in the change feed. */
   schema: TSchema
+  /**
+   * A declared collection's schema as declared (limits, titles, patterns and
+   * their hints), what GET /collections shows and the web app's words state;
+   * absent: `schema` says it all.
+   */
+  declared?: TSchema
   store (stores: Stores): QueryableStore<R, string>
   /** The members of a line: the first line of a seed file tells its collection by them. */
   fields: readonly string[]

@@ -55,6 +55,16 @@ export function isSortable (param: FieldParam): boolean {
   return !('sortable' in param) || param.sortable !== false
 }
 
+/** The fields a list may be sorted by, in the model's order (GET /collections, the web app's sort offer). */
+export function sortKeys (model: CollectionModel): string[] {
+  return Object.entries(model.fields as Record<string, FieldParam>).filter(([, param]) => isSortable(param)).map(([field]) => field)
+}
+
+/** The filter operators of every field, by its kind (GET /collections). */
+export function filterOperators (model: CollectionModel): Record<string, readonly Operator[]> {
+  return Object.fromEntries(Object.entries(model.fields as Record<string, FieldParam>).map(([field, param]) => [field, operatorsOf(param)]))
+}
+
 /** The query parameter of a field and operator: `age`, `age[gte]`. */
 export function filterParam (field: string, op: Operator): string {
   return op === 'eq' ? field : `${field}[${op}]`

@@ -60,7 +60,7 @@ export function fieldOf (entry: ProblemEntry): string | undefined {
 }
 
 /** The words for a field's failure, by the label beside it (fields.ts), or undefined to keep the service's. */
-export type FieldWording = (code: string, field: string, blank: boolean) => string | undefined
+export type FieldWording = (code: string, field: string, blank: boolean, detail?: string) => string | undefined
 
 /**
  * Sorts a problem's messages to the fields they concern; the rest stays with the action. A field's
@@ -71,7 +71,7 @@ export function splitProblem (problem: Problem, fields: readonly string[], word?
   for (const entry of problem.errors) {
     const field = fieldOf(entry)
     const blank = /white space/.test(entry.detail ?? '')
-    const message = field === undefined || entry.error === undefined ? undefined : word?.(entry.error, field, blank)
+    const message = field === undefined || entry.error === undefined ? undefined : word?.(entry.error, field, blank, entry.detail)
     if (field !== undefined && fields.includes(field)) (split.fields[field] ??= []).push(message ?? entry.message)
     else split.general.push(entry.message)
   }

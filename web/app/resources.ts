@@ -1,5 +1,5 @@
 import type { MessageKey, Translate } from './i18n.js'
-import type { AppCollection } from '../../src/services/app/page-config.js'
+import type { AppCollection, AppProperty } from '../../src/services/app/page-config.js'
 // The kinds are the server's own definitions (browser-safe: data and pure functions), bundled in.
 import { KINDS, kindOfSchema, type JsonType, type Kind } from '../../src/domain/kinds/index.js'
 
@@ -33,7 +33,16 @@ export interface FieldSpec {
   /** Limits the service checks, for the words of its refusals ("a whole number from 0 to 150"). */
   minimum?: number
   maximum?: number
+  /** Bounds the value may not reach (a number's `exclusiveMaximum`; an integer's are made inclusive). */
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
   maxLength?: number
+  /** The declaration's words for a valid value (`x-hint`, else `description`), said when the value breaks its pattern. */
+  hint?: string
+  /** The values an `enum` allows. */
+  allowed?: readonly string[]
+  /** false: the list is not sorted by it (the server refuses: an optional field of a declared collection). */
+  sortable?: false
 }
 
 /** A collection's name: students, addresses, or one the server's user declared. */
@@ -156,13 +165,17 @@ function humanise (key: string): string {
  */
 export function specFromDeclaration (collection: AppCollection): ResourceSpec {
   const required = new Set(collection.schema.required ?? [])
+  // The server's sort keys (its query model); without them, its rule: the required fields.
+  const sortKeys = new Set(collection.sort ?? required)
   const fields: FieldSpec[] = Object.entries(collection.schema.properties).map(([key, property]) => ({
     key,
     label: { literal: property.title ?? humanise(key) },
     kind: kindOf(property),
     searchable: KINDS[kindOf(property)].folded,
     editable: true,
-    autocomplete: 'off'
+    autocomplete: 'off',
+    ...limitsOf(kindOf(property), property),
+    ...(sortKeys.has(key) ? {} : { sortable: false as const })
   }))
   const title = collection.title ?? humanise(collection.name)
   const describe = (r: Rec): string => {
@@ -181,6 +194,37 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
     createBody: (values) => bodyOf(fields, values, () => true, required),
     replaceBody: (values) => bodyOf(fields, values, () => true, required)
   }
+}
+
+/**
+ * What a declared property's messages can state: its bounds (an integer's
+ * made inclusive, the ±2^53 − 1 every integer has left unsaid), its length
+ * cap, the values of its enum and the words for its pattern.
+ */
+export function limitsOf (kind: Kind, property: AppProperty): Partial<FieldSpec> {
+  const limits: Partial<FieldSpec> = {}
+  const said = (n: number | undefined): n is number => n !== undefined && Math.abs(n) < Number.MAX_SAFE_INTEGER
+  const integer = KINDS[kind].app.input === 'integer'
+  if (said(property.minimum)) limits.minimum = property.minimum
+  if (said(property.maximum)) limits.maximum = property.maximum
+  if (said(property.exclusiveMinimum)) {
+    if (integer) limits.minimum = Math.floor(property.exclusiveMinimum) + 1
+    else limits.exclusiveMinimum = property.exclusiveMinimum
+  }
+  if (said(property.exclusiveMaximum)) {
+    if (integer) limits.maximum = Math.ceil(property.exclusiveMaximum) - 1
+    else limits.exclusiveMaximum = property.exclusiveMaximum
+  }
+  if (property.maxLength !== undefined) limits.maxLength = property.maxLength
+  if (property.enum !== undefined) limits.allowed = property.enum
+  const hint = property['x-hint'] ?? property.description
+  if (property.pattern !== undefined && hint !== undefined && hint.trim() !== '') limits.hint = hint.trim()
+  return limits
+}
+
+/** Whether the list may be sorted by a field (id always). */
+export function isSortKey (spec: ResourceSpec, key: string): boolean {
+  return key === 'id' || spec.fields.some((f) => f.key === key && f.sortable !== false)
 }
 
 /** The kind of a declared property, as the server reads its type and format (an unknown type: text). */

@@ -1,6 +1,6 @@
 import { KINDS } from '../../src/domain/kinds/index.js'
 import type { ListQuery, Sort } from './listing.js'
-import type { FieldSpec, ResourceSpec } from './resources.js'
+import { isSortKey, type FieldSpec, type ResourceSpec } from './resources.js'
 
 /**
  * The whole view state lives in the URL: `/app/students?sort=-age&q=ada&age[gte]=18&limit=50&cursor=…&page=2`,
@@ -17,17 +17,28 @@ export function filterParams (field: FieldSpec): string[] {
   return operators.includes('gte') ? [`${field.key}[gte]`, `${field.key}[lte]`] : [field.key]
 }
 
+/** Whether a link's filter value is one the list takes (a number for a number, true or false): another is dropped, not sent into a 400. */
+function filterValueFits (field: FieldSpec, value: string): boolean {
+  switch (KINDS[field.kind].app.input) {
+    case 'integer': return /^-?\d+$/.test(value.trim())
+    case 'decimal': return /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value.trim())
+    case 'checkbox': return value === 'true' || value === 'false'
+    default: return true
+  }
+}
+
 export function queryFromSearch (search: string, spec: ResourceSpec): ListQuery {
   const params = new URLSearchParams(search)
   const sortText = params.get('sort') ?? ''
   const sortField = sortText.replace(/^-/, '')
-  const sort: Sort | undefined = sortField === 'id' || spec.fields.some((f) => f.key === sortField) ? { field: sortField, desc: sortText.startsWith('-') } : undefined
+  // A sort the list refuses (an unknown or optional field, from an old or edited link) is dropped: the default order.
+  const sort: Sort | undefined = isSortKey(spec, sortField) ? { field: sortField, desc: sortText.startsWith('-') } : undefined
   const limit = Number(params.get('limit'))
   const filters: Record<string, string> = {}
   for (const field of spec.fields) {
     for (const param of filterParams(field)) {
       const value = params.get(param)
-      if (value !== null && value !== '') filters[param] = value
+      if (value !== null && value !== '' && filterValueFits(field, value)) filters[param] = value
     }
   }
   const page = Number(params.get('page'))

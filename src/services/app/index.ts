@@ -8,6 +8,7 @@ import type { DirectoryLink, ServiceDescriptor } from '../types.js'
 import { APP_NOT_BUILT_PAGE, APP_PATH, appPage, builtScript } from './page.js'
 import type { AppCollection, AppPageConfig } from './page-config.js'
 import type { RecordCollection } from '../../data/collection.js'
+import { sortKeys } from '../../records/index.js'
 
 /** Where scripts/build-app.ts writes the bundle, the shared stylesheet and the favicon (from src/ and dist/ alike). */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../../dist/app', import.meta.url))
@@ -102,10 +103,14 @@ export function declaredCollections (collections: readonly RecordCollection[], d
     if (BUILT_IN.has(collection.name)) continue
     const url = directory.find((link) => link.rel === collection.name)?.href
     if (url === undefined) continue
-    const schema = collection.schema as unknown as { properties?: Record<string, { type: string, title?: string }>, required?: string[] }
+    // The declaration's schema: its titles and the limits, values and hints the view's messages state.
+    const schema = (collection.declared ?? collection.schema) as unknown as AppCollection['schema']
     const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => key !== 'id'))
     // The view is titled by the collection's name (the schema's `title` names one record).
-    out.push({ name: collection.name, url, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') } })
+    // The sort keys are the server's own (its query model), so the view offers no sort the list refuses.
+    const model = collection.model as RecordCollection['model'] | undefined
+    // (A collection described without a query model leaves the page the server's rule: the id and the required fields.)
+    out.push({ name: collection.name, url, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') }, ...(model === undefined ? {} : { sort: sortKeys(model) }) })
   }
   return out
 }

@@ -25,7 +25,26 @@ export interface AppCollection {
   url: string
   title?: string
   schema: {
-    properties: Record<string, { type: string, format?: string, title?: string }>
+    properties: Record<string, AppProperty>
     required?: string[]
   }
+  /** The fields its list may be sorted by (the server's query model; id included). Absent: id and the required fields, the server's rule. */
+  sort?: string[]
+}
+
+/** A declared property as the app reads it: its kind, label, and the limits its messages state. */
+export interface AppProperty {
+  type: string
+  format?: string
+  title?: string
+  description?: string
+  /** How a valid value looks, in words: said when a value breaks the pattern (else the description). */
+  'x-hint'?: string
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
+  maxLength?: number
+  pattern?: string
+  enum?: string[]
 }

@@ -42,6 +42,8 @@ export const FORMATS = ['date', 'date-time', 'email', 'uri']
 const COLLECTION_KEYS = ['schema', 'ids', 'description']
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
 const COMMON_KEYS = ['type', 'description', 'title', 'examples']
+/** Annotations of a field beyond JSON Schema: `x-hint`, how a valid value looks in words (the web app says it when a value breaks the pattern). */
+const FIELD_EXTENSIONS = ['x-hint']
 /** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
 const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
   const declared = KINDS[k].declaration
@@ -147,6 +149,7 @@ function fieldOf (path: string, name: string, value: unknown): FieldSchema {
   refuseUnknown(path, schema, KEYS_OF_TYPE[type], type)
   optionalText(`${path}.description`, schema.description)
   optionalText(`${path}.title`, schema.title)
+  optionalText(`${path}.x-hint`, schema['x-hint'])
   if (schema.examples !== undefined && !Array.isArray(schema.examples)) fail(`${path}.examples`, 'must be an array of example values')
   const field: Record<string, unknown> = { ...schema, type }
   if (type === 'string') stringRules(path, schema, field)
@@ -223,7 +226,7 @@ function objectAt (path: string, value: unknown, expected: string): Record<strin
 /** Refuses keys that are not among `known`: a keyword of another type says so, anything else gets a "did you mean". */
 function refuseUnknown (path: string, object: Record<string, unknown>, known: readonly string[], type?: JsonType): void {
   for (const key of Object.keys(object)) {
-    if (known.includes(key)) continue
+    if (known.includes(key) || (type !== undefined && FIELD_EXTENSIONS.includes(key))) continue
     if (key === 'default') fail(`${path}.default`, 'is not supported: a record holds what its client sends, so declare the field optional or required instead')
     if (type !== undefined && ALL_FIELD_KEYS.includes(key)) {
       const types = JSON_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))

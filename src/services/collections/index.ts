@@ -9,6 +9,7 @@ import { recordCollection } from './records.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { declaredSchema } from './schema.js'
 import { collectionStore } from '../records/routes.js'
+import { filterOperators, sortKeys } from '../../records/index.js'
 import { sharedCollectionValidator } from './validation.js'
 
 export { collectionsOptions, type CollectionsConfig } from './config.js'
@@ -70,7 +71,9 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
         name: c.name,
         href: links.find((l) => l.rel === c.name)?.href ?? `/${c.name}`,
         declared: own !== undefined,
-        schema: own === undefined ? c.schema : declaredSchema(own)
+        schema: own === undefined ? c.schema : declaredSchema(own),
+        sort: sortKeys(c.model),
+        filters: filterOperators(c.model)
       }
     })
     await app.register(collectionsListing, { collections: listed })

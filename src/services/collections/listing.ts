@@ -14,6 +14,10 @@ export interface ListedCollection {
   schema: TSchema
   /** Declared by the user (`--collections`) rather than built in. */
   declared: boolean
+  /** The fields a list may be sorted by (`?sort=`), id included: the query model's sort keys. */
+  sort: string[]
+  /** The filter operators of each field (`eq` is `field=value`), by its kind. */
+  filters: Record<string, readonly string[]>
 }
 
 const Listing = {
@@ -29,9 +33,15 @@ const Listing = {
           name: { type: 'string' },
           href: { type: 'string', format: 'uri-reference' },
           declared: { type: 'boolean', description: 'Declared with --collections (false: built in).' },
-          schema: { type: 'object', additionalProperties: true, description: 'The record as JSON Schema, id included. A declared string field without maxLength holds at most 10000 characters (the maxLength shown).' }
+          schema: { type: 'object', additionalProperties: true, description: 'The record as JSON Schema, id included. A declared string field without maxLength holds at most 10000 characters (the maxLength shown).' },
+          sort: { type: 'array', items: { type: 'string' }, description: 'The fields `?sort=` accepts, id included (a declared collection: the required fields).' },
+          filters: {
+            type: 'object',
+            additionalProperties: { type: 'array', items: { type: 'string', enum: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains'] } },
+            description: 'The filter operators of each field: `eq` is `field=value`, the others `field[op]=value`.'
+          }
         },
-        required: ['name', 'href', 'declared', 'schema']
+        required: ['name', 'href', 'declared', 'schema', 'sort', 'filters']
       }
     }
   },

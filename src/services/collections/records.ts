@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv'
 import { bodyChecks, type RecordCollection } from '../../data/collection.js'
 import type { StoredRecord } from '../../domain/index.js'
 import type { UserCollection } from './declare.js'
-import { createBody, idSchema, queryModel, recordLine, recordSchema } from './schema.js'
+import { createBody, idSchema, queryModel, declaredSchema, recordLine, recordSchema } from './schema.js'
 import { bodyChecker, collectionValidator } from './validation.js'
 import { recordEtag } from '../../http/rest/index.js'
 
@@ -20,6 +20,7 @@ export function recordCollection (collection: UserCollection): RecordCollection<
   return {
     name: declaration.name,
     schema: recordSchema(collection),
+    declared: declaredSchema(collection),
     store: (stores) => {
       const store = stores.collections.get(declaration.name)
       if (store === undefined) throw new RangeError(`the stores keep no collection ${declaration.name}: open them with its declaration`)

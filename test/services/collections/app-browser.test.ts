@@ -19,7 +19,8 @@ const SHELF = {
         properties: {
           title: { type: 'string', title: 'Title', minLength: 1, maxLength: 200 },
           year: { type: 'integer', minimum: 0, maximum: 3000 },
-          available: { type: 'boolean' }
+          available: { type: 'boolean' },
+          isbn: { type: 'string', title: 'ISBN', pattern: '^[0-9-]{10,17}$', 'x-hint': '10 to 17 digits or hyphens', description: 'The book\'s ISBN.' }
         },
         required: ['title']
       }
@@ -64,5 +65,56 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(await page.locator('tbody tr[data-id="2"]').innerText()).toMatch(/Emma[\s\S]*1815[\s\S]*no/)
     expectClean(session)
     await session.context.close()
+  })
+
+  // Issue 37, item 3: the view offers only what the server accepts, and says the limits it breaks.
+  it('offers sorting by the fields the server sorts by, and opens a link sorted by another in the default order', async () => {
+    const session = await openSession(browser)
+    const { page } = session
+    // year, available and isbn are optional: the server sorts by none of them (`?sort=isbn` is a 400).
+    expect((await request(`${server.origin}/books?sort=isbn`)).status).toBe(400)
+    await page.goto(`${server.origin}/app/books?sort=isbn&q=`)
+    await page.locator('tbody tr[data-id="1"]').waitFor()
+    // Corrected, not failed: the default order, and the URL says so.
+    await poll(() => page.evaluate<string>('location.search')).toBe('')
+    expect(await page.getByRole('alert').count()).toBe(0)
+    expect(session.requests.filter((r) => !r.startsWith('GET /app/') && r.includes('sort='))).toEqual([])
+    const header = page.locator('thead')
+    expect(await header.getByRole('button', { name: /Title/ }).count()).toBe(1)
+    for (const name of [/Year/, /Available/, /ISBN/]) expect(await header.getByRole('button', { name }).count(), String(name)).toBe(0)
+    expect(await header.getByText('ISBN').count()).toBe(1)
+    const options = page.locator('select[id="sort-books"] option')
+    const offered: Array<string | null> = []
+    for (let i = 0; i < await options.count(); i++) offered.push(await options.nth(i).getAttribute('value'))
+    expect(offered).toEqual(['', 'title', '-title'])
+    // What it offers, the server takes.
+    await header.getByRole('button', { name: /Title/ }).click()
+    await poll(() => page.evaluate<string>('location.search')).toBe('?sort=title')
+    await page.goto(`${server.origin}/app/books?sort=-year`)
+    await page.locator('tbody tr[data-id="1"]').waitFor()
+    await poll(() => page.evaluate<string>('location.search')).toBe('')
+    expectClean(session)
+    await session.context.close()
+  })
+
+  it('says the limit a year breaks and a pattern\'s declared hint, in English and German', async () => {
+    for (const [locale, add, year, isbn] of [
+      // The shelf declares 0 to 3000 (one bound alone: "at most 3,000", test/web/app/offers.test.ts).
+      ['en-US', 'Add', 'Year must be a whole number from 0 to 3,000.', 'ISBN is not valid: 10 to 17 digits or hyphens'],
+      ['de-DE', 'Hinzufügen', 'Year muss eine ganze Zahl von 0 bis 3.000 sein.', 'ISBN ist ungültig: 10 to 17 digits or hyphens']
+    ] as const) {
+      const session = await openSession(browser, { locale })
+      const { page } = session
+      await page.goto(`${server.origin}/app/books`)
+      const form = page.locator('form').filter({ has: page.getByRole('button', { name: add, exact: true }) })
+      await form.getByLabel('Title', { exact: true }).fill('Far future')
+      await form.getByLabel('Year', { exact: true }).fill('4000')
+      await form.getByLabel('ISBN', { exact: true }).fill('not an isbn')
+      await form.getByRole('button', { name: add, exact: true }).click()
+      await poll(() => page.locator('#add-books-year-error').innerText()).toBe(year)
+      expect(await page.locator('#add-books-isbn-error').innerText()).toBe(isbn)
+      expectClean(session, [400])
+      await session.context.close()
+    }
   })
 })

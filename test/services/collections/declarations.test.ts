@@ -58,6 +58,8 @@ describe('refused declarations', () => {
       'FILE: collections.books.schema.properties.at.format: "datetime" is not a format rqs checks: use date, date-time, email, uri (did you mean "date-time"?)'],
     ['no collections member', { books: {} },
       'FILE must hold one JSON object {"collections": {"<name>": {"schema": {…}}}}'],
+    ['an x-hint that is not text', books({ isbn: { type: 'string', pattern: '^[0-9-]+$', 'x-hint': 13 } }),
+      'FILE: collections.books.schema.properties.isbn.x-hint: must be a string, got 13'],
     ['invalid JSON', '{"collections": ',
       'FILE is not valid JSON: Unexpected end of JSON input']
   ])('refuses %s', (_what, content, message) => {

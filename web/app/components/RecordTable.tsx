@@ -24,7 +24,7 @@ interface Props {
  * Column widths are fixed by the colgroup (rqs.css), so they stay put in every state.
  */
 export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, onSort, onEdit, onDelete, onEditChange, onSave, onCancel }: Props) {
-  const columns = [{ key: 'id', label: t('id'), numeric: true }, ...spec.fields.map((f) => ({ key: f.key, label: say(t, f.label), numeric: f.kind === 'integer' }))]
+  const columns = [{ key: 'id', label: t('id'), numeric: true, sortable: true }, ...spec.fields.map((f) => ({ key: f.key, label: say(t, f.label), numeric: f.kind === 'integer', sortable: f.sortable !== false }))]
   const ariaSort = (key: string): 'ascending' | 'descending' | undefined =>
     sort?.field === key ? (sort.desc ? 'descending' : 'ascending') : (key === 'id' && sort === undefined ? 'ascending' : undefined)
   return (
@@ -39,10 +39,15 @@ export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, 
         <tr>
           {columns.map((c) => (
             <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined} aria-sort={ariaSort(c.key)}>
-              <button type="button" class="sort" onClick={() => { onSort(c.key) }}>
-                {c.label}
-                <span class="sort-mark" aria-hidden="true">{ariaSort(c.key) === 'ascending' ? '▲' : ariaSort(c.key) === 'descending' ? '▼' : '↕'}</span>
-              </button>
+              {c.sortable
+                ? (
+                  <button type="button" class="sort" onClick={() => { onSort(c.key) }}>
+                    {c.label}
+                    <span class="sort-mark" aria-hidden="true">{ariaSort(c.key) === 'ascending' ? '▲' : ariaSort(c.key) === 'descending' ? '▼' : '↕'}</span>
+                  </button>
+                  )
+                // The server sorts by no optional field: its header is a label, not a button.
+                : <span class="unsorted">{c.label}</span>}
             </th>
           ))}
           <th scope="col" class="actions"><span class="visually-hidden">{t('actions')}</span></th>

@@ -4,7 +4,7 @@ import type { Change, FeedStatus } from '../feed.js'
 import type { Translate } from '../i18n.js'
 import { Listing, type Endpoint, type ListQuery, type Outcome, type Page, type Sort } from '../listing.js'
 import { splitProblem, type FieldWording, type Problem } from '../problem.js'
-import { fieldMessage } from '../../../src/http/errors/messages/fields.js'
+import { fieldMessage, invalidRuleOf } from '../../../src/http/errors/messages/fields.js'
 import { queryFromSearch, searchOf } from '../view-state.js'
 import { Filters } from './Filters.js'
 import { Pager } from './Pager.js'
@@ -88,9 +88,9 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     return problem.status >= 500 && problem.traceId !== undefined ? `${text} ${t('reference', { id: problem.traceId })}` : text
   }
 
-  const word: FieldWording = (code, key, blank) => {
+  const word: FieldWording = (code, key, blank, detail) => {
     const field = spec.fields.find((f) => f.key === key)
-    return field === undefined ? undefined : fieldMessage(t.lang, code, { ...field, label: say(t, field.label) }, blank)
+    return field === undefined ? undefined : fieldMessage(t.lang, code, { ...field, label: say(t, field.label) }, blank, invalidRuleOf(detail))
   }
 
   /** The URL says what is shown: the query and, past the first page, where. */

@@ -33,7 +33,7 @@ export function Toolbar ({ spec, t, search, sort, onSearch, onSearchNow, onSort,
         <label for={`sort-${spec.key}`}>{t('sortBy')}</label>
         <select id={`sort-${spec.key}`} value={sortValue} onChange={(e) => { chooseSort((e.currentTarget as HTMLSelectElement).value) }}>
           <option value="">{t('sortDefault')}</option>
-          {spec.fields.flatMap((f) => [
+          {spec.fields.filter((f) => f.sortable !== false).flatMap((f) => [
             <option key={f.key} value={f.key}>{`${say(t, f.label)} (${t('ascending')})`}</option>,
             <option key={`-${f.key}`} value={`-${f.key}`}>{`${say(t, f.label)} (${t('descending')})`}</option>
           ])}

@@ -22,6 +22,15 @@ export interface FieldTemplates {
   number: string
   blank: string
   tooLongAtMost: string
+  /** A declared bound alone, or both (a number's). */
+  atLeast: string
+  atMost: string
+  between: string
+  greaterThan: string
+  lessThan: string
+  /** An enum's values; a pattern's declared words (`x-hint` or description). */
+  oneOf: string
+  hinted: string
 }
 
 export const FIELD_TEMPLATES: Record<FieldLanguage, FieldTemplates> = {
@@ -37,7 +46,14 @@ export const FIELD_TEMPLATES: Record<FieldLanguage, FieldTemplates> = {
     integerBetween: '{field} must be a whole number from {minimum} to {maximum}.',
     number: '{field} must be a number.',
     blank: '{field} is required.',
-    tooLongAtMost: '{field} must be at most {maximum} characters long.'
+    tooLongAtMost: '{field} must be at most {maximum} characters long.',
+    atLeast: '{field} must be at least {minimum}.',
+    atMost: '{field} must be at most {maximum}.',
+    between: '{field} must be from {minimum} to {maximum}.',
+    greaterThan: '{field} must be greater than {minimum}.',
+    lessThan: '{field} must be less than {maximum}.',
+    oneOf: '{field} must be one of: {allowed}.',
+    hinted: '{field} is not valid: {hint}'
   },
   de: {
     FIELD_REQUIRED: '{field} ist erforderlich.',
@@ -51,7 +67,14 @@ export const FIELD_TEMPLATES: Record<FieldLanguage, FieldTemplates> = {
     integerBetween: '{field} muss eine ganze Zahl von {minimum} bis {maximum} sein.',
     number: '{field} muss eine Zahl sein.',
     blank: '{field} ist erforderlich.',
-    tooLongAtMost: '{field} darf höchstens {maximum} Zeichen lang sein.'
+    tooLongAtMost: '{field} darf höchstens {maximum} Zeichen lang sein.',
+    atLeast: '{field} muss mindestens {minimum} sein.',
+    atMost: '{field} darf höchstens {maximum} sein.',
+    between: '{field} muss zwischen {minimum} und {maximum} liegen.',
+    greaterThan: '{field} muss größer als {minimum} sein.',
+    lessThan: '{field} muss kleiner als {maximum} sein.',
+    oneOf: '{field} muss einer dieser Werte sein: {allowed}.',
+    hinted: '{field} ist ungültig: {hint}'
   }
 }
 
@@ -62,7 +85,23 @@ export interface FieldFacts {
   kind?: Kind
   minimum?: number
   maximum?: number
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
   maxLength?: number
+  /** The declaration's words for a valid value, said when a value breaks the pattern. */
+  hint?: string
+  /** The values an enum allows. */
+  allowed?: readonly string[]
+}
+
+/** Which rule a FIELD_INVALID broke, as the failure's detail says it (ajv's words): the app can then say the rule. */
+export type InvalidRule = 'pattern' | 'enum' | undefined
+
+export function invalidRuleOf (detail: string | undefined): InvalidRule {
+  if (detail === undefined) return undefined
+  if (/must match pattern/.test(detail)) return 'pattern'
+  if (/allowed values|must be one of/.test(detail)) return 'enum'
+  return undefined
 }
 
 type Code = 'FIELD_REQUIRED' | 'FIELD_TYPE' | 'FIELD_TOO_SHORT' | 'FIELD_TOO_LONG' | 'FIELD_OUT_OF_RANGE' | 'FIELD_INVALID' | 'FIELD_INVALID_TEXT'
@@ -72,20 +111,39 @@ const CODES = new Set<string>(['FIELD_REQUIRED', 'FIELD_TYPE', 'FIELD_TOO_SHORT'
  * The sentence for a field failure: the most exact template the facts allow.
  * `blank`: the failure was the schemas' "not only white space" rule. Undefined for a code that is not a field's.
  */
-export function fieldMessage (lang: FieldLanguage, code: string, facts: FieldFacts, blank = false): string | undefined {
+export function fieldMessage (lang: FieldLanguage, code: string, facts: FieldFacts, blank = false, rule?: InvalidRule): string | undefined {
   if (!CODES.has(code)) return undefined
   const table = FIELD_TEMPLATES[lang]
   const number = new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-US')
   const between = facts.minimum !== undefined && facts.maximum !== undefined
   let template: string = table[code as Code]
   if (blank || code === 'FIELD_TOO_SHORT') template = facts.kind === 'string' || facts.kind === undefined ? table.blank : template
-  else if ((code === 'FIELD_TYPE' || code === 'FIELD_OUT_OF_RANGE') && facts.kind === 'integer') template = between ? table.integerBetween : table.integer
+  else if ((code === 'FIELD_TYPE' || code === 'FIELD_OUT_OF_RANGE') && facts.kind === 'integer' && between) template = table.integerBetween
+  else if (code === 'FIELD_OUT_OF_RANGE' && (facts.kind === 'integer' || facts.kind === 'number')) template = rangeTemplate(table, facts) ?? (facts.kind === 'integer' ? table.integer : template)
+  else if (code === 'FIELD_TYPE' && facts.kind === 'integer') template = table.integer
   else if (code === 'FIELD_TYPE' && facts.kind === 'number') template = table.number
   else if (code === 'FIELD_TOO_LONG' && facts.maxLength !== undefined) template = table.tooLongAtMost
+  else if (code === 'FIELD_INVALID' && rule === 'pattern' && facts.hint !== undefined) template = table.hinted
+  else if (code === 'FIELD_INVALID' && rule === 'enum' && facts.allowed !== undefined) template = table.oneOf
+  const low = facts.minimum ?? facts.exclusiveMinimum
+  const high = facts.maximum ?? facts.exclusiveMaximum
   const values: Record<string, string> = {
     field: facts.label,
-    minimum: facts.minimum === undefined ? '' : number.format(facts.minimum),
-    maximum: facts.maximum === undefined ? (facts.maxLength === undefined ? '' : number.format(facts.maxLength)) : number.format(facts.maximum)
+    minimum: low === undefined ? '' : number.format(low),
+    maximum: high === undefined ? (facts.maxLength === undefined ? '' : number.format(facts.maxLength)) : number.format(high),
+    hint: facts.hint ?? '',
+    allowed: (facts.allowed ?? []).join(', ')
   }
   return template.replace(/\{(\w+)\}/g, (_, key: string) => values[key] ?? '')
+}
+
+/** The words of the bounds a number breaks: both, the one it has, or undefined when none is known. */
+function rangeTemplate (table: FieldTemplates, facts: FieldFacts): string | undefined {
+  const low = facts.minimum !== undefined ? 'min' : facts.exclusiveMinimum !== undefined ? 'above' : undefined
+  const high = facts.maximum !== undefined ? 'max' : facts.exclusiveMaximum !== undefined ? 'below' : undefined
+  if (low === 'min' && high === 'max') return table.between
+  if (high !== undefined && low === undefined) return high === 'max' ? table.atMost : table.lessThan
+  if (low !== undefined && high === undefined) return low === 'min' ? table.atLeast : table.greaterThan
+  // An inclusive and an exclusive bound (or none): the general words.
+  return undefined
 }
