@@ -39,8 +39,18 @@ export const HOME_LINK_SCRIPT = `(function () {
 })()
 `
 
+/**
+ * Operations that answer a stream that does not end (Server-Sent Events):
+ * "Try it out" would spin for ever, so their descriptions give a curl
+ * command instead and the button is hidden. Swagger UI names an operation's
+ * element `operations-<tag>-<operationId>`.
+ */
+export const STREAM_OPERATIONS = ['streamChanges', 'subscribeByGet', 'subscribe'] as const
+
+const NO_TRY_OUT_CSS = `${STREAM_OPERATIONS.map((id) => `.swagger-ui .opblock[id$="-${id}"] .try-out`).join(',\n')} { display: none; }\n`
+
 /** rqs' accent colour (src/http/html/rqs.css) for the top bar. */
-const THEME_CSS = `.swagger-ui .topbar { background-color: #1d4ed8; padding: 6px 0; }
+const THEME_CSS = NO_TRY_OUT_CSS + `.swagger-ui .topbar { background-color: #1d4ed8; padding: 6px 0; }
 .swagger-ui .topbar .topbar-wrapper { gap: 1rem; }
 .swagger-ui .topbar .topbar-wrapper > a.link { flex: 0 0 auto; }
 .swagger-ui .topbar .topbar-wrapper > a.link img { height: 40px; }
