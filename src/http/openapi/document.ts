@@ -210,7 +210,9 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
   const body = op.requestBody?.content
   if (representation !== undefined && body?.['application/json'] !== undefined) {
     const media = body['application/json']
-    op.requestBody = { ...op.requestBody, content: Object.fromEntries(ownTypeFirst(representation.mediaTypes).map((type) => [type, { ...media }])) }
+    // Plain JSON stays too (every representation's body parser takes it).
+    const types = ownTypeFirst([...new Set([...representation.mediaTypes, 'application/json'])])
+    op.requestBody = { ...op.requestBody, content: Object.fromEntries(types.map((type) => [type, { ...media }])) }
   }
   // A collection's list also streams its records (src/http/rest/query/respond.ts, src/records/stream.ts).
   const listed = op.responses['200']?.content
