@@ -112,7 +112,7 @@ export function transformRoute ({ schema, url, route }: { schema: FastifySchema,
   if ((schema as FastifySchema | undefined) === undefined || schema.hide === true) return { schema, url }
   const declaration = route.config?.rqs
   const notes: Notes = { ...schema['x-rqs'], access: declaration?.access, probe: declaration?.probe }
-  const params = documentedParams(schema.params)
+  const params = documentedParams(wildcardNamed(schema.params))
   if (representation === undefined) return { schema: { ...schema, params, 'x-rqs': notes }, url }
   const operationId = schema.operationId === undefined
     ? undefined
@@ -121,6 +121,14 @@ export function transformRoute ({ schema, url, route }: { schema: FastifySchema,
     schema: { ...schema, params, operationId, 'x-rqs': { ...notes, representation } as Notes },
     url: representation.uriVersioned ? url : `${TWIN_PREFIX}${representation.version}${url}`
   }
+}
+
+/** The wildcard's parameter (`*` in Fastify's params) under the name the path gives it, `path`. */
+function wildcardNamed (params: unknown): unknown {
+  const properties = (params as { properties?: Record<string, unknown> } | undefined)?.properties
+  if (properties?.['*'] === undefined) return params
+  const { '*': wildcard, ...rest } = properties
+  return { ...params as object, properties: { ...rest, path: wildcard } }
 }
 
 /** Path parameters as the document shows them: what the route's parser accepts (ACCEPTS_KEY), not the any-string Fastify checks. */
@@ -197,6 +205,14 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
       const media = response.content['application/json']
       response.content = Object.fromEntries(ownTypeFirst(representation.mediaTypes).map((type) => [type, { ...media }]))
     }
+  }
+  // The request body in the version's own media types too: Swagger UI sends the first as Content-Type.
+  const body = op.requestBody?.content
+  if (representation !== undefined && body?.['application/json'] !== undefined) {
+    const media = body['application/json']
+    // Plain JSON stays too (every representation's body parser takes it).
+    const types = ownTypeFirst([...new Set([...representation.mediaTypes, 'application/json'])])
+    op.requestBody = { ...op.requestBody, content: Object.fromEntries(types.map((type) => [type, { ...media }])) }
   }
   // A collection's list also streams its records (src/http/rest/query/respond.ts, src/records/stream.ts).
   const listed = op.responses['200']?.content
@@ -414,6 +430,9 @@ function mergeOperations (ops: Array<[number, Operation]>): Operation {
   }
   for (const [, op] of ops) {
     for (const p of op.parameters ?? []) if (!parameters.some((q) => q.in === p.in && q.name === p.name)) parameters.push(p)
+  }
+  // The newest version's body types first, as its answers' are: the Content-Type Swagger UI sends matches its Accept.
+  for (const [, op] of [...ops].reverse()) {
     if (op.requestBody === undefined) continue
     requestBody ??= { required: true, content: {} }
     for (const [type, media] of Object.entries(op.requestBody.content)) {
@@ -424,6 +443,7 @@ function mergeOperations (ops: Array<[number, Operation]>): Operation {
       requestBody.content[type] = media
     }
   }
+  if (requestBody !== undefined) requestBody.content = Object.fromEntries(ownTypeFirst(Object.keys(requestBody.content)).map((type) => [type, requestBody.content[type] as MediaTypeObject]))
   const [, base] = first
   return {
     ...base,

@@ -39,8 +39,65 @@ export const HOME_LINK_SCRIPT = `(function () {
 })()
 `
 
+/**
+ * "Try it out" asks for the media type the response section shows first.
+ * Swagger UI sends an Accept of any type until someone picks one in that section,
+ * and at a service's base path any type chooses v1: an operation filed under v2 would
+ * answer v1's envelope. A plugin (added to the options before Swagger UI
+ * starts) makes the chosen type default to the first type of the operation's
+ * first successful answer that has a body, as the page shows.
+ */
+export const ACCEPT_SCRIPT = `(function () {
+  'use strict'
+  var original = window.SwaggerUIBundle
+  if (typeof original !== 'function') return
+  function firstType (system, path, method) {
+    var responses = system.specSelectors.specJson().getIn(['paths', path, method, 'responses'])
+    if (!responses) return undefined
+    var chosen
+    responses.forEach(function (response, status) {
+      if (chosen !== undefined || String(status).charAt(0) !== '2') return
+      var content = response.get('content')
+      if (content && content.size > 0) chosen = content.keySeq().first()
+    })
+    return chosen
+  }
+  function AcceptPlugin () {
+    return {
+      statePlugins: {
+        oas3: {
+          wrapSelectors: {
+            responseContentType: function (selector, system) {
+              return function (state, path, method) {
+                return selector(state, path, method) || firstType(system, path, method)
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  function RqsSwaggerUIBundle (config) {
+    config.plugins = (config.plugins || []).concat([AcceptPlugin])
+    return original(config)
+  }
+  Object.assign(RqsSwaggerUIBundle, original)
+  window.SwaggerUIBundle = RqsSwaggerUIBundle
+})()
+`
+
+/**
+ * Operations that answer a stream that does not end (Server-Sent Events):
+ * "Try it out" would spin for ever, so their descriptions give a curl
+ * command instead and the button is hidden. Swagger UI names an operation's
+ * element `operations-<tag>-<operationId>`.
+ */
+export const STREAM_OPERATIONS = ['streamChanges', 'subscribeByGet', 'subscribe'] as const
+
+const NO_TRY_OUT_CSS = `${STREAM_OPERATIONS.map((id) => `.swagger-ui .opblock[id$="-${id}"] .try-out`).join(',\n')} { display: none; }\n`
+
 /** rqs' accent colour (src/http/html/rqs.css) for the top bar. */
-const THEME_CSS = `.swagger-ui .topbar { background-color: #1d4ed8; padding: 6px 0; }
+const THEME_CSS = NO_TRY_OUT_CSS + `.swagger-ui .topbar { background-color: #1d4ed8; padding: 6px 0; }
 .swagger-ui .topbar .topbar-wrapper { gap: 1rem; }
 .swagger-ui .topbar .topbar-wrapper > a.link { flex: 0 0 auto; }
 .swagger-ui .topbar .topbar-wrapper > a.link img { height: 40px; }
@@ -53,7 +110,8 @@ export const SWAGGER_UI_OPTIONS = {
   logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG), href: '/', target: '_self' as const },
   theme: {
     title: SWAGGER_UI_TITLE,
-    js: [{ filename: 'rqs-home.js', content: HOME_LINK_SCRIPT }],
+    // Both run before Swagger UI starts (window.onload): rqs-accept.js must.
+    js: [{ filename: 'rqs-home.js', content: HOME_LINK_SCRIPT }, { filename: 'rqs-accept.js', content: ACCEPT_SCRIPT }],
     css: [{ filename: 'rqs.css', content: THEME_CSS }],
     favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }]
   }

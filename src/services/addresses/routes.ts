@@ -33,7 +33,10 @@ const ADDRESS_IDS: IdCodec = {
   params: {
     type: 'object',
     // Any string: the route parses the id (INVALID_ID); the API description shows exactly what it takes.
-    properties: { id: { type: 'string', description: ADDRESS_ID_TEXT, examples: ['1', '9223372036854775807'], [ACCEPTS_KEY]: int64PathId(MAX_ADDRESS_ID.toString(), ADDRESS_ID_TEXT) } },
+    // The example is the largest id, one the service never hands out: the PUT example creates its own record
+    // there and the GET and DELETE examples meet it, not a record someone made. (One only: a second would come
+    // first among the document's named examples, which are ordered by JavaScript's rules for integer-like keys.)
+    properties: { id: { type: 'string', description: ADDRESS_ID_TEXT, examples: [MAX_ADDRESS_ID.toString()], [ACCEPTS_KEY]: int64PathId(MAX_ADDRESS_ID.toString(), ADDRESS_ID_TEXT) } },
     required: ['id']
   },
   checkBody: (value, id) => {

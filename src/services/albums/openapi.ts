@@ -23,7 +23,7 @@ const Album = Type.Object({
 export const GraphQLResponse = Type.Object({
   data: Type.Optional(Type.Union([Type.Object({ albums: Type.Optional(Type.Union([Type.Array(Type.Partial(Album)), Type.Null()])) }, { additionalProperties: true }), Type.Null()])),
   errors: Type.Optional(Type.Array(GraphQLError, { minItems: 1 }))
-}, { title: 'GraphQLResponse', additionalProperties: false, examples: [{ data: { albums: [{ title: 'Love Over Gold', artist: 'Dire Straits', recordNo: 7 }] } }] })
+}, { title: 'GraphQLResponse', additionalProperties: false, examples: [{ data: { albums: [{ title: 'Pet Sounds', artist: 'The Beach Boys', recordNo: 12 }] } }] })
 
 const AnyObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })
 
@@ -35,7 +35,8 @@ const GraphQLRequest = Type.Object({
 }, {
   title: 'GraphQLRequest',
   // Swagger UI's "Try it out" starts from this (not from `{"query": "string"}`).
-  examples: [{ query: 'query Albums($title: String) { albums(titleFilter: $title) { title artist recordNo } }', variables: { title: 'love' }, operationName: 'Albums' }]
+  // A title fragment the built-in albums have (the filter is case-sensitive), so the example finds one.
+  examples: [{ query: 'query Albums($title: String) { albums(titleFilter: $title) { title artist recordNo } }', variables: { title: 'Sounds' }, operationName: 'Albums' }]
 })
 
 const RESPONSE_TYPES = ['application/json', 'application/graphql-response+json']
@@ -127,13 +128,25 @@ const StreamRefusal = Type.Object({
 
 const streamRefused = (description: string): Record<string, unknown> => ({ description, content: { 'application/json': { schema: StreamRefusal } } })
 
+/** The example subscription: every change of the student records (a built-in collection, so it runs on any server that has them). */
+export const SUBSCRIPTION_EXAMPLE = 'subscription { studentsChanged { seq kind id record { firstName lastName } } }'
+
+/** How to watch the stream from a shell: Swagger UI's "Try it out" would wait for an end that does not come. */
+function streamCurl (method: 'GET' | 'POST'): string {
+  return method === 'GET'
+    ? `curl -N -H 'Accept: text/event-stream' --get --data-urlencode 'query=${SUBSCRIPTION_EXAMPLE}' http://localhost:8080/graphql/stream`
+    : `curl -N -H 'Accept: text/event-stream' -H 'Content-Type: application/json' -d '{"query": "${SUBSCRIPTION_EXAMPLE}"}' http://localhost:8080/graphql/stream`
+}
+
 /** The subscription stream, one route per method (graphql-sse's distinct connections mode). */
 export function streamSchema (method: 'GET' | 'POST'): Record<string, unknown> {
+  const subscriptionQuery = { query: SUBSCRIPTION_EXAMPLE }
   return {
     operationId: method === 'GET' ? 'subscribeByGet' : 'subscribe',
     tags: ['albums'],
     summary: 'Run a GraphQL subscription over Server-Sent Events (graphql-sse, distinct connections mode)',
-    description: 'Send `Accept: text/event-stream` and a subscription (`<collection>Changed`, e.g. `subscription { studentsChanged { seq kind id record { firstName } } }`); each change is a `next` event, in order, from every instance sharing the store. `after` (a change\'s `seq`) resumes after it. Queries and mutations go to /graphql. Needs the read scope.',
+    description: 'Send `Accept: text/event-stream` and a subscription (`<collection>Changed`, e.g. `' + SUBSCRIPTION_EXAMPLE + '`); each change is a `next` event, in order, from every instance sharing the store. `after` (a change\'s `seq`) resumes after it. Queries and mutations go to /graphql. Needs the read scope.\n\n' +
+      'The stream does not end, so "Try it out" is off here. Watch it with curl (then create a student in another window):\n\n```\n' + streamCurl(method) + '\n```',
     response: {
       200: { description: 'The event stream: `next` events with `{data}` or `{errors}`, then `complete`.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
       400: streamRefused('The request is not a GraphQL request graphql-sse can run.'),
@@ -144,7 +157,16 @@ export function streamSchema (method: 'GET' | 'POST'): Record<string, unknown> {
     },
     'x-rqs': {
       headers: { 429: ['Retry-After'], 503: ['Retry-After'] },
-      ...(method === 'POST' ? { document: { requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest } } } } } : {})
+      document: method === 'POST'
+        // Its own example: the schema's is a query, which a stream refuses (OPERATION_NOT_SUPPORTED).
+        ? { requestBody: { required: true, content: { 'application/json': { schema: GraphQLRequest, example: subscriptionQuery } } } }
+        : {
+            parameters: [
+              { in: 'query', name: 'query', required: true, description: 'The GraphQL subscription.', schema: { type: 'string' }, example: SUBSCRIPTION_EXAMPLE },
+              { in: 'query', name: 'variables', required: false, description: 'JSON object of variables.', schema: { type: 'string' } },
+              { in: 'query', name: 'operationName', required: false, description: 'Which operation of the document to run.', schema: { type: 'string' } }
+            ]
+          }
     }
   }
 }

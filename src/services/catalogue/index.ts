@@ -16,7 +16,7 @@ const EntrySchema = Type.Object({
   description: Type.String({ description: 'When the code is used and what to do, for developers (English).' })
 }, { title: 'CatalogueEntry', additionalProperties: false })
 const CatalogueSchema = Type.Object({ errors: Type.Array(EntrySchema) }, { title: 'Catalogue', additionalProperties: false })
-const CodeParams = Type.Object({ code: Type.String({ description: 'A catalogue code, e.g. `ADDRESS_NOT_FOUND`.' }) })
+const CodeParams = Type.Object({ code: Type.String({ description: 'A catalogue code, e.g. `ADDRESS_NOT_FOUND`.', examples: ['VALIDATION_FAILED'] }) })
 const tags = [SERVER_TAG]
 /** JSON for clients, a page for browsers (Accept preferring text/html); both follow Accept-Language. */
 const pageHeaders = { 200: ['Content-Language'] as const }

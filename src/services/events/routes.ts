@@ -53,7 +53,9 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
       tags: ['events'],
       summary: `Change feed: every create, replace and delete of ${opts.services.join(', ')} (Server-Sent Events)`,
       description: `Events ${opts.services.map((s) => `\`${s}.created|replaced|deleted\``).join(', ')}, each \`id: <sequence>\` with \`data: {"id", "record" (v2 representation, null after a delete), "at"}\`; ` +
-        '`event: ready` when live, `event: reset` when the Last-Event-ID is older than what is kept, a heartbeat comment every 15 s.',
+        '`event: ready` when live, `event: reset` when the Last-Event-ID is older than what is kept, a heartbeat comment every 15 s.\n\n' +
+        // Swagger UI's "Try it out" would wait for the end of a stream that does not end (src/http/openapi/swagger-ui.ts turns it off).
+        `The stream does not end, so "Try it out" is off here. Watch it with curl (then create a record in another window):\n\n\`\`\`\ncurl -N -H 'Accept: text/event-stream' 'http://localhost:8080${EVENTS_PATH}?services=${opts.services[0] ?? 'students'}'\n\`\`\``,
       querystring: querySchema(opts.services),
       headers: Headers,
       'x-rqs': { errors: ['FEED_SERVICE_UNKNOWN', 'NOT_ACCEPTABLE', 'FEED_TOO_MANY_STREAMS', 'FEED_FULL'], store: true, headers: { 429: ['Retry-After'] } },

@@ -70,6 +70,8 @@ function assetsSchema (prefix: string): FastifySchema {
     tags: ['students v1 (envelope)'],
     summary: 'A static file from the assets folder (--assets-dir)',
     'x-rqs': { headers: { 200: ['ETag'], 404: ['Content-Language'] } },
+    // A file of the package's public/ (the default --assets-dir).
+    params: { type: 'object', properties: { '*': { type: 'string', description: 'The file\'s path in the assets folder.', examples: ['style.css'] } } },
     response: {
       200: { description: 'The file, with its own media type; ranges and conditional requests work.', content: { '*/*': FILE } },
       206: { description: 'Partial Content: the requested Range.', content: { '*/*': FILE } },
