@@ -26,6 +26,10 @@ export const LANES = {
 
 /** The system lane's test timeout (ms); see the projects below. */
 const SYSTEM_TEST_TIMEOUT_MS = 120_000
+/** The browser lane's: a page's steps wait on Chromium, which a loaded machine slows as much as a child process. */
+const BROWSER_TEST_TIMEOUT_MS = 60_000
+/** Lanes whose tests drive other processes get a timeout that only catches a hang. */
+const LANE_TIMEOUTS: Partial<Record<keyof typeof LANES, number>> = { system: SYSTEM_TEST_TIMEOUT_MS, browser: BROWSER_TEST_TIMEOUT_MS }
 
 export default defineConfig({
   resolve: {
@@ -46,9 +50,12 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...Object.values(LANES).flat()] } },
-      // A system test's timeout only catches a hang: its processes start (tsx) and work several times slower on a
-      // loaded machine (issue 36, item 10: spawning alone passed 20 s beside another suite), so it gets a wide one.
-      ...Object.entries(LANES).map(([name, include]) => ({ extends: true as const, test: { name, include: [...include], ...(name === 'system' ? { testTimeout: SYSTEM_TEST_TIMEOUT_MS } : {}) } }))
+      // A system or browser test's timeout only catches a hang: its processes start and work several times slower
+      // on a loaded machine (spawning alone passed 20 s beside another suite; a browser test's steps too), so they get a wide one.
+      ...Object.entries(LANES).map(([name, include]) => {
+        const testTimeout = LANE_TIMEOUTS[name as keyof typeof LANES]
+        return { extends: true as const, test: { name, include: [...include], ...(testTimeout === undefined ? {} : { testTimeout }) } }
+      })
     ]
   }
 })
