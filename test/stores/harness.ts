@@ -64,6 +64,8 @@ export interface StoreKind {
   /** Another Stores object on the same data as the last fresh() (a restart, or a second instance); memory: undefined. */
   reopen: (options?: StoreOptions) => Promise<Stores | undefined>
   teardown: () => Promise<void>
+  /** PostgreSQL: the name of this file's own database (other files' databases are on the same server). */
+  databaseName?: () => string | undefined
 }
 
 export type StoreKindName = StoreKind['name']
@@ -104,6 +106,7 @@ function allStoreKinds (): StoreKind[] {
       name: 'postgres',
       durable: true,
       skip: SKIP_POSTGRES ? POSTGRES_SKIP_REASON : undefined,
+      databaseName: () => database === undefined ? undefined : new URL(database.url).pathname.slice(1),
       setup: async () => {
         database = await createTestDatabase()
         shared = await openPostgresStores({ url: database.url, poolSize: 8, startupWaitMs: 0 })
