@@ -2,7 +2,9 @@ import {
   connectionsGroup, readGroups, readSection, securityGroup, serverOptions, storeGroup, versioningGroup, declaredOptions,
   type ConfigFile, type CoreConfig, type DeclaredOption, type Flags, type OptionGroup, type ServerConfig
 } from './config.js'
-import { SERVICES } from './services/index.js'
+import { declarationsOf, SERVICES } from './services/index.js'
+import { collectionsService } from './services/collections/index.js'
+import { refuseTakenNames } from './services/collections/config.js'
 import { checkEventsConfig } from './services/events/config.js'
 import type { ServiceDescriptor, ServiceSections } from './services/types.js'
 
@@ -54,7 +56,19 @@ export function resolveConfig<const E extends readonly ServiceDescriptor[] = []>
   const config = { ...readSection(serverOptions, input), ...readGroups(optionGroups(extra ?? []), input) } as Config & ServiceSections<E>
   // Combinations across sections, once every option has been read.
   checkEventsConfig(config.events, config.connections)
+  checkDeclaredNames(config, extra)
   return config
+}
+
+/**
+ * A declared collection may not take the name of one the stores keep for
+ * another service (the built-in ones: their services' declarations, whether
+ * they run or not). Checked when the Config is read, and again at start for a
+ * Config made in code (makeConfig).
+ */
+export function checkDeclaredNames (config: Config, extra: readonly ServiceDescriptor[] = []): void {
+  const others = [...SERVICES, ...extra].filter((s) => s !== collectionsService)
+  refuseTakenNames(config.collections, declarationsOf(others, config).map((d) => d.name))
 }
 
 /** Every setting at its declared default. */

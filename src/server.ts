@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
-import type { Config } from './options.js'
+import { checkDeclaredNames, type Config } from './options.js'
 import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, requestIdPlugin, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
@@ -11,17 +11,17 @@ import { feedStreamCap } from './services/events/config.js'
 import { authEnabled } from './config/security.js'
 import { docsService } from './services/docs/index.js'
 import { homeService } from './services/home/index.js'
-import { collectionsOf, enabledServices, errorCatalogue, SERVICES, tagsOf } from './services/index.js'
+import { collectionsOf, declarationsOf, enabledServices, errorCatalogue, SERVICES, tagsOf } from './services/index.js'
 import { refuseOverlappingPaths } from './services/paths.js'
 import type { ServiceDescriptor } from './services/types.js'
 import { seedStores } from './data/seed.js'
 import { observeFailures, openStores } from './stores/index.js'
-import type { Stores } from './domain/index.js'
+import type { RecordStores } from './domain/index.js'
 import { PACKAGE_VERSION } from './version.js'
 
 export interface ServerDependencies {
   /** Stores to use instead of opening the configured ones (tests inject failing or shared stores). */
-  stores?: Stores
+  stores?: RecordStores
   /** Sees every route as it is added (the contract test compares them with the OpenAPI document). */
   onRoute?: (route: RouteOptions) => void
   /** Where log lines go instead of stdout as JSON (the CLI's pretty format, a test's collector). */
@@ -32,6 +32,7 @@ export interface ServerDependencies {
 
 /** Builds a ready (not yet listening) server for a Config. Safe to call many times in one process. */
 export async function buildServer (config: Config, deps: ServerDependencies = {}): Promise<FastifyInstance> {
+  checkDeclaredNames(config, deps.services)
   const services = enabledServices(config, deps.services)
   refuseOverlappingPaths(config, services)
   const mounts = new MountTable()
@@ -41,8 +42,9 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // before the services (health, /openapi.json) answer refusals such as a foreign Host as problems too.
   app.setErrorHandler(mounts.rootErrors)
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute)
-  // The user's collections are kept beside the built-in ones, whether their service runs or not (seed files, like the built-ins').
-  const opened = deps.stores ?? await openStores(config.store, app.log, config.collections.declared.map((c) => c.declaration))
+  // Every service this server knows hands its declarations to the stores, whether it runs or not (seed files and imports reach them).
+  const known = [...SERVICES, ...deps.services ?? []]
+  const opened = deps.stores ?? await openStores(config.store, app.log, declarationsOf(known, config))
   // Stores this server opened are closed with it, also when a later start-up step fails.
   if (deps.stores === undefined) app.addHook('onClose', async () => { await opened.close() })
   // With --metrics, the services get stores that count their failures (a decorator implementing the whole contract).
@@ -50,7 +52,6 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   const stores = metricsRegistry === undefined ? opened : observeFailures(opened, (collection, operation, err) => { metricsRegistry.countStoreError(collection, operation, err) })
   try {
     // Seed files may hold any service's records, whether that service is switched on or not.
-    const known = [...SERVICES, ...deps.services ?? []]
     // One line per file, in words; JSON logs keep the numbers in `seeded` ({ file, service, records }).
     for (const seeded of await seedStores(stores, config.seed, collectionsOf(known, config))) app.log.info({ seeded }, `seeded ${seeded.records} ${seeded.service} from ${seeded.file}`)
     // The codes this server answers with, its services' among them: every renderer, /errors and /openapi.json read them here.

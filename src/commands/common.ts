@@ -1,9 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError, defaultConfig, resolveConfig, type Config } from '../options.js'
 import { openStores } from '../stores/index.js'
-import type { Stores } from '../domain/index.js'
+import type { RecordStores } from '../domain/index.js'
 import { collectionNames, type RecordCollection } from '../data/collection.js'
-import { collectionsOf, SERVICES } from '../services/index.js'
+import { collectionsOf, declarationsOf, SERVICES } from '../services/index.js'
 import type { ProgressStream } from './progress.js'
 
 /** The process streams a bulk command uses; tests pass their own. */
@@ -85,8 +85,8 @@ export function collectionFrom (service: string | undefined, collectionsFile: st
   return collection
 }
 
-export async function withStores<T> (config: Config, work: (stores: Stores) => Promise<T>): Promise<T> {
-  const stores = await openStores(config.store, undefined, config.collections.declared.map((c) => c.declaration))
+export async function withStores<T> (config: Config, work: (stores: RecordStores) => Promise<T>): Promise<T> {
+  const stores = await openStores(config.store, undefined, declarationsOf(SERVICES, config))
   try {
     return await work(stores)
   } finally {

@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ConfigError } from './errors.js'
-import { STUDENT_ID_RULES } from '../domain/index.js'
 import { option, type Reader } from './option.js'
-import { duration, oneOf } from './readers.js'
+import { duration } from './readers.js'
 
 export const STORE_KINDS = ['memory', 'sqlite', 'postgres'] as const
 export type StoreKind = (typeof STORE_KINDS)[number]
@@ -52,11 +51,6 @@ export const storeOptions = Type.Object({
   // How long start-up keeps retrying an unreachable database; 0 fails at once.
   startupWaitMs: option(Type.Integer({ minimum: 0 }), {
     default: 0, flag: 'store-wait', value: 'duration', env: 'RQS_STORE_WAIT_MS', read: duration(), help: 'time to keep retrying an unreachable database at start-up, e.g. 30s or 2m (default 0: exit at once)'
-  }),
-  // How a create picks a student id; unset means the spec's rule (count).
-  studentIds: option(Type.Optional(Type.Union(STUDENT_ID_RULES.map((rule) => Type.Literal(rule)))), {
-    flag: 'student-ids', value: 'rule', env: 'RQS_STUDENT_IDS', read: oneOf(STUDENT_ID_RULES),
-    help: 'student id rule: count (the spec: id = number of records, may reuse an id) or sequence (never reuses an id)'
   }),
   // How long SQLite and PostgreSQL keep changes for the change feed to replay (GET /events with Last-Event-ID).
   changesRetentionMs: option(Type.Integer({ minimum: 1000 }), {

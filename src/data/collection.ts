@@ -3,7 +3,7 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import { plainReasons, validationFailures, type ErrorCode, type Failure } from '../http/errors/index.js'
 import { BODY_VALIDATION } from '../http/rest/index.js'
 import type { CollectionModel } from '../records/index.js'
-import type { QueryableStore, Stores } from '../domain/index.js'
+import type { QueryableStore, RecordStores } from '../domain/index.js'
 
 const ajv = new Ajv(BODY_VALIDATION)
 // OpenAPI's 64-bit integer (address ids), as the REST validators know it.
@@ -26,7 +26,7 @@ export interface RecordCollection<R = unknown> {
    * absent: `schema` says it all.
    */
   declared?: TSchema
-  store (stores: Stores): QueryableStore<R, string>
+  store (stores: RecordStores): QueryableStore<R, string>
   /** The members of a line: the first line of a seed file tells its collection by them. */
   fields: readonly string[]
   /** The line of a record, newline included. */

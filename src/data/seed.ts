@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs'
-import type { Stores } from '../domain/index.js'
+import type { RecordStores } from '../domain/index.js'
 import type { RecordCollection } from './collection.js'
 import { DEFAULT_MAX_LINE_BYTES, readLines, TOO_LONG } from './lines.js'
 import { readRecords } from './read-records.js'
@@ -12,7 +12,7 @@ import { readRecords } from './read-records.js'
  * line `city`). Returns what was loaded (records stored: lines that repeat
  * an id store one record), for the log.
  */
-export async function seedStores (stores: Stores, files: readonly string[], collections: readonly RecordCollection[]): Promise<Array<{ file: string, service: string, records: number }>> {
+export async function seedStores (stores: RecordStores, files: readonly string[], collections: readonly RecordCollection[]): Promise<Array<{ file: string, service: string, records: number }>> {
   const loaded = []
   for (const file of files) {
     try {

@@ -55,14 +55,8 @@ export interface RecordQuery<F extends string = string> extends RecordFilter<F> 
   limit?: number
 }
 
-export type StudentField = 'id' | 'firstName' | 'lastName' | 'age'
-export type AddressField = 'id' | 'name' | 'city' | 'postalCode'
-
 /** The fields of a collection and their kinds (src/domain/kinds/); `id` is always one of them. */
 export type FieldKinds<F extends string> = Readonly<Record<F, Kind>>
-
-export const STUDENT_FIELDS: FieldKinds<StudentField> = { id: 'integer', firstName: 'string', lastName: 'string', age: 'integer' }
-export const ADDRESS_FIELDS: FieldKinds<AddressField> = { id: 'integer', name: 'string', city: 'string', postalCode: 'string' }
 
 /**
  * Throws UndeclaredFieldError unless every field a query names (conditions,

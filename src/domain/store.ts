@@ -1,7 +1,6 @@
 import type { ChangeLog } from './changes.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
-import type { AddressField, QueryableStore, StudentField } from './query.js'
-import type { Address, AddressInput, Student, StudentInput } from './records.js'
+import type { QueryableStore } from './query.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, RecordId, RecordInput, StoredRecord } from './collection.js'
 
@@ -33,20 +32,8 @@ export type DeleteResult =
   | { outcome: 'not-found' }
   | { outcome: 'precondition-failed' }
 
-/**
- * How a created student's id is chosen. `count` is the spec's rule: id =
- * number of records held now, so after a delete a create can take, and
- * overwrite, an id in use. `sequence` never reuses an id: one past the highest
- * id ever issued (kept by the store, so it survives restarts).
- */
-export type StudentIdRule = 'count' | 'sequence'
-
-export const STUDENT_ID_RULES: readonly StudentIdRule[] = ['count', 'sequence']
-
 /** Options every store understands (each store adds its own). */
 export interface StoreOptions {
-  /** Default `count` (the spec). */
-  studentIds?: StudentIdRule
   /** How long an Idempotency-Key and its answer are kept (ms). Default 24 h. */
   idempotencyRetentionMs?: number
   /** How long the SQL stores keep changes for the change feed (ms). Default 24 h. */
@@ -55,7 +42,7 @@ export interface StoreOptions {
   memoryChangesKept?: number
   /** Where the store reads the time (retention, expiry). Default the system clock. */
   clock?: Clock
-  /** The user's collections, kept beside the built-in ones (students, addresses). */
+  /** Every collection the stores keep, in order: the services hand theirs over (src/server.ts). */
   collections?: readonly CollectionDeclaration[]
 }
 
@@ -98,7 +85,7 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
 
 /** What a store opens: one RecordStore per declared collection, the change log, the life cycle. */
 export interface RecordStores {
-  /** Every collection's store, by name, in declaration order (built-in ones first). */
+  /** Every collection's store, by name, in declaration order. */
   collections: ReadonlyMap<string, RecordStore>
   changes: ChangeLog
   /** Resolves when the backing database answers; rejects with StoreUnavailableError otherwise. */
@@ -106,65 +93,6 @@ export interface RecordStores {
   close (): Promise<void>
   /** Connection pool use, for /metrics; only stores with a pool (PostgreSQL) have it. */
   poolStats?: () => PoolStats
-}
-
-/** What a student create did: `replaced` when the count rule gave it the id of a record held (which is gone). */
-export interface StudentCreated {
-  outcome: 'created' | 'replaced'
-  record: Student
-}
-
-export interface StudentStore extends KeptWrites, QueryableStore<Student, StudentField> {
-  /** Every record, in ascending id order. */
-  list (): Promise<Student[]>
-  get (id: number): Promise<Student | undefined>
-  /**
-   * Atomically, by the store's StudentIdRule: `count` (the spec) gives id =
-   * number of records held now and replaces any record already there;
-   * `sequence` gives one past the highest id ever issued.
-   */
-  create (input: StudentInput, keyed?: KeyedWrite<Student>): Promise<Student>
-  /** create, also telling whether the id rule made it replace a record (`count` only). */
-  createReporting (input: StudentInput, keyed?: KeyedWrite<StudentCreated>): Promise<StudentCreated>
-  /** Replaces firstName, lastName and age of an existing record; never creates. */
-  replace (student: Student, condition?: WriteCondition<Student>, keyed?: KeyedWrite<ReplaceResult<Student>>): Promise<ReplaceResult<Student>>
-  delete (id: number, condition?: WriteCondition<Student>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
-}
-
-export type PutResult =
-  | { outcome: 'created', record: Address }
-  | { outcome: 'updated', record: Address }
-  | { outcome: 'precondition-failed' }
-
-export interface AddressListQuery {
-  /** At most this many records, ascending by id. */
-  limit: number
-  /** Only records with an id greater than this (keyset paging). */
-  after?: bigint
-  city?: string
-  postalCode?: string
-}
-
-export interface AddressStore extends KeptWrites, QueryableStore<Address, AddressField> {
-  /** Stores a new record under a generated id that no record (POSTed or PUT) holds. */
-  create (input: AddressInput, keyed?: KeyedWrite<Address>): Promise<Address>
-  get (id: bigint): Promise<Address | undefined>
-  list (query: AddressListQuery): Promise<Address[]>
-  /**
-   * PUT semantics in one atomic step: when `id` exists, replace its city and
-   * postalCode (the stored name is kept); otherwise store `input` under `id`.
-   */
-  put (id: bigint, input: AddressInput, condition?: WriteCondition<Address>, keyed?: KeyedWrite<PutResult>): Promise<PutResult>
-  delete (id: bigint, condition?: WriteCondition<Address>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
-}
-
-/**
- * All stores of one running server: the generic ones, and the built-in
- * services' typed views of theirs (see ./builtins.ts).
- */
-export interface Stores extends RecordStores {
-  students: StudentStore
-  addresses: AddressStore
 }
 
 export interface PoolStats {

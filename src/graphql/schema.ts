@@ -3,7 +3,7 @@ import {
   GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType
 } from 'graphql'
 import type { RecordCollection } from '../data/collection.js'
-import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredRecord, type Stores } from '../domain/index.js'
+import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredRecord, type RecordStores } from '../domain/index.js'
 import { encodeCursor, type FieldParam } from '../records/index.js'
 import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
@@ -32,7 +32,7 @@ export interface CollectionParts {
 
 export interface CollectionSchemaOptions {
   collections: readonly RecordCollection[]
-  stores: Stores
+  stores: RecordStores
   streams: ChangeStreams
   /** Type and root field names in use already (the album service's). */
   takenTypes: ReadonlySet<string>

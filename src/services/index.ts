@@ -1,4 +1,5 @@
 import type { RecordCollection } from '../data/collection.js'
+import type { CollectionDeclaration } from '../domain/index.js'
 import { ErrorCatalogue } from '../http/errors/index.js'
 import type { CoreConfig } from '../config.js'
 import { addressesService } from './addresses/index.js'
@@ -33,6 +34,15 @@ export function enabledServices (config: CoreConfig, extra: readonly ServiceDesc
 /** The record collections some services declare under a Config, in their order. */
 export function collectionsOf (services: readonly ServiceDescriptor[], config: CoreConfig): RecordCollection[] {
   return services.flatMap((s) => typeof s.collections === 'function' ? s.collections(config) : s.collections ?? [])
+}
+
+/**
+ * What the stores keep for some services under a Config: every collection
+ * they declare, in their order (the built-in services' first). The stores
+ * open exactly these (src/server.ts, src/commands/common.ts).
+ */
+export function declarationsOf (services: readonly ServiceDescriptor[], config: CoreConfig): CollectionDeclaration[] {
+  return services.flatMap((s) => s.declarations?.(config) ?? [])
 }
 
 /** The OpenAPI tags of some services under a Config. */

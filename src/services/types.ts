@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { CoreConfig, OptionGroup, SectionOf, SectionsOf } from '../config.js'
-import type { Stores } from '../domain/index.js'
+import type { CollectionDeclaration, RecordStores } from '../domain/index.js'
 import type { RecordCollection } from '../data/collection.js'
 import type { ErrorDefinitions } from '../http/errors/index.js'
 /** One entry of the API's directory: where a client finds a service (spec, Versioning rule 4). */
@@ -36,7 +36,7 @@ export type ServiceConfig<G extends OptionGroup | undefined> = CoreConfig & (G e
 /** What a service gets when the server registers it. */
 export interface ServiceContext<G extends OptionGroup | undefined = OptionGroup | undefined> {
   config: ServiceConfig<G>
-  stores: Stores
+  stores: RecordStores
   /** Every enabled service's directory links (a page that links to the others reads them here). */
   links: readonly DirectoryLink[]
   /** Every enabled service's record collections (the change feed carries their changes). */
@@ -62,6 +62,12 @@ export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGro
    * `ServiceErrorCodes` entry lets its routes throw them as AppErrors.
    */
   errors?: ErrorDefinitions
+  /**
+   * The collections the stores keep for it, as the record engine sees them,
+   * whether it runs or not (seed files and `rqs import` reach them all): the
+   * stores open these and know of no other (read them with declarationsOf).
+   */
+  declarations?: (config: ServiceConfig<G>) => readonly CollectionDeclaration[]
   /**
    * The record collections it serves: `rqs import`/`export --service`, seed files, the change feed's events.
    * A function when they depend on the configuration (the collections a user declares); read them with collectionsOf.

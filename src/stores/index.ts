@@ -1,5 +1,5 @@
 import type { StoreConfig } from '../config/store.js'
-import { declarationsOf, withBuiltIns, type CollectionDeclaration, type StoreOptions, type Stores } from '../domain/index.js'
+import type { CollectionDeclaration, RecordStores, StoreOptions } from '../domain/index.js'
 import type { StoreLog } from './postgres/index.js'
 import { MemoryRecordStore } from './memory/records.js'
 import { MemoryKeptWrites } from './memory/kept-writes.js'
@@ -8,10 +8,12 @@ import { MemoryChangeLog } from './memory/changes.js'
 /**
  * Opens the stores the configuration names: in memory by default, as the
  * spec says. The database drivers load only when asked for, so the memory
- * store starts as fast as before and needs neither native module.
+ * store starts as fast as before and needs neither native module. The
+ * stores keep the collections they are given (the services' declarations,
+ * handed over by the composition root) and know of no other.
  */
-export async function openStores (store: StoreConfig, log?: StoreLog, collections: readonly CollectionDeclaration[] = []): Promise<Stores> {
-  const common: StoreOptions = { studentIds: store.studentIds ?? 'count', changesRetentionMs: store.changesRetentionMs, collections }
+export async function openStores (store: StoreConfig, log: StoreLog | undefined, collections: readonly CollectionDeclaration[]): Promise<RecordStores> {
+  const common: StoreOptions = { changesRetentionMs: store.changesRetentionMs, collections }
   switch (store.kind) {
     case 'memory':
       return memoryStores(common)
@@ -29,13 +31,13 @@ export async function openStores (store: StoreConfig, log?: StoreLog, collection
 export type { StoreLog }
 export { observeFailures, type StoreFailureListener } from './observed.js'
 
-export function memoryStores (options: StoreOptions = {}): Stores {
+export function memoryStores (options: StoreOptions = {}): RecordStores {
   const kept = new MemoryKeptWrites(options.idempotencyRetentionMs, undefined, options.clock)
   const changes = new MemoryChangeLog(options.memoryChangesKept, options.clock)
-  return withBuiltIns({
-    collections: new Map(declarationsOf(options).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)])),
+  return {
+    collections: new Map((options.collections ?? []).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)])),
     changes,
     ping: async () => {},
     close: async () => {}
-  })
+  }
 }

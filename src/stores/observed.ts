@@ -1,8 +1,7 @@
 import {
-  withBuiltIns,
   type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type CollectionDeclaration, type CreateResult,
   type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
-  type RecordStores, type StoredRecord, type StoreRevision, type Stores, type WriteCondition, type WriteResult
+  type RecordStores, type StoredRecord, type StoreRevision, type WriteCondition, type WriteResult
 } from '../domain/index.js'
 
 /** Told of every store operation that failed: which collection, which operation, and the error (which is rethrown). */
@@ -14,10 +13,9 @@ export type StoreFailureListener = (collection: string, operation: string, error
  * A decorator in the open: the composition root writes
  * `observeFailures(await openStores(…), …)`; each collection is a real object
  * implementing the whole contract, so no method is forgotten, streams
- * (`batches`) included. The built-in services' views are built again over
- * the observed collections.
+ * (`batches`) included.
  */
-export function observeFailures (stores: RecordStores, onFailure: StoreFailureListener): Stores {
+export function observeFailures (stores: RecordStores, onFailure: StoreFailureListener): RecordStores {
   const collections = new Map<string, RecordStore>()
   for (const [name, store] of stores.collections) collections.set(name, new ObservedRecordStore(store, (op, err) => { onFailure(name, op, err) }))
   const observed: RecordStores = {
@@ -27,7 +25,7 @@ export function observeFailures (stores: RecordStores, onFailure: StoreFailureLi
     close: async () => { await stores.close() }
   }
   if (stores.poolStats !== undefined) observed.poolStats = stores.poolStats
-  return withBuiltIns(observed)
+  return observed
 }
 
 type Failed = (operation: string, error: unknown) => void

@@ -6,7 +6,7 @@ import { request, startServer } from '../helpers/server.js'
 import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { BatchedGets } from '../../src/stores/postgres/batched-gets.js'
 import { StoreUnavailableError } from '../../src/domain/index.js'
-import { MAX_ADDRESS_ID } from '../../src/domain/index.js'
+import { MAX_INT64_ID } from '../../src/domain/index.js'
 import type { Stores } from '../../src/domain/index.js'
 
 /**
@@ -59,11 +59,11 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL batched gets${SKIP_POSTGRES ? ` (${PO
 
   it('answers concurrent address gets by 64-bit id, present and missing', async () => {
     const input = { name: 'Ada Lovelace', city: 'London', postalCode: 'W1' }
-    await stores.addresses.put(MAX_ADDRESS_ID, input)
+    await stores.addresses.put(MAX_INT64_ID, input)
     const created = await stores.addresses.create({ ...input, city: 'Paris' })
-    const ids = [MAX_ADDRESS_ID, created.id, MAX_ADDRESS_ID - 1n, created.id, 2n ** 62n]
+    const ids = [MAX_INT64_ID, created.id, MAX_INT64_ID - 1n, created.id, 2n ** 62n]
     const answers = await Promise.all(ids.map(async (id) => await stores.addresses.get(id)))
-    expect(answers).toEqual([{ id: MAX_ADDRESS_ID, ...input }, created, undefined, created, undefined])
+    expect(answers).toEqual([{ id: MAX_INT64_ID, ...input }, created, undefined, created, undefined])
   })
 
   it('a get issued after a write was acknowledged sees it, whatever reads share its batch', async () => {
@@ -85,8 +85,8 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL batched gets${SKIP_POSTGRES ? ` (${PO
         expect(await students.get(created.id)).toBeUndefined()
 
         const put = { name: 'Ada Lovelace', city: `City${round}`, postalCode: `P${round}` }
-        await addresses.put(MAX_ADDRESS_ID, put)
-        expect(await addresses.get(MAX_ADDRESS_ID)).toEqual({ id: MAX_ADDRESS_ID, ...put })
+        await addresses.put(MAX_INT64_ID, put)
+        expect(await addresses.get(MAX_INT64_ID)).toEqual({ id: MAX_INT64_ID, ...put })
       }
     } finally {
       reading = false
@@ -117,7 +117,7 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL batched gets${SKIP_POSTGRES ? ` (${PO
     async function everyGetFails (): Promise<void> {
       const gets = [
         proxied.students.get(0), proxied.students.get(1), proxied.students.get(0), proxied.students.get(99),
-        proxied.addresses.get(MAX_ADDRESS_ID), proxied.addresses.get(5n)
+        proxied.addresses.get(MAX_INT64_ID), proxied.addresses.get(5n)
       ]
       const outcomes = await Promise.allSettled(gets)
       for (const outcome of outcomes) {
@@ -151,7 +151,7 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL batched gets${SKIP_POSTGRES ? ` (${PO
 
     it('answers 503 to every concurrent GET by id over HTTP, then 200 again', async () => {
       const server = await startServer({}, { stores: proxied })
-      const paths = ['/students/0', '/students/0', '/students/1', '/students/99', '/v2/students/2', `/addresses/${MAX_ADDRESS_ID}`]
+      const paths = ['/students/0', '/students/0', '/students/1', '/students/99', '/v2/students/2', `/addresses/${MAX_INT64_ID}`]
       try {
         await recovers()
         proxy.freeze()

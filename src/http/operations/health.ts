@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Stores } from '../../domain/index.js'
+import type { RecordStores } from '../../domain/index.js'
 import { answer, SERVER_TAG } from '../openapi/index.js'
 import type { RouteDeclaration } from '../routes/index.js'
 const StatusSchema = { title: 'Health', type: 'object', properties: { status: { type: 'string', enum: ['ok', 'ready', 'unavailable'] } }, required: ['status'], additionalProperties: false } as const
@@ -15,7 +15,7 @@ export const READINESS_PATH = '/readyz'
  * store answers too), so a load balancer stops sending traffic while the
  * database is unreachable and resumes by itself.
  */
-export const healthPlugin = fp(async function rqsHealth (app: FastifyInstance, opts: { stores: Stores }) {
+export const healthPlugin = fp(async function rqsHealth (app: FastifyInstance, opts: { stores: RecordStores }) {
   const { stores } = opts
   app.get(LIVENESS_PATH, {
     config: { rqs: probe },

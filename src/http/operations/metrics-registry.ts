@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
-import { StoreUnavailableError, type Stores } from '../../domain/index.js'
+import { StoreUnavailableError, type RecordStores } from '../../domain/index.js'
 import type { ErrorCode } from '../errors/index.js'
 import { RequestMetrics } from './request-metrics.js'
 
@@ -57,7 +57,7 @@ export class RqsMetrics {
   }
 
   /** Gauges read from the PostgreSQL pool at each scrape. */
-  watchPool (poolStats: NonNullable<Stores['poolStats']>): void {
+  watchPool (poolStats: NonNullable<RecordStores['poolStats']>): void {
     const registry = this.registry
     new Gauge({ name: 'rqs_store_pool_max_connections', help: 'Most connections the database pool opens', registers: [registry], collect () { this.set(poolStats().max) } })
     new Gauge({ name: 'rqs_store_pool_open_connections', help: 'Database connections open now, busy or idle', registers: [registry], collect () { this.set(poolStats().open) } })

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Stores } from '../../domain/index.js'
+import type { RecordStores } from '../../domain/index.js'
 import { problems } from '../errors/index.js'
 import type { RqsMetrics } from './metrics-registry.js'
 
@@ -8,11 +8,11 @@ export interface MetricsPluginOptions {
   /** The registry (made by the composition root, which also counts the stores' failures into it); undefined when metrics are off. */
   metrics: RqsMetrics | undefined
   /** The database pool's use, when the store has a pool. */
-  poolStats?: Stores['poolStats']
+  poolStats?: RecordStores['poolStats']
 }
 
 /** The options for `app.register(metrics, …)` from the configuration. */
-export function metricsOptions (metrics: RqsMetrics | undefined, stores: Stores): MetricsPluginOptions {
+export function metricsOptions (metrics: RqsMetrics | undefined, stores: RecordStores): MetricsPluginOptions {
   return { metrics, poolStats: stores.poolStats }
 }
 

@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox'
-import { MAX_ADDRESS_ID, type Address } from '../../domain/index.js'
+import { MAX_INT64_ID } from '../../domain/index.js'
+import { addressStore, type Address } from './records.js'
 import { bodyChecks, lineChecker, type RecordCollection } from '../../data/collection.js'
 import { ADDRESS_QUERY, addressLine } from './query.js'
 import { Address as AddressSchema, AddressCreateBody, AddressPutBody } from './schema.js'
 import { recordEtag } from '../../http/rest/index.js'
+import { collectionStore } from '../records/routes.js'
 
 const LINE = Type.Object({ id: Type.Unknown(), ...AddressCreateBody.properties }, { additionalProperties: false, required: ['id', 'name', 'city', 'postalCode'] })
 const checkLine = lineChecker(LINE)
@@ -12,7 +14,7 @@ const checkLine = lineChecker(LINE)
 export const ADDRESSES: RecordCollection<Address> = {
   name: 'addresses',
   schema: AddressSchema,
-  store: (stores) => stores.addresses,
+  store: (stores) => addressStore(collectionStore(stores, 'addresses')),
   fields: Object.keys(LINE.properties),
   line: addressLine,
   id: (a) => a.id,
@@ -21,7 +23,7 @@ export const ADDRESSES: RecordCollection<Address> = {
     if ('reason' in result) return result
     const a = value as Omit<Address, 'id'> & { id: unknown }
     const id = typeof a.id === 'bigint' ? a.id : typeof a.id === 'number' && Number.isSafeInteger(a.id) ? BigInt(a.id) : undefined
-    if (id === undefined || id < 1n || id > MAX_ADDRESS_ID) return { reason: `id must be an integer from 1 to ${MAX_ADDRESS_ID}` }
+    if (id === undefined || id < 1n || id > MAX_INT64_ID) return { reason: `id must be an integer from 1 to ${MAX_INT64_ID}` }
     return { record: { id, name: a.name, city: a.city, postalCode: a.postalCode } }
   },
   model: ADDRESS_QUERY,

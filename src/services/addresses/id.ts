@@ -1,5 +1,5 @@
-import { MAX_ADDRESS_ID } from '../../domain/index.js'
-const MAX_ID_TEXT = MAX_ADDRESS_ID.toString()
+import { MAX_INT64_ID } from '../../domain/index.js'
+const MAX_ID_TEXT = MAX_INT64_ID.toString()
 
 /**
  * A path id: 1 … 9223372036854775807 in canonical decimal (digits only, no

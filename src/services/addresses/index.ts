@@ -5,6 +5,7 @@ import { ADDRESSES } from './collection.js'
 import { prefixOf } from '../types.js'
 import { KeptLists, KeptPages, RecordEtags } from '../../http/rest/index.js'
 import { collectionStore } from '../records/routes.js'
+import { ADDRESSES_DECLARATION } from './records.js'
 import { ADDRESS_REPRESENTATIONS, type AddressRoutesOptions } from './routes.js'
 
 /** The address book service: its collection at `{base}/addresses`, in every version. */
@@ -12,6 +13,7 @@ export const addressesService: ServiceDescriptor<typeof addressesOptions> = {
   name: 'addresses',
   options: addressesOptions,
   errors: ADDRESS_ERRORS,
+  declarations: () => [ADDRESSES_DECLARATION],
   collections: [ADDRESSES],
   versions: ADDRESS_REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.addresses.enabled,

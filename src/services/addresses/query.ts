@@ -1,4 +1,4 @@
-import type { AddressField, Address } from '../../domain/index.js'
+import type { AddressField, Address } from './records.js'
 import { type CollectionModel, querystringSchema } from '../../http/rest/index.js'
 import { CITY_MAX_LENGTH, NAME_MAX_LENGTH, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, POSTAL_CODE_MAX_LENGTH } from './schema.js'
 

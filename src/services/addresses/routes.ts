@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { MAX_ADDRESS_ID, type RecordId } from '../../domain/index.js'
+import { MAX_INT64_ID, type RecordId } from '../../domain/index.js'
 import { exactJsonParser, type Representation, vendorJsonPattern } from '../../http/rest/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import { ACCEPTS_KEY, int64PathId } from '../../http/openapi/index.js'
@@ -36,7 +36,7 @@ const ADDRESS_IDS: IdCodec = {
     // The example is the largest id, one the service never hands out: the PUT example creates its own record
     // there and the GET and DELETE examples meet it, not a record someone made. (One only: a second would come
     // first among the document's named examples, which are ordered by JavaScript's rules for integer-like keys.)
-    properties: { id: { type: 'string', description: ADDRESS_ID_TEXT, examples: [MAX_ADDRESS_ID.toString()], [ACCEPTS_KEY]: int64PathId(MAX_ADDRESS_ID.toString(), ADDRESS_ID_TEXT) } },
+    properties: { id: { type: 'string', description: ADDRESS_ID_TEXT, examples: [MAX_INT64_ID.toString()], [ACCEPTS_KEY]: int64PathId(MAX_INT64_ID.toString(), ADDRESS_ID_TEXT) } },
     required: ['id']
   },
   checkBody: (value, id) => {

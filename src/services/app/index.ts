@@ -54,7 +54,7 @@ export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Pr
   app.get(`${APP_PATH}index.html`, { schema: { hide: true } }, sendPage)
   // Each view has an address of its own (/app/students?sort=-age&age[gte]=18): the page reads the rest from the URL.
   // Collection names have no dot, so they never shadow a built file.
-  const views = ['students', 'addresses', ...(opts.collections ?? []).map((c) => c.name)]
+  const views = [...OWN_VIEWS, ...(opts.collections ?? []).map((c) => c.name)]
   // (The server ignores a trailing slash, so /app/students/ is this route too.)
   for (const view of new Set(views)) app.get(`${APP_PATH}${view}`, { schema: { hide: true } }, sendPage)
 
@@ -90,7 +90,12 @@ export function pageConfig (directory: readonly DirectoryLink[], versioning: Ver
   return config
 }
 
-const BUILT_IN = new Set(['students', 'addresses'])
+/**
+ * The collections the page has hand-made views of (web/app/resources.ts),
+ * each an entry of the page's configuration: every other collection is
+ * shown by a view built from its schema.
+ */
+const OWN_VIEWS = ['students', 'addresses'] as const satisfies ReadonlyArray<keyof AppPageConfig>
 
 /**
  * The declared collections the page shows: every collection of a running
@@ -100,7 +105,7 @@ const BUILT_IN = new Set(['students', 'addresses'])
 export function declaredCollections (collections: readonly RecordCollection[], directory: readonly DirectoryLink[]): AppCollection[] {
   const out: AppCollection[] = []
   for (const collection of collections) {
-    if (BUILT_IN.has(collection.name)) continue
+    if ((OWN_VIEWS as readonly string[]).includes(collection.name)) continue
     const url = directory.find((link) => link.rel === collection.name)?.href
     if (url === undefined) continue
     // The declaration's schema: its titles and the limits, values and hints the view's messages state.
@@ -121,11 +126,13 @@ export const appService: ServiceDescriptor = {
   versions: [],
   // Its pages are for students and addresses: with neither served it has nothing to show.
   enabled: () => true,
-  consumes: ['students', 'addresses'],
+  consumes: OWN_VIEWS,
   links: () => [{ rel: 'app', href: APP_PATH, title: 'Web application: browse and edit the records of every collection', type: 'text/html' }],
   tags: [],
   paths: () => [{ path: APP_PATH.slice(0, -1) }],
-  register: async (app, { config, links, collections }) => {
-    await app.register(appPages, { directory: links, versioning: config.versioning, collections: declaredCollections(collections, links), countIds: (config.store.studentIds ?? 'count') === 'count' })
+  register: async (app, { config, stores, links, collections }) => {
+    // The id rule as the stores keep the students (--student-ids).
+    const countIds = stores.collections.get('students')?.declaration.ids === 'count'
+    await app.register(appPages, { directory: links, versioning: config.versioning, collections: declaredCollections(collections, links), countIds })
   }
 }

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { ConfigError, type OptionGroup } from '../../config.js'
 import type { ConfigInput } from '../../config/read.js'
 import { option } from '../../config/option.js'
-import { checkCollections, type UserCollection } from './declare.js'
+import { checkCollections, OWN_NAMES, type UserCollection } from './declare.js'
 
 /** `config.collections`: the user's collections, read and checked while the configuration is resolved. */
 export interface CollectionsConfig {
@@ -50,6 +50,18 @@ function readCollections ({ flags, env, file }: ConfigInput): CollectionsConfig 
     return { source: file.name, declared: checkCollections(value, file.name) }
   }
   return { declared: [] }
+}
+
+/**
+ * Refuses a declared collection named as one the stores keep for another
+ * service (`others`: their declarations' names, the built-in collections) or
+ * as one of this service's own names; a ConfigError naming where it was declared.
+ */
+export function refuseTakenNames ({ source, declared }: CollectionsConfig, others: readonly string[]): void {
+  const taken = [...others, ...OWN_NAMES]
+  for (const { declaration: { name } } of declared) {
+    if (taken.includes(name)) throw new ConfigError(`${source ?? COLLECTIONS_FLAG}: collections.${name}: "${name}" is taken by rqs (${taken.join(', ')} are): choose another name`)
+  }
 }
 
 /** A collections file: one JSON object, `{"collections": {…}}`. */

@@ -27,11 +27,12 @@ export const COLLECTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 export const MAX_COLLECTION_NAME = 40
 export const FIELD_NAME = /^[a-z][A-Za-z0-9]{0,62}$/
 /**
- * Names taken by rqs itself: the built-in collections, the listing of all,
- * and the directory's own relations (a collection is listed under its name).
- * Paths of other services are refused at start (src/services/paths.ts).
+ * Names this service takes itself: the listing of all, and the directory's
+ * own relations (a collection is listed under its name). The other services'
+ * collections are refused by refuseTakenNames (./config.ts) once every
+ * service's declarations are known; their paths at start (src/services/paths.ts).
  */
-export const RESERVED_NAMES = ['students', 'addresses', 'collections', 'self', 'help', 'status', 'service-desc', 'service-doc']
+export const OWN_NAMES = ['collections', 'self', 'help', 'status', 'service-desc', 'service-doc']
 /** A string field without maxLength holds at most this many characters, so every record is bounded. */
 export const DEFAULT_MAX_LENGTH = 10_000
 /** The most a string field may declare. */
@@ -85,7 +86,6 @@ function collectionOf (name: string, value: unknown): UserCollection {
   if (!COLLECTION_NAME.test(name) || name.length > MAX_COLLECTION_NAME) {
     fail(path, `"${name}" is not a collection name: use lower-case letters, digits and inner hyphens, starting with a letter, at most ${MAX_COLLECTION_NAME} characters (e.g. "books", "reading-list")`)
   }
-  if (RESERVED_NAMES.includes(name)) fail(path, `"${name}" is taken by rqs (${RESERVED_NAMES.join(', ')} are): choose another name`)
   const collection = objectAt(path, value, 'an object such as {"schema": {…}, "ids": "sequence"}')
   refuseUnknown(path, collection, COLLECTION_KEYS)
   if (!('schema' in collection)) fail(`${path}.schema`, 'is required: the JSON Schema of a record')

@@ -38,6 +38,7 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
   name: 'collections',
   options: collectionsOptions,
   errors: COLLECTION_ERRORS,
+  declarations: (config) => config.collections.declared.map((c) => c.declaration),
   collections: (config) => config.collections.declared.map(recordsOf),
   versions: VERSIONS,
   enabled: (config) => config.collections.declared.length > 0,

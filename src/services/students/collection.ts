@@ -1,8 +1,9 @@
-import type { Student } from '../../domain/index.js'
+import { studentStore, type Student } from './records.js'
 import { bodyChecks, lineChecker, type RecordCollection } from '../../data/collection.js'
 import { STUDENT_QUERY, studentLine } from './query.js'
 import { Student as StudentSchema, StudentCreateBody, StudentReplaceBody } from './schema.js'
 import { recordEtag } from '../../http/rest/index.js'
+import { collectionStore } from '../records/routes.js'
 
 const checkLine = lineChecker(StudentReplaceBody)
 
@@ -10,7 +11,7 @@ const checkLine = lineChecker(StudentReplaceBody)
 export const STUDENTS: RecordCollection<Student> = {
   name: 'students',
   schema: StudentSchema,
-  store: (stores) => stores.students,
+  store: (stores) => studentStore(collectionStore(stores, 'students')),
   fields: Object.keys(StudentReplaceBody.properties),
   line: studentLine,
   id: (s) => s.id,

@@ -12,6 +12,7 @@ import { ErrorEnvelope } from './schema.js'
 import { studentsV1 } from './routes-v1.js'
 import { studentsV2 } from './routes-v2.js'
 import { collectionStore } from '../records/routes.js'
+import { studentsDeclaration, studentStore } from './records.js'
 
 const REPRESENTATIONS = [studentsV1, studentsV2]
 
@@ -23,6 +24,7 @@ export const studentsService: ServiceDescriptor<typeof studentsOptions> = {
   name: 'students',
   options: studentsOptions,
   errors: STUDENT_ERRORS,
+  declarations: (config) => [studentsDeclaration(config.students.ids)],
   collections: [STUDENTS],
   versions: REPRESENTATIONS.map((r) => r.version),
   enabled: (config) => config.students.enabled,
@@ -38,7 +40,7 @@ export const studentsService: ServiceDescriptor<typeof studentsOptions> = {
       name: 'students',
       resources: '',
       representations: REPRESENTATIONS,
-      options: { store: stores.students, records: collectionStore(stores, 'students'), lists: new KeptLists(), pages: new KeptPages(), etags: new RecordEtags() },
+      options: { store: studentStore(collectionStore(stores, 'students')), records: collectionStore(stores, 'students'), lists: new KeptLists(), pages: new KeptPages(), etags: new RecordEtags() },
       methods: [['/assets/*', ['GET', 'HEAD']]],
       extras: async (scope: FastifyInstance) => {
         // Files for browsers, not records: no token needed (the 405 routes of /assets/* follow in this scope).

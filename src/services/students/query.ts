@@ -1,4 +1,4 @@
-import type { StudentField, Student } from '../../domain/index.js'
+import type { StudentField, Student } from './records.js'
 import { type CollectionModel, querystringSchema } from '../../http/rest/index.js'
 import { AGE_MAX, NAME_MAX_LENGTH } from './schema.js'
 

@@ -1,4 +1,4 @@
-import type { Student } from '../../domain/index.js'
+import type { Student } from './records.js'
 
 /**
  * The `Replaced-Record` header of a create that the spec's count rule gave

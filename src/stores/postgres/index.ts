@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { declarationsOf, withBuiltIns, type RecordStore, type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
+import { type RecordStore, type RecordStores, type StoreOptions, StoreUnavailableError } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { PostgresRecordStore } from './records.js'
@@ -47,7 +47,7 @@ const types = {
  * pool drops a connection that failed and opens a new one on the next query,
  * so the stores recover by themselves once the database is back.
  */
-export async function openPostgresStores (options: PostgresOptions): Promise<Stores> {
+export async function openPostgresStores (options: PostgresOptions): Promise<RecordStores> {
   const queryTimeoutMs = options.queryTimeoutMs ?? 30_000
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -74,7 +74,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
   // so the event itself needs only a listener, or the process would crash.
   pool.on('connect', (client) => { client.on('error', () => {}) })
 
-  const declarations = declarationsOf(options)
+  const declarations = options.collections ?? []
   const layouts = declarations.map(layoutOf)
   let sequences = new Map<string, string | null>()
   const deadline = Date.now() + options.startupWaitMs
@@ -85,7 +85,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
         await ensureCollections(client, layouts, describe(options.url))
         const rows = (await client.query<{ name: string, id_sequence: string | null }>('SELECT name, id_sequence FROM rqs_collections')).rows
         sequences = new Map(rows.map((r) => [r.name, r.id_sequence]))
-      })
+      }, layouts)
       break
     } catch (err) {
       const remaining = deadline - Date.now()
@@ -114,7 +114,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
     declarations: new Map(declarations.map((d) => [d.name, d]))
   })
   const collections = new Map<string, RecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null)]))
-  return withBuiltIns({
+  return {
     collections,
     changes,
     ping: async () => {
@@ -127,7 +127,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
       await changes.close()
       await pool.end()
     }
-  })
+  }
 }
 
 /** A little under the client's timeout: 80 %, at most 1 s less. */

@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { pendingMigrations } from '../migrations.js'
 import type { PostgresMigration } from './schema.js'
 import { isUnavailable } from './errors.js'
+import type { TableLayout } from './layout.js'
 
 /** Any 64-bit key for pg_advisory_xact_lock, the same in every rqs instance ("rqs-mig" in ASCII). */
 const MIGRATION_LOCK_KEY = '32212886842337639'
@@ -12,8 +13,9 @@ const MIGRATION_LOCK_KEY = '32212886842337639'
  * waits for the lock, then finds the steps applied. Refuses a database
  * written by a newer rqs rather than guess at its schema. `then` runs last in
  * the same transaction, under the same lock (the collection registry).
+ * A step's `fill` works on the collections of `layouts` (those the store opens).
  */
-export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigration[], then?: (client: pg.ClientBase) => Promise<void>): Promise<void> {
+export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigration[], then?: (client: pg.ClientBase) => Promise<void>, layouts: readonly TableLayout[] = []): Promise<void> {
   const client = await pool.connect()
   let failed: Error | undefined
   try {
@@ -25,7 +27,7 @@ export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigra
     const applied = (await client.query<{ version: number }>('SELECT version FROM rqs_migrations')).rows.map((r) => r.version)
     for (const m of pendingMigrations(applied, migrations)) {
       await client.query(m.sql)
-      await m.fill?.(client)
+      await m.fill?.(client, layouts)
       await client.query('INSERT INTO rqs_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
     }
     await then?.(client)

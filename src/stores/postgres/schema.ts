@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { Migration } from '../migrations.js'
 import { foldAllRows } from './fold-rows.js'
+import type { TableLayout } from './layout.js'
 
 /**
  * The PostgreSQL schema, one versioned step at a time. A released step never
@@ -10,8 +11,8 @@ import { foldAllRows } from './fold-rows.js'
  */
 
 export interface PostgresMigration extends Migration {
-  /** Runs after `sql`, in the same transaction: work SQL cannot do (folding text in TypeScript). */
-  fill?: (client: pg.ClientBase) => Promise<void>
+  /** Runs after `sql`, in the same transaction: work SQL cannot do (folding text in TypeScript) on the collections the store opens. */
+  fill?: (client: pg.ClientBase, layouts: readonly TableLayout[]) => Promise<void>
 }
 
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { CollectionChangedError, declarationsOf, type StoreOptions, type Stores, StoreUnavailableError, withBuiltIns } from '../../domain/index.js'
+import { CollectionChangedError, type RecordStores, type StoreOptions, StoreUnavailableError } from '../../domain/index.js'
 import { SQLITE_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { syncCollections } from './collections.js'
@@ -23,12 +23,12 @@ export interface SqliteOptions extends StoreOptions {
  * Writes commit in groups (./group-commit.ts): one sync for the writes of one
  * turn of the event loop. Checkpoints run on a worker thread's connection
  * (./checkpoints.ts), not inside a request's commit.
- * Every declared collection (built-in ones first) is kept in its own table,
+ * Every collection it is given is kept in its own table,
  * made or extended on open in the migrations' transaction (./collections.ts);
  * a declaration that no longer fits the file throws CollectionChangedError.
  */
-export function openSqliteStores (options: SqliteOptions): Stores {
-  const declarations = declarationsOf(options)
+export function openSqliteStores (options: SqliteOptions): RecordStores {
+  const declarations = options.collections ?? []
   let db: Database.Database | undefined
   try {
     db = new Database(options.path)
@@ -51,7 +51,7 @@ export function openSqliteStores (options: SqliteOptions): Stores {
   const kept = new SqliteKeptWrites(file, options.idempotencyRetentionMs, options.clock)
   const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
-  return withBuiltIns({
+  return {
     collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group)])),
     changes,
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
@@ -61,5 +61,5 @@ export function openSqliteStores (options: SqliteOptions): Stores {
       await checkpointer.close()
       if (file.open) file.close()
     }
-  })
+  }
 }
