@@ -13,7 +13,7 @@ export interface Change {
    * ever sees numbered changes.
    */
   seq: number
-  /** The collection's name (`students`, `addresses`, `books`). */
+  /** The collection's name, as declared (`books`). */
   service: string
   kind: ChangeKind
   id: RecordId

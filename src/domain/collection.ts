@@ -20,7 +20,7 @@ export interface StoredField {
 
 /**
  * How a create picks an id.
- * - `count`: the spec's student rule: id = number of records held now,
+ * - `count`: the spec's rule for its records: id = number of records held now,
  *   replacing a record already under it (ids from 0).
  * - `sequence`: one past the highest id ever issued (or imported), never
  *   reused; the first is `firstId`.
@@ -50,11 +50,11 @@ export interface CollectionDeclaration {
   /** Its fields besides `id`, in the order a record lists them. */
   fields: Readonly<Record<string, StoredField>>
   ids: IdKind
-  /** The first id `count` and `sequence` issue (0 for students, 1 for user collections). */
+  /** The first id `count` and `sequence` issue (0 under the spec's count rule, 1 for user collections). */
   firstId: number
-  /** A write by id to a missing record creates it (the address book's PUT); otherwise it is not found. */
+  /** A write by id to a missing record creates it (an update-or-create PUT); otherwise it is not found. */
   putCreates: boolean
-  /** Fields an update by id keeps from the stored record (the address book's name). */
+  /** Fields an update by id keeps from the stored record (a field set only when the record is created). */
   keptOnUpdate: readonly string[]
 }
 

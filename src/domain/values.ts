@@ -6,7 +6,7 @@
 /** A field's value as stored. */
 export type FieldData = string | number | boolean | bigint
 
-/** A value a condition compares with: text, a number, a 64-bit integer (address ids) or a boolean. */
+/** A value a condition compares with: text, a number, a 64-bit integer (int64 ids) or a boolean. */
 export type FieldValue = string | number | bigint | boolean
 
 export type Operator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains'

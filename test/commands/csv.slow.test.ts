@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { runExport } from '../../src/commands/export.js'
 import { runImport } from '../../src/commands/import.js'
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../src/commands/common.js'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { DECLARATIONS, declarationFiles } from '../services/collections/fixture.js'
 import { run, scratch, students } from './helpers.js'
+import { openSqliteStores } from '../helpers/built-ins.js'
 
 /** `rqs export --format csv` and `rqs import --format csv` (issue 22) against SQLite files. */
 const tmp = scratch()

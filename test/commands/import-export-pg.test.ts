@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runExport } from '../../src/commands/export.js'
 import { runImport } from '../../src/commands/import.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { createTestDatabase, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
 import { run, scratch, students } from './helpers.js'
+import { openPostgresStores } from '../helpers/built-ins.js'
 
 const { file, sqlite } = scratch()
 

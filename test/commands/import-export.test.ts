@@ -5,9 +5,8 @@ import { runExport } from '../../src/commands/export.js'
 import { describeFileError, runImport } from '../../src/commands/import.js'
 import { seedStores } from '../../src/data/seed.js'
 import { STUDENTS } from '../../src/services/students/collection.js'
-import { memoryStores } from '../../src/stores/index.js'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { run, scratch, students } from './helpers.js'
+import { memoryStores, openSqliteStores } from '../helpers/built-ins.js'
 
 /** rqs import / rqs export in-process against SQLite files (PostgreSQL: import-export-pg.test.ts; the command line: test/system/import-export-cli.test.ts). */
 const { dir, file, sqlite } = scratch()

@@ -30,10 +30,10 @@ describe('store configuration', () => {
   })
 
   it('reads --student-ids count|sequence (absent: the spec\'s count rule)', () => {
-    expect(resolveConfig({}, {}).store.studentIds).toBeUndefined()
-    expect(resolveConfig({ 'student-ids': 'sequence' }, {}).store.studentIds).toBe('sequence')
-    expect(resolveConfig({}, { RQS_STUDENT_IDS: 'count' }).store.studentIds).toBe('count')
-    expect(resolveConfig({ 'student-ids': 'count' }, { RQS_STUDENT_IDS: 'sequence' }).store.studentIds).toBe('count')
+    expect(resolveConfig({}, {}).students.ids).toBeUndefined()
+    expect(resolveConfig({ 'student-ids': 'sequence' }, {}).students.ids).toBe('sequence')
+    expect(resolveConfig({}, { RQS_STUDENT_IDS: 'count' }).students.ids).toBe('count')
+    expect(resolveConfig({ 'student-ids': 'count' }, { RQS_STUDENT_IDS: 'sequence' }).students.ids).toBe('count')
     expect(() => resolveConfig({ 'student-ids': 'uuid' }, {})).toThrow(/--student-ids must be one of count, sequence/)
   })
 

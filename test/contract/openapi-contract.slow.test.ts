@@ -1,12 +1,11 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { memoryStores } from '../../src/stores/index.js'
 import { StoreUnavailableError } from '../../src/domain/index.js'
-import type { Stores } from '../../src/domain/index.js'
 import { ContractChecker, ContractRecorder } from '../helpers/contract.js'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { withRecordStores } from '../helpers/stores.js'
+import { memoryStores, type Stores } from '../helpers/built-ins.js'
 
 /**
  * The API description cannot drift: a broad set of requests (every route and

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { describeSize, InputReadError, readLines, TOO_LONG } from '../../src/data/lines.js'
 import { LineTooLongError, readRecords } from '../../src/data/read-records.js'
 import { STUDENTS } from '../../src/services/students/collection.js'
-import type { Student } from '../../src/domain/index.js'
+import type { Student } from '../helpers/built-ins.js'
 
 /**
  * The line reader of `rqs import` and `--seed` (issue 19, item 11): lines as

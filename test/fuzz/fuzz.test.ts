@@ -1,11 +1,11 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { memoryStores } from '../../src/stores/index.js'
 import { fuzzRequest, traversalPath } from './requests.js'
 import { rawRequest } from './raw-requests.js'
 import { judge, judgeRaw } from './oracle.js'
 import { sendRaw, sparingRawCanaries, startFuzzTarget, type FuzzTarget } from './target.js'
 import { FUZZ_RUNS, fuzzOptions, runFuzz } from './run.js'
+import { memoryStores } from '../helpers/built-ins.js'
 
 /**
  * The fuzz suite of issue 10, on the memory store (part of `npm test`): a

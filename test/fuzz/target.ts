@@ -2,10 +2,10 @@ import http from 'node:http'
 import net from 'node:net'
 import { startServer, type RunningServer } from '../helpers/server.js'
 import type { ConfigOverrides } from '../../src/options.js'
-import type { Address, Student, Stores } from '../../src/domain/index.js'
 import { parseNonNegativeInteger } from '../../src/http/rest/ids.js'
 import { parseAddressId } from '../../src/services/addresses/id.js'
 import type { FuzzRequest } from './requests.js'
+import type { Address, Stores, Student } from '../helpers/built-ins.js'
 
 /**
  * A server under fuzzing: real sockets (as the hostile run of issue 10 used),

@@ -1,4 +1,5 @@
-import type { RecordStore, Stores } from '../../src/domain/index.js'
+import type { RecordStore } from '../../src/domain/index.js'
+import type { Stores } from './built-ins.js'
 
 /**
  * The stores with each collection's record store passed through `change`

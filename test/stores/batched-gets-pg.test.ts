@@ -3,11 +3,10 @@ import pg from 'pg'
 import { createTestDatabase, DATABASE_URL, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 import { request, startServer } from '../helpers/server.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { BatchedGets } from '../../src/stores/postgres/batched-gets.js'
 import { StoreUnavailableError } from '../../src/domain/index.js'
 import { MAX_INT64_ID } from '../../src/domain/index.js'
-import type { Stores } from '../../src/domain/index.js'
+import { openPostgresStores, type Stores } from '../helpers/built-ins.js'
 
 /**
  * PostgreSQL gets by id are batched: the reads issued in one I/O round go out

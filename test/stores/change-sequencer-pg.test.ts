@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import type { Change, Stores } from '../../src/domain/index.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
+import type { Change } from '../../src/domain/index.js'
 import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/schema.js'
 import { migrate as migratePostgres } from '../../src/stores/postgres/migrate.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
 import { collect, home, until } from './changes.suite.js'
+import { openPostgresStores, type Stores } from '../helpers/built-ins.js'
 
 /**
  * The PostgreSQL change log numbered after commit (issue 20, migration 8):

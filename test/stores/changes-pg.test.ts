@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import type { Change } from '../../src/domain/index.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'
 import { FakeClock } from '../helpers/clock.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, conformanceKinds, type TestDatabase } from './harness.js'
 import { ada, alan, changeLogSuite, collect, home, pastStamp, shape, until } from './changes.suite.js'
+import { openPostgresStores } from '../helpers/built-ins.js'
 
 changeLogSuite(conformanceKinds(['postgres']))
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { Change, Stores } from '../../src/domain/index.js'
+import type { Change } from '../../src/domain/index.js'
 import { kindLabel, type StoreKind } from './harness.js'
+import type { Stores } from '../helpers/built-ins.js'
 
 /**
  * The change log (issue 14) against every store: each write records one

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Change } from '../../src/domain/index.js'
-import { memoryStores } from '../../src/stores/index.js'
 import { FakeClock } from '../helpers/clock.js'
 import { LOCAL_STORES, conformanceKinds, storeKinds, type StoreKind } from './harness.js'
 import { ada, changeLogSuite, home, pastStamp } from './changes.suite.js'
+import { memoryStores } from '../helpers/built-ins.js'
 
 changeLogSuite(conformanceKinds(LOCAL_STORES))
 

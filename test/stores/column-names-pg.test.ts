@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { userTableOf, type CollectionDeclaration, type RecordStore, type StoredField } from '../../src/domain/index.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
+import { openPostgresStores } from '../helpers/built-ins.js'
 
 /** As column-names.test.ts on SQLite: a colliding field added to a held PostgreSQL table keeps its records (issue 36, item 5). */
 const declaration = (name: string, fields: Record<string, StoredField>): CollectionDeclaration =>

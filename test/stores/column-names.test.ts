@@ -3,8 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { columnOf, userTableOf, type CollectionDeclaration, type RecordStore, type StoredField } from '../../src/domain/index.js'
 import { fieldColumns, POSTGRES_COLUMNS, SQLITE_COLUMNS } from '../../src/stores/column-names.js'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { tempDir } from './harness.js'
+import { openSqliteStores } from '../helpers/built-ins.js'
 
 /**
  * Column names (issue 36, item 5): today's names wherever they work, so an

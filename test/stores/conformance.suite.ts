@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { AddressInput, Stores, Student, StudentInput } from '../../src/domain/index.js'
 import { kindLabel, type StoreKind } from './harness.js'
+import type { AddressInput, Stores, Student, StudentInput } from '../helpers/built-ins.js'
 
 /**
  * The one store conformance suite: every contract in src/stores/types.ts,

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { UndeclaredFieldError } from '../../src/domain/index.js'
 import type { RecordQuery } from '../../src/domain/index.js'
 import { compileCount, compileSelect, type SqlDialect } from '../../src/stores/sql-query.js'
-import type { Stores } from '../../src/domain/index.js'
 import { storeKinds } from './harness.js'
+import type { Stores } from '../helpers/built-ins.js'
 
 /**
  * Issue 19, item 2: a field name reaches a store only from the collection's

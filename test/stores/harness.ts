@@ -3,10 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import type { StoreOptions, Stores } from '../../src/domain/index.js'
-import { memoryStores, observeFailures } from '../../src/stores/index.js'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
+import { memoryStores, observeFailures, openPostgresStores, openSqliteStores, type StoreOptions, type Stores } from '../helpers/built-ins.js'
 
 /**
  * What the store tests need from each kind of store, so that one suite runs

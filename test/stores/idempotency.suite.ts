@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IdempotencyKeyUsedError } from '../../src/domain/index.js'
-import type { Address, DeleteResult, KeptAnswer, KeyedWrite, PutResult, ReplaceResult, Student, StudentInput } from '../../src/domain/index.js'
+import type { DeleteResult, KeptAnswer, KeyedWrite, ReplaceResult } from '../../src/domain/index.js'
 import { FakeClock } from '../helpers/clock.js'
 import { kindLabel, type StoreKind } from './harness.js'
+import type { Address, PutResult, Student, StudentInput } from '../helpers/built-ins.js'
 
 /**
  * Keyed writes on every store: the key and the answer are kept with the

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import type { Address, Stores, Student } from '../../src/domain/index.js'
-import { memoryStores } from '../../src/stores/index.js'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, tempDir } from './harness.js'
+import { memoryStores, openPostgresStores, openSqliteStores, type Address, type Stores, type Student } from '../helpers/built-ins.js'
 
 /**
  * Issue 19, item 5: `rqs import` into a database the servers use must not stop

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { IndexedTable, type TableShape } from '../../src/stores/memory/indexed-table.js'
 import { PAUSE } from '../../src/stores/memory/scan.js'
-import { STUDENT_FIELDS } from '../../src/domain/index.js'
-import type { Student } from '../../src/domain/index.js'
+import { STUDENT_FIELDS, type Student } from '../helpers/built-ins.js'
 
 const STUDENTS: TableShape = { kinds: STUDENT_FIELDS, fields: ['firstName', 'lastName', 'age'], firstId: 0 }
 

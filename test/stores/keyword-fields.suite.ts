@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { userTableOf, type CollectionDeclaration, type Kind, type RecordStore, type StoredField, type StoredRecord, type Stores } from '../../src/domain/index.js'
+import { userTableOf, type CollectionDeclaration, type Kind, type RecordStore, type StoredField, type StoredRecord } from '../../src/domain/index.js'
 import { kindLabel, type StoreKind } from './harness.js'
+import type { Stores } from '../helpers/built-ins.js'
 
 /**
  * Any field name the declaration checker accepts works on every store

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { memoryStores } from '../../src/stores/index.js'
 import { MemoryRecordStore } from '../../src/stores/memory/records.js'
 import { columnFor } from '../../src/stores/memory/columns.js'
 import { SCAN_CHUNK } from '../../src/stores/memory/query.js'
-import type { CollectionDeclaration, RecordQuery, StoredRecord, Student, StudentField, StudentStore } from '../../src/domain/index.js'
+import type { CollectionDeclaration, RecordQuery, StoredRecord } from '../../src/domain/index.js'
+import { memoryStores, type Student, type StudentField, type StudentStore } from '../helpers/built-ins.js'
 
 /**
  * The memory store keeps records in columns by slot (issue 20): under `count`

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { memoryStores } from '../../src/stores/index.js'
 import { IdempotencyKeyUsedError } from '../../src/domain/index.js'
+import { memoryStores } from '../helpers/built-ins.js'
 
 /** The revision the HTTP layer keeps serialised lists by (src/http/query/kept-list.ts): every write moves it, nothing else does. */
 async function * once<T> (records: T[]): AsyncGenerator<T[]> { yield records }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { memoryStores } from '../../src/stores/index.js'
 import { SCAN_CHUNK } from '../../src/stores/memory/query.js'
-import type { Student, StudentStore } from '../../src/domain/index.js'
+import { memoryStores, type Student, type StudentStore } from '../helpers/built-ins.js'
 
 /**
  * Issue 19, item 12: a search or count that reads every record of the memory

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
 import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/schema.js'
 import { migrate as migratePostgres } from '../../src/stores/postgres/migrate.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
+import { openPostgresStores } from '../helpers/built-ins.js'
 
 describe.skipIf(SKIP_POSTGRES)(`PostgreSQL migrations${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
   let database: TestDatabase

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/schema.js'
 import { migrate as migrateSqlite } from '../../src/stores/sqlite/migrate.js'
 import { tempDir } from './harness.js'
+import { openSqliteStores } from '../helpers/built-ins.js'
 
 describe('SQLite migrations', () => {
   const tmp = tempDir()

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { userTableOf, type CollectionDeclaration, type RecordStore, type StoredField, type StoredRecord, type Stores } from '../../src/domain/index.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
+import { userTableOf, type CollectionDeclaration, type RecordStore, type StoredField, type StoredRecord } from '../../src/domain/index.js'
 import { POSTGRES_MIGRATIONS } from '../../src/stores/postgres/schema.js'
 import { migrate as migratePostgres } from '../../src/stores/postgres/migrate.js'
 import { CollectionChangedError } from '../../src/domain/index.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
+import { openPostgresStores, type Stores } from '../helpers/built-ins.js'
 
 /** A user collection with every field type, ids from a sequence. */
 function books (fields: Record<string, StoredField> = {}, name = 'books'): CollectionDeclaration {

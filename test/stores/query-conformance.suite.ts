@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { Address, Stores, Student } from '../../src/domain/index.js'
 import type { Condition, Operator, RecordQuery, SortKey } from '../../src/domain/index.js'
 import { kindLabel, type StoreKind } from './harness.js'
+import type { Address, Stores, Student } from '../helpers/built-ins.js'
 
 /**
  * The query contract (src/stores/query.ts) on memory, SQLite and PostgreSQL:

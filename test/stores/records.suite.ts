@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import {
-  IdempotencyKeyUsedError, matcher, sortComparator, userTableOf,
-  type CollectionDeclaration, type Condition, type RecordQuery, type RecordStore, type SortKey, type StoredRecord, type Stores
-} from '../../src/domain/index.js'
+import { IdempotencyKeyUsedError, matcher, sortComparator, userTableOf, type CollectionDeclaration, type Condition, type RecordQuery, type RecordStore, type SortKey, type StoredRecord } from '../../src/domain/index.js'
 import { fieldKindsOf } from '../../src/domain/index.js'
 import { kindLabel, type StoreKind } from './harness.js'
+import type { Stores } from '../helpers/built-ins.js'
 
 /**
  * The record engine's conformance suite (issue 21): one generic table per

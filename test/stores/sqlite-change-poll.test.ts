@@ -1,10 +1,9 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { SqliteChangeLog, SQLITE_CHANGES_POLL_MS } from '../../src/stores/sqlite/changes.js'
-import { declarationsOf } from '../../src/domain/index.js'
 import { tempDir } from './harness.js'
+import { builtInDeclarations, openSqliteStores } from '../helpers/built-ins.js'
 
 /**
  * Issue 20: while someone listens, the SQLite change log looks every 50 ms
@@ -35,7 +34,7 @@ describe('the SQLite change log while someone listens', () => {
     const path = join(dir.dir, 'poll.db')
     const writer = openSqliteStores({ path })
     const { db, reads } = counted(path)
-    const log = new SqliteChangeLog(db, new Map(declarationsOf({}).map((d) => [d.name, d])))
+    const log = new SqliteChangeLog(db, new Map(builtInDeclarations().map((d) => [d.name, d])))
     const seen: number[] = []
     const subscription = await log.subscribe((change) => { seen.push(change.seq) })
     try {

@@ -2,10 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { CollectionChangedError, userTableOf, type CollectionDeclaration, type IdKind, type RecordId, type RecordQuery, type RecordStore, type RecordStores, type StoredField, type StoredRecord } from '../../src/domain/index.js'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
 import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/schema.js'
 import { migrate } from '../../src/stores/sqlite/migrate.js'
 import { tempDir } from './harness.js'
+import { openSqliteStores } from '../helpers/built-ins.js'
 
 /**
  * The SQLite store keeps any collection a user declares in one generic table

@@ -2,10 +2,9 @@ import { afterAll, afterEach, expect, it } from 'vitest'
 import { closeSync, openSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { IdempotencyKeyUsedError, PRECONDITION_FAILED, type CreateResult, type KeyedWrite, type RecordInput, type RecordStore, type Stores } from '../../src/domain/index.js'
-import { memoryStores } from '../../src/stores/index.js'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
+import { IdempotencyKeyUsedError, PRECONDITION_FAILED, type CreateResult, type KeyedWrite, type RecordInput, type RecordStore } from '../../src/domain/index.js'
 import { tempDir } from './harness.js'
+import { memoryStores, openSqliteStores, type Stores } from '../helpers/built-ins.js'
 
 /**
  * Group commit (issue 20): the writes made in one turn of the event loop

@@ -1,9 +1,8 @@
 import { afterAll, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { memoryStores } from '../../src/stores/index.js'
-import { openSqliteStores } from '../../src/stores/sqlite/index.js'
-import { userTableOf, type CollectionDeclaration, type RecordInput, type RecordQuery, type RecordStore, type Stores } from '../../src/domain/index.js'
+import { userTableOf, type CollectionDeclaration, type RecordInput, type RecordQuery, type RecordStore } from '../../src/domain/index.js'
 import { tempDir } from './harness.js'
+import { memoryStores, openSqliteStores, type Stores } from '../helpers/built-ins.js'
 
 /**
  * The memory store is the reference implementation of RecordStore: a user

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import type { Student, StudentInput } from '../../src/domain/index.js'
 import type { StoreKind } from './harness.js'
+import type { Student, StudentInput } from '../helpers/built-ins.js'
 
 /**
  * --student-ids sequence on every store: an id is never issued twice, so no

@@ -2,9 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import pg from 'pg'
 import { createTestDatabase, DATABASE_URL, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../stores/harness.js'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
-import { openPostgresStores } from '../../src/stores/postgres/index.js'
-import type { Stores } from '../../src/domain/index.js'
 import { startFreezingProxy, type FreezingProxy } from '../helpers/freezing-proxy.js'
+import { openPostgresStores, type Stores } from '../helpers/built-ins.js'
 
 /**
  * Writes to PostgreSQL over a network that freezes (packets held, not

@@ -2,9 +2,8 @@ import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { overriding, withRecordStores } from '../helpers/stores.js'
-import { memoryStores } from '../../src/stores/index.js'
-import type { Stores } from '../../src/domain/index.js'
 import { defaultConfig, resolveConfig } from '../../src/options.js'
+import { memoryStores, type Stores } from '../helpers/built-ins.js'
 
 /**
  * Issue 10, defects 1 and 9: every phase of a request has a bound, and each

@@ -27,7 +27,7 @@ export interface KindDefinition {
   /**
    * How a declaration spells the kind: its JSON Schema type and, for a kind
    * that refines a type (date-time), the format that selects it. Undefined:
-   * not declarable (the 64-bit ids of the address book).
+   * not declarable (the 64-bit ids of the `int64` id kind).
    */
   declaration?: {
     type: JsonType

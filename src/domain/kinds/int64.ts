@@ -12,7 +12,7 @@ function id (text: string): bigint | undefined {
 }
 
 /**
- * A 64-bit id, 1 … 2^63 − 1 (the address book's): decimal text in queries
+ * A 64-bit id, 1 … 2^63 − 1 (the `int64` id kind's): decimal text in queries
  * and cursors, a bigint inside. Not declarable: a declared field is a safe integer.
  */
 export const int64: KindDefinition = {

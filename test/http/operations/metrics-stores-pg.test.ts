@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { RecordStore, Stores } from '../../../src/domain/index.js'
+import type { RecordStore } from '../../../src/domain/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
-import { memoryStores } from '../../../src/stores/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { storeKinds, type StoreKind } from '../../stores/harness.js'
+import { memoryStores, type Stores } from '../../helpers/built-ins.js'
 
 /**
  * Issue 18, defect 1: with --metrics on, every NDJSON list and every student

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { expectProblem } from '../../services/addresses/helpers.js'
 import { storeKinds } from '../../stores/harness.js'
-import type { Stores } from '../../../src/domain/index.js'
+import type { Stores } from '../../helpers/built-ins.js'
 
 /**
  * Issue 19, item 10: an Idempotency-Key names one request on one resource,

@@ -2,9 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { overriding, withRecordStores } from '../../helpers/stores.js'
 import { expectProblem } from '../../services/addresses/helpers.js'
-import { memoryStores } from '../../../src/stores/index.js'
 import { StoreOutcomeUnknownError } from '../../../src/domain/index.js'
-import type { Stores } from '../../../src/domain/index.js'
+import { memoryStores, type Stores } from '../../helpers/built-ins.js'
 
 /**
  * The Idempotency-Key header over HTTP (memory store): a retry gets the
@@ -189,7 +188,7 @@ describe('a write whose outcome is unknown', () => {
 
 describe('--student-ids sequence over HTTP', () => {
   it('never gives a deleted id to a new student, in v1 and v2', async () => {
-    const srv = await startServer({ store: { kind: 'memory', studentIds: 'sequence' } })
+    const srv = await startServer({ students: { ids: 'sequence' } })
     try {
       for (const s of [ada, alan, ada]) expect((await request(`${srv.origin}/students`, { method: 'POST', json: s })).status).toBe(201)
       expect((await request(`${srv.origin}/students/0`, { method: 'DELETE' })).status).toBe(200)

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
-import { memoryStores } from '../../../src/stores/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
 import { RequestMetrics } from '../../../src/http/operations/request-metrics.js'
-import type { RecordStore, Stores } from '../../../src/domain/index.js'
+import type { RecordStore } from '../../../src/domain/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { bearer, security, writeTokensFile, type TokensFile } from './helpers.js'
 import { family, sampleOf, scrape, scrapeText, valueOf } from './scrape.js'
+import { memoryStores, type Stores } from '../../helpers/built-ins.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
 

@@ -3,8 +3,7 @@ import { gzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { expectProblem } from '../../services/addresses/helpers.js'
-import { memoryStores } from '../../../src/stores/index.js'
-import type { Stores } from '../../../src/domain/index.js'
+import { memoryStores, type Stores } from '../../helpers/built-ins.js'
 
 /**
  * Issue 19, item 10: the headers that describe a request's content.

@@ -4,9 +4,9 @@ import { createGunzip } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StoredRecord } from '../../../src/domain/index.js'
 import { fromFile } from '../../../src/services/collections/config.js'
-import { memoryStores } from '../../../src/stores/index.js'
 import { startServer, type RunningServer } from '../../helpers/server.js'
 import { declarationFiles } from '../../services/collections/fixture.js'
+import { memoryStores } from '../../helpers/built-ins.js'
 
 /**
  * A compressed answer that the handler timeout cuts after its headers went

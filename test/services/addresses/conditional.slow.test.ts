@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { overriding, withRecordStores } from '../../helpers/stores.js'
-import { memoryStores } from '../../../src/stores/index.js'
-import type { Address, AddressInput, AddressStore, WriteCondition } from '../../../src/domain/index.js'
 import { berlin, expectProblem, hamburg } from './helpers.js'
+import { memoryStores } from '../../helpers/built-ins.js'
 
 let server: RunningServer | undefined
 afterEach(async () => { await server?.close(); server = undefined })
@@ -157,25 +156,7 @@ describe('lost updates are prevented', () => {
   it('the store compare-and-set catches a change between the precondition check and the write', async () => {
     // A store in which another writer changes the record right after the route has read it.
     const stores = memoryStores()
-    const inner = stores.addresses
-    const racing: AddressStore = {
-      create: async (input) => await inner.create(input),
-      get: async (id) => await inner.get(id),
-      list: async (query) => await inner.list(query),
-      query: async (query) => await inner.query(query),
-      count: async (filter) => await inner.count(filter),
-      batches: (query) => inner.batches(query),
-      importAll: async (source) => await inner.importAll(source),
-      put: async (id: bigint, input: AddressInput, condition?: WriteCondition<Address>) => {
-        if (condition?.kind === 'matches') await inner.put(id, { ...input, city: 'Intruder City' })
-        return await inner.put(id, input, condition)
-      },
-      delete: async (id, condition) => {
-        if (condition?.kind === 'matches') await inner.put(id, { name: 'x', city: 'Intruder City', postalCode: '0' })
-        return await inner.delete(id, condition)
-      }
-    }
-    // The record routes write through the record store: the same race there.
+    // The routes write through the record store: the race is there.
     const records = stores.collections.get('addresses')!
     const racingRecords = overriding(records, {
       put: async (id, input, condition) => {
@@ -187,7 +168,7 @@ describe('lost updates are prevented', () => {
         return await records.delete(id, condition)
       }
     })
-    server = await startServer({}, { stores: { ...withRecordStores(stores, (store, name) => name === 'addresses' ? racingRecords : store), addresses: racing } })
+    server = await startServer({}, { stores: withRecordStores(stores, (store, name) => name === 'addresses' ? racingRecords : store) })
     const url = `${server.origin}/addresses/1`
     const etag = (await request(url, { method: 'PUT', json: berlin })).headers.get('etag') as string
     expectProblem(await request(url, { method: 'PUT', json: hamburg, headers: { 'if-match': etag } }), 412, 'PRECONDITION_FAILED')

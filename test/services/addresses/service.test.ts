@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { withRecordStores } from '../../helpers/stores.js'
-import { memoryStores } from '../../../src/stores/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
 import { resolveConfig } from '../../../src/options.js'
-import type { AddressStore, RecordStore, Stores } from '../../../src/domain/index.js'
+import type { RecordStore } from '../../../src/domain/index.js'
 import { berlin, expectProblem } from './helpers.js'
+import { memoryStores, type AddressStore, type Stores } from '../../helpers/built-ins.js'
 
 let server: RunningServer | undefined
 afterEach(async () => { await server?.close(); server = undefined })

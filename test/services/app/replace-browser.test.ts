@@ -62,7 +62,7 @@ describe.skipIf(!hasChromium)(title, () => {
   })
 
   it('adds without a warning with --student-ids sequence (no id is ever reused)', async () => {
-    const running = server = await startServer({ store: { kind: 'memory', studentIds: 'sequence' } as never })
+    const running = server = await startServer({ students: { ids: 'sequence' } })
     await threeThenDeleteOne(running.origin)
     const session = await openSession(browser)
     sessions.push(session)

@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { memoryStores } from '../../../src/stores/index.js'
-import type { Stores } from '../../../src/domain/index.js'
 import { CHROMIUM, DESKTOP, expectClean, hasChromium, launch, openSession, PHONE, poll, type Session } from './browser.js'
+import { memoryStores, type Stores } from '../../helpers/built-ins.js'
 
 const V2 = { accept: 'application/vnd.rqs.v2+json' }
 const LONG = 'A'.repeat(120)

@@ -46,8 +46,6 @@ describe('refused declarations', () => {
       'FILE: collections.books.schema.additionalProperties: may only be false: a record holds its declared fields and nothing else (others are dropped)'],
     ['a bad collection name', { collections: { Books: { schema: { type: 'object', properties: { t: { type: 'string' } } } } } },
       'FILE: collections.Books: "Books" is not a collection name: use lower-case letters, digits and inner hyphens, starting with a letter, at most 40 characters (e.g. "books", "reading-list")'],
-    ['a built-in name', { collections: { students: { schema: { type: 'object', properties: { t: { type: 'string' } } } } } },
-      'FILE: collections.students: "students" is taken by rqs (students, addresses, collections, self, help, status, service-desc, service-doc are): choose another name'],
     ['an unknown id kind', { collections: { books: { ids: 'int64', schema: { type: 'object', properties: { t: { type: 'string' } } } } } },
       'FILE: collections.books.ids: "int64" is no id kind: use "sequence" (1, 2, 3 …, never reused) or "uuid"'],
     ['a misspelt collection member', { collections: { books: { shema: {} } } },
@@ -64,6 +62,14 @@ describe('refused declarations', () => {
       'FILE is not valid JSON: Unexpected end of JSON input']
   ])('refuses %s', (_what, content, message) => {
     expect(refusal(content)).toBe(message)
+  })
+
+  // The names of the other services' collections are known once every service is: checked as the configuration is read.
+  it.each([['students'], ['addresses'], ['collections'], ['self']])('refuses the name %s, taken by rqs', (name) => {
+    const path = files.write(`${name}.json`, { collections: { [name]: { schema: { type: 'object', properties: { t: { type: 'string' } } } } } })
+    expect(() => resolveConfig({ collections: path }, {})).toThrow(new ConfigError(`${path}: collections.${name}: "${name}" is taken by rqs (students, addresses, collections, self, help, status, service-desc, service-doc are): choose another name`))
+    // A Config made in code is checked at start.
+    return expect(buildServer(makeConfig({ logLevel: 'silent', collections: fromFile(path, '--collections') }))).rejects.toThrow(ConfigError)
   })
 
   it('refuses a missing file', () => {

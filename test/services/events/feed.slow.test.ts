@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import http from 'node:http'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import { memoryStores } from '../../../src/stores/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
-import type { ChangeLog, Stores } from '../../../src/domain/index.js'
+import type { ChangeLog } from '../../../src/domain/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { connectFeed, exactData, type FeedConnection } from '../../helpers/sse.js'
+import { memoryStores, type Stores } from '../../helpers/built-ins.js'
 
 /**
  * The change feed over HTTP (issue 14): GET /events against a real listening

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryStores } from '../../../src/stores/index.js'
 import type { ChangeLog } from '../../../src/domain/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { connectFeed, type FeedConnection } from '../../helpers/sse.js'
+import { memoryStores } from '../../helpers/built-ins.js'
 
 /**
  * Large replays yield to other work (issue 19, item 12): 200 clients

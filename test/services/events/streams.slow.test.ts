@@ -6,13 +6,13 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { ConfigError } from '../../../src/config.js'
 import { resolveConfig, type ConfigOverrides } from '../../../src/options.js'
 import { feedStreamCap } from '../../../src/services/events/config.js'
-import { memoryStores } from '../../../src/stores/index.js'
 import { StoreUnavailableError } from '../../../src/domain/index.js'
 import type { ChangeLog } from '../../../src/domain/index.js'
 import { keptAliveGet } from '../../helpers/kept-alive.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { connectFeed, type FeedConnection } from '../../helpers/sse.js'
 import { bearer, security, writeTokensFile } from '../../http/security/helpers.js'
+import { memoryStores } from '../../helpers/built-ins.js'
 
 /**
  * The change feed's streams are bounded (issue 19): per client and in all,

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { memoryStores } from '../../../src/stores/index.js'
-import type { Stores, StudentInput, Student, StudentStore } from '../../../src/domain/index.js'
+import { memoryStores, type Stores, type Student, type StudentInput, type StudentStore } from '../../helpers/built-ins.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
 let server: RunningServer

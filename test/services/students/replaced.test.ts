@@ -47,7 +47,7 @@ describe('a create that replaced a record (count id rule)', () => {
   })
 
   it('never happens with --student-ids sequence', async () => {
-    server = await startServer({ store: { kind: 'memory', studentIds: 'sequence' } as never })
+    server = await startServer({ students: { ids: 'sequence' } })
     await threeThenDeleteOne(server.origin)
     const res = await request(`${server.origin}/students`, { method: 'POST', headers: V2, json: { firstName: 'New', lastName: 'Person', age: 20 } })
     expect(res.body.id).toBe(3)

@@ -1,7 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { memoryStores } from '../../../src/stores/index.js'
-import type { Stores } from '../../../src/domain/index.js'
+import { memoryStores, type Stores } from '../../helpers/built-ins.js'
 
 let server: RunningServer
 let stores: Stores

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { PutResult, Stores } from '../../../src/domain/index.js'
-import { openPostgresStores } from '../../../src/stores/postgres/index.js'
 import { join } from 'node:path'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, tempDir, type TestDatabase } from '../../stores/harness.js'
 import { spawnServer, type ServerProcess } from '../../helpers/process.js'
 import { request } from '../../helpers/server.js'
+import { openPostgresStores, type PutResult, type Stores } from '../../helpers/built-ins.js'
 
 /**
  * Several instances on one store (PostgreSQL, or one SQLite file): the spec's

@@ -7,7 +7,7 @@ import { runMain } from '../../helpers/cli.js'
 import { spawnServer } from '../../helpers/process.js'
 import { closedPort, startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { openPostgresStores } from '../../../src/stores/postgres/index.js'
+import { openPostgresStores } from '../../helpers/built-ins.js'
 
 /**
  * PostgreSQL goes away mid-run: a TCP proxy between the server and the

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { openSqliteStores } from '../../../src/stores/sqlite/index.js'
 import { tempDir } from '../../stores/harness.js'
 import { runMain } from '../../helpers/cli.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
+import { openSqliteStores } from '../../helpers/built-ins.js'
 
 describe('SQLite store unavailable', () => {
   const tmp = tempDir()

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
-import { memoryStores } from '../../../../src/stores/index.js'
-import type { Stores } from '../../../../src/domain/index.js'
 import { entryCodes, expectProblem } from '../../../services/addresses/helpers.js'
+import { memoryStores, type Stores } from '../../../helpers/built-ins.js'
 
 /** Querying the address book: every field filters and sorts; pages of 50 by default; problems for the rest. */
 let server: RunningServer

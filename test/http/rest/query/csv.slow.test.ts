@@ -2,8 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
 import { LOCAL_STORES, storeKinds } from '../../../stores/harness.js'
-import type { Stores, StudentStore } from '../../../../src/domain/index.js'
 import { CSV, csvListSuite, once } from './csv.suite.js'
+import type { RecordStore } from '../../../../src/domain/index.js'
+import { overriding, withRecordStores } from '../../../helpers/stores.js'
+import type { Stores } from '../../../helpers/built-ins.js'
 
 /** `Accept: text/csv` on collection lists (issue 22) on memory and SQLite; PostgreSQL: csv-pg.test.ts. */
 csvListSuite(storeKinds(LOCAL_STORES))
@@ -16,18 +18,15 @@ describe('CSV streaming and negotiation (memory store)', () => {
     stores = await storeKinds(['memory'])[0]?.fresh() as Stores
     watch.pulled = 0
     watch.closed = false
-    // The student store, counting the batches the server pulls and noticing when the walk is closed.
-    const students = new Proxy(stores.students, {
-      get: (target, property) => {
-        if (property !== 'batches') return Reflect.get(target, property, target)
-        return (q: Parameters<StudentStore['batches']>[0]) => (async function * () {
-          try {
-            for await (const batch of target.batches(q)) { watch.pulled++; yield batch }
-          } finally { watch.closed = true }
-        })()
-      }
+    // The students' record store, counting the batches the server pulls and noticing when the walk is closed.
+    const students = (target: RecordStore): RecordStore => overriding(target, {
+      batches: (q) => (async function * () {
+        try {
+          for await (const batch of target.batches(q)) { watch.pulled++; yield batch }
+        } finally { watch.closed = true }
+      })()
     })
-    server = await startServer({}, { stores: { ...stores, students } })
+    server = await startServer({}, { stores: withRecordStores(stores, (store, name) => name === 'students' ? students(store) : store) })
   })
   afterEach(async () => {
     await server.close()

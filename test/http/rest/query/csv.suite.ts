@@ -2,13 +2,13 @@ import { Readable } from 'node:stream'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
 import type { StoreKind } from '../../../stores/harness.js'
-import type { Stores } from '../../../../src/domain/index.js'
 import { csvColumns, csvObject, readCsv } from '../../../../src/data/csv.js'
 import { parseExactJson } from '../../../../src/http/rest/index.js'
 import { fromFile } from '../../../../src/services/collections/config.js'
 import { collectionFrom } from '../../../../src/commands/common.js'
 import type { RecordCollection } from '../../../../src/data/collection.js'
 import { DECLARATIONS, declarationFiles } from '../../../services/collections/fixture.js'
+import type { Stores } from '../../../helpers/built-ins.js'
 
 /**
  * `Accept: text/csv` on every collection list (issue 22): a header row, the

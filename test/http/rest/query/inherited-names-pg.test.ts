@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
 import { storeKinds } from '../../../stores/harness.js'
-import type { Stores } from '../../../../src/domain/index.js'
 import { expectProblem } from '../../../services/addresses/helpers.js'
+import type { Stores } from '../../../helpers/built-ins.js'
 
 /**
  * Issue 19, item 2: `?constructor=1`, `?toString=1`, `?valueOf[gt]=1` were

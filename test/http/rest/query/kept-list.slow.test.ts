@@ -4,9 +4,8 @@ import { withRecordStores } from '../../../helpers/stores.js'
 import { STREAM_FROM } from '../../../../src/records/index.js'
 import { KEEP_UP_TO_CHARS } from '../../../../src/http/rest/query/kept-list.js'
 import { recordEtag } from '../../../../src/http/rest/record-etags.js'
-import { memoryStores } from '../../../../src/stores/index.js'
-import type { Address, Stores, Student } from '../../../../src/domain/index.js'
 import { security } from '../../security/helpers.js'
+import { memoryStores, type Address, type Stores, type Student } from '../../../helpers/built-ins.js'
 
 /**
  * "Serialise once" (issue 12): with the memory store a whole student list is

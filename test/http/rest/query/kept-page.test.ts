@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { isRevisioned, KeptPages } from '../../../../src/http/rest/index.js'
 import { parseListQuery } from '../../../../src/records/parse.js'
 import { ADDRESS_QUERY } from '../../../../src/services/addresses/query.js'
-import { memoryStores } from '../../../../src/stores/index.js'
+import { memoryStores } from '../../../helpers/built-ins.js'
 
 /**
  * Issue 18, defect 3: the kept address pages were a module-level cache keyed

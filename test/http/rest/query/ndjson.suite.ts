@@ -3,7 +3,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import pg from 'pg'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
 import type { StoreKind } from '../../../stores/harness.js'
-import type { Stores, Student, StudentStore } from '../../../../src/domain/index.js'
+import type { RecordStore } from '../../../../src/domain/index.js'
+import { overriding, withRecordStores } from '../../../helpers/stores.js'
+import type { Stores, Student } from '../../../helpers/built-ins.js'
 
 /**
  * `Accept: application/x-ndjson` on a collection streams every matching record,
@@ -11,24 +13,15 @@ import type { Stores, Student, StudentStore } from '../../../../src/domain/index
  */
 interface Watch { pulled: number, closed: boolean }
 
-/** The student store, counting the batches the server pulls and noticing when the stream is closed. */
-function watched (inner: StudentStore, watch: Watch): StudentStore {
-  return {
-    list: async () => await inner.list(),
-    get: async (id) => await inner.get(id),
-    create: async (input) => await inner.create(input),
-    createReporting: async (input) => await inner.createReporting(input),
-    replace: async (s, c) => await inner.replace(s, c),
-    delete: async (id, c) => await inner.delete(id, c),
-    query: async (q) => await inner.query(q),
-    count: async (f) => await inner.count(f),
-    importAll: async (source) => await inner.importAll(source),
+/** The students' record store, counting the batches the server pulls and noticing when the stream is closed. */
+function watched (inner: RecordStore, watch: Watch): RecordStore {
+  return overriding(inner, {
     batches: (q) => (async function * () {
       try {
         for await (const batch of inner.batches(q)) { watch.pulled++; yield batch }
       } finally { watch.closed = true }
     })()
-  }
+  })
 }
 
 async function * once<R> (records: R[]): AsyncGenerator<R[]> { yield records }
@@ -51,7 +44,7 @@ function suiteOn (kind: StoreKind): void {
       stores = await kind.fresh()
       watch.pulled = 0
       watch.closed = false
-      server = await startServer({}, { stores: { ...stores, students: watched(stores.students, watch) } })
+      server = await startServer({}, { stores: withRecordStores(stores, (store, name) => name === 'students' ? watched(store, watch) : store) })
     })
     afterEach(async () => {
       await server.close()

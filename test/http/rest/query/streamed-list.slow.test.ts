@@ -2,10 +2,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
 import { STREAM_FROM } from '../../../../src/records/index.js'
-import { memoryStores } from '../../../../src/stores/index.js'
-import { openSqliteStores } from '../../../../src/stores/sqlite/index.js'
-import type { Stores } from '../../../../src/domain/index.js'
 import { tempDir } from '../../../stores/harness.js'
+import { memoryStores, openSqliteStores, type Stores } from '../../../helpers/built-ins.js'
 
 const V2 = { accept: 'application/vnd.rqs.v2+json' }
 const dir = tempDir()

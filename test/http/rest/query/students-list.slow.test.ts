@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../../helpers/server.js'
-import { memoryStores } from '../../../../src/stores/index.js'
-import type { Stores, Student } from '../../../../src/domain/index.js'
+import { memoryStores, type Stores, type Student } from '../../../helpers/built-ins.js'
 
 /** Querying the student list over HTTP: v1 in its envelope, v2 plain, and the 400s of both. */
 let server: RunningServer
