@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
-import { memoryStores, type Stores, type Student, type StudentInput, type StudentStore } from '../../helpers/built-ins.js'
+import type { RecordStores } from '../../../src/domain/index.js'
+import { overriding, withRecordStores } from '../../helpers/stores.js'
+import { memoryStores, type Stores } from '../../helpers/built-ins.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
 let server: RunningServer
@@ -140,15 +142,14 @@ describe('unknown paths and wrong methods under the base answer in the envelope'
 })
 
 describe('500 when the record could not be stored (spec)', () => {
-  /** The memory store's student view whose create always fails. */
-  function brokenStudents (stores: Stores): StudentStore {
-    const create = async (_input: StudentInput): Promise<Student> => { throw new Error('disk on fire') }
-    return Object.assign(Object.create(stores.students) as StudentStore, { create, createReporting: create })
+  /** The memory stores with a students' record store whose create always fails. */
+  function brokenStudents (stores: Stores): RecordStores {
+    return withRecordStores(stores, (store, name) => name === 'students' ? overriding(store, { create: async () => { throw new Error('disk on fire') } }) : store)
   }
 
   it('POST answers 500 "Student data could not be created" without internals', async () => {
     const stores = memoryStores()
-    const broken = { ...stores, students: brokenStudents(stores) }
+    const broken = brokenStudents(stores)
     const srv = await startServer({}, { stores: broken })
     try {
       const res = await request(`${srv.origin}/students`, { method: 'POST', json: ada })
