@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import postgres from 'postgres'
-import { openPostgresStores } from '../src/stores/postgres/index.js'
+import { openPostgresStores } from '../test/helpers/built-ins.js'
 import { BatchedGets } from '../src/stores/postgres/batched-gets.js'
 import { freshDatabase } from './lib/postgres.js'
 import { PINNING, SERVER_CPU } from './lib/procs.js'

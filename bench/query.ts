@@ -27,8 +27,7 @@ import { runImport } from '../src/commands/import.js'
 import type { CommandIO } from '../src/commands/common.js'
 import { STUDENTS } from '../src/services/students/collection.js'
 import { readRecords } from '../src/data/read-records.js'
-import { memoryStores } from '../src/stores/index.js'
-import type { Stores } from '../src/domain/index.js'
+import { memoryStores, type Stores } from '../test/helpers/built-ins.js'
 
 const { values } = parseArgs({
   options: { records: { type: 'string', default: '1000000' }, requests: { type: 'string', default: '100' }, stores: { type: 'string', default: 'memory,sqlite,postgres' } }
@@ -152,7 +151,7 @@ async function main (): Promise<void> {
       if (code !== 0) throw new Error(imported.stderr.bytes.toString())
       console.log(`sqlite    rqs import ${(RECORDS / ((performance.now() - started) / 1000)).toFixed(0)} records/s (target ≥ 100000)`)
       await exportRate('sqlite', `sqlite:${path}`, statSync(file).size)
-      const { openSqliteStores } = await import('../src/stores/sqlite/index.js')
+      const { openSqliteStores } = await import('../test/helpers/built-ins.js')
       const stores = openSqliteStores({ path })
       const server = await serve(stores)
       report('sqlite', await timePages(server.origin), 20)
@@ -178,7 +177,7 @@ async function main (): Promise<void> {
         await analyse.query('ANALYZE rqs_students')
         await analyse.end()
         await exportRate('postgres', dbUrl.toString(), statSync(file).size)
-        const { openPostgresStores } = await import('../src/stores/postgres/index.js')
+        const { openPostgresStores } = await import('../test/helpers/built-ins.js')
         const stores = await openPostgresStores({ url: dbUrl.toString(), poolSize: 4, startupWaitMs: 0 })
         const server = await serve(stores)
         report('postgres', await timePages(server.origin), 20)

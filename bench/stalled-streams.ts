@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net'
 import { parseArgs } from 'node:util'
 import { makeConfig } from '../src/options.js'
 import { buildServer } from '../src/server.js'
-import { memoryStores } from '../src/stores/index.js'
+import { memoryStores } from '../test/helpers/built-ins.js'
 import { STREAM_BATCH_SIZE } from '../src/domain/index.js'
 
 const { values } = parseArgs({ options: { records: { type: 'string', default: '200000' }, clients: { type: 'string', default: '20' } } })
