@@ -22,3 +22,4 @@ export type { CollectionDeclaration, FieldData, IdKind, RecordId, RecordInput, S
 export { ADDRESSES_DECLARATION, declarationsOf, studentsDeclaration, withBuiltIns } from './builtins.js'
 export { BRACKET_OPERATORS, canonicalInstant, convertsFrom, JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, ORDER_OPERATORS, unconvertible, unknownKind } from './kinds/index.js'
 export type { GraphqlScalar, JsonType, Kind, KindDefinition, ReadValue, ValueBounds } from './kinds/index.js'
+export type { AttemptOutcome, Delivery, DeliveryState, NewDelivery, Webhook, WebhookStore } from './webhooks.js'

@@ -1,4 +1,5 @@
 import type { ChangeLog } from './changes.js'
+import type { WebhookStore } from './webhooks.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
 import type { AddressField, QueryableStore, StudentField } from './query.js'
 import type { Address, AddressInput, Student, StudentInput } from './records.js'
@@ -106,6 +107,8 @@ export interface RecordStores {
   close (): Promise<void>
   /** Connection pool use, for /metrics; only stores with a pool (PostgreSQL) have it. */
   poolStats?: () => PoolStats
+  /** Webhooks and their deliveries (issue 34): every store opened by openStores has them. */
+  webhooks?: WebhookStore
 }
 
 /** What a student create did: `replaced` when the count rule gave it the id of a record held (which is gone). */

@@ -4,6 +4,7 @@ import type { StoreLog } from './postgres/index.js'
 import { MemoryRecordStore } from './memory/records.js'
 import { MemoryKeptWrites } from './memory/kept-writes.js'
 import { MemoryChangeLog } from './memory/changes.js'
+import { MemoryWebhookStore } from './memory/webhooks.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -35,6 +36,7 @@ export function memoryStores (options: StoreOptions = {}): Stores {
   return withBuiltIns({
     collections: new Map(declarationsOf(options).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)])),
     changes,
+    webhooks: new MemoryWebhookStore(),
     ping: async () => {},
     close: async () => {}
   })

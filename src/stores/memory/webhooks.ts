@@ -1,0 +1,136 @@
+import type { AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+
+interface Held extends Delivery {
+  leasedBy: string | null
+  leaseUntil: number
+}
+
+/**
+ * The memory store's webhooks: lost with the process, deliveries pending or
+ * not (docs/webhooks.md says so). One instance only, but the same contract:
+ * leases, per-key order.
+ */
+export class MemoryWebhookStore implements WebhookStore {
+  readonly #webhooks = new Map<string, Webhook>()
+  /** Per webhook, its deliveries in the order they were queued. */
+  readonly #deliveries = new Map<string, Map<string, Held>>()
+  #position: number | null = null
+
+  async create (webhook: Webhook): Promise<void> {
+    this.#webhooks.set(webhook.id, { ...webhook })
+    this.#deliveries.set(webhook.id, new Map())
+  }
+
+  async list (): Promise<Webhook[]> {
+    return [...this.#webhooks.values()].map((w) => ({ ...w }))
+  }
+
+  async get (id: string): Promise<Webhook | undefined> {
+    const found = this.#webhooks.get(id)
+    return found === undefined ? undefined : { ...found }
+  }
+
+  async update (webhook: Webhook): Promise<boolean> {
+    if (!this.#webhooks.has(webhook.id)) return false
+    this.#webhooks.set(webhook.id, { ...webhook })
+    return true
+  }
+
+  async delete (id: string): Promise<boolean> {
+    this.#deliveries.delete(id)
+    return this.#webhooks.delete(id)
+  }
+
+  async position (): Promise<number | null> {
+    return this.#position
+  }
+
+  async enqueue (from: number | null, to: number, deliveries: readonly NewDelivery[]): Promise<boolean> {
+    if (this.#position !== from) return false
+    for (const d of deliveries) {
+      const queue = this.#deliveries.get(d.webhookId)
+      if (queue === undefined || queue.has(d.id)) continue
+      queue.set(d.id, { ...d, state: 'pending', attempts: 0, nextAt: d.createdAt, lastAttemptAt: null, lastStatus: null, lastError: null, lastDurationMs: null, leasedBy: null, leaseUntil: 0 })
+    }
+    this.#position = to
+    return true
+  }
+
+  async record (delivery: NewDelivery, outcome: AttemptOutcome): Promise<void> {
+    const queue = this.#deliveries.get(delivery.webhookId)
+    if (queue === undefined) return
+    const held: Held = { ...delivery, state: 'pending', attempts: 0, nextAt: null, lastAttemptAt: null, lastStatus: null, lastError: null, lastDurationMs: null, leasedBy: null, leaseUntil: 0 }
+    queue.set(delivery.id, held)
+    this.#apply(delivery.webhookId, held, outcome)
+  }
+
+  async claim (owner: string, now: Date, leaseMs: number, limit: number): Promise<Delivery[]> {
+    const claimed: Delivery[] = []
+    const t = now.getTime()
+    for (const [webhookId, queue] of this.#deliveries) {
+      if (this.#webhooks.get(webhookId)?.enabled !== true) continue
+      const blocked = new Set<string>()
+      for (const d of queue.values()) {
+        if (claimed.length >= limit) return claimed
+        if (d.state !== 'pending') continue
+        // The first pending delivery of a key blocks the later ones, due or not.
+        if (blocked.has(d.recordKey)) continue
+        blocked.add(d.recordKey)
+        if (d.nextAt === null || d.nextAt.getTime() > t || d.leaseUntil > t) continue
+        d.leasedBy = owner
+        d.leaseUntil = t + leaseMs
+        claimed.push(publicOf(d))
+      }
+    }
+    return claimed
+  }
+
+  async settle (webhookId: string, id: string, owner: string, outcome: AttemptOutcome): Promise<void> {
+    const d = this.#deliveries.get(webhookId)?.get(id)
+    if (d === undefined || d.leasedBy !== owner || d.state !== 'pending') return
+    this.#apply(webhookId, d, outcome)
+  }
+
+  #apply (webhookId: string, d: Held, outcome: AttemptOutcome): void {
+    d.attempts++
+    d.lastAttemptAt = outcome.at
+    d.lastStatus = outcome.status
+    d.lastError = outcome.error
+    d.lastDurationMs = outcome.durationMs
+    d.state = outcome.delivered ? 'delivered' : outcome.nextAt === null ? 'failed' : 'pending'
+    d.nextAt = d.state === 'pending' ? outcome.nextAt : null
+    d.leasedBy = null
+    d.leaseUntil = 0
+    const webhook = this.#webhooks.get(webhookId)
+    if (outcome.disable !== undefined && webhook !== undefined) {
+      this.#webhooks.set(webhookId, { ...webhook, enabled: false, disabledReason: outcome.disable, updatedAt: outcome.at })
+    }
+  }
+
+  async deliveries (webhookId: string, limit: number): Promise<Delivery[]> {
+    const queue = this.#deliveries.get(webhookId)
+    if (queue === undefined) return []
+    return [...queue.values()].reverse().slice(0, limit).map(publicOf)
+  }
+
+  async retry (webhookId: string, id: string, now: Date, retryUntil: Date): Promise<boolean> {
+    const d = this.#deliveries.get(webhookId)?.get(id)
+    if (d === undefined) return false
+    d.state = 'pending'
+    d.nextAt = now
+    d.retryUntil = retryUntil
+    d.leasedBy = null
+    d.leaseUntil = 0
+    return true
+  }
+
+  async prune (before: Date): Promise<void> {
+    for (const queue of this.#deliveries.values()) {
+      for (const [id, d] of queue) if (d.state !== 'pending' && d.createdAt < before) queue.delete(id)
+    }
+  }
+}
+
+function publicOf ({ leasedBy: _owner, leaseUntil: _until, ...delivery }: Held): Delivery {
+  return { ...delivery }
+}
