@@ -46,10 +46,10 @@ export class SqliteWebhookStore implements WebhookStore {
       ON CONFLICT DO NOTHING`)
     // The first pending delivery of each key, if due and not leased, of enabled webhooks.
     this.#due = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM rqs_webhook_deliveries d
-      WHERE d.state = 'pending' AND d.next_at <= ?1 AND d.lease_until <= ?2
+      WHERE d.state = 'pending' AND d.next_at <= ? AND d.lease_until <= ?
         AND d.webhook_id IN (SELECT id FROM rqs_webhooks WHERE enabled = 1)
         AND NOT EXISTS (SELECT 1 FROM rqs_webhook_deliveries e WHERE e.state = 'pending' AND e.webhook_id = d.webhook_id AND e.record_key = d.record_key AND e.seq < d.seq)
-      ORDER BY d.next_at, d.seq LIMIT ?3`)
+      ORDER BY d.next_at, d.seq LIMIT ?`)
     this.#lease = db.prepare('UPDATE rqs_webhook_deliveries SET leased_by = ?, lease_until = ? WHERE webhook_id = ? AND id = ?')
     this.#settle = db.prepare(`UPDATE rqs_webhook_deliveries SET state = @state, attempts = attempts + 1, next_at = @nextAt, last_attempt_at = @at,
       last_status = @status, last_error = @error, last_duration_ms = @durationMs, leased_by = NULL, lease_until = 0
