@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
 import { declared } from '../routes/index.js'
 import type { Reject } from './reject.js'
 
@@ -20,23 +20,29 @@ function isLoopbackAddress (address: string | undefined): boolean {
  * unless `--admin-any-address`. The caller is `request.ip`: its peer, or the
  * client a trusted proxy names (so a proxy on loopback does not make every
  * caller local). Registered only when authentication is off; with it on,
- * the `admin` scope decides.
+ * the `admin` scope decides. Only admin routes get the hook (a default
+ * server's other routes pay nothing), so an admin route must state its access
+ * in its own `config.rqs`, where this root hook sees it; one whose scope
+ * declared it instead stops the server at start rather than go unguarded.
  */
 async function adminLoopbackPlugin (app: FastifyInstance, { reject }: AdminLoopbackOptions): Promise<void> {
-  function guard (route: RouteOptions): onRequestHookHandler {
-    return function adminFromLoopback (request, reply, done) {
-      if (declared(route.config)?.access !== 'admin' || isLoopbackAddress(request.ip)) { done(); return }
-      reject(request, reply, 'FORBIDDEN', { detail: 'Without authentication, this administration route answers callers on the server\'s own machine only (start rqs with --auth-tokens, or --admin-any-address)' })
-    }
+  function adminFromLoopback (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    if (isLoopbackAddress(request.ip)) { done(); return }
+    reject(request, reply, 'FORBIDDEN', { detail: 'Without authentication, this administration route answers callers on the server\'s own machine only (start rqs with --auth-tokens, or --admin-any-address)' })
   }
+  const unguarded: RouteOptions[] = []
   app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.rqs?.access !== 'admin') { unguarded.push(route); return }
     const current = route.onRequest
-    const hook = guard(route)
-    if (current === undefined) route.onRequest = [hook]
+    if (current === undefined) route.onRequest = [adminFromLoopback]
     else if (Array.isArray(current)) {
-      if (current.some((h) => h.name === 'adminFromLoopback')) return
-      route.onRequest = [...current, hook]
-    } else route.onRequest = [current, hook]
+      if (!current.includes(adminFromLoopback)) route.onRequest = [...current, adminFromLoopback]
+    } else route.onRequest = [current, adminFromLoopback]
+  })
+  app.addHook('onReady', async () => {
+    const missed = unguarded.find((route) => declared(route.config)?.access === 'admin')
+    if (missed !== undefined) throw new Error(`${String(missed.method)} ${missed.url}: admin access must be declared on the route itself (config.rqs.access), so that it is guarded without authentication`)
+    unguarded.length = 0
   })
 }
 

@@ -98,6 +98,8 @@ export function deliveryView (d: Pick<Delivery, 'id' | 'event' | 'seq' | 'state'
 }
 
 const NOTES = { store: true } as const
+/** Every route's access, stated on the route itself (the loopback guard of a server without authentication reads it there). */
+const ADMIN = { rqs: { access: 'admin' } } as const
 
 /**
  * The webhooks API (admin access): register, list, change, delete, rotate
@@ -105,7 +107,7 @@ const NOTES = { store: true } as const
  */
 export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOptions): Promise<void> {
   const { store, dispatcher, config } = opts
-  declareRoutes(app, { service: 'webhooks', access: 'admin', dataOnly: true })
+  declareRoutes(app, { service: 'webhooks', dataOnly: true })
   app.setErrorHandler(problems.handleError)
   const allowHosts = new Set(config.allowHosts)
 
@@ -143,6 +145,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   }
 
   app.post<{ Body: Static<typeof Create> }>(WEBHOOKS_PATH, {
+    config: ADMIN,
     schema: {
       operationId: 'createWebhook', tags: ['webhooks'], summary: 'Register a webhook: every matching change is POSTed to its URL, signed (Standard Webhooks)',
       body: Create,
@@ -177,14 +180,17 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   })
 
   app.get(WEBHOOKS_PATH, {
+    config: ADMIN,
     schema: { operationId: 'listWebhooks', tags: ['webhooks'], summary: 'Every webhook (without secrets)', response: { 200: Type.Object({ webhooks: Type.Array(WebhookView) }) }, 'x-rqs': NOTES }
   }, async () => ({ webhooks: (await store.list()).map(view) }))
 
   app.get<{ Params: Static<typeof IdParams> }>(`${WEBHOOKS_PATH}/:id`, {
+    config: ADMIN,
     schema: { operationId: 'getWebhook', tags: ['webhooks'], summary: 'One webhook (without its secret)', params: IdParams, response: { 200: WebhookView }, 'x-rqs': { errors: ['WEBHOOK_NOT_FOUND'], ...NOTES } }
   }, async (request) => view(await found(request.params.id)))
 
   app.patch<{ Params: Static<typeof IdParams>, Body: Static<typeof Patch> }>(`${WEBHOOKS_PATH}/:id`, {
+    config: ADMIN,
     schema: {
       operationId: 'updateWebhook', tags: ['webhooks'], summary: 'Change a webhook\'s URL, events, description, or re-enable it (`{"enabled": true}`)',
       params: IdParams, body: Patch, response: { 200: WebhookView },
@@ -208,6 +214,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   })
 
   app.delete<{ Params: Static<typeof IdParams> }>(`${WEBHOOKS_PATH}/:id`, {
+    config: ADMIN,
     schema: { operationId: 'deleteWebhook', tags: ['webhooks'], summary: 'Delete a webhook and its pending deliveries', params: IdParams, response: { 204: Type.Null() }, 'x-rqs': { errors: ['WEBHOOK_NOT_FOUND'], ...NOTES } }
   }, async (request, reply) => {
     const id = request.params.id
@@ -216,6 +223,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   })
 
   app.post<{ Params: Static<typeof IdParams> }>(`${WEBHOOKS_PATH}/:id/rotate-secret`, {
+    config: ADMIN,
     schema: {
       operationId: 'rotateWebhookSecret', tags: ['webhooks'],
       summary: 'A new signing secret; the old one keeps signing too (a second signature) for the grace period',
@@ -230,6 +238,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   })
 
   app.get<{ Params: Static<typeof IdParams>, Querystring: Static<typeof DeliveriesQuery> }>(`${WEBHOOKS_PATH}/:id/deliveries`, {
+    config: ADMIN,
     schema: {
       operationId: 'listWebhookDeliveries', tags: ['webhooks'], summary: 'The webhook\'s deliveries, newest first: event, state, attempts, last status and duration, next try',
       params: IdParams, querystring: DeliveriesQuery, response: { 200: Type.Object({ deliveries: Type.Array(DeliveryView) }) }, 'x-rqs': { errors: ['WEBHOOK_NOT_FOUND'], ...NOTES }
@@ -240,6 +249,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   })
 
   app.post<{ Params: Static<typeof DeliveryParams> }>(`${WEBHOOKS_PATH}/:id/deliveries/:delivery/retry`, {
+    config: ADMIN,
     schema: {
       operationId: 'retryWebhookDelivery', tags: ['webhooks'], summary: 'Attempt a delivery again now (a failed one gets a new retry period)',
       params: DeliveryParams, response: { 202: Type.Object({ id: Type.String(), state: Type.Literal('pending') }) }, 'x-rqs': { errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND'], ...NOTES }
@@ -256,6 +266,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   })
 
   app.post<{ Params: Static<typeof IdParams> }>(`${WEBHOOKS_PATH}/:id/ping`, {
+    config: ADMIN,
     schema: {
       operationId: 'pingWebhook', tags: ['webhooks'], summary: 'POST a signed `webhook.ping` event to the webhook now and answer what the receiver did (kept among its deliveries)',
       params: IdParams, response: { 200: DeliveryView }, 'x-rqs': { errors: ['WEBHOOK_NOT_FOUND'], ...NOTES }

@@ -49,6 +49,11 @@ export class Receiver {
     this.#script.push(...statuses)
   }
 
+  /** 200 from now on. */
+  answerNormally (): void {
+    this.#script = []
+  }
+
   /** The bodies of the received requests, parsed. */
   events (): Array<{ type: string, seq: number, data: { id: unknown, record: unknown } }> {
     return this.received.map((r) => JSON.parse(r.body))
