@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
 import { request, startServer } from '../../helpers/server.js'
-import { everyChangeOnce, FAST, register, retriedWithBackoff } from './delivery.suite.js'
+import { makeConfig } from '../../../src/options.js'
+import { openStores } from '../../../src/stores/index.js'
+import { everyChangeOnce, FAST, register, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
 import { eventually, Receiver, validSignature } from './receiver.js'
 
 /** A fresh database per test: the dispatchers' position and queue are the database's. */
@@ -20,6 +22,10 @@ describe.skipIf(SKIP_POSTGRES)(`webhooks on PostgreSQL${SKIP_POSTGRES ? ` (${POS
 
   it('retries 500, 500, 500 with growing delays and delivers at the fourth attempt', async () => {
     await retriedWithBackoff({ store: { kind: 'postgres', url: await database() } })
+  })
+
+  it('resumes after a restart: nothing twice, nothing lost, pending retries kept', async () => {
+    await resumesAfterRestart({ kind: 'postgres', url: await database() })
   })
 
   it('with two instances on one database, delivers each of 200 changes exactly once', async () => {
@@ -49,4 +55,36 @@ describe.skipIf(SKIP_POSTGRES)(`webhooks on PostgreSQL${SKIP_POSTGRES ? ` (${POS
       await receiver.close()
     }
   }, 60_000)
+
+  it('lets another instance take over a delivery whose lease expired (its instance died)', async () => {
+    const url = await database()
+    const receiver = await new Receiver().listen()
+    // A fails once and stops with the retry pending.
+    receiver.answer(503)
+    const a = await startServer({ store: { kind: 'postgres', url }, webhooks: { ...FAST, retryBaseMs: 500 } })
+    await register(a.origin, { url: receiver.url, events: ['students.created'] })
+    expect((await request(`${a.origin}/students`, { method: 'POST', json: { firstName: 'A', lastName: 'B', age: 30 } })).status).toBe(201)
+    await eventually(() => receiver.received.length === 1)
+    await a.close()
+    // A "dead" instance holds the delivery: claimed once due, never settled.
+    const stores = await openStores(makeConfig({ store: { kind: 'postgres', url } }).store)
+    let claimedAt = 0
+    try {
+      await eventually(async () => {
+        const claimed = await stores.webhooks?.claim('dead', new Date(), 2_000, 10) ?? []
+        claimedAt = Date.now()
+        return claimed.length === 1
+      })
+    } finally { await stores.close() }
+    const b = await startServer({ store: { kind: 'postgres', url }, webhooks: FAST })
+    try {
+      await eventually(() => receiver.delivered().length === 1)
+      expect(receiver.delivered()[0]!.at - claimedAt).toBeGreaterThanOrEqual(1_900)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(receiver.received).toHaveLength(2)
+    } finally {
+      await b.close()
+      await receiver.close()
+    }
+  })
 })

@@ -93,3 +93,43 @@ export async function retriedWithBackoff (overrides: ConfigOverrides): Promise<v
 }
 
 export type { RunningServer }
+
+/**
+ * A restart resumes where delivery stopped: what was delivered is not sent
+ * again, changes written while no dispatcher ran are delivered, and a
+ * pending retry survives (a durable store: SQLite, PostgreSQL).
+ */
+export async function resumesAfterRestart (store: ConfigOverrides['store']): Promise<void> {
+  const receiver = await new Receiver().listen()
+  const create = async (origin: string, n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) expect((await request(`${origin}/students`, { method: 'POST', json: { firstName: `F${i}`, lastName: 'L', age: 20 } })).status).toBe(201)
+  }
+  let server = await startServer({ store, webhooks: FAST })
+  try {
+    await register(server.origin, { url: receiver.url, events: ['students.*'] })
+    await create(server.origin, 3)
+    await eventually(() => receiver.delivered().length >= 3)
+    await server.close()
+
+    // Written while no dispatcher runs.
+    server = await startServer({ store, webhooks: { enabled: false } })
+    await create(server.origin, 3)
+    await server.close()
+
+    // Each of those fails once; the retry is due after the server stopped.
+    receiver.answer(503, 503, 503)
+    server = await startServer({ store, webhooks: { ...FAST, retryBaseMs: 1_500 } })
+    await eventually(() => receiver.received.length >= 6)
+    await server.close()
+
+    server = await startServer({ store, webhooks: FAST })
+    await eventually(() => receiver.delivered().length >= 6)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const delivered = receiver.delivered().map((r) => JSON.parse(r.body).seq as number).sort((a, b) => a - b)
+    expect(delivered).toEqual([1, 2, 3, 4, 5, 6])
+    expect(receiver.received.filter((r) => r.status === 503).map((r) => JSON.parse(r.body).seq as number).sort()).toEqual([4, 5, 6])
+  } finally {
+    await server.close()
+    await receiver.close()
+  }
+}

@@ -2,7 +2,7 @@ import { afterAll, describe, it } from 'vitest'
 import { join } from 'node:path'
 import type { ConfigOverrides } from '../../../src/options.js'
 import { tempDir } from '../../stores/harness.js'
-import { everyChangeOnce, retriedWithBackoff } from './delivery.suite.js'
+import { everyChangeOnce, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
 
 const tmp = tempDir()
 afterAll(() => { tmp.remove() })
@@ -20,5 +20,11 @@ describe.each(STORES)('webhooks on the %s store', (_name, store) => {
 
   it('retries 500, 500, 500 with growing delays and delivers at the fourth attempt', async () => {
     await retriedWithBackoff(store())
+  })
+})
+
+describe('webhooks on the SQLite store across restarts', () => {
+  it('resume where delivery stopped: nothing twice, nothing lost, pending retries kept', async () => {
+    await resumesAfterRestart({ kind: 'sqlite', path: join(tmp.dir, 'restart.db'), url: '' })
   })
 })

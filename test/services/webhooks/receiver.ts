@@ -7,6 +7,8 @@ export interface Received {
   body: string
   /** ms since the epoch when it arrived. */
   at: number
+  /** What the receiver answered. */
+  status: number
 }
 
 /**
@@ -25,8 +27,9 @@ export class Receiver {
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
-        this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() })
-        res.statusCode = this.#script.shift() ?? 200
+        const status = this.#script.shift() ?? 200
+        this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), status })
+        res.statusCode = status
         res.end('ok')
       })
     })
@@ -52,6 +55,11 @@ export class Receiver {
   /** 200 from now on. */
   answerNormally (): void {
     this.#script = []
+  }
+
+  /** The ones answered 2xx: delivered. */
+  delivered (): Received[] {
+    return this.received.filter((r) => r.status < 300)
   }
 
   /** The bodies of the received requests, parsed. */
