@@ -183,3 +183,20 @@ describe('who may use the webhooks API', () => {
     }
   })
 })
+
+describe('the webhooks API in the API description', () => {
+  it('lists its operations under the webhooks tag with their error codes', async () => {
+    const server = await startServer({ webhooks: { enabled: true } })
+    try {
+      const doc = (await request(`${server.origin}/openapi.json`)).body
+      expect(Object.keys(doc.paths).filter((p) => p.startsWith('/webhooks')).sort()).toEqual([
+        '/webhooks', '/webhooks/{id}', '/webhooks/{id}/deliveries', '/webhooks/{id}/deliveries/{delivery}/retry', '/webhooks/{id}/ping', '/webhooks/{id}/rotate-secret'
+      ])
+      expect(doc.paths['/webhooks'].post.operationId).toBe('createWebhook')
+      expect(JSON.stringify(doc.paths['/webhooks'].post.responses)).toContain('WEBHOOK_URL_REFUSED')
+      expect(doc.tags.map((t: { name: string }) => t.name)).toContain('webhooks')
+    } finally {
+      await server.close()
+    }
+  })
+})
