@@ -14,11 +14,14 @@ export class MemoryWebhookStore implements WebhookStore {
   readonly #webhooks = new Map<string, Webhook>()
   /** Per webhook, its deliveries in the order they were queued. */
   readonly #deliveries = new Map<string, Map<string, Held>>()
+  /** Per webhook, its pending deliveries: what a claim looks at, however long the history. */
+  readonly #pending = new Map<string, Map<string, Held>>()
   #position: number | null = null
 
   async create (webhook: Webhook): Promise<void> {
     this.#webhooks.set(webhook.id, { ...webhook })
     this.#deliveries.set(webhook.id, new Map())
+    this.#pending.set(webhook.id, new Map())
   }
 
   async list (): Promise<Webhook[]> {
@@ -38,6 +41,7 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async delete (id: string): Promise<boolean> {
     this.#deliveries.delete(id)
+    this.#pending.delete(id)
     return this.#webhooks.delete(id)
   }
 
@@ -50,7 +54,9 @@ export class MemoryWebhookStore implements WebhookStore {
     for (const d of deliveries) {
       const queue = this.#deliveries.get(d.webhookId)
       if (queue === undefined || queue.has(d.id)) continue
-      queue.set(d.id, { ...d, state: 'pending', attempts: 0, nextAt: d.createdAt, lastAttemptAt: null, lastStatus: null, lastError: null, lastDurationMs: null, leasedBy: null, leaseUntil: 0 })
+      const held: Held = { ...d, state: 'pending', attempts: 0, nextAt: d.createdAt, lastAttemptAt: null, lastStatus: null, lastError: null, lastDurationMs: null, leasedBy: null, leaseUntil: 0 }
+      queue.set(d.id, held)
+      this.#pending.get(d.webhookId)?.set(d.id, held)
     }
     this.#position = to
     return true
@@ -67,10 +73,11 @@ export class MemoryWebhookStore implements WebhookStore {
   async claim (owner: string, now: Date, leaseMs: number, limit: number): Promise<Delivery[]> {
     const claimed: Delivery[] = []
     const t = now.getTime()
-    for (const [webhookId, queue] of this.#deliveries) {
+    for (const [webhookId, pending] of this.#pending) {
       if (this.#webhooks.get(webhookId)?.enabled !== true) continue
       const blocked = new Set<string>()
-      for (const d of queue.values()) {
+      // In sequence order (a retried delivery is pending again among later ones).
+      for (const d of [...pending.values()].sort((x, y) => x.seq - y.seq)) {
         if (claimed.length >= limit) return claimed
         if (d.state !== 'pending') continue
         // The first pending delivery of a key blocks the later ones, due or not.
@@ -101,6 +108,7 @@ export class MemoryWebhookStore implements WebhookStore {
     d.nextAt = d.state === 'pending' ? outcome.nextAt : null
     d.leasedBy = null
     d.leaseUntil = 0
+    if (d.state !== 'pending') this.#pending.get(webhookId)?.delete(d.id)
     const webhook = this.#webhooks.get(webhookId)
     if (outcome.disable !== undefined && webhook !== undefined) {
       this.#webhooks.set(webhookId, { ...webhook, enabled: false, disabledReason: outcome.disable, updatedAt: outcome.at })
@@ -121,6 +129,7 @@ export class MemoryWebhookStore implements WebhookStore {
     d.retryUntil = retryUntil
     d.leasedBy = null
     d.leaseUntil = 0
+    this.#pending.get(webhookId)?.set(id, d)
     return true
   }
 
