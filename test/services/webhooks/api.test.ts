@@ -159,6 +159,10 @@ describe('who may use the webhooks API', () => {
       const remote = await local.app.inject({ method: 'GET', url: '/webhooks', remoteAddress: '10.1.2.3' })
       expect(remote.statusCode).toBe(403)
       expect(remote.json().type).toBe('/errors/FORBIDDEN')
+      for (const [method, url] of [['HEAD', '/webhooks'], ['POST', '/webhooks'], ['DELETE', '/webhooks/wh_0123456789abcdef'], ['POST', '/webhooks/wh_0123456789abcdef/ping']] as const) {
+        expect((await local.app.inject({ method, url, remoteAddress: '10.1.2.3' })).statusCode, `${method} ${url}`).toBe(403)
+      }
+      expect((await local.app.inject({ method: 'GET', url: '/webhooks', remoteAddress: '::ffff:127.0.0.1' })).statusCode).toBe(200)
       // Other routes are not concerned.
       expect((await local.app.inject({ method: 'GET', url: '/students', remoteAddress: '10.1.2.3' })).statusCode).toBe(200)
       expect((await open.app.inject({ method: 'GET', url: '/webhooks', remoteAddress: '10.1.2.3' })).statusCode).toBe(200)
