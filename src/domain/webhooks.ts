@@ -84,6 +84,7 @@ export interface AttemptOutcome {
  */
 export interface WebhookStore {
   create: (webhook: Webhook) => Promise<void>
+  /** Every webhook, by id. */
   list: () => Promise<Webhook[]>
   get: (id: string) => Promise<Webhook | undefined>
   /** Replaces the stored webhook of that id; false when there is none. */

@@ -25,7 +25,8 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   async list (): Promise<Webhook[]> {
-    return [...this.#webhooks.values()].map((w) => ({ ...w }))
+    // By id, as the SQL stores list them.
+    return [...this.#webhooks.values()].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0).map((w) => ({ ...w }))
   }
 
   async get (id: string): Promise<Webhook | undefined> {

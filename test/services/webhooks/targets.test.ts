@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { isPublicAddress, parseTarget, resolveTarget, TargetRefused, type Lookup } from '../../../src/services/webhooks/targets.js'
 import { matches, badPattern } from '../../../src/services/webhooks/events.js'
 import { sign } from '../../../src/services/webhooks/signing.js'
+import { resolveConfig } from '../../../src/options.js'
 
 const resolvesTo = (...addresses: string[]): Lookup => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
 
@@ -52,5 +53,16 @@ describe('webhook signatures', () => {
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
     const body = '{"test": 2432232314}'
     expect(sign(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, body)).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=')
+  })
+})
+
+describe('webhook options', () => {
+  it('are off by default; --webhook-allow-hosts takes names and addresses like --host', () => {
+    expect(resolveConfig({}, {}).webhooks).toMatchObject({ enabled: false, allowHosts: [], timeoutMs: 10_000, retryPeriodMs: 86_400_000 })
+    const config = resolveConfig({ webhooks: true, 'webhook-allow-hosts': '127.0.0.1, Hooks.Internal,[::1]', 'webhook-timeout': '2s' }, {})
+    expect(config.webhooks).toMatchObject({ enabled: true, allowHosts: ['127.0.0.1', 'hooks.internal', '::1'], timeoutMs: 2_000 })
+    expect(resolveConfig({}, { RQS_WEBHOOKS: 'true', RQS_WEBHOOK_RETRY_PERIOD_MS: '1h' }).webhooks).toMatchObject({ enabled: true, retryPeriodMs: 3_600_000 })
+    expect(() => resolveConfig({ 'webhook-allow-hosts': 'bad host!' }, {})).toThrow(/webhook-allow-hosts/)
+    expect(resolveConfig({ 'admin-any-address': true }, {}).security.adminAnyAddress).toBe(true)
   })
 })
