@@ -103,7 +103,9 @@ export class Dispatcher {
       const hooks = (await store.list()).filter((w) => w.enabled)
       if (hooks.length === 0) { await store.enqueue(from, latest, []); return }
       if (from < oldest - 1) this.#o.log.warn({ from, oldest }, 'webhooks: changes were pruned from the log before they were delivered')
-      const batch = await changes.since(from, PAGE)
+      // Up to the window read before the webhooks: one registered since has afterSeq >= latest, so none of
+      // these is its, and the later changes are read with it in the list next time round.
+      const batch = (await changes.since(from, PAGE)).filter((c) => c.seq <= latest)
       const last = batch.at(-1)
       if (last === undefined) return
       const deliveries: NewDelivery[] = []
