@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { optionGroup, type SectionOf } from '../../config/group.js'
 import { option } from '../../config/option.js'
-import { duration, host } from '../../config/readers.js'
+import { ConfigError } from '../../config/errors.js'
+import { duration, formatDuration, host } from '../../config/readers.js'
 import type { Reader } from '../../config/option.js'
 
 /** `a.example,127.0.0.1,[::1]` → the names and addresses, each checked like --host. */
@@ -35,11 +36,19 @@ export const webhooksOptions = optionGroup('webhooks', Type.Object({
   // How often the dispatcher looks for due retries and for changes of other instances it was not told of.
   pollMs: option(Type.Integer({ minimum: 1 }), { default: 1_000 }),
   // How long a claimed delivery is this instance's alone; longer than the timeout, so a live instance keeps it.
-  leaseMs: option(Type.Integer({ minimum: 1 }), { default: 60_000 }),
+  leaseMs: option(Type.Integer({ minimum: 1 }), {
+    default: 60_000, flag: 'webhook-lease', value: 'duration', env: 'RQS_WEBHOOK_LEASE_MS', read: duration({ minimum: 1 }), help: 'how long an instance holds a delivery it attempts; another instance takes it over after an instance died (default 60s, above --webhook-timeout)'
+  }),
   // Deliveries attempted at once by one instance.
   concurrency: option(Type.Integer({ minimum: 1 }), { default: 16 }),
   // How long settled deliveries stay listed.
   historyMs: option(Type.Integer({ minimum: 0 }), { default: 7 * 86_400_000 })
-}))
+}), (values) => {
+  // A lease that ends before the attempt's timeout would let a second instance send what the first is still sending.
+  if (values.leaseMs <= values.timeoutMs) {
+    throw new ConfigError(`--webhook-lease (${formatDuration(values.leaseMs)}) must be longer than --webhook-timeout (${formatDuration(values.timeoutMs)}), or two instances could attempt one delivery at once`)
+  }
+  return values
+})
 
 export type WebhooksConfig = SectionOf<typeof webhooksOptions>

@@ -64,5 +64,7 @@ describe('webhook options', () => {
     expect(resolveConfig({}, { RQS_WEBHOOKS: 'true', RQS_WEBHOOK_RETRY_PERIOD_MS: '1h' }).webhooks).toMatchObject({ enabled: true, retryPeriodMs: 3_600_000 })
     expect(() => resolveConfig({ 'webhook-allow-hosts': 'bad host!' }, {})).toThrow(/webhook-allow-hosts/)
     expect(resolveConfig({ 'admin-any-address': true }, {}).security.adminAnyAddress).toBe(true)
+    expect(resolveConfig({ 'webhook-lease': '5s', 'webhook-timeout': '2s' }, {}).webhooks.leaseMs).toBe(5_000)
+    expect(() => resolveConfig({ 'webhook-lease': '5s' }, {})).toThrow('--webhook-lease (5s) must be longer than --webhook-timeout (10s)')
   })
 })
