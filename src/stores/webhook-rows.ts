@@ -9,9 +9,12 @@ export function webhookData (webhook: Webhook): string {
   return JSON.stringify(webhook)
 }
 
-/** A webhook from its data column (dates are ISO strings there). */
-export function webhookFromData (data: string): Webhook {
-  const raw = JSON.parse(data) as Omit<Webhook, 'createdAt' | 'updatedAt' | 'previousSecretUntil'> & { createdAt: string, updatedAt: string, previousSecretUntil: string | null }
+/** A webhook as its data column holds it: the dates are ISO strings. */
+type WebhookData = Omit<Webhook, 'createdAt' | 'updatedAt' | 'previousSecretUntil'> & { createdAt: string, updatedAt: string, previousSecretUntil: string | null }
+
+/** A webhook from its data column: JSON text (SQLite) or the value the driver parsed (PostgreSQL's jsonb). */
+export function webhookFromData (data: string | object): Webhook {
+  const raw = (typeof data === 'string' ? JSON.parse(data) : data) as WebhookData
   return {
     ...raw,
     previousSecretUntil: raw.previousSecretUntil === null ? null : new Date(raw.previousSecretUntil),

@@ -1,15 +1,9 @@
 import type { Pool, PoolClient } from 'pg'
 import type { AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
-import { deliveryFromRow, stateAfter, webhookData, type DeliveryRow } from '../webhook-rows.js'
+import { deliveryFromRow, stateAfter, webhookData, webhookFromData, type DeliveryRow } from '../webhook-rows.js'
 import { rethrow } from './errors.js'
 
 const DELIVERY_COLUMNS = 'webhook_id, id, seq, event, record_key, body, created_at, retry_until, state, attempts, next_at, last_attempt_at, last_status, last_error, last_duration_ms'
-
-/** A webhook from its jsonb column (pg parses it; dates are ISO strings there). */
-function webhookFrom (data: Record<string, unknown>): Webhook {
-  const w = data as unknown as Webhook & { createdAt: string, updatedAt: string, previousSecretUntil: string | null }
-  return { ...w, createdAt: new Date(w.createdAt), updatedAt: new Date(w.updatedAt), previousSecretUntil: w.previousSecretUntil === null ? null : new Date(w.previousSecretUntil) }
-}
 
 /**
  * PostgreSQL's webhooks (schema step 9), shared by every instance on the
@@ -53,12 +47,12 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async list (): Promise<Webhook[]> {
-    return (await this.#query<{ data: Record<string, unknown> }>('SELECT data FROM rqs_webhooks ORDER BY id')).rows.map((r) => webhookFrom(r.data))
+    return (await this.#query<{ data: object }>('SELECT data FROM rqs_webhooks ORDER BY id')).rows.map((r) => webhookFromData(r.data))
   }
 
   async get (id: string): Promise<Webhook | undefined> {
-    const row = (await this.#query<{ data: Record<string, unknown> }>('SELECT data FROM rqs_webhooks WHERE id = $1', [id])).rows[0]
-    return row === undefined ? undefined : webhookFrom(row.data)
+    const row = (await this.#query<{ data: object }>('SELECT data FROM rqs_webhooks WHERE id = $1', [id])).rows[0]
+    return row === undefined ? undefined : webhookFromData(row.data)
   }
 
   async update (webhook: Webhook): Promise<boolean> {
