@@ -22,11 +22,16 @@ describe('configuration from one declaration', () => {
         introspection: true, documentCacheSize: 1000, graphiqlDir: DEFAULT_GRAPHIQL_DIR
       },
       events: { enabled: true, maxStreamsPerClient: 8, maxStreamAgeMs: 3_600_000, heartbeatMs: 15_000, retryMs: 2_000 },
+      // Issue 34: webhooks off.
+      webhooks: {
+        enabled: false, allowHosts: [], timeoutMs: 10_000, retryPeriodMs: 86_400_000, retryBaseMs: 5_000, retryMaxMs: 3_600_000,
+        secretGraceMs: 86_400_000, pollMs: 1_000, leaseMs: 60_000, concurrency: 16, historyMs: 7 * 86_400_000
+      },
       store: { kind: 'memory', path: '', url: '', poolSize: 10, startupWaitMs: 0, changesRetentionMs: 24 * 60 * 60 * 1000 },
       // Issue 11: every security and operations feature off; issue 19: the protective headers and a failure budget on.
       security: {
         authJwksCooldownMs: 30_000, authFailureLimit: { max: 30, windowMs: 60_000 }, authPublicRead: false, protectiveHeaders: true, securityHeaders: false, trustProxy: false, overload: false,
-        maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, maxRssBytes: 0, overloadSampleIntervalMs: 1000, metrics: false, auditLog: false
+        maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, maxRssBytes: 0, overloadSampleIntervalMs: 1000, metrics: false, auditLog: false, adminAnyAddress: false
       },
       connections: { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 4096 }
     })

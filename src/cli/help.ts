@@ -54,6 +54,7 @@ const HEADINGS: Readonly<Record<string, string>> = {
   addresses: 'Addresses (REST)',
   albums: 'Albums (GraphQL)',
   events: 'Events (change feed)',
+  webhooks: 'Webhooks',
   store: 'Store',
   security: 'Security and operations',
   connections: 'Connections and timeouts',

@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util'
 import type { CliCommand } from '../cli/command.js'
 import { checkName, generateToken, isScope, SCOPES, tokenEntry, type Scope } from '../http/security/index.js'
-const USAGE = `Usage: rqs token --name NAME [--scopes read,write,metrics] [--json]
+const USAGE = `Usage: rqs token --name NAME [--scopes read,write,metrics,admin] [--json]
 
 Prints a new random access token (256 bits, base64url) and the entry to add
 to the tokens file (--auth-tokens). Only the entry's SHA-256 is stored on the
 server: keep the token itself secret, it is shown once.
 
   --name NAME      who uses the token (logged as the principal), e.g. ci
-  --scopes LIST    read, write and/or metrics, comma-separated (default read)
+  --scopes LIST    read, write, metrics and/or admin, comma-separated (default read)
   --json           print {"token": …, "entry": {…}} for scripts
 `
 
@@ -58,7 +58,7 @@ export function tokenCommand (argv: string[], out: NodeJS.WritableStream = proce
 export const tokenCliCommand: CliCommand = {
   name: 'token',
   summary: 'print a new access token and its entry for the --auth-tokens file',
-  usage: 'rqs token --name NAME [--scopes read,write,metrics] [--json]',
+  usage: 'rqs token --name NAME [--scopes read,write,metrics,admin] [--json]',
   options: [],
   run: async () => 2,
   ownArguments: async (args) => tokenCommand(args)

@@ -83,7 +83,9 @@ export const securityOptions = Type.Object({
   // How often the overload check samples the event loop and memory, in ms. No flag: tests shorten it.
   overloadSampleIntervalMs: option(Type.Integer({ minimum: 1 }), { default: 1000 }),
   metrics: option(Type.Boolean(), { default: false, flag: 'metrics', env: 'RQS_METRICS', help: 'serve GET /metrics in the Prometheus text format' }),
-  auditLog: option(Type.Boolean(), { default: false, flag: 'audit-log', env: 'RQS_AUDIT_LOG', help: 'log one line per create, replace and delete (who, what, outcome)' })
+  auditLog: option(Type.Boolean(), { default: false, flag: 'audit-log', env: 'RQS_AUDIT_LOG', help: 'log one line per create, replace and delete (who, what, outcome)' }),
+  // Without authentication, administration routes (webhooks) answer loopback callers only unless this is on.
+  adminAnyAddress: option(Type.Boolean(), { default: false, flag: 'admin-any-address', env: 'RQS_ADMIN_ANY_ADDRESS', help: 'without authentication, serve the administration routes (webhooks) to callers beyond this machine too (default loopback only)' })
 })
 
 type SecurityOptions = Static<typeof securityOptions>
@@ -129,7 +131,8 @@ export function defaultSecurityConfig (): SecurityConfig {
     maxRssBytes: 0,
     overloadSampleIntervalMs: 1000,
     metrics: false,
-    auditLog: false
+    auditLog: false,
+    adminAnyAddress: false
   }
 }
 

@@ -19,3 +19,4 @@ export { columnOf, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sa
 export type { CollectionDeclaration, FieldData, IdKind, RecordId, RecordInput, StoredField, StoredRecord } from './collection.js'
 export { BRACKET_OPERATORS, canonicalInstant, convertsFrom, JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, ORDER_OPERATORS, unconvertible, unknownKind } from './kinds/index.js'
 export type { GraphqlScalar, JsonType, Kind, KindDefinition, ReadValue, ValueBounds } from './kinds/index.js'
+export type { AttemptOutcome, Delivery, DeliveryState, NewDelivery, Webhook, WebhookStore } from './webhooks.js'

@@ -1,4 +1,5 @@
 import type { ChangeLog } from './changes.js'
+import type { WebhookStore } from './webhooks.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
 import type { QueryableStore } from './query.js'
 import type { Clock } from './clock.js'
@@ -93,6 +94,8 @@ export interface RecordStores {
   close (): Promise<void>
   /** Connection pool use, for /metrics; only stores with a pool (PostgreSQL) have it. */
   poolStats?: () => PoolStats
+  /** Webhooks and their deliveries (issue 34): every store opened by openStores has them. */
+  webhooks?: WebhookStore
 }
 
 export interface PoolStats {

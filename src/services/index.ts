@@ -9,6 +9,7 @@ import { collectionsService } from './collections/index.js'
 import { eventsService } from './events/index.js'
 import { directory } from './home/index.js'
 import { studentsService } from './students/index.js'
+import { webhooksService } from './webhooks/index.js'
 import type { DirectoryLink, ServiceDescriptor, ServiceTag } from './types.js'
 
 /**
@@ -16,7 +17,7 @@ import type { DirectoryLink, ServiceDescriptor, ServiceTag } from './types.js'
  * directory. Adding one is one line here: its options, error codes and
  * record collections come with its descriptor.
  */
-export const SERVICES = [studentsService, addressesService, collectionsService, albumsService, eventsService, appService] as const satisfies readonly ServiceDescriptor[]
+export const SERVICES = [studentsService, addressesService, collectionsService, albumsService, eventsService, webhooksService, appService] as const satisfies readonly ServiceDescriptor[]
 
 /**
  * The services a Config turns on (the whole Config of src/options.ts, typed

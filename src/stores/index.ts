@@ -4,6 +4,7 @@ import type { StoreLog } from './postgres/index.js'
 import { MemoryRecordStore } from './memory/records.js'
 import { MemoryKeptWrites } from './memory/kept-writes.js'
 import { MemoryChangeLog } from './memory/changes.js'
+import { MemoryWebhookStore } from './memory/webhooks.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -37,6 +38,7 @@ export function memoryStores (options: StoreOptions = {}): RecordStores {
   return {
     collections: new Map((options.collections ?? []).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)])),
     changes,
+    webhooks: new MemoryWebhookStore(),
     ping: async () => {},
     close: async () => {}
   }

@@ -25,6 +25,7 @@ export function observeFailures (stores: RecordStores, onFailure: StoreFailureLi
     close: async () => { await stores.close() }
   }
   if (stores.poolStats !== undefined) observed.poolStats = stores.poolStats
+  if (stores.webhooks !== undefined) observed.webhooks = stores.webhooks
   return observed
 }
 

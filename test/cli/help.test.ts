@@ -4,7 +4,7 @@ import { runMain } from '../helpers/cli.js'
 
 /** The headings of `rqs serve --help`, in their order. */
 const HEADINGS = [
-  'Options:', 'Server:', 'Students (REST):', 'API versions:', 'Addresses (REST):', 'Your own collections (REST):', 'Albums (GraphQL):', 'Events (change feed):',
+  'Options:', 'Server:', 'Students (REST):', 'API versions:', 'Addresses (REST):', 'Your own collections (REST):', 'Albums (GraphQL):', 'Events (change feed):', 'Webhooks:',
   'Store:', 'Security and operations:', 'Connections and timeouts:'
 ]
 
@@ -32,7 +32,7 @@ describe('rqs serve --help: the options grouped by section', () => {
     const byHeading = sections(stdout)
     const groupHeading: Record<string, string> = {
       server: 'Server:', students: 'Students (REST):', versioning: 'API versions:', addresses: 'Addresses (REST):', collections: 'Your own collections (REST):', albums: 'Albums (GraphQL):',
-      events: 'Events (change feed):', store: 'Store:', security: 'Security and operations:', connections: 'Connections and timeouts:'
+      events: 'Events (change feed):', webhooks: 'Webhooks:', store: 'Store:', security: 'Security and operations:', connections: 'Connections and timeouts:'
     }
     for (const o of OPTIONS) {
       const synopsis = new RegExp(`^ {2}(?:-\\w, | {4})--${o.flag}(?: |$)`)

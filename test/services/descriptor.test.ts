@@ -94,7 +94,7 @@ describe('a service brings its option group', () => {
     const options = serverOptionsWith([notes])
     const flags = options.map((o) => o.flag)
     expect(options.find((o) => o.flag === 'notes-greeting')).toMatchObject({ env: 'RQS_NOTES_GREETING', takesValue: true, value: 'text' })
-    expect(flags.indexOf('notes-greeting')).toBe(flags.indexOf('events-max-stream-age') + 1) // the change feed's last option
+    expect(flags.indexOf('notes-greeting')).toBe(flags.indexOf('webhook-lease') + 1) // the webhooks' last option, the last built-in service's
     expect(options.filter((o) => o.flag !== 'notes-greeting')).toEqual(OPTIONS)
     const help = commandHelp({ ...serveCommand, options })
     expect(help).toMatch(/--notes-greeting <text> +what GET \/notes\/greeting answers \(default hello\)\s+\[env RQS_NOTES_GREETING\]/)

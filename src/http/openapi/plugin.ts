@@ -30,7 +30,7 @@ export interface OpenApiOptions {
 const BEARER_AUTH = {
   components: {
     securitySchemes: {
-      bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'A static token (rqs token) or a JWT access token of the identity provider: read, write or metrics scope' }
+      bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'A static token (rqs token) or a JWT access token of the identity provider: read, write, metrics or admin scope' }
     }
   },
   security: [{ bearerAuth: [] }]

@@ -44,7 +44,7 @@ async function auditPlugin (app: FastifyInstance, { principalOf }: AuditOptions)
 
   function rememberCreatedId (route: RouteOptions): onSendHookHandler {
     return function rememberCreatedId (request, reply, payload, done) {
-      if (request.method === 'POST' && reply.statusCode < 300 && declared(route.config)?.access === 'write') {
+      if (request.method === 'POST' && reply.statusCode < 300 && audited(declared(route.config)?.access)) {
         const id = createdId(reply, payload)
         if (id !== undefined) createdIds.set(request, id)
       }
@@ -55,7 +55,7 @@ async function auditPlugin (app: FastifyInstance, { principalOf }: AuditOptions)
   function writeAuditLine (route: RouteOptions): onResponseHookHandler {
     return function audit (request, reply, done) {
       const declaration = declared(route.config)
-      if (declaration?.access === 'write' && WRITES.has(request.method)) {
+      if (declaration !== undefined && audited(declaration.access) && WRITES.has(request.method)) {
         const status = reply.statusCode
         const record: AuditRecord = {
           action: request.method === 'DELETE' ? 'delete' : request.method === 'POST' || status === 201 ? 'create' : 'replace',
@@ -78,6 +78,11 @@ async function auditPlugin (app: FastifyInstance, { principalOf }: AuditOptions)
     route.onSend = [...asArray(route.onSend), rememberCreatedId(route)]
     route.onResponse = [...asArray(route.onResponse), writeAuditLine(route)]
   })
+}
+
+/** Writes of records (`write`) and of the server's administration (`admin`: webhooks registered, deleted). */
+function audited (access: string | undefined): boolean {
+  return access === 'write' || access === 'admin'
 }
 
 function asArray<T> (hooks: T | T[] | undefined): T[] {

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { StoreUnavailableError, type RecordStores } from '../../domain/index.js'
 import type { ErrorCode } from '../errors/index.js'
 import { RequestMetrics } from './request-metrics.js'
@@ -33,6 +33,20 @@ export class RqsMetrics {
     registers: [this.registry]
   })
 
+  readonly #webhookAttempts = new Counter({
+    name: 'rqs_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome: delivered (2xx), retry (failed, tried again later), failed (for good, the webhook disabled)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry]
+  })
+
+  readonly #webhookDuration = new Histogram({
+    name: 'rqs_webhook_attempt_duration_seconds',
+    help: 'Time from the start of a webhook delivery attempt to the receiver\'s answer (or the timeout)',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry]
+  })
+
   constructor () {
     // Process CPU, memory, handles, GC and event-loop lag (nodejs_eventloop_lag_*).
     collectDefaultMetrics({ register: this.registry })
@@ -45,6 +59,11 @@ export class RqsMetrics {
 
   countRejection (code: ErrorCode): void {
     this.#rejections.inc({ code })
+  }
+
+  countWebhookAttempt (outcome: 'delivered' | 'retry' | 'failed', seconds: number): void {
+    this.#webhookAttempts.inc({ outcome })
+    this.#webhookDuration.observe(seconds)
   }
 
   countOverload (reason: string): void {

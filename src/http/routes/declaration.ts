@@ -2,10 +2,11 @@ import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastif
 
 /**
  * Who may use a route: `public` (pages, documents, static files, health),
- * `read` or `write` (records: the token scope of that name), or `metrics`
- * (the Prometheus scrape).
+ * `read` or `write` (records: the token scope of that name), `metrics`
+ * (the Prometheus scrape), or `admin` (the server's administration: webhooks;
+ * without authentication, loopback callers only).
  */
-export type Access = 'public' | 'read' | 'write' | 'metrics'
+export type Access = 'public' | 'read' | 'write' | 'metrics' | 'admin'
 
 /**
  * What a route is, stated in its own Fastify config (`config.rqs`) or by the

@@ -151,7 +151,7 @@ export interface AuthPluginOptions {
 /**
  * Bearer-token authentication and scope checks (RFC 6750). Every route gets
  * the check, which reads what the route declares (`config.rqs`, see
- * src/http/routes): `public` passes, `read`, `write` and `metrics` need the
+ * src/http/routes): `public` passes, `read`, `write`, `metrics` and `admin` need the
  * scope of that name, and a route that declares nothing is refused — deny
  * by default, so a route nobody thought about is never open.
  */

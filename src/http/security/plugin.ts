@@ -10,6 +10,7 @@ import { allowedHosts, hostCheck, type HostAllowList } from './hosts.js'
 import { AuthFailureBudget } from './auth-failures.js'
 import { JwtVerifier } from './jwt.js'
 import { rateLimit } from './rate-limit.js'
+import { adminLoopback } from './admin-loopback.js'
 import { rejecter } from './reject.js'
 
 export interface SecurityPluginOptions {
@@ -43,6 +44,8 @@ async function securityPlugin (app: FastifyInstance, { config, hosts, mounts }: 
   // The scope check is added to each route as it is registered, so it comes first, to see every route (CORS adds
   // one). Requests still meet it after the hooks below: a route's own hooks run after the server-wide ones.
   if (authenticator !== undefined) await app.register(auth, { authenticator, publicRead: config.authPublicRead, reject })
+  // Without authentication, `admin` routes (webhooks) answer this machine only, unless the operator says otherwise.
+  else if (!config.adminAnyAddress) await app.register(adminLoopback, { reject })
   if (config.securityHeaders) await app.register(securityHeaders)
   else if (config.protectiveHeaders) await app.register(protectiveHeaders)
   if (config.corsOrigins !== undefined) {

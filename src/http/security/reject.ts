@@ -37,6 +37,8 @@ declare module 'fastify' {
       countRejection: (code: ErrorCode) => void
       /** An overload refusal, by the limit passed (eventLoopDelay, heapUsedBytes, rssBytes, ...). */
       countOverload: (reason: string) => void
+      /** A webhook delivery attempt (src/services/webhooks): its outcome and duration. */
+      countWebhookAttempt: (outcome: 'delivered' | 'retry' | 'failed', seconds: number) => void
     }
   }
 }

@@ -1,8 +1,11 @@
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 
-/** What a token may do: `read` (GET, HEAD, GraphQL), `write` (POST, PUT, DELETE), `metrics` (GET /metrics). */
-export const SCOPES = ['read', 'write', 'metrics'] as const
+/**
+ * What a token may do: `read` (GET, HEAD, GraphQL), `write` (POST, PUT, DELETE), `metrics` (GET /metrics),
+ * `admin` (administration of the server itself: webhooks).
+ */
+export const SCOPES = ['read', 'write', 'metrics', 'admin'] as const
 export type Scope = (typeof SCOPES)[number]
 
 /** Who made a request, as proved by a static token or a JWT. */

@@ -34,10 +34,16 @@ export class ChangeFormat {
 
   /** The message of a change; undefined for a collection the feed does not carry. */
   message (change: Change): string | undefined {
+    const data = this.data(change)
+    if (data === undefined) return undefined
+    return `id: ${change.seq}\nevent: ${change.service}.${change.kind}\ndata: ${data}\n\n`
+  }
+
+  /** The JSON of a change's `data:` line (webhooks send it too); undefined for a collection the feed does not carry. */
+  data (change: Change): string | undefined {
     const record = this.#records.get(change.service)
     if (record === undefined) return undefined
-    const data = (change.record === null ? this.#deletes.get(change.service) as Serialise : record)({ id: change.id, record: change.record, at: change.at.toISOString() })
-    return `id: ${change.seq}\nevent: ${change.service}.${change.kind}\ndata: ${data}\n\n`
+    return (change.record === null ? this.#deletes.get(change.service) as Serialise : record)({ id: change.id, record: change.record, at: change.at.toISOString() })
   }
 }
 

@@ -9,6 +9,7 @@ import { isUnavailable, rethrow } from './errors.js'
 import { PostgresKeptWrites } from './kept-writes.js'
 import { PostgresWrites } from './transaction.js'
 import { PostgresChangeLog } from './changes.js'
+import { PostgresWebhookStore } from './webhooks.js'
 
 export interface PostgresOptions extends StoreOptions {
   url: string
@@ -117,6 +118,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
   return {
     collections,
     changes,
+    webhooks: new PostgresWebhookStore(pool),
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },

@@ -485,5 +485,49 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         RETURN numbered;
       END $$;
     `
+  },
+  // Webhooks (issue 34): the subscriptions (the rest of each as JSON), the dispatchers' one
+  // position in the change log (moved by compare-and-set), and the queue of deliveries:
+  // an instance claims due ones with FOR UPDATE SKIP LOCKED and leases them until
+  // lease_until (ms since the epoch), so each is attempted by one instance at a time.
+  {
+    version: 9,
+    name: 'webhooks',
+    sql: `
+      CREATE TABLE rqs_webhooks (
+        id text PRIMARY KEY,
+        enabled boolean NOT NULL,
+        data jsonb NOT NULL
+      );
+      CREATE TABLE rqs_webhook_position (
+        singleton boolean PRIMARY KEY CHECK (singleton),
+        seq bigint NOT NULL
+      );
+      CREATE TABLE rqs_webhook_deliveries (
+        n bigint GENERATED ALWAYS AS IDENTITY,
+        webhook_id text NOT NULL REFERENCES rqs_webhooks (id) ON DELETE CASCADE,
+        id text NOT NULL,
+        seq bigint NOT NULL,
+        event text NOT NULL,
+        record_key text NOT NULL,
+        body text NOT NULL,
+        created_at bigint NOT NULL,
+        retry_until bigint NOT NULL,
+        state text NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        next_at bigint,
+        last_attempt_at bigint,
+        last_status integer,
+        last_error text,
+        last_duration_ms integer,
+        leased_by text,
+        lease_until bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (webhook_id, id)
+      );
+      CREATE INDEX rqs_webhook_deliveries_due ON rqs_webhook_deliveries (next_at) WHERE state = 'pending';
+      CREATE INDEX rqs_webhook_deliveries_key ON rqs_webhook_deliveries (webhook_id, record_key, seq) WHERE state = 'pending';
+      CREATE INDEX rqs_webhook_deliveries_recent ON rqs_webhook_deliveries (webhook_id, n);
+    `
   }
 ]
+

@@ -9,6 +9,7 @@ import { SqliteKeptWrites } from './kept-writes.js'
 import { SqliteChangeLog } from './changes.js'
 import { GroupCommit } from './group-commit.js'
 import { Checkpointer } from './checkpoints.js'
+import { SqliteWebhookStore } from './webhooks.js'
 
 export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -54,6 +55,7 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
   return {
     collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group)])),
     changes,
+    webhooks: new SqliteWebhookStore(file, group),
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => {
       changes.close()

@@ -187,5 +187,45 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       DROP TABLE rqs_student_count;
       DROP TABLE rqs_address_ids;
     `
+  },
+  // Webhooks (issue 34): the subscriptions (the rest of each as JSON), the dispatchers' one
+  // position in the change log, and the queue of deliveries, leased to one attempt at a time.
+  {
+    version: 7,
+    name: 'webhooks',
+    sql: `
+      CREATE TABLE rqs_webhooks (
+        id TEXT PRIMARY KEY,
+        enabled INTEGER NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE TABLE rqs_webhook_position (
+        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+        seq INTEGER NOT NULL
+      );
+      CREATE TABLE rqs_webhook_deliveries (
+        webhook_id TEXT NOT NULL REFERENCES rqs_webhooks (id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        record_key TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        retry_until INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at INTEGER,
+        last_attempt_at INTEGER,
+        last_status INTEGER,
+        last_error TEXT,
+        last_duration_ms INTEGER,
+        leased_by TEXT,
+        lease_until INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (webhook_id, id)
+      );
+      CREATE INDEX rqs_webhook_deliveries_due ON rqs_webhook_deliveries (next_at) WHERE state = 'pending';
+      CREATE INDEX rqs_webhook_deliveries_key ON rqs_webhook_deliveries (webhook_id, record_key, seq) WHERE state = 'pending';
+    `
   }
 ]
+

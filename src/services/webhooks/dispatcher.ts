@@ -1,0 +1,229 @@
+import { randomBytes } from 'node:crypto'
+import type { AttemptOutcome, ChangeLog, ChangeSubscription, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import type { ChangeFormat } from '../events/format.js'
+import type { WebhooksConfig } from './config.js'
+import { changeBody, matches, PING_EVENT, pingBody } from './events.js'
+import { post, type AttemptResult } from './send.js'
+import { signedHeaders } from './signing.js'
+import { parseTarget, resolveTarget, TargetRefused } from './targets.js'
+
+/** Changes read from the log at once. */
+const PAGE = 500
+/** How often settled deliveries older than the history are deleted. */
+const PRUNE_EVERY_MS = 60_000
+
+export interface DispatcherMetrics {
+  /** One attempt: `delivered`, `retry` (failed, tried again later) or `failed` (for good). */
+  countWebhookAttempt: (outcome: 'delivered' | 'retry' | 'failed', seconds: number) => void
+}
+
+export interface DispatcherOptions {
+  store: WebhookStore
+  changes: ChangeLog
+  format: ChangeFormat
+  config: WebhooksConfig
+  log: { warn: (obj: object, msg: string) => void, error: (obj: object, msg: string) => void }
+  metrics?: DispatcherMetrics
+}
+
+/**
+ * Delivers the change log to the webhooks, one per server. Two steps, each
+ * safe with several instances on one database:
+ * 1. fan-out: reads the changes after the stored position and queues one
+ *    delivery per change and matching webhook, moving the position in the
+ *    same write (compare-and-set: when another instance moved it first, this
+ *    one reads again);
+ * 2. delivery: claims due deliveries (a lease, so one instance at a time
+ *    attempts each, and per record key one at a time, in order), POSTs them
+ *    signed, and records the outcome with the next try or the end.
+ * It runs when the log says something changed and every `pollMs` (retries
+ * coming due, other instances' changes). Writes never wait for it: it only
+ * reads the log they write.
+ */
+export class Dispatcher {
+  readonly #o: DispatcherOptions
+  /** Who holds a lease: this instance, for this run. */
+  readonly #owner = `i_${randomBytes(6).toString('hex')}`
+  readonly #allowHosts: ReadonlySet<string>
+  #subscription: ChangeSubscription | undefined
+  #timer: NodeJS.Timeout | undefined
+  #running: Promise<void> | undefined
+  #again = false
+  #stopped = false
+  #prunedAt = 0
+
+  constructor (options: DispatcherOptions) {
+    this.#o = options
+    this.#allowHosts = new Set(options.config.allowHosts.map((h) => h.toLowerCase()))
+  }
+
+  async start (): Promise<void> {
+    this.#subscription = await this.#o.changes.subscribe(() => { this.wake() })
+    this.#timer = setInterval(() => { this.wake() }, this.#o.config.pollMs).unref()
+    this.wake()
+  }
+
+  /** Runs a round now, or once more after the one under way. */
+  wake (): void {
+    if (this.#stopped) return
+    if (this.#running !== undefined) { this.#again = true; return }
+    this.#running = this.#rounds().finally(() => { this.#running = undefined })
+  }
+
+  async stop (): Promise<void> {
+    this.#stopped = true
+    clearInterval(this.#timer)
+    this.#subscription?.unsubscribe()
+    await this.#running
+  }
+
+  async #rounds (): Promise<void> {
+    do {
+      this.#again = false
+      try {
+        await this.#fanOut()
+        await this.#deliverDue()
+        await this.#prune()
+      } catch (err) {
+        // The store is unavailable, most likely: the next wake-up tries again.
+        this.#o.log.error({ err }, 'webhooks: dispatch failed')
+      }
+    } while (this.#again && !this.#stopped)
+  }
+
+  /** Queues the deliveries of every change after the position. */
+  async #fanOut (): Promise<void> {
+    const { store, changes, format } = this.#o
+    while (!this.#stopped) {
+      const from = await store.position()
+      const { oldest, latest } = await changes.window()
+      // First run on this database: webhooks get the changes from now on.
+      if (from === null) { await store.enqueue(null, latest, []); continue }
+      if (latest <= from) return
+      const hooks = (await store.list()).filter((w) => w.enabled)
+      if (hooks.length === 0) { await store.enqueue(from, latest, []); return }
+      if (from < oldest - 1) this.#o.log.warn({ from, oldest }, 'webhooks: changes were pruned from the log before they were delivered')
+      // Up to the window read before the webhooks: one registered since has afterSeq >= latest, so none of
+      // these is its, and the later changes are read with it in the list next time round.
+      const batch = (await changes.since(from, PAGE)).filter((c) => c.seq <= latest)
+      const last = batch.at(-1)
+      if (last === undefined) return
+      const deliveries: NewDelivery[] = []
+      const now = new Date()
+      for (const change of batch) {
+        const event = `${change.service}.${change.kind}`
+        let body: string | undefined
+        for (const hook of hooks) {
+          if (change.seq <= hook.afterSeq || !matches(hook.events, event)) continue
+          // TODO(filters, issue 34): a hook's `filter` (refused by the API until the filter language lands) plugs in here as a record predicate.
+          body ??= changeBody(format, change)
+          if (body === undefined) break // a collection this server does not serve
+          deliveries.push({ webhookId: hook.id, id: `c${change.seq}`, seq: change.seq, event, recordKey: `${change.service}/${String(change.id)}`, body, createdAt: now, retryUntil: new Date(now.getTime() + this.#o.config.retryPeriodMs) })
+        }
+      }
+      // false: another instance queued these first; read the position again.
+      const moved = await store.enqueue(from, last.seq, deliveries)
+      if (moved && batch.length < PAGE) return
+    }
+  }
+
+  /** Attempts every due delivery this instance can claim. */
+  async #deliverDue (): Promise<void> {
+    const { store, config } = this.#o
+    const limit = config.concurrency * 4
+    while (!this.#stopped) {
+      const claimed = await store.claim(this.#owner, new Date(), config.leaseMs, limit)
+      if (claimed.length === 0) return
+      const hooks = new Map((await store.list()).map((w) => [w.id, w]))
+      let next = 0
+      const worker = async (): Promise<void> => {
+        while (next < claimed.length) {
+          const delivery = claimed[next++] as Delivery
+          const hook = hooks.get(delivery.webhookId)
+          if (hook !== undefined) await this.#attemptQueued(hook, delivery)
+        }
+      }
+      await Promise.all(Array.from({ length: Math.min(config.concurrency, claimed.length) }, worker))
+      if (claimed.length < limit) return
+    }
+  }
+
+  async #attemptQueued (hook: Webhook, delivery: Delivery): Promise<void> {
+    const result = await this.attempt(hook, delivery)
+    const at = new Date()
+    const delivered = isSuccess(result.status)
+    let nextAt: Date | null = null
+    let disable: string | undefined
+    if (!delivered) {
+      const due = new Date(at.getTime() + this.#delay(delivery.attempts + 1))
+      if (due <= delivery.retryUntil) nextAt = due
+      else disable = `a delivery (${delivery.event}, ${delivery.id}) failed for ${Math.round((at.getTime() - delivery.createdAt.getTime()) / 1000)} s, ${delivery.attempts + 1} attempts; last: ${result.status ?? result.error ?? 'no answer'}`
+    }
+    const outcome: AttemptOutcome = { at, status: result.status, error: result.error, durationMs: result.durationMs, delivered, nextAt }
+    if (disable !== undefined) outcome.disable = disable
+    try {
+      await this.#o.store.settle(delivery.webhookId, delivery.id, this.#owner, outcome)
+    } catch (err) {
+      // Not recorded: the lease expires and the delivery is attempted again (at least once).
+      this.#o.log.error({ err, webhook: delivery.webhookId, delivery: delivery.id }, 'webhooks: could not record an attempt')
+    }
+    this.#o.metrics?.countWebhookAttempt(delivered ? 'delivered' : nextAt === null ? 'failed' : 'retry', result.durationMs / 1000)
+    if (disable !== undefined) this.#o.log.warn({ webhook: hook.id, reason: disable }, 'webhooks: webhook disabled')
+  }
+
+  /**
+   * One signed POST of a delivery to its webhook's URL, after checking where
+   * the URL points now (the check of the registration may be stale).
+   */
+  async attempt (hook: Webhook, delivery: Pick<NewDelivery, 'webhookId' | 'id' | 'body'>): Promise<AttemptResult> {
+    const started = performance.now()
+    let url: URL
+    let target
+    try {
+      url = parseTarget(hook.url)
+      target = await resolveTarget(url, this.#allowHosts)
+    } catch (err) {
+      if (!(err instanceof TargetRefused)) throw err
+      return { status: null, error: err.message, durationMs: performance.now() - started }
+    }
+    const now = Date.now()
+    const secrets = [hook.secret]
+    if (hook.previousSecret !== null && hook.previousSecretUntil !== null && hook.previousSecretUntil.getTime() > now) secrets.push(hook.previousSecret)
+    const headers = signedHeaders(secrets, messageId(delivery), Math.floor(now / 1000), delivery.body)
+    return await post(url, target, headers, delivery.body, this.#o.config.timeoutMs)
+  }
+
+  /** Sends a test ping at once and keeps it among the webhook's deliveries. */
+  async ping (hook: Webhook): Promise<NewDelivery & AttemptOutcome> {
+    const now = new Date()
+    const delivery: NewDelivery = { webhookId: hook.id, id: `p${randomBytes(6).toString('hex')}`, seq: 0, event: PING_EVENT, recordKey: `ping/${hook.id}`, body: pingBody(hook.id, now), createdAt: now, retryUntil: now }
+    const result = await this.attempt(hook, delivery)
+    const outcome: AttemptOutcome = { at: new Date(), status: result.status, error: result.error, durationMs: result.durationMs, delivered: isSuccess(result.status), nextAt: null }
+    await this.#o.store.record(delivery, outcome)
+    this.#o.metrics?.countWebhookAttempt(outcome.delivered ? 'delivered' : 'failed', result.durationMs / 1000)
+    return { ...delivery, ...outcome }
+  }
+
+  /** The wait before attempt `n + 1`: base × 2^(n-1), at most the maximum, less up to 20 % (jitter). */
+  #delay (n: number): number {
+    const { retryBaseMs, retryMaxMs } = this.#o.config
+    const full = Math.min(retryMaxMs, retryBaseMs * 2 ** Math.min(n - 1, 40))
+    return Math.round(full * (0.8 + 0.2 * Math.random()))
+  }
+
+  async #prune (): Promise<void> {
+    const now = Date.now()
+    if (now - this.#prunedAt < PRUNE_EVERY_MS) return
+    this.#prunedAt = now
+    await this.#o.store.prune(new Date(now - this.#o.config.historyMs))
+  }
+}
+
+function isSuccess (status: number | null): boolean {
+  return status !== null && status >= 200 && status < 300
+}
+
+/** The `webhook-id` of a delivery: the same at every attempt, so a receiver can drop a repeat. */
+export function messageId (delivery: Pick<NewDelivery, 'webhookId' | 'id'>): string {
+  return `msg_${delivery.webhookId}_${delivery.id}`
+}

@@ -1,0 +1,151 @@
+import type { Pool, PoolClient } from 'pg'
+import type { AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import { deliveryFromRow, stateAfter, webhookData, webhookFromData, type DeliveryRow } from '../webhook-rows.js'
+import { rethrow } from './errors.js'
+
+const DELIVERY_COLUMNS = 'webhook_id, id, seq, event, record_key, body, created_at, retry_until, state, attempts, next_at, last_attempt_at, last_status, last_error, last_duration_ms'
+
+/**
+ * PostgreSQL's webhooks (schema step 9), shared by every instance on the
+ * database: the position moves by compare-and-set (an UPDATE … WHERE seq =
+ * from, which a concurrent one waits for and then finds changed), and a claim
+ * leases due deliveries with FOR UPDATE SKIP LOCKED, so two instances never
+ * hold one delivery; a lease that expires (its instance died) frees it.
+ */
+export class PostgresWebhookStore implements WebhookStore {
+  readonly #pool: Pool
+
+  constructor (pool: Pool) {
+    this.#pool = pool
+  }
+
+  async #query<R extends object = Record<string, unknown>> (text: string, values: unknown[] = []): Promise<{ rows: R[], rowCount: number }> {
+    try {
+      const result = await this.#pool.query(text, values)
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 }
+    } catch (err) { return rethrow(err) }
+  }
+
+  async #transaction<R> (work: (client: PoolClient) => Promise<R>): Promise<R> {
+    let client: PoolClient
+    try { client = await this.#pool.connect() } catch (err) { return rethrow(err) }
+    try {
+      await client.query('BEGIN')
+      const result = await work(client)
+      await client.query('COMMIT')
+      client.release()
+      return result
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {})
+      client.release()
+      return rethrow(err)
+    }
+  }
+
+  async create (webhook: Webhook): Promise<void> {
+    await this.#query('INSERT INTO rqs_webhooks (id, enabled, data) VALUES ($1, $2, $3)', [webhook.id, webhook.enabled, webhookData(webhook)])
+  }
+
+  async list (): Promise<Webhook[]> {
+    return (await this.#query<{ data: object }>('SELECT data FROM rqs_webhooks ORDER BY id')).rows.map((r) => webhookFromData(r.data))
+  }
+
+  async get (id: string): Promise<Webhook | undefined> {
+    const row = (await this.#query<{ data: object }>('SELECT data FROM rqs_webhooks WHERE id = $1', [id])).rows[0]
+    return row === undefined ? undefined : webhookFromData(row.data)
+  }
+
+  async update (webhook: Webhook): Promise<boolean> {
+    return (await this.#query('UPDATE rqs_webhooks SET enabled = $1, data = $2 WHERE id = $3', [webhook.enabled, webhookData(webhook), webhook.id])).rowCount > 0
+  }
+
+  async delete (id: string): Promise<boolean> {
+    return (await this.#query('DELETE FROM rqs_webhooks WHERE id = $1', [id])).rowCount > 0
+  }
+
+  async position (): Promise<number | null> {
+    const row = (await this.#query<{ seq: bigint }>('SELECT seq FROM rqs_webhook_position WHERE singleton')).rows[0]
+    return row === undefined ? null : Number(row.seq)
+  }
+
+  async enqueue (from: number | null, to: number, deliveries: readonly NewDelivery[]): Promise<boolean> {
+    return await this.#transaction(async (client) => {
+      const moved = from === null
+        ? await client.query('INSERT INTO rqs_webhook_position (singleton, seq) VALUES (true, $1) ON CONFLICT DO NOTHING', [to])
+        : await client.query('UPDATE rqs_webhook_position SET seq = $1 WHERE singleton AND seq = $2', [to, from])
+      if ((moved.rowCount ?? 0) === 0) return false
+      if (deliveries.length > 0) await insert(client, deliveries)
+      return true
+    })
+  }
+
+  async record (delivery: NewDelivery, outcome: AttemptOutcome): Promise<void> {
+    const owner = 'record'
+    await this.#transaction(async (client) => {
+      await insert(client, [delivery])
+      await client.query('UPDATE rqs_webhook_deliveries SET leased_by = $1 WHERE webhook_id = $2 AND id = $3', [owner, delivery.webhookId, delivery.id])
+      await apply(client, delivery.webhookId, delivery.id, owner, outcome)
+    })
+  }
+
+  async claim (owner: string, now: Date, leaseMs: number, limit: number): Promise<Delivery[]> {
+    const t = now.getTime()
+    // The first pending delivery of each key, due and not leased, of an enabled webhook; rows another
+    // instance is claiming right now are skipped (and rechecked, lease included, once it committed).
+    const { rows } = await this.#query<DeliveryRow>(`
+      WITH due AS (
+        SELECT d.webhook_id, d.id FROM rqs_webhook_deliveries d
+        WHERE d.state = 'pending' AND d.next_at <= $1 AND d.lease_until <= $1
+          AND d.webhook_id IN (SELECT id FROM rqs_webhooks WHERE enabled)
+          AND NOT EXISTS (SELECT 1 FROM rqs_webhook_deliveries e WHERE e.state = 'pending' AND e.webhook_id = d.webhook_id AND e.record_key = d.record_key AND e.seq < d.seq)
+        ORDER BY d.next_at, d.seq
+        LIMIT $3
+        FOR UPDATE OF d SKIP LOCKED
+      )
+      UPDATE rqs_webhook_deliveries u SET leased_by = $4, lease_until = $2
+      FROM due WHERE u.webhook_id = due.webhook_id AND u.id = due.id
+      RETURNING ${DELIVERY_COLUMNS.split(', ').map((c) => `u.${c}`).join(', ')}`, [t, t + leaseMs, limit, owner])
+    return rows.map(deliveryFromRow).sort((a, b) => a.seq - b.seq)
+  }
+
+  async settle (webhookId: string, id: string, owner: string, outcome: AttemptOutcome): Promise<void> {
+    await this.#transaction(async (client) => { await apply(client, webhookId, id, owner, outcome) })
+  }
+
+  async deliveries (webhookId: string, limit: number): Promise<Delivery[]> {
+    const { rows } = await this.#query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM rqs_webhook_deliveries WHERE webhook_id = $1 ORDER BY n DESC LIMIT $2`, [webhookId, limit])
+    return rows.map(deliveryFromRow)
+  }
+
+  async retry (webhookId: string, id: string, now: Date, retryUntil: Date): Promise<boolean> {
+    return (await this.#query(`UPDATE rqs_webhook_deliveries SET state = 'pending', next_at = $1, retry_until = $2, leased_by = NULL, lease_until = 0
+      WHERE webhook_id = $3 AND id = $4`, [now.getTime(), retryUntil.getTime(), webhookId, id])).rowCount > 0
+  }
+
+  async prune (before: Date): Promise<void> {
+    await this.#query("DELETE FROM rqs_webhook_deliveries WHERE state <> 'pending' AND created_at < $1", [before.getTime()])
+  }
+}
+
+/** Queues deliveries (pending, due when created); one already queued is left as it is. */
+async function insert (client: PoolClient, deliveries: readonly NewDelivery[]): Promise<void> {
+  await client.query(`INSERT INTO rqs_webhook_deliveries (webhook_id, id, seq, event, record_key, body, created_at, retry_until, state, next_at)
+    SELECT w, i, s, e, k, b, c, r, 'pending', c FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) AS t (w, i, s, e, k, b, c, r)
+    ON CONFLICT DO NOTHING`, [
+    deliveries.map((d) => d.webhookId), deliveries.map((d) => d.id), deliveries.map((d) => d.seq), deliveries.map((d) => d.event),
+    deliveries.map((d) => d.recordKey), deliveries.map((d) => d.body), deliveries.map((d) => d.createdAt.getTime()), deliveries.map((d) => d.retryUntil.getTime())
+  ])
+}
+
+/** Records an attempt on a delivery `owner` holds; disables its webhook when the outcome says so. */
+async function apply (client: PoolClient, webhookId: string, id: string, owner: string, outcome: AttemptOutcome): Promise<void> {
+  const settled = await client.query(`UPDATE rqs_webhook_deliveries SET state = $1, attempts = attempts + 1, next_at = $2, last_attempt_at = $3,
+    last_status = $4, last_error = $5, last_duration_ms = $6, leased_by = NULL, lease_until = 0
+    WHERE webhook_id = $7 AND id = $8 AND leased_by = $9 AND state = 'pending'`, [
+    stateAfter(outcome), outcome.delivered ? null : outcome.nextAt?.getTime() ?? null, outcome.at.getTime(),
+    outcome.status, outcome.error, Math.round(outcome.durationMs), webhookId, id, owner
+  ])
+  if ((settled.rowCount ?? 0) === 0 || outcome.disable === undefined) return
+  await client.query(`UPDATE rqs_webhooks SET enabled = false,
+    data = data || jsonb_build_object('enabled', false, 'disabledReason', $1::text, 'updatedAt', $2::text) WHERE id = $3`, [outcome.disable, outcome.at.toISOString(), webhookId])
+}

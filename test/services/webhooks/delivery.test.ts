@@ -1,0 +1,30 @@
+import { afterAll, describe, it } from 'vitest'
+import { join } from 'node:path'
+import type { ConfigOverrides } from '../../../src/options.js'
+import { tempDir } from '../../stores/harness.js'
+import { everyChangeOnce, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
+
+const tmp = tempDir()
+afterAll(() => { tmp.remove() })
+let files = 0
+
+const STORES: Array<[string, () => ConfigOverrides]> = [
+  ['memory', () => ({})],
+  ['SQLite', () => ({ store: { kind: 'sqlite', path: join(tmp.dir, `hooks-${++files}.db`), url: '' } })]
+]
+
+describe.each(STORES)('webhooks on the %s store', (_name, store) => {
+  it('delivers every change once, in per-record order, with valid signatures', async () => {
+    await everyChangeOnce(store())
+  })
+
+  it('retries 500, 500, 500 with growing delays and delivers at the fourth attempt', async () => {
+    await retriedWithBackoff(store())
+  })
+})
+
+describe('webhooks on the SQLite store across restarts', () => {
+  it('resume where delivery stopped: nothing twice, nothing lost, pending retries kept', async () => {
+    await resumesAfterRestart({ kind: 'sqlite', path: join(tmp.dir, 'restart.db'), url: '' })
+  })
+})
