@@ -3,6 +3,7 @@ import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatab
 import { request, startServer } from '../../helpers/server.js'
 import { makeConfig } from '../../../src/options.js'
 import { openStores } from '../../../src/stores/index.js'
+import { builtInDeclarations } from '../../helpers/built-ins.js'
 import { everyChangeOnce, FAST, register, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
 import { eventually, Receiver, validSignature } from './receiver.js'
 
@@ -67,7 +68,7 @@ describe.skipIf(SKIP_POSTGRES)(`webhooks on PostgreSQL${SKIP_POSTGRES ? ` (${POS
     await eventually(() => receiver.received.length === 1)
     await a.close()
     // A "dead" instance holds the delivery: claimed once due, never settled.
-    const stores = await openStores(makeConfig({ store: { kind: 'postgres', url } }).store)
+    const stores = await openStores(makeConfig({ store: { kind: 'postgres', url } }).store, undefined, builtInDeclarations())
     let claimedAt = 0
     try {
       await eventually(async () => {
