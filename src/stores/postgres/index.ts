@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { declarationsOf, withBuiltIns, type RecordStore, type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
+import { declarationsOf, withBuiltIns, type KeyedWrite, type StoreOptions, type Stores, StoreUnavailableError, type UnitOfWork } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { PostgresRecordStore } from './records.js'
@@ -113,10 +113,15 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
     log: options.log,
     declarations: new Map(declarations.map((d) => [d.name, d]))
   })
-  const collections = new Map<string, RecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null)]))
+  const collections = new Map<string, PostgresRecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null)]))
   return withBuiltIns({
     collections,
     changes,
+    // One connection in BEGIN … COMMIT; a keyed unit claims its key first and keeps its answer before COMMIT.
+    atomically: async <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => await writes.transaction(
+      async (client) => await work({ collections: new Map([...collections].map(([name, store]) => [name, store.writesIn(client)])) }),
+      keyed
+    ),
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },

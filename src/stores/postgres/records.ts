@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import type { Pool, QueryConfig } from 'pg'
+import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
   conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
-  type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
+  type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
-import type { PostgresWrites } from './transaction.js'
+import { ClientWrites, type Writes } from './transaction.js'
 import { PostgresQueries } from './query.js'
 import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
@@ -51,7 +51,7 @@ export class PostgresRecordStore implements RecordStore {
   readonly declaration: CollectionDeclaration
   readonly #layout: TableLayout
   readonly #pool: Pool
-  readonly #writes: PostgresWrites
+  readonly #writes: Writes
   readonly #kept: PostgresKeptWrites
   readonly #s: Statements
   readonly #queries: PostgresQueries<string, Row, StoredRecord>
@@ -63,7 +63,7 @@ export class PostgresRecordStore implements RecordStore {
   readonly #updated: number[]
 
   /** `sequence`: the SEQUENCE of an int64 collection, as the registry names it. */
-  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null) {
+  constructor (pool: Pool, writes: Writes, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null) {
     this.declaration = declaration
     const layout = this.#layout = layoutOf(declaration)
     this.#pool = pool
@@ -83,6 +83,26 @@ export class PostgresRecordStore implements RecordStore {
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
     return await this.#gets.get(id)
+  }
+
+  /**
+   * This collection inside a unit of work, on `client` in its open
+   * transaction: the same statements (a conditional write's own transaction
+   * is then just its work), reads included, so the unit sees its own writes.
+   */
+  writesIn (client: PoolClient): RecordWrites {
+    const store = new PostgresRecordStore(this.#pool, new ClientWrites(client), this.#kept, this.declaration, this.#sequence)
+    const getOne = this.#s.getMany
+    return {
+      declaration: this.declaration,
+      get: async (id) => {
+        const row = (await store.#writes.statement<Row>({ ...getOne, values: [[id]] })).rows[0]
+        return row === undefined ? undefined : this.#layout.toRecord(row)
+      },
+      create: async (input) => await store.create(input),
+      put: async (id, input, condition) => await store.put(id, input, condition),
+      delete: async (id, condition) => await store.delete(id, condition)
+    }
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {
