@@ -12,6 +12,8 @@ import { resolveUrl, type Target } from './targets.js'
 import { VERBS, type Answer, type BatchMethod, type Step } from './verbs.js'
 
 export const BATCH_PATH = '/batch'
+/** The most requests one batch holds: its transaction holds locks (PostgreSQL) or the write lock (SQLite) until it ends. */
+export const BATCH_MAX_REQUESTS = 100
 
 export interface BatchRoutesOptions {
   stores: RecordStores

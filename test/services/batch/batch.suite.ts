@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { Config } from '../../../src/options.js'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
