@@ -31,10 +31,12 @@ export function batchBody (maxRequests: number): Record<string, unknown> {
         }
       }
     },
+    // Stores an address and deletes it again in one transaction: trying it leaves every record as it was.
     examples: [{
       requests: [
-        { method: 'POST', url: '/addresses', body: { name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
-        { method: 'POST', url: '/v2/students', body: { firstName: 'Ada', lastName: 'Lovelace', age: 36 } }
+        { method: 'PUT', url: '/addresses/9223372036854775806', body: { name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
+        { method: 'GET', url: '/addresses/9223372036854775806' },
+        { method: 'DELETE', url: '/addresses/9223372036854775806' }
       ]
     }]
   }
