@@ -34,9 +34,9 @@ export function batchBody (maxRequests: number): Record<string, unknown> {
     // Stores an address and deletes it again in one transaction: trying it leaves every record as it was.
     examples: [{
       requests: [
-        { method: 'PUT', url: '/addresses/9223372036854775806', body: { name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
-        { method: 'GET', url: '/addresses/9223372036854775806' },
-        { method: 'DELETE', url: '/addresses/9223372036854775806' }
+        { method: 'PUT', url: '/addresses/9007199254740991', body: { name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
+        { method: 'GET', url: '/addresses/9007199254740991' },
+        { method: 'DELETE', url: '/addresses/9007199254740991' }
       ]
     }]
   }
@@ -58,5 +58,12 @@ export const BatchAnswer = {
   type: 'object',
   title: 'BatchAnswer',
   required: ['responses'],
-  properties: { responses: { type: 'array', items: Response } }
+  properties: { responses: { type: 'array', items: Response } },
+  examples: [{
+    responses: [
+      { status: 201, headers: { etag: '"Tx6kZ2Qx1bI0n9Xo"', location: '/addresses/9007199254740991' }, body: { id: 9007199254740991, name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
+      { status: 200, headers: { etag: '"Tx6kZ2Qx1bI0n9Xo"' }, body: { id: 9007199254740991, name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
+      { status: 204, headers: {} }
+    ]
+  }]
 }
