@@ -5,7 +5,7 @@ import { exactJsonParser, routeOtherMethods } from '../../http/rest/index.js'
 import { idempotencyKey, REPLAYED_HEADER, requestFingerprint } from '../../http/rest/idempotency.js'
 import { answer } from '../../http/openapi/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
-import { principalOf } from '../../http/security/index.js'
+import { principalOf, REALM } from '../../http/security/index.js'
 import { appendVary } from '../../lib/vary.js'
 import { BatchAnswer, batchBody } from './schema.js'
 import { resolveUrl, type Target } from './targets.js'
@@ -156,8 +156,11 @@ function authorize (request: FastifyRequest, steps: readonly Step[], auth: boole
   if (write === undefined) return
   const principal = principalOf(request)
   const what = `request ${write.index} (${write.method} ${write.url.slice(0, 60)})`
-  if (principal === undefined) throw new AppError('UNAUTHENTICATED', `This batch writes (${what}): send Authorization: Bearer <token> with the write scope`)
-  if (!principal.scopes.has('write')) throw new AppError('FORBIDDEN', `This batch writes (${what}): it needs a token with the write scope`)
+  // (With --auth-public-read an anonymous client may send a batch: only reads pass.)
+  if (principal === undefined) throw new AppError('UNAUTHENTICATED', `This batch writes (${what}): send Authorization: Bearer <token> with the write scope`, { headers: { 'www-authenticate': REALM } })
+  if (!principal.scopes.has('write')) {
+    throw new AppError('FORBIDDEN', `This batch writes (${what}): it needs a token with the write scope`, { headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="write"` } })
+  }
 }
 
 /** The batch's answer: one `{status, headers, body}` per request; records as their collections' lines write them (64-bit ids exact). */
