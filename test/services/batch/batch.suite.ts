@@ -125,6 +125,27 @@ export function batchSuite (storeOf: () => Config['store'] | undefined): void {
     expect(await count('/books')).toBe(books)
   })
 
+  it('follows each collection\'s PUT: the address book creates at an id and keeps the stored name, students never create', async () => {
+    const url = '/addresses/9007199254740000'
+    const res = await batch([
+      { method: 'PUT', url, body: { name: 'Max', city: 'Kiel', postalCode: '24103' } },
+      { method: 'PUT', url, body: { city: 'Bonn', postalCode: '53111' } },
+      { method: 'GET', url }
+    ])
+    expect(res.status).toBe(200)
+    const [created, updated, read] = res.body.responses as Json[]
+    expect(created).toMatchObject({ status: 201, headers: { location: url }, body: { id: 9007199254740000, name: 'Max', city: 'Kiel' } })
+    expect(updated).toMatchObject({ status: 200, body: { id: 9007199254740000, name: 'Max', city: 'Bonn', postalCode: '53111' } })
+    expect(read?.body).toEqual(updated?.body)
+    const nameless = await batch([{ method: 'PUT', url: '/addresses/9007199254740001', body: { city: 'Bonn', postalCode: '53111' } }])
+    expect(nameless.status).toBe(422)
+    expect(nameless.body.failed.errors[0]).toMatchObject({ error: 'FIELD_REQUIRED' })
+    const student = await batch([{ method: 'PUT', url: '/v2/students/999', body: { firstName: 'Ada', lastName: 'Lovelace', age: 36 } }])
+    expect(student.status).toBe(422)
+    expect(student.body.failed).toMatchObject({ status: 404, errors: [{ error: 'STUDENT_NOT_FOUND' }] })
+    await request(`${base}${url}`, { method: 'DELETE' })
+  })
+
   it('refuses bad shapes with 400', async () => {
     const post = async (body: unknown): Promise<Json> => await request(`${base}/batch`, { method: 'POST', json: body })
     expect((await post({})).status).toBe(400)
