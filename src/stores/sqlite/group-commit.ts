@@ -36,6 +36,8 @@ export class GroupCommit {
   #paused = false
   /** A unit of work holds the connection's transaction. */
   #busy = false
+  /** Units of work in the queue (none: a flush need not look for one). */
+  #units = 0
 
   constructor (db: Database.Database) {
     this.#db = db
@@ -62,6 +64,7 @@ export class GroupCommit {
   async exclusive<R> (unit: () => Promise<R>): Promise<R> {
     return await new Promise<R>((resolve, reject) => {
       this.#queue.push({ write: () => undefined, unit, resolve: resolve as (value: unknown) => void, reject })
+      this.#units++
       this.#schedule()
     })
   }
@@ -95,6 +98,7 @@ export class GroupCommit {
     const first = this.#queue[0]
     if (first?.unit !== undefined) {
       this.#queue.shift()
+      this.#units--
       this.#busy = true
       first.unit().then(first.resolve, first.reject).finally(() => {
         this.#busy = false
@@ -103,7 +107,7 @@ export class GroupCommit {
       return
     }
     // The writes up to the next unit of work; the unit and what follows it in a turn of their own.
-    const until = this.#queue.findIndex((p) => p.unit !== undefined)
+    const until = this.#units === 0 ? -1 : this.#queue.findIndex((p) => p.unit !== undefined)
     const group = until < 0 ? this.#queue : this.#queue.slice(0, until)
     this.#queue = until < 0 ? [] : this.#queue.slice(until)
     if (this.#queue.length > 0) this.#schedule()
