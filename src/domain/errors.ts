@@ -80,3 +80,16 @@ export class CollectionChangedError extends Error {
       '(rqs keeps stored data: declare added fields as optional, or use a new collection name)')
   }
 }
+
+/**
+ * A unit of work of a synchronous store (memory, SQLite) waited for
+ * something besides its own operations, so it could not stay out of other
+ * requests' sight: it was rolled back, nothing of it applied. A caller's bug
+ * (RecordStores.atomically), answered as an internal error.
+ */
+export class UnitOfWorkStalledError extends Error {
+  override name = 'UnitOfWorkStalledError'
+  constructor () {
+    super('The unit of work waited for something besides its own store operations; it was rolled back')
+  }
+}

@@ -84,11 +84,43 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
   delete (id: RecordId, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
 }
 
+/**
+ * One collection's reads and writes inside a unit of work
+ * (RecordStores.atomically): a RecordStore's, without keyed writes (the unit
+ * as a whole is keyed). A new verb (PATCH) is one more method here.
+ */
+export interface RecordWrites {
+  readonly declaration: CollectionDeclaration
+  /** The record as the unit sees it: its own writes included. */
+  get (id: RecordId): Promise<StoredRecord | undefined>
+  create (input: RecordInput): Promise<CreateResult>
+  put (id: RecordId, input: RecordInput, condition?: WriteCondition<StoredRecord>): Promise<WriteResult>
+  delete (id: RecordId, condition?: WriteCondition<StoredRecord>): Promise<DeleteResult>
+}
+
+/** What the work of a unit of work sees: every collection, by name, in one transaction. */
+export interface UnitOfWork {
+  collections: ReadonlyMap<string, RecordWrites>
+}
+
 /** What a store opens: one RecordStore per declared collection, the change log, the life cycle. */
 export interface RecordStores {
   /** Every collection's store, by name, in declaration order. */
   collections: ReadonlyMap<string, RecordStore>
   changes: ChangeLog
+  /**
+   * Runs `work` as one transaction over any collections (POST /batch): its
+   * writes, their changes and a keyed answer (`keyed`, built from work's
+   * result) commit together when `work` resolves, and nothing of them when it
+   * rejects (the rejection is passed on). PostgreSQL: one connection in
+   * BEGIN … COMMIT; SQLite: one BEGIN IMMEDIATE … COMMIT; memory: an undo log,
+   * the changes appended at commit. On the synchronous stores (memory, SQLite)
+   * `work` must wait for nothing but the unit's own operations: it runs
+   * between two turns of the event loop, so no other request sees it half
+   * done; one that waits for anything else is rolled back (UnitOfWorkStalledError).
+   * The single-record writes never pass through here.
+   */
+  atomically: <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => Promise<R>
   /** Resolves when the backing database answers; rejects with StoreUnavailableError otherwise. */
   ping (): Promise<void>
   close (): Promise<void>

@@ -5,6 +5,7 @@ import type { CoreConfig } from '../config.js'
 import { addressesService } from './addresses/index.js'
 import { albumsService } from './albums/index.js'
 import { appService } from './app/index.js'
+import { batchService } from './batch/index.js'
 import { collectionsService } from './collections/index.js'
 import { eventsService } from './events/index.js'
 import { directory } from './home/index.js'
@@ -17,7 +18,7 @@ import type { DirectoryLink, ServiceDescriptor, ServiceTag } from './types.js'
  * directory. Adding one is one line here: its options, error codes and
  * record collections come with its descriptor.
  */
-export const SERVICES = [studentsService, addressesService, collectionsService, albumsService, eventsService, webhooksService, appService] as const satisfies readonly ServiceDescriptor[]
+export const SERVICES = [studentsService, addressesService, collectionsService, albumsService, eventsService, webhooksService, batchService, appService] as const satisfies readonly ServiceDescriptor[]
 
 /**
  * The services a Config turns on (the whole Config of src/options.ts, typed

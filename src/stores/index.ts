@@ -1,10 +1,12 @@
 import type { StoreConfig } from '../config/store.js'
-import type { CollectionDeclaration, RecordStores, StoreOptions } from '../domain/index.js'
+import type { CollectionDeclaration, KeyedWrite, RecordStores, StoreOptions, UnitOfWork } from '../domain/index.js'
 import type { StoreLog } from './postgres/index.js'
 import { MemoryRecordStore } from './memory/records.js'
 import { MemoryKeptWrites } from './memory/kept-writes.js'
 import { MemoryChangeLog } from './memory/changes.js'
 import { MemoryWebhookStore } from './memory/webhooks.js'
+import { MemoryUnit } from './memory/unit.js'
+import { runUnit } from './unit.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -35,10 +37,29 @@ export { observeFailures, type StoreFailureListener } from './observed.js'
 export function memoryStores (options: StoreOptions = {}): RecordStores {
   const kept = new MemoryKeptWrites(options.idempotencyRetentionMs, undefined, options.clock)
   const changes = new MemoryChangeLog(options.memoryChangesKept, options.clock)
+  const collections = new Map((options.collections ?? []).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)]))
   return {
-    collections: new Map((options.collections ?? []).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)])),
+    collections,
     changes,
     webhooks: new MemoryWebhookStore(),
+    atomically: async <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => await new Promise<R>((resolve, reject) => {
+      // A fresh turn of the event loop: no other request's code is queued before the unit (see runUnit).
+      setImmediate(() => {
+        let unit: MemoryUnit | undefined
+        runUnit<R>({
+          begin: () => { if (keyed !== undefined) kept.claim(keyed) },
+          work: async (open) => {
+            const started = unit = new MemoryUnit(open)
+            return await work({ collections: new Map([...collections].map(([name, store]) => [name, store.writesIn(started)])) })
+          },
+          commit: (result) => {
+            unit?.commit(changes)
+            if (keyed !== undefined) kept.keep(keyed, result)
+          },
+          rollback: () => { unit?.rollback() }
+        }).then(resolve, reject)
+      })
+    }),
     ping: async () => {},
     close: async () => {}
   }

@@ -21,6 +21,8 @@ export function observeFailures (stores: RecordStores, onFailure: StoreFailureLi
   const observed: RecordStores = {
     collections,
     changes: new ObservedChangeLog(stores.changes, (op, err) => { onFailure('changes', op, err) }),
+    // Passed through: a unit fails also by its work's own refusals (a batch's failing request), which are no store failure.
+    atomically: stores.atomically,
     ping: async () => { await stores.ping() },
     close: async () => { await stores.close() }
   }

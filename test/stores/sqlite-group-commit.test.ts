@@ -136,3 +136,18 @@ it('under steady writes, checkpoints off the commit path let the WAL start again
   }
   expect(await students.count({ where: [] })).toBe(round * 50)
 })
+
+it('a unit of work runs in a turn of its own: after the writes queued before it commit, before those queued after it', async () => {
+  const { stores, students } = sqlite()
+  const order: string[] = []
+  const before = students.create(ada(1)).then(() => { order.push('before') })
+  const unit = stores.atomically(async (u) => {
+    order.push('unit')
+    // The write queued before the unit is committed: the unit's own connection sees it.
+    expect(await u.collections.get('students')?.get(0)).toMatchObject({ firstName: 'Ada1' })
+    return (await u.collections.get('students')!.create(ada(2))).record.id
+  }).then((id) => { order.push('unit done'); return id })
+  const after = students.create(ada(3)).then((r) => { order.push('after'); return r.record.id })
+  expect(await Promise.all([before, unit, after])).toEqual([undefined, 1, 2])
+  expect(order).toEqual(['before', 'unit', 'unit done', 'after'])
+})

@@ -17,7 +17,7 @@ export type Identification =
   | { kind: 'throttled', retryAfterSeconds: number }
 
 const ANONYMOUS: Identification = { kind: 'anonymous' }
-const REALM = 'Bearer realm="rqs"'
+export const REALM = 'Bearer realm="rqs"'
 /** RFC 6750 b64token: what may follow `Bearer `. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
 const MAX_TOKEN_LENGTH = 8192

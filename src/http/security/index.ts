@@ -1,5 +1,5 @@
 /** Security: authentication and scopes, CORS, protective headers, rate limits, overload shedding. */
-export { principalOf, type Authenticator } from './auth.js'
+export { principalOf, REALM, type Authenticator } from './auth.js'
 export type { Principal } from './tokens.js'
 export { SCOPES, checkName, generateToken, isScope, tokenEntry } from './tokens.js'
 export type { Scope } from './tokens.js'

@@ -39,11 +39,21 @@ export class MemoryKeptWrites {
   /** Runs a synchronous `write`, keyed when `keyed` is given. */
   run<R> (keyed: KeyedWrite<R> | undefined, write: () => R): R {
     if (keyed === undefined) return write()
+    this.claim(keyed)
+    const result = write()
+    this.keep(keyed, result)
+    return result
+  }
+
+  /** Throws IdempotencyKeyUsedError when the key is kept already. */
+  claim (keyed: Pick<KeyedWrite<unknown>, 'key'>): void {
     const kept = this.find(keyed.key)
     if (kept !== undefined) throw new IdempotencyKeyUsedError(kept)
-    const result = write()
+  }
+
+  /** Keeps the answer `keyed` builds from `result` (nothing, when it builds none). */
+  keep<R> (keyed: KeyedWrite<R>, result: R): void {
     const answer = keyed.answer(result)
     if (answer !== undefined) this.#kept.set(keyed.key, { write: { fingerprint: keyed.fingerprint, answer }, keptAt: this.#clock.now() })
-    return result
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import {
   conditionHolds, DELETED, fieldKindsOf, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
-  type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
+  type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { MAX_INT64_ID } from '../../domain/index.js'
 import { MemoryKeptWrites } from './kept-writes.js'
@@ -10,6 +10,7 @@ import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
 import { MemoryChangeLog } from './changes.js'
 import type { Revision } from './revision.js'
+import type { MemoryUnit } from './unit.js'
 
 /**
  * The records of one collection in columns with a sorted index per queried
@@ -50,40 +51,65 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
-    return this.#kept.run(keyed, () => {
-      const id = this.#newId()
-      const record = recordOf(this.declaration, id, input)
-      const outcome = this.#records.has(id) ? 'replaced' : 'created'
-      this.#store(outcome, record)
-      return { outcome, record }
-    })
+    return this.#kept.run(keyed, () => this.#create(input))
   }
 
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
-    return this.#kept.run(keyed, (): WriteResult => {
-      const current = this.#records.get(id)
-      if (current === undefined && !this.declaration.putCreates) return NOT_FOUND
-      if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
-      if (current === undefined) {
-        const record = recordOf(this.declaration, id, input)
-        this.#store('created', record)
-        return { outcome: 'created', record }
-      }
-      const record = recordOf(this.declaration, id, keptFields(this.declaration, current, input))
-      this.#store('replaced', record)
-      return { outcome: 'replaced', record }
-    })
+    return this.#kept.run(keyed, () => this.#put(id, input, condition))
   }
 
   async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
-    return this.#kept.run(keyed, () => {
-      const current = this.#records.get(id)
-      if (current === undefined) return NOT_FOUND
-      if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
-      this.#records.delete(id)
-      this.#changes.changed(this.declaration.name, 'deleted', id, null)
-      return DELETED
-    })
+    return this.#kept.run(keyed, () => this.#delete(id, condition))
+  }
+
+  /** This collection inside a unit of work: the same writes, each leaving its undo step, its change held back until commit. */
+  writesIn (unit: MemoryUnit): RecordWrites {
+    return {
+      declaration: this.declaration,
+      get: async (id) => { unit.open(); return this.#records.get(id) },
+      create: async (input) => { unit.open(); return this.#create(input, unit) },
+      put: async (id, input, condition = NO_CONDITION) => { unit.open(); return this.#put(id, input, condition, unit) },
+      delete: async (id, condition = NO_CONDITION) => { unit.open(); return this.#delete(id, condition, unit) }
+    }
+  }
+
+  #create (input: RecordInput, unit?: MemoryUnit): CreateResult {
+    if (unit !== undefined) {
+      const next = this.#next
+      unit.undo(() => { this.#next = next })
+    }
+    const id = this.#newId()
+    const record = recordOf(this.declaration, id, input)
+    const outcome = this.#records.has(id) ? 'replaced' : 'created'
+    this.#store(outcome, record, unit)
+    return { outcome, record }
+  }
+
+  #put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, unit?: MemoryUnit): WriteResult {
+    const current = this.#records.get(id)
+    if (current === undefined && !this.declaration.putCreates) return NOT_FOUND
+    if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+    if (current === undefined) {
+      const record = recordOf(this.declaration, id, input)
+      this.#store('created', record, unit)
+      return { outcome: 'created', record }
+    }
+    const record = recordOf(this.declaration, id, keptFields(this.declaration, current, input))
+    this.#store('replaced', record, unit)
+    return { outcome: 'replaced', record }
+  }
+
+  #delete (id: RecordId, condition: WriteCondition<StoredRecord>, unit?: MemoryUnit): DeleteResult {
+    const current = this.#records.get(id)
+    if (current === undefined) return NOT_FOUND
+    if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+    this.#records.delete(id)
+    if (unit === undefined) this.#changes.changed(this.declaration.name, 'deleted', id, null)
+    else {
+      unit.undo(() => { this.#records.set(id, current) })
+      unit.changed(this.declaration.name, 'deleted', id, null)
+    }
+    return DELETED
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {
@@ -121,7 +147,14 @@ export class MemoryRecordStore implements RecordStore {
     return count
   }
 
-  #store (kind: 'created' | 'replaced', record: StoredRecord): void {
+  #store (kind: 'created' | 'replaced', record: StoredRecord, unit?: MemoryUnit): void {
+    if (unit !== undefined) {
+      const before = this.#records.get(record.id)
+      unit.undo(before === undefined ? () => { this.#records.delete(record.id) } : () => { this.#records.set(record.id, before) })
+      unit.changed(this.declaration.name, kind, record.id, record)
+      this.#records.set(record.id, record)
+      return
+    }
     this.#records.set(record.id, record)
     this.#changes.changed(this.declaration.name, kind, record.id, record)
   }

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { type RecordStore, type RecordStores, type StoreOptions, StoreUnavailableError } from '../../domain/index.js'
+import { type KeyedWrite, type RecordStores, type StoreOptions, StoreUnavailableError, type UnitOfWork } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { PostgresRecordStore } from './records.js'
@@ -114,11 +114,16 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
     log: options.log,
     declarations: new Map(declarations.map((d) => [d.name, d]))
   })
-  const collections = new Map<string, RecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null)]))
+  const collections = new Map<string, PostgresRecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null)]))
   return {
     collections,
     changes,
     webhooks: new PostgresWebhookStore(pool),
+    // One connection in BEGIN … COMMIT; a keyed unit claims its key first and keeps its answer before COMMIT.
+    atomically: async <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => await writes.transaction(
+      async (client) => await work({ collections: new Map([...collections].map(([name, store]) => [name, store.writesIn(client)])) }),
+      keyed
+    ),
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import type { Pool, QueryConfig } from 'pg'
+import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
   conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
-  type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
+  type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
-import type { PostgresWrites } from './transaction.js'
+import { ClientWrites, type PostgresWrites, type Writes } from './transaction.js'
 import { PostgresQueries } from './query.js'
 import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
@@ -85,11 +85,44 @@ export class PostgresRecordStore implements RecordStore {
     return await this.#gets.get(id)
   }
 
+  /**
+   * This collection inside a unit of work, on `client` in its open
+   * transaction: the same statements through ClientWrites (a conditional
+   * write's own transaction is then just its work), reads included, so the
+   * unit sees its own writes.
+   */
+  writesIn (client: PoolClient): RecordWrites {
+    const writes = new ClientWrites(client)
+    return {
+      declaration: this.declaration,
+      get: async (id) => {
+        const row = (await writes.statement<Row>({ ...this.#s.getMany, values: [[id]] })).rows[0]
+        return row === undefined ? undefined : this.#layout.toRecord(row)
+      },
+      create: async (input) => await this.#create(writes, input),
+      put: async (id, input, condition = NO_CONDITION) => await this.#put(writes, id, input, condition),
+      delete: async (id, condition = NO_CONDITION) => await this.#delete(writes, id, condition)
+    }
+  }
+
   async keptWrite (key: string): Promise<KeptWrite | undefined> {
     return await this.#kept.find(key)
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
+    return await this.#create(this.#writes, input, keyed)
+  }
+
+  async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
+    return await this.#put(this.#writes, id, input, condition, keyed)
+  }
+
+  async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    return await this.#delete(this.#writes, id, condition, keyed)
+  }
+
+  /** The writes, through the pool (one statement or a transaction of their own) or a unit's connection. */
+  async #create (writes: Writes, input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
     const { ids, firstId } = this.declaration
     const values = this.#values(input)
     let id: RecordId | undefined
@@ -102,19 +135,19 @@ export class PostgresRecordStore implements RecordStore {
       const created = id ?? this.#layout.idOf(row?.id)
       return { outcome: row?.replaced === true ? 'replaced' : 'created', record: recordOf(this.declaration, created, input) }
     }
-    if (keyed === undefined) return result((await this.#writes.statement<Row>(query)).rows[0])
-    return await this.#writes.transaction(async (client) => result((await client.query<Row>(query)).rows[0]), keyed)
+    if (keyed === undefined) return result((await writes.statement<Row>(query)).rows[0])
+    return await writes.transaction(async (client) => result((await client.query<Row>(query)).rows[0]), keyed)
   }
 
-  async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
+  async #put (writes: Writes, id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
     const { putCreates } = this.declaration
     // A create by id changes the count: the counter row must be locked first.
     const counts = putCreates && this.#layout.counted
     if (condition.kind === 'none' && keyed === undefined && !counts) {
       const query = putCreates ? this.#upsert(id, input) : this.#update(id, input)
-      return this.#written((await this.#writes.statement<Row>(query)).rows[0])
+      return this.#written((await writes.statement<Row>(query)).rows[0])
     }
-    return await this.#writes.transaction(async (client): Promise<WriteResult> => {
+    return await writes.transaction(async (client): Promise<WriteResult> => {
       if (counts) await client.query({ ...this.#s.lockCounter })
       if (condition.kind === 'none') {
         if (!putCreates) return this.#written((await client.query<Row>(this.#update(id, input))).rows[0])
@@ -135,9 +168,9 @@ export class PostgresRecordStore implements RecordStore {
     }, keyed)
   }
 
-  async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
-    if (condition.kind === 'none' && keyed === undefined) return this.#deleted(await this.#writes.statement<Row>({ ...this.#s.delete, values: [id] }))
-    return await this.#writes.transaction(async (client): Promise<DeleteResult> => {
+  async #delete (writes: Writes, id: RecordId, condition: WriteCondition<StoredRecord>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    if (condition.kind === 'none' && keyed === undefined) return this.#deleted(await writes.statement<Row>({ ...this.#s.delete, values: [id] }))
+    return await writes.transaction(async (client): Promise<DeleteResult> => {
       if (condition.kind === 'none') return this.#deleted(await client.query<Row>({ ...this.#s.delete, values: [id] }))
       if (this.#layout.counted) await client.query({ ...this.#s.lockCounter })
       const row = (await client.query<Row>({ ...this.#s.lock, values: [id] })).rows[0]

@@ -7,6 +7,29 @@ import { backendPid, endSession } from './settle.js'
 /** How long the settling connection waits for a terminated session to exit (ms). */
 const SETTLE_WAIT_MS = 2000
 
+/** What a record store writes through: the pool (PostgresWrites), or one connection inside a unit of work (ClientWrites). */
+export interface Writes {
+  statement: <R extends QueryResultRow>(query: QueryConfig) => Promise<QueryResult<R>>
+  transaction: <R>(work: (client: PoolClient) => Promise<R>, keyed?: KeyedWrite<R>) => Promise<R>
+}
+
+/**
+ * The writes of a unit of work (RecordStores.atomically): every statement on
+ * the unit's connection, inside its open transaction, which the unit commits
+ * or rolls back. A record store's own transaction is then just its work.
+ */
+export class ClientWrites implements Writes {
+  constructor (private readonly client: PoolClient) {}
+
+  async statement<R extends QueryResultRow> (query: QueryConfig): Promise<QueryResult<R>> {
+    try { return await this.client.query<R>(query) } catch (err) { return rethrow(err) }
+  }
+
+  async transaction<R> (work: (client: PoolClient) => Promise<R>): Promise<R> {
+    try { return await work(this.client) } catch (err) { return rethrow(err) }
+  }
+}
+
 /**
  * How rqs writes to PostgreSQL, so that an answer never claims more than is
  * known. A failure before the write was sent, or an error the server
@@ -15,7 +38,7 @@ const SETTLE_WAIT_MS = 2000
  * connection dropped) may have been committed: StoreOutcomeUnknownError,
  * after trying to end its server session so it cannot commit later.
  */
-export class PostgresWrites {
+export class PostgresWrites implements Writes {
   readonly #pool: Pool
   readonly #kept: PostgresKeptWrites
 

@@ -4,6 +4,8 @@ interface Pending {
   write: () => unknown
   resolve: (value: unknown) => void
   reject: (err: unknown) => void
+  /** A unit of work (exclusive): runs alone, in a turn of its own, in its own transaction. */
+  unit?: () => Promise<unknown>
 }
 
 /**
@@ -32,6 +34,10 @@ export class GroupCommit {
   #queue: Pending[] = []
   #scheduled = false
   #paused = false
+  /** A unit of work holds the connection's transaction. */
+  #busy = false
+  /** Units of work in the queue (none: a flush need not look for one). */
+  #units = 0
 
   constructor (db: Database.Database) {
     this.#db = db
@@ -46,6 +52,27 @@ export class GroupCommit {
         setImmediate(() => { this.#flush() })
       }
     })
+  }
+
+  /**
+   * Queues a unit of work (RecordStores.atomically): `unit` opens its own
+   * transaction and settles it within the turn it starts in (see runUnit).
+   * It starts at the beginning of a turn of its own, after the writes queued
+   * before it committed and before those queued after it, so no other
+   * request's code runs while its transaction is open.
+   */
+  async exclusive<R> (unit: () => Promise<R>): Promise<R> {
+    return await new Promise<R>((resolve, reject) => {
+      this.#queue.push({ write: () => undefined, unit, resolve: resolve as (value: unknown) => void, reject })
+      this.#units++
+      this.#schedule()
+    })
+  }
+
+  #schedule (): void {
+    if (this.#scheduled || this.#busy) return
+    this.#scheduled = true
+    setImmediate(() => { this.#flush() })
   }
 
   /**
@@ -67,9 +94,23 @@ export class GroupCommit {
 
   #flush (): void {
     this.#scheduled = false
-    if (this.#paused) return
-    const group = this.#queue
-    this.#queue = []
+    if (this.#paused || this.#busy) return
+    const first = this.#queue[0]
+    if (first?.unit !== undefined) {
+      this.#queue.shift()
+      this.#units--
+      this.#busy = true
+      first.unit().then(first.resolve, first.reject).finally(() => {
+        this.#busy = false
+        if (this.#queue.length > 0 && !this.#paused) this.#schedule()
+      })
+      return
+    }
+    // The writes up to the next unit of work; the unit and what follows it in a turn of their own.
+    const until = this.#units === 0 ? -1 : this.#queue.findIndex((p) => p.unit !== undefined)
+    const group = until < 0 ? this.#queue : this.#queue.slice(0, until)
+    this.#queue = until < 0 ? [] : this.#queue.slice(until)
+    if (this.#queue.length > 0) this.#schedule()
     const db = this.#db
     const outcomes: Array<{ ok: true, value: unknown } | { ok: false, err: unknown }> = []
     try {

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
-import { CollectionChangedError, type RecordStores, type StoreOptions, StoreUnavailableError } from '../../domain/index.js'
+import { CollectionChangedError, type KeyedWrite, type RecordStores, type StoreOptions, StoreUnavailableError, type UnitOfWork } from '../../domain/index.js'
+import { runUnit } from '../unit.js'
 import { SQLITE_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { syncCollections } from './collections.js'
@@ -52,10 +53,36 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
   const kept = new SqliteKeptWrites(file, options.idempotencyRetentionMs, options.clock)
   const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
+  const collections = new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group)]))
   return {
-    collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group)])),
+    collections,
     changes,
     webhooks: new SqliteWebhookStore(file, group),
+    // One BEGIN IMMEDIATE … COMMIT of its own, in a turn of the group commit's queue (see GroupCommit.exclusive).
+    atomically: async <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => await group.exclusive(async () => await runUnit<R>({
+      begin: () => {
+        try {
+          file.exec('BEGIN IMMEDIATE')
+          if (keyed !== undefined) kept.claim(keyed)
+        } catch (err) {
+          if (file.inTransaction) file.exec('ROLLBACK')
+          rethrow(err)
+        }
+      },
+      work: async (open) => await work({ collections: new Map([...collections].map(([name, store]) => [name, store.writesIn(open)])) }),
+      commit: (result) => {
+        try {
+          if (keyed !== undefined) kept.keep(keyed, result)
+          file.exec('COMMIT')
+        } catch (err) { rethrow(err) }
+      },
+      rollback: () => {
+        // SQLite may have ended the transaction itself (a full disk, an I/O error).
+        if (file.open && file.inTransaction) {
+          try { file.exec('ROLLBACK') } catch { /* the transaction is gone either way */ }
+        }
+      }
+    })),
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => {
       changes.close()

@@ -40,6 +40,14 @@ export class SqliteKeptWrites {
   /** Runs a synchronous `write` (inside the caller's transaction), keyed when `keyed` is given. */
   run<R> (keyed: KeyedWrite<R> | undefined, write: () => R): R {
     if (keyed === undefined) return write()
+    this.claim(keyed)
+    const result = write()
+    this.keep(keyed, result)
+    return result
+  }
+
+  /** Inside the caller's transaction: throws IdempotencyKeyUsedError when the key is kept already. */
+  claim (keyed: Pick<KeyedWrite<unknown>, 'key'>): void {
     const now = this.#clock.now()
     if (now - this.#lastPurge > PURGE_INTERVAL_MS) {
       this.#lastPurge = now
@@ -47,12 +55,14 @@ export class SqliteKeptWrites {
     }
     const kept = this.find(keyed.key)
     if (kept !== undefined) throw new IdempotencyKeyUsedError(kept)
-    const result = write()
+  }
+
+  /** Inside the caller's transaction: keeps the answer `keyed` builds from `result` (nothing, when it builds none). */
+  keep<R> (keyed: KeyedWrite<R>, result: R): void {
     const answer = keyed.answer(result)
     if (answer !== undefined) {
-      this.#keep.run(keyed.key, keyed.fingerprint, answer.status, JSON.stringify(answer.headers), answer.body, now)
+      this.#keep.run(keyed.key, keyed.fingerprint, answer.status, JSON.stringify(answer.headers), answer.body, this.#clock.now())
     }
-    return result
   }
 }
 

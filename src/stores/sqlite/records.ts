@@ -4,7 +4,7 @@ import type { Statement } from 'better-sqlite3'
 import {
   conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
-  type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
+  type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
@@ -156,6 +156,25 @@ export class SqliteRecordStore implements RecordStore {
     try { return await this.#group.run(() => this.#remove(id, condition, keyed)) } catch (err) { return rethrow(err) }
   }
 
+  /**
+   * This collection inside a unit of work, on the connection whose
+   * transaction the unit holds: the same statements, each write in its own
+   * savepoint, committed or rolled back with the unit.
+   */
+  writesIn (open: () => void): RecordWrites {
+    const inUnit = async <R>(run: () => R): Promise<R> => {
+      open()
+      try { return run() } catch (err) { return rethrow(err) }
+    }
+    return {
+      declaration: this.declaration,
+      get: async (id) => await inUnit(() => this.#read(id)),
+      create: async (input) => await inUnit(() => this.#create(input, undefined)),
+      put: async (id, input, condition = NO_CONDITION) => await inUnit(() => this.#put(id, input, condition, undefined)),
+      delete: async (id, condition = NO_CONDITION) => await inUnit(() => this.#remove(id, condition, undefined))
+    }
+  }
+
   async query (query: RecordQuery): Promise<StoredRecord[]> {
     return this.#queries.query(query)
   }
@@ -228,3 +247,4 @@ function keptFields (declaration: CollectionDeclaration, current: StoredRecord, 
   for (const field of declaration.keptOnUpdate) merged[field] = current[field]
   return merged as RecordInput
 }
+
