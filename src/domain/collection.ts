@@ -56,6 +56,24 @@ export interface CollectionDeclaration {
   putCreates: boolean
   /** Fields an update by id keeps from the stored record (the address book's name). */
   keptOnUpdate: readonly string[]
+  /**
+   * Unique keys (issue 29): each the fields whose values together no two
+   * records share; a record with any of them unset holds no key (as SQL's
+   * UNIQUE treats NULL). Kept by a unique index on every store.
+   */
+  unique?: ReadonlyArray<readonly string[]>
+}
+
+/**
+ * A write that would give a second record a unique key's values: the key's
+ * fields and the record that holds them. Every store throws it, so the
+ * routes answer 409 alike.
+ */
+export class DuplicateKeyError extends Error {
+  constructor (readonly collection: string, readonly fields: readonly string[], readonly holder: RecordId | undefined) {
+    super(`${collection}: another record${holder === undefined ? '' : ` (${String(holder)})`} holds the same ${fields.join(', ')}`)
+    this.name = 'DuplicateKeyError'
+  }
 }
 
 /** The column of a field: camelCase becomes snake_case (`postalCode` → `postal_code`). */

@@ -17,7 +17,7 @@ export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT
 export type { AddressListQuery, AddressStore, CreateResult, DeleteResult, PoolStats, PutResult, RecordStore, RecordStores, ReplaceResult, StoreOptions, Stores, StudentCreated, StudentIdRule, StudentStore, WriteCondition, WriteResult } from './store.js'
 export type { KeptAnswer, KeptWrite, KeptWrites, KeyedWrite } from './idempotency.js'
 export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow } from './changes.js'
-export { columnOf, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
+export { columnOf, DuplicateKeyError, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
 export type { CollectionDeclaration, FieldData, IdKind, RecordId, RecordInput, StoredField, StoredRecord } from './collection.js'
 export { ADDRESSES_DECLARATION, declarationsOf, studentsDeclaration, withBuiltIns } from './builtins.js'
 export { BRACKET_OPERATORS, canonicalInstant, convertsFrom, JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, ORDER_OPERATORS, unconvertible, unknownKind } from './kinds/index.js'

@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox'
 import { ConfigError, type OptionGroup } from '../../config.js'
 import type { ConfigInput } from '../../config/read.js'
 import { option } from '../../config/option.js'
-import { checkCollections, type UserCollection } from './declare.js'
+import { checkCollections as checkDeclarations, type UserCollection } from './declare.js'
+import { checkDefaults } from './defaults.js'
 
 /** `config.collections`: the user's collections, read and checked while the configuration is resolved. */
 export interface CollectionsConfig {
@@ -50,6 +51,13 @@ function readCollections ({ flags, env, file }: ConfigInput): CollectionsConfig 
     return { source: file.name, declared: checkCollections(value, file.name) }
   }
   return { declared: [] }
+}
+
+/** The declarations, then their defaults against their own fields' rules (./defaults.ts). */
+function checkCollections (value: unknown, source: string): UserCollection[] {
+  const collections = checkDeclarations(value, source)
+  checkDefaults(collections, source)
+  return collections
 }
 
 /** A collections file: one JSON object, `{"collections": {…}}`. */
