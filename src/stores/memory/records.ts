@@ -9,6 +9,7 @@ import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
 import { MemoryChangeLog } from './changes.js'
+import { UniqueKeys } from './unique-keys.js'
 import type { Revision } from './revision.js'
 
 /**
@@ -25,6 +26,7 @@ export class MemoryRecordStore implements RecordStore {
   readonly revision: Revision
   readonly #kept: MemoryKeptWrites
   readonly #changes: MemoryChangeLog
+  readonly #unique: UniqueKeys
   /** The next id `sequence` or `int64` gives; under `count`, one past the highest id ever issued. */
   #next: number | bigint
 
@@ -38,6 +40,7 @@ export class MemoryRecordStore implements RecordStore {
     this.revision = this.#records.revision
     this.#kept = kept
     this.#changes = changes
+    this.#unique = new UniqueKeys(declaration)
     this.#next = declaration.ids === 'int64' ? 1n : declaration.firstId
   }
 
@@ -51,6 +54,8 @@ export class MemoryRecordStore implements RecordStore {
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
     return this.#kept.run(keyed, () => {
+      // Checked before an id is issued: a refused create spends none (as on the SQL stores, whose transaction rolls back).
+      this.#unique.check(input, undefined)
       const id = this.#newId()
       const record = recordOf(this.declaration, id, input)
       const outcome = this.#records.has(id) ? 'replaced' : 'created'
@@ -64,6 +69,7 @@ export class MemoryRecordStore implements RecordStore {
       const current = this.#records.get(id)
       if (current === undefined && !this.declaration.putCreates) return NOT_FOUND
       if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      this.#unique.check(input, id)
       if (current === undefined) {
         const record = recordOf(this.declaration, id, input)
         this.#store('created', record)
@@ -81,6 +87,7 @@ export class MemoryRecordStore implements RecordStore {
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
       this.#records.delete(id)
+      this.#unique.move(current, undefined)
       this.#changes.changed(this.declaration.name, 'deleted', id, null)
       return DELETED
     })
@@ -110,6 +117,7 @@ export class MemoryRecordStore implements RecordStore {
       for (const r of batch) staged.set(r.id, recordOf(this.declaration, r.id, r))
       count += batch.length
     }
+    this.#unique.checkAll(staged)
     let replaced = 0
     for (const r of [...staged.values()].sort(byId)) {
       const held = this.#records.has(r.id)
@@ -121,7 +129,9 @@ export class MemoryRecordStore implements RecordStore {
     return count
   }
 
+  /** Stores a record that #unique.check passed (a create's and a put's; an import's checked as a whole). */
   #store (kind: 'created' | 'replaced', record: StoredRecord): void {
+    if (!this.#unique.empty) this.#unique.move(this.#records.get(record.id), record)
     this.#records.set(record.id, record)
     this.#changes.changed(this.declaration.name, kind, record.id, record)
   }
