@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import { CollectionChangedError, convertsFrom, idTypeOf, KINDS, unconvertible, type CollectionDeclaration, type StoredField } from '../../domain/index.js'
 import { fieldLayouts, literal, quoted, type FieldLayout } from './layout.js'
+import { syncUniqueIndexes } from './unique.js'
 
 /**
  * The collection registry (rqs_collections, migration 6): what each table of
@@ -25,6 +26,7 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     const row = find.get(declaration.name)
     if (row === undefined) {
       createCollection(db, declaration)
+      syncUniqueIndexes(db, declaration, where)
       continue
     }
     const stored = JSON.parse(row.fields) as Record<string, StoredField>
@@ -32,6 +34,7 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     if (changes.length > 0) throw new CollectionChangedError(declaration.name, changes, where)
     if (converted.length > 0) convertFields(db, declaration, stored, converted, where)
     if (added.length > 0 || converted.length > 0) addFields(db, declaration, added)
+    syncUniqueIndexes(db, declaration, where)
   }
 }
 
