@@ -12,6 +12,7 @@ import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
 import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
+import { duplicateOf } from './unique.js'
 
 type Row = Record<string, unknown>
 
@@ -90,6 +91,14 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
+    try {
+      return await this.#create(input, keyed)
+    } catch (err) {
+      throw await duplicateOf(this.#pool, this.#layout, err, input) ?? err
+    }
+  }
+
+  async #create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
     const { ids, firstId } = this.declaration
     const values = this.#values(input)
     let id: RecordId | undefined
@@ -107,6 +116,14 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
+    try {
+      return await this.#put(id, input, condition, keyed)
+    } catch (err) {
+      throw await duplicateOf(this.#pool, this.#layout, err, input, id) ?? err
+    }
+  }
+
+  async #put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
     const { putCreates } = this.declaration
     // A create by id changes the count: the counter row must be locked first.
     const counts = putCreates && this.#layout.counted
@@ -174,7 +191,11 @@ export class PostgresRecordStore implements RecordStore {
    * take first) and brings the id state up to date (see importStaged).
    */
   async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
-    return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
+    try {
+      return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
+    } catch (err) {
+      throw await duplicateOf(this.#pool, this.#layout, err, undefined) ?? err
+    }
   }
 
   /**

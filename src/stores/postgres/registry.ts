@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { convertsFrom, idTypeOf, KINDS, unconvertible, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, layoutOf, literal, type FieldLayout, type TableLayout } from './layout.js'
+import { syncUniqueIndexes } from './unique.js'
 
 /**
  * The collections a database holds (rqs_collections, migration 7) kept in
@@ -68,23 +69,26 @@ export async function ensureCollections (client: pg.ClientBase, layouts: readonl
   const stored = new Map(rows.map((r) => [r.name, r]))
   for (const layout of layouts) {
     const row = stored.get(layout.declaration.name)
-    if (row === undefined) {
-      await create(client, layout)
-      continue
-    }
-    const added: FieldLayout[] = []
-    const converted: Array<{ field: FieldLayout, was: StoredField }> = []
-    const changes = differences(row, layout, added, converted)
-    if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
-    if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) continue
-    for (const field of added) await client.query(addColumns(layout, field))
-    const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
-    for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
-    await writeRoutines(client, layout, row.id_sequence)
-    for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
-    await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
-      [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
+    if (row === undefined) await create(client, layout)
+    else await update(client, layout, row, where)
+    await syncUniqueIndexes(client, layout, where)
   }
+}
+
+/** A registered collection brought in step with its declaration: added fields, converted kinds, routines of an older version. */
+async function update (client: pg.ClientBase, layout: TableLayout, row: RegistryRow, where: string): Promise<void> {
+  const added: FieldLayout[] = []
+  const converted: Array<{ field: FieldLayout, was: StoredField }> = []
+  const changes = differences(row, layout, added, converted)
+  if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
+  if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) return
+  for (const field of added) await client.query(addColumns(layout, field))
+  const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
+  for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
+  await writeRoutines(client, layout, row.id_sequence)
+  for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
+  await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
+    [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
 }
 
 /** A converted field's folded copy, when its new kind has none: dropped before the routines that wrote it are rewritten. */
