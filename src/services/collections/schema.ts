@@ -221,7 +221,9 @@ export function queryModel (collection: UserCollection): CollectionModel {
     const kind = declaration.fields[name]?.type ?? 'string'
     // Query values keep the field's length cap; integers the range every store keeps exactly, as before any bound was declared.
     const bounds = kind === 'string' ? { maxLength: field.maxLength as number } : kind === 'integer' ? { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : {}
-    fields[name] = { kind, ...bounds, description, sortable }
+    const values = Array.isArray(field.enum) ? { values: field.enum as Array<string | number> } : {}
+    const readOnly = collection.rules.auto[name] !== undefined ? { readOnly: true } : {}
+    fields[name] = { kind, ...bounds, description, sortable, ...values, ...readOnly }
   }
   return { fields, defaultLimit: PAGE_SIZE_DEFAULT, maxLimit: PAGE_SIZE_MAX }
 }

@@ -35,7 +35,7 @@ describe('refused declarations', () => {
     ['a keyword of another type', books({ year: { type: 'integer', maxLength: 4 } }),
       'FILE: collections.books.schema.properties.year.maxLength: applies to string fields, not to an integer field'],
     ['a default the field refuses (issue 29: defaults are checked at start)', books({ year: { type: 'integer', maximum: 3000, default: 5000 } }),
-      'FILE: collections.books.schema.properties.year.default: 5000 breaks the field\'s own rules (year must be <= 3000); give a value a client could send'],
+      'FILE: collections.books.schema.properties.year.default: 5000 breaks the field\'s own rules (year must be at most 3000); give a value a client could send'],
     ['a bad field name', books({ 'first-name': { type: 'string' } }),
       'FILE: collections.books.schema.properties.first-name: "first-name" is not a field name: use camelCase letters and digits, starting with a lower-case letter, at most 63 characters (e.g. "title", "publishedYear")'],
     ['__proto__ as a field', JSON.parse('{"collections": {"books": {"schema": {"type": "object", "properties": {"__proto__": {"type": "string"}}}}}}'),

@@ -37,7 +37,7 @@ const sleep = async (ms: number): Promise<void> => { await new Promise((resolve)
 export function modelSuite (storeOf: () => Config['store'] | undefined): void {
   let server: RunningServer
   let base: string
-  const post = async (json: unknown, headers: Record<string, string> = {}): Promise<{ status: number, body: any, text: string }> =>
+  const post = async (json: unknown, headers: Record<string, string> = {}): ReturnType<typeof request> =>
     await request(`${base}/books`, { method: 'POST', json, headers })
 
   beforeAll(async () => {
@@ -151,6 +151,21 @@ export function modelSuite (storeOf: () => Config['store'] | undefined): void {
     expect(record.createdAt).toMatch(INSTANT)
     const dup = await request(`${base}/graphql`, { method: 'POST', json: { query: 'mutation { createBook(input: { title: "GraphQL", year: 2015 }) { record { id } } }' } })
     expect(dup.body.errors[0].extensions.code).toBe('DUPLICATE_KEY')
+  })
+
+  it('types a text enum as a GraphQL enum, an integer enum as its scalar with the values in words, and leaves stamps out of the input', async () => {
+    const book = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ __type(name: "Book") { fields { name description type { kind name ofType { name } } } } }' } })
+    const fields = book.body.data.__type.fields as Array<{ name: string, description: string | null, type: { kind: string, name: string | null, ofType: { name: string } | null } }>
+    expect(fields.find((f) => f.name === 'status')?.type).toMatchObject({ kind: 'ENUM', name: 'BookStatus' })
+    expect(fields.find((f) => f.name === 'rating')).toMatchObject({ description: 'One of 1, 2, 3, 4, 5.', type: { kind: 'SCALAR' } })
+    expect(fields.find((f) => f.name === 'createdAt')?.type).toMatchObject({ kind: 'NON_NULL', ofType: { name: 'DateTime' } })
+    const input = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ __type(name: "BookInput") { inputFields { name } } }' } })
+    expect(input.body.data.__type.inputFields.map((f: { name: string }) => f.name)).toEqual(['title', 'year', 'isbn', 'status', 'rating', 'note', 'copies'])
+    const published = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ books(filter: { status: { eq: "published" } }) { nodes { id status } } }' } })
+    expect(published.body.errors).toBeUndefined()
+    expect(published.body.data.books.nodes).toEqual([{ id: '3', status: 'published' }])
+    const created = await request(`${base}/graphql`, { method: 'POST', json: { query: 'mutation { createBook(input: { title: "Enum", year: 1, status: published }) { record { status } } }' } })
+    expect(created.body.data.createBook.record.status).toBe('published')
   })
 
   it('describes defaults, enums, null and read-only stamps in OpenAPI', async () => {
