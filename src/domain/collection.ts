@@ -16,6 +16,12 @@ export interface StoredField {
   type: Kind
   /** A required field is in every record; an optional one may be absent (SQL NULL). */
   required: boolean
+  /**
+   * Its declared default in stored form (issue 29): what a field added to a
+   * collection that holds records gets written into them at start. Not
+   * registered: changing a default changes no stored record.
+   */
+  default?: FieldData
 }
 
 /**

@@ -1,4 +1,4 @@
-import { JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, userTableOf, type CollectionDeclaration, type JsonType, type StoredField } from '../../domain/index.js'
+import { JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, userTableOf, type CollectionDeclaration, type FieldData, type JsonType, type Kind, type StoredField } from '../../domain/index.js'
 import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
 import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
@@ -130,7 +130,8 @@ function collectionOf (name: string, value: unknown): UserCollection {
     if (stamp !== undefined) auto[field] = stamp
     // A stamped field is in every record the server writes: stored as required, so it sorts.
     // A field that takes null is stored as optional (null is kept as unset, SQL NULL), even when a body must name it.
-    fields[field] = { type: kindOfSchema(checked.type, checked.format), required: (required.includes(field) && !takesNull) || stamp !== undefined }
+    const kind = kindOfSchema(checked.type, checked.format)
+    fields[field] = { type: kind, required: (required.includes(field) && !takesNull) || stamp !== undefined, ...storedDefault(kind, checked.default) }
   }
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
   if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
@@ -144,6 +145,15 @@ function collectionOf (name: string, value: unknown): UserCollection {
     required,
     rules: { nullable, auto, unique }
   }
+}
+
+/** A default in the form the stores keep (a date-time in UTC), for filling a field added to records held; none for null. */
+function storedDefault (kind: Kind, value: unknown): { default?: FieldData } {
+  if (value === undefined || value === null) return {}
+  const canonical = KINDS[kind].canonical
+  const stored = canonical === undefined ? value : canonical(value)
+  // A default its kind cannot keep is refused at start by ./defaults.ts, with the field's other rules.
+  return typeof stored === 'string' || typeof stored === 'number' || typeof stored === 'boolean' ? { default: stored } : {}
 }
 
 function requiredOf (path: string, value: unknown, properties: Record<string, unknown>): string[] {

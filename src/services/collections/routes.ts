@@ -47,6 +47,8 @@ export function collectionPolicy (collection: UserCollection, vendor: string, va
     },
     list: 'pages',
     replacedHeader: false,
+    // A unique key: a create or replace may be 409 (issue 29).
+    ...(collection.rules.unique.length === 0 ? {} : { writeErrors: ['DUPLICATE_KEY'] as const }),
     schemas: { record: recordSchema(collection), list: pageSchema(collection), querystring: querystringSchema(model), model, create: createBody(collection), put: putBody(collection) },
     line: lineOf(collection),
     tags: [name],

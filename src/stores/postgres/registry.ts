@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { convertsFrom, idTypeOf, KINDS, unconvertible, type Kind } from '../../domain/index.js'
+import { convertsFrom, fold, idTypeOf, KINDS, unconvertible, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, layoutOf, literal, type FieldLayout, type TableLayout } from './layout.js'
 import { syncUniqueIndexes } from './unique.js'
@@ -87,8 +87,17 @@ async function update (client: pg.ClientBase, layout: TableLayout, row: Registry
   for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
   await writeRoutines(client, layout, row.id_sequence)
   for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
+  for (const field of added) await fillDefault(client, layout, field)
   await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
     [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
+}
+
+/** An added field with a default gets it in every record held (after the routines, so each reaches the change feed as replaced). */
+async function fillDefault (client: pg.ClientBase, layout: TableLayout, field: FieldLayout): Promise<void> {
+  const value = layout.declaration.fields[field.name]?.default
+  if (value === undefined) return
+  const folded = field.folded === undefined ? '' : `, ${field.folded} = $2`
+  await client.query(`UPDATE ${layout.table} SET ${field.column} = $1::${field.sqlType}${folded}`, [value, ...(field.folded === undefined ? [] : [fold(String(value))])])
 }
 
 /** A converted field's folded copy, when its new kind has none: dropped before the routines that wrote it are rewritten. */

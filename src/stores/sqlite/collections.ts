@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
-import { CollectionChangedError, convertsFrom, idTypeOf, KINDS, unconvertible, type CollectionDeclaration, type StoredField } from '../../domain/index.js'
-import { fieldLayouts, literal, quoted, type FieldLayout } from './layout.js'
+import { CollectionChangedError, convertsFrom, fold, idTypeOf, KINDS, unconvertible, type CollectionDeclaration, type StoredField } from '../../domain/index.js'
+import { fieldLayouts, literal, quoted, sqlValue, type FieldLayout } from './layout.js'
 import { syncUniqueIndexes } from './unique.js'
 
 /**
@@ -133,6 +133,13 @@ function addFields (db: Database.Database, declaration: CollectionDeclaration, a
   }
   // The triggers name every field: a change must carry the new ones too.
   createTriggers(db, declaration)
+  // An added field with a default gets it in every record held (each announced as replaced, as a conversion's are).
+  for (const f of all.filter((f) => added.includes(f.name))) {
+    const value = declaration.fields[f.name]?.default
+    if (value === undefined) continue
+    const folded = f.folded === undefined ? '' : `, ${quoted(f.folded)} = ?`
+    db.prepare(`UPDATE ${quoted(declaration.table)} SET ${quoted(f.column)} = ?${folded}`).run(sqlValue(value), ...(f.folded === undefined ? [] : [fold(String(value))]))
+  }
   db.prepare('UPDATE rqs_collections SET fields = ? WHERE name = ?').run(registeredFields(declaration), declaration.name)
 }
 

@@ -4,7 +4,7 @@ import { fromFile } from '../../../src/services/collections/config.js'
 import { request, startServer } from '../../helpers/server.js'
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
 import { declarationFiles } from './fixture.js'
-import { MODEL, modelSuite, uniqueOverDuplicates } from './model.suite.js'
+import { defaultsFilledAtStart, MODEL, modelSuite, uniqueOverDuplicates } from './model.suite.js'
 
 /** Issue 29's data model over HTTP on PostgreSQL (databases of their own), and unique keys across two instances. */
 const files = declarationFiles()
@@ -21,6 +21,7 @@ afterAll(async () => { for (const database of databases) await database.drop() }
 describe.skipIf(SKIP_POSTGRES)(`postgres store${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
   modelSuite(() => store)
   it('refuses a unique key over duplicates at start, naming the records', async () => { await uniqueOverDuplicates(await fresh()) })
+  it('writes a default into the records held when a field is added', async () => { await defaultsFilledAtStart(await fresh()) })
 
   it('lets exactly one of 200 creates of one key through, racing on two instances sharing the database', async () => {
     const shared = await fresh()

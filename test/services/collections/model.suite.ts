@@ -175,6 +175,9 @@ export function modelSuite (storeOf: () => Config['store'] | undefined): void {
     expect(text).toContain('"enum":[1,2,3,4,5,null]')
     expect(text).toContain('"readOnly":true')
     expect(text).toContain('"type":["string","null"]')
+    // A unique key: create and replace may answer 409 DUPLICATE_KEY.
+    expect(doc.paths['/books'].post.responses['409']).toBeDefined()
+    expect(doc.paths['/books/{id}'].put.responses['409']).toBeDefined()
   })
 }
 
@@ -194,5 +197,22 @@ export async function uniqueOverDuplicates (store: Config['store']): Promise<voi
   expect((await request(`${server.origin}/books`)).body.items).toHaveLength(4)
   expect((await request(`${server.origin}/books`, { method: 'POST', json: { title: 'A', year: 1, note: 'same' } })).status).toBe(201)
   expect((await request(`${server.origin}/books`, { method: 'POST', json: { title: 'B', year: 1, note: 'same' } })).status).toBe(409)
+  await server.close()
+}
+
+/** Fields added with a default, null or neither: the records held get the default written in (and filter by it), the others read null or unset. */
+export async function defaultsFilledAtStart (store: Config['store']): Promise<void> {
+  const { copies: _copies, status: _status, rating: _rating, ...before } = BOOKS.schema.properties
+  const old = { collections: { books: { schema: { ...BOOKS.schema, properties: before } } } }
+  let server = await startServer({ collections: fromFile(files.write('before.json', old), '--collections'), store })
+  for (const title of ['Dune', 'Emma']) expect((await request(`${server.origin}/books`, { method: 'POST', json: { title, year: 1965 } })).status).toBe(201)
+  await server.close()
+  server = await startServer({ collections: fromFile(files.write('after.json', MODEL), '--collections'), store })
+  const items = (await request(`${server.origin}/books`)).body.items as Array<Record<string, unknown>>
+  expect(items.map(({ createdAt: _c, updatedAt: _u, ...rest }) => rest)).toEqual([
+    { id: 1, title: 'Dune', year: 1965, status: 'draft', rating: null, note: null, copies: 1 },
+    { id: 2, title: 'Emma', year: 1965, status: 'draft', rating: null, note: null, copies: 1 }
+  ])
+  expect((await request(`${server.origin}/books?copies=1&status=draft`)).body.items).toHaveLength(2)
   await server.close()
 }
