@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { convertsFrom, fold, idTypeOf, KINDS, unconvertible, type Kind } from '../../domain/index.js'
+import { convertsFrom, fold, idTypeOf, KINDS, unconvertible, type FieldData, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, layoutOf, literal, type FieldLayout, type TableLayout } from './layout.js'
 import { syncUniqueIndexes } from './unique.js'
@@ -58,7 +58,8 @@ export function differences (stored: RegistryRow, layout: TableLayout, added: Fi
   const held = new Set(stored.fields.map((f) => f.name))
   for (const field of layout.fields) {
     if (held.has(field.name)) continue
-    if (field.required) changes.push(`${field.name}: added as required`)
+    // A required field can be added when it has a default: every record held gets it (fillDefault).
+    if (field.required && layout.declaration.fields[field.name]?.default === undefined) changes.push(`${field.name}: added as required`)
     else added.push(field)
   }
   return changes
@@ -82,7 +83,7 @@ async function update (client: pg.ClientBase, layout: TableLayout, row: Registry
   const changes = differences(row, layout, added, converted)
   if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
   if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) return
-  for (const field of added) await client.query(addColumns(layout, field))
+  for (const field of added) await client.query(addColumns(layout, field, layout.declaration.fields[field.name]?.default))
   const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
   for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
   await writeRoutines(client, layout, row.id_sequence)
@@ -152,9 +153,21 @@ function index (layout: TableLayout, field: FieldLayout): string {
 }
 
 /** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */
-function addColumns (layout: TableLayout, field: FieldLayout): string {
-  const folded = field.folded === undefined ? '' : `, ADD COLUMN ${field.folded} text COLLATE "C"`
-  return `ALTER TABLE ${layout.table} ADD COLUMN ${field.column} ${columnType(field.type)}${folded}; ${index(layout, field)}`
+/**
+ * A new field's columns and index. A required one (it has a default) is NOT
+ * NULL, filled with the default as the column is added; the column keeps no
+ * default afterwards (every write gives a value).
+ */
+function addColumns (layout: TableLayout, field: FieldLayout, value?: FieldData): string {
+  if (!field.required || value === undefined) {
+    const folded = field.folded === undefined ? '' : `, ADD COLUMN ${field.folded} text COLLATE "C"`
+    return `ALTER TABLE ${layout.table} ADD COLUMN ${field.column} ${columnType(field.type)}${folded}; ${index(layout, field)}`
+  }
+  const filled = (column: string, type: string, text: string): string => `ADD COLUMN ${column} ${type} NOT NULL DEFAULT ${literal(text)}::${type.split(' ')[0] ?? type}`
+  const columns = [filled(field.column, columnType(field.type), String(value))]
+  if (field.folded !== undefined) columns.push(filled(field.folded, 'text COLLATE "C"', fold(String(value))))
+  const dropped = [field.column, ...(field.folded === undefined ? [] : [field.folded])].map((c) => `ALTER COLUMN ${c} DROP DEFAULT`)
+  return `ALTER TABLE ${layout.table} ${columns.join(', ')}; ALTER TABLE ${layout.table} ${dropped.join(', ')}; ${index(layout, field)}`
 }
 
 /**

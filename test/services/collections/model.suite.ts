@@ -215,4 +215,14 @@ export async function defaultsFilledAtStart (store: Config['store']): Promise<vo
   ])
   expect((await request(`${server.origin}/books?copies=1&status=draft`)).body.items).toHaveLength(2)
   await server.close()
+
+  // A required field can be added too when it has a default (it fills the records held); without one it is refused.
+  const shelf = { type: 'string', enum: ['A', 'B'], default: 'A' }
+  const required = { collections: { books: { ...BOOKS, schema: { ...BOOKS.schema, properties: { ...BOOKS.schema.properties, shelf }, required: ['title', 'year', 'shelf'] } } } }
+  server = await startServer({ collections: fromFile(files.write('required.json', required), '--collections'), store })
+  expect((await request(`${server.origin}/books?shelf=A`)).body.items.map((r: { id: number }) => r.id)).toEqual([1, 2])
+  expect((await request(`${server.origin}/books?sort=shelf,-id`)).body.items.map((r: { id: number }) => r.id)).toEqual([2, 1])
+  await server.close()
+  const bare = { collections: { books: { ...BOOKS, schema: { ...BOOKS.schema, properties: { ...BOOKS.schema.properties, shelf, floor: { type: 'integer' } }, required: ['title', 'year', 'shelf', 'floor'] } } } }
+  await expect(startServer({ collections: fromFile(files.write('bare.json', bare), '--collections'), store })).rejects.toThrow(/floor: added as required/)
 }
