@@ -5,7 +5,7 @@ import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { linearPattern } from '../../lib/linear-pattern.js'
 import { KINDS, type Kind, type StoredRecord } from '../../domain/index.js'
 import type { FieldSchema, UserCollection } from './declare.js'
-import { keptStampProperty, stampedProperty } from './stamps.js'
+import { keptStampProperty, stampedProperty, stampsOf } from './stamps.js'
 import { kindKeyword } from './kind-keyword.js'
 
 /**
@@ -164,6 +164,7 @@ export function createBody (collection: UserCollection): TSchema {
     properties,
     ...(collection.required.length === 0 ? {} : { required: collection.required }),
     additionalProperties: false,
+    ...stampsOf(Object.keys(auto)),
     examples: [sampleRecord(collection, true)]
   } as unknown as TSchema
 }
