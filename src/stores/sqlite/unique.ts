@@ -41,12 +41,11 @@ function columnsOf (layouts: readonly FieldLayout[], key: readonly string[]): st
 export function duplicateOf (db: Database.Database, declaration: CollectionDeclaration, err: unknown, input: RecordInput | undefined, own?: RecordId): DuplicateKeyError | undefined {
   if ((err as { code?: unknown } | null)?.code !== 'SQLITE_CONSTRAINT_UNIQUE' || declaration.unique === undefined) return undefined
   const layouts = fieldLayouts(declaration.fields)
-  const message = (err as Error).message
+  // "UNIQUE constraint failed: rqs_col_books.title, rqs_col_books.year": the index's columns, in its order.
+  const failed = ((err as Error).message.split(': ')[1] ?? '').split(', ').map((name) => name.slice(name.lastIndexOf('.') + 1)).join(',')
   for (const key of declaration.unique) {
     const columns = columnsOf(layouts, key)
-    // "UNIQUE constraint failed: rqs_col_books.title, rqs_col_books.year"
-    const named = key.every((field) => message.includes(`.${(layouts.find((l) => l.name === field) as FieldLayout).column}`))
-    if (!named) continue
+    if (key.map((field) => (layouts.find((l) => l.name === field) as FieldLayout).column).join(',') !== failed) continue
     if (input === undefined) return new DuplicateKeyError(declaration.name, key, undefined)
     const values = key.map((field) => sqlValue(input[field]))
     const row = db.prepare(`SELECT id FROM ${quoted(declaration.table)} WHERE ${columns.map((c) => `${c} = ?`).join(' AND ')}${own === undefined ? '' : ' AND id <> ?'} LIMIT 1`)
