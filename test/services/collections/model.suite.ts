@@ -115,6 +115,8 @@ export function modelSuite (storeOf: () => Config['store'] | undefined): void {
     expect(pair.status).toBe(409)
     expect(pair.body.errors[0].message).toBe('Another record already has this title, year.')
     expect(pair.body.detail).toContain('/books/1')
+    const german = await post({ title: 'Dune', year: 1965 }, { 'accept-language': 'de' })
+    expect(german.body).toMatchObject({ title: 'Doppelter Schlüssel', errors: [expect.objectContaining({ message: 'Ein anderer Datensatz hat bereits diese Werte für title, year.' })] })
     // No isbn (unset) twice: no collision.
     expect((await post({ title: 'Untitled A', year: 1 })).status).toBe(201)
     expect((await post({ title: 'Untitled B', year: 1 })).status).toBe(201)
