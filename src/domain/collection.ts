@@ -18,8 +18,9 @@ export interface StoredField {
   required: boolean
   /**
    * Its declared default in stored form (issue 29): what a field added to a
-   * collection that holds records gets written into them at start. Not
-   * registered: changing a default changes no stored record.
+   * collection that holds records gets written into them at start (an
+   * automatic timestamp: the time of the start). Not registered: changing a
+   * default changes no stored record.
    */
   default?: FieldData
 }

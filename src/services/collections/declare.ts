@@ -120,6 +120,8 @@ function collectionOf (name: string, value: unknown): UserCollection {
   const fields: Record<string, StoredField> = {}
   const nullable: string[] = []
   const auto: Record<string, 'created' | 'updated'> = {}
+  // What a timestamp added to a collection that holds records gives them: the time the declaration is read (the start's).
+  const now = new Date().toISOString()
   for (const [field, fieldSchema] of Object.entries(declared)) {
     const fieldPath = `${schemaPath}.properties.${field}`
     const checked = fieldOf(fieldPath, field, fieldSchema)
@@ -131,7 +133,7 @@ function collectionOf (name: string, value: unknown): UserCollection {
     // A stamped field is in every record the server writes: stored as required, so it sorts.
     // A field that takes null is stored as optional (null is kept as unset, SQL NULL), even when a body must name it.
     const kind = kindOfSchema(checked.type, checked.format)
-    fields[field] = { type: kind, required: (required.includes(field) && !takesNull) || stamp !== undefined, ...storedDefault(kind, checked.default) }
+    fields[field] = { type: kind, required: (required.includes(field) && !takesNull) || stamp !== undefined, ...storedDefault(kind, stamp === undefined ? checked.default : now) }
   }
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
   if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)

@@ -73,6 +73,6 @@ describe('refused model declarations', () => {
     const [books_] = fromFile(path, '--collections').declared
     expect(books_?.rules).toEqual({ nullable: ['rating'], auto: { at: 'updated' }, unique: [['title'], ['title', 'status']] })
     expect(books_?.declaration.fields.rating).toEqual({ type: 'integer', required: false })
-    expect(books_?.declaration.fields.at).toEqual({ type: 'date-time', required: true })
+    expect(books_?.declaration.fields.at).toEqual({ type: 'date-time', required: true, default: expect.stringMatching(/Z$/) })
   })
 })

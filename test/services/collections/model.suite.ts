@@ -204,15 +204,24 @@ export async function uniqueOverDuplicates (store: Config['store']): Promise<voi
   await server.close()
 }
 
-/** Fields added with a default, null or neither: the records held get the default written in (and filter by it), the others read null or unset. */
+/**
+ * Fields added with a default, null or neither: the records held get the
+ * default written in (and filter by it), the others read null or unset;
+ * timestamps added get the time of the start.
+ */
 export async function defaultsFilledAtStart (store: Config['store']): Promise<void> {
-  const { copies: _copies, status: _status, rating: _rating, ...before } = BOOKS.schema.properties
+  const { copies: _copies, status: _status, rating: _rating, createdAt: _created, updatedAt: _updated, ...before } = BOOKS.schema.properties
   const old = { collections: { books: { schema: { ...BOOKS.schema, properties: before } } } }
   let server = await startServer({ collections: fromFile(files.write('before.json', old), '--collections'), store })
   for (const title of ['Dune', 'Emma']) expect((await request(`${server.origin}/books`, { method: 'POST', json: { title, year: 1965 } })).status).toBe(201)
   await server.close()
   server = await startServer({ collections: fromFile(files.write('after.json', MODEL), '--collections'), store })
   const items = (await request(`${server.origin}/books`)).body.items as Array<Record<string, unknown>>
+  for (const item of items) {
+    expect(item.createdAt).toMatch(INSTANT)
+    expect(item.updatedAt).toBe(item.createdAt)
+  }
+  expect((await request(`${server.origin}/books?sort=-createdAt`)).status).toBe(200)
   expect(items.map(({ createdAt: _c, updatedAt: _u, ...rest }) => rest)).toEqual([
     { id: 1, title: 'Dune', year: 1965, status: 'draft', rating: null, note: null, copies: 1 },
     { id: 2, title: 'Emma', year: 1965, status: 'draft', rating: null, note: null, copies: 1 }
