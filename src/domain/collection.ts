@@ -16,6 +16,13 @@ export interface StoredField {
   type: Kind
   /** A required field is in every record; an optional one may be absent (SQL NULL). */
   required: boolean
+  /**
+   * Its declared default in stored form (issue 29): what a field added to a
+   * collection that holds records gets written into them at start (an
+   * automatic timestamp: the time of the start). Not registered: changing a
+   * default changes no stored record.
+   */
+  default?: FieldData
 }
 
 /**
@@ -56,6 +63,24 @@ export interface CollectionDeclaration {
   putCreates: boolean
   /** Fields an update by id keeps from the stored record (a field set only when the record is created). */
   keptOnUpdate: readonly string[]
+  /**
+   * Unique keys (issue 29): each the fields whose values together no two
+   * records share; a record with any of them unset holds no key (as SQL's
+   * UNIQUE treats NULL). Kept by a unique index on every store.
+   */
+  unique?: ReadonlyArray<readonly string[]>
+}
+
+/**
+ * A write that would give a second record a unique key's values: the key's
+ * fields and the record that holds them. Every store throws it, so the
+ * routes answer 409 alike.
+ */
+export class DuplicateKeyError extends Error {
+  constructor (readonly collection: string, readonly fields: readonly string[], readonly holder: RecordId | undefined) {
+    super(`${collection}: another record${holder === undefined ? '' : ` (${String(holder)})`} holds the same ${fields.join(', ')}`)
+    this.name = 'DuplicateKeyError'
+  }
 }
 
 /** The column of a field: camelCase becomes snake_case (`postalCode` → `postal_code`). */

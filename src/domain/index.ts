@@ -15,7 +15,7 @@ export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT
 export type { CreateResult, DeleteResult, PoolStats, RecordStore, RecordStores, RecordWrites, UnitOfWork, ReplaceResult, StoreOptions, WriteCondition, WriteResult } from './store.js'
 export type { KeptAnswer, KeptWrite, KeptWrites, KeyedWrite } from './idempotency.js'
 export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow } from './changes.js'
-export { columnOf, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
+export { columnOf, DuplicateKeyError, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
 export type { CollectionDeclaration, FieldData, IdKind, RecordId, RecordInput, StoredField, StoredRecord } from './collection.js'
 export { BRACKET_OPERATORS, canonicalInstant, convertsFrom, JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, ORDER_OPERATORS, unconvertible, unknownKind } from './kinds/index.js'
 export type { GraphqlScalar, JsonType, Kind, KindDefinition, ReadValue, ValueBounds } from './kinds/index.js'

@@ -7,6 +7,7 @@ import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type Rec
 import { encodeCursor, type FieldParam } from '../records/index.js'
 import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
+import { allowedValues, enumOf } from './enums.js'
 import { readListArgs, sortableFields, type ListArgs } from './lists.js'
 import { namesOf, type CollectionNames } from './names.js'
 import { ownScalar, SafeInt } from './scalars.js'
@@ -137,12 +138,12 @@ export function collectionParts (options: CollectionSchemaOptions): CollectionPa
     const names = namesOf(collection, takenTypes, takenFields)
     for (const suffix of ['', 'Input', 'Filter', 'Sort', 'Connection', 'Edge', 'Written', 'Change']) takenTypes.add(names.type + suffix)
     for (const field of [names.list, names.byId, names.changed, names.create, names.replace, names.delete]) takenFields.add(field)
-    addCollection(parts, collection, store, names, options.streams)
+    addCollection(parts, collection, store, names, options.streams, takenTypes)
   }
   return parts
 }
 
-function addCollection (parts: CollectionParts, collection: RecordCollection, store: RecordStore, names: CollectionNames, streams: ChangeStreams): void {
+function addCollection (parts: CollectionParts, collection: RecordCollection, store: RecordStore, names: CollectionNames, streams: ChangeStreams, takenTypes: Set<string>): void {
   const { declaration } = store
   const model = collection.model
   const params = model.fields as Readonly<Record<string, FieldParam>>
@@ -154,10 +155,17 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   }
   const inputFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
   for (const [field, stored] of Object.entries(declaration.fields)) {
-    const { scalar } = scalarOf(params[field] ?? { kind: stored.type, description: '' })
-    recordFields[field] = { type: stored.required ? nonNull(scalar) : scalar }
+    const param = params[field]
+    const { scalar } = scalarOf(param ?? { kind: stored.type, description: '' })
+    // A declared enum: its own GraphQL enum type where its values can be one, else the scalar with the values in words.
+    const own = enumOf(names.type, field, param, takenTypes)
+    const type = own ?? scalar
+    const values = own === undefined ? allowedValues(param) : ''
+    recordFields[field] = { type: stored.required ? nonNull(type) : type, ...(values === '' ? {} : { description: values.trim() }) }
+    // A field the server sets (an automatic timestamp) is no input.
+    if (param?.readOnly === true) continue
     const keptNote = declaration.keptOnUpdate.includes(field) ? ' A replace may leave it out to keep the stored value (it is needed when the replace creates the record).' : ''
-    inputFields[field] = { type: scalar, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}` }
+    inputFields[field] = { type, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}${values}` }
   }
   const etagOf = collection.etag
   if (etagOf !== undefined && !Object.hasOwn(recordFields, 'etag')) {

@@ -10,6 +10,10 @@ export interface FieldParam extends ValueBounds {
   description: string
   /** false: a filter but no sort key (an optional field, whose absent values no cursor can hold). */
   sortable?: boolean
+  /** The values a field may hold, when its declaration lists them (`enum`): GraphQL makes an enum type of them where it can. */
+  values?: ReadonlyArray<string | number>
+  /** Set by the server (an automatic timestamp): filtered and sorted, never written by a client (no GraphQL input field). */
+  readOnly?: boolean
 }
 
 export interface CollectionModel<F extends string = string> {

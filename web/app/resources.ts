@@ -39,8 +39,12 @@ export interface FieldSpec {
   maxLength?: number
   /** The declaration's words for a valid value (`x-hint`, else `description`), said when the value breaks its pattern. */
   hint?: string
-  /** The values an `enum` allows. */
+  /** The values an `enum` allows: the form offers them in a select. */
   allowed?: readonly string[]
+  /** The declared `default`, as the form's text: a new record's form starts with it. */
+  initial?: string
+  /** Set by the server (an automatic timestamp): shown, never in a form nor a body. */
+  readOnly?: true
   /** false: the list is not sorted by it (the server refuses: an optional field of a declared collection). */
   sortable?: false
 }
@@ -103,7 +107,7 @@ function valueOf (field: FieldSpec, raw: string, optional: boolean): unknown {
 function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, only: (f: FieldSpec) => boolean, required?: ReadonlySet<string>): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const field of fields) {
-    if (!only(field)) continue
+    if (!only(field) || field.readOnly === true) continue
     const value = valueOf(field, values[field.key] ?? '', required !== undefined && !required.has(field.key))
     if (value !== undefined) body[field.key] = value
   }
@@ -172,9 +176,11 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
     label: { literal: property.title ?? humanise(key) },
     kind: kindOf(property),
     searchable: KINDS[kindOf(property)].folded,
-    editable: true,
+    editable: property['x-auto'] === undefined,
     autocomplete: 'off',
     ...limitsOf(kindOf(property), property),
+    ...(property['x-auto'] === undefined ? {} : { readOnly: true as const }),
+    ...(property.default === undefined || property.default === null ? {} : { initial: String(property.default) }),
     ...(sortKeys.has(key) ? {} : { sortable: false as const })
   }))
   const title = collection.title ?? humanise(collection.name)
@@ -216,7 +222,7 @@ export function limitsOf (kind: Kind, property: AppProperty): Partial<FieldSpec>
     else limits.exclusiveMaximum = property.exclusiveMaximum
   }
   if (property.maxLength !== undefined) limits.maxLength = property.maxLength
-  if (property.enum !== undefined) limits.allowed = property.enum
+  if (property.enum !== undefined) limits.allowed = property.enum.flatMap((v) => v === null ? [] : [String(v)])
   const hint = property['x-hint'] ?? property.description
   if (property.pattern !== undefined && hint !== undefined && hint.trim() !== '') limits.hint = hint.trim()
   return limits
@@ -228,8 +234,10 @@ export function isSortKey (spec: ResourceSpec, key: string): boolean {
 }
 
 /** The kind of a declared property, as the server reads its type and format (an unknown type: text). */
-function kindOf (property: { type: string, format?: string }): Kind {
-  return (['string', 'integer', 'number', 'boolean'] as string[]).includes(property.type) ? kindOfSchema(property.type as JsonType, property.format) : 'string'
+function kindOf (property: { type: string | string[], format?: string }): Kind {
+  // A field that takes null: its one other type.
+  const type = Array.isArray(property.type) ? property.type.find((t) => t !== 'null') ?? 'string' : property.type
+  return (['string', 'integer', 'number', 'boolean'] as string[]).includes(type) ? kindOfSchema(type as JsonType, property.format) : 'string'
 }
 
 /** The keyboard a field's text input asks a phone for. */

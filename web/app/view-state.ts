@@ -10,8 +10,9 @@ export const APP_BASE = '/app/'
 export const DEFAULT_LIMIT = 20
 export const PAGE_SIZES = [10, 20, 50, 100]
 
-/** The filter parameters a field offers, by kind: text contains, number at least / at most, boolean yes/no. */
+/** The filter parameters a field offers, by kind: text contains, number at least / at most, boolean yes/no, an enum one of its values. */
 export function filterParams (field: FieldSpec): string[] {
+  if (field.allowed !== undefined) return [field.key]
   const { operators } = KINDS[field.kind]
   if (operators.includes('contains')) return [`${field.key}[contains]`]
   return operators.includes('gte') ? [`${field.key}[gte]`, `${field.key}[lte]`] : [field.key]
@@ -19,6 +20,7 @@ export function filterParams (field: FieldSpec): string[] {
 
 /** Whether a link's filter value is one the list takes (a number for a number, true or false): another is dropped, not sent into a 400. */
 function filterValueFits (field: FieldSpec, value: string): boolean {
+  if (field.allowed !== undefined) return field.allowed.includes(value)
   switch (KINDS[field.kind].app.input) {
     case 'integer': return /^-?\d+$/.test(value.trim())
     case 'decimal': return /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value.trim())

@@ -7,7 +7,7 @@ const INT32 = 2 ** 31
 
 /** A safe integer (±2^53 − 1, what every store keeps exactly), within the field's bounds. */
 export const integer: KindDefinition = {
-  declaration: { type: 'integer', keywords: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] },
+  declaration: { type: 'integer', keywords: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'enum'] },
   represented: { type: 'integer' },
   order: 'number',
   folded: false,

@@ -45,6 +45,7 @@ export const CATALOGUE = {
   FIELD_TOO_LONG: { status: 400, description: 'A string field is longer than its maximum length. `detail` gives the limit.' },
   FIELD_OUT_OF_RANGE: { status: 400, description: 'A number is below its minimum or above its maximum. `detail` gives the bound.' },
   FIELD_INVALID: { status: 400, description: 'A field does not have an allowed value or form.' },
+  FIELD_READ_ONLY: { status: 400, description: 'The body sets a field the server sets itself (a declared collection\'s automatic timestamp, `x-auto`). Leave it out: the server writes it on every create (and, for `updated`, every change).' },
   JSON_EXPECTED: { status: 400, description: 'The request needs a JSON object as its body, and the body is absent, empty or another JSON value (array, string, number, null).' },
   MALFORMED_JSON: { status: 400, description: 'The body is declared as JSON but is not valid JSON. `detail` carries the parser message with the position.' },
   FORBIDDEN_PROPERTY: { status: 400, description: 'The JSON body has a `__proto__` or `constructor.prototype` member, which could alter object prototypes. Remove it.' },

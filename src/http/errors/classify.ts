@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
+import { DuplicateKeyError, StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
 import { QueryRefused } from '../../records/index.js'
 import { CATALOGUE, type CoreErrorCode, type ErrorCode } from './catalogue.js'
 import { catalogueOf } from './error-catalogue.js'
@@ -54,6 +54,7 @@ export function classifyError (thrown: FastifyError, request: FastifyRequest): C
   if (error instanceof StoreUnavailableError) {
     return { code: 'STORE_UNAVAILABLE', status: 503, detail: 'The data store did not answer; nothing was changed', headers: { 'retry-after': RETRY_AFTER_SECONDS }, cause: error }
   }
+  if (error instanceof DuplicateKeyError) return duplicateKey(error)
   if (error instanceof UnstorableTextError) {
     return { code: 'FIELD_INVALID_TEXT', status: 400, detail: error.message, cause: error }
   }
@@ -147,4 +148,12 @@ function describe (value: string | undefined): string {
 export function pathOnly (url: string): string {
   const q = url.indexOf('?')
   return q === -1 ? url : url.slice(0, q)
+}
+
+/** A declared collection's unique key, already held by another record (issue 29): 409 naming the key and the record. */
+function duplicateKey (error: DuplicateKeyError): Classified {
+  const fields = error.fields.join(', ')
+  const holder = error.holder === undefined ? 'another record' : `/${error.collection}/${String(error.holder)}`
+  const detail = `${holder} already holds this ${fields} (a unique key of ${error.collection}); nothing was written`
+  return { code: 'DUPLICATE_KEY', status: 409, detail, errors: [{ code: 'DUPLICATE_KEY', field: fields, detail }], subject: 'body', cause: error }
 }

@@ -11,7 +11,9 @@ const CODE_BY_KEYWORD: Record<string, ErrorCode> = {
   minimum: 'FIELD_OUT_OF_RANGE',
   maximum: 'FIELD_OUT_OF_RANGE',
   exclusiveMinimum: 'FIELD_OUT_OF_RANGE',
-  exclusiveMaximum: 'FIELD_OUT_OF_RANGE'
+  exclusiveMaximum: 'FIELD_OUT_OF_RANGE',
+  // A declared collection's automatic timestamp (src/services/collections/stamps.ts).
+  'x-rqs-stamp': 'FIELD_READ_ONLY'
 }
 
 /** The schemas' rule that text holds something besides white space (a name of spaces shows as a blank row). */

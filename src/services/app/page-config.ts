@@ -34,7 +34,8 @@ export interface AppCollection {
 
 /** A declared property as the app reads it: its kind, label, and the limits its messages state. */
 export interface AppProperty {
-  type: string
+  /** One JSON type, or one and "null" (a field that takes null). */
+  type: string | string[]
   format?: string
   title?: string
   description?: string
@@ -46,5 +47,10 @@ export interface AppProperty {
   exclusiveMaximum?: number
   maxLength?: number
   pattern?: string
-  enum?: string[]
+  /** The values it may hold (text or integers; null where it takes null). */
+  enum?: Array<string | number | null>
+  /** What a create that leaves it out stores: the form starts with it. */
+  default?: unknown
+  /** An automatic timestamp (issue 29): set by the server, shown but never sent. */
+  'x-auto'?: string
 }

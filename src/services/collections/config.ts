@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox'
 import { ConfigError, type OptionGroup } from '../../config.js'
 import type { ConfigInput } from '../../config/read.js'
 import { option } from '../../config/option.js'
-import { checkCollections, OWN_NAMES, type UserCollection } from './declare.js'
+import { checkCollections as checkDeclarations, OWN_NAMES, type UserCollection } from './declare.js'
+import { checkDefaults } from './defaults.js'
 
 /** `config.collections`: the user's collections, read and checked while the configuration is resolved. */
 export interface CollectionsConfig {
@@ -62,6 +63,13 @@ export function refuseTakenNames ({ source, declared }: CollectionsConfig, other
   for (const { declaration: { name } } of declared) {
     if (taken.includes(name)) throw new ConfigError(`${source ?? COLLECTIONS_FLAG}: collections.${name}: "${name}" is taken by rqs (${taken.join(', ')} are): choose another name`)
   }
+}
+
+/** The declarations, then their defaults against their own fields' rules (./defaults.ts). */
+function checkCollections (value: unknown, source: string): UserCollection[] {
+  const collections = checkDeclarations(value, source)
+  checkDefaults(collections, source)
+  return collections
 }
 
 /** A collections file: one JSON object, `{"collections": {…}}`. */

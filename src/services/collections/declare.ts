@@ -1,8 +1,9 @@
-import { JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, userTableOf, type CollectionDeclaration, type JsonType, type StoredField } from '../../domain/index.js'
+import { JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, userTableOf, type CollectionDeclaration, type FieldData, type JsonType, type Kind, type StoredField } from '../../domain/index.js'
 import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
 import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
 import { tooManyCollections, tooManyFields } from './limits.js'
+import { autoStamp, integerEnum, ModelMistake, nullableType, stringEnum, uniqueKeys, type CollectionModelRules } from './model.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -21,6 +22,8 @@ export interface UserCollection {
   /** The record's fields as JSON Schema (no id), in declared order. */
   properties: Readonly<Record<string, FieldSchema>>
   required: readonly string[]
+  /** Null, automatic timestamps and unique keys (./model.ts). */
+  rules: CollectionModelRules
 }
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
@@ -40,11 +43,15 @@ export const MAX_MAX_LENGTH = 100_000
 export const ID_KINDS = ['sequence', 'uuid'] as const
 export const FORMATS = ['date', 'date-time', 'email', 'uri']
 
-const COLLECTION_KEYS = ['schema', 'ids', 'description']
+const COLLECTION_KEYS = ['schema', 'ids', 'description', 'unique']
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
-const COMMON_KEYS = ['type', 'description', 'title', 'examples']
-/** Annotations of a field beyond JSON Schema: `x-hint`, how a valid value looks in words (the web app says it when a value breaks the pattern). */
-const FIELD_EXTENSIONS = ['x-hint']
+const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'default']
+/**
+ * Annotations of a field beyond JSON Schema: `x-hint`, how a valid value looks
+ * in words (the web app says it when a value breaks the pattern); `x-auto`, a
+ * timestamp the server sets (./model.ts).
+ */
+const FIELD_EXTENSIONS = ['x-hint', 'x-auto']
 /** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
 const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
   const declared = KINDS[k].declaration
@@ -70,6 +77,7 @@ export function checkCollections (value: unknown, source: string): UserCollectio
     return collectionsOf(value)
   } catch (err) {
     if (err instanceof DeclarationError) throw new ConfigError(`${source}: ${err.message}`)
+    if (err instanceof ModelMistake) throw new ConfigError(`${source}: ${err.path}: ${err.message}`)
     throw err
   }
 }
@@ -110,19 +118,44 @@ function collectionOf (name: string, value: unknown): UserCollection {
   const required = requiredOf(`${schemaPath}.required`, schema.required, declared)
   const properties: Record<string, FieldSchema> = {}
   const fields: Record<string, StoredField> = {}
+  const nullable: string[] = []
+  const auto: Record<string, 'created' | 'updated'> = {}
+  // What a timestamp added to a collection that holds records gives them: the time the declaration is read (the start's).
+  const now = new Date().toISOString()
   for (const [field, fieldSchema] of Object.entries(declared)) {
-    const checked = fieldOf(`${schemaPath}.properties.${field}`, field, fieldSchema)
+    const fieldPath = `${schemaPath}.properties.${field}`
+    const checked = fieldOf(fieldPath, field, fieldSchema)
     properties[field] = checked
-    fields[field] = { type: kindOfSchema(checked.type, checked.format), required: required.includes(field) }
+    const takesNull = (fieldSchema as Record<string, unknown>).type !== checked.type
+    if (takesNull) nullable.push(field)
+    const stamp = autoStamp(fieldPath, fieldSchema as Record<string, unknown>, required.includes(field))
+    if (stamp !== undefined) auto[field] = stamp
+    // A stamped field is in every record the server writes: stored as required, so it sorts.
+    // A field that takes null is stored as optional (null is kept as unset, SQL NULL), even when a body must name it.
+    const kind = kindOfSchema(checked.type, checked.format)
+    fields[field] = { type: kind, required: (required.includes(field) && !takesNull) || stamp !== undefined, ...storedDefault(kind, stamp === undefined ? checked.default : now) }
   }
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
   if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
+  const unique = uniqueKeys(`${path}.unique`, collection.unique, Object.keys(fields), auto)
+  // A replace keeps the stored creation time whatever the body holds.
+  const keptOnUpdate = Object.keys(auto).filter((f) => auto[f] === 'created')
   return {
-    declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate: [] },
+    declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate, ...(unique.length === 0 ? {} : { unique }) },
     ...(description === undefined ? {} : { description }),
     properties,
-    required
+    required,
+    rules: { nullable, auto, unique }
   }
+}
+
+/** A default in the form the stores keep (a date-time in UTC), for filling a field added to records held; none for null. */
+function storedDefault (kind: Kind, value: unknown): { default?: FieldData } {
+  if (value === undefined || value === null) return {}
+  const canonical = KINDS[kind].canonical
+  const stored = canonical === undefined ? value : canonical(value)
+  // A default its kind cannot keep is refused at start by ./defaults.ts, with the field's other rules.
+  return typeof stored === 'string' || typeof stored === 'number' || typeof stored === 'boolean' ? { default: stored } : {}
 }
 
 function requiredOf (path: string, value: unknown, properties: Record<string, unknown>): string[] {
@@ -145,7 +178,7 @@ function fieldOf (path: string, name: string, value: unknown): FieldSchema {
   if (name === 'id') fail(path, 'a field may not be named "id": rqs gives every record its id')
   if (!FIELD_NAME.test(name)) fail(path, `"${name}" is not a field name: use camelCase letters and digits, starting with a lower-case letter, at most 63 characters (e.g. "title", "publishedYear")`)
   const schema = objectAt(path, value, 'a JSON Schema such as {"type": "string"}')
-  const type = typeOf(`${path}.type`, schema.type)
+  const type = typeOf(`${path}.type`, nullableType(`${path}.type`, schema.type, JSON_TYPES).type)
   refuseUnknown(path, schema, KEYS_OF_TYPE[type], type)
   optionalText(`${path}.description`, schema.description)
   optionalText(`${path}.title`, schema.title)
@@ -154,6 +187,7 @@ function fieldOf (path: string, name: string, value: unknown): FieldSchema {
   const field: Record<string, unknown> = { ...schema, type }
   if (type === 'string') stringRules(path, schema, field)
   if (type === 'integer' || type === 'number') numberRules(path, schema, field, type)
+  if (type === 'integer') integerEnum(path, schema.enum)
   return field as FieldSchema
 }
 
@@ -180,9 +214,7 @@ function stringRules (path: string, schema: Record<string, unknown>, field: Reco
     // Checked on RE2 (linear time, issue 36): what it cannot run is refused here, not at the first request.
     try { linearPattern(schema.pattern) } catch (err) { if (err instanceof PatternRefusal) fail(`${path}.pattern`, err.message); throw err }
   }
-  if (schema.enum !== undefined) {
-    if (!Array.isArray(schema.enum) || schema.enum.length === 0 || !schema.enum.every((v) => typeof v === 'string')) fail(`${path}.enum`, 'must be a non-empty array of strings')
-  }
+  stringEnum(path, schema.enum)
   if (schema.format !== undefined && !FORMATS.includes(schema.format as string)) {
     const guess = typeof schema.format === 'string' ? closestWord(schema.format, FORMATS) : undefined
     fail(`${path}.format`, `${JSON.stringify(schema.format)} is not a format rqs checks: use ${FORMATS.join(', ')}${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`)
@@ -227,7 +259,6 @@ function objectAt (path: string, value: unknown, expected: string): Record<strin
 function refuseUnknown (path: string, object: Record<string, unknown>, known: readonly string[], type?: JsonType): void {
   for (const key of Object.keys(object)) {
     if (known.includes(key) || (type !== undefined && FIELD_EXTENSIONS.includes(key))) continue
-    if (key === 'default') fail(`${path}.default`, 'is not supported: a record holds what its client sends, so declare the field optional or required instead')
     if (type !== undefined && ALL_FIELD_KEYS.includes(key)) {
       const types = JSON_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))
       fail(`${path}.${key}`, `applies to ${types.join(' and ')} fields, not to ${type === 'integer' ? 'an' : 'a'} ${type} field`)

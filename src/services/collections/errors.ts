@@ -8,6 +8,13 @@ export const COLLECTION_ERRORS = {
       en: { title: 'Record not found', message: 'The record {field} does not exist.' },
       de: { title: 'Datensatz nicht gefunden', message: 'Der Datensatz {field} existiert nicht.' }
     }
+  },
+  DUPLICATE_KEY: {
+    status: 409, description: 'The write would give a second record the values of a unique key (the collection\'s `unique`). `errors[0].field` names the key\'s fields (`title, year`) and `detail` the record that holds them (`/books/3`). Nothing was written; change the values, or change that record instead.',
+    messages: {
+      en: { title: 'Duplicate key', message: 'Another record already has this {field}.' },
+      de: { title: 'Doppelter Schlüssel', message: 'Ein anderer Datensatz hat bereits diese Werte für {field}.' }
+    }
   }
 } satisfies ErrorDefinitions
 

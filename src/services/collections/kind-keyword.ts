@@ -26,7 +26,8 @@ export function addKindKeyword (ajv: Ajv): void {
     metaSchema: { enum: KIND_NAMES },
     validate: (kind: Kind, data: unknown, _schema?: unknown, context?: { parentData: Record<string | number, unknown>, parentDataProperty: string | number }) => {
       const canonical = KINDS[kind].canonical
-      if (canonical === undefined) return true
+      // null passes: whether the field takes it is the type keyword's to say.
+      if (canonical === undefined || data === null) return true
       const value = canonical(data)
       if (value === undefined) return false
       if (context !== undefined) context.parentData[context.parentDataProperty] = value

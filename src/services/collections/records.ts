@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv'
 import { bodyChecks, type RecordCollection } from '../../data/collection.js'
 import type { StoredRecord } from '../../domain/index.js'
 import type { UserCollection } from './declare.js'
-import { createBody, idSchema, queryModel, declaredSchema, recordLine, recordSchema } from './schema.js'
+import { createBody, idSchema, lineBody, lineOf, queryModel, declaredSchema, recordSchema } from './schema.js'
 import { bodyChecker, collectionValidator } from './validation.js'
 import { recordEtag } from '../../http/rest/index.js'
 
@@ -13,7 +13,7 @@ import { recordEtag } from '../../http/rest/index.js'
  */
 export function recordCollection (collection: UserCollection): RecordCollection<StoredRecord> {
   const { declaration } = collection
-  const body = createBody(collection) as unknown as { properties: Record<string, unknown>, required?: string[] }
+  const body = lineBody(collection) as unknown as { properties: Record<string, unknown>, required?: string[] }
   const line = { ...body, properties: { id: idSchema(collection), ...body.properties }, required: ['id', ...body.required ?? []] }
   const check = bodyChecker(line)
   const fields = Object.keys(collection.properties)
@@ -27,14 +27,14 @@ export function recordCollection (collection: UserCollection): RecordCollection<
       return store
     },
     fields: ['id', ...fields],
-    line: recordLine,
+    line: lineOf(collection),
     id: (record) => record.id,
     check: (value) => {
       const result = check(value)
       if ('reason' in result) return result
       const given = value as Record<string, unknown>
       const record: Record<string, unknown> = { id: given.id }
-      for (const field of fields) if (given[field] !== undefined) record[field] = given[field]
+      for (const field of fields) if (given[field] !== undefined && given[field] !== null) record[field] = given[field]
       return { record: record as StoredRecord }
     },
     model: queryModel(collection),

@@ -6,7 +6,7 @@ import { ACCEPTS_KEY, SEQUENCE_PATH_ID, UUID_PATH_ID } from '../../http/openapi/
 import { recordRoutes, type RecordRoutesOptions } from '../records/routes.js'
 import type { IdCodec, WirePolicy } from '../records/policy.js'
 import type { UserCollection } from './declare.js'
-import { createBody, pageSchema, pascalOf, putBody, queryModel, recordLine, recordSchema, singularOf } from './schema.js'
+import { createBody, lineOf, pageSchema, pascalOf, putBody, queryModel, recordSchema, singularOf } from './schema.js'
 import { isUuid, sharedCollectionValidator } from './validation.js'
 
 export interface CollectionRoutesOptions extends RecordRoutesOptions {
@@ -47,8 +47,10 @@ export function collectionPolicy (collection: UserCollection, vendor: string, va
     },
     list: 'pages',
     replacedHeader: false,
+    // A unique key: a create or replace may be 409 (issue 29).
+    ...(collection.rules.unique.length === 0 ? {} : { writeErrors: ['DUPLICATE_KEY'] as const }),
     schemas: { record: recordSchema(collection), list: pageSchema(collection), querystring: querystringSchema(model), model, create: createBody(collection), put: putBody(collection) },
-    line: recordLine,
+    line: lineOf(collection),
     tags: [name],
     operations: {
       list: { operationId: `list${many}`, summary: `List ${name} (paged; filter, sort, search; NDJSON with Accept: application/x-ndjson)`, description: LIST_TEXT, answer: `A page of ${name}.` },

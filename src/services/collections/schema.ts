@@ -5,6 +5,7 @@ import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { linearPattern } from '../../lib/linear-pattern.js'
 import { KINDS, type Kind, type StoredRecord } from '../../domain/index.js'
 import type { FieldSchema, UserCollection } from './declare.js'
+import { keptStampProperty, stampedProperty, stampsOf } from './stamps.js'
 import { kindKeyword } from './kind-keyword.js'
 
 /**
@@ -68,9 +69,11 @@ function sampleOf (name: string, field: FieldSchema): unknown {
 }
 
 /** An example record of the collection (without id), from its declared fields. */
-function sampleRecord (collection: UserCollection): Record<string, unknown> {
+function sampleRecord (collection: UserCollection, body = false): Record<string, unknown> {
   const record: Record<string, unknown> = {}
   for (const [name, field] of Object.entries(collection.properties)) {
+    // A body never sends what the server stamps.
+    if (body && collection.rules.auto[name] !== undefined) continue
     const value = sampleOf(name, field)
     if (value !== undefined) record[name] = value
   }
@@ -81,9 +84,18 @@ function sampleId (collection: UserCollection): number | string {
   return collection.declaration.ids === 'uuid' ? SAMPLE_UUID : 1
 }
 
-/** A field as a body is checked: the declared rules, for text no character a store cannot keep, and its kind's stored form (kindKeyword). */
-function inputField (field: FieldSchema, kind: Kind): Record<string, unknown> {
-  const stored = { ...field, ...kindKeyword(kind) }
+/**
+ * A field as a body is checked: the declared rules, for text no character a
+ * store cannot keep, and its kind's stored form (kindKeyword). A field that
+ * takes null takes it also where it has an enum.
+ */
+function inputField (field: FieldSchema, kind: Kind, nullable: boolean): Record<string, unknown> {
+  const { 'x-auto': _auto, ...declared } = field
+  const stored: Record<string, unknown> = { ...declared, ...kindKeyword(kind) }
+  if (nullable) {
+    stored.type = [field.type, 'null']
+    if (Array.isArray(field.enum)) stored.enum = [...field.enum, null]
+  }
   if (field.type !== 'string') return stored
   return field.pattern === undefined ? { ...stored, pattern: STORABLE_TEXT_PATTERN } : { ...stored, allOf: [{ pattern: STORABLE_TEXT_PATTERN }] }
 }
@@ -92,45 +104,82 @@ function kindOf (collection: UserCollection, name: string): Kind {
   return collection.declaration.fields[name]?.type ?? 'string'
 }
 
-/** The declared record schema with its id: what GET /collections shows. */
+/** The declared record schema with its id: what GET /collections shows (a field that takes null with its type as declared). */
 export function declaredSchema (collection: UserCollection): TSchema {
+  const properties: Record<string, unknown> = { id: idSchema(collection) }
+  for (const [name, field] of Object.entries(collection.properties)) {
+    properties[name] = collection.rules.nullable.includes(name) ? { ...field, type: [field.type, 'null'] } : field
+  }
   return {
     type: 'object',
     title: singularOf(collection.declaration.name),
     ...(collection.description === undefined ? {} : { description: collection.description }),
-    properties: { id: idSchema(collection), ...collection.properties },
+    ...(collection.rules.unique.length === 0 ? {} : { 'x-unique': collection.rules.unique }),
+    properties,
     required: ['id', ...collection.required],
     additionalProperties: false
   } as unknown as TSchema
 }
 
-/** The representation: the id and the fields with their types (what answers and the change feed are written with). */
+/**
+ * The representation: the id and the fields with their types (what answers
+ * and the change feed are written with). A field that takes null is answered
+ * as null when unset (the serialiser writes the default); an enum and a
+ * stamped field say so.
+ */
 export function recordSchema (collection: UserCollection): TSchema {
   const properties: Record<string, unknown> = { id: idSchema(collection) }
+  const { nullable, auto } = collection.rules
   for (const [name, field] of Object.entries(collection.properties)) {
-    properties[name] = { ...KINDS[kindOf(collection, name)].represented, ...(typeof field.description === 'string' ? { description: field.description } : {}) }
+    const represented: Record<string, unknown> = { ...KINDS[kindOf(collection, name)].represented }
+    if (typeof field.description === 'string') represented.description = field.description
+    if (Array.isArray(field.enum)) represented.enum = nullable.includes(name) ? [...field.enum, null] : field.enum
+    if (auto[name] !== undefined) represented.readOnly = true
+    if (nullable.includes(name)) {
+      represented.type = [represented.type, 'null']
+      represented.default = null
+    }
+    properties[name] = represented
   }
   return {
     type: 'object',
     title: singularOf(collection.declaration.name),
     properties,
-    required: ['id', ...collection.required],
+    required: ['id', ...collection.required.filter((f) => !nullable.includes(f)), ...Object.keys(auto)],
     additionalProperties: false,
     examples: [{ id: sampleId(collection), ...sampleRecord(collection) }]
   } as unknown as TSchema
 }
 
-/** POST body: the fields, checked as declared; other members are dropped. */
+/** POST body: the fields, checked as declared (defaults filled in, stamped fields set); other members are dropped. */
 export function createBody (collection: UserCollection): TSchema {
-  const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => [name, inputField(field, kindOf(collection, name))]))
+  const { nullable, auto } = collection.rules
+  const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => {
+    const stamp = auto[name]
+    return [name, stamp === undefined ? inputField(field, kindOf(collection, name), nullable.includes(name)) : stampedProperty(stamp, field.description)]
+  }))
   return {
     type: 'object',
     title: `${singularOf(collection.declaration.name)}Input`,
     properties,
     ...(collection.required.length === 0 ? {} : { required: collection.required }),
     additionalProperties: false,
-    examples: [sampleRecord(collection)]
+    ...stampsOf(Object.keys(auto)),
+    examples: [sampleRecord(collection, true)]
   } as unknown as TSchema
+}
+
+/**
+ * An import line's fields: a create body's, except that a stamped field keeps
+ * the time the line holds (an export read back keeps its times).
+ */
+export function lineBody (collection: UserCollection): TSchema {
+  const body = createBody(collection) as unknown as { properties: Record<string, unknown> }
+  const properties = { ...body.properties }
+  for (const name of Object.keys(collection.rules.auto)) {
+    properties[name] = keptStampProperty(inputField(collection.properties[name] as FieldSchema, kindOf(collection, name), false))
+  }
+  return { ...body, properties } as unknown as TSchema
 }
 
 /** PUT body: the same, and optionally the id of the path again. */
@@ -173,7 +222,9 @@ export function queryModel (collection: UserCollection): CollectionModel {
     const kind = declaration.fields[name]?.type ?? 'string'
     // Query values keep the field's length cap; integers the range every store keeps exactly, as before any bound was declared.
     const bounds = kind === 'string' ? { maxLength: field.maxLength as number } : kind === 'integer' ? { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : {}
-    fields[name] = { kind, ...bounds, description, sortable }
+    const values = Array.isArray(field.enum) ? { values: field.enum as Array<string | number> } : {}
+    const readOnly = collection.rules.auto[name] !== undefined ? { readOnly: true } : {}
+    fields[name] = { kind, ...bounds, description, sortable, ...values, ...readOnly }
   }
   return { fields, defaultLimit: PAGE_SIZE_DEFAULT, maxLimit: PAGE_SIZE_MAX }
 }
@@ -181,4 +232,22 @@ export function queryModel (collection: UserCollection): CollectionModel {
 /** One record of an NDJSON export: the id and fields with their own JSON types. */
 export function recordLine (record: StoredRecord): string {
   return `${JSON.stringify(record)}\n`
+}
+
+/** A collection's NDJSON line: recordLine, with null for each unset field that takes null (as JSON answers have it). */
+export function lineOf (collection: UserCollection): (record: StoredRecord) => string {
+  const { nullable } = collection.rules
+  if (nullable.length === 0) return recordLine
+  return (record) => {
+    const shown: Record<string, unknown> = { ...record }
+    for (const name of nullable) if (shown[name] === undefined) shown[name] = null
+    return recordLine(orderedAs(collection, shown))
+  }
+}
+
+/** The record's members in declaration order (a null added last would move the field). */
+function orderedAs (collection: UserCollection, record: Record<string, unknown>): StoredRecord {
+  const ordered: Record<string, unknown> = { id: record.id }
+  for (const name of Object.keys(collection.properties)) if (Object.hasOwn(record, name)) ordered[name] = record[name]
+  return ordered as StoredRecord
 }

@@ -26,6 +26,8 @@ export interface WirePolicy {
   list: 'whole' | 'pages'
   /** A create's 201 may carry `Replaced-Record` (the students' count id rule). */
   replacedHeader: boolean
+  /** Codes a create or replace may answer beyond the shared ones, for the API description (a declared unique key's DUPLICATE_KEY). */
+  writeErrors?: readonly ErrorCode[]
   schemas: {
     /** The record as answered. */
     record: TSchema

@@ -85,7 +85,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.create),
       body: schemas.create,
-      'x-rqs': notes({ headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
+      'x-rqs': notes({ errors: policy.writeErrors ?? [], headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
       response: { 201: answer(schemas.record, ops.create.answer) }
     }
   }, createRecord(collection))
@@ -98,8 +98,8 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       params: ids.params,
       body: schemas.put,
       'x-rqs': notes(putCreates
-        ? { errors: ['INVALID_ID', 'ID_MISMATCH'], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }
-        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code], preconditions: 'write', headers: { 200: ['ETag'] } }),
+        ? { errors: ['INVALID_ID', 'ID_MISMATCH', ...policy.writeErrors ?? []], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }
+        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code, ...policy.writeErrors ?? []], preconditions: 'write', headers: { 200: ['ETag'] } }),
       response: putCreates
         ? { 200: answer(schemas.record, ops.replace.answer), 201: answer(schemas.record, ops.replace.created ?? 'Created at this id.') }
         : { 200: answer(schemas.record, ops.replace.answer) }

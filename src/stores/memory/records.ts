@@ -9,6 +9,7 @@ import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
 import { MemoryChangeLog } from './changes.js'
+import { UniqueKeys } from './unique-keys.js'
 import type { Revision } from './revision.js'
 import type { MemoryUnit } from './unit.js'
 
@@ -26,6 +27,7 @@ export class MemoryRecordStore implements RecordStore {
   readonly revision: Revision
   readonly #kept: MemoryKeptWrites
   readonly #changes: MemoryChangeLog
+  readonly #unique: UniqueKeys
   /** The next id `sequence` or `int64` gives; under `count`, one past the highest id ever issued. */
   #next: number | bigint
 
@@ -39,6 +41,7 @@ export class MemoryRecordStore implements RecordStore {
     this.revision = this.#records.revision
     this.#kept = kept
     this.#changes = changes
+    this.#unique = new UniqueKeys(declaration)
     this.#next = declaration.ids === 'int64' ? 1n : declaration.firstId
   }
 
@@ -74,6 +77,8 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   #create (input: RecordInput, unit?: MemoryUnit): CreateResult {
+    // Checked before an id is issued: a refused create spends none (as on the SQL stores, whose transaction rolls back).
+    this.#unique.check(input, undefined)
     if (unit !== undefined) {
       const next = this.#next
       unit.undo(() => { this.#next = next })
@@ -89,6 +94,7 @@ export class MemoryRecordStore implements RecordStore {
     const current = this.#records.get(id)
     if (current === undefined && !this.declaration.putCreates) return NOT_FOUND
     if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+    this.#unique.check(input, id)
     if (current === undefined) {
       const record = recordOf(this.declaration, id, input)
       this.#store('created', record, unit)
@@ -104,9 +110,13 @@ export class MemoryRecordStore implements RecordStore {
     if (current === undefined) return NOT_FOUND
     if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
     this.#records.delete(id)
+    this.#unique.move(current, undefined)
     if (unit === undefined) this.#changes.changed(this.declaration.name, 'deleted', id, null)
     else {
-      unit.undo(() => { this.#records.set(id, current) })
+      unit.undo(() => {
+        this.#records.set(id, current)
+        this.#unique.move(undefined, current)
+      })
       unit.changed(this.declaration.name, 'deleted', id, null)
     }
     return DELETED
@@ -136,6 +146,7 @@ export class MemoryRecordStore implements RecordStore {
       for (const r of batch) staged.set(r.id, recordOf(this.declaration, r.id, r))
       count += batch.length
     }
+    this.#unique.checkAll(staged)
     let replaced = 0
     for (const r of [...staged.values()].sort(byId)) {
       const held = this.#records.has(r.id)
@@ -147,10 +158,16 @@ export class MemoryRecordStore implements RecordStore {
     return count
   }
 
+  /** Stores a record that #unique.check passed (a create's and a put's; an import's checked as a whole). */
   #store (kind: 'created' | 'replaced', record: StoredRecord, unit?: MemoryUnit): void {
+    const before = this.#records.get(record.id)
+    if (!this.#unique.empty) this.#unique.move(before, record)
     if (unit !== undefined) {
-      const before = this.#records.get(record.id)
-      unit.undo(before === undefined ? () => { this.#records.delete(record.id) } : () => { this.#records.set(record.id, before) })
+      unit.undo(() => {
+        if (before === undefined) this.#records.delete(record.id)
+        else this.#records.set(record.id, before)
+        if (!this.#unique.empty) this.#unique.move(record, before)
+      })
       unit.changed(this.declaration.name, kind, record.id, record)
       this.#records.set(record.id, record)
       return

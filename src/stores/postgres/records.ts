@@ -12,6 +12,7 @@ import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
 import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
+import { duplicateOf } from './unique.js'
 
 type Row = Record<string, unknown>
 
@@ -99,8 +100,13 @@ export class PostgresRecordStore implements RecordStore {
         const row = (await writes.statement<Row>({ ...this.#s.getMany, values: [[id]] })).rows[0]
         return row === undefined ? undefined : this.#layout.toRecord(row)
       },
-      create: async (input) => await this.#create(writes, input),
-      put: async (id, input, condition = NO_CONDITION) => await this.#put(writes, id, input, condition),
+      // A duplicate key aborts the unit's transaction; its holder is looked up on another connection (committed records only).
+      create: async (input) => {
+        try { return await this.#create(writes, input) } catch (err) { throw await duplicateOf(this.#pool, this.#layout, err, input) ?? err }
+      },
+      put: async (id, input, condition = NO_CONDITION) => {
+        try { return await this.#put(writes, id, input, condition) } catch (err) { throw await duplicateOf(this.#pool, this.#layout, err, input, id) ?? err }
+      },
       delete: async (id, condition = NO_CONDITION) => await this.#delete(writes, id, condition)
     }
   }
@@ -110,11 +116,19 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
-    return await this.#create(this.#writes, input, keyed)
+    try {
+      return await this.#create(this.#writes, input, keyed)
+    } catch (err) {
+      throw await duplicateOf(this.#pool, this.#layout, err, input) ?? err
+    }
   }
 
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
-    return await this.#put(this.#writes, id, input, condition, keyed)
+    try {
+      return await this.#put(this.#writes, id, input, condition, keyed)
+    } catch (err) {
+      throw await duplicateOf(this.#pool, this.#layout, err, input, id) ?? err
+    }
   }
 
   async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
@@ -207,7 +221,11 @@ export class PostgresRecordStore implements RecordStore {
    * take first) and brings the id state up to date (see importStaged).
    */
   async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
-    return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
+    try {
+      return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
+    } catch (err) {
+      throw await duplicateOf(this.#pool, this.#layout, err, undefined) ?? err
+    }
   }
 
   /**

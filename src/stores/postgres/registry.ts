@@ -1,7 +1,8 @@
 import type pg from 'pg'
-import { convertsFrom, idTypeOf, KINDS, unconvertible, type Kind } from '../../domain/index.js'
+import { convertsFrom, fold, idTypeOf, KINDS, unconvertible, type FieldData, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, layoutOf, literal, type FieldLayout, type TableLayout } from './layout.js'
+import { syncUniqueIndexes } from './unique.js'
 
 /**
  * The collections a database holds (rqs_collections, migration 7) kept in
@@ -57,7 +58,8 @@ export function differences (stored: RegistryRow, layout: TableLayout, added: Fi
   const held = new Set(stored.fields.map((f) => f.name))
   for (const field of layout.fields) {
     if (held.has(field.name)) continue
-    if (field.required) changes.push(`${field.name}: added as required`)
+    // A required field can be added when it has a default: every record held gets it (fillDefault).
+    if (field.required && layout.declaration.fields[field.name]?.default === undefined) changes.push(`${field.name}: added as required`)
     else added.push(field)
   }
   return changes
@@ -68,23 +70,35 @@ export async function ensureCollections (client: pg.ClientBase, layouts: readonl
   const stored = new Map(rows.map((r) => [r.name, r]))
   for (const layout of layouts) {
     const row = stored.get(layout.declaration.name)
-    if (row === undefined) {
-      await create(client, layout)
-      continue
-    }
-    const added: FieldLayout[] = []
-    const converted: Array<{ field: FieldLayout, was: StoredField }> = []
-    const changes = differences(row, layout, added, converted)
-    if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
-    if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) continue
-    for (const field of added) await client.query(addColumns(layout, field))
-    const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
-    for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
-    await writeRoutines(client, layout, row.id_sequence)
-    for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
-    await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
-      [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
+    if (row === undefined) await create(client, layout)
+    else await update(client, layout, row, where)
+    await syncUniqueIndexes(client, layout, where)
   }
+}
+
+/** A registered collection brought in step with its declaration: added fields, converted kinds, routines of an older version. */
+async function update (client: pg.ClientBase, layout: TableLayout, row: RegistryRow, where: string): Promise<void> {
+  const added: FieldLayout[] = []
+  const converted: Array<{ field: FieldLayout, was: StoredField }> = []
+  const changes = differences(row, layout, added, converted)
+  if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
+  if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) return
+  for (const field of added) await client.query(addColumns(layout, field, layout.declaration.fields[field.name]?.default))
+  const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
+  for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
+  await writeRoutines(client, layout, row.id_sequence)
+  for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
+  for (const field of added) await fillDefault(client, layout, field)
+  await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
+    [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
+}
+
+/** An added field with a default gets it in every record held (after the routines, so each reaches the change feed as replaced). */
+async function fillDefault (client: pg.ClientBase, layout: TableLayout, field: FieldLayout): Promise<void> {
+  const value = layout.declaration.fields[field.name]?.default
+  if (value === undefined) return
+  const folded = field.folded === undefined ? '' : `, ${field.folded} = $2`
+  await client.query(`UPDATE ${layout.table} SET ${field.column} = $1::${field.sqlType}${folded}`, [value, ...(field.folded === undefined ? [] : [fold(String(value))])])
 }
 
 /** A converted field's folded copy, when its new kind has none: dropped before the routines that wrote it are rewritten. */
@@ -139,9 +153,21 @@ function index (layout: TableLayout, field: FieldLayout): string {
 }
 
 /** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */
-function addColumns (layout: TableLayout, field: FieldLayout): string {
-  const folded = field.folded === undefined ? '' : `, ADD COLUMN ${field.folded} text COLLATE "C"`
-  return `ALTER TABLE ${layout.table} ADD COLUMN ${field.column} ${columnType(field.type)}${folded}; ${index(layout, field)}`
+/**
+ * A new field's columns and index. A required one (it has a default) is NOT
+ * NULL, filled with the default as the column is added; the column keeps no
+ * default afterwards (every write gives a value).
+ */
+function addColumns (layout: TableLayout, field: FieldLayout, value?: FieldData): string {
+  if (!field.required || value === undefined) {
+    const folded = field.folded === undefined ? '' : `, ADD COLUMN ${field.folded} text COLLATE "C"`
+    return `ALTER TABLE ${layout.table} ADD COLUMN ${field.column} ${columnType(field.type)}${folded}; ${index(layout, field)}`
+  }
+  const filled = (column: string, type: string, text: string): string => `ADD COLUMN ${column} ${type} NOT NULL DEFAULT ${literal(text)}::${type.split(' ')[0] ?? type}`
+  const columns = [filled(field.column, columnType(field.type), String(value))]
+  if (field.folded !== undefined) columns.push(filled(field.folded, 'text COLLATE "C"', fold(String(value))))
+  const dropped = [field.column, ...(field.folded === undefined ? [] : [field.folded])].map((c) => `ALTER COLUMN ${c} DROP DEFAULT`)
+  return `ALTER TABLE ${layout.table} ${columns.join(', ')}; ALTER TABLE ${layout.table} ${dropped.join(', ')}; ${index(layout, field)}`
 }
 
 /**

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
-import { CollectionChangedError, convertsFrom, idTypeOf, KINDS, unconvertible, type CollectionDeclaration, type StoredField } from '../../domain/index.js'
-import { fieldLayouts, literal, quoted, type FieldLayout } from './layout.js'
+import { CollectionChangedError, convertsFrom, fold, idTypeOf, KINDS, unconvertible, type CollectionDeclaration, type FieldData, type StoredField } from '../../domain/index.js'
+import { fieldLayouts, literal, quoted, sqlValue, type FieldLayout } from './layout.js'
+import { syncUniqueIndexes } from './unique.js'
 
 /**
  * The collection registry (rqs_collections, migration 6): what each table of
@@ -25,6 +26,7 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     const row = find.get(declaration.name)
     if (row === undefined) {
       createCollection(db, declaration)
+      syncUniqueIndexes(db, declaration, where)
       continue
     }
     const stored = JSON.parse(row.fields) as Record<string, StoredField>
@@ -32,6 +34,7 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     if (changes.length > 0) throw new CollectionChangedError(declaration.name, changes, where)
     if (converted.length > 0) convertFields(db, declaration, stored, converted, where)
     if (added.length > 0 || converted.length > 0) addFields(db, declaration, added)
+    syncUniqueIndexes(db, declaration, where)
   }
 }
 
@@ -84,7 +87,8 @@ function differences (row: RegistryRow, stored: Record<string, StoredField>, dec
   }
   for (const [name, field] of Object.entries(declaration.fields)) {
     if (Object.hasOwn(stored, name)) continue
-    if (field.required) changes.push(`${name}: added as required`)
+    // A required field can be added when it has a default: every record held gets it.
+    if (field.required && field.default === undefined) changes.push(`${name}: added as required`)
     else added.push(name)
   }
   return { changes, added, converted }
@@ -94,12 +98,18 @@ function requiredness (required: boolean): string {
   return required ? 'required' : 'optional'
 }
 
-/** A field's column definitions: its own, then its folded copy's (string fields). */
-function columnDefinitions (f: FieldLayout): string[] {
+/**
+ * A field's column definitions: its own, then its folded copy's (string
+ * fields). A required field added to a table that holds records (it has a
+ * default, `filled`) is NOT NULL with that default, which SQLite needs to
+ * add such a column; every write gives a value all the same.
+ */
+function columnDefinitions (f: FieldLayout, filled?: FieldData): string[] {
   const notNull = f.required ? ' NOT NULL' : ''
   const check = f.type === 'boolean' ? ` CHECK (${quoted(f.column)} IN (0, 1))` : ''
-  const definitions = [`${quoted(f.column)} ${KINDS[f.type].storage.sqlite}${notNull}${check}`]
-  if (f.folded !== undefined) definitions.push(`${quoted(f.folded)} TEXT${notNull}`)
+  const given = (value: unknown): string => !f.required || filled === undefined ? '' : ` DEFAULT ${typeof value === 'string' ? literal(value) : String(value)}`
+  const definitions = [`${quoted(f.column)} ${KINDS[f.type].storage.sqlite}${notNull}${given(sqlValue(filled))}${check}`]
+  if (f.folded !== undefined) definitions.push(`${quoted(f.folded)} TEXT${notNull}${given(typeof filled === 'string' ? fold(filled) : filled)}`)
   return definitions
 }
 
@@ -125,11 +135,18 @@ function createCollection (db: Database.Database, declaration: CollectionDeclara
 function addFields (db: Database.Database, declaration: CollectionDeclaration, added: readonly string[]): void {
   const all = fieldLayouts(declaration.fields)
   for (const f of all.filter((f) => added.includes(f.name))) {
-    for (const definition of columnDefinitions(f)) db.exec(`ALTER TABLE ${quoted(declaration.table)} ADD COLUMN ${definition}`)
+    for (const definition of columnDefinitions(f, declaration.fields[f.name]?.default)) db.exec(`ALTER TABLE ${quoted(declaration.table)} ADD COLUMN ${definition}`)
     db.exec(indexOf(declaration.table, f))
   }
   // The triggers name every field: a change must carry the new ones too.
   createTriggers(db, declaration)
+  // An added field with a default gets it in every record held (each announced as replaced, as a conversion's are).
+  for (const f of all.filter((f) => added.includes(f.name))) {
+    const value = declaration.fields[f.name]?.default
+    if (value === undefined) continue
+    const folded = f.folded === undefined ? '' : `, ${quoted(f.folded)} = ?`
+    db.prepare(`UPDATE ${quoted(declaration.table)} SET ${quoted(f.column)} = ?${folded}`).run(sqlValue(value), ...(f.folded === undefined ? [] : [fold(String(value))]))
+  }
   db.prepare('UPDATE rqs_collections SET fields = ? WHERE name = ?').run(registeredFields(declaration), declaration.name)
 }
 

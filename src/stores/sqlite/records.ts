@@ -7,6 +7,7 @@ import {
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { rethrow } from './errors.js'
+import { duplicateOf } from './unique.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
 import type { GroupCommit } from './group-commit.js'
 import { importStaged } from './import.js'
@@ -145,11 +146,11 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
-    try { return await this.#group.run(() => this.#create(input, keyed)) } catch (err) { return rethrow(err) }
+    try { return await this.#group.run(() => this.#create(input, keyed)) } catch (err) { return rethrow(duplicateOf(this.#db, this.declaration, err, input) ?? err) }
   }
 
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
-    try { return await this.#group.run(() => this.#put(id, input, condition, keyed)) } catch (err) { return rethrow(err) }
+    try { return await this.#group.run(() => this.#put(id, input, condition, keyed)) } catch (err) { return rethrow(duplicateOf(this.#db, this.declaration, err, input, id) ?? err) }
   }
 
   async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
@@ -201,6 +202,15 @@ export class SqliteRecordStore implements RecordStore {
     for (const f of fields) {
       if (f.folded !== undefined) columns.push([quoted(f.folded), (r) => typeof r[f.name] === 'string' ? fold(r[f.name] as string) : null])
     }
+    try {
+      return await this.#importStaged(table, columns, source, onApplied)
+    } catch (err) {
+      throw duplicateOf(this.#db, declaration, err, undefined) ?? err
+    }
+  }
+
+  async #importStaged (table: string, columns: Array<readonly [string, (r: StoredRecord) => unknown]>, source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+    const { declaration } = this.#layout
     return await importStaged<StoredRecord>(this.#db, {
       // Unquoted: importStaged also looks the table up in sqlite_master (rqs's table names are plain identifiers).
       table: declaration.table,

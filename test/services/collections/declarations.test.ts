@@ -25,7 +25,7 @@ function refusal (content: unknown): string {
 describe('refused declarations', () => {
   it.each([
     ['an unknown keyword', books({ title: { type: 'string', maxLenght: 3 } }),
-      'FILE: collections.books.schema.properties.title.maxLenght: unknown keyword "maxLenght"; did you mean "maxLength"? (allowed here: type, description, title, examples, minLength, maxLength, pattern, enum, format)'],
+      'FILE: collections.books.schema.properties.title.maxLenght: unknown keyword "maxLenght"; did you mean "maxLength"? (allowed here: type, description, title, examples, default, minLength, maxLength, pattern, enum, format)'],
     ['"int" for integer', books({ year: { type: 'int' } }),
       'FILE: collections.books.schema.properties.year.type: "int" is not a type; use "integer"'],
     ['a field named id', books({ id: { type: 'integer' } }),
@@ -34,8 +34,8 @@ describe('refused declarations', () => {
       'FILE: collections.books.schema.properties.author.type: "object" is not a type rqs stores: a field is a string, integer, number or boolean'],
     ['a keyword of another type', books({ year: { type: 'integer', maxLength: 4 } }),
       'FILE: collections.books.schema.properties.year.maxLength: applies to string fields, not to an integer field'],
-    ['default', books({ year: { type: 'integer', default: 1 } }),
-      'FILE: collections.books.schema.properties.year.default: is not supported: a record holds what its client sends, so declare the field optional or required instead'],
+    ['a default the field refuses (issue 29: defaults are checked at start)', books({ year: { type: 'integer', maximum: 3000, default: 5000 } }),
+      'FILE: collections.books.schema.properties.year.default: 5000 breaks the field\'s own rules (year must be at most 3000); give a value a client could send'],
     ['a bad field name', books({ 'first-name': { type: 'string' } }),
       'FILE: collections.books.schema.properties.first-name: "first-name" is not a field name: use camelCase letters and digits, starting with a lower-case letter, at most 63 characters (e.g. "title", "publishedYear")'],
     ['__proto__ as a field', JSON.parse('{"collections": {"books": {"schema": {"type": "object", "properties": {"__proto__": {"type": "string"}}}}}}'),
@@ -49,7 +49,7 @@ describe('refused declarations', () => {
     ['an unknown id kind', { collections: { books: { ids: 'int64', schema: { type: 'object', properties: { t: { type: 'string' } } } } } },
       'FILE: collections.books.ids: "int64" is no id kind: use "sequence" (1, 2, 3 …, never reused) or "uuid"'],
     ['a misspelt collection member', { collections: { books: { shema: {} } } },
-      'FILE: collections.books.shema: unknown keyword "shema"; did you mean "schema"? (allowed here: schema, ids, description)'],
+      'FILE: collections.books.shema: unknown keyword "shema"; did you mean "schema"? (allowed here: schema, ids, description, unique)'],
     ['a bad pattern', books({ isbn: { type: 'string', pattern: '([' } }),
       'FILE: collections.books.schema.properties.isbn.pattern: is not a regular expression: Invalid regular expression: /([/u: Unterminated character class'],
     ['an unknown format', books({ at: { type: 'string', format: 'datetime' } }),

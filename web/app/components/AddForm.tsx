@@ -3,6 +3,7 @@ import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
 import { inputModeOf, say, type ResourceSpec } from '../resources.js'
 import { BooleanChoices } from './BooleanChoices.js'
+import { EnumChoices } from './EnumChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
 
 /** What a create did: done; refused, with the service's reasons; or held back until the person confirms (`confirm` says why). */
@@ -23,7 +24,8 @@ const NO_ERRORS: SplitProblem = { fields: {}, general: [] }
  * next to the fields they name.
  */
 export function AddForm ({ spec, t, create }: Props) {
-  const empty = () => Object.fromEntries(spec.fields.map((f) => [f.key, '']))
+  // A declared default fills its field at first: what the server stores when it is left out.
+  const empty = () => Object.fromEntries(spec.fields.map((f) => [f.key, f.initial ?? '']))
   const [values, setValues] = useState<Record<string, string>>(empty)
   const [errors, setErrors] = useState<SplitProblem>(NO_ERRORS)
   const [busy, setBusy] = useState(false)
@@ -61,13 +63,13 @@ export function AddForm ({ spec, t, create }: Props) {
       <fieldset class="add-form">
         <legend>{say(t, spec.legend)}</legend>
         <div class="fields">
-          {spec.fields.map((field) => {
+          {spec.fields.filter((field) => field.readOnly !== true).map((field) => {
             const id = `${prefix}-${field.key}`
             const messages = errors.fields[field.key]
             return (
               <div class="field" key={field.key}>
                 <label for={id}>{say(t, field.label)}</label>
-                {field.kind === 'boolean'
+                {field.kind === 'boolean' || field.allowed !== undefined
                   ? (
                     <select
                       id={id}
@@ -76,7 +78,7 @@ export function AddForm ({ spec, t, create }: Props) {
                       onChange={(e) => { const value = (e.currentTarget as HTMLSelectElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}
                       {...describedBy(`${id}-error`, messages)}
                     >
-                      <BooleanChoices t={t} />
+                      {field.allowed !== undefined ? <EnumChoices t={t} allowed={field.allowed} /> : <BooleanChoices t={t} />}
                     </select>
                     )
                   : (

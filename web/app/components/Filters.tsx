@@ -44,12 +44,13 @@ export function Filters ({ spec, t, filters, onChange }: Props) {
           return (
             <div class="field" key={param}>
               <label for={id}>{labelOf(t, field, param)}</label>
-              {field.kind === 'boolean'
+              {field.kind === 'boolean' || field.allowed !== undefined
                 ? (
                   <select id={id} value={draft[param] ?? ''} onChange={(e) => { set((e.currentTarget as HTMLSelectElement).value) }}>
                     <option value="">{t('filterAny')}</option>
-                    <option value="true">{t('yes')}</option>
-                    <option value="false">{t('no')}</option>
+                    {field.allowed !== undefined
+                      ? field.allowed.map((value) => <option key={value} value={value}>{value}</option>)
+                      : <><option value="true">{t('yes')}</option><option value="false">{t('no')}</option></>}
                   </select>
                   )
                 : <input id={id} type="text" inputMode={KINDS[field.kind].app.numeric ? 'numeric' : undefined} autoComplete="off" value={draft[param] ?? ''} onInput={(e) => { set((e.currentTarget as HTMLInputElement).value) }} />}

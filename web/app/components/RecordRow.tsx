@@ -2,6 +2,7 @@ import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
 import { inputModeOf, say, type Rec, type ResourceSpec } from '../resources.js'
 import { BooleanChoices } from './BooleanChoices.js'
+import { EnumChoices } from './EnumChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
 
 export interface RowNotice {
@@ -81,6 +82,8 @@ export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: 
         <td class="num" data-label={t('id')}>{record.id}</td>
         {spec.fields.map((field) => {
           const id = editInputId(spec, record.id, field.key)
+          // Set by the server (an automatic timestamp): shown as it is.
+          if (field.readOnly === true) return <td key={field.key} data-label={say(t, field.label)}>{edit.values[field.key]}</td>
           if (!field.editable) {
             return (
               <td key={field.key} data-label={say(t, field.label)}>
@@ -92,7 +95,7 @@ export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: 
           const messages = edit.errors.fields[field.key]
           return (
             <td key={field.key} data-label={say(t, field.label)}>
-              {field.kind === 'boolean'
+              {field.kind === 'boolean' || field.allowed !== undefined
                 ? (
                   <select
                     id={id}
@@ -103,7 +106,7 @@ export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: 
                     onKeyDown={keys}
                     {...describedBy(`${id}-error`, messages)}
                   >
-                    <BooleanChoices t={t} />
+                    {field.allowed !== undefined ? <EnumChoices t={t} allowed={field.allowed} /> : <BooleanChoices t={t} />}
                   </select>
                   )
                 : (

@@ -9,6 +9,7 @@ export const de: MessageTable = {
   FIELD_TOO_LONG: { title: 'Feld zu lang', message: FIELD_TEMPLATES.de.FIELD_TOO_LONG },
   FIELD_OUT_OF_RANGE: { title: 'Wert außerhalb des Bereichs', message: FIELD_TEMPLATES.de.FIELD_OUT_OF_RANGE },
   FIELD_INVALID: { title: 'Ungültiges Feld', message: FIELD_TEMPLATES.de.FIELD_INVALID },
+  FIELD_READ_ONLY: { title: 'Schreibgeschütztes Feld', message: FIELD_TEMPLATES.de.FIELD_READ_ONLY },
   JSON_EXPECTED: { title: 'JSON-Objekt erwartet', message: 'Es wird ein JSON-Objekt erwartet.' },
   MALFORMED_JSON: { title: 'Fehlerhaftes JSON', message: 'Die gesendeten Daten sind kein gültiges JSON.' },
   FORBIDDEN_PROPERTY: { title: 'Unzulässige Eigenschaft', message: 'Die Daten enthalten eine unzulässige Eigenschaft.' },

@@ -9,6 +9,7 @@ export const en: MessageTable = {
   FIELD_TOO_LONG: { title: 'Field too long', message: FIELD_TEMPLATES.en.FIELD_TOO_LONG },
   FIELD_OUT_OF_RANGE: { title: 'Value out of range', message: FIELD_TEMPLATES.en.FIELD_OUT_OF_RANGE },
   FIELD_INVALID: { title: 'Invalid field', message: FIELD_TEMPLATES.en.FIELD_INVALID },
+  FIELD_READ_ONLY: { title: 'Read-only field', message: FIELD_TEMPLATES.en.FIELD_READ_ONLY },
   JSON_EXPECTED: { title: 'JSON object expected', message: 'A JSON object is expected.' },
   MALFORMED_JSON: { title: 'Malformed JSON', message: 'The data sent is not valid JSON.' },
   FORBIDDEN_PROPERTY: { title: 'Forbidden property', message: 'The data contains a property that is not allowed.' },

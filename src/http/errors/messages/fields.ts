@@ -16,6 +16,7 @@ export interface FieldTemplates {
   FIELD_OUT_OF_RANGE: string
   FIELD_INVALID: string
   FIELD_INVALID_TEXT: string
+  FIELD_READ_ONLY: string
   /** Where the field's kind or limits are known (the app): more exact words. */
   integer: string
   integerBetween: string
@@ -42,6 +43,7 @@ export const FIELD_TEMPLATES: Record<FieldLanguage, FieldTemplates> = {
     FIELD_OUT_OF_RANGE: '{field} is out of the allowed range.',
     FIELD_INVALID: '{field} is not valid.',
     FIELD_INVALID_TEXT: '{field} contains characters that cannot be stored.',
+    FIELD_READ_ONLY: '{field} is set by the server and cannot be sent.',
     integer: '{field} must be a whole number.',
     integerBetween: '{field} must be a whole number from {minimum} to {maximum}.',
     number: '{field} must be a number.',
@@ -63,6 +65,7 @@ export const FIELD_TEMPLATES: Record<FieldLanguage, FieldTemplates> = {
     FIELD_OUT_OF_RANGE: '{field} liegt außerhalb des erlaubten Bereichs.',
     FIELD_INVALID: '{field} ist ungültig.',
     FIELD_INVALID_TEXT: '{field} enthält Zeichen, die nicht gespeichert werden können.',
+    FIELD_READ_ONLY: '{field} wird vom Server gesetzt und kann nicht gesendet werden.',
     integer: '{field} muss eine ganze Zahl sein.',
     integerBetween: '{field} muss eine ganze Zahl von {minimum} bis {maximum} sein.',
     number: '{field} muss eine Zahl sein.',
@@ -104,8 +107,8 @@ export function invalidRuleOf (detail: string | undefined): InvalidRule {
   return undefined
 }
 
-type Code = 'FIELD_REQUIRED' | 'FIELD_TYPE' | 'FIELD_TOO_SHORT' | 'FIELD_TOO_LONG' | 'FIELD_OUT_OF_RANGE' | 'FIELD_INVALID' | 'FIELD_INVALID_TEXT'
-const CODES = new Set<string>(['FIELD_REQUIRED', 'FIELD_TYPE', 'FIELD_TOO_SHORT', 'FIELD_TOO_LONG', 'FIELD_OUT_OF_RANGE', 'FIELD_INVALID', 'FIELD_INVALID_TEXT'])
+type Code = 'FIELD_REQUIRED' | 'FIELD_TYPE' | 'FIELD_TOO_SHORT' | 'FIELD_TOO_LONG' | 'FIELD_OUT_OF_RANGE' | 'FIELD_INVALID' | 'FIELD_INVALID_TEXT' | 'FIELD_READ_ONLY'
+const CODES = new Set<string>(['FIELD_REQUIRED', 'FIELD_TYPE', 'FIELD_TOO_SHORT', 'FIELD_TOO_LONG', 'FIELD_OUT_OF_RANGE', 'FIELD_INVALID', 'FIELD_INVALID_TEXT', 'FIELD_READ_ONLY'])
 
 /**
  * The sentence for a field failure: the most exact template the facts allow.
