@@ -88,6 +88,12 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
   /** Stores a new record under an id the declaration's id rule gives. */
   create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult>
   /**
+   * Creates every input, in order, all or nothing (one transaction): each
+   * gets the id the id rule gives in its turn (under `count`, the count after
+   * the ones before it) and its own change, as `create` would one by one.
+   */
+  createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]>
+  /**
    * Writes the record under `id`: an existing one is replaced (keeping the
    * declaration's keptOnUpdate fields); a missing one is created when the
    * declaration's putCreates says so, else the answer is not-found.

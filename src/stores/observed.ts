@@ -77,6 +77,10 @@ class ObservedRecordStore implements RecordStore {
     return await watch('create', this.failed, async () => await this.inner.create(input, keyed))
   }
 
+  async createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
+    return await watch('createMany', this.failed, async () => await this.inner.createMany(inputs, keyed))
+  }
+
   async put (id: RecordId, input: RecordInput, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
     return await watch('put', this.failed, async () => await this.inner.put(id, input, condition, keyed))
   }

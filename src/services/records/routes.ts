@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
-  ARRAY_FRAME, answerOnce, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
+  ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { Operation, WirePolicy } from './policy.js'
+import { bodyMembers, bodyValidator, bulkInputs, changedKeptField, checkRecord, isObject, MAX_BULK_RECORDS, mergePatch, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
 
 /**
  * The REST routes of every collection (students v2, the address book,
@@ -20,6 +21,9 @@ import type { Operation, WirePolicy } from './policy.js'
  * declaration's putCreates says so; DELETE removes (204). If-Match /
  * If-None-Match pin a write to the record they were checked against
  * (compare-and-set in the store); Idempotency-Key replays a write's answer.
+ * PATCH merges a patch (RFC 7396) into a record; POST of a JSON array creates
+ * every record or none (./bodies.ts). A write body's member that is not a
+ * field of the record is refused (FIELD_UNKNOWN, with "did you mean").
  */
 
 /** What the routes of a collection get (one set per server and collection). */
@@ -57,6 +61,9 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   const described = (op: Operation): { operationId: string, tags: string[], summary: string, description?: string } =>
     op.description === undefined ? { operationId: op.operationId, tags, summary: op.summary } : { operationId: op.operationId, tags, summary: op.summary, description: op.description }
   policy.prepare(app)
+  // RFC 7396 patches are JSON; a POST or PUT sent as one is refused (checkBody).
+  app.addContentTypeParser(MERGE_PATCH_TYPE, { parseAs: 'string' }, exactJsonParser)
+  const checkBody = bodyCheck(bodyMembers(collection.store.declaration))
 
   app.get(many, {
     schema: {
@@ -82,10 +89,14 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   app.post(many, {
     compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
+    preValidation: checkBody,
+    // A JSON array is a bulk create, its items validated by the handler (naming `/index/field`).
+    attachValidation: true,
     schema: {
       ...described(ops.create),
+      description: `${ops.create.description === undefined ? '' : `${ops.create.description} `}A JSON array of up to ${MAX_BULK_RECORDS} records is a bulk create: all or nothing (a bad item refuses the request, its entries naming \`/index/field\`), 201 with the created records in order; Idempotency-Key replays it as one write.`,
       body: schemas.create,
-      'x-rqs': notes({ headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
+      'x-rqs': notes({ errors: ['BULK_SIZE'], headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
       response: { 201: answer(schemas.record, ops.create.answer) }
     }
   }, createRecord(collection))
@@ -93,6 +104,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   app.put(one, {
     config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
+    preValidation: checkBody,
     schema: {
       ...described(ops.replace),
       params: ids.params,
@@ -105,6 +117,22 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
         : { 200: answer(schemas.record, ops.replace.answer) }
     }
   }, putRecord(collection))
+
+  app.patch(one, {
+    config: { rqs: { access: 'write' } },
+    compress: false, // one record: always small (src/http/compression.ts)
+    preValidation: checkBody,
+    schema: {
+      operationId: ops.replace.operationId.replace(/^(replace|put)/, 'patch'),
+      tags,
+      summary: `Change some fields of a record (merge patch, RFC 7396; If-Match honoured)`,
+      description: 'Send `application/merge-patch+json` (or `application/json`): a member sent replaces the field, `null` removes an optional field (a required one set to null is 400 FIELD_REQUIRED), a member left out keeps its value. The merged record is checked as a create body is. Fields an update keeps (the address book\'s `name`) cannot change (400). Never creates: 404 when missing; If-Match / If-None-Match as for PUT; Idempotency-Key replays.',
+      params: ids.params,
+      body: { type: 'object', title: 'MergePatch', description: 'Some fields of the record; null removes an optional one.' },
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code], preconditions: 'write', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(schemas.record, 'The record as patched, with its new ETag.') }
+    }
+  }, patchRecord(collection))
 
   app.delete(one, {
     config: { rqs: { access: 'write' } },
@@ -197,7 +225,23 @@ function getRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
   }
 }
 
-function createRecord ({ policy, store, path, etagOf }: Collection): RouteHandlerMethod {
+/**
+ * A write body's members, before its schema drops any: FIELD_UNKNOWN for one
+ * the record does not have; a merge patch sent to POST or PUT is 415.
+ */
+function bodyCheck (members: readonly string[]): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    const type = request.headers['content-type']
+    if (request.method !== 'PATCH' && typeof type === 'string' && type.toLowerCase().startsWith(MERGE_PATCH_TYPE)) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${MERGE_PATCH_TYPE} is for PATCH; send application/json`)
+    }
+    refuseUnknownMembers(request.body, members)
+  }
+}
+
+function createRecord (collection: Collection): RouteHandlerMethod {
+  const { policy, store, path, etagOf } = collection
+  const bulk = createRecords(collection)
   const created = policy.replacedHeader
     ? ({ outcome, record }: CreateResult): WriteAnswer => {
         const location = `${path}/${record.id}`
@@ -206,8 +250,25 @@ function createRecord ({ policy, store, path, etagOf }: Collection): RouteHandle
       }
     : ({ record }: CreateResult): WriteAnswer => ({ status: 201, headers: { location: `${path}/${record.id}`, etag: etagOf(record) }, body: record })
   return async function create (request, reply) {
+    if (Array.isArray(request.body)) return await bulk.call(this, request, reply)
+    if (request.validationError !== undefined) throw request.validationError
     // The body schema drops every member but the declared fields: the body is the input.
     return await answerOnce(request, reply, store, async (keep) => created(await store.create(request.body as RecordInput, keep(created))))
+  }
+}
+
+/**
+ * A bulk create: every item checked first (nothing is written when one
+ * fails), then one createMany (one transaction); 201 with the records in
+ * order. Each item gets the id the id rule gives in its turn.
+ */
+function createRecords ({ policy, store }: Collection): RouteHandlerMethod {
+  const array = { type: 'array', items: policy.schemas.record }
+  return async function createMany (request, reply) {
+    const inputs = bulkInputs(bodyValidator(request, policy.schemas.create), request.body as unknown[])
+    reply.serializer(reply.compileSerializationSchema(array, '201'))
+    const created = (results: CreateResult[]): WriteAnswer => ({ status: 201, body: results.map((r) => r.record) })
+    return await answerOnce(request, reply, store, async (keep) => created(await store.createMany(inputs, keep(created))))
   }
 }
 
@@ -281,6 +342,50 @@ export function replaceRecord ({ policy, store, path, etagOf }: Collection): (re
 function keptFieldRequired (field: string): AppError {
   const detail = `body.${field} is required when the PUT creates the record`
   return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_REQUIRED', field, detail }] })
+}
+
+/** How often a PATCH without preconditions reads again when another write came between its read and its write. */
+const PATCH_ATTEMPTS = 5
+
+/**
+ * PATCH /{id}: the record read, the patch merged (./bodies.ts) and checked
+ * as a create body, then written pinned to the record read (compare-and-set
+ * in the store, as a PUT with If-Match is). Without preconditions a write
+ * that came in between makes it read and merge again; with them it is 412.
+ */
+function patchRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
+  const { ids, notFound, noun, schemas } = policy
+  const { declaration } = store
+  const stored = (result: WriteResult): WriteAnswer | undefined =>
+    result.outcome === 'replaced' ? { status: 200, headers: { etag: etagOf(result.record) }, body: result.record } : undefined
+  return async function patch (request, reply) {
+    const { params, body } = request as BodyRequest
+    if (!isObject(body)) throw new AppError('JSON_EXPECTED', 'A merge patch is a JSON object')
+    const id = ids.parse(params.id)
+    if (body.id !== undefined && body.id !== null) {
+      const failure = ids.checkBody(body.id, id)
+      if (failure !== undefined) throw failure
+    }
+    const validate = bodyValidator(request, schemas.create)
+    const conditional = hasPreconditions(request.headers)
+    return await answerOnce(request, reply, store, async (keep) => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await store.get(id)
+        if (current === undefined) throw notFound.error(id)
+        if (conditional && writeConditionFor(request.headers, current, etagOf) === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
+        const kept = changedKeptField(declaration, current, body)
+        if (kept !== undefined) throw kept
+        const merged = mergePatch(declaration, current, body)
+        const failures = checkRecord(validate, merged)
+        if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
+        const result = await store.put(id, merged as RecordInput, { kind: 'matches', current }, keep(stored))
+        if (result.outcome === 'replaced') return stored(result) as WriteAnswer
+        if (result.outcome === 'not-found') throw notFound.error(id)
+        // Changed since it was read: the client's precondition no longer holds, or (none) merge into the new state.
+        if (conditional || attempt === PATCH_ATTEMPTS) throw preconditionFailed(request.headers, `${noun} ${id}`)
+      }
+    })
+  }
 }
 
 function deleteRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {

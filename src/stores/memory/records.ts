@@ -50,13 +50,39 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
+    return this.#kept.run(keyed, () => this.#createOne(input))
+  }
+
+  /**
+   * All or nothing: every record is built before any is stored, and storing
+   * is synchronous, so no other write comes in between. The ids are drawn in
+   * turn (an int64 collection's that run out fail before anything is stored).
+   */
+  async createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
     return this.#kept.run(keyed, () => {
-      const id = this.#newId()
-      const record = recordOf(this.declaration, id, input)
-      const outcome = this.#records.has(id) ? 'replaced' : 'created'
-      this.#store(outcome, record)
-      return { outcome, record }
+      if (this.declaration.ids === 'count') return inputs.map((input) => this.#createOne(input))
+      const next = this.#next
+      let records: StoredRecord[]
+      try {
+        records = inputs.map((input) => recordOf(this.declaration, this.#newId(), input))
+      } catch (err) {
+        this.#next = next
+        throw err
+      }
+      return records.map((record) => {
+        const outcome = this.#records.has(record.id) ? 'replaced' : 'created'
+        this.#store(outcome, record)
+        return { outcome, record }
+      })
     })
+  }
+
+  #createOne (input: RecordInput): CreateResult {
+    const id = this.#newId()
+    const record = recordOf(this.declaration, id, input)
+    const outcome = this.#records.has(id) ? 'replaced' : 'created'
+    this.#store(outcome, record)
+    return { outcome, record }
   }
 
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {

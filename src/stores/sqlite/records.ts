@@ -42,6 +42,7 @@ export class SqliteRecordStore implements RecordStore {
   readonly #get: Statement<[RecordId], Record<string, unknown>>
   readonly #queries: SqliteQueries<string, StoredRecord>
   readonly #create: (input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => CreateResult
+  readonly #createMany: (inputs: readonly RecordInput[], keyed: KeyedWrite<CreateResult[]> | undefined) => CreateResult[]
   readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
@@ -71,7 +72,7 @@ export class SqliteRecordStore implements RecordStore {
     const insert = (id: RecordId, input: RecordInput): boolean => insertRow.run(id, ...writtenValues(fields, input)).changes === 1
     const remove = db.prepare<[RecordId]>(`DELETE FROM ${table} WHERE id = ?`)
 
-    const create = db.transaction((input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => kept.run(keyed, (): CreateResult => {
+    const createOne = (input: RecordInput): CreateResult => {
       switch (declaration.ids) {
         case 'count':
         case 'sequence': {
@@ -102,8 +103,10 @@ export class SqliteRecordStore implements RecordStore {
           return { outcome: created ? 'created' : 'replaced', record: recordOf(declaration, id, input) }
         }
       }
-    }))
-    this.#create = create
+    }
+    this.#create = db.transaction((input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => kept.run(keyed, () => createOne(input)))
+    // Every record of a bulk create in one savepoint: one failure rolls them all back.
+    this.#createMany = db.transaction((inputs: readonly RecordInput[], keyed: KeyedWrite<CreateResult[]> | undefined) => kept.run(keyed, () => inputs.map(createOne)))
 
     const put = db.transaction((id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => kept.run(keyed, (): WriteResult => {
       const current = this.#read(id)
@@ -146,6 +149,10 @@ export class SqliteRecordStore implements RecordStore {
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
     try { return await this.#group.run(() => this.#create(input, keyed)) } catch (err) { return rethrow(err) }
+  }
+
+  async createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
+    try { return await this.#group.run(() => this.#createMany(inputs, keyed)) } catch (err) { return rethrow(err) }
   }
 
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {

@@ -1,0 +1,113 @@
+import type { FastifyRequest } from 'fastify'
+import type { CollectionDeclaration, RecordInput, StoredRecord } from '../../domain/index.js'
+import { AppError, validationFailures, type Failure } from '../../http/errors/index.js'
+import { closestWord } from '../../lib/suggest.js'
+
+/**
+ * What a write body of the record routes may hold, and a merge patch
+ * (RFC 7396) applied to a record. Students v1 keeps its spec's silent drop of
+ * unknown members; these routes (students v2, addresses, declared
+ * collections) refuse them, naming each with the field it most likely meant.
+ */
+
+/** The most records one bulk create takes (the body limit applies as well). */
+export const MAX_BULK_RECORDS = 10_000
+
+export const MERGE_PATCH_TYPE = 'application/merge-patch+json'
+
+/** The members a write body may have: the declared fields and the record's `id` (checked or ignored by the route). */
+export function bodyMembers (declaration: CollectionDeclaration): readonly string[] {
+  return ['id', ...Object.keys(declaration.fields)]
+}
+
+/** FIELD_UNKNOWN entries for the members of `body` that are not in `members`; `at` prefixes the field (a bulk item's `/3/`). */
+export function unknownMembers (body: Readonly<Record<string, unknown>>, members: readonly string[], at = ''): Failure[] {
+  const failures: Failure[] = []
+  for (const member of Object.keys(body)) {
+    if (members.includes(member)) continue
+    const meant = closestWord(member, members.filter((m) => m !== 'id'))
+    const field = `${at}${member}`
+    failures.push({ code: 'FIELD_UNKNOWN', field, detail: `body${at === '' ? '.' : ''}${field} is not a field of this record${meant === undefined ? '' : ` (did you mean ${meant}?)`}` })
+  }
+  return failures
+}
+
+/** Refuses a body (one object, or a bulk create's array of them) with members the record does not have. */
+export function refuseUnknownMembers (body: unknown, members: readonly string[]): void {
+  let failures: Failure[] = []
+  if (Array.isArray(body)) {
+    body.forEach((item, index) => {
+      if (isObject(item)) failures.push(...unknownMembers(item, members, `/${index}/`))
+    })
+  } else if (isObject(body)) {
+    failures = unknownMembers(body, members)
+  }
+  if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
+}
+
+export function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * RFC 7396 on a flat record: a member sent replaces the field, `null`
+ * removes it (an optional field; a required one then fails validation as
+ * missing), a member left out keeps the stored value. The `id` is never
+ * patched. Fields the declaration keeps on update keep their stored value.
+ */
+export function mergePatch (declaration: CollectionDeclaration, current: StoredRecord, patch: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const merged: Record<string, unknown> = {}
+  for (const field of Object.keys(declaration.fields)) {
+    const sent = Object.hasOwn(patch, field) ? patch[field] : undefined
+    const value = sent === undefined || declaration.keptOnUpdate.includes(field) ? current[field] : sent
+    if (value !== null && value !== undefined) merged[field] = value
+  }
+  return merged
+}
+
+/** A kept field (the address book's name) that a patch would change: refused rather than silently kept. */
+export function changedKeptField (declaration: CollectionDeclaration, current: StoredRecord, patch: Readonly<Record<string, unknown>>): AppError | undefined {
+  const field = declaration.keptOnUpdate.find((f) => Object.hasOwn(patch, f) && patch[f] !== current[f])
+  if (field === undefined) return undefined
+  const detail = `body.${field} cannot change: an update keeps the stored value`
+  return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_INVALID', field, detail }], subject: 'body' })
+}
+
+type Validate = ((data: unknown) => boolean) & { errors?: unknown }
+
+/** The route's own body validator for `schema` (the scope's compiler: declared formats included). */
+export function bodyValidator (request: FastifyRequest, schema: unknown): Validate {
+  return request.compileValidationSchema(schema as Record<string, unknown>, 'body') as Validate
+}
+
+/** A record checked as the create body is; VALIDATION_FAILED naming each field (prefixed with `at`) otherwise. */
+export function checkRecord (validate: Validate, record: Record<string, unknown>, at = ''): Failure[] {
+  if (validate(record)) return []
+  const issues = (validate.errors ?? []) as Parameters<typeof validationFailures>[0]
+  const failures = validationFailures(issues, 'body')
+  if (at === '') return failures
+  return failures.map((f) => {
+    const field = `${at}${(f.field ?? '').replaceAll('.', '/')}`
+    return { ...f, field, detail: f.detail.replace(/^body\.?/, `body${at.slice(0, -1)}/`) }
+  })
+}
+
+/** The bulk create's items, as inputs: VALIDATION_FAILED naming `/index/field` for every bad one (nothing is written). */
+export function bulkInputs (validate: Validate, body: readonly unknown[]): RecordInput[] {
+  if (body.length === 0 || body.length > MAX_BULK_RECORDS) {
+    throw new AppError('BULK_SIZE', `A bulk create holds 1 to ${MAX_BULK_RECORDS} records; this one holds ${body.length}`)
+  }
+  const failures: Failure[] = []
+  const inputs: RecordInput[] = []
+  body.forEach((item, index) => {
+    if (!isObject(item)) {
+      failures.push({ code: 'FIELD_TYPE', field: `/${index}`, detail: `body/${index} must be an object` })
+      return
+    }
+    const { id: _ignored, ...input } = item
+    failures.push(...checkRecord(validate, input, `/${index}/`))
+    inputs.push(input as RecordInput)
+  })
+  if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.slice(0, 20).map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
+  return inputs
+}
