@@ -32,16 +32,10 @@ export function unknownMembers (body: Readonly<Record<string, unknown>>, members
   return failures
 }
 
-/** Refuses a body (one object, or a bulk create's array of them) with members the record does not have. */
+/** Refuses a body with members the record does not have (a bulk create's array: bulkInputs checks its items). */
 export function refuseUnknownMembers (body: unknown, members: readonly string[]): void {
-  let failures: Failure[] = []
-  if (Array.isArray(body)) {
-    body.forEach((item, index) => {
-      if (isObject(item)) failures.push(...unknownMembers(item, members, `/${index}/`))
-    })
-  } else if (isObject(body)) {
-    failures = unknownMembers(body, members)
-  }
+  if (!isObject(body)) return
+  const failures = unknownMembers(body, members)
   if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
 }
 
@@ -93,7 +87,7 @@ export function checkRecord (validate: Validate, record: Record<string, unknown>
 }
 
 /** The bulk create's items, as inputs: VALIDATION_FAILED naming `/index/field` for every bad one (nothing is written). */
-export function bulkInputs (validate: Validate, body: readonly unknown[]): RecordInput[] {
+export function bulkInputs (validate: Validate, members: readonly string[], body: readonly unknown[]): RecordInput[] {
   if (body.length === 0 || body.length > MAX_BULK_RECORDS) {
     throw new AppError('BULK_SIZE', `A bulk create holds 1 to ${MAX_BULK_RECORDS} records; this one holds ${body.length}`)
   }
@@ -104,6 +98,7 @@ export function bulkInputs (validate: Validate, body: readonly unknown[]): Recor
       failures.push({ code: 'FIELD_TYPE', field: `/${index}`, detail: `body/${index} must be an object` })
       return
     }
+    failures.push(...unknownMembers(item, members, `/${index}/`))
     const { id: _ignored, ...input } = item
     failures.push(...checkRecord(validate, input, `/${index}/`))
     inputs.push(input as RecordInput)

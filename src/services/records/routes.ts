@@ -264,10 +264,13 @@ function createRecord (collection: Collection): RouteHandlerMethod {
  */
 function createRecords ({ policy, store }: Collection): RouteHandlerMethod {
   const array = { type: 'array', items: policy.schemas.record }
+  const members = bodyMembers(store.declaration)
   return async function createMany (request, reply) {
-    const inputs = bulkInputs(bodyValidator(request, policy.schemas.create), request.body as unknown[])
-    reply.serializer(reply.compileSerializationSchema(array, '201'))
-    const created = (results: CreateResult[]): WriteAnswer => ({ status: 201, body: results.map((r) => r.record) })
+    const inputs = bulkInputs(bodyValidator(request, policy.schemas.create), members, request.body as unknown[])
+    // The route's response schema is one record's: the array is serialised by a schema of its own.
+    // fast-json-stringify takes any JSON value (here an array); fastify types its input as an object.
+    const serialise = reply.compileSerializationSchema(array) as (value: unknown) => string
+    const created = (results: CreateResult[]): WriteAnswer => ({ status: 201, text: serialise(results.map((r) => r.record)) })
     return await answerOnce(request, reply, store, async (keep) => created(await store.createMany(inputs, keep(created))))
   }
 }
