@@ -212,7 +212,9 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
     const media = body['application/json']
     // Plain JSON stays too (every representation's body parser takes it).
     const types = ownTypeFirst([...new Set([...representation.mediaTypes, 'application/json'])])
-    op.requestBody = { ...op.requestBody, content: Object.fromEntries(types.map((type) => [type, { ...media }])) }
+    // A body of another kind (a merge patch) keeps its own type, after the JSON ones.
+    const others = Object.entries(body).filter(([type]) => type !== 'application/json')
+    op.requestBody = { ...op.requestBody, content: Object.fromEntries([...types.map((type) => [type, { ...media }] as const), ...others]) }
   }
   // A collection's list also streams its records (src/http/rest/query/respond.ts, src/records/stream.ts).
   const listed = op.responses['200']?.content

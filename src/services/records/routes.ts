@@ -118,6 +118,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     }
   }, putRecord(collection))
 
+  const patchBody = mergePatchSchema(policy)
   app.patch(one, {
     config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
@@ -128,7 +129,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       summary: `Change some fields of a record (merge patch, RFC 7396; If-Match honoured)`,
       description: 'Send `application/merge-patch+json` (or `application/json`): a member sent replaces the field, `null` removes an optional field (a required one set to null is 400 FIELD_REQUIRED), a member left out keeps its value. The merged record is checked as a create body is. Fields an update keeps (the address book\'s `name`) cannot change (400). Never creates: 404 when missing; If-Match / If-None-Match as for PUT; Idempotency-Key replays.',
       params: ids.params,
-      body: { type: 'object', title: 'MergePatch', description: 'Some fields of the record; null removes an optional one.' },
+      body: { content: { [JSON_TYPE]: { schema: patchBody }, [MERGE_PATCH_TYPE]: { schema: patchBody } } },
       'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code], preconditions: 'write', headers: { 200: ['ETag'] } }),
       response: { 200: answer(schemas.record, 'The record as patched, with its new ETag.') }
     }
@@ -145,6 +146,17 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     }
   }, deleteRecord(collection))
   return collection
+}
+
+/** A PATCH body as the API description shows it: any object, its example one field of the create example. */
+function mergePatchSchema ({ schemas }: WirePolicy): Record<string, unknown> {
+  const example = (schemas.create as { examples?: unknown[] }).examples?.[0]
+  const schema: Record<string, unknown> = { type: 'object', title: 'MergePatch', description: 'Some fields of the record (RFC 7396): each member sent replaces the field, null removes an optional one.' }
+  if (isObject(example)) {
+    const field = Object.keys(example).find((f) => f !== 'id')
+    if (field !== undefined) schema.examples = [{ [field]: example[field] }]
+  }
+  return schema
 }
 
 /** For the API description: problem details (the default shape), and every route reads or writes records. */
