@@ -1,13 +1,14 @@
 import type { FastifyRequest } from 'fastify'
-import type { CollectionDeclaration, RecordInput, StoredRecord } from '../../domain/index.js'
+import type { CollectionDeclaration, RecordInput } from '../../domain/index.js'
 import { AppError, validationFailures, type Failure } from '../../http/errors/index.js'
 import { closestWord } from '../../lib/suggest.js'
 
 /**
- * What a write body of the record routes may hold, and a merge patch
- * (RFC 7396) applied to a record. Students v1 keeps its spec's silent drop of
+ * What a write body of the record routes may hold: one record, or a bulk
+ * create's array of them. Students v1 keeps its spec's silent drop of
  * unknown members; these routes (students v2, addresses, declared
  * collections) refuse them, naming each with the field it most likely meant.
+ * The merge itself is the domain's (mergePatch), shared with GraphQL.
  */
 
 /** The most records one bulk create takes (the body limit applies as well). */
@@ -43,26 +44,8 @@ export function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/**
- * RFC 7396 on a flat record: a member sent replaces the field, `null`
- * removes it (an optional field; a required one then fails validation as
- * missing), a member left out keeps the stored value. The `id` is never
- * patched. Fields the declaration keeps on update keep their stored value.
- */
-export function mergePatch (declaration: CollectionDeclaration, current: StoredRecord, patch: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const merged: Record<string, unknown> = {}
-  for (const field of Object.keys(declaration.fields)) {
-    const sent = Object.hasOwn(patch, field) ? patch[field] : undefined
-    const value = sent === undefined || declaration.keptOnUpdate.includes(field) ? current[field] : sent
-    if (value !== null && value !== undefined) merged[field] = value
-  }
-  return merged
-}
-
-/** A kept field (the address book's name) that a patch would change: refused rather than silently kept. */
-export function changedKeptField (declaration: CollectionDeclaration, current: StoredRecord, patch: Readonly<Record<string, unknown>>): AppError | undefined {
-  const field = declaration.keptOnUpdate.find((f) => Object.hasOwn(patch, f) && patch[f] !== current[f])
-  if (field === undefined) return undefined
+/** A kept field (the address book's name) that a patch would change: 400 naming it. */
+export function keptFieldChanged (field: string): AppError {
   const detail = `body.${field} cannot change: an update keeps the stored value`
   return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_INVALID', field, detail }], subject: 'body' })
 }

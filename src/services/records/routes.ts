@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
+import { changedKeptField, IF_PRESENT, mergePatch, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
@@ -7,7 +7,7 @@ import {
 import { AppError } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { Operation, WirePolicy } from './policy.js'
-import { bodyMembers, bodyValidator, bulkInputs, changedKeptField, checkRecord, isObject, MAX_BULK_RECORDS, mergePatch, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
+import { bodyMembers, bodyValidator, bulkInputs, checkRecord, isObject, keptFieldChanged, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
 
 /**
  * The REST routes of every collection (students v2, the address book,
@@ -389,7 +389,7 @@ function patchRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod
         if (current === undefined) throw notFound.error(id)
         if (conditional && writeConditionFor(request.headers, current, etagOf) === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
         const kept = changedKeptField(declaration, current, body)
-        if (kept !== undefined) throw kept
+        if (kept !== undefined) throw keptFieldChanged(kept)
         const merged = mergePatch(declaration, current, body)
         const failures = checkRecord(validate, merged)
         if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
