@@ -1,6 +1,6 @@
 import type { ChangeLog } from './changes.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
-import type { AddressField, QueryableStore, StudentField } from './query.js'
+import type { AddressField, QueryableStore, RecordFilter, StudentField } from './query.js'
 import type { Address, AddressInput, Student, StudentInput } from './records.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, RecordId, RecordInput, StoredRecord } from './collection.js'
@@ -100,6 +100,14 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
    */
   put (id: RecordId, input: RecordInput, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult>
   delete (id: RecordId, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
+  /**
+   * Merges `patch` (RFC 7396: null removes a field; see mergePatch) into
+   * every record `filter` selects, in one transaction, a change each;
+   * answers how many records it changed. The caller has checked the patch.
+   */
+  updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number>
+  /** Deletes every record `filter` selects, in one transaction, a change each; answers how many. */
+  deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number>
 }
 
 /** What a store opens: one RecordStore per declared collection, the change log, the life cycle. */

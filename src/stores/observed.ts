@@ -89,6 +89,14 @@ class ObservedRecordStore implements RecordStore {
     return await watch('delete', this.failed, async () => await this.inner.delete(id, condition, keyed))
   }
 
+  async updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    return await watch('updateWhere', this.failed, async () => await this.inner.updateWhere(filter, patch, keyed))
+  }
+
+  async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    return await watch('deleteWhere', this.failed, async () => await this.inner.deleteWhere(filter, keyed))
+  }
+
   async query (query: RecordQuery): Promise<StoredRecord[]> {
     return await watch('query', this.failed, async () => await this.inner.query(query))
   }

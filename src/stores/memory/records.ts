@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import {
-  conditionHolds, DELETED, fieldKindsOf, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  conditionHolds, DELETED, fieldKindsOf, matcher, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -109,6 +109,41 @@ export class MemoryRecordStore implements RecordStore {
       this.#records.delete(id)
       this.#changes.changed(this.declaration.name, 'deleted', id, null)
       return DELETED
+    })
+  }
+
+  /**
+   * The records the filter selects are found first, then (synchronously,
+   * so nothing comes in between) each still held and still matching is
+   * written: all of them, with a change each, or (a failure) none.
+   */
+  async updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    const candidates = await this.#queries.query({ ...filter, sort: [] })
+    return this.#kept.run(keyed, () => {
+      const records = this.#stillMatching(filter, candidates).map((current) => recordOf(this.declaration, current.id, mergePatch(this.declaration, current, patch) as RecordInput))
+      for (const record of records) this.#store('replaced', record)
+      return records.length
+    })
+  }
+
+  async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    const candidates = await this.#queries.query({ ...filter, sort: [] })
+    return this.#kept.run(keyed, () => {
+      const records = this.#stillMatching(filter, candidates)
+      for (const record of records) {
+        this.#records.delete(record.id)
+        this.#changes.changed(this.declaration.name, 'deleted', record.id, null)
+      }
+      return records.length
+    })
+  }
+
+  /** The candidates as held now that the filter still selects (a write may have come in between). */
+  #stillMatching (filter: RecordFilter, candidates: readonly StoredRecord[]): StoredRecord[] {
+    const matches = matcher<StoredRecord>(filter, fieldKindsOf(this.declaration))
+    return candidates.flatMap((c) => {
+      const now = this.#records.get(c.id)
+      return now !== undefined && matches(now) ? [now] : []
     })
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
-  conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
+  conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -25,6 +25,10 @@ interface Statements {
   create: Statement
   /** A bulk create in one statement: arrays of values, one per column (after the count rule's firstId), in order. */
   createMany: Statement
+  /** Filtered writes: an UPDATE from arrays (ids, then each updated column's values), a DELETE of an array of ids, the count down by $1. */
+  updateMany: Statement
+  deleteMany: Statement
+  uncountedBy: Statement
   getMany: Statement
   /** A write by id that replaces only (RETURNING the record). */
   update: Statement
@@ -195,6 +199,33 @@ export class PostgresRecordStore implements RecordStore {
     }, keyed)
   }
 
+  /**
+   * One transaction: the selected rows locked (after the counter row, as
+   * every write takes them), each merged, and written back by one UPDATE
+   * from the columns' arrays; the trigger records a change per row.
+   */
+  async updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    return await this.#writes.transaction(async (client) => {
+      const records = await this.#queries.locked(client, filter)
+      if (records.length === 0) return 0
+      const rows = records.map((current) => this.#values(mergePatch(this.declaration, current, patch) as RecordInput))
+      const values = [records.map((r) => r.id), ...this.#updated.map((i) => rows.map((row) => row[i]))]
+      await client.query({ text: this.#s.updateMany.text, values })
+      return records.length
+    }, keyed)
+  }
+
+  async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    return await this.#writes.transaction(async (client) => {
+      if (this.#layout.counted) await client.query({ ...this.#s.lockCounter })
+      const records = await this.#queries.locked(client, filter)
+      if (records.length === 0) return 0
+      await client.query({ text: this.#s.deleteMany.text, values: [records.map((r) => r.id)] })
+      if (this.#layout.counted) await client.query({ text: this.#s.uncountedBy.text, values: [records.length] })
+      return records.length
+    }, keyed)
+  }
+
   async query (query: RecordQuery): Promise<StoredRecord[]> {
     this.#sortable(query)
     return await this.#queries.query(query)
@@ -297,6 +328,9 @@ function statements (layout: TableLayout): Statements {
   return {
     create: { name: `${prefix}-create`, text: create },
     createMany: { name: `${prefix}-create-many`, text: createManyText(layout) },
+    updateMany: { name: `${prefix}-update-many`, text: updateManyText(layout, sets) },
+    deleteMany: { name: `${prefix}-delete-many`, text: `DELETE FROM ${table} WHERE id = ANY($1::${layout.idSqlType}[])` },
+    uncountedBy: { name: `${prefix}-uncounted-by`, text: `UPDATE rqs_ids SET n = n - $1 WHERE collection = ${name}` },
     getMany: { name: `${prefix}-get-many`, text: `SELECT ${select} FROM ${table} WHERE id = ANY($1::${idType}[])` },
     update: { name: `${prefix}-update`, text: `UPDATE ${table} SET ${update} WHERE id = $1 RETURNING ${select}` },
     // After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
@@ -342,6 +376,17 @@ function createManyText (layout: TableLayout): string {
   }
   const replaced = declaration.ids === 'int64' ? 'false' : 'r.o_replaced'
   return `SELECT r.o_id AS id, ${replaced} AS replaced FROM ${source} CROSS JOIN LATERAL ${call} AS r ORDER BY u.ord`
+}
+
+/** UPDATE of the `sets` columns of many rows from arrays: the ids ($1), then each column's values in the order of `sets`. */
+function updateManyText (layout: TableLayout, sets: readonly string[]): string {
+  const types = [...layout.fields.map((f) => f.sqlType), ...layout.fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
+  const typeOf = (column: string): string => types[layout.columns.indexOf(column)] ?? 'text'
+  if (sets.length === 0) return `UPDATE ${layout.table} SET id = id WHERE id = ANY($1::${layout.idSqlType}[])`
+  const arrays = [`$1::${layout.idSqlType}[]`, ...sets.map((c, i) => `$${i + 2}::${typeOf(c)}[]`)]
+  const names = sets.map((_, i) => `c${i}`)
+  return `UPDATE ${layout.table} AS t SET ${sets.map((c, i) => `${c} = u.${names[i] as string}`).join(', ')}
+    FROM unnest(${arrays.join(', ')}) AS u(id, ${names.join(', ')}) WHERE t.id = u.id`
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { Statement } from 'better-sqlite3'
 import {
-  conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -44,6 +44,8 @@ export class SqliteRecordStore implements RecordStore {
   readonly #create: (input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => CreateResult
   readonly #createMany: (inputs: readonly RecordInput[], keyed: KeyedWrite<CreateResult[]> | undefined) => CreateResult[]
   readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
+  readonly #updateWhere: (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed: KeyedWrite<number> | undefined) => number
+  readonly #deleteWhere: (filter: RecordFilter, keyed: KeyedWrite<number> | undefined) => number
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
   constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit) {
@@ -131,6 +133,20 @@ export class SqliteRecordStore implements RecordStore {
       return DELETED
     }))
     this.#remove = del
+
+    // Filtered writes: the rows the filter selects, read and written in one savepoint.
+    const selected = (filter: RecordFilter): StoredRecord[] => this.#queries.query({ ...filter, sort: [] })
+    this.#updateWhere = db.transaction((filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed: KeyedWrite<number> | undefined) => kept.run(keyed, () => {
+      const records = selected(filter)
+      for (const current of records) updateKept.run(...writtenValues(updatedFields, mergePatch(declaration, current, patch) as RecordInput), current.id)
+      return records.length
+    }))
+    this.#deleteWhere = db.transaction((filter: RecordFilter, keyed: KeyedWrite<number> | undefined) => kept.run(keyed, () => {
+      const records = selected(filter)
+      for (const current of records) remove.run(current.id)
+      addToCount.run(-records.length, name)
+      return records.length
+    }))
   }
 
   #read (id: RecordId): StoredRecord | undefined {
@@ -161,6 +177,14 @@ export class SqliteRecordStore implements RecordStore {
 
   async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
     try { return await this.#group.run(() => this.#remove(id, condition, keyed)) } catch (err) { return rethrow(err) }
+  }
+
+  async updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    try { return await this.#group.run(() => this.#updateWhere(filter, patch, keyed)) } catch (err) { return rethrow(err) }
+  }
+
+  async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    try { return await this.#group.run(() => this.#deleteWhere(filter, keyed)) } catch (err) { return rethrow(err) }
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {
