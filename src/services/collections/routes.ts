@@ -111,6 +111,6 @@ export function collectionRepresentations (name: string, versions: readonly numb
     version,
     plugin: collectionRoutes,
     errors: problems,
-    methods: [[`/${name}`, ['GET', 'POST']], [`/${name}/:id`, ['GET', 'PUT', 'PATCH', 'DELETE']]]
+    methods: [[`/${name}`, ['GET', 'POST', 'PATCH', 'DELETE']], [`/${name}/:id`, ['GET', 'PUT', 'PATCH', 'DELETE']]]
   }))
 }

@@ -50,6 +50,29 @@ export function keptFieldChanged (field: string): AppError {
   return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_INVALID', field, detail }], subject: 'body' })
 }
 
+/**
+ * A filtered PATCH's patch, checked without a record: each member sent as
+ * the create body checks it, a required field set to null is FIELD_REQUIRED,
+ * and neither the id nor a field kept on update may be sent (each record has
+ * its own).
+ */
+export function checkPatch (validate: Validate, declaration: CollectionDeclaration, patch: Readonly<Record<string, unknown>>): Failure[] {
+  const failures: Failure[] = []
+  const present: Record<string, unknown> = {}
+  for (const [field, value] of Object.entries(patch)) {
+    if (field === 'id' || declaration.keptOnUpdate.includes(field)) {
+      failures.push({ code: 'FIELD_INVALID', field, detail: `body.${field} cannot be patched on many records at once` })
+    } else if (value === null) {
+      if (declaration.fields[field]?.required === true) failures.push({ code: 'FIELD_REQUIRED', field, detail: `body.${field} is required: it cannot be removed` })
+    } else {
+      present[field] = value
+    }
+  }
+  // The fields not sent keep each record's own (valid) values: their absence is no failure here.
+  const own = checkRecord(validate, present).filter((f) => !(f.code === 'FIELD_REQUIRED' && f.field !== undefined && !Object.hasOwn(present, f.field)))
+  return [...failures, ...own]
+}
+
 type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
 /** The route's own body validator for `schema` (the scope's compiler: declared formats included). */

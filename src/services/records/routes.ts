@@ -7,7 +7,7 @@ import {
 import { AppError } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { Operation, WirePolicy } from './policy.js'
-import { bodyMembers, bodyValidator, bulkInputs, checkRecord, isObject, keptFieldChanged, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
+import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, keptFieldChanged, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
 
 /**
  * The REST routes of every collection (students v2, the address book,
@@ -134,6 +134,36 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       response: { 200: answer(schemas.record, 'The record as patched, with its new ETag.') }
     }
   }, patchRecord(collection))
+
+  const where = filteredWriteQuery(schemas.querystring)
+  const changed = { 200: { type: 'object', title: 'Changed', description: 'How many records the write changed.', properties: { changed: { type: 'integer', minimum: 0 } }, required: ['changed'], additionalProperties: false, examples: [{ changed: 2 }] } }
+  app.patch(many, {
+    config: { rqs: { access: 'write' } },
+    preValidation: checkBody,
+    schema: {
+      operationId: `patch${ops.list.operationId.replace(/^list/, '')}`,
+      tags,
+      summary: 'Merge one patch into every record a filter selects (one transaction; all=true for every record)',
+      description: 'The list\'s filters (`field=value`, `field[op]=value`, `q`) select the records; the patch (RFC 7396) is merged into each, all in one transaction, with a change on the feed for each. Without any filter the request is refused (400 FILTER_REQUIRED) unless `all=true`. The patch may not name the id or a field an update keeps. Answers `{"changed": n}`.',
+      querystring: where,
+      body: { content: { [JSON_TYPE]: { schema: patchBody }, [MERGE_PATCH_TYPE]: { schema: patchBody } } },
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'FILTER_REQUIRED'] }),
+      response: changed
+    }
+  }, writeWhere(collection, 'patch'))
+
+  app.delete(many, {
+    config: { rqs: { access: 'write' } },
+    schema: {
+      operationId: `delete${ops.list.operationId.replace(/^list/, '')}`,
+      tags,
+      summary: 'Delete every record a filter selects (one transaction; all=true for every record)',
+      description: 'The list\'s filters (`field=value`, `field[op]=value`, `q`) select the records, deleted in one transaction with a change on the feed for each. Without any filter the request is refused (400 FILTER_REQUIRED) unless `all=true`. Answers `{"changed": n}`.',
+      querystring: where,
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'FILTER_REQUIRED'] }),
+      response: changed
+    }
+  }, writeWhere(collection, 'delete'))
 
   app.delete(one, {
     config: { rqs: { access: 'write' } },
@@ -357,6 +387,45 @@ export function replaceRecord ({ policy, store, path, etagOf }: Collection): (re
 function keptFieldRequired (field: string): AppError {
   const detail = `body.${field} is required when the PUT creates the record`
   return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_REQUIRED', field, detail }] })
+}
+
+/** List parameters that choose a page or a format, not records: a filtered write refuses them. */
+const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'count', 'download', 'bom']
+
+/** A filtered write's query string: the list's filters and `q`, and `all`. */
+function filteredWriteQuery (list: unknown): Record<string, unknown> {
+  const properties: Record<string, unknown> = {}
+  for (const [param, schema] of Object.entries((list as { properties?: Record<string, unknown> }).properties ?? {})) {
+    if (!PAGE_PARAMS.includes(param)) properties[param] = schema
+  }
+  properties.all = { type: 'boolean', description: '`true`: every record the filters select, or with no filter every record of the collection (without it, no filter is 400 FILTER_REQUIRED).' }
+  return { type: 'object', properties }
+}
+
+/**
+ * PATCH or DELETE on the collection: the records the list's filters select
+ * (the same parsed filter a list reads, so every operator it learns works
+ * here too), changed in one store transaction. No filter is refused unless
+ * `all=true`, so a stray request never empties a collection.
+ */
+function writeWhere ({ policy, store }: Collection, kind: 'patch' | 'delete'): RouteHandlerMethod {
+  const { model } = policy.schemas
+  const changed = (n: number): WriteAnswer => ({ status: 200, body: { changed: n } })
+  return async function changeWhere (request, reply) {
+    const { all, ...query } = request.query as Record<string, unknown>
+    const paging = Object.keys(query).filter((param) => PAGE_PARAMS.includes(param))
+    if (paging.length > 0) throw new AppError('INVALID_QUERY', `${paging.join(', ')}: a ${kind === 'patch' ? 'PATCH' : 'DELETE'} of many records takes the list's filters (and all=true) only`)
+    const { filter } = parseListQuery(model, query, 'stream')
+    if (filter.where.length === 0 && filter.search === undefined && all !== true) {
+      throw new AppError('FILTER_REQUIRED', `A ${kind === 'patch' ? 'PATCH' : 'DELETE'} of ${policy.resources === '' ? 'students' : policy.resources.slice(1)} names no filter: add one, or all=true for every record`)
+    }
+    if (kind === 'delete') return await answerOnce(request, reply, store, async (keep) => changed(await store.deleteWhere(filter, keep(changed))))
+    const body = request.body
+    if (!isObject(body)) throw new AppError('JSON_EXPECTED', 'A merge patch is a JSON object')
+    const failures = checkPatch(bodyValidator(request, policy.schemas.create), store.declaration, body)
+    if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
+    return await answerOnce(request, reply, store, async (keep) => changed(await store.updateWhere(filter, body, keep(changed))))
+  }
 }
 
 /** How often a PATCH without preconditions reads again when another write came between its read and its write. */

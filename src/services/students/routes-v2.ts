@@ -73,5 +73,5 @@ export const studentsV2: Representation<StudentRoutesOptions> = {
   version: 2,
   plugin: routesV2,
   errors: problems,
-  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'PUT', 'PATCH', 'DELETE']]]
+  methods: [['/', ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']], ['/:id', ['GET', 'PUT', 'PATCH', 'DELETE']]]
 }

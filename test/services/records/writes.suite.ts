@@ -213,4 +213,66 @@ export function bulkSuite (storeOf: () => Config['store'] | undefined): void {
     expect(addresses.status).toBe(201)
     expect((await request(`${origin}/addresses/${String(addresses.body[1].id)}`)).body).toEqual(addresses.body[1])
   })
+
+  it('PATCH /books?<filter> merges the patch into every matching record, one change each, and answers the count', async () => {
+    const origin = server().origin
+    const made = await request(books(), { method: 'POST', json: [1, 2, 3].map((n) => ({ title: `Shelf ${n}`, year: 1900 + n, price: 10, available: true, isbn: '978-0000000000' })) })
+    const ids = made.body.map((r: any) => r.id)
+    const feed = await connectFeed(`${origin}/events?services=books`)
+    try {
+      await feed.waitForEvent('ready')
+      const res = await patch(`${books()}?title[contains]=shelf&year[lte]=1902`, { price: 20, isbn: null })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body).toEqual({ changed: 2 })
+      expect((await request(`${books()}/${String(ids[0])}`)).body).toEqual({ id: ids[0], title: 'Shelf 1', year: 1901, price: 20, available: true })
+      expect((await request(`${books()}/${String(ids[2])}`)).body.price).toBe(10)
+      for (const id of ids.slice(0, 2)) await eventWhere(feed, (e) => e.event === 'books.replaced' && JSON.parse(e.data).id === id)
+    } finally { feed.close() }
+    expect((await patch(`${books()}?title=Nothing`, { price: 1 })).body).toEqual({ changed: 0 })
+  })
+
+  it('refuses a filtered write without a filter (unless all=true), with paging parameters, or with a bad patch', async () => {
+    const origin = server().origin
+    const refused = problem(await patch(books(), { price: 1 }), 400, 'FILTER_REQUIRED')
+    expect(refused[0]?.detail).toContain('all=true')
+    problem(await request(books(), { method: 'DELETE' }), 400, 'FILTER_REQUIRED')
+    problem(await request(`${books()}?limit=2`, { method: 'DELETE' }), 400, 'INVALID_QUERY')
+    problem(await request(`${books()}?colour=red`, { method: 'DELETE' }), 400, 'INVALID_QUERY')
+    expect(problem(await patch(`${books()}?year=1`, { year: null }), 400, 'VALIDATION_FAILED')).toEqual([entry('FIELD_REQUIRED', 'body.year')])
+    expect(problem(await patch(`${books()}?year=1`, { price: -1 }), 400, 'VALIDATION_FAILED')).toEqual([entry('FIELD_OUT_OF_RANGE', 'body.price')])
+    problem(await patch(`${books()}?year=1`, { pryce: 1 }), 400, 'VALIDATION_FAILED')
+    problem(await patch(`${origin}/addresses?city=Berlin`, { name: 'X' }), 400, 'VALIDATION_FAILED')
+    const de = await request(books(), { method: 'DELETE', headers: { 'accept-language': 'de' } })
+    expect(de.body.errors[0].message).toContain('Filter')
+  })
+
+  it('DELETE /notes?<filter> removes every matching record in one go; all=true empties the collection', async () => {
+    const origin = server().origin
+    await request(`${origin}/notes`, { method: 'POST', json: [{ text: 'drop me' }, { text: 'drop me too' }, { text: 'keep' }] })
+    const feed = await connectFeed(`${origin}/events?services=notes`)
+    try {
+      await feed.waitForEvent('ready')
+      const keyed = { 'idempotency-key': 'delete-drops' }
+      const res = await request(`${origin}/notes?text[contains]=drop`, { method: 'DELETE', headers: keyed })
+      expect(res.body).toEqual({ changed: 2 })
+      const again = await request(`${origin}/notes?text[contains]=drop`, { method: 'DELETE', headers: keyed })
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
+      expect(again.body).toEqual({ changed: 2 })
+      await eventWhere(feed, (e) => e.event === 'notes.deleted')
+      expect((await request(`${origin}/notes?text[contains]=drop`)).body.items).toEqual([])
+      expect((await request(`${origin}/notes?all=true`, { method: 'DELETE' })).body.changed).toBeGreaterThanOrEqual(1)
+      expect((await request(`${origin}/notes`)).body.items).toEqual([])
+    } finally { feed.close() }
+  })
+
+  it('filtered writes on students v2 keep the count rule\'s count, and v1 has none', async () => {
+    const origin = server().origin
+    await request(`${origin}/v2/students`, { method: 'POST', json: [{ firstName: 'Old', lastName: 'Timer', age: 99 }, { firstName: 'Old', lastName: 'Hand', age: 98 }] })
+    expect((await patch(`${origin}/v2/students?firstName=Old`, { age: 90 })).body).toEqual({ changed: 2 })
+    const held = (await request(`${origin}/v2/students`)).body.length
+    expect((await request(`${origin}/v2/students?age=90`, { method: 'DELETE' })).body).toEqual({ changed: 2 })
+    const next = await request(`${origin}/v2/students`, { method: 'POST', json: { firstName: 'New', lastName: 'One', age: 1 } })
+    expect(next.body.id).toBe(held - 2)
+    expect((await request(`${origin}/v1/students?age=1`, { method: 'DELETE' })).status).toBe(405)
+  })
 }
