@@ -118,7 +118,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     }
   }, putRecord(collection))
 
-  const patchBody = mergePatchSchema(policy)
+  const patchBody = mergePatchSchema(policy, collection.store.declaration.keptOnUpdate)
   app.patch(one, {
     config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
@@ -178,12 +178,12 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   return collection
 }
 
-/** A PATCH body as the API description shows it: any object, its example one field of the create example. */
-function mergePatchSchema ({ schemas }: WirePolicy): Record<string, unknown> {
+/** A PATCH body as the API description shows it: any object, its example one field (not a kept one) of the create example. */
+function mergePatchSchema ({ schemas }: WirePolicy, kept: readonly string[]): Record<string, unknown> {
   const example = (schemas.create as { examples?: unknown[] }).examples?.[0]
   const schema: Record<string, unknown> = { type: 'object', title: 'MergePatch', description: 'Some fields of the record (RFC 7396): each member sent replaces the field, null removes an optional one.' }
   if (isObject(example)) {
-    const field = Object.keys(example).find((f) => f !== 'id')
+    const field = Object.keys(example).find((f) => f !== 'id' && !kept.includes(f))
     if (field !== undefined) schema.examples = [{ [field]: example[field] }]
   }
   return schema
@@ -392,11 +392,17 @@ function keptFieldRequired (field: string): AppError {
 /** List parameters that choose a page or a format, not records: a filtered write refuses them. */
 const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'count', 'download', 'bom']
 
-/** A filtered write's query string: the list's filters and `q`, and `all`. */
+/**
+ * A filtered write's query string: the list's filters and `q`, and `all`.
+ * Its only example is a search no record matches: "Try it out" then changes
+ * nothing (an example filter could hit someone's records).
+ */
 function filteredWriteQuery (list: unknown): Record<string, unknown> {
   const properties: Record<string, unknown> = {}
   for (const [param, schema] of Object.entries((list as { properties?: Record<string, unknown> }).properties ?? {})) {
-    if (!PAGE_PARAMS.includes(param)) properties[param] = schema
+    if (PAGE_PARAMS.includes(param)) continue
+    const { examples: _examples, example: _example, ...rest } = schema as Record<string, unknown>
+    properties[param] = param === 'q' ? { ...rest, examples: ['no record holds this text'] } : rest
   }
   properties.all = { type: 'boolean', description: '`true`: every record the filters select, or with no filter every record of the collection (without it, no filter is 400 FILTER_REQUIRED).' }
   return { type: 'object', properties }
