@@ -263,6 +263,16 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
     if (response === undefined) throw new Error(`x-rqs.headers names status ${status}, which ${op.operationId ?? 'an operation'} does not document`)
     addHeaders(response, names)
   }
+  for (const [status, alternative] of Object.entries(notes.alternatives ?? {})) {
+    const response = op.responses[status]
+    if (response === undefined) throw new Error(`x-rqs.alternatives names status ${status}, which ${op.operationId ?? 'an operation'} does not document`)
+    for (const media of Object.values(response.content ?? {})) media.schema = { anyOf: [media.schema, structuredClone(alternative.schema)] }
+    for (const name of Object.keys(response.headers ?? {})) {
+      if (!(name in RESPONSE_HEADERS) || response.headers === undefined) continue
+      const header = RESPONSE_HEADERS[name as HeaderName]
+      response.headers[name] = { ...header, required: false, description: `${header.description} ${alternative.headers}` }
+    }
+  }
   // Every answer of a rate-limited route carries the budget.
   if (security.rateLimit === true && notes.probe !== true) {
     for (const response of Object.values(op.responses)) addHeaders(response, ['RateLimit-Policy', 'RateLimit'])

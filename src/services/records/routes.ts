@@ -96,7 +96,11 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       ...described(ops.create),
       description: `${ops.create.description === undefined ? '' : `${ops.create.description} `}A JSON array of up to ${MAX_BULK_RECORDS} records is a bulk create: all or nothing (a bad item refuses the request, its entries naming \`/index/field\`), 201 with the created records in order; Idempotency-Key replays it as one write.`,
       body: schemas.create,
-      'x-rqs': notes({ errors: ['BULK_SIZE'], headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
+      'x-rqs': notes({
+        errors: ['BULK_SIZE'],
+        headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] },
+        alternatives: { 201: { schema: { type: 'array', items: schemas.record, description: 'A bulk create: the created records, in the order sent.' }, headers: 'Not sent for a bulk create (an array).' } }
+      }),
       response: { 201: answer(schemas.record, ops.create.answer) }
     }
   }, createRecord(collection))
@@ -181,7 +185,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
 /** A PATCH body as the API description shows it: any object, its example one field (not a kept one) of the create example. */
 function mergePatchSchema ({ schemas }: WirePolicy, kept: readonly string[]): Record<string, unknown> {
   const example = (schemas.create as { examples?: unknown[] }).examples?.[0]
-  const schema: Record<string, unknown> = { type: 'object', title: 'MergePatch', description: 'Some fields of the record (RFC 7396): each member sent replaces the field, null removes an optional one.' }
+  const schema: Record<string, unknown> = { type: 'object', description: 'Some fields of the record (RFC 7396): each member sent replaces the field, null removes an optional one.' }
   if (isObject(example)) {
     const field = Object.keys(example).find((f) => f !== 'id' && !kept.includes(f))
     if (field !== undefined) schema.examples = [{ [field]: example[field] }]
