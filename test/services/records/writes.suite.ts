@@ -186,6 +186,17 @@ export function bulkSuite (storeOf: () => Config['store'] | undefined): void {
     problem(await request(books(), { method: 'POST', json: [] }), 400, 'BULK_SIZE')
   })
 
+  it('takes 10 000 records in one request; one more is BULK_SIZE', async () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => ({ title: `Many ${i}`, year: i % 3000, price: 1, available: true }))
+    const res = await request(books(), { method: 'POST', json: many })
+    expect(res.status, res.text.slice(0, 300)).toBe(201)
+    expect(res.body).toHaveLength(10_000)
+    expect(res.body[9_999]).toMatchObject({ title: 'Many 9999', year: 9_999 % 3000 })
+    expect(Number((await request(`${books()}?title[contains]=many&count=true&limit=1`)).headers.get('x-total-count'))).toBe(10_000)
+    problem(await request(books(), { method: 'POST', json: [...many, many[0]] }), 400, 'BULK_SIZE')
+    expect((await request(`${books()}?title[contains]=many&all=true`, { method: 'DELETE' })).body).toEqual({ changed: 10_000 })
+  })
+
   it('replays a keyed bulk create as one write', async () => {
     const headers = { 'idempotency-key': 'bulk-one' }
     const items = [{ title: 'Keyed A', year: 1, price: 1, available: true }, { title: 'Keyed B', year: 2, price: 2, available: true }]
