@@ -134,6 +134,8 @@ export function patchSuite (storeOf: () => Config['store'] | undefined): void {
     expect(unknown).toEqual([entry('FIELD_UNKNOWN', 'body.agee')])
     expect(unknown[0]?.detail).toContain('did you mean age?')
     problem(await request(`${origin}/addresses`, { method: 'POST', json: { name: 'A', city: 'B', postalCode: 'C', country: 'DE' } }), 400, 'VALIDATION_FAILED')
+    const student = await request(`${origin}/v2/students`, { method: 'POST', json: { firstName: 'A', lastName: 'B', age: 1 } })
+    problem(await request(`${origin}/v2/students`, { method: 'PUT', json: { ...student.body, nickname: 'x' } }), 400, 'VALIDATION_FAILED')
     const created = await request(books(), { method: 'POST', json: DUNE })
     problem(await request(`${books()}/${String(created.body.id)}`, { method: 'PUT', json: { ...DUNE, extra: 1 } }), 400, 'VALIDATION_FAILED')
     // A record read back may be sent again: its id is a member of the record (ignored by a create).
