@@ -99,6 +99,12 @@ export function patchSuite (storeOf: () => Config['store'] | undefined): void {
     expect((await patch(url, { id: created.body.id, price: 3 })).status).toBe(200)
   })
 
+  it('keeps both of two concurrent patches of different fields (each merges into the record as it is when written)', async () => {
+    const made = await request(books(), { method: 'POST', json: Array.from({ length: 8 }, (_, i) => ({ ...DUNE, title: `Race ${i}` })) })
+    await Promise.all(made.body.flatMap((r: any) => [patch(`${books()}/${String(r.id)}`, { price: 42 }), patch(`${books()}/${String(r.id)}`, { year: 2042 })]))
+    for (const r of made.body) expect((await request(`${books()}/${String(r.id)}`)).body).toMatchObject({ price: 42, year: 2042 })
+  })
+
   it('replays a keyed PATCH and reports the change on the feed', async () => {
     const created = await request(books(), { method: 'POST', json: DUNE })
     const url = `${books()}/${String(created.body.id)}`
