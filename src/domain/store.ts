@@ -1,7 +1,7 @@
 import type { ChangeLog } from './changes.js'
 import type { WebhookStore } from './webhooks.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
-import type { QueryableStore } from './query.js'
+import type { QueryableStore, RecordFilter } from './query.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, RecordId, RecordInput, StoredRecord } from './collection.js'
 
@@ -76,12 +76,26 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
   /** Stores a new record under an id the declaration's id rule gives. */
   create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult>
   /**
+   * Creates every input, in order, all or nothing (one transaction): each
+   * gets the id the id rule gives in its turn (under `count`, the count after
+   * the ones before it) and its own change, as `create` would one by one.
+   */
+  createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]>
+  /**
    * Writes the record under `id`: an existing one is replaced (keeping the
    * declaration's keptOnUpdate fields); a missing one is created when the
    * declaration's putCreates says so, else the answer is not-found.
    */
   put (id: RecordId, input: RecordInput, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult>
   delete (id: RecordId, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult>
+  /**
+   * Merges `patch` (RFC 7396: null removes a field; see mergePatch) into
+   * every record `filter` selects, in one transaction, a change each;
+   * answers how many records it changed. The caller has checked the patch.
+   */
+  updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number>
+  /** Deletes every record `filter` selects, in one transaction, a change each; answers how many. */
+  deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number>
 }
 
 /**

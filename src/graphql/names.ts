@@ -8,7 +8,7 @@ import type { RecordCollection } from '../data/collection.js'
  * - the list field is the collection's name in camelCase (`students`,
  *   `bookReviews` for `book-reviews`), the by-id field that name + `ById`
  *   (`studentsById`), the subscription that name + `Changed`;
- * - mutations are `create`, `replace` and `delete` + the type (`createStudent`);
+ * - mutations are `create`, `replace`, `update` and `delete` + the type (`createStudent`);
  * - a name taken already (the album service's `albums`, `Album`, the shared
  *   types) gets `Records` / `Record` appended.
  */
@@ -19,10 +19,15 @@ export interface CollectionNames {
   changed: string
   create: string
   replace: string
+  /** A merge patch (REST's PATCH). */
+  update: string
   delete: string
 }
 
 const TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/
+
+/** The types a collection makes: its type name with each of these appended. */
+export const TYPE_SUFFIXES = ['', 'Input', 'Patch', 'Filter', 'Sort', 'Connection', 'Edge', 'Written', 'Change'] as const
 
 /** `book-reviews` → `bookReviews`. */
 export function camelOf (name: string): string {
@@ -38,8 +43,8 @@ export function namesOf (collection: RecordCollection, takenTypes: ReadonlySet<s
   const title = (collection.schema as { title?: unknown }).title
   let type = typeof title === 'string' && TYPE_NAME.test(title) ? title : pascalOf(collection.name)
   // Every type a collection makes starts with its type name: check the bare one and its derived names.
-  if (['', 'Input', 'Filter', 'Sort', 'Connection', 'Edge', 'Written', 'Change'].some((suffix) => takenTypes.has(type + suffix))) type += 'Record'
+  if (TYPE_SUFFIXES.some((suffix) => takenTypes.has(type + suffix))) type += 'Record'
   let list = camelOf(collection.name)
   if (takenFields.has(list)) list += 'Records'
-  return { type, list, byId: `${list}ById`, changed: `${list}Changed`, create: `create${type}`, replace: `replace${type}`, delete: `delete${type}` }
+  return { type, list, byId: `${list}ById`, changed: `${list}Changed`, create: `create${type}`, replace: `replace${type}`, update: `update${type}`, delete: `delete${type}` }
 }

@@ -9,7 +9,7 @@ import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
 import { allowedValues, enumOf } from './enums.js'
 import { readListArgs, sortableFields, type ListArgs } from './lists.js'
-import { namesOf, type CollectionNames } from './names.js'
+import { namesOf, TYPE_SUFFIXES, type CollectionNames } from './names.js'
 import { ownScalar, SafeInt } from './scalars.js'
 import { CollectionWrites, type WriteContext } from './writes.js'
 
@@ -136,8 +136,8 @@ export function collectionParts (options: CollectionSchemaOptions): CollectionPa
     const store = options.stores.collections.get(collection.name)
     if (store === undefined) continue
     const names = namesOf(collection, takenTypes, takenFields)
-    for (const suffix of ['', 'Input', 'Filter', 'Sort', 'Connection', 'Edge', 'Written', 'Change']) takenTypes.add(names.type + suffix)
-    for (const field of [names.list, names.byId, names.changed, names.create, names.replace, names.delete]) takenFields.add(field)
+    for (const suffix of TYPE_SUFFIXES) takenTypes.add(names.type + suffix)
+    for (const field of [names.list, names.byId, names.changed, names.create, names.replace, names.update, names.delete]) takenFields.add(field)
     addCollection(parts, collection, store, names, options.streams, takenTypes)
   }
   return parts
@@ -176,6 +176,17 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
     name: `${names.type}Input`,
     description: `The fields of a record of ${name}, checked with REST's rules (a failure is VALIDATION_FAILED with REST's entries in extensions.errors).`,
     fields: inputFields
+  })
+
+  const patchFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
+  for (const [field, { type }] of Object.entries(inputFields)) {
+    const kept = declaration.keptOnUpdate.includes(field) ? ' Kept on update: only its stored value is accepted.' : ''
+    patchFields[field] = { type, description: `Left out: kept. ${declaration.fields[field]?.required === true ? 'Required: null is FIELD_REQUIRED.' : 'Optional: null removes it.'}${kept}` }
+  }
+  const Patch = new GraphQLInputObjectType({
+    name: `${names.type}Patch`,
+    description: `Some fields of a record of ${name}, as REST's PATCH takes them (a merge patch: null removes an optional field); the merged record is checked with REST's rules.`,
+    fields: patchFields
   })
 
   const filterFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
@@ -248,21 +259,28 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
     name: `${names.type}Written`,
     fields: { record: { type: nonNull(Record) }, outcome: { type: nonNull(WriteOutcome) } }
   })
-  const writeNote = 'Needs the write scope. Honours the request\'s Idempotency-Key as REST does.'
+  // Every mutation's payload is nullable: a failed one answers null and its error (with its path), the others their data.
+  const writeNote = 'Needs the write scope. Honours the request\'s Idempotency-Key as REST does. Null (with an error naming this field) when it fails; the document\'s other mutations still answer.'
   parts.mutation[names.create] = {
-    type: nonNull(Written),
+    type: Written,
     description: `Creates a record of ${name}, as REST's POST /${name} does (the same id rule). ${writeNote}`,
     args: { input: { type: nonNull(Input) } },
     resolve: coded(async (args: { input: Record<string, unknown> }, context) => await writes.create(context, names.create, args.input))
   }
   parts.mutation[names.replace] = {
-    type: nonNull(Written),
+    type: Written,
     description: `Replaces the record of ${name} with this id, as REST's PUT /${name}/{id} does; \`ifMatch\` is its If-Match (an ETag, or *), PRECONDITION_FAILED when stale. ${writeNote}`,
     args: { id: { type: nonNull(GraphQLID) }, input: { type: nonNull(Input) }, ifMatch: { type: GraphQLString } },
     resolve: coded(async (args: { id: string, input: Record<string, unknown>, ifMatch?: string | null }, context) => await writes.replace(context, names.replace, args))
   }
+  parts.mutation[names.update] = {
+    type: Written,
+    description: `Changes some fields of the record of ${name} with this id, as REST's PATCH /${name}/{id} does (a merge patch: a field left out is kept, null removes an optional one); \`ifMatch\` is its If-Match. Never creates. ${writeNote}`,
+    args: { id: { type: nonNull(GraphQLID) }, patch: { type: nonNull(Patch) }, ifMatch: { type: GraphQLString } },
+    resolve: coded(async (args: { id: string, patch: Record<string, unknown>, ifMatch?: string | null }, context) => await writes.update(context, names.update, args))
+  }
   parts.mutation[names.delete] = {
-    type: nonNull(GraphQLID),
+    type: GraphQLID,
     description: `Deletes the record of ${name} with this id and answers its id, as REST's DELETE /${name}/{id} does; \`ifMatch\` is its If-Match. ${writeNote}`,
     args: { id: { type: nonNull(GraphQLID) }, ifMatch: { type: GraphQLString } },
     resolve: coded(async (args: { id: string, ifMatch?: string | null }, context) => await writes.delete(context, names.delete, args))

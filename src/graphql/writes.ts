@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import {
-  IdempotencyKeyUsedError, IF_PRESENT, NO_CONDITION, type KeptWrite, type KeyedWrite, type RecordId, type RecordInput, type RecordStore,
+  changedKeptField, IdempotencyKeyUsedError, IF_PRESENT, mergePatch, NO_CONDITION, type KeptWrite, type KeyedWrite, type RecordId, type RecordInput, type RecordStore,
   type StoredRecord, type WriteCondition
 } from '../domain/index.js'
 import type { RecordCollection } from '../data/collection.js'
@@ -25,6 +25,9 @@ export type WriteContext = {
 }
 
 export type Outcome = 'CREATED' | 'REPLACED'
+
+/** How often an update without ifMatch reads again when another write came between its read and its write. */
+const PATCH_ATTEMPTS = 5
 
 export interface Written {
   record: StoredRecord
@@ -108,6 +111,38 @@ export class CollectionWrites {
     })
   }
 
+  /**
+   * REST's PATCH: the patch merged into the record read (a field left out is
+   * kept, null removes an optional one), checked as a create body, and
+   * written pinned to the record read (compare-and-set); without `ifMatch` a
+   * write that came in between makes it read and merge again.
+   */
+  async update (context: WriteContext, field: string, args: { id: string, patch: Readonly<Record<string, unknown>>, ifMatch?: string | null }): Promise<Written> {
+    requireWrite(context)
+    const id = this.idOf(args.id)
+    const ifMatch = args.ifMatch ?? undefined
+    const { declaration } = this.store
+    return await keyed(context.request, this.store, [field, args], toWritten, async (keep) => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await this.store.get(id)
+        if (current === undefined) throw this.notFound(id)
+        if (ifMatch !== undefined) await this.#pinned(id, ifMatch, current)
+        const kept = changedKeptField(declaration, current, args.patch)
+        if (kept !== undefined) {
+          const detail = `patch.${kept} cannot change: an update keeps the stored value`
+          throw new AppError('VALIDATION_FAILED', detail, { subject: 'body', errors: [{ code: 'FIELD_INVALID', field: kept, detail }] })
+        }
+        const merged = mergePatch(declaration, current, args.patch)
+        const failures = this.collection.checkBody?.('create', merged) ?? []
+        if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
+        const result = await this.store.put(id, merged as RecordInput, { kind: 'matches', current }, keep((r) => r.outcome === 'replaced' ? { record: r.record, outcome: 'REPLACED' } : undefined))
+        if (result.outcome === 'replaced') return { record: result.record, outcome: 'REPLACED' }
+        if (result.outcome === 'not-found') throw this.notFound(id)
+        if (ifMatch !== undefined || attempt === PATCH_ATTEMPTS) throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
+      }
+    })
+  }
+
   async delete (context: WriteContext, field: string, args: { id: string, ifMatch?: string | null }): Promise<string> {
     requireWrite(context)
     const id = this.idOf(args.id)
@@ -121,9 +156,9 @@ export class CollectionWrites {
     })
   }
 
-  /** `ifMatch` evaluated as REST evaluates If-Match: against the record now, which the write must still find (compare-and-set). */
-  async #pinned (id: RecordId, ifMatch: string): Promise<WriteCondition<StoredRecord>> {
-    const current = await this.store.get(id)
+  /** `ifMatch` evaluated as REST evaluates If-Match: against the record now (or the one just read), which the write must still find (compare-and-set). */
+  async #pinned (id: RecordId, ifMatch: string, read?: StoredRecord): Promise<WriteCondition<StoredRecord>> {
+    const current = read ?? await this.store.get(id)
     if (current === undefined) throw this.notFound(id)
     const etag = this.collection.etag
     const condition = etag === undefined ? undefined : writeConditionFor({ 'if-match': ifMatch }, current, (r) => etag.call(this.collection, r))

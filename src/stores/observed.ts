@@ -78,12 +78,24 @@ class ObservedRecordStore implements RecordStore {
     return await watch('create', this.failed, async () => await this.inner.create(input, keyed))
   }
 
+  async createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
+    return await watch('createMany', this.failed, async () => await this.inner.createMany(inputs, keyed))
+  }
+
   async put (id: RecordId, input: RecordInput, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
     return await watch('put', this.failed, async () => await this.inner.put(id, input, condition, keyed))
   }
 
   async delete (id: RecordId, condition?: WriteCondition<StoredRecord>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
     return await watch('delete', this.failed, async () => await this.inner.delete(id, condition, keyed))
+  }
+
+  async updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    return await watch('updateWhere', this.failed, async () => await this.inner.updateWhere(filter, patch, keyed))
+  }
+
+  async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    return await watch('deleteWhere', this.failed, async () => await this.inner.deleteWhere(filter, keyed))
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {

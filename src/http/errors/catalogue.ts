@@ -86,6 +86,9 @@ export const CATALOGUE = {
 
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { status: 400, description: 'A text field contains U+0000 (NUL) or an unpaired surrogate (`\\ud800`–`\\udfff` without its partner), which no store can keep exactly. Remove those characters; every other Unicode text is stored as sent.' },
+  FIELD_UNKNOWN: { status: 400, description: 'A write body (students v2, addresses, declared collections) has a member that is not a field of the record; `detail` names it and the field it most likely meant. Remove it or fix its name (students v1 drops such members, as its spec says).' },
+  BULK_SIZE: { status: 400, description: 'A bulk create (`POST` of a JSON array) holds no record or more than its maximum (10 000; the body limit applies too). Send between 1 and 10 000 records, or several requests.' },
+  FILTER_REQUIRED: { status: 400, description: 'A filtered `PATCH` or `DELETE` on a collection names no filter: it would change every record. Add a filter (the list\'s bracket parameters), or `all=true` to mean every record.' },
   NESTING_TOO_DEEP: { status: 400, description: 'The JSON body or the GraphQL document nests arrays, objects or brackets deeper than the server parses (64 levels for JSON bodies; see `docs/decisions.md`). Flatten the data.' },
   REQUEST_TIMEOUT: { status: 408, description: 'The request did not arrive in time: its headers within `--headers-timeout` (10 s by default) or its body within `--body-timeout` (30 s after the headers). The connection is closed; send the whole request again, promptly.' },
   PROCESSING_TIMEOUT: { status: 503, description: 'The server did not finish the request within its time limit (`--handler-timeout`, 60 s by default). A write (POST, PUT, PATCH, DELETE) may or may not have been applied: retry it with the same `Idempotency-Key` header, which applies it exactly once, or read the record before you retry. Retry after the seconds in `Retry-After`.' }

@@ -212,7 +212,9 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
     const media = body['application/json']
     // Plain JSON stays too (every representation's body parser takes it).
     const types = ownTypeFirst([...new Set([...representation.mediaTypes, 'application/json'])])
-    op.requestBody = { ...op.requestBody, content: Object.fromEntries(types.map((type) => [type, { ...media }])) }
+    // A body of another kind (a merge patch) keeps its own type, after the JSON ones.
+    const others = Object.entries(body).filter(([type]) => type !== 'application/json')
+    op.requestBody = { ...op.requestBody, content: Object.fromEntries([...types.map((type) => [type, { ...media }] as const), ...others]) }
   }
   // A collection's list also streams its records (src/http/rest/query/respond.ts, src/records/stream.ts).
   const listed = op.responses['200']?.content
@@ -260,6 +262,16 @@ function describeOperation (op: Operation, notes: Notes, method: string, path: s
     const response = op.responses[status]
     if (response === undefined) throw new Error(`x-rqs.headers names status ${status}, which ${op.operationId ?? 'an operation'} does not document`)
     addHeaders(response, names)
+  }
+  for (const [status, alternative] of Object.entries(notes.alternatives ?? {})) {
+    const response = op.responses[status]
+    if (response === undefined) throw new Error(`x-rqs.alternatives names status ${status}, which ${op.operationId ?? 'an operation'} does not document`)
+    for (const media of Object.values(response.content ?? {})) media.schema = { anyOf: [media.schema, structuredClone(alternative.schema)] }
+    for (const name of Object.keys(response.headers ?? {})) {
+      if (!(name in RESPONSE_HEADERS) || response.headers === undefined) continue
+      const header = RESPONSE_HEADERS[name as HeaderName]
+      response.headers[name] = { ...header, required: false, description: `${header.description} ${alternative.headers}` }
+    }
   }
   // Every answer of a rate-limited route carries the budget.
   if (security.rateLimit === true && notes.probe !== true) {

@@ -23,6 +23,12 @@ export interface OperationNotes {
   document?: Record<string, unknown>
   /** Response headers by status, names of ./headers.ts components (Allow, Location, …). */
   headers?: Readonly<Record<number, readonly HeaderName[]>>
+  /**
+   * Another body a status may carry beside its response schema's (a bulk
+   * create's array beside one record): the description offers both, and that
+   * status's headers become optional, `headers` saying when they are absent.
+   */
+  alternatives?: Readonly<Record<number, { schema: unknown, headers: string }>>
 }
 
 /** The response headers the description knows (components.headers). */

@@ -25,6 +25,8 @@ export interface WriteAnswer {
   headers?: Record<string, string>
   /** Serialised by the route's response schema for `status`; none for 204. */
   body?: unknown
+  /** The body already serialised as JSON (an answer the route's response schema does not describe: a bulk create's array). */
+  text?: string
 }
 
 /**
@@ -122,14 +124,16 @@ function replay (reply: FastifyReply, kept: KeptWrite, fingerprint: string): Fas
 /** The answer as it will be sent and kept: the body serialised as the route would. */
 function serialise (reply: FastifyReply, answer: WriteAnswer): KeptAnswer {
   reply.code(answer.status) // reply.serialize picks the response schema of the current status
-  const text = answer.body === undefined ? '' : reply.serialize(answer.body)
+  const text = answer.text ?? (answer.body === undefined ? '' : reply.serialize(answer.body))
   return { status: answer.status, headers: answer.headers ?? {}, body: typeof text === 'string' ? text : Buffer.from(text as ArrayBuffer).toString('utf8') }
 }
 
 function sendAnswer (reply: FastifyReply, answer: WriteAnswer): FastifyReply {
   reply.code(answer.status)
   for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value)
-  return reply.send(answer.body)
+  if (answer.text === undefined) return reply.send(answer.body)
+  if (reply.getHeader('content-type') === undefined) reply.type('application/json; charset=utf-8')
+  return reply.send(answer.text)
 }
 
 /** Sends a kept answer byte for byte; its content type is the one negotiated for this request. */

@@ -102,7 +102,7 @@ function addressRepresentation (version: number): Representation<AddressRoutesOp
     version,
     plugin: addressRoutes,
     errors: problems,
-    methods: [['/addresses', ['GET', 'POST']], ['/addresses/:id', ['GET', 'PUT', 'DELETE']]]
+    methods: [['/addresses', ['GET', 'POST', 'PATCH', 'DELETE']], ['/addresses/:id', ['GET', 'PUT', 'PATCH', 'DELETE']]]
   }
 }
 

@@ -113,6 +113,6 @@ export function collectionRepresentations (name: string, versions: readonly numb
     version,
     plugin: collectionRoutes,
     errors: problems,
-    methods: [[`/${name}`, ['GET', 'POST']], [`/${name}/:id`, ['GET', 'PUT', 'DELETE']]]
+    methods: [[`/${name}`, ['GET', 'POST', 'PATCH', 'DELETE']], [`/${name}/:id`, ['GET', 'PUT', 'PATCH', 'DELETE']]]
   }))
 }

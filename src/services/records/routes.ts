@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
+import { changedKeptField, IF_PRESENT, mergePatch, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
-  ARRAY_FRAME, answerOnce, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
+  ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { Operation, WirePolicy } from './policy.js'
+import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, keptFieldChanged, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
 
 /**
  * The REST routes of every collection (students v2, the address book,
@@ -20,6 +21,9 @@ import type { Operation, WirePolicy } from './policy.js'
  * declaration's putCreates says so; DELETE removes (204). If-Match /
  * If-None-Match pin a write to the record they were checked against
  * (compare-and-set in the store); Idempotency-Key replays a write's answer.
+ * PATCH merges a patch (RFC 7396) into a record; POST of a JSON array creates
+ * every record or none (./bodies.ts). A write body's member that is not a
+ * field of the record is refused (FIELD_UNKNOWN, with "did you mean").
  */
 
 /** What the routes of a collection get (one set per server and collection). */
@@ -57,6 +61,9 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   const described = (op: Operation): { operationId: string, tags: string[], summary: string, description?: string } =>
     op.description === undefined ? { operationId: op.operationId, tags, summary: op.summary } : { operationId: op.operationId, tags, summary: op.summary, description: op.description }
   policy.prepare(app)
+  // RFC 7396 patches are JSON; a POST or PUT sent as one is refused (checkBody).
+  app.addContentTypeParser(MERGE_PATCH_TYPE, { parseAs: 'string' }, exactJsonParser)
+  const checkBody = bodyCheck(bodyMembers(collection.store.declaration))
 
   app.get(many, {
     schema: {
@@ -82,10 +89,18 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   app.post(many, {
     compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
+    preValidation: checkBody,
+    // A JSON array is a bulk create, its items validated by the handler (naming `/index/field`).
+    attachValidation: true,
     schema: {
       ...described(ops.create),
+      description: `${ops.create.description === undefined ? '' : `${ops.create.description} `}A JSON array of up to ${MAX_BULK_RECORDS} records is a bulk create: all or nothing (a bad item refuses the request, its entries naming \`/index/field\`), 201 with the created records in order; Idempotency-Key replays it as one write.`,
       body: schemas.create,
-      'x-rqs': notes({ errors: policy.writeErrors ?? [], headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
+      'x-rqs': notes({
+        errors: [...(policy.writeErrors ?? []), 'BULK_SIZE'],
+        headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] },
+        alternatives: { 201: { schema: { type: 'array', items: schemas.record, description: 'A bulk create: the created records, in the order sent.' }, headers: 'Not sent for a bulk create (an array).' } }
+      }),
       response: { 201: answer(schemas.record, ops.create.answer) }
     }
   }, createRecord(collection))
@@ -93,6 +108,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   app.put(one, {
     config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
+    preValidation: checkBody,
     schema: {
       ...described(ops.replace),
       params: ids.params,
@@ -106,6 +122,53 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     }
   }, putRecord(collection))
 
+  const patchBody = mergePatchSchema(policy, collection.store.declaration.keptOnUpdate)
+  app.patch(one, {
+    config: { rqs: { access: 'write' } },
+    compress: false, // one record: always small (src/http/compression.ts)
+    preValidation: checkBody,
+    schema: {
+      operationId: ops.replace.operationId.replace(/^(replace|put)/, 'patch'),
+      tags,
+      summary: `Change some fields of a record (merge patch, RFC 7396; If-Match honoured)`,
+      description: 'Send `application/merge-patch+json` (or `application/json`): a member sent replaces the field, `null` removes an optional field (a required one set to null is 400 FIELD_REQUIRED), a member left out keeps its value. The merged record is checked as a create body is. Fields an update keeps (the address book\'s `name`) cannot change (400). Never creates: 404 when missing; If-Match / If-None-Match as for PUT; Idempotency-Key replays.',
+      params: ids.params,
+      body: { content: { [JSON_TYPE]: { schema: patchBody }, [MERGE_PATCH_TYPE]: { schema: patchBody } } },
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code], preconditions: 'write', headers: { 200: ['ETag'] } }),
+      response: { 200: answer(schemas.record, 'The record as patched, with its new ETag.') }
+    }
+  }, patchRecord(collection))
+
+  const where = filteredWriteQuery(schemas.querystring)
+  const changed = { 200: { type: 'object', title: 'Changed', description: 'How many records the write changed.', properties: { changed: { type: 'integer', minimum: 0 } }, required: ['changed'], additionalProperties: false, examples: [{ changed: 2 }] } }
+  app.patch(many, {
+    config: { rqs: { access: 'write' } },
+    preValidation: checkBody,
+    schema: {
+      operationId: `patch${ops.list.operationId.replace(/^list/, '')}`,
+      tags,
+      summary: 'Merge one patch into every record a filter selects (one transaction; all=true for every record)',
+      description: 'The list\'s filters (`field=value`, `field[op]=value`, `q`) select the records; the patch (RFC 7396) is merged into each, all in one transaction, with a change on the feed for each. Without any filter the request is refused (400 FILTER_REQUIRED) unless `all=true`. The patch may not name the id or a field an update keeps. Answers `{"changed": n}`.',
+      querystring: where,
+      body: { content: { [JSON_TYPE]: { schema: patchBody }, [MERGE_PATCH_TYPE]: { schema: patchBody } } },
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'FILTER_REQUIRED'] }),
+      response: changed
+    }
+  }, writeWhere(collection, 'patch'))
+
+  app.delete(many, {
+    config: { rqs: { access: 'write' } },
+    schema: {
+      operationId: `delete${ops.list.operationId.replace(/^list/, '')}`,
+      tags,
+      summary: 'Delete every record a filter selects (one transaction; all=true for every record)',
+      description: 'The list\'s filters (`field=value`, `field[op]=value`, `q`) select the records, deleted in one transaction with a change on the feed for each. Without any filter the request is refused (400 FILTER_REQUIRED) unless `all=true`. Answers `{"changed": n}`.',
+      querystring: where,
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'FILTER_REQUIRED'] }),
+      response: changed
+    }
+  }, writeWhere(collection, 'delete'))
+
   app.delete(one, {
     config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
@@ -117,6 +180,17 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     }
   }, deleteRecord(collection))
   return collection
+}
+
+/** A PATCH body as the API description shows it: any object, its example one field (not a kept one) of the create example. */
+function mergePatchSchema ({ schemas }: WirePolicy, kept: readonly string[]): Record<string, unknown> {
+  const example = (schemas.create as { examples?: unknown[] }).examples?.[0]
+  const schema: Record<string, unknown> = { type: 'object', description: 'Some fields of the record (RFC 7396): each member sent replaces the field, null removes an optional one.' }
+  if (isObject(example)) {
+    const field = Object.keys(example).find((f) => f !== 'id' && !kept.includes(f))
+    if (field !== undefined) schema.examples = [{ [field]: example[field] }]
+  }
+  return schema
 }
 
 /** For the API description: problem details (the default shape), and every route reads or writes records. */
@@ -197,7 +271,23 @@ function getRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
   }
 }
 
-function createRecord ({ policy, store, path, etagOf }: Collection): RouteHandlerMethod {
+/**
+ * A write body's members, before its schema drops any: FIELD_UNKNOWN for one
+ * the record does not have; a merge patch sent to POST or PUT is 415.
+ */
+function bodyCheck (members: readonly string[]): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    const type = request.headers['content-type']
+    if (request.method !== 'PATCH' && typeof type === 'string' && type.toLowerCase().startsWith(MERGE_PATCH_TYPE)) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${MERGE_PATCH_TYPE} is for PATCH; send application/json`)
+    }
+    refuseUnknownMembers(request.body, members)
+  }
+}
+
+function createRecord (collection: Collection): RouteHandlerMethod {
+  const { policy, store, path, etagOf } = collection
+  const bulk = createRecords(collection)
   const created = policy.replacedHeader
     ? ({ outcome, record }: CreateResult): WriteAnswer => {
         const location = `${path}/${record.id}`
@@ -206,8 +296,28 @@ function createRecord ({ policy, store, path, etagOf }: Collection): RouteHandle
       }
     : ({ record }: CreateResult): WriteAnswer => ({ status: 201, headers: { location: `${path}/${record.id}`, etag: etagOf(record) }, body: record })
   return async function create (request, reply) {
+    if (Array.isArray(request.body)) return await bulk.call(this, request, reply)
+    if (request.validationError !== undefined) throw request.validationError
     // The body schema drops every member but the declared fields: the body is the input.
     return await answerOnce(request, reply, store, async (keep) => created(await store.create(request.body as RecordInput, keep(created))))
+  }
+}
+
+/**
+ * A bulk create: every item checked first (nothing is written when one
+ * fails), then one createMany (one transaction); 201 with the records in
+ * order. Each item gets the id the id rule gives in its turn.
+ */
+function createRecords ({ policy, store }: Collection): RouteHandlerMethod {
+  const array = { type: 'array', items: policy.schemas.record }
+  const members = bodyMembers(store.declaration)
+  return async function createMany (request, reply) {
+    const inputs = bulkInputs(bodyValidator(request, policy.schemas.create), members, request.body as unknown[])
+    // The route's response schema is one record's: the array is serialised by a schema of its own.
+    // fast-json-stringify takes any JSON value (here an array); fastify types its input as an object.
+    const serialise = reply.compileSerializationSchema(array) as (value: unknown) => string
+    const created = (results: CreateResult[]): WriteAnswer => ({ status: 201, text: serialise(results.map((r) => r.record)) })
+    return await answerOnce(request, reply, store, async (keep) => created(await store.createMany(inputs, keep(created))))
   }
 }
 
@@ -281,6 +391,95 @@ export function replaceRecord ({ policy, store, path, etagOf }: Collection): (re
 function keptFieldRequired (field: string): AppError {
   const detail = `body.${field} is required when the PUT creates the record`
   return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_REQUIRED', field, detail }] })
+}
+
+/** List parameters that choose a page or a format, not records: a filtered write refuses them. */
+const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'count', 'download', 'bom']
+
+/**
+ * A filtered write's query string: the list's filters and `q`, and `all`.
+ * Its only example is a search no record matches: "Try it out" then changes
+ * nothing (an example filter could hit someone's records).
+ */
+function filteredWriteQuery (list: unknown): Record<string, unknown> {
+  const properties: Record<string, unknown> = {}
+  for (const [param, schema] of Object.entries((list as { properties?: Record<string, unknown> }).properties ?? {})) {
+    if (PAGE_PARAMS.includes(param)) continue
+    const { examples: _examples, example: _example, ...rest } = schema as Record<string, unknown>
+    properties[param] = param === 'q' ? { ...rest, examples: ['no record holds this text'] } : rest
+  }
+  properties.all = { type: 'boolean', description: '`true`: every record the filters select, or with no filter every record of the collection (without it, no filter is 400 FILTER_REQUIRED).' }
+  return { type: 'object', properties }
+}
+
+/**
+ * PATCH or DELETE on the collection: the records the list's filters select
+ * (the same parsed filter a list reads, so every operator it learns works
+ * here too), changed in one store transaction. No filter is refused unless
+ * `all=true`, so a stray request never empties a collection.
+ */
+function writeWhere ({ policy, store }: Collection, kind: 'patch' | 'delete'): RouteHandlerMethod {
+  const { model } = policy.schemas
+  const changed = (n: number): WriteAnswer => ({ status: 200, body: { changed: n } })
+  return async function changeWhere (request, reply) {
+    const { all, ...query } = request.query as Record<string, unknown>
+    const paging = Object.keys(query).filter((param) => PAGE_PARAMS.includes(param))
+    if (paging.length > 0) throw new AppError('INVALID_QUERY', `${paging.join(', ')}: a ${kind === 'patch' ? 'PATCH' : 'DELETE'} of many records takes the list's filters (and all=true) only`)
+    const { filter } = parseListQuery(model, query, 'stream')
+    if (filter.where.length === 0 && filter.search === undefined && all !== true) {
+      throw new AppError('FILTER_REQUIRED', `A ${kind === 'patch' ? 'PATCH' : 'DELETE'} of ${policy.resources === '' ? 'students' : policy.resources.slice(1)} names no filter: add one, or all=true for every record`)
+    }
+    if (kind === 'delete') return await answerOnce(request, reply, store, async (keep) => changed(await store.deleteWhere(filter, keep(changed))))
+    const body = request.body
+    if (!isObject(body)) throw new AppError('JSON_EXPECTED', 'A merge patch is a JSON object')
+    const failures = checkPatch(bodyValidator(request, policy.schemas.create), store.declaration, body)
+    if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
+    return await answerOnce(request, reply, store, async (keep) => changed(await store.updateWhere(filter, body, keep(changed))))
+  }
+}
+
+/** How often a PATCH without preconditions reads again when another write came between its read and its write. */
+const PATCH_ATTEMPTS = 5
+
+/**
+ * PATCH /{id}: the record read, the patch merged (./bodies.ts) and checked
+ * as a create body, then written pinned to the record read (compare-and-set
+ * in the store, as a PUT with If-Match is). Without preconditions a write
+ * that came in between makes it read and merge again; with them it is 412.
+ */
+function patchRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
+  const { ids, notFound, noun, schemas } = policy
+  const { declaration } = store
+  const stored = (result: WriteResult): WriteAnswer | undefined =>
+    result.outcome === 'replaced' ? { status: 200, headers: { etag: etagOf(result.record) }, body: result.record } : undefined
+  return async function patch (request, reply) {
+    const { params, body } = request as BodyRequest
+    if (!isObject(body)) throw new AppError('JSON_EXPECTED', 'A merge patch is a JSON object')
+    const id = ids.parse(params.id)
+    if (body.id !== undefined && body.id !== null) {
+      const failure = ids.checkBody(body.id, id)
+      if (failure !== undefined) throw failure
+    }
+    const validate = bodyValidator(request, schemas.create)
+    const conditional = hasPreconditions(request.headers)
+    return await answerOnce(request, reply, store, async (keep) => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await store.get(id)
+        if (current === undefined) throw notFound.error(id)
+        if (conditional && writeConditionFor(request.headers, current, etagOf) === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
+        const kept = changedKeptField(declaration, current, body)
+        if (kept !== undefined) throw keptFieldChanged(kept)
+        const merged = mergePatch(declaration, current, body)
+        const failures = checkRecord(validate, merged)
+        if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
+        const result = await store.put(id, merged as RecordInput, { kind: 'matches', current }, keep(stored))
+        if (result.outcome === 'replaced') return stored(result) as WriteAnswer
+        if (result.outcome === 'not-found') throw notFound.error(id)
+        // Changed since it was read: the client's precondition no longer holds, or (none) merge into the new state.
+        if (conditional || attempt === PATCH_ATTEMPTS) throw preconditionFailed(request.headers, `${noun} ${id}`)
+      }
+    })
+  }
 }
 
 function deleteRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {

@@ -4,6 +4,7 @@ import { answerOnce, type Representation } from '../../http/rest/index.js'
 import { problems } from '../../http/errors/index.js'
 import { answer } from '../../http/openapi/index.js'
 import { recordRoutes, replaceRecord } from '../records/routes.js'
+import { bodyMembers, refuseUnknownMembers } from '../records/bodies.js'
 import type { WirePolicy } from '../records/policy.js'
 import type { StudentRoutesOptions } from './options.js'
 import { studentNotFound } from './failures.js'
@@ -54,10 +55,13 @@ export const STUDENTS_V2: WirePolicy = {
 async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const students = recordRoutes(app, STUDENTS_V2, opts)
   const replace = replaceRecord(students)
+  const members = bodyMembers(opts.records.declaration)
   // The spec's PUT names the record in its body: the same replace as PUT /{id}.
   app.put<{ Body: StudentReplaceBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
+    // As on every record route of v2: a member that is not a field is refused (FIELD_UNKNOWN), not dropped.
+    preValidation: async (request) => { refuseUnknownMembers(request.body, members) },
     schema: {
       operationId: 'replaceStudent',
       tags,
@@ -73,5 +77,5 @@ export const studentsV2: Representation<StudentRoutesOptions> = {
   version: 2,
   plugin: routesV2,
   errors: problems,
-  methods: [['/', ['GET', 'POST', 'PUT']], ['/:id', ['GET', 'PUT', 'DELETE']]]
+  methods: [['/', ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']], ['/:id', ['GET', 'PUT', 'PATCH', 'DELETE']]]
 }

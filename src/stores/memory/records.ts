@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import {
-  conditionHolds, DELETED, fieldKindsOf, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  conditionHolds, DELETED, fieldKindsOf, matcher, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -55,6 +55,32 @@ export class MemoryRecordStore implements RecordStore {
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
     return this.#kept.run(keyed, () => this.#create(input))
+  }
+
+  /**
+   * All or nothing: every record is built and its unique keys checked before
+   * any is stored, and storing is synchronous, so no other write comes in
+   * between. The ids are drawn in turn (an int64 collection's that run out
+   * fail before anything is stored).
+   */
+  async createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
+    return this.#kept.run(keyed, () => {
+      if (this.declaration.ids === 'count') return inputs.map((input) => this.#create(input))
+      const next = this.#next
+      let records: StoredRecord[]
+      try {
+        records = inputs.map((input) => recordOf(this.declaration, this.#newId(), input))
+        if (!this.#unique.empty) this.#unique.checkAll(new Map(records.map((r) => [r.id, r])))
+      } catch (err) {
+        this.#next = next
+        throw err
+      }
+      return records.map((record) => {
+        const outcome = this.#records.has(record.id) ? 'replaced' : 'created'
+        this.#store(outcome, record)
+        return { outcome, record }
+      })
+    })
   }
 
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
@@ -120,6 +146,43 @@ export class MemoryRecordStore implements RecordStore {
       unit.changed(this.declaration.name, 'deleted', id, null)
     }
     return DELETED
+  }
+
+  /**
+   * The records the filter selects are found first, then (synchronously,
+   * so nothing comes in between) each still held and still matching is
+   * written: all of them, with a change each, or (a failure) none.
+   */
+  async updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    const candidates = await this.#queries.query({ ...filter, sort: [] })
+    return this.#kept.run(keyed, () => {
+      const records = this.#stillMatching(filter, candidates).map((current) => recordOf(this.declaration, current.id, mergePatch(this.declaration, current, patch) as RecordInput))
+      if (!this.#unique.empty) this.#unique.checkAll(new Map(records.map((r) => [r.id, r])))
+      for (const record of records) this.#store('replaced', record)
+      return records.length
+    })
+  }
+
+  async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    const candidates = await this.#queries.query({ ...filter, sort: [] })
+    return this.#kept.run(keyed, () => {
+      const records = this.#stillMatching(filter, candidates)
+      for (const record of records) {
+        this.#records.delete(record.id)
+        this.#unique.move(record, undefined)
+        this.#changes.changed(this.declaration.name, 'deleted', record.id, null)
+      }
+      return records.length
+    })
+  }
+
+  /** The candidates as held now that the filter still selects (a write may have come in between). */
+  #stillMatching (filter: RecordFilter, candidates: readonly StoredRecord[]): StoredRecord[] {
+    const matches = matcher<StoredRecord>(filter, fieldKindsOf(this.declaration))
+    return candidates.flatMap((c) => {
+      const now = this.#records.get(c.id)
+      return now !== undefined && matches(now) ? [now] : []
+    })
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {

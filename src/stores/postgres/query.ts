@@ -26,6 +26,12 @@ export class PostgresQueries<F extends string, Row extends object, R> {
     } catch (err) { return rethrow(err) }
   }
 
+  /** The records a filter selects, locked for the rest of `client`'s transaction (a filtered write); failures are the transaction's to report. */
+  async locked (client: PoolClient, filter: RecordFilter<F>): Promise<R[]> {
+    const { text, values } = compileSelect(this.table, dialect, { ...filter, sort: [] })
+    return (await client.query<Row>({ text: `${text} FOR UPDATE`, values })).rows.map(this.toRecord)
+  }
+
   async count (filter: RecordFilter<F>): Promise<number> {
     const { text, values } = compileCount(this.table, dialect, filter)
     try {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
-  conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
+  conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -24,6 +24,12 @@ interface Statement { name: string, text: string }
 interface Statements {
   /** One round trip: the generated function (count, sequence, int64) or a plain INSERT (uuid). */
   create: Statement
+  /** A bulk create in one statement: arrays of values, one per column (after the count rule's firstId), in order. */
+  createMany: Statement
+  /** Filtered writes: an UPDATE from arrays (ids, then each updated column's values), a DELETE of an array of ids, the count down by $1. */
+  updateMany: Statement
+  deleteMany: Statement
+  uncountedBy: Statement
   getMany: Statement
   /** A write by id that replaces only (RETURNING the record). */
   update: Statement
@@ -153,6 +159,58 @@ export class PostgresRecordStore implements RecordStore {
     return await writes.transaction(async (client) => result((await client.query<Row>(query)).rows[0]), keyed)
   }
 
+  /**
+   * One statement for the whole list: the values as one array per column,
+   * unnested in order, each row through the collection's create function
+   * (the id rule under the counter row's lock, its change by the trigger),
+   * or for uuid ids one multi-row INSERT. Without a key it is one autocommit
+   * statement, so all or nothing either way.
+   */
+  async createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
+    try {
+      return await this.#createMany(inputs, keyed)
+    } catch (err) {
+      throw await duplicateOf(this.#pool, this.#layout, err, undefined) ?? err
+    }
+  }
+
+  async #createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
+    if (inputs.length === 0) return await this.#writes.transaction(async () => [], keyed)
+    if (this.#layout.columns.length === 0) {
+      // No field to unnest: one create function call per record, in one transaction.
+      return await this.#writes.transaction(async (client) => {
+        const results: CreateResult[] = []
+        for (const input of inputs) results.push(await this.#createWith(client, input))
+        return results
+      }, keyed)
+    }
+    const { ids, firstId } = this.declaration
+    const rows = inputs.map((input) => this.#values(input))
+    const columns = this.#layout.columns.map((_, i) => rows.map((row) => row[i]))
+    let uuids: string[] | undefined
+    const values: unknown[] = []
+    if (ids === 'uuid') values.push(uuids = inputs.map(() => randomUUID()))
+    else if (ids === 'count') values.push(firstId)
+    values.push(...columns)
+    const query = { text: this.#s.createMany.text, values }
+    const results = (created: Row[]): CreateResult[] => inputs.map((input, i) => ({
+      outcome: created[i]?.replaced === true ? 'replaced' : 'created',
+      record: recordOf(this.declaration, uuids?.[i] ?? this.#layout.idOf(created[i]?.id), input)
+    }))
+    if (keyed === undefined) return results((await this.#writes.statement<Row>(query)).rows)
+    return await this.#writes.transaction(async (client) => results((await client.query<Row>(query)).rows), keyed)
+  }
+
+  async #createWith (client: PoolClient, input: RecordInput): Promise<CreateResult> {
+    const { ids, firstId } = this.declaration
+    const values = this.#values(input)
+    const id = ids === 'uuid' ? randomUUID() : undefined
+    if (id !== undefined) values.unshift(id)
+    else if (ids === 'count') values.unshift(firstId)
+    const row = (await client.query<Row>({ ...this.#s.create, values })).rows[0]
+    return { outcome: row?.replaced === true ? 'replaced' : 'created', record: recordOf(this.declaration, id ?? this.#layout.idOf(row?.id), input) }
+  }
+
   async #put (writes: Writes, id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
     const { putCreates } = this.declaration
     // A create by id changes the count: the counter row must be locked first.
@@ -193,6 +251,41 @@ export class PostgresRecordStore implements RecordStore {
       await client.query({ ...this.#s.remove, values: [id] })
       if (this.#layout.counted) await client.query({ ...this.#s.uncounted })
       return DELETED
+    }, keyed)
+  }
+
+  /**
+   * One transaction: the selected rows locked (after the counter row, as
+   * every write takes them), each merged, and written back by one UPDATE
+   * from the columns' arrays; the trigger records a change per row.
+   */
+  async updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    try {
+      return await this.#updateWhere(filter, patch, keyed)
+    } catch (err) {
+      throw await duplicateOf(this.#pool, this.#layout, err, undefined) ?? err
+    }
+  }
+
+  async #updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    return await this.#writes.transaction(async (client) => {
+      const records = await this.#queries.locked(client, filter)
+      if (records.length === 0) return 0
+      const rows = records.map((current) => this.#values(mergePatch(this.declaration, current, patch) as RecordInput))
+      const values = [records.map((r) => r.id), ...this.#updated.map((i) => rows.map((row) => row[i]))]
+      await client.query({ text: this.#s.updateMany.text, values })
+      return records.length
+    }, keyed)
+  }
+
+  async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    return await this.#writes.transaction(async (client) => {
+      if (this.#layout.counted) await client.query({ ...this.#s.lockCounter })
+      const records = await this.#queries.locked(client, filter)
+      if (records.length === 0) return 0
+      await client.query({ text: this.#s.deleteMany.text, values: [records.map((r) => r.id)] })
+      if (this.#layout.counted) await client.query({ text: this.#s.uncountedBy.text, values: [records.length] })
+      return records.length
     }, keyed)
   }
 
@@ -301,6 +394,10 @@ function statements (layout: TableLayout): Statements {
   }
   return {
     create: { name: `${prefix}-create`, text: create },
+    createMany: { name: `${prefix}-create-many`, text: createManyText(layout) },
+    updateMany: { name: `${prefix}-update-many`, text: updateManyText(layout, sets) },
+    deleteMany: { name: `${prefix}-delete-many`, text: `DELETE FROM ${table} WHERE id = ANY($1::${layout.idSqlType}[])` },
+    uncountedBy: { name: `${prefix}-uncounted-by`, text: `UPDATE rqs_ids SET n = n - $1 WHERE collection = ${name}` },
     getMany: { name: `${prefix}-get-many`, text: `SELECT ${select} FROM ${table} WHERE id = ANY($1::${idType}[])` },
     update: { name: `${prefix}-update`, text: `UPDATE ${table} SET ${update} WHERE id = $1 RETURNING ${select}` },
     // After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
@@ -318,6 +415,45 @@ function statements (layout: TableLayout): Statements {
     counted: { name: `${prefix}-counted`, text: `UPDATE rqs_ids SET n = n + 1 WHERE collection = ${name}` },
     uncounted: { name: `${prefix}-uncounted`, text: `UPDATE rqs_ids SET n = n - 1 WHERE collection = ${name}` }
   }
+}
+
+/**
+ * A bulk create: the columns' arrays unnested WITH ORDINALITY, and each row
+ * created through the collection's create function in that order (LATERAL),
+ * so the id rule and the counter stay those of one create; uuid ids (given
+ * as the first array) need no function: one multi-row INSERT … SELECT.
+ */
+function createManyText (layout: TableLayout): string {
+  const { declaration, table, fields, routines } = layout
+  const types = [...fields.map((f) => f.sqlType), ...fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
+  const first = declaration.ids === 'uuid' || declaration.ids === 'count' ? 2 : 1
+  const arrays = types.map((t, i) => `$${i + first}::${t}[]`)
+  const names = types.map((_, i) => `c${i}`)
+  if (declaration.ids === 'uuid') {
+    const unnested = [`$1::${layout.idSqlType}[]`, ...arrays].join(', ')
+    return `INSERT INTO ${table} (${['id', ...layout.columns].join(', ')}) SELECT * FROM unnest(${unnested}) RETURNING id`
+  }
+  const source = types.length === 0 ? 'generate_series(1, $1) WITH ORDINALITY AS u(g, ord)' : `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...names, 'ord'].join(', ')})`
+  const args = names.map((n) => `u.${n}`)
+  let call: string
+  switch (declaration.ids) {
+    case 'count': call = `${routines.create}($1${args.map((a) => `, ${a}`).join('')})`; break
+    case 'sequence': call = `${routines.createNext}(${args.join(', ')})`; break
+    default: call = `${routines.create}(${args.join(', ')})`
+  }
+  const replaced = declaration.ids === 'int64' ? 'false' : 'r.o_replaced'
+  return `SELECT r.o_id AS id, ${replaced} AS replaced FROM ${source} CROSS JOIN LATERAL ${call} AS r ORDER BY u.ord`
+}
+
+/** UPDATE of the `sets` columns of many rows from arrays: the ids ($1), then each column's values in the order of `sets`. */
+function updateManyText (layout: TableLayout, sets: readonly string[]): string {
+  const types = [...layout.fields.map((f) => f.sqlType), ...layout.fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
+  const typeOf = (column: string): string => types[layout.columns.indexOf(column)] ?? 'text'
+  if (sets.length === 0) return `UPDATE ${layout.table} SET id = id WHERE id = ANY($1::${layout.idSqlType}[])`
+  const arrays = [`$1::${layout.idSqlType}[]`, ...sets.map((c, i) => `$${i + 2}::${typeOf(c)}[]`)]
+  const names = sets.map((_, i) => `c${i}`)
+  return `UPDATE ${layout.table} AS t SET ${sets.map((c, i) => `${c} = u.${names[i] as string}`).join(', ')}
+    FROM unnest(${arrays.join(', ')}) AS u(id, ${names.join(', ')}) WHERE t.id = u.id`
 }
 
 /**

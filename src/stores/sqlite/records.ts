@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { Statement } from 'better-sqlite3'
 import {
-  conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -43,7 +43,10 @@ export class SqliteRecordStore implements RecordStore {
   readonly #get: Statement<[RecordId], Record<string, unknown>>
   readonly #queries: SqliteQueries<string, StoredRecord>
   readonly #create: (input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => CreateResult
+  readonly #createMany: (inputs: readonly RecordInput[], keyed: KeyedWrite<CreateResult[]> | undefined) => CreateResult[]
   readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
+  readonly #updateWhere: (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed: KeyedWrite<number> | undefined) => number
+  readonly #deleteWhere: (filter: RecordFilter, keyed: KeyedWrite<number> | undefined) => number
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
   constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit) {
@@ -72,7 +75,7 @@ export class SqliteRecordStore implements RecordStore {
     const insert = (id: RecordId, input: RecordInput): boolean => insertRow.run(id, ...writtenValues(fields, input)).changes === 1
     const remove = db.prepare<[RecordId]>(`DELETE FROM ${table} WHERE id = ?`)
 
-    const create = db.transaction((input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => kept.run(keyed, (): CreateResult => {
+    const createOne = (input: RecordInput): CreateResult => {
       switch (declaration.ids) {
         case 'count':
         case 'sequence': {
@@ -103,8 +106,10 @@ export class SqliteRecordStore implements RecordStore {
           return { outcome: created ? 'created' : 'replaced', record: recordOf(declaration, id, input) }
         }
       }
-    }))
-    this.#create = create
+    }
+    this.#create = db.transaction((input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => kept.run(keyed, () => createOne(input)))
+    // Every record of a bulk create in one savepoint: one failure rolls them all back.
+    this.#createMany = db.transaction((inputs: readonly RecordInput[], keyed: KeyedWrite<CreateResult[]> | undefined) => kept.run(keyed, () => inputs.map(createOne)))
 
     const put = db.transaction((id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => kept.run(keyed, (): WriteResult => {
       const current = this.#read(id)
@@ -129,6 +134,20 @@ export class SqliteRecordStore implements RecordStore {
       return DELETED
     }))
     this.#remove = del
+
+    // Filtered writes: the rows the filter selects, read and written in one savepoint.
+    const selected = (filter: RecordFilter): StoredRecord[] => this.#queries.query({ ...filter, sort: [] })
+    this.#updateWhere = db.transaction((filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed: KeyedWrite<number> | undefined) => kept.run(keyed, () => {
+      const records = selected(filter)
+      for (const current of records) updateKept.run(...writtenValues(updatedFields, mergePatch(declaration, current, patch) as RecordInput), current.id)
+      return records.length
+    }))
+    this.#deleteWhere = db.transaction((filter: RecordFilter, keyed: KeyedWrite<number> | undefined) => kept.run(keyed, () => {
+      const records = selected(filter)
+      for (const current of records) remove.run(current.id)
+      addToCount.run(-records.length, name)
+      return records.length
+    }))
   }
 
   #read (id: RecordId): StoredRecord | undefined {
@@ -149,6 +168,10 @@ export class SqliteRecordStore implements RecordStore {
     try { return await this.#group.run(() => this.#create(input, keyed)) } catch (err) { return rethrow(duplicateOf(this.#db, this.declaration, err, input) ?? err) }
   }
 
+  async createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
+    try { return await this.#group.run(() => this.#createMany(inputs, keyed)) } catch (err) { return rethrow(duplicateOf(this.#db, this.declaration, err, undefined) ?? err) }
+  }
+
   async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
     try { return await this.#group.run(() => this.#put(id, input, condition, keyed)) } catch (err) { return rethrow(duplicateOf(this.#db, this.declaration, err, input, id) ?? err) }
   }
@@ -163,17 +186,26 @@ export class SqliteRecordStore implements RecordStore {
    * savepoint, committed or rolled back with the unit.
    */
   writesIn (open: () => void): RecordWrites {
-    const inUnit = async <R>(run: () => R): Promise<R> => {
+    // A duplicate key is named as a single write names it (the holder may be the unit's own write).
+    const inUnit = async <R>(run: () => R, input?: RecordInput, own?: RecordId): Promise<R> => {
       open()
-      try { return run() } catch (err) { return rethrow(err) }
+      try { return run() } catch (err) { return rethrow(duplicateOf(this.#db, this.declaration, err, input, own) ?? err) }
     }
     return {
       declaration: this.declaration,
       get: async (id) => await inUnit(() => this.#read(id)),
-      create: async (input) => await inUnit(() => this.#create(input, undefined)),
-      put: async (id, input, condition = NO_CONDITION) => await inUnit(() => this.#put(id, input, condition, undefined)),
+      create: async (input) => await inUnit(() => this.#create(input, undefined), input),
+      put: async (id, input, condition = NO_CONDITION) => await inUnit(() => this.#put(id, input, condition, undefined), input, id),
       delete: async (id, condition = NO_CONDITION) => await inUnit(() => this.#remove(id, condition, undefined))
     }
+  }
+
+  async updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number> {
+    try { return await this.#group.run(() => this.#updateWhere(filter, patch, keyed)) } catch (err) { return rethrow(duplicateOf(this.#db, this.declaration, err, undefined) ?? err) }
+  }
+
+  async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    try { return await this.#group.run(() => this.#deleteWhere(filter, keyed)) } catch (err) { return rethrow(err) }
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {

@@ -12,7 +12,7 @@ import { request, startServer, type RunningServer } from '../../helpers/server.j
  */
 
 type Json = Record<string, any>
-const METHODS = ['post', 'put', 'get', 'delete', 'patch']
+const METHODS = ['post', 'put', 'patch', 'get', 'delete']
 
 interface Operation { path: string, method: string, op: Json }
 

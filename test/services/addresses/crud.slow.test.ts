@@ -24,8 +24,8 @@ describe('POST /addresses (not idempotent)', () => {
     expect((await request(`${server.origin}/addresses/2`)).body).toEqual({ id: 2, ...berlin })
   })
 
-  it('does not store unknown fields and ignores a submitted id (the service generates ids)', async () => {
-    const res = await request(base, { method: 'POST', json: { ...berlin, id: 77, country: 'DE' } })
+  it('ignores a submitted id (the service generates ids)', async () => {
+    const res = await request(base, { method: 'POST', json: { ...berlin, id: 77 } })
     expect(res.status).toBe(201)
     expect(res.body).toEqual({ id: 1, ...berlin })
     expect((await request(`${base}/1`)).body).toEqual({ id: 1, ...berlin })
@@ -186,15 +186,15 @@ describe('GET and DELETE /addresses/{id}', () => {
 
 describe('methods and media types', () => {
   it('answers 405 with Allow for methods a path does not serve, and OPTIONS with 204 + Allow', async () => {
-    const patch = await request(`${base}/1`, { method: 'PATCH', json: berlin })
-    expectProblem(patch, 405, 'METHOD_NOT_ALLOWED')
-    expect(patch.headers.get('allow')).toBe('GET, PUT, DELETE, HEAD, OPTIONS')
-    const del = await request(base, { method: 'DELETE' })
-    expectProblem(del, 405, 'METHOD_NOT_ALLOWED')
-    expect(del.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS')
+    const post = await request(`${base}/1`, { method: 'POST', json: berlin })
+    expectProblem(post, 405, 'METHOD_NOT_ALLOWED')
+    expect(post.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE, HEAD, OPTIONS')
+    const put = await request(base, { method: 'PUT', json: berlin })
+    expectProblem(put, 405, 'METHOD_NOT_ALLOWED')
+    expect(put.headers.get('allow')).toBe('GET, POST, PATCH, DELETE, HEAD, OPTIONS')
     const options = await request(base, { method: 'OPTIONS' })
     expect(options.status).toBe(204)
-    expect(options.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS')
+    expect(options.headers.get('allow')).toBe('GET, POST, PATCH, DELETE, HEAD, OPTIONS')
   })
 
   it('answers 406 when Accept excludes JSON, and serves JSON when it is merely less preferred', async () => {
@@ -227,7 +227,7 @@ describe('methods and media types', () => {
 describe('bad input is a 4xx problem and changes nothing', () => {
   const cases: Array<[string, string, number, string]> = [
     ['malformed JSON', '{"name": "A",', 400, 'MALFORMED_JSON'],
-    ['an array', JSON.stringify([berlin]), 400, 'JSON_EXPECTED'],
+    ['a number', '42', 400, 'JSON_EXPECTED'],
     ['a string', '"Berlin"', 400, 'JSON_EXPECTED'],
     ['null', 'null', 400, 'JSON_EXPECTED'],
     ['an empty body', '', 400, 'JSON_EXPECTED'],

@@ -33,7 +33,7 @@ export function collectionSuite (storeOf: () => Config['store'] | undefined): vo
 
   describe('records', () => {
     it('creates with 201, Location and ETag, and reads it back', async () => {
-      const created = await request(`${base}/books`, { method: 'POST', json: { title: 'Kindred', year: 1979, price: 8, available: true, extra: 'dropped' } })
+      const created = await request(`${base}/books`, { method: 'POST', json: { title: 'Kindred', year: 1979, price: 8, available: true } })
       expect(created.status).toBe(201)
       expect(created.body).toEqual({ id: 5, title: 'Kindred', year: 1979, price: 8, available: true })
       expect(created.headers.get('location')).toBe('/books/5')
@@ -156,7 +156,7 @@ export function collectionSuite (storeOf: () => Config['store'] | undefined): vo
         ['/books', { method: 'POST', body: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }],
         ['/books', { method: 'POST', json: { title: 'a\u0000b', year: 1, price: 1, available: true } }],
         ['/books?constructor=1', {}], ['/books?sort=__proto__', {}], ['/books?cursor=abc', {}], ['/books?limit=100000', {}],
-        ['/books/1', { method: 'PATCH', json: {} }]
+        ['/books/1', { method: 'PATCH', json: { year: 'x', price: null } }]
       ]
       for (const [path, init] of cases) {
         const res = await request(`${base}${path}`, init)

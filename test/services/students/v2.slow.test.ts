@@ -58,16 +58,16 @@ describe('student representation v2', () => {
     expect(invalid.body.errors.length).toBeGreaterThanOrEqual(3)
     expectProblem(await request(v2, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(ada) }), 415, 'UNSUPPORTED_MEDIA_TYPE')
     expectProblem(await request(v2, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"firstName":' }), 400, 'MALFORMED_JSON')
-    expectProblem(await request(`${v2}/0`, { method: 'PATCH', json: ada }), 405, 'METHOD_NOT_ALLOWED')
+    expectProblem(await request(`${v2}/0`, { method: 'POST', json: ada }), 405, 'METHOD_NOT_ALLOWED')
     expect((await stores.students.list())).toEqual([])
   })
 
-  it('a JSON array is "a JSON object is expected" in v2, while v1 keeps the spec\'s "JSON data is expected"', async () => {
-    const res = await request(v2, { method: 'POST', json: [ada] })
+  it('a JSON array PUT is "a JSON object is expected" in v2 (a POSTed array is a bulk create), while v1 keeps the spec\'s "JSON data is expected"', async () => {
+    const res = await request(`${v2}/0`, { method: 'PUT', json: [ada] })
     expectProblem(res, 400, 'JSON_EXPECTED')
     expect(res.body.title).toBe('JSON object expected')
     expect(res.body.errors[0].message).toBe('A JSON object is expected.')
-    const german = await request(v2, { method: 'POST', json: [ada], headers: { 'accept-language': 'de' } })
+    const german = await request(`${v2}/0`, { method: 'PUT', json: [ada], headers: { 'accept-language': 'de' } })
     expect(german.body.errors[0].message).toBe('Es wird ein JSON-Objekt erwartet.')
     const v1 = await request(`${server.origin}/students`, { method: 'POST', json: [ada] })
     expect(v1.status).toBe(400)

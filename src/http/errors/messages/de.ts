@@ -43,6 +43,9 @@ export const de: MessageTable = {
 
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { title: 'Unzulässige Zeichen', message: FIELD_TEMPLATES.de.FIELD_INVALID_TEXT },
+  FIELD_UNKNOWN: { title: 'Unbekanntes Feld', message: '{field} ist kein Feld dieses Datensatzes.' },
+  BULK_SIZE: { title: 'Zu viele oder keine Datensätze', message: 'Senden Sie zwischen 1 und 10000 Datensätze auf einmal.' },
+  FILTER_REQUIRED: { title: 'Filter erforderlich', message: 'Geben Sie mit einem Filter an, welche Datensätze sich ändern sollen, oder all=true für alle.' },
   NESTING_TOO_DEEP: { title: 'Daten zu tief verschachtelt', message: 'Die Daten sind zu tief verschachtelt.' },
   REQUEST_TIMEOUT: { title: 'Zeitüberschreitung der Anfrage', message: 'Die Daten sind nicht rechtzeitig angekommen. Bitte senden Sie sie erneut.' },
   PROCESSING_TIMEOUT: { title: 'Anfrage dauerte zu lange', message: 'Die Anfrage hat zu lange gedauert. Prüfen Sie, ob Ihre Änderung gespeichert wurde, bevor Sie es erneut versuchen.' }

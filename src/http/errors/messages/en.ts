@@ -43,6 +43,9 @@ export const en: MessageTable = {
 
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { title: 'Characters not allowed', message: FIELD_TEMPLATES.en.FIELD_INVALID_TEXT },
+  FIELD_UNKNOWN: { title: 'Unknown field', message: '{field} is not a field of this record.' },
+  BULK_SIZE: { title: 'Too many or no records', message: 'Send between 1 and 10000 records at once.' },
+  FILTER_REQUIRED: { title: 'Filter required', message: 'Name the records to change with a filter, or all=true for every record.' },
   NESTING_TOO_DEEP: { title: 'Data nested too deeply', message: 'The data is nested too deeply.' },
   REQUEST_TIMEOUT: { title: 'Request timeout', message: 'The data did not arrive in time. Please send it again.' },
   PROCESSING_TIMEOUT: { title: 'Request took too long', message: 'The request took too long. Check whether your change was saved before trying again.' }
