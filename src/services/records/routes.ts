@@ -420,6 +420,7 @@ function filteredWriteQuery (list: unknown): Record<string, unknown> {
  */
 function writeWhere ({ policy, store }: Collection, kind: 'patch' | 'delete'): RouteHandlerMethod {
   const { model } = policy.schemas
+  const updatedStamps = readOnlyFields(policy.schemas.create).filter((f) => !store.declaration.keptOnUpdate.includes(f))
   const changed = (n: number): WriteAnswer => ({ status: 200, body: { changed: n } })
   return async function changeWhere (request, reply) {
     const { all, ...query } = request.query as Record<string, unknown>
@@ -434,8 +435,17 @@ function writeWhere ({ policy, store }: Collection, kind: 'patch' | 'delete'): R
     if (!isObject(body)) throw new AppError('JSON_EXPECTED', 'A merge patch is a JSON object')
     const failures = checkPatch(bodyValidator(request, policy.schemas.create), store.declaration, body)
     if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
-    return await answerOnce(request, reply, store, async (keep) => changed(await store.updateWhere(filter, body, keep(changed))))
+    // Fields the server sets on every write (`x-auto: updated`) take the time of this one.
+    const now = new Date().toISOString()
+    const patch = updatedStamps.length === 0 ? body : { ...body, ...Object.fromEntries(updatedStamps.map((f) => [f, now])) }
+    return await answerOnce(request, reply, store, async (keep) => changed(await store.updateWhere(filter, patch, keep(changed))))
   }
+}
+
+/** The fields a body schema marks `readOnly` (set by the server: automatic timestamps). */
+function readOnlyFields (schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { readOnly?: unknown }> }).properties ?? {}
+  return Object.keys(properties).filter((field) => properties[field]?.readOnly === true)
 }
 
 /** How often a PATCH without preconditions reads again when another write came between its read and its write. */
@@ -450,6 +460,7 @@ const PATCH_ATTEMPTS = 5
 function patchRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
   const { ids, notFound, noun, schemas } = policy
   const { declaration } = store
+  const readOnly = readOnlyFields(schemas.create)
   const stored = (result: WriteResult): WriteAnswer | undefined =>
     result.outcome === 'replaced' ? { status: 200, headers: { etag: etagOf(result.record) }, body: result.record } : undefined
   return async function patch (request, reply) {
@@ -470,6 +481,8 @@ function patchRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod
         const kept = changedKeptField(declaration, current, body)
         if (kept !== undefined) throw keptFieldChanged(kept)
         const merged = mergePatch(declaration, current, body)
+        // Server-set fields the patch left out are set again by the body's own rules (the creation time kept by the store).
+        for (const field of readOnly) if (!Object.hasOwn(body, field)) delete merged[field]
         const failures = checkRecord(validate, merged)
         if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
         const result = await store.put(id, merged as RecordInput, { kind: 'matches', current }, keep(stored))
