@@ -96,8 +96,17 @@ function valueOf (field: FieldSpec, raw: string, optional: boolean): unknown {
     // An optional text left empty is not sent: the record then has no such field. A date-time is sent as typed (the service reads any offset).
     case 'text':
     case 'datetime': return optional && raw === '' ? undefined : raw
+    // A tag input: values separated by commas or lines (issue 29, item 7).
+    case 'list': return raw.trim() === '' ? (optional ? undefined : []) : raw.split(/[,\n]/).map((v) => v.trim()).filter((v) => v !== '')
+    // An object's fieldset is its JSON text (minimal, issue 29 item 8): sent parsed, or as typed for the service to say why not.
+    case 'object':
+    case 'json': return raw.trim() === '' ? undefined : jsonOrText(raw)
     default: return input satisfies never
   }
+}
+
+function jsonOrText (raw: string): unknown {
+  try { return JSON.parse(raw) as unknown } catch { return raw }
 }
 
 function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, only: (f: FieldSpec) => boolean, required?: ReadonlySet<string>): Record<string, unknown> {
@@ -228,7 +237,9 @@ export function isSortKey (spec: ResourceSpec, key: string): boolean {
 }
 
 /** The kind of a declared property, as the server reads its type and format (an unknown type: text). */
-function kindOf (property: { type: string, format?: string }): Kind {
+function kindOf (property: { type: string, format?: string, properties?: unknown }): Kind {
+  if (property.type === 'array') return 'list'
+  if (property.type === 'object') return property.properties === undefined ? 'json' : 'object'
   return (['string', 'integer', 'number', 'boolean'] as string[]).includes(property.type) ? kindOfSchema(property.type as JsonType, property.format) : 'string'
 }
 
@@ -246,6 +257,9 @@ export function toRecord (value: unknown): Rec | undefined {
   const record: Rec = { id: String(raw.id) }
   for (const [key, field] of Object.entries(raw)) {
     if (key !== 'id' && (typeof field === 'string' || typeof field === 'number' || typeof field === 'boolean')) record[key] = field
+    // A list shows as its values separated by commas (the tag input's form), an object as its JSON.
+    else if (key !== 'id' && Array.isArray(field)) record[key] = field.map(String).join(', ')
+    else if (key !== 'id' && typeof field === 'object' && field !== null) record[key] = JSON.stringify(field)
   }
   return record
 }

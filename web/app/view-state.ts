@@ -12,7 +12,9 @@ export const PAGE_SIZES = [10, 20, 50, 100]
 
 /** The filter parameters a field offers, by kind: text contains, number at least / at most, boolean yes/no. */
 export function filterParams (field: FieldSpec): string[] {
-  const { operators } = KINDS[field.kind]
+  const { operators, composite } = KINDS[field.kind]
+  if (composite === 'list') return [`${field.key}[has]`]
+  if (composite !== undefined) return []
   if (operators.includes('contains')) return [`${field.key}[contains]`]
   return operators.includes('gte') ? [`${field.key}[gte]`, `${field.key}[lte]`] : [field.key]
 }

@@ -3,6 +3,7 @@ import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
 import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
 import { tooManyCollections, tooManyFields } from './limits.js'
+import { compositeField, isComposite, type CheckedField, type DeclarationTools } from './composite.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -11,7 +12,7 @@ import { tooManyCollections, tooManyFields } from './limits.js'
  */
 
 /** A field's JSON Schema as rqs applies it (the declared keywords, a string's default cap added). */
-export type FieldSchema = Readonly<Record<string, unknown>> & { type: JsonType }
+export type FieldSchema = Readonly<Record<string, unknown>> & { type: JsonType | 'array' | 'object' }
 
 /** A declared collection: what the stores keep, and the JSON Schema the HTTP layer checks records with. */
 export interface UserCollection {
@@ -111,9 +112,9 @@ function collectionOf (name: string, value: unknown): UserCollection {
   const properties: Record<string, FieldSchema> = {}
   const fields: Record<string, StoredField> = {}
   for (const [field, fieldSchema] of Object.entries(declared)) {
-    const checked = fieldOf(`${schemaPath}.properties.${field}`, field, fieldSchema)
-    properties[field] = checked
-    fields[field] = { type: kindOfSchema(checked.type, checked.format), required: required.includes(field) }
+    const checked = declaredField(`${schemaPath}.properties.${field}`, field, fieldSchema, required.includes(field), 1)
+    properties[field] = checked.schema as FieldSchema
+    fields[field] = checked.stored
   }
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
   if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
@@ -141,9 +142,30 @@ function requiredOf (path: string, value: unknown, properties: Record<string, un
   return names
 }
 
+/** A field of a record (depth 1) or of a nested object (deeper): a scalar, or a composite (./composite.ts). */
+function declaredField (path: string, name: string, value: unknown, required: boolean, depth: number): CheckedField {
+  if (depth === 1 && name === 'id') fail(path, 'a field may not be named "id": rqs gives every record its id')
+  if (!isComposite(value)) return scalarField(path, name, value, required)
+  if (!FIELD_NAME.test(name)) fieldOf(path, name, value) // the name's refusal
+  return compositeField(path, value as Record<string, unknown>, required, depth, TOOLS)
+}
+
+function scalarField (path: string, name: string, value: unknown, required: boolean): CheckedField {
+  const schema = fieldOf(path, name, value)
+  return { schema, stored: { type: kindOfSchema(schema.type as JsonType, schema.format), required } }
+}
+
+const TOOLS: DeclarationTools = {
+  fail,
+  scalar: scalarField,
+  field: declaredField,
+  required: requiredOf,
+  refuseUnknown: (path, object, known) => { refuseUnknown(path, object, known) }
+}
+
 function fieldOf (path: string, name: string, value: unknown): FieldSchema {
-  if (name === 'id') fail(path, 'a field may not be named "id": rqs gives every record its id')
-  if (!FIELD_NAME.test(name)) fail(path, `"${name}" is not a field name: use camelCase letters and digits, starting with a lower-case letter, at most 63 characters (e.g. "title", "publishedYear")`)
+  if (name === 'id' && !path.endsWith('.items')) fail(path, 'a field may not be named "id": rqs gives every record its id')
+  if (name !== 'items' && !FIELD_NAME.test(name)) fail(path, `"${name}" is not a field name: use camelCase letters and digits, starting with a lower-case letter, at most 63 characters (e.g. "title", "publishedYear")`)
   const schema = objectAt(path, value, 'a JSON Schema such as {"type": "string"}')
   const type = typeOf(`${path}.type`, schema.type)
   refuseUnknown(path, schema, KEYS_OF_TYPE[type], type)
@@ -164,7 +186,7 @@ function typeOf (path: string, value: unknown): JsonType {
   if (typeof value !== 'string') fail(path, `must be one of ${JSON_TYPES.join(', ')}, got ${JSON.stringify(value)}`)
   const alias = Object.hasOwn(TYPE_ALIASES, value.toLowerCase()) ? TYPE_ALIASES[value.toLowerCase()] : closestWord(value, JSON_TYPES)
   if (alias !== undefined) fail(path, `"${value}" is not a type; use "${alias}"`)
-  if (value === 'object' || value === 'array' || value === 'null') fail(path, `"${value}" is not a type rqs stores: a field is a string, integer, number or boolean`)
+  if (value === 'null') fail(path, `"${value}" is not a type rqs stores: a field is a string, integer, number, boolean, array or object`)
   fail(path, `"${value}" is not a type: use one of ${JSON_TYPES.join(', ')}`)
 }
 
@@ -232,7 +254,7 @@ function refuseUnknown (path: string, object: Record<string, unknown>, known: re
       const types = JSON_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))
       fail(`${path}.${key}`, `applies to ${types.join(' and ')} fields, not to ${type === 'integer' ? 'an' : 'a'} ${type} field`)
     }
-    if (type !== undefined && (key === 'properties' || key === 'items')) fail(`${path}.${key}`, 'is not supported: a field is a string, integer, number or boolean, never an object or array')
+    if (type !== undefined && (key === 'properties' || key === 'items')) fail(`${path}.${key}`, `applies to ${key === 'items' ? 'array' : 'object'} fields, not to ${type === 'integer' ? 'an' : 'a'} ${type} field: declare "type": "${key === 'items' ? 'array' : 'object'}"`)
     const guess = closestWord(key, known)
     fail(`${path}.${key}`, `unknown keyword "${key}"${guess === undefined ? '' : `; did you mean "${guess}"?`} (allowed here: ${known.join(', ')})`)
   }

@@ -3,8 +3,8 @@ import type { CollectionModel } from '../../http/rest/index.js'
 import type { FieldParam } from '../../records/index.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { linearPattern } from '../../lib/linear-pattern.js'
-import { KINDS, type Kind, type StoredRecord } from '../../domain/index.js'
-import type { FieldSchema, UserCollection } from './declare.js'
+import { KINDS, nestedScalars, type Kind, type StoredField, type StoredRecord } from '../../domain/index.js'
+import { MAX_MAX_LENGTH, type FieldSchema, type UserCollection } from './declare.js'
 import { kindKeyword } from './kind-keyword.js'
 
 /**
@@ -81,8 +81,18 @@ function sampleId (collection: UserCollection): number | string {
   return collection.declaration.ids === 'uuid' ? SAMPLE_UUID : 1
 }
 
-/** A field as a body is checked: the declared rules, for text no character a store cannot keep, and its kind's stored form (kindKeyword). */
-function inputField (field: FieldSchema, kind: Kind): Record<string, unknown> {
+/**
+ * A field as a body is checked: the declared rules, for text no character a
+ * store cannot keep, and its kind's stored form (kindKeyword); a list's items
+ * and an object's fields likewise, so a problem names the nested value
+ * (`/address/city`, `/tags/2`).
+ */
+function inputField (field: FieldSchema, kind: Kind, shape?: StoredField): Record<string, unknown> {
+  if (kind === 'list' && shape?.items !== undefined) return { ...field, items: inputField(field.items as FieldSchema, shape.items) }
+  if (kind === 'object' && shape?.fields !== undefined) {
+    const nested = field.properties as Record<string, FieldSchema>
+    return { ...field, properties: Object.fromEntries(Object.entries(shape.fields).map(([name, f]) => [name, inputField(nested[name] as FieldSchema, f.type, f)])) }
+  }
   const stored = { ...field, ...kindKeyword(kind) }
   if (field.type !== 'string') return stored
   return field.pattern === undefined ? { ...stored, pattern: STORABLE_TEXT_PATTERN } : { ...stored, allOf: [{ pattern: STORABLE_TEXT_PATTERN }] }
@@ -90,6 +100,19 @@ function inputField (field: FieldSchema, kind: Kind): Record<string, unknown> {
 
 function kindOf (collection: UserCollection, name: string): Kind {
   return collection.declaration.fields[name]?.type ?? 'string'
+}
+
+/** How a field's values are answered: its kind's representation, a list's items and an object's fields likewise. */
+function representedOf (field: FieldSchema, shape: StoredField | undefined): Record<string, unknown> {
+  const kind = shape?.type ?? 'string'
+  if (kind === 'list' && shape?.items !== undefined) return { type: 'array', items: { ...KINDS[shape.items].represented } }
+  if (kind === 'object' && shape?.fields !== undefined) {
+    const nested = field.properties as Record<string, FieldSchema>
+    const required = Array.isArray(field.required) ? { required: field.required } : {}
+    return { type: 'object', properties: Object.fromEntries(Object.entries(shape.fields).map(([name, f]) => [name, representedOf(nested[name] as FieldSchema, f)])), ...required, additionalProperties: false }
+  }
+  if (kind === 'json') return { type: 'object', additionalProperties: true }
+  return { ...KINDS[kind].represented }
 }
 
 /** The declared record schema with its id: what GET /collections shows. */
@@ -108,7 +131,7 @@ export function declaredSchema (collection: UserCollection): TSchema {
 export function recordSchema (collection: UserCollection): TSchema {
   const properties: Record<string, unknown> = { id: idSchema(collection) }
   for (const [name, field] of Object.entries(collection.properties)) {
-    properties[name] = { ...KINDS[kindOf(collection, name)].represented, ...(typeof field.description === 'string' ? { description: field.description } : {}) }
+    properties[name] = { ...representedOf(field, collection.declaration.fields[name]), ...(typeof field.description === 'string' ? { description: field.description } : {}) }
   }
   return {
     type: 'object',
@@ -122,7 +145,7 @@ export function recordSchema (collection: UserCollection): TSchema {
 
 /** POST body: the fields, checked as declared; other members are dropped. */
 export function createBody (collection: UserCollection): TSchema {
-  const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => [name, inputField(field, kindOf(collection, name))]))
+  const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => [name, inputField(field, kindOf(collection, name), collection.declaration.fields[name])]))
   return {
     type: 'object',
     title: `${singularOf(collection.declaration.name)}Input`,
@@ -173,7 +196,13 @@ export function queryModel (collection: UserCollection): CollectionModel {
     const kind = declaration.fields[name]?.type ?? 'string'
     // Query values keep the field's length cap; integers the range every store keeps exactly, as before any bound was declared.
     const bounds = kind === 'string' ? { maxLength: field.maxLength as number } : kind === 'integer' ? { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : {}
-    fields[name] = { kind, ...bounds, description, sortable }
+    const items = declaration.fields[name]?.items
+    fields[name] = { kind, ...bounds, description, sortable: sortable && KINDS[kind].composite === undefined, ...(items === undefined ? {} : { items }) }
+  }
+  // The scalars inside objects, by dotted path: filters (no `contains`: they have no folded copy) and, when every step is required, sort keys.
+  for (const nested of nestedScalars(declaration.fields)) {
+    const bounds = nested.kind === 'integer' ? { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : nested.kind === 'string' ? { maxLength: MAX_MAX_LENGTH } : {}
+    fields[nested.path] = { kind: nested.kind, ...bounds, description: '', sortable: nested.required, operators: KINDS[nested.kind].operators.filter((op) => op !== 'contains') }
   }
   return { fields, defaultLimit: PAGE_SIZE_DEFAULT, maxLimit: PAGE_SIZE_MAX }
 }

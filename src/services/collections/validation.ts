@@ -7,6 +7,7 @@ import { linearRegExpEngine } from '../../lib/linear-pattern.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { UUID_PATTERN } from './schema.js'
 import { addKindKeyword } from './kind-keyword.js'
+import { addJsonKeyword } from './composite.js'
 
 /**
  * The validators of declared collections: the server's rules (no coercion
@@ -46,6 +47,7 @@ function ajvWith (options: Options): Ajv {
   ajv.addFormat('uuid', UUID)
   ajv.addFormat('uri-reference', true)
   addKindKeyword(ajv)
+  addJsonKeyword(ajv)
   return ajv
 }
 

@@ -136,7 +136,7 @@ function addFields (db: Database.Database, declaration: CollectionDeclaration, a
 /** The storage-relevant part of the fields: type and required, in declaration order. */
 function registeredFields (declaration: CollectionDeclaration): string {
   const fields: Record<string, StoredField> = {}
-  for (const [name, f] of Object.entries(declaration.fields)) fields[name] = { type: f.type, required: f.required }
+  for (const [name, f] of Object.entries(declaration.fields)) fields[name] = { type: f.type, required: f.required, ...(f.items === undefined ? {} : { items: f.items }), ...(f.fields === undefined ? {} : { fields: f.fields }) }
   return JSON.stringify(fields)
 }
 
@@ -170,5 +170,6 @@ function createTriggers (db: Database.Database, declaration: CollectionDeclarati
 
 function jsonValue (f: FieldLayout): string {
   const column = `NEW.${quoted(f.column)}`
+  if (KINDS[f.type].composite !== undefined) return `json(${column})` // JSON text, kept as JSON in the change's record
   return f.type === 'boolean' ? `CASE ${column} WHEN 1 THEN json('true') WHEN 0 THEN json('false') END` : column
 }
