@@ -76,6 +76,26 @@ for (const kind of KIND_NAMES) {
 /** The kinds' own scalars and their filter types (DateTime, DateTimeFilter). */
 const KIND_TYPES = [...SCALARS].filter(([name]) => !BUILT_IN_SCALARS.includes(name)).flatMap(([, s]) => [s.scalar.name, s.filter.name])
 
+/** A list field's filter type by its items' scalar (StringListFilter: `has`, `hasAny`), built once each. */
+const LIST_FILTERS = new Map<string, GraphQLInputObjectType>()
+function listFilterOf (scalar: GraphQLScalarType): GraphQLInputObjectType {
+  let filter = LIST_FILTERS.get(scalar.name)
+  if (filter === undefined) {
+    filter = new GraphQLInputObjectType({
+      name: `${scalar.name}ListFilter`,
+      description: 'Conditions on a list, as REST\'s `field[has]=x` and `field[hasAny]=a,b`.',
+      fields: { has: { type: scalar, description: 'The list holds this value.' }, hasAny: { type: new GraphQLList(nonNull(scalar)), description: 'The list holds one of these values.' } }
+    })
+    LIST_FILTERS.set(scalar.name, filter)
+  }
+  return filter
+}
+
+/** A dotted path's GraphQL name (`address.city` → `address__city`): field names hold no `_`, so the two never meet. */
+export function graphqlPathName (field: string): string {
+  return field.replace(/\./g, '__')
+}
+
 /** The scalar of a field's values and its filter type, by its kind and bounds. */
 function scalarOf (param: FieldParam): { scalar: GraphQLScalarType, filter: GraphQLInputObjectType } {
   const named = SCALARS.get(KINDS[param.kind].graphql(param).name)
@@ -155,9 +175,11 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   const inputFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
   for (const [field, stored] of Object.entries(declaration.fields)) {
     const { scalar } = scalarOf(params[field] ?? { kind: stored.type, description: '' })
-    recordFields[field] = { type: stored.required ? nonNull(scalar) : scalar }
+    // A list is a GraphQL list of its items' scalar; objects and free JSON are the JSON scalar.
+    const type = stored.items === undefined ? scalar : new GraphQLList(nonNull(scalarOf({ kind: stored.items, description: '' }).scalar))
+    recordFields[field] = { type: stored.required ? nonNull(type) : type }
     const keptNote = declaration.keptOnUpdate.includes(field) ? ' A replace may leave it out to keep the stored value (it is needed when the replace creates the record).' : ''
-    inputFields[field] = { type: scalar, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}` }
+    inputFields[field] = { type, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}` }
   }
   const etagOf = collection.etag
   if (etagOf !== undefined && !Object.hasOwn(recordFields, 'etag')) {
@@ -171,14 +193,18 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   })
 
   const filterFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
-  for (const [field, param] of Object.entries(params)) filterFields[field] = { type: field === 'id' ? FILTERS.id : scalarOf(param).filter, description: param.description === '' ? undefined : param.description }
+  for (const [field, param] of Object.entries(params)) {
+    const description = param.description === '' ? undefined : param.description
+    if (param.items !== undefined) filterFields[field] = { type: listFilterOf(scalarOf({ kind: param.items, description: '' }).scalar), description }
+    else if (KINDS[param.kind].composite === undefined) filterFields[graphqlPathName(field)] = { type: field === 'id' ? FILTERS.id : scalarOf(param).filter, description }
+  }
   filterFields.q = { type: GraphQLString, description: 'Only records with this text in any text field, ignoring case (REST\'s `q`).' }
   const Filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, description: `Which records of ${name}: every condition given holds (REST's filters).`, fields: filterFields })
 
   const sortValues: Record<string, { value: SortKey }> = {}
   for (const field of sortableFields(model)) {
-    sortValues[`${field}_ASC`] = { value: { field, descending: false } }
-    sortValues[`${field}_DESC`] = { value: { field, descending: true } }
+    sortValues[`${graphqlPathName(field)}_ASC`] = { value: { field, descending: false } }
+    sortValues[`${graphqlPathName(field)}_DESC`] = { value: { field, descending: true } }
   }
   const Sort = new GraphQLEnumType({ name: `${names.type}Sort`, description: `Sort keys of ${name} (REST's \`sort\`: the id and the required fields); ties are broken by id.`, values: sortValues })
 
