@@ -135,7 +135,12 @@ async function create (client: pg.ClientBase, layout: TableLayout): Promise<void
 }
 
 function index (layout: TableLayout, field: FieldLayout): string {
-  return `CREATE INDEX IF NOT EXISTS ${identifier(layout.table, field.columnName)} ON ${layout.table} (${field.column}, id)`
+  const name = identifier(layout.table, field.columnName)
+  // A list: a GIN index answers `@>` (has, hasAny); objects and free JSON have no order to index (json none at all).
+  const composite = KINDS[field.type].composite
+  if (composite === 'list') return `CREATE INDEX IF NOT EXISTS ${name} ON ${layout.table} USING gin (${field.column} jsonb_path_ops)`
+  if (composite !== undefined) return 'SELECT 1'
+  return `CREATE INDEX IF NOT EXISTS ${name} ON ${layout.table} (${field.column}, id)`
 }
 
 /** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */
