@@ -16,8 +16,6 @@ const EQUALITY_BUDGET = 2048
 
 export { SCAN_CHUNK }
 
-type Row = Readonly<Record<string, FieldValue>>
-
 /**
  * Answers queries from an IndexedTable without sorting the collection: a walk
  * starts at the query's position in the index of its first sort key (or of a

@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../../src/options.js'
 import { checkCollections } from '../../../src/services/collections/declare.js'
 import { declarationFiles } from './fixture.js'
+import { runExport } from '../../../src/commands/export.js'
+import { runImport } from '../../../src/commands/import.js'
+import { EXIT_OK } from '../../../src/commands/common.js'
+import { run } from '../../commands/helpers.js'
 import { listsObjectsSuite, PLACES } from './lists-objects.suite.js'
 
 const files = declarationFiles()
@@ -38,5 +43,25 @@ describe('declarations of lists, objects and free JSON', () => {
     expect(refusal({ a: { type: 'object', properties: { b: { type: 'string' } }, required: ['c'] } })).toContain('things.schema.properties.a.required.0: "c" is not a declared field')
     expect(refusal({ a: { type: 'object', properties: { b: { type: 'sting' } } } })).toContain('things.schema.properties.a.properties.b.type')
     expect(refusal({ a: { type: 'string', items: { type: 'string' } } })).toContain('declare "type": "array"')
+  })
+})
+
+describe('rqs import and export of lists and objects', () => {
+  it('round-trips CSV (JSON cells, dotted columns) and NDJSON, and refuses a cell that is no list', async () => {
+    const declarations = join(import.meta.dirname, '../../../examples/places.json')
+    const seed = join(import.meta.dirname, '../../../examples/places.ndjson')
+    const first = `sqlite:${join(files.dir, 'first.db')}`
+    expect((await run(runImport, ['--store', first, '--service', 'places', '--collections', declarations, seed])).code).toBe(EXIT_OK)
+    const ndjson = await run(runExport, ['--store', first, '--service', 'places', '--collections', declarations])
+    expect(ndjson.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(readFileSync(seed, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown))
+    const csv = await run(runExport, ['--store', first, '--service', 'places', '--collections', declarations, '--format', 'csv'])
+    expect(csv.stdout.split('\r\n')[0]).toBe('id,name,tags,ratings,address.city,address.zip,address.geo.lat,address.geo.lon,extra')
+    const second = `sqlite:${join(files.dir, 'second.db')}`
+    expect((await run(runImport, ['--store', second, '--service', 'places', '--collections', declarations, '--format', 'csv', files.write('places.csv', csv.stdout)])).code).toBe(EXIT_OK)
+    expect((await run(runExport, ['--store', second, '--service', 'places', '--collections', declarations])).stdout).toBe(ndjson.stdout)
+    const bad = files.write('bad.csv', 'id,name,tags,address.city\r\n9,Bad,water,Oslo\r\n')
+    const refused = await run(runImport, ['--store', second, '--service', 'places', '--collections', declarations, '--format', 'csv', bad])
+    expect(refused.code).not.toBe(EXIT_OK)
+    expect(refused.stderr).toContain('tags must be JSON')
   })
 })
