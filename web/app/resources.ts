@@ -249,17 +249,21 @@ export function inputModeOf (field: FieldSpec): 'numeric' | 'decimal' | undefine
   return input === 'integer' ? 'numeric' : input === 'decimal' ? 'decimal' : undefined
 }
 
-/** A record from the service, or undefined when the value is not one. */
-export function toRecord (value: unknown): Rec | undefined {
+/**
+ * A record from the service, or undefined when the value is not one. With the
+ * collection's spec, its lists show as their values separated by commas (the
+ * tag input's form) and its objects as their JSON; other non-scalars are dropped.
+ */
+export function toRecord (value: unknown, spec?: { fields: readonly FieldSpec[] }): Rec | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const raw = value as Record<string, unknown>
   if (typeof raw.id !== 'number' && typeof raw.id !== 'string') return undefined
   const record: Rec = { id: String(raw.id) }
   for (const [key, field] of Object.entries(raw)) {
     if (key !== 'id' && (typeof field === 'string' || typeof field === 'number' || typeof field === 'boolean')) record[key] = field
-    // A list shows as its values separated by commas (the tag input's form), an object as its JSON.
-    else if (key !== 'id' && Array.isArray(field)) record[key] = field.map(String).join(', ')
-    else if (key !== 'id' && typeof field === 'object' && field !== null) record[key] = JSON.stringify(field)
+    else if (typeof field === 'object' && field !== null && spec?.fields.some((f) => f.key === key && KINDS[f.kind].composite !== undefined) === true) {
+      record[key] = Array.isArray(field) ? field.map(String).join(', ') : JSON.stringify(field)
+    }
   }
   return record
 }
