@@ -2,7 +2,7 @@ import { UndeclaredFieldError } from './errors.js'
 import { fold, type FoldedField } from './case-fold.js'
 import { KINDS, type Kind } from './kinds/index.js'
 import type { FieldValue, ListOperator, Operator } from './values.js'
-import { valueAtPath } from './paths.js'
+import { isPath, valueAtPath } from './paths.js'
 export { LIST_OPERATORS, OPERATORS, type FieldValue, type FilterOperator, type JsonData, type JsonValue, type ListOperator, type Operator } from './values.js'
 
 /**
@@ -237,9 +237,9 @@ function listTest (c: ListCondition): (r: Row) => boolean {
 function conditionTest (c: Condition, folded: FoldedField): (r: Row) => boolean {
   const { value } = c
   const field = c.field
-  if (field.includes('.')) {
-    // A nested scalar (`address.city`): the same test on the value its path reads.
-    const test = conditionTest({ ...c, field: 'value' }, (_, f) => folded({ value: at(_, field) } as Row, f))
+  if (isPath(field)) {
+    // A nested scalar (`address.city`): the same test on the value its path reads (no `contains`: the model offers none).
+    const test = conditionTest({ ...c, field: 'value' }, folded)
     return (r) => test({ value: at(r, field) })
   }
   switch (c.op) {

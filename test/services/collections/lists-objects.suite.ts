@@ -3,6 +3,7 @@ import type { Config } from '../../../src/options.js'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { declarationFiles } from './fixture.js'
+import { connectFeed } from '../../helpers/sse.js'
 
 /**
  * Lists of scalars, nested objects and free JSON (issue 29, items 7 and 8)
@@ -164,6 +165,15 @@ export function listsObjectsSuite (storeOf: () => Config['store'] | undefined): 
     const [header, first] = csv.text.split('\r\n')
     expect(header).toBe('id,name,tags,scores,address.city,address.zip,address.geo.lat,address.geo.open,extra')
     expect(first).toBe('1,Fjord,"[""water"",""cold""]","[3,5]",Oslo,150,59.9,true,"{""b"":1,""a"":[1,{""c"":null}],""big"":9007199254740991}"')
+  })
+
+  it('carries lists and objects (in declared order) in the change feed', async () => {
+    const feed = await connectFeed(`${base}/events?services=places`, { 'last-event-id': '0' })
+    try {
+      const created = await feed.waitFor(4)
+      expect(created.map((e) => e.event)).toEqual(['places.created', 'places.created', 'places.created', 'places.created'])
+      expect(created.map((e) => (JSON.parse(e.data) as { record: unknown }).record)).toEqual(STORED)
+    } finally { feed.close() }
   })
 
   it('describes lists and objects in OpenAPI and GET /collections', async () => {
