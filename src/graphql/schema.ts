@@ -3,7 +3,7 @@ import {
   GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType
 } from 'graphql'
 import type { RecordCollection } from '../data/collection.js'
-import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredRecord, type Stores } from '../domain/index.js'
+import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredField, type StoredRecord, type Stores } from '../domain/index.js'
 import { encodeCursor, type FieldParam } from '../records/index.js'
 import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
@@ -96,6 +96,29 @@ export function graphqlPathName (field: string): string {
   return field.replace(/\./g, '__')
 }
 
+/**
+ * The GraphQL types of a field's values: its scalar; a list of its items'
+ * scalar; for a nested object an object type and an input type of its own
+ * (`PlaceAddress`, `PlaceAddressInput`), named after the record type and the
+ * field, whose fields are typed the same way (issue 29, item 8).
+ */
+function valueTypesOf (stored: StoredField, param: FieldParam, name: string): { output: GraphQLOutputType, input: GraphQLInputType } {
+  if (stored.items !== undefined) {
+    const item = scalarOf({ kind: stored.items, description: '' }).scalar
+    return { output: new GraphQLList(nonNull(item)), input: new GraphQLList(nonNull(item)) }
+  }
+  if (stored.type === 'object' && stored.fields !== undefined) {
+    const parts = Object.entries(stored.fields).map(([field, f]) => [field, f, valueTypesOf(f, { kind: f.type, description: '' }, `${name}${field.charAt(0).toUpperCase()}${field.slice(1)}`)] as const)
+    return {
+      output: new GraphQLObjectType({ name, fields: () => Object.fromEntries(parts.map(([field, f, types]) => [field, { type: f.required ? nonNull(types.output) : types.output }])) }),
+      // Nullable like a record's input fields: REST's check names what is missing (FIELD_REQUIRED).
+      input: new GraphQLInputObjectType({ name: `${name}Input`, fields: () => Object.fromEntries(parts.map(([field, , types]) => [field, { type: types.input }])) })
+    }
+  }
+  const { scalar } = scalarOf(param)
+  return { output: scalar, input: scalar }
+}
+
 /** The scalar of a field's values and its filter type, by its kind and bounds. */
 function scalarOf (param: FieldParam): { scalar: GraphQLScalarType, filter: GraphQLInputObjectType } {
   const named = SCALARS.get(KINDS[param.kind].graphql(param).name)
@@ -174,12 +197,11 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   }
   const inputFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
   for (const [field, stored] of Object.entries(declaration.fields)) {
-    const { scalar } = scalarOf(params[field] ?? { kind: stored.type, description: '' })
-    // A list is a GraphQL list of its items' scalar; objects and free JSON are the JSON scalar.
-    const type = stored.items === undefined ? scalar : new GraphQLList(nonNull(scalarOf({ kind: stored.items, description: '' }).scalar))
-    recordFields[field] = { type: stored.required ? nonNull(type) : type }
+    // A list is a GraphQL list of its items' scalar, an object a type of its own, free JSON the JSON scalar.
+    const types = valueTypesOf(stored, params[field] ?? { kind: stored.type, description: '' }, `${names.type}${field.charAt(0).toUpperCase()}${field.slice(1)}`)
+    recordFields[field] = { type: stored.required ? nonNull(types.output) : types.output }
     const keptNote = declaration.keptOnUpdate.includes(field) ? ' A replace may leave it out to keep the stored value (it is needed when the replace creates the record).' : ''
-    inputFields[field] = { type, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}` }
+    inputFields[field] = { type: types.input, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}` }
   }
   const etagOf = collection.etag
   if (etagOf !== undefined && !Object.hasOwn(recordFields, 'etag')) {

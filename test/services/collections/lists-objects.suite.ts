@@ -187,14 +187,25 @@ export function listsObjectsSuite (storeOf: () => Config['store'] | undefined): 
     expect(JSON.stringify(listing.body)).toContain('address.city')
   })
 
-  it('types lists in GraphQL and answers objects as JSON', async () => {
+  it('types lists and nested objects in GraphQL, free JSON as JSON', async () => {
     const introspect = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ __type(name: "Place") { fields { name type { kind name ofType { kind name ofType { kind name } } } } } }' } })
     expect(introspect.body.errors).toBeUndefined()
     const fields = introspect.body.data.__type.fields as Array<{ name: string, type: unknown }>
     expect(fields.find((f) => f.name === 'tags')?.type).toEqual({ kind: 'LIST', name: null, ofType: { kind: 'NON_NULL', name: null, ofType: { kind: 'SCALAR', name: 'String' } } })
-    const list = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ places(sort: [id_ASC]) { nodes { id tags address } } }' } })
+    expect(fields.find((f) => f.name === 'address')?.type).toEqual({ kind: 'NON_NULL', name: null, ofType: { kind: 'OBJECT', name: 'PlaceAddress', ofType: null } })
+    expect(fields.find((f) => f.name === 'extra')?.type).toEqual({ kind: 'SCALAR', name: 'JSON', ofType: null })
+    const list = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ places(sort: [id_ASC]) { nodes { id tags address { city zip geo { lat open } } extra } } }' } })
     expect(list.body.errors).toBeUndefined()
-    expect(list.body.data.places.nodes[0]).toEqual({ id: '1', tags: ['water', 'cold'], address: STORED[0]?.address })
+    expect(list.body.data.places.nodes[0]).toEqual({ id: '1', tags: ['water', 'cold'], address: STORED[0]?.address, extra: STORED[0]?.extra })
+    expect(list.body.data.places.nodes[1].address).toEqual({ city: 'Berlin', zip: 10117, geo: null })
+    const created = await request(`${base}/graphql`, { method: 'POST', json: { query: 'mutation { createPlace(input: { name: "GraphQL", tags: ["g"], address: { city: "Bergen", zip: 5003, geo: { lat: 60.4 } } }) { record { id address { city geo { lat } } } } }' } })
+    expect(created.body.errors).toBeUndefined()
+    expect(created.body.data.createPlace.record.address).toEqual({ city: 'Bergen', geo: { lat: 60.4 } })
+    const id = created.body.data.createPlace.record.id as string
+    expect((await request(`${base}/places/${id}`)).body.address).toEqual({ city: 'Bergen', zip: 5003, geo: { lat: 60.4 } })
+    const missing = await request(`${base}/graphql`, { method: 'POST', json: { query: 'mutation { createPlace(input: { name: "G", address: { city: "X" } }) { record { id } } }' } })
+    expect(JSON.stringify(missing.body.errors)).toContain('body.address.zip')
+    expect((await request(`${base}/places/${id}`, { method: 'DELETE' })).status).toBe(204)
     const filtered = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ places(filter: { tags: { hasAny: ["cold", "old"] }, address__city: { eq: "Oslo" } }, sort: [address__zip_DESC]) { nodes { id } } }' } })
     expect(filtered.body.errors).toBeUndefined()
     expect(filtered.body.data.places.nodes).toEqual([{ id: '3' }, { id: '1' }])
