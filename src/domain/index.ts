@@ -20,7 +20,7 @@ export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription,
 export { columnOf, jsonOf, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
 export type { CollectionDeclaration, FieldData, IdKind, RecordId, RecordInput, StoredField, StoredRecord } from './collection.js'
 export { ADDRESSES_DECLARATION, declarationsOf, studentsDeclaration, withBuiltIns } from './builtins.js'
-export { inDeclaredOrder, isPath, MAX_DEPTH, nestedScalars, valueAtPath } from './paths.js'
+export { inDeclaredOrder, isPath, MAX_DEPTH, nestedScalars, shapeChanges, valueAtPath } from './paths.js'
 export type { FieldShape, NestedScalar } from './paths.js'
 export { BRACKET_OPERATORS, LIST_FILTERS, isJsonObject, canonicalInstant, convertsFrom, JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, ORDER_OPERATORS, unconvertible, unknownKind } from './kinds/index.js'
 export type { GraphqlScalar, JsonType, Kind, KindDefinition, ReadValue, ValueBounds } from './kinds/index.js'

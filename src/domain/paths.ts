@@ -78,3 +78,31 @@ export function inDeclaredOrder (value: unknown, fields: Readonly<Record<string,
   }
   return out
 }
+
+/**
+ * What a declaration changes inside a composite field against its stored
+ * shape (a list's item kind, an object's fields at any depth), one line each
+ * as the start's refusal lists them. A new optional field inside an object is
+ * no change (stored objects simply lack it); anything else would reinterpret
+ * stored values. A shape registered before shapes were kept is not compared.
+ */
+export function shapeChanges (path: string, was: FieldShape, now: FieldShape): string[] {
+  if (was.type !== now.type) return []
+  if (was.items !== undefined && now.items !== undefined && was.items !== now.items) return [`${path}: items ${was.items} → ${now.items}`]
+  if (was.fields === undefined || now.fields === undefined) return []
+  const changes: string[] = []
+  for (const [name, before] of Object.entries(was.fields)) {
+    const after = Object.hasOwn(now.fields, name) ? now.fields[name] : undefined
+    const at = `${path}.${name}`
+    if (after === undefined) changes.push(`${at}: removed`)
+    else if (after.type !== before.type) changes.push(`${at}: type ${before.type} → ${after.type}`)
+    else {
+      if (after.required !== before.required) changes.push(`${at}: ${before.required ? 'required → optional' : 'optional → required'}`)
+      changes.push(...shapeChanges(at, before, after))
+    }
+  }
+  for (const [name, after] of Object.entries(now.fields)) {
+    if (!Object.hasOwn(was.fields, name) && after.required) changes.push(`${path}.${name}: added as required`)
+  }
+  return changes
+}

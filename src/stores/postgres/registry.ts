@@ -1,5 +1,6 @@
+import { isDeepStrictEqual } from 'node:util'
 import type pg from 'pg'
-import { convertsFrom, idTypeOf, KINDS, unconvertible, type Kind } from '../../domain/index.js'
+import { convertsFrom, idTypeOf, KINDS, shapeChanges, unconvertible, type FieldShape, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, layoutOf, literal, type FieldLayout, type TableLayout } from './layout.js'
 
@@ -24,6 +25,9 @@ interface StoredField {
   name: string
   type: Kind
   required: boolean
+  /** A composite's shape (issue 29): a list's item kind, an object's fields. */
+  items?: Kind
+  fields?: Readonly<Record<string, FieldShape>>
 }
 
 interface RegistryRow {
@@ -37,7 +41,11 @@ interface RegistryRow {
 
 /** The storage-relevant parts of a declaration, as the registry keeps them. */
 function storedFields (layout: TableLayout): StoredField[] {
-  return layout.fields.map((f) => ({ name: f.name, type: f.type, required: f.required }))
+  return layout.fields.map((f) => {
+    // A composite's shape (a list's items, an object's fields), compared at the next start (shapeChanges).
+    const { items, fields } = layout.declaration.fields[f.name] ?? {}
+    return { name: f.name, type: f.type, required: f.required, ...(items === undefined ? {} : { items }), ...(fields === undefined ? {} : { fields }) }
+  })
 }
 
 /** What differs between the stored collection and the declaration, one line each; `added` gets the optional fields that are new. */
@@ -53,6 +61,8 @@ export function differences (stored: RegistryRow, layout: TableLayout, added: Fi
     if (now.type !== field.type && convertsFrom(now.type, field.type)) converted.push({ field: now, was: field })
     else if (now.type !== field.type) changes.push(`${field.name}: type ${field.type} → ${now.type}`)
     if (now.required !== field.required) changes.push(`${field.name}: ${field.required ? 'required → optional' : 'optional → required'}`)
+    const declaredShape = layout.declaration.fields[field.name]
+    if (declaredShape !== undefined) changes.push(...shapeChanges(field.name, field, declaredShape))
   }
   const held = new Set(stored.fields.map((f) => f.name))
   for (const field of layout.fields) {
@@ -76,7 +86,12 @@ export async function ensureCollections (client: pg.ClientBase, layouts: readonl
     const converted: Array<{ field: FieldLayout, was: StoredField }> = []
     const changes = differences(row, layout, added, converted)
     if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
-    if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) continue
+    if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) {
+      // A new optional field inside an object changes only the registered shape.
+      const fields = storedFields(layout)
+      if (!isDeepStrictEqual(row.fields, fields)) await client.query('UPDATE rqs_collections SET fields = $2 WHERE name = $1', [layout.declaration.name, JSON.stringify(fields)])
+      continue
+    }
     for (const field of added) await client.query(addColumns(layout, field))
     const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
     for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)

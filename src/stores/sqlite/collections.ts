@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { CollectionChangedError, convertsFrom, idTypeOf, KINDS, unconvertible, type CollectionDeclaration, type StoredField } from '../../domain/index.js'
+import { CollectionChangedError, convertsFrom, idTypeOf, KINDS, shapeChanges, unconvertible, type CollectionDeclaration, type StoredField } from '../../domain/index.js'
 import { fieldLayouts, literal, quoted, type FieldLayout } from './layout.js'
 
 /**
@@ -32,6 +32,8 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     if (changes.length > 0) throw new CollectionChangedError(declaration.name, changes, where)
     if (converted.length > 0) convertFields(db, declaration, stored, converted, where)
     if (added.length > 0 || converted.length > 0) addFields(db, declaration, added)
+    // A new optional field inside an object changes only the registered shape.
+    else if (row.fields !== registeredFields(declaration)) db.prepare('UPDATE rqs_collections SET fields = ? WHERE name = ?').run(registeredFields(declaration), declaration.name)
   }
 }
 
@@ -81,6 +83,7 @@ function differences (row: RegistryRow, stored: Record<string, StoredField>, dec
     if (now.type !== was.type && convertsFrom(now.type, was.type)) converted.push(name)
     else if (now.type !== was.type) changes.push(`${name}: type ${was.type} → ${now.type}`)
     if (now.required !== was.required) changes.push(`${name}: ${requiredness(was.required)} → ${requiredness(now.required)}`)
+    changes.push(...shapeChanges(name, was, now))
   }
   for (const [name, field] of Object.entries(declaration.fields)) {
     if (Object.hasOwn(stored, name)) continue

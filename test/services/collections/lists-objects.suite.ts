@@ -213,3 +213,24 @@ export function listsObjectsSuite (storeOf: () => Config['store'] | undefined): 
     expect(refused.body.errors?.length).toBeGreaterThan(0)
   })
 }
+
+/** A restart compares a list's items and an object's fields with the stored shape: a new optional nested field starts, a changed shape is refused naming it. */
+export async function shapeChangesAtStart (store: Config['store']): Promise<void> {
+  const places = (change: (properties: Record<string, any>) => void): string => {
+    const declaration = structuredClone(PLACES) as { collections: { places: { schema: { properties: Record<string, any> } } } }
+    change(declaration.collections.places.schema.properties)
+    return files.write(`places-${Math.random().toString(36).slice(2)}.json`, declaration)
+  }
+  const server = await startServer({ collections: fromFile(places(() => {}), '--collections'), store })
+  expect((await request(`${server.origin}/places`, { method: 'POST', json: PLACES_DATA[0] })).status).toBe(201)
+  await server.close()
+  await expect(startServer({ collections: fromFile(places((p) => { p.tags.items = { type: 'integer' } }), '--collections'), store })).rejects.toThrow(/tags: items string → integer/)
+  await expect(startServer({ collections: fromFile(places((p) => { delete p.address.properties.zip; p.address.required = ['city'] }), '--collections'), store })).rejects.toThrow(/address\.zip: removed/)
+  await expect(startServer({ collections: fromFile(places((p) => { p.address.properties.geo.required = ['lat', 'open'] }), '--collections'), store })).rejects.toThrow(/address\.geo\.open: optional → required/)
+  const grown = await startServer({ collections: fromFile(places((p) => { p.address.properties.street = { type: 'string' } }), '--collections'), store })
+  expect((await request(`${grown.origin}/places/1`)).body).toEqual(STORED[0])
+  expect((await request(`${grown.origin}/places?address.street=x`)).body.items).toEqual([])
+  await grown.close()
+  // The grown shape is registered: leaving the new field out again is a change.
+  await expect(startServer({ collections: fromFile(places(() => {}), '--collections'), store })).rejects.toThrow(/address\.street: removed/)
+}

@@ -8,11 +8,14 @@ import { runExport } from '../../../src/commands/export.js'
 import { runImport } from '../../../src/commands/import.js'
 import { EXIT_OK } from '../../../src/commands/common.js'
 import { run } from '../../commands/helpers.js'
-import { listsObjectsSuite, PLACES } from './lists-objects.suite.js'
+import { listsObjectsSuite, PLACES, shapeChangesAtStart } from './lists-objects.suite.js'
 
 const files = declarationFiles()
 describe('memory store', () => { listsObjectsSuite(() => undefined) })
-describe('sqlite store', () => { listsObjectsSuite(() => resolveConfig({ store: `sqlite:${join(files.dir, 'places.db')}` }, {}).store) })
+describe('sqlite store', () => {
+  listsObjectsSuite(() => resolveConfig({ store: `sqlite:${join(files.dir, 'places.db')}` }, {}).store)
+  it('compares lists\' and objects\' shapes at start', async () => { await shapeChangesAtStart(resolveConfig({ store: `sqlite:${join(files.dir, 'shapes.db')}` }, {}).store) })
+})
 
 describe('declarations of lists, objects and free JSON', () => {
   const declared = (fields: Record<string, unknown>): unknown => ({ things: { schema: { type: 'object', properties: { name: { type: 'string' }, ...fields } } } })
