@@ -2,6 +2,7 @@ import type { MessageKey, Translate } from './i18n.js'
 import type { AppCollection, AppProperty } from '../../src/services/app/page-config.js'
 // The kinds are the server's own definitions (browser-safe: data and pure functions), bundled in.
 import { KINDS, kindOfSchema, type JsonType, type Kind } from '../../src/domain/kinds/index.js'
+import { valueAtPath } from '../../src/domain/paths.js'
 
 /** A record as the page holds it: every id a string (address ids are 64-bit). */
 export interface Rec {
@@ -114,9 +115,20 @@ function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, o
   for (const field of fields) {
     if (!only(field)) continue
     const value = valueOf(field, values[field.key] ?? '', required !== undefined && !required.has(field.key))
-    if (value !== undefined) body[field.key] = value
+    if (value !== undefined) setPath(body, field.key, value)
   }
   return body
+}
+
+/** Sets a field, or the field inside an object its dotted key names, making the objects on the way. */
+function setPath (body: Record<string, unknown>, key: string, value: unknown): void {
+  const steps = key.split('.')
+  let at = body
+  for (const step of steps.slice(0, -1)) {
+    if (typeof at[step] !== 'object' || at[step] === null) at[step] = {}
+    at = at[step] as Record<string, unknown>
+  }
+  at[steps[steps.length - 1] as string] = value
 }
 
 const STUDENT_FIELDS: readonly FieldSpec[] = [
@@ -176,16 +188,31 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
   const required = new Set(collection.schema.required ?? [])
   // The server's sort keys (its query model); without them, its rule: the required fields.
   const sortKeys = new Set(collection.sort ?? required)
-  const fields: FieldSpec[] = Object.entries(collection.schema.properties).map(([key, property]) => ({
-    key,
-    label: { literal: property.title ?? humanise(key) },
-    kind: kindOf(property),
-    searchable: KINDS[kindOf(property)].folded,
-    editable: true,
-    autocomplete: 'off',
-    ...limitsOf(kindOf(property), property),
-    ...(sortKeys.has(key) ? {} : { sortable: false as const })
-  }))
+  const fields: FieldSpec[] = []
+  // A nested object is a fieldset: one input per field inside it, keyed by its dotted path (issue 29, item 8).
+  const add = (prefix: string, labels: readonly string[], properties: Record<string, NestedProperty>, requiredHere: ReadonlySet<string>, held: boolean): void => {
+    for (const [name, property] of Object.entries(properties)) {
+      const key = `${prefix}${name}`
+      const label = [...labels, property.title ?? humanise(name)]
+      if (property.type === 'object' && property.properties !== undefined) {
+        add(`${key}.`, label, property.properties, new Set(property.required ?? []), held && requiredHere.has(name))
+        continue
+      }
+      if (held && requiredHere.has(name)) required.add(key)
+      fields.push({
+        key,
+        label: { literal: label.join(' › ') },
+        kind: kindOf(property),
+        // The search reads top-level text only; a nested text is filtered by its path.
+        searchable: prefix === '' && KINDS[kindOf(property)].folded,
+        editable: true,
+        autocomplete: 'off',
+        ...limitsOf(kindOf(property), property),
+        ...(sortKeys.has(key) ? {} : { sortable: false as const })
+      })
+    }
+  }
+  add('', [], collection.schema.properties, required, true)
   const title = collection.title ?? humanise(collection.name)
   const describe = (r: Rec): string => {
     const first = fields.find((f) => f.kind === 'string' && r[f.key] !== undefined && r[f.key] !== '')
@@ -243,6 +270,9 @@ function kindOf (property: { type: string, format?: string, properties?: unknown
   return (['string', 'integer', 'number', 'boolean'] as string[]).includes(property.type) ? kindOfSchema(property.type as JsonType, property.format) : 'string'
 }
 
+/** A declared property that may be an object with fields of its own. */
+type NestedProperty = AppProperty & { properties?: Record<string, NestedProperty>, required?: string[] }
+
 /** The keyboard a field's text input asks a phone for. */
 export function inputModeOf (field: FieldSpec): 'numeric' | 'decimal' | undefined {
   const input = KINDS[field.kind].app.input
@@ -264,6 +294,14 @@ export function toRecord (value: unknown, spec?: { fields: readonly FieldSpec[] 
     else if (typeof field === 'object' && field !== null && spec?.fields.some((f) => f.key === key && KINDS[f.kind].composite !== undefined) === true) {
       record[key] = Array.isArray(field) ? field.map(String).join(', ') : JSON.stringify(field)
     }
+  }
+  // The fields inside objects, by dotted key (the form's fieldset and the table's columns).
+  for (const f of spec?.fields ?? []) {
+    if (!f.key.includes('.')) continue
+    const value = valueAtPath(raw, f.key)
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') record[f.key] = value
+    else if (Array.isArray(value)) record[f.key] = value.map(String).join(', ')
+    else if (typeof value === 'object' && value !== null) record[f.key] = JSON.stringify(value)
   }
   return record
 }

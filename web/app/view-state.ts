@@ -15,6 +15,8 @@ export function filterParams (field: FieldSpec): string[] {
   const { operators, composite } = KINDS[field.kind]
   if (composite === 'list') return [`${field.key}[has]`]
   if (composite !== undefined) return []
+  // A text inside an object has no folded copy on the server: it is filtered by equality.
+  if (field.key.includes('.') && operators.includes('contains')) return [field.key]
   if (operators.includes('contains')) return [`${field.key}[contains]`]
   return operators.includes('gte') ? [`${field.key}[gte]`, `${field.key}[lte]`] : [field.key]
 }

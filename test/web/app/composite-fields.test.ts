@@ -17,19 +17,24 @@ describe('the web app and composite fields', () => {
   const kinds = Object.fromEntries(places.fields.map((f) => [f.key, f.kind]))
 
   it('reads lists, objects and free JSON from the declaration', () => {
-    expect(kinds).toMatchObject({ name: 'string', tags: 'list', scores: 'list', address: 'object', extra: 'json' })
+    expect(kinds).toEqual({ name: 'string', tags: 'list', scores: 'list', 'address.city': 'string', 'address.zip': 'integer', 'address.geo.lat': 'number', 'address.geo.open': 'boolean', extra: 'json' })
+    expect(places.fields.find((f) => f.key === 'address.geo.lat')?.label).toEqual({ literal: 'Address › Geo › Lat' })
+    // Sort keys are the server's: a nested field whose every step is required.
+    expect(places.fields.filter((f) => f.sortable !== false).map((f) => f.key)).toEqual(['name', 'address.city', 'address.zip'])
   })
 
-  it('sends a tag input as a list and an object\'s text as JSON', () => {
-    const body = places.createBody({ name: 'Fjord', tags: 'water, cold\nold', scores: '', address: '{"city": "Oslo", "zip": 150}', extra: '' })
-    expect(body).toEqual({ name: 'Fjord', tags: ['water', 'cold', 'old'], address: { city: 'Oslo', zip: 150 } })
+  it('sends a tag input as a list, an object\'s fieldset as the object, free JSON parsed', () => {
+    const body = places.createBody({ name: 'Fjord', tags: 'water, cold\nold', scores: '', 'address.city': 'Oslo', 'address.zip': '150', 'address.geo.lat': '', 'address.geo.open': '', extra: '{"a": [1]}' })
+    expect(body).toEqual({ name: 'Fjord', tags: ['water', 'cold', 'old'], address: { city: 'Oslo', zip: 150 }, extra: { a: [1] } })
   })
 
-  it('shows a list as its values and an object as its JSON, and filters a list by has', () => {
-    const record = toRecord({ id: 1, name: 'Fjord', tags: ['water', 'cold'], address: { city: 'Oslo', zip: 150 }, other: [1] }, places)
-    expect(record).toEqual({ id: '1', name: 'Fjord', tags: 'water, cold', address: '{"city":"Oslo","zip":150}' })
+  it('shows a list as its values and an object\'s fields by path, and filters a list by has', () => {
+    const record = toRecord({ id: 1, name: 'Fjord', tags: ['water', 'cold'], address: { city: 'Oslo', zip: 150, geo: { lat: 59.9 } }, extra: { a: 1 }, other: [1] }, places)
+    expect(record).toEqual({ id: '1', name: 'Fjord', tags: 'water, cold', 'address.city': 'Oslo', 'address.zip': 150, 'address.geo.lat': 59.9, extra: '{"a":1}' })
     expect(formValues(places, record as NonNullable<typeof record>).tags).toBe('water, cold')
-    const tags = places.fields.find((f) => f.key === 'tags')
-    expect(tags === undefined ? [] : filterParams(tags)).toEqual(['tags[has]'])
+    const param = (key: string): string[] => { const f = places.fields.find((g) => g.key === key); return f === undefined ? [] : filterParams(f) }
+    expect(param('tags')).toEqual(['tags[has]'])
+    expect(param('address.city')).toEqual(['address.city'])
+    expect(param('address.zip')).toEqual(['address.zip[gte]', 'address.zip[lte]'])
   })
 })
