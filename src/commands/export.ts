@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv'
 import { validationFailures } from '../http/errors/index.js'
 import { TEXT_VALIDATION } from '../http/rest/index.js'
-import { type CollectionModel, csvHeader, csvRow, parseListQuery, type ListRequest, querystringSchema } from '../records/index.js'
+import { type CollectionModel, csvColumns, csvHeader, csvRow, parseListQuery, type ListRequest, querystringSchema } from '../records/index.js'
 import { collectionFrom, COLLECTIONS, COLLECTIONS_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
 import { exportFromServer } from './export-url.js'
@@ -66,7 +66,8 @@ export async function runExport (argv: string[], io: CommandIO): Promise<number>
       const store = collection.store(stores)
       const progress = new Progress({ stream: io.stderr, command: 'rqs export', verb: 'exported', noun: collection.name, total: io.stderr.isTTY === true ? await store.count(filter) : undefined })
       const output = new Output(io.stdout)
-      const columns = collection.fields
+      // The HTTP export's columns: an object field by dotted path (issue 29).
+      const columns = csvColumns(collection.model)
       const write = format === 'csv' ? (record: unknown) => csvRow(record, columns) : collection.line
       let records = 0
       let text = format === 'csv' ? `${args.values.bom === true ? '\ufeff' : ''}${csvHeader(columns)}` : ''

@@ -61,9 +61,21 @@ export function typeRecord (columns: readonly TypedColumn[], cells: readonly Cel
     if (cell.text === '' && !(cell.quoted && (kind === 'text' || kind === 'string'))) continue
     const typed = typeCell(name, kind, cell.text)
     if ('reason' in typed) return typed
-    value[name] = typed.value
+    setPath(value, name, typed.value)
   }
   return { value }
+}
+
+/** Sets a field, or the nested field a dotted column names (`address.city`: issue 29), making the objects on the way. */
+function setPath (record: Record<string, unknown>, name: string, value: unknown): void {
+  const steps = name.split('.')
+  let at = record
+  for (const step of steps.slice(0, -1)) {
+    const next = at[step]
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) at[step] = {}
+    at = at[step] as Record<string, unknown>
+  }
+  at[steps[steps.length - 1] as string] = value
 }
 
 /**

@@ -57,7 +57,8 @@ export type CsvColumn = TypedColumn
 export function csvColumns (collection: RecordCollection, header: readonly CsvCell[]): CsvColumn[] {
   const seen = new Set<string>()
   return header.map(({ text: name }) => {
-    if (!collection.fields.includes(name)) {
+    // A nested scalar is a column by its dotted path (`address.city`), as exports write it.
+    if (!collection.fields.includes(name) && !(name.includes('.') && Object.hasOwn(collection.model.fields, name))) {
       throw new Error(`unknown column "${name}": the columns of ${collection.name} are ${collection.fields.join(', ')}${separatorHint(name, collection.fields)}`)
     }
     if (seen.has(name)) throw new Error(`the column "${name}" is named twice`)

@@ -1,6 +1,7 @@
 import type { FieldKinds } from './query.js'
 import { KINDS, type Kind } from './kinds/index.js'
 import type { FieldData } from './values.js'
+import { inDeclaredOrder, nestedScalars } from './paths.js'
 export { MAX_INT64_ID, type FieldData } from './values.js'
 
 /**
@@ -23,6 +24,10 @@ export interface StoredField {
    * default changes no stored record.
    */
   default?: FieldData
+  /** A list's item kind (a scalar kind). */
+  items?: Kind
+  /** A nested object's fields (kind `object`), in declared order. */
+  fields?: Readonly<Record<string, StoredField>>
 }
 
 /**
@@ -102,6 +107,8 @@ export function idTypeOf (declaration: CollectionDeclaration): 'number' | 'bigin
 export function fieldKindsOf (declaration: CollectionDeclaration): FieldKinds<string> {
   const kinds: Record<string, Kind> = { id: declaration.ids === 'uuid' ? 'string' : 'integer' }
   for (const [name, field] of Object.entries(declaration.fields)) kinds[name] = field.type
+  // The scalars inside object fields, by dotted path (`address.city`): filters and sorts name them so.
+  for (const nested of nestedScalars(declaration.fields)) kinds[nested.path] = nested.kind
   return kinds
 }
 
@@ -113,9 +120,15 @@ export function searchedFields (declaration: CollectionDeclaration): string[] {
 /** Two records are the same when their ids and every field agree (If-Match compare-and-set). */
 export function sameRecord (a: StoredRecord, b: StoredRecord): boolean {
   if (a.id !== b.id) return false
-  for (const key of Object.keys(a)) if (a[key] !== b[key]) return false
-  for (const key of Object.keys(b)) if (a[key] !== b[key]) return false
+  for (const key of Object.keys(a)) if (!sameData(a[key], b[key])) return false
+  for (const key of Object.keys(b)) if (!sameData(a[key], b[key])) return false
   return true
+}
+
+/** Scalars by identity; lists and objects (JSON, in declared order everywhere) by their JSON text. */
+function sameData (a: FieldData | undefined, b: FieldData | undefined): boolean {
+  if (a === b) return true
+  return typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b)
 }
 
 /**
@@ -168,14 +181,24 @@ function recordFactory (declaration: CollectionDeclaration): RecordFactory {
  */
 export function rowShaper (declaration: CollectionDeclaration): ((row: Record<string, unknown>) => StoredRecord) | undefined {
   const fields = Object.entries(declaration.fields)
-  if (fields.every(([, f]) => f.required && f.type !== 'boolean')) return undefined
+  if (fields.every(([, f]) => f.required && f.type !== 'boolean' && KINDS[f.type].composite === undefined)) return undefined
   return (row) => {
     const record: Record<string, unknown> = { id: row.id }
     for (const [name, field] of fields) {
       const value = row[name]
       if (value === null || value === undefined) continue
-      record[name] = field.type === 'boolean' ? value === true || value === 1 || value === 1n : value
+      record[name] = field.type === 'boolean' ? value === true || value === 1 || value === 1n : KINDS[field.type].composite !== undefined ? jsonOf(value, field) : value
     }
     return record as StoredRecord
   }
+}
+
+/**
+ * A composite field's value as a SQL driver reads it (SQLite: JSON text;
+ * PostgreSQL: parsed jsonb, whose members it reorders): parsed, an object's
+ * members in declared order.
+ */
+export function jsonOf (value: unknown, field: StoredField): unknown {
+  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value
+  return field.fields === undefined ? parsed : inDeclaredOrder(parsed, field.fields)
 }

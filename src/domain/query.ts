@@ -1,8 +1,9 @@
 import { UndeclaredFieldError } from './errors.js'
 import { fold, type FoldedField } from './case-fold.js'
 import { KINDS, type Kind } from './kinds/index.js'
-import type { FieldValue, Operator } from './values.js'
-export { OPERATORS, type FieldValue, type Operator } from './values.js'
+import type { FieldValue, ListOperator, Operator } from './values.js'
+import { isPath, valueAtPath } from './paths.js'
+export { LIST_OPERATORS, OPERATORS, type FieldValue, type FilterOperator, type JsonData, type JsonValue, type ListOperator, type Operator } from './values.js'
 
 /**
  * Queries over a collection, the same for every store: conditions that must
@@ -28,6 +29,13 @@ export interface Condition<F extends string = string> {
   value: FieldValue
 }
 
+/** A condition on a list field (issue 29, item 7): the list holds `values[0]` (`has`), or any of `values` (`hasAny`). */
+export interface ListCondition<F extends string = string> {
+  field: F
+  op: ListOperator
+  values: readonly FieldValue[]
+}
+
 export interface SortKey<F extends string = string> {
   field: F
   descending: boolean
@@ -36,6 +44,8 @@ export interface SortKey<F extends string = string> {
 /** Which records: every condition holds, and the search (if any) is found in a text field. */
 export interface RecordFilter<F extends string = string> {
   where: ReadonlyArray<Condition<F>>
+  /** Conditions on list fields, which must all hold too. */
+  lists?: ReadonlyArray<ListCondition<F>>
   /** Case-insensitive substring searched in every text field; one match suffices. */
   search?: string
 }
@@ -65,6 +75,7 @@ export type FieldKinds<F extends string> = Readonly<Record<F, Kind>>
  */
 export function assertDeclaredFields (collection: string, kinds: FieldKinds<string>, query: RecordFilter & { sort?: ReadonlyArray<SortKey> }): void {
   for (const c of query.where) if (!Object.hasOwn(kinds, c.field)) throw new UndeclaredFieldError(collection, c.field)
+  for (const c of query.lists ?? []) if (!Object.hasOwn(kinds, c.field)) throw new UndeclaredFieldError(collection, c.field)
   for (const k of query.sort ?? []) if (!Object.hasOwn(kinds, k.field)) throw new UndeclaredFieldError(collection, k.field)
 }
 
@@ -138,6 +149,9 @@ export function compareValues (a: FieldValue, b: FieldValue): number {
 
 type Row = Readonly<Record<string, FieldValue>>
 
+/** A field's or dotted path's value in a record (src/domain/paths.ts). */
+const at = (r: unknown, field: string): FieldValue => valueAtPath(r, field) as FieldValue
+
 /**
  * The keys that order records completely: the sort keys, then the id in the
  * direction of the last sort key, so that `-age` is exactly the reverse of
@@ -162,7 +176,7 @@ export function sortComparator<R> (sort: ReadonlyArray<SortKey>): (a: R, b: R) =
     const x = a as Row
     const y = b as Row
     for (const key of keys) {
-      const c = compareValues(x[key.field] as FieldValue, y[key.field] as FieldValue)
+      const c = compareValues(at(x, key.field), at(y, key.field))
       if (c !== 0) return key.descending ? -c : c
     }
     return 0
@@ -176,7 +190,7 @@ export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position
   const values = positionValues(sort, position)
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as SortKey
-    const c = compareValues(r[key.field] as FieldValue, values[i] as FieldValue)
+    const c = compareValues(at(r, key.field), values[i] as FieldValue)
     if (c !== 0) return key.descending ? c < 0 : c > 0
   }
   return false
@@ -185,7 +199,7 @@ export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position
 /** The position of a record in a sort order: what a cursor encodes. */
 export function positionOf (record: unknown, sort: ReadonlyArray<SortKey>): Position {
   const r = record as Row
-  return { keys: sort.map((k) => r[k.field] as FieldValue), id: r.id as number | bigint | string }
+  return { keys: sort.map((k) => at(r, k.field)), id: r.id as number | bigint | string }
 }
 
 const foldField: FoldedField = (record, field) => fold((record as Row)[field] as string)
@@ -193,6 +207,7 @@ const foldField: FoldedField = (record, field) => fold((record as Row)[field] as
 /** A predicate for a filter, evaluated in memory. */
 export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>, folded: FoldedField = foldField): (record: R) => boolean {
   const tests = filter.where.map((c) => conditionTest(c, folded))
+  for (const c of filter.lists ?? []) tests.push(listTest(c))
   if (filter.search !== undefined) {
     const needle = fold(filter.search)
     const textFields = Object.keys(kinds).filter((f) => f !== 'id' && KINDS[kinds[f] as Kind].folded)
@@ -205,8 +220,22 @@ export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>, fol
   }
 }
 
+/** A list condition: the list holds the value (`has`) or one of them (`hasAny`); a record without the list holds none. */
+function listTest (c: ListCondition): (r: Row) => boolean {
+  return (r) => {
+    const list = r[c.field] as unknown
+    return Array.isArray(list) && c.values.some((v) => list.includes(v))
+  }
+}
+
 function conditionTest (c: Condition, folded: FoldedField): (r: Row) => boolean {
-  const { field, value } = c
+  const { value } = c
+  const field = c.field
+  if (isPath(field)) {
+    // A nested scalar (`address.city`): the same test on the value its path reads (no `contains`: the model offers none).
+    const test = conditionTest({ ...c, field: 'value' }, folded)
+    return (r) => test({ value: at(r, field) })
+  }
   switch (c.op) {
     case 'eq': return (r) => r[field] === value
     // An absent (optional) field satisfies no condition, as SQL's NULL does.

@@ -1,4 +1,4 @@
-import { KINDS, type Condition, type FieldValue, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { KINDS, type Condition, type FieldValue, type ListCondition, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
 import { AppError, type Failure } from '../http/errors/index.js'
 import { decodeCursor, fieldParam, isSortable, MAX_SEARCH_LENGTH, operatorsOf, refusedOperator, type CollectionModel, type FieldParam } from '../records/index.js'
 import { isStorableText, STORABLE_TEXT_RULE } from '../lib/storable-text.js'
@@ -30,6 +30,7 @@ export function readListArgs (model: CollectionModel, args: ListArgs): ListQuery
   const failures: Failure[] = []
   const invalidQuery: Failure[] = []
   const where: Condition[] = []
+  const lists: ListCondition[] = []
   let search: string | undefined
   for (const [field, ops] of Object.entries(args.filter ?? {})) {
     if (ops === null || ops === undefined) continue
@@ -40,17 +41,24 @@ export function readListArgs (model: CollectionModel, args: ListArgs): ListQuery
       else search = q
       continue
     }
-    const param = fieldParam(model, field)
+    // A dotted path is named address__city in GraphQL (./schema.ts graphqlPathName).
+    const path = field.replace(/__/g, '.')
+    const param = fieldParam(model, path)
     if (param === undefined) continue // the schema names only the model's fields
     for (const [op, value] of Object.entries(ops as Record<string, unknown>)) {
       if (value === null || value === undefined) continue
       const name = `filter.${field}.${op}`
+      if (param.items !== undefined) {
+        const values = (op === 'hasAny' ? value as unknown[] : [value]).map((v) => valueOf({ ...param, kind: param.items as FieldParam['kind'] }, name, v, failures))
+        if (values.every((v) => v !== undefined)) lists.push({ field: path, op: op as ListCondition['op'], values: values as FieldValue[] })
+        continue
+      }
       if (!operatorsOf(param).includes(op as Operator)) {
         invalidQuery.push({ code: 'INVALID_QUERY', field: name, detail: `"${name}": ${refusedOperator(param, field, op as Operator, 'use eq')}` })
         continue
       }
       const parsed = valueOf(param, name, value, failures)
-      if (parsed !== undefined) where.push({ field, op: op as Operator, value: parsed })
+      if (parsed !== undefined) where.push({ field: path, op: op as Operator, value: parsed })
     }
   }
   const sort = [...(args.sort ?? [])]
@@ -69,7 +77,7 @@ export function readListArgs (model: CollectionModel, args: ListArgs): ListQuery
     after = decodeCursor(model, sort, args.after)
     if (after === undefined) throw new AppError('INVALID_CURSOR', `cursor "${args.after.slice(0, 80)}" was not issued by this service for this sort`)
   }
-  return { filter: { where, search }, sort, after, first }
+  return { filter: { where, ...(lists.length === 0 ? {} : { lists }), search }, sort, after, first }
 }
 
 /** The sort keys a list may name: REST's (the id and the required fields). */

@@ -3,7 +3,7 @@ import {
   GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType
 } from 'graphql'
 import type { RecordCollection } from '../data/collection.js'
-import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredRecord, type RecordStores } from '../domain/index.js'
+import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredField, type StoredRecord, type RecordStores } from '../domain/index.js'
 import { encodeCursor, type FieldParam } from '../records/index.js'
 import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
@@ -76,6 +76,49 @@ for (const kind of KIND_NAMES) {
 }
 /** The kinds' own scalars and their filter types (DateTime, DateTimeFilter). */
 const KIND_TYPES = [...SCALARS].filter(([name]) => !BUILT_IN_SCALARS.includes(name)).flatMap(([, s]) => [s.scalar.name, s.filter.name])
+
+/** A list field's filter type by its items' scalar (StringListFilter: `has`, `hasAny`), built once each. */
+const LIST_FILTERS = new Map<string, GraphQLInputObjectType>()
+function listFilterOf (scalar: GraphQLScalarType): GraphQLInputObjectType {
+  let filter = LIST_FILTERS.get(scalar.name)
+  if (filter === undefined) {
+    filter = new GraphQLInputObjectType({
+      name: `${scalar.name}ListFilter`,
+      description: 'Conditions on a list, as REST\'s `field[has]=x` and `field[hasAny]=a,b`.',
+      fields: { has: { type: scalar, description: 'The list holds this value.' }, hasAny: { type: new GraphQLList(nonNull(scalar)), description: 'The list holds one of these values.' } }
+    })
+    LIST_FILTERS.set(scalar.name, filter)
+  }
+  return filter
+}
+
+/** A dotted path's GraphQL name (`address.city` → `address__city`): field names hold no `_`, so the two never meet. */
+export function graphqlPathName (field: string): string {
+  return field.replace(/\./g, '__')
+}
+
+/**
+ * The GraphQL types of a field's values: its scalar; a list of its items'
+ * scalar; for a nested object an object type and an input type of its own
+ * (`PlaceAddress`, `PlaceAddressInput`), named after the record type and the
+ * field, whose fields are typed the same way (issue 29, item 8).
+ */
+function valueTypesOf (stored: StoredField, param: FieldParam, name: string): { output: GraphQLOutputType, input: GraphQLInputType } {
+  if (stored.items !== undefined) {
+    const item = scalarOf({ kind: stored.items, description: '' }).scalar
+    return { output: new GraphQLList(nonNull(item)), input: new GraphQLList(nonNull(item)) }
+  }
+  if (stored.type === 'object' && stored.fields !== undefined) {
+    const parts = Object.entries(stored.fields).map(([field, f]) => [field, f, valueTypesOf(f, { kind: f.type, description: '' }, `${name}${field.charAt(0).toUpperCase()}${field.slice(1)}`)] as const)
+    return {
+      output: new GraphQLObjectType({ name, fields: () => Object.fromEntries(parts.map(([field, f, types]) => [field, { type: f.required ? nonNull(types.output) : types.output }])) }),
+      // Nullable like a record's input fields: REST's check names what is missing (FIELD_REQUIRED).
+      input: new GraphQLInputObjectType({ name: `${name}Input`, fields: () => Object.fromEntries(parts.map(([field, , types]) => [field, { type: types.input }])) })
+    }
+  }
+  const { scalar } = scalarOf(param)
+  return { output: scalar, input: scalar }
+}
 
 /** The scalar of a field's values and its filter type, by its kind and bounds. */
 function scalarOf (param: FieldParam): { scalar: GraphQLScalarType, filter: GraphQLInputObjectType } {
@@ -156,16 +199,17 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   const inputFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
   for (const [field, stored] of Object.entries(declaration.fields)) {
     const param = params[field]
-    const { scalar } = scalarOf(param ?? { kind: stored.type, description: '' })
+    // A list is a GraphQL list of its items' scalar, an object a type of its own, free JSON the JSON scalar.
+    const types = valueTypesOf(stored, param ?? { kind: stored.type, description: '' }, `${names.type}${field.charAt(0).toUpperCase()}${field.slice(1)}`)
     // A declared enum: its own GraphQL enum type where its values can be one, else the scalar with the values in words.
     const own = enumOf(names.type, field, param, takenTypes)
-    const type = own ?? scalar
+    const output = own ?? types.output
     const values = own === undefined ? allowedValues(param) : ''
-    recordFields[field] = { type: stored.required ? nonNull(type) : type, ...(values === '' ? {} : { description: values.trim() }) }
+    recordFields[field] = { type: stored.required ? nonNull(output) : output, ...(values === '' ? {} : { description: values.trim() }) }
     // A field the server sets (an automatic timestamp) is no input.
     if (param?.readOnly === true) continue
     const keptNote = declaration.keptOnUpdate.includes(field) ? ' A replace may leave it out to keep the stored value (it is needed when the replace creates the record).' : ''
-    inputFields[field] = { type, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}${values}` }
+    inputFields[field] = { type: own ?? types.input, description: `${stored.required ? 'Required (FIELD_REQUIRED otherwise).' : 'Optional.'}${keptNote}${values}` }
   }
   const etagOf = collection.etag
   if (etagOf !== undefined && !Object.hasOwn(recordFields, 'etag')) {
@@ -190,14 +234,18 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   })
 
   const filterFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
-  for (const [field, param] of Object.entries(params)) filterFields[field] = { type: field === 'id' ? FILTERS.id : scalarOf(param).filter, description: param.description === '' ? undefined : param.description }
+  for (const [field, param] of Object.entries(params)) {
+    const description = param.description === '' ? undefined : param.description
+    if (param.items !== undefined) filterFields[field] = { type: listFilterOf(scalarOf({ kind: param.items, description: '' }).scalar), description }
+    else if (KINDS[param.kind].composite === undefined) filterFields[graphqlPathName(field)] = { type: field === 'id' ? FILTERS.id : scalarOf(param).filter, description }
+  }
   filterFields.q = { type: GraphQLString, description: 'Only records with this text in any text field, ignoring case (REST\'s `q`).' }
   const Filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, description: `Which records of ${name}: every condition given holds (REST's filters).`, fields: filterFields })
 
   const sortValues: Record<string, { value: SortKey }> = {}
   for (const field of sortableFields(model)) {
-    sortValues[`${field}_ASC`] = { value: { field, descending: false } }
-    sortValues[`${field}_DESC`] = { value: { field, descending: true } }
+    sortValues[`${graphqlPathName(field)}_ASC`] = { value: { field, descending: false } }
+    sortValues[`${graphqlPathName(field)}_DESC`] = { value: { field, descending: true } }
   }
   const Sort = new GraphQLEnumType({ name: `${names.type}Sort`, description: `Sort keys of ${name} (REST's \`sort\`: the id and the required fields); ties are broken by id.`, values: sortValues })
 

@@ -14,6 +14,8 @@
  * that opens exports in a spreadsheet must guard against formulas itself.
  */
 
+import { valueAtPath } from '../domain/index.js'
+
 /** RFC 4180's media type, with RFC 7111's note that the first row names the columns. */
 export const CSV_TYPE = 'text/csv; charset=utf-8; header=present'
 
@@ -38,13 +40,12 @@ export function csvHeader (columns: readonly string[]): string {
   return `${columns.map(csvCell).join(',')}\r\n`
 }
 
-/** A record's row in `columns`' order, CRLF included. */
+/** A record's row in `columns`' order (a dotted column reads inside an object field), CRLF included. */
 export function csvRow (record: unknown, columns: readonly string[]): string {
-  const fields = record as Record<string, unknown>
   let row = ''
   for (let i = 0; i < columns.length; i++) {
     if (i > 0) row += ','
-    row += csvCell(fields[columns[i] as string])
+    row += csvCell(valueAtPath(record, columns[i] as string))
   }
   return `${row}\r\n`
 }

@@ -1,4 +1,4 @@
-import { BRACKET_OPERATORS, KINDS, type Kind, type Operator, type ValueBounds } from '../domain/index.js'
+import { BRACKET_OPERATORS, KINDS, type FilterOperator, type Kind, type ValueBounds } from '../domain/index.js'
 /**
  * What a collection lets clients ask for: its fields (each a filter and a
  * sort key) and its page sizes. One model per collection drives the query
@@ -14,6 +14,10 @@ export interface FieldParam extends ValueBounds {
   values?: ReadonlyArray<string | number>
   /** Set by the server (an automatic timestamp): filtered and sorted, never written by a client (no GraphQL input field). */
   readOnly?: boolean
+  /** A list's item kind: what `has` and `hasAny` values are read as (src/records/list-filters.ts). */
+  items?: Kind
+  /** The operators, when fewer than the kind's (a nested text has no folded copy, so no `contains`). */
+  operators?: readonly FilterOperator[]
 }
 
 export interface CollectionModel<F extends string = string> {
@@ -45,12 +49,16 @@ export function fieldParam (model: CollectionModel, name: string): FieldParam | 
 }
 
 /** The operators a field accepts, its kind's: `contains` only on text, only equality on booleans. */
-export function operatorsOf (param: FieldParam): readonly Operator[] {
-  return KINDS[param.kind].operators
+export function operatorsOf (param: FieldParam): readonly FilterOperator[] {
+  return param.operators ?? KINDS[param.kind].operators
 }
 
 /** Why a field refuses an operator, for INVALID_QUERY: `write` is how a filter is written (REST's `field=true`, GraphQL's `eq`). */
-export function refusedOperator (param: FieldParam, field: string, op: Operator, eq: string): string {
+export function refusedOperator (param: FieldParam, field: string, op: FilterOperator, eq: string): string {
+  if (KINDS[param.kind].composite === 'list') return `${field} is a list: filter it with ${field}[has]=value or ${field}[hasAny]=a,b`
+  if (KINDS[param.kind].composite !== undefined) return `${field} is not filtered as a whole${KINDS[param.kind].composite === 'object' ? `: filter a field inside it by its dotted path (${field}.<name>)` : ''}`
+  if (op === 'has' || op === 'hasAny') return `${op} applies to list fields only`
+  if (op === 'contains' && field.includes('.')) return `contains applies to top-level text fields only`
   return KINDS[param.kind].order === 'boolean' ? `${field} is true or false: ${eq}` : `${op} applies to text fields only`
 }
 
@@ -65,12 +73,12 @@ export function sortKeys (model: CollectionModel): string[] {
 }
 
 /** The filter operators of every field, by its kind (GET /collections). */
-export function filterOperators (model: CollectionModel): Record<string, readonly Operator[]> {
+export function filterOperators (model: CollectionModel): Record<string, readonly FilterOperator[]> {
   return Object.fromEntries(Object.entries(model.fields as Record<string, FieldParam>).map(([field, param]) => [field, operatorsOf(param)]))
 }
 
 /** The query parameter of a field and operator: `age`, `age[gte]`. */
-export function filterParam (field: string, op: Operator): string {
+export function filterParam (field: string, op: FilterOperator): string {
   return op === 'eq' ? field : `${field}[${op}]`
 }
 
@@ -86,6 +94,7 @@ export function describeParameter (model: CollectionModel, param: string): strin
     case 'bom': return 'true or false'
   }
   const field = fieldParam(model, param.replace(/\[.*$/, ''))
+  if (field?.items !== undefined) return `${KINDS[field.items].query.describe(field)} (hasAny: several, separated by commas)`
   return field === undefined ? 'valid' : KINDS[field.kind].query.describe(field)
 }
 

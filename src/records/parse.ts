@@ -1,4 +1,5 @@
-import { KINDS, MAX_INT64_ID, OPERATORS, type Condition, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { KINDS, LIST_OPERATORS, MAX_INT64_ID, OPERATORS, type Condition, type FilterOperator, type ListCondition, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { listValues } from './list-filters.js'
 import { decodeCursor } from './cursor.js'
 import { QueryRefused, type QueryFailure } from './errors.js'
 import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, fieldParam, isSortable, operatorsOf, refusedOperator, type CollectionModel } from './model.js'
@@ -21,7 +22,8 @@ export interface ListRequest<F extends string = string> {
   carried: Array<[string, string]>
 }
 
-const FILTER_PARAM = /^([A-Za-z][A-Za-z0-9]*)(?:\[([A-Za-z]*)\])?$/
+/** A field or a dotted path to a nested one (`address.city`), and an operator in brackets. */
+const FILTER_PARAM = /^([A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*){0,3})(?:\[([A-Za-z]*)\])?$/
 const CONTROL = new Set<string>([...CONTROL_PARAMS, ...FILE_PARAMS])
 
 /**
@@ -42,6 +44,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
   const failures: QueryFailure[] = []
   const refuse = (param: string, detail: string): void => { failures.push({ code: 'INVALID_QUERY', field: param, detail }) }
   const where: Array<Condition<F>> = []
+  const lists: Array<ListCondition<F>> = []
   const carried: Array<[string, string]> = []
 
   for (const [param, value] of Object.entries(query)) {
@@ -54,13 +57,22 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
       refuse(param, `unknown query parameter "${param}"`)
       continue
     }
-    const op = (match[2] ?? 'eq') as Operator
+    const op = (match[2] ?? 'eq') as FilterOperator
     if (match[2] !== undefined && op === 'eq') {
       refuse(param, `"${param}": write ${field}=value for equality`)
-    } else if (!OPERATORS.includes(op)) {
+    } else if (!OPERATORS.includes(op as never) && !LIST_OPERATORS.includes(op as never)) {
       refuse(param, `"${param}": unknown operator "${match[2] ?? ''}"`)
     } else if (!operatorsOf(spec).includes(op)) {
       refuse(param, `"${param}": ${refusedOperator(spec, field, op, `write ${field}=true or ${field}=false`)}`)
+    } else if ((op === 'has' || op === 'hasAny') && spec.items !== undefined) {
+      const read = listValues(spec.items, String(value), op === 'hasAny')
+      if ('rule' in read) {
+        const detail = `querystring.${param} ${read.rule}`
+        throw new QueryRefused('VALIDATION_FAILED', detail, { subject: 'query', errors: [{ code: 'FIELD_INVALID', field: param, detail }] })
+      }
+      lists.push({ field, op, values: read.values })
+    } else if (op === 'has' || op === 'hasAny') {
+      refuse(param, `"${param}": ${op} applies to list fields only`)
     } else {
       // The schema has checked the value's form; the kind reads it (an int64 beyond 2^63−1, a date-time outside 0000–9999 are none).
       const parsed = KINDS[spec.kind].query.fromQuery(value)
@@ -85,7 +97,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
   const limit = typeof query.limit === 'number' ? query.limit : undefined
   if (answer === 'page' && limit !== undefined && limit > model.maxLimit) throw pageTooLarge(model.maxLimit)
   const search = typeof query.q === 'string' ? query.q : undefined
-  return { filter: { where, search }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
+  return { filter: { where, ...(lists.length === 0 ? {} : { lists }), search }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
 }
 
 /** The failure the query string's schema would report for `limit` above `max` (the schema leaves it to the answer, see ./schema.ts). */
@@ -102,6 +114,8 @@ function parseSort<F extends string> (model: CollectionModel<F>, text: string, r
     const param = fieldParam(model, field)
     if (param === undefined) {
       refuse('sort', token === '' ? 'sort: empty sort key' : `sort: unknown field "${field}"`)
+    } else if (KINDS[param.kind].composite !== undefined) {
+      refuse('sort', `sort: "${field}" is ${KINDS[param.kind].composite === 'list' ? 'a list' : 'an object'}, which has no order${KINDS[param.kind].composite === 'object' ? `; sort by a field inside it (${field}.<name>)` : ''}`)
     } else if (!isSortable(param)) {
       refuse('sort', `sort: "${field}" is optional, and records without it have no place in a sort order; filter on it instead`)
     } else if (keys.some((k) => k.field === field)) {

@@ -1,19 +1,21 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { STORABLE_TEXT_PATTERN } from '../lib/storable-text.js'
-import { KINDS, type Operator } from '../domain/index.js'
+import { KINDS, type FilterOperator } from '../domain/index.js'
 import { filterParam, isSortable, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
 
-const OPERATOR_TEXT: Record<Operator, string> = {
+const OPERATOR_TEXT: Record<FilterOperator, string> = {
   eq: 'equal to',
   ne: 'not equal to',
   gt: 'greater than',
   gte: 'greater than or equal to',
   lt: 'less than',
   lte: 'less than or equal to',
-  contains: 'containing, ignoring case,'
+  contains: 'containing, ignoring case,',
+  has: 'a list holding',
+  hasAny: 'a list holding any of (separated by commas)'
 }
 
-function valueSchema (field: string, param: FieldParam, op: Operator): TSchema {
+function valueSchema (field: string, param: FieldParam, op: FilterOperator): TSchema {
   const kind = KINDS[param.kind]
   const order = kind.folded ? ' (text compares by Unicode code point; contains ignores case)' : ''
   const description = `Only records whose ${field} is ${OPERATOR_TEXT[op]} this value${order}. ${param.description}`

@@ -13,9 +13,17 @@ export interface StreamWriters<R> {
   columns: readonly string[]
 }
 
-/** A collection model's CSV columns: its fields, `id` first, in declaration order. */
+/**
+ * A collection model's CSV columns: its fields, `id` first, in declaration
+ * order; an object field is its nested scalars' columns by dotted path
+ * (`address.city`), a list or free JSON one column of JSON (issue 29).
+ */
 export function csvColumns (model: CollectionModel): readonly string[] {
-  return Object.keys(model.fields)
+  const names = Object.keys(model.fields)
+  return names.filter((name) => !name.includes('.')).flatMap((name) => {
+    const nested = names.filter((n) => n.startsWith(`${name}.`))
+    return nested.length > 0 ? nested : [name]
+  })
 }
 
 /** A list's records as text, one chunk per store batch; `close` stops the store's walk and frees its cursor. */

@@ -1,4 +1,4 @@
-import { idTypeOf, type Change, type ChangeKind, type ChangeListener, type ChangeSubscription, type CollectionDeclaration, type RecordId, type StoredRecord } from '../domain/index.js'
+import { idTypeOf, jsonOf, KINDS, type Change, type ChangeKind, type ChangeListener, type ChangeSubscription, type CollectionDeclaration, type RecordId, type StoredRecord } from '../domain/index.js'
 /**
  * What the SQL stores share about delivering changes: they read the change
  * table by sequence number from the last one delivered, whatever woke them
@@ -43,7 +43,7 @@ export function changeFromRow (row: ChangeRow, declarations: ReadonlyMap<string,
     for (const [name, field] of Object.entries(declaration.fields)) {
       const value = row.fields[name]
       if (value === null || value === undefined) continue
-      record[name] = field.type === 'boolean' ? value === true || value === 1 : value
+      record[name] = field.type === 'boolean' ? value === true || value === 1 : KINDS[field.type].composite !== undefined ? jsonOf(value, field) : value
     }
   }
   return { seq, service: row.service, kind, id, record: record as StoredRecord, at }

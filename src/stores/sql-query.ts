@@ -1,4 +1,4 @@
-import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
+import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type FieldValue, type ListCondition, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
 import { fold } from '../domain/index.js'
 
 /**
@@ -19,6 +19,10 @@ export interface SqlDialect {
   placeholder: (n: number) => string
   /** SQL that is true when the bound text `needle` occurs in `column` (both folded). */
   contains: (column: string, needle: string) => string
+  /** SQL true when the list in `column` holds one of the values bound as `placeholders` (each bound as `listValue` gives it). */
+  listHas?: (column: string, placeholders: readonly string[]) => string
+  /** How a list condition's value is bound: SQLite the value, PostgreSQL a one-item JSON array. */
+  listValue?: (value: FieldValue) => unknown
 }
 
 export interface SqlTable<F extends string> {
@@ -74,8 +78,17 @@ class Builder<F extends string> {
     return `${operand} ${COMPARISON[c.op]} ${this.bind(c.value)}`
   }
 
+  /** A list condition (issue 29, item 7): `has` binds one value, `hasAny` several. */
+  listCondition (c: ListCondition): string {
+    const column = this.column(c.field)
+    const { listHas, listValue } = this.dialect
+    if (listHas === undefined || listValue === undefined) throw new RangeError('this dialect has no list conditions')
+    return listHas(column, c.values.map((v) => this.bind(listValue(v))))
+  }
+
   filter (filter: RecordFilter): string[] {
     const parts = filter.where.map((c) => this.condition(c))
+    for (const c of filter.lists ?? []) parts.push(this.listCondition(c))
     if (filter.search !== undefined) {
       // The searched fields are those with a folded copy: every string field, never the id (text for UUIDs).
       const text = Object.keys(this.table.folded)

@@ -4,8 +4,16 @@ import { canonicalInstant, JSON_TYPES, KIND_NAMES, KINDS, kindOfSchema, type Kin
 /** The registry of field kinds (issue 28, item 1): every kind answers every layer's question. */
 describe('KINDS', () => {
   it('holds a complete definition for every kind', () => {
-    expect(KIND_NAMES).toEqual(['string', 'integer', 'number', 'boolean', 'date-time', 'int64'])
-    for (const kind of KIND_NAMES) {
+    expect(KIND_NAMES).toEqual(['string', 'integer', 'number', 'boolean', 'date-time', 'int64', 'list', 'object', 'json'])
+    // The composite kinds (issue 29, items 7 and 8) hold JSON: no order, JSON columns, the JSON scalar.
+    for (const kind of KIND_NAMES.filter((k) => KINDS[k].composite !== undefined)) {
+      const def = KINDS[kind]
+      expect(def.order, kind).toBe('none')
+      expect(def.storage, kind).toEqual({ memory: 'value', sqlite: 'TEXT', postgres: kind === 'json' ? 'json' : 'jsonb' })
+      expect(def.graphql({}).name, kind).toBe('JSON')
+      expect(def.declaration, kind).toBeUndefined()
+    }
+    for (const kind of KIND_NAMES.filter((k) => KINDS[k].composite === undefined)) {
       const def = KINDS[kind]
       expect(['text', 'number', 'boolean'], kind).toContain(def.order)
       expect(def.operators[0], kind).toBe('eq')

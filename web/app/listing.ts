@@ -66,11 +66,11 @@ function nextLinkOf (body: unknown, headers: Headers): string | undefined {
   return /<([^>]*)>\s*;\s*rel="?next"?/.exec(headers.get('link') ?? '')?.[1]
 }
 
-function recordsOf (items: unknown): Rec[] {
+function recordsOf (items: unknown, spec: ResourceSpec): Rec[] {
   if (!Array.isArray(items)) return []
   const records: Rec[] = []
   for (const item of items) {
-    const record = toRecord(item)
+    const record = toRecord(item, spec)
     if (record !== undefined) records.push(record)
   }
   return records
@@ -257,7 +257,7 @@ export class Listing {
     if (!result.ok) return { ok: false, problem: result.problem ?? { status: result.status, errors: [] } }
     if (Array.isArray(result.body)) {
       this.mode = 'client'
-      this.replaceAll(recordsOf(result.body))
+      this.replaceAll(recordsOf(result.body, this.spec))
       return { ok: true }
     }
     if (result.headers.has('x-total-count')) {
@@ -284,7 +284,7 @@ export class Listing {
     // Opened at a later page (a link, a reload): the first page is the query without a cursor.
     if (index > 0 && this.pageUrls[0] === undefined) this.pageUrls[0] = this.baseUrl()
     this.pageUrls[index] = url
-    this.serverRows = recordsOf((body as { items?: unknown } | undefined)?.items)
+    this.serverRows = recordsOf((body as { items?: unknown } | undefined)?.items, this.spec)
     this.nextUrl = nextLinkOf(body, headers)
     const total = Number(headers.get('x-total-count'))
     this.total = Number.isSafeInteger(total) && total >= 0 ? total : undefined
@@ -300,10 +300,10 @@ export class Listing {
       if (seq !== this.seq) return { ok: false, stale: true }
       if (!result.ok) return { ok: false, problem: result.problem ?? { status: result.status, errors: [] } }
       if (Array.isArray(result.body)) {
-        records.push(...recordsOf(result.body))
+        records.push(...recordsOf(result.body, this.spec))
         break
       }
-      records.push(...recordsOf((result.body as { items?: unknown } | undefined)?.items))
+      records.push(...recordsOf((result.body as { items?: unknown } | undefined)?.items, this.spec))
       url = nextLinkOf(result.body, result.headers)
     }
     this.replaceAll(records)

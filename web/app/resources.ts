@@ -2,6 +2,7 @@ import type { MessageKey, Translate } from './i18n.js'
 import type { AppCollection, AppProperty } from '../../src/services/app/page-config.js'
 // The kinds are the server's own definitions (browser-safe: data and pure functions), bundled in.
 import { KINDS, kindOfSchema, type JsonType, type Kind } from '../../src/domain/kinds/index.js'
+import { valueAtPath } from '../../src/domain/paths.js'
 
 /** A record as the page holds it: every id a string (address ids are 64-bit). */
 export interface Rec {
@@ -100,8 +101,17 @@ function valueOf (field: FieldSpec, raw: string, optional: boolean): unknown {
     // An optional text left empty is not sent: the record then has no such field. A date-time is sent as typed (the service reads any offset).
     case 'text':
     case 'datetime': return optional && raw === '' ? undefined : raw
+    // A tag input: values separated by commas or lines (issue 29, item 7).
+    case 'list': return raw.trim() === '' ? (optional ? undefined : []) : raw.split(/[,\n]/).map((v) => v.trim()).filter((v) => v !== '')
+    // An object's fieldset is its JSON text (minimal, issue 29 item 8): sent parsed, or as typed for the service to say why not.
+    case 'object':
+    case 'json': return raw.trim() === '' ? undefined : jsonOrText(raw)
     default: return input satisfies never
   }
+}
+
+function jsonOrText (raw: string): unknown {
+  try { return JSON.parse(raw) as unknown } catch { return raw }
 }
 
 function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, only: (f: FieldSpec) => boolean, required?: ReadonlySet<string>): Record<string, unknown> {
@@ -109,9 +119,20 @@ function bodyOf (fields: readonly FieldSpec[], values: Record<string, string>, o
   for (const field of fields) {
     if (!only(field) || field.readOnly === true) continue
     const value = valueOf(field, values[field.key] ?? '', required !== undefined && !required.has(field.key))
-    if (value !== undefined) body[field.key] = value
+    if (value !== undefined) setPath(body, field.key, value)
   }
   return body
+}
+
+/** Sets a field, or the field inside an object its dotted key names, making the objects on the way. */
+function setPath (body: Record<string, unknown>, key: string, value: unknown): void {
+  const steps = key.split('.')
+  let at = body
+  for (const step of steps.slice(0, -1)) {
+    if (typeof at[step] !== 'object' || at[step] === null) at[step] = {}
+    at = at[step] as Record<string, unknown>
+  }
+  at[steps[steps.length - 1] as string] = value
 }
 
 const STUDENT_FIELDS: readonly FieldSpec[] = [
@@ -171,18 +192,33 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
   const required = new Set(collection.schema.required ?? [])
   // The server's sort keys (its query model); without them, its rule: the required fields.
   const sortKeys = new Set(collection.sort ?? required)
-  const fields: FieldSpec[] = Object.entries(collection.schema.properties).map(([key, property]) => ({
-    key,
-    label: { literal: property.title ?? humanise(key) },
-    kind: kindOf(property),
-    searchable: KINDS[kindOf(property)].folded,
-    editable: property['x-auto'] === undefined,
-    autocomplete: 'off',
-    ...limitsOf(kindOf(property), property),
-    ...(property['x-auto'] === undefined ? {} : { readOnly: true as const }),
-    ...(property.default === undefined || property.default === null ? {} : { initial: String(property.default) }),
-    ...(sortKeys.has(key) ? {} : { sortable: false as const })
-  }))
+  const fields: FieldSpec[] = []
+  // A nested object is a fieldset: one input per field inside it, keyed by its dotted path (issue 29, item 8).
+  const add = (prefix: string, labels: readonly string[], properties: Record<string, NestedProperty>, requiredHere: ReadonlySet<string>, held: boolean): void => {
+    for (const [name, property] of Object.entries(properties)) {
+      const key = `${prefix}${name}`
+      const label = [...labels, property.title ?? humanise(name)]
+      if (property.type === 'object' && property.properties !== undefined) {
+        add(`${key}.`, label, property.properties, new Set(property.required ?? []), held && requiredHere.has(name))
+        continue
+      }
+      if (held && requiredHere.has(name)) required.add(key)
+      fields.push({
+        key,
+        label: { literal: label.join(' › ') },
+        kind: kindOf(property),
+        // The search reads top-level text only; a nested text is filtered by its path.
+        searchable: prefix === '' && KINDS[kindOf(property)].folded,
+        editable: property['x-auto'] === undefined,
+        autocomplete: 'off',
+        ...limitsOf(kindOf(property), property),
+        ...(property['x-auto'] === undefined ? {} : { readOnly: true as const }),
+        ...(property.default === undefined || property.default === null ? {} : { initial: String(property.default) }),
+        ...(sortKeys.has(key) ? {} : { sortable: false as const })
+      })
+    }
+  }
+  add('', [], collection.schema.properties, required, true)
   const title = collection.title ?? humanise(collection.name)
   const describe = (r: Rec): string => {
     const first = fields.find((f) => f.kind === 'string' && r[f.key] !== undefined && r[f.key] !== '')
@@ -234,11 +270,16 @@ export function isSortKey (spec: ResourceSpec, key: string): boolean {
 }
 
 /** The kind of a declared property, as the server reads its type and format (an unknown type: text). */
-function kindOf (property: { type: string | string[], format?: string }): Kind {
+function kindOf (property: { type: string | string[], format?: string, properties?: unknown }): Kind {
   // A field that takes null: its one other type.
   const type = Array.isArray(property.type) ? property.type.find((t) => t !== 'null') ?? 'string' : property.type
+  if (type === 'array') return 'list'
+  if (type === 'object') return property.properties === undefined ? 'json' : 'object'
   return (['string', 'integer', 'number', 'boolean'] as string[]).includes(type) ? kindOfSchema(type as JsonType, property.format) : 'string'
 }
+
+/** A declared property that may be an object with fields of its own. */
+type NestedProperty = AppProperty & { properties?: Record<string, NestedProperty>, required?: string[] }
 
 /** The keyboard a field's text input asks a phone for. */
 export function inputModeOf (field: FieldSpec): 'numeric' | 'decimal' | undefined {
@@ -246,14 +287,29 @@ export function inputModeOf (field: FieldSpec): 'numeric' | 'decimal' | undefine
   return input === 'integer' ? 'numeric' : input === 'decimal' ? 'decimal' : undefined
 }
 
-/** A record from the service, or undefined when the value is not one. */
-export function toRecord (value: unknown): Rec | undefined {
+/**
+ * A record from the service, or undefined when the value is not one. With the
+ * collection's spec, its lists show as their values separated by commas (the
+ * tag input's form) and its objects as their JSON; other non-scalars are dropped.
+ */
+export function toRecord (value: unknown, spec?: { fields: readonly FieldSpec[] }): Rec | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const raw = value as Record<string, unknown>
   if (typeof raw.id !== 'number' && typeof raw.id !== 'string') return undefined
   const record: Rec = { id: String(raw.id) }
   for (const [key, field] of Object.entries(raw)) {
     if (key !== 'id' && (typeof field === 'string' || typeof field === 'number' || typeof field === 'boolean')) record[key] = field
+    else if (typeof field === 'object' && field !== null && spec?.fields.some((f) => f.key === key && KINDS[f.kind].composite !== undefined) === true) {
+      record[key] = Array.isArray(field) ? field.map(String).join(', ') : JSON.stringify(field)
+    }
+  }
+  // The fields inside objects, by dotted key (the form's fieldset and the table's columns).
+  for (const f of spec?.fields ?? []) {
+    if (!f.key.includes('.')) continue
+    const value = valueAtPath(raw, f.key)
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') record[f.key] = value
+    else if (Array.isArray(value)) record[f.key] = value.map(String).join(', ')
+    else if (typeof value === 'object' && value !== null) record[f.key] = JSON.stringify(value)
   }
   return record
 }

@@ -13,7 +13,11 @@ export const PAGE_SIZES = [10, 20, 50, 100]
 /** The filter parameters a field offers, by kind: text contains, number at least / at most, boolean yes/no, an enum one of its values. */
 export function filterParams (field: FieldSpec): string[] {
   if (field.allowed !== undefined) return [field.key]
-  const { operators } = KINDS[field.kind]
+  const { operators, composite } = KINDS[field.kind]
+  if (composite === 'list') return [`${field.key}[has]`]
+  if (composite !== undefined) return []
+  // A text inside an object has no folded copy on the server: it is filtered by equality.
+  if (field.key.includes('.') && operators.includes('contains')) return [field.key]
   if (operators.includes('contains')) return [`${field.key}[contains]`]
   return operators.includes('gte') ? [`${field.key}[gte]`, `${field.key}[lte]`] : [field.key]
 }

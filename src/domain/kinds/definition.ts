@@ -1,4 +1,4 @@
-import type { FieldData, FieldValue, Operator } from '../values.js'
+import type { FieldData, FieldValue, FilterOperator } from '../values.js'
 
 /**
  * What every layer needs to know of one field kind (issue 28, item 1): a
@@ -36,7 +36,7 @@ export interface KindDefinition {
     keywords: readonly string[]
   }
   /** What a value is answered as, in JSON Schema (records, OpenAPI, the change feed). */
-  represented: { type: JsonType, format?: string }
+  represented: { type: JsonType | 'array' | 'object', format?: string }
   /**
    * The stored form of a value its schema admitted (bodies, import lines),
    * or undefined when it has none (out of the range the stores keep). Absent:
@@ -54,10 +54,19 @@ export interface KindDefinition {
    * value, `boolean` false before true. `folded` text also has a folded copy
    * (what `contains` and the search `q` read).
    */
-  order: 'text' | 'number' | 'boolean'
+  order: 'text' | 'number' | 'boolean' | 'none'
   folded: boolean
   /** The filter operators a field of this kind takes (`eq` is `field=value`). */
-  operators: readonly Operator[]
+  operators: readonly FilterOperator[]
+  /**
+   * Set on the kinds whose values are JSON rather than one scalar (issue 29,
+   * items 7 and 8): a list of scalars, a nested object, a free JSON object.
+   * Their shape (a list's item kind, an object's fields) is the StoredField's,
+   * not the kind's. Every store keeps them as JSON (SQLite JSON text,
+   * PostgreSQL jsonb or json), none sorts by them (order `none`), and an
+   * object's nested scalars are queried by dotted path (src/domain/paths.ts).
+   */
+  composite?: 'list' | 'object' | 'json'
   /** Its column on each store: the memory store's column class, SQLite's and PostgreSQL's column types. */
   storage: {
     memory: 'text' | 'number' | 'boolean' | 'value'
@@ -83,7 +92,7 @@ export interface KindDefinition {
   /** A plausible value for API examples, given the field's bounds and pattern; undefined when it has no obvious one. */
   sample: (bounds: ValueBounds) => unknown
   /** The web app's input and display of it. */
-  app: { input: 'text' | 'integer' | 'decimal' | 'checkbox' | 'datetime', numeric: boolean }
+  app: { input: 'text' | 'integer' | 'decimal' | 'checkbox' | 'datetime' | 'list' | 'object' | 'json', numeric: boolean }
 }
 
 /**

@@ -5,9 +5,12 @@ import { int64 } from './int64.js'
 import { integer } from './integer.js'
 import { number } from './number.js'
 import { string } from './string.js'
+import { list } from './list.js'
+import { json, object } from './object.js'
 
 export type { GraphqlScalar, JsonType, KindDefinition, ReadValue, ValueBounds } from './definition.js'
-export { BRACKET_OPERATORS, ORDER_OPERATORS } from './operators.js'
+export { BRACKET_OPERATORS, LIST_FILTERS, ORDER_OPERATORS } from './operators.js'
+export { isJsonObject } from './composite.js'
 export { canonicalInstant } from './date-time.js'
 export { BOOLEAN_FORMS } from './boolean.js'
 
@@ -22,7 +25,10 @@ export const KINDS = {
   number,
   boolean,
   'date-time': dateTime,
-  int64
+  int64,
+  list,
+  object,
+  json
 } as const satisfies Record<string, KindDefinition>
 
 /** The one name of a field's kind, in every layer. */

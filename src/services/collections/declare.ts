@@ -4,6 +4,7 @@ import { ConfigError } from '../../config.js'
 import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
 import { tooManyCollections, tooManyFields } from './limits.js'
 import { autoStamp, integerEnum, ModelMistake, nullableType, stringEnum, uniqueKeys, type CollectionModelRules } from './model.js'
+import { compositeField, isComposite, type CheckedField, type DeclarationTools } from './composite.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -12,7 +13,7 @@ import { autoStamp, integerEnum, ModelMistake, nullableType, stringEnum, uniqueK
  */
 
 /** A field's JSON Schema as rqs applies it (the declared keywords, a string's default cap added). */
-export type FieldSchema = Readonly<Record<string, unknown>> & { type: JsonType }
+export type FieldSchema = Readonly<Record<string, unknown>> & { type: JsonType | 'array' | 'object' }
 
 /** A declared collection: what the stores keep, and the JSON Schema the HTTP layer checks records with. */
 export interface UserCollection {
@@ -124,6 +125,13 @@ function collectionOf (name: string, value: unknown): UserCollection {
   const now = new Date().toISOString()
   for (const [field, fieldSchema] of Object.entries(declared)) {
     const fieldPath = `${schemaPath}.properties.${field}`
+    if (isComposite(fieldSchema)) {
+      // A list, an object or free JSON (./composite.ts): no null, default or timestamp of its own.
+      const composite = declaredField(fieldPath, field, fieldSchema, required.includes(field), 1)
+      properties[field] = composite.schema as FieldSchema
+      fields[field] = composite.stored
+      continue
+    }
     const checked = fieldOf(fieldPath, field, fieldSchema)
     properties[field] = checked
     const takesNull = (fieldSchema as Record<string, unknown>).type !== checked.type
@@ -132,7 +140,7 @@ function collectionOf (name: string, value: unknown): UserCollection {
     if (stamp !== undefined) auto[field] = stamp
     // A stamped field is in every record the server writes: stored as required, so it sorts.
     // A field that takes null is stored as optional (null is kept as unset, SQL NULL), even when a body must name it.
-    const kind = kindOfSchema(checked.type, checked.format)
+    const kind = kindOfSchema(checked.type as JsonType, checked.format)
     fields[field] = { type: kind, required: (required.includes(field) && !takesNull) || stamp !== undefined, ...storedDefault(kind, stamp === undefined ? checked.default : now) }
   }
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
@@ -174,9 +182,30 @@ function requiredOf (path: string, value: unknown, properties: Record<string, un
   return names
 }
 
+/** A field of a record (depth 1) or of a nested object (deeper): a scalar, or a composite (./composite.ts). */
+function declaredField (path: string, name: string, value: unknown, required: boolean, depth: number): CheckedField {
+  if (depth === 1 && name === 'id') fail(path, 'a field may not be named "id": rqs gives every record its id')
+  if (!isComposite(value)) return scalarField(path, name, value, required)
+  if (!FIELD_NAME.test(name)) fieldOf(path, name, value) // the name's refusal
+  return compositeField(path, value as Record<string, unknown>, required, depth, TOOLS)
+}
+
+function scalarField (path: string, name: string, value: unknown, required: boolean): CheckedField {
+  const schema = fieldOf(path, name, value)
+  return { schema, stored: { type: kindOfSchema(schema.type as JsonType, schema.format), required } }
+}
+
+const TOOLS: DeclarationTools = {
+  fail,
+  scalar: scalarField,
+  field: declaredField,
+  required: requiredOf,
+  refuseUnknown: (path, object, known) => { refuseUnknown(path, object, known) }
+}
+
 function fieldOf (path: string, name: string, value: unknown): FieldSchema {
-  if (name === 'id') fail(path, 'a field may not be named "id": rqs gives every record its id')
-  if (!FIELD_NAME.test(name)) fail(path, `"${name}" is not a field name: use camelCase letters and digits, starting with a lower-case letter, at most 63 characters (e.g. "title", "publishedYear")`)
+  if (name === 'id' && !path.endsWith('.items')) fail(path, 'a field may not be named "id": rqs gives every record its id')
+  if (name !== 'items' && !FIELD_NAME.test(name)) fail(path, `"${name}" is not a field name: use camelCase letters and digits, starting with a lower-case letter, at most 63 characters (e.g. "title", "publishedYear")`)
   const schema = objectAt(path, value, 'a JSON Schema such as {"type": "string"}')
   const type = typeOf(`${path}.type`, nullableType(`${path}.type`, schema.type, JSON_TYPES).type)
   refuseUnknown(path, schema, KEYS_OF_TYPE[type], type)
@@ -198,7 +227,7 @@ function typeOf (path: string, value: unknown): JsonType {
   if (typeof value !== 'string') fail(path, `must be one of ${JSON_TYPES.join(', ')}, got ${JSON.stringify(value)}`)
   const alias = Object.hasOwn(TYPE_ALIASES, value.toLowerCase()) ? TYPE_ALIASES[value.toLowerCase()] : closestWord(value, JSON_TYPES)
   if (alias !== undefined) fail(path, `"${value}" is not a type; use "${alias}"`)
-  if (value === 'object' || value === 'array' || value === 'null') fail(path, `"${value}" is not a type rqs stores: a field is a string, integer, number or boolean`)
+  if (value === 'null') fail(path, `"${value}" is not a type rqs stores: a field is a string, integer, number, boolean, array or object`)
   fail(path, `"${value}" is not a type: use one of ${JSON_TYPES.join(', ')}`)
 }
 
@@ -263,7 +292,7 @@ function refuseUnknown (path: string, object: Record<string, unknown>, known: re
       const types = JSON_TYPES.filter((t) => KEYS_OF_TYPE[t].includes(key))
       fail(`${path}.${key}`, `applies to ${types.join(' and ')} fields, not to ${type === 'integer' ? 'an' : 'a'} ${type} field`)
     }
-    if (type !== undefined && (key === 'properties' || key === 'items')) fail(`${path}.${key}`, 'is not supported: a field is a string, integer, number or boolean, never an object or array')
+    if (type !== undefined && (key === 'properties' || key === 'items')) fail(`${path}.${key}`, `applies to ${key === 'items' ? 'array' : 'object'} fields, not to ${type === 'integer' ? 'an' : 'a'} ${type} field: declare "type": "${key === 'items' ? 'array' : 'object'}"`)
     const guess = closestWord(key, known)
     fail(`${path}.${key}`, `unknown keyword "${key}"${guess === undefined ? '' : `; did you mean "${guess}"?`} (allowed here: ${known.join(', ')})`)
   }

@@ -3,8 +3,8 @@ import type { CollectionModel } from '../../http/rest/index.js'
 import type { FieldParam } from '../../records/index.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { linearPattern } from '../../lib/linear-pattern.js'
-import { KINDS, type Kind, type StoredRecord } from '../../domain/index.js'
-import type { FieldSchema, UserCollection } from './declare.js'
+import { KINDS, nestedScalars, type Kind, type StoredField, type StoredRecord } from '../../domain/index.js'
+import { MAX_MAX_LENGTH, type FieldSchema, type UserCollection } from './declare.js'
 import { keptStampProperty, stampedProperty, stampsOf } from './stamps.js'
 import { kindKeyword } from './kind-keyword.js'
 
@@ -86,10 +86,17 @@ function sampleId (collection: UserCollection): number | string {
 
 /**
  * A field as a body is checked: the declared rules, for text no character a
- * store cannot keep, and its kind's stored form (kindKeyword). A field that
- * takes null takes it also where it has an enum.
+ * store cannot keep, and its kind's stored form (kindKeyword); a list's items
+ * and an object's fields likewise, so a problem names the nested value
+ * (`/address/city`, `/tags/2`). A field that takes null takes it also where
+ * it has an enum.
  */
-function inputField (field: FieldSchema, kind: Kind, nullable: boolean): Record<string, unknown> {
+function inputField (field: FieldSchema, kind: Kind, nullable: boolean, shape?: StoredField): Record<string, unknown> {
+  if (kind === 'list' && shape?.items !== undefined) return { ...field, items: inputField(field.items as FieldSchema, shape.items, false) }
+  if (kind === 'object' && shape?.fields !== undefined) {
+    const nested = field.properties as Record<string, FieldSchema>
+    return { ...field, properties: Object.fromEntries(Object.entries(shape.fields).map(([name, f]) => [name, inputField(nested[name] as FieldSchema, f.type, false, f)])) }
+  }
   const { 'x-auto': _auto, ...declared } = field
   const stored: Record<string, unknown> = { ...declared, ...kindKeyword(kind) }
   if (nullable) {
@@ -102,6 +109,19 @@ function inputField (field: FieldSchema, kind: Kind, nullable: boolean): Record<
 
 function kindOf (collection: UserCollection, name: string): Kind {
   return collection.declaration.fields[name]?.type ?? 'string'
+}
+
+/** How a field's values are answered: its kind's representation, a list's items and an object's fields likewise. */
+function representedOf (field: FieldSchema, shape: StoredField | undefined): Record<string, unknown> {
+  const kind = shape?.type ?? 'string'
+  if (kind === 'list' && shape?.items !== undefined) return { type: 'array', items: { ...KINDS[shape.items].represented } }
+  if (kind === 'object' && shape?.fields !== undefined) {
+    const nested = field.properties as Record<string, FieldSchema>
+    const required = Array.isArray(field.required) ? { required: field.required } : {}
+    return { type: 'object', properties: Object.fromEntries(Object.entries(shape.fields).map(([name, f]) => [name, representedOf(nested[name] as FieldSchema, f)])), ...required, additionalProperties: false }
+  }
+  if (kind === 'json') return { type: 'object', additionalProperties: true }
+  return { ...KINDS[kind].represented }
 }
 
 /** The declared record schema with its id: what GET /collections shows (a field that takes null with its type as declared). */
@@ -131,7 +151,7 @@ export function recordSchema (collection: UserCollection): TSchema {
   const properties: Record<string, unknown> = { id: idSchema(collection) }
   const { nullable, auto } = collection.rules
   for (const [name, field] of Object.entries(collection.properties)) {
-    const represented: Record<string, unknown> = { ...KINDS[kindOf(collection, name)].represented }
+    const represented: Record<string, unknown> = representedOf(field, collection.declaration.fields[name])
     if (typeof field.description === 'string') represented.description = field.description
     if (Array.isArray(field.enum)) represented.enum = nullable.includes(name) ? [...field.enum, null] : field.enum
     if (auto[name] !== undefined) represented.readOnly = true
@@ -156,7 +176,7 @@ export function createBody (collection: UserCollection): TSchema {
   const { nullable, auto } = collection.rules
   const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => {
     const stamp = auto[name]
-    return [name, stamp === undefined ? inputField(field, kindOf(collection, name), nullable.includes(name)) : stampedProperty(stamp, field.description)]
+    return [name, stamp === undefined ? inputField(field, kindOf(collection, name), nullable.includes(name), collection.declaration.fields[name]) : stampedProperty(stamp, field.description)]
   }))
   return {
     type: 'object',
@@ -224,7 +244,13 @@ export function queryModel (collection: UserCollection): CollectionModel {
     const bounds = kind === 'string' ? { maxLength: field.maxLength as number } : kind === 'integer' ? { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : {}
     const values = Array.isArray(field.enum) ? { values: field.enum as Array<string | number> } : {}
     const readOnly = collection.rules.auto[name] !== undefined ? { readOnly: true } : {}
-    fields[name] = { kind, ...bounds, description, sortable, ...values, ...readOnly }
+    const items = declaration.fields[name]?.items
+    fields[name] = { kind, ...bounds, description, sortable: sortable && KINDS[kind].composite === undefined, ...values, ...readOnly, ...(items === undefined ? {} : { items }) }
+  }
+  // The scalars inside objects, by dotted path: filters (no `contains`: they have no folded copy) and, when every step is required, sort keys.
+  for (const nested of nestedScalars(declaration.fields)) {
+    const bounds = nested.kind === 'integer' ? { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } : nested.kind === 'string' ? { maxLength: MAX_MAX_LENGTH } : {}
+    fields[nested.path] = { kind: nested.kind, ...bounds, description: '', sortable: nested.required, operators: KINDS[nested.kind].operators.filter((op) => op !== 'contains') }
   }
   return { fields, defaultLimit: PAGE_SIZE_DEFAULT, maxLimit: PAGE_SIZE_MAX }
 }

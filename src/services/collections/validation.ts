@@ -8,6 +8,7 @@ import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { UUID_PATTERN } from './schema.js'
 import { addKindKeyword } from './kind-keyword.js'
 import { addStampKeyword } from './stamps.js'
+import { addJsonKeyword } from './composite.js'
 
 /**
  * The validators of declared collections: the server's rules (no coercion
@@ -48,6 +49,7 @@ function ajvWith (options: Options): Ajv {
   ajv.addFormat('uri-reference', true)
   addKindKeyword(ajv)
   addStampKeyword(ajv)
+  addJsonKeyword(ajv)
   return ajv
 }
 

@@ -1,5 +1,5 @@
 import btree from 'sorted-btree'
-import { compareText, compareValues, KINDS, type FieldData, type FieldKinds, type FieldValue, type RecordId } from '../../domain/index.js'
+import { compareText, compareValues, KINDS, valueAtPath, type FieldData, type FieldKinds, type FieldValue, type RecordId } from '../../domain/index.js'
 import { columnFor, Occupancy, type Column } from './columns.js'
 import { Revision } from './revision.js'
 import { PAUSE, SCAN_CHUNK } from './scan.js'
@@ -197,11 +197,11 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
       return slot < 0 ? [] : [this.#read(slot)]
     }
     const index = this.#index(field)
-    const column = this.#columns[this.#fields.indexOf(field)] as Column
+    const read = this.#reader(field)
     const out: R[] = []
     const slots = index.keys(this.#probe(value, -Infinity))
     for (let next = slots.next(); next.done !== true; next = slots.next()) {
-      if (column.get(next.value) !== value) break
+      if (read(next.value) !== value) break
       if (out.length === budget) return undefined
       out.push(this.#read(next.value))
     }
@@ -257,15 +257,27 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
   #index (field: string): SlotIndex {
     const built = this.#indexes.get(field)
     if (built !== undefined) return built
-    const at = this.#fields.indexOf(field)
     const kind = Object.hasOwn(this.#kinds, field) ? this.#kinds[field] : undefined
-    if (at < 0 || kind === undefined) throw new RangeError(`no index on ${field}`)
-    const column = this.#columns[at] as Column
-    const valueAt = (slot: number): FieldValue | undefined => slot === PROBE ? this.#probeValue : column.get(slot) as FieldValue | undefined
-    const index: SlotIndex = new BTree<number, undefined>(undefined, this.#optional.has(field) ? optionalComparator(valueAt, this.#byId) : comparator(valueAt, kind, this.#byId))
+    if (kind === undefined) throw new RangeError(`no index on ${field}`)
+    const read = this.#reader(field)
+    const valueAt = (slot: number): FieldValue | undefined => slot === PROBE ? this.#probeValue : read(slot)
+    // A nested scalar (`address.city`) may be absent from a record whatever its declaration: ordered as an optional field.
+    const optional = this.#optional.has(field) || field.includes('.')
+    const index: SlotIndex = new BTree<number, undefined>(undefined, optional ? optionalComparator(valueAt, this.#byId) : comparator(valueAt, kind, this.#byId))
     for (let slot = this.#held.next(0, false); slot >= 0; slot = this.#held.next(slot + 1, false)) index.set(slot, undefined)
     this.#indexes.set(field, index)
     return index
+  }
+
+  /** What a slot holds in a field, or at a dotted path inside an object field (issue 29, item 8). */
+  #reader (field: string): (slot: number) => FieldValue | undefined {
+    const dot = field.indexOf('.')
+    const at = this.#fields.indexOf(dot < 0 ? field : field.slice(0, dot))
+    if (at < 0) throw new RangeError(`no index on ${field}`)
+    const column = this.#columns[at] as Column
+    if (dot < 0) return (slot) => column.get(slot) as FieldValue | undefined
+    const rest = field.slice(dot + 1)
+    return (slot) => valueAtPath(column.get(slot), rest) as FieldValue | undefined
   }
 
   readonly #byId = (a: number, b: number): number => {

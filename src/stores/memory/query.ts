@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import {
-  assertDeclaredFields, compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE,
+  assertDeclaredFields, compareValues, isAfter, matcher, orderKeys, positionOf, sortComparator, STREAM_BATCH_SIZE, valueAtPath,
   type Condition, type FieldKinds, type FieldValue, type RecordFilter, type RecordId, type RecordQuery, type SortKey
 } from '../../domain/index.js'
 import type { IndexedTable } from './indexed-table.js'
@@ -15,8 +15,6 @@ import { FoldedTexts } from './folded-texts.js'
 const EQUALITY_BUDGET = 2048
 
 export { SCAN_CHUNK }
-
-type Row = Readonly<Record<string, FieldValue>>
 
 /**
  * Answers queries from an IndexedTable without sorting the collection: a walk
@@ -46,7 +44,7 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   }
 
   async count (filter: RecordFilter): Promise<number> {
-    if (filter.where.length === 0 && filter.search === undefined) return this.table.size
+    if (filter.where.length === 0 && (filter.lists ?? []).length === 0 && filter.search === undefined) return this.table.size
     // Walk the narrowest index a condition offers: an equality range, else a range condition's field.
     const bounded = filter.where.find((c) => c.op === 'eq') ?? filter.where.find((c) => c.op !== 'ne' && c.op !== 'contains')
     let n = 0
@@ -104,7 +102,7 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
       ? low !== undefined && compareValues(value, low) < 0
       : high !== undefined && compareValues(value, high) > 0
     // The table asks this of each record it reads (a view of its slot), and builds only those given.
-    const verdict = (r: R): number => beyond((r as unknown as Row)[field] as FieldValue) ? -1 : wanted(r) ? 1 : 0
+    const verdict = (r: R): number => beyond(valueAtPath(r, field) as FieldValue) ? -1 : wanted(r) ? 1 : 0
     const entries = this.table.walk(field, start, lead.descending ? Infinity : -Infinity, lead.descending, verdict)
 
     if (keys.length === 1 || (keys.length === 2 && keys[1]?.descending === lead.descending)) {
@@ -122,7 +120,7 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
         yield PAUSE
         continue
       }
-      const value = (record as unknown as Row)[field] as FieldValue
+      const value = valueAtPath(record, field) as FieldValue
       if (groupValue !== undefined && compareValues(value, groupValue) !== 0) {
         yield * group.sort(order)
         group = []

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import { fieldKindsOf, idTypeOf, KINDS, type CollectionDeclaration, type Kind, type RecordId, type StoredRecord } from '../../domain/index.js'
+import { fieldKindsOf, idTypeOf, jsonOf, KINDS, type CollectionDeclaration, type Kind, type RecordId, type StoredRecord } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
 import { fieldColumns, POSTGRES_COLUMNS } from '../column-names.js'
+import { nestedColumns } from '../json-columns.js'
 
 /**
  * How one declaration lies in PostgreSQL: its table, columns, folded copies
@@ -94,7 +95,9 @@ export function layoutOf (declaration: CollectionDeclaration): TableLayout {
     columns[f.name] = f.column
     if (f.folded !== undefined) folded[f.name] = f.folded
   }
+  Object.assign(columns, nestedColumns(declaration.fields, (field) => fields.find((f) => f.name === field)?.column as string, 'postgres'))
   const select = ['id', ...fields.map((f) => `${f.column} AS ${quoted(f.name)}`)].join(', ')
+  const composite = new Map(Object.entries(declaration.fields).filter(([, f]) => KINDS[f.type].composite !== undefined))
   const idOf = idType === 'number'
     ? (value: unknown) => Number(value)
     : idType === 'bigint' ? (value: unknown) => value as bigint : (value: unknown) => String(value)
@@ -103,7 +106,8 @@ export function layoutOf (declaration: CollectionDeclaration): TableLayout {
     for (const f of fields) {
       const value = row[f.name]
       if (value === null || value === undefined) continue
-      record[f.name] = typeof value === 'bigint' ? Number(value) : value
+      const shape = composite.get(f.name)
+      record[f.name] = shape !== undefined ? jsonOf(value, shape) : typeof value === 'bigint' ? Number(value) : value
     }
     return record as StoredRecord
   }

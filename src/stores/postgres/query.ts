@@ -2,11 +2,14 @@ import type { Pool, PoolClient } from 'pg'
 import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../domain/index.js'
 import { compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { isUnavailable, rethrow } from './errors.js'
+import { postgresListHas } from '../json-columns.js'
 
 /** `contains` and the search: the folded needle in a folded column (migration 5), whatever the database's locale. */
 const dialect: SqlDialect = {
   placeholder: (n) => `$${n}`,
-  contains: (column, needle) => `strpos(${column}, ${needle}::text) > 0`
+  contains: (column, needle) => `strpos(${column}, ${needle}::text) > 0`,
+  listHas: postgresListHas,
+  listValue: (value) => JSON.stringify([value])
 }
 
 /**

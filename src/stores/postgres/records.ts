@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { boundValue } from '../json-columns.js'
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
   conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
@@ -335,7 +336,7 @@ export class PostgresRecordStore implements RecordStore {
   /** A write's values in the order of layout.columns: each field's (NULL when unset), then each folded copy. */
   #values (input: RecordInput): unknown[] {
     const fields = this.#layout.fields
-    const values: unknown[] = fields.map((f) => input[f.name] ?? null)
+    const values: unknown[] = fields.map((f) => boundValue(f.type, input[f.name]))
     for (const f of fields) {
       if (f.folded === undefined) continue
       const value = input[f.name]
@@ -479,7 +480,7 @@ function importPlan (layout: TableLayout, sequence: string | null): ImportPlan<S
   const { declaration, table, fields } = layout
   const name = literal(declaration.name)
   const columns: Array<readonly [string, string, (r: StoredRecord) => unknown]> = [['id', layout.idSqlType, (r) => r.id]]
-  for (const f of fields) columns.push([f.column, f.sqlType, (r) => r[f.name] ?? null])
+  for (const f of fields) columns.push([f.column, f.sqlType, (r) => boundValue(f.type, r[f.name])])
   for (const f of fields) {
     if (f.folded !== undefined) columns.push([f.folded, 'text', (r) => { const v = r[f.name]; return v === undefined || v === null ? null : fold(v as string) }])
   }

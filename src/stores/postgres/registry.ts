@@ -1,5 +1,6 @@
+import { isDeepStrictEqual } from 'node:util'
 import type pg from 'pg'
-import { convertsFrom, fold, idTypeOf, KINDS, unconvertible, type FieldData, type Kind } from '../../domain/index.js'
+import { convertsFrom, fold, idTypeOf, KINDS, shapeChanges, unconvertible, type FieldData, type FieldShape, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
 import { columnType, identifier, layoutOf, literal, type FieldLayout, type TableLayout } from './layout.js'
 import { syncUniqueIndexes } from './unique.js'
@@ -25,6 +26,9 @@ interface StoredField {
   name: string
   type: Kind
   required: boolean
+  /** A composite's shape (issue 29): a list's item kind, an object's fields. */
+  items?: Kind
+  fields?: Readonly<Record<string, FieldShape>>
 }
 
 interface RegistryRow {
@@ -38,7 +42,11 @@ interface RegistryRow {
 
 /** The storage-relevant parts of a declaration, as the registry keeps them. */
 function storedFields (layout: TableLayout): StoredField[] {
-  return layout.fields.map((f) => ({ name: f.name, type: f.type, required: f.required }))
+  return layout.fields.map((f) => {
+    // A composite's shape (a list's items, an object's fields), compared at the next start (shapeChanges).
+    const { items, fields } = layout.declaration.fields[f.name] ?? {}
+    return { name: f.name, type: f.type, required: f.required, ...(items === undefined ? {} : { items }), ...(fields === undefined ? {} : { fields }) }
+  })
 }
 
 /** What differs between the stored collection and the declaration, one line each; `added` gets the optional fields that are new. */
@@ -54,6 +62,8 @@ export function differences (stored: RegistryRow, layout: TableLayout, added: Fi
     if (now.type !== field.type && convertsFrom(now.type, field.type)) converted.push({ field: now, was: field })
     else if (now.type !== field.type) changes.push(`${field.name}: type ${field.type} → ${now.type}`)
     if (now.required !== field.required) changes.push(`${field.name}: ${field.required ? 'required → optional' : 'optional → required'}`)
+    const declaredShape = layout.declaration.fields[field.name]
+    if (declaredShape !== undefined) changes.push(...shapeChanges(field.name, field, declaredShape))
   }
   const held = new Set(stored.fields.map((f) => f.name))
   for (const field of layout.fields) {
@@ -82,7 +92,12 @@ async function update (client: pg.ClientBase, layout: TableLayout, row: Registry
   const converted: Array<{ field: FieldLayout, was: StoredField }> = []
   const changes = differences(row, layout, added, converted)
   if (changes.length > 0) throw new CollectionChangedError(layout.declaration.name, changes, where)
-  if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) return
+  if (added.length === 0 && converted.length === 0 && row.routines >= ROUTINES_VERSION) {
+    // A new optional field inside an object changes only the registered shape.
+    const fields = storedFields(layout)
+    if (!isDeepStrictEqual(row.fields, fields)) await client.query('UPDATE rqs_collections SET fields = $2 WHERE name = $1', [layout.declaration.name, JSON.stringify(fields)])
+    return
+  }
   for (const field of added) await client.query(addColumns(layout, field, layout.declaration.fields[field.name]?.default))
   const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
   for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
@@ -149,7 +164,12 @@ async function create (client: pg.ClientBase, layout: TableLayout): Promise<void
 }
 
 function index (layout: TableLayout, field: FieldLayout): string {
-  return `CREATE INDEX IF NOT EXISTS ${identifier(layout.table, field.columnName)} ON ${layout.table} (${field.column}, id)`
+  const name = identifier(layout.table, field.columnName)
+  // A list: a GIN index answers `@>` (has, hasAny); objects and free JSON have no order to index (json none at all).
+  const composite = KINDS[field.type].composite
+  if (composite === 'list') return `CREATE INDEX IF NOT EXISTS ${name} ON ${layout.table} USING gin (${field.column} jsonb_path_ops)`
+  if (composite !== undefined) return 'SELECT 1'
+  return `CREATE INDEX IF NOT EXISTS ${name} ON ${layout.table} (${field.column}, id)`
 }
 
 /** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { CollectionChangedError, convertsFrom, fold, idTypeOf, KINDS, unconvertible, type CollectionDeclaration, type FieldData, type StoredField } from '../../domain/index.js'
+import { CollectionChangedError, convertsFrom, fold, idTypeOf, KINDS, shapeChanges, unconvertible, type CollectionDeclaration, type FieldData, type StoredField } from '../../domain/index.js'
 import { fieldLayouts, literal, quoted, sqlValue, type FieldLayout } from './layout.js'
 import { syncUniqueIndexes } from './unique.js'
 
@@ -34,6 +34,8 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     if (changes.length > 0) throw new CollectionChangedError(declaration.name, changes, where)
     if (converted.length > 0) convertFields(db, declaration, stored, converted, where)
     if (added.length > 0 || converted.length > 0) addFields(db, declaration, added)
+    // A new optional field inside an object changes only the registered shape.
+    else if (row.fields !== registeredFields(declaration)) db.prepare('UPDATE rqs_collections SET fields = ? WHERE name = ?').run(registeredFields(declaration), declaration.name)
     syncUniqueIndexes(db, declaration, where)
   }
 }
@@ -84,6 +86,7 @@ function differences (row: RegistryRow, stored: Record<string, StoredField>, dec
     if (now.type !== was.type && convertsFrom(now.type, was.type)) converted.push(name)
     else if (now.type !== was.type) changes.push(`${name}: type ${was.type} → ${now.type}`)
     if (now.required !== was.required) changes.push(`${name}: ${requiredness(was.required)} → ${requiredness(now.required)}`)
+    changes.push(...shapeChanges(name, was, now))
   }
   for (const [name, field] of Object.entries(declaration.fields)) {
     if (Object.hasOwn(stored, name)) continue
@@ -153,7 +156,7 @@ function addFields (db: Database.Database, declaration: CollectionDeclaration, a
 /** The storage-relevant part of the fields: type and required, in declaration order. */
 function registeredFields (declaration: CollectionDeclaration): string {
   const fields: Record<string, StoredField> = {}
-  for (const [name, f] of Object.entries(declaration.fields)) fields[name] = { type: f.type, required: f.required }
+  for (const [name, f] of Object.entries(declaration.fields)) fields[name] = { type: f.type, required: f.required, ...(f.items === undefined ? {} : { items: f.items }), ...(f.fields === undefined ? {} : { fields: f.fields }) }
   return JSON.stringify(fields)
 }
 
@@ -187,5 +190,6 @@ function createTriggers (db: Database.Database, declaration: CollectionDeclarati
 
 function jsonValue (f: FieldLayout): string {
   const column = `NEW.${quoted(f.column)}`
+  if (KINDS[f.type].composite !== undefined) return `json(${column})` // JSON text, kept as JSON in the change's record
   return f.type === 'boolean' ? `CASE ${column} WHEN 1 THEN json('true') WHEN 0 THEN json('false') END` : column
 }

@@ -1,6 +1,7 @@
 import { fieldKindsOf, fold, idTypeOf, rowShaper, type CollectionDeclaration, type Kind, type RecordInput, type StoredField, type StoredRecord } from '../../domain/index.js'
 import type { SqlTable } from '../sql-query.js'
 import { fieldColumns, SQLITE_COLUMNS } from '../column-names.js'
+import { boundValue, nestedColumns } from '../json-columns.js'
 
 /**
  * How a collection lies in its SQLite table: `id`, one typed column per field
@@ -61,6 +62,8 @@ export function layoutOf (declaration: CollectionDeclaration): TableLayout {
     if (f.folded !== undefined) folded[f.name] = quoted(f.folded)
     select.push(f.column === f.name ? quoted(f.column) : `${quoted(f.column)} AS ${quoted(f.name)}`)
   }
+  const byName = new Map(fields.map((f) => [f.name, quoted(f.column)]))
+  Object.assign(columns, nestedColumns(declaration.fields, (field) => byName.get(field) as string, 'sqlite'))
   const bigintIds = idTypeOf(declaration) === 'bigint'
   return {
     declaration,
@@ -97,7 +100,7 @@ export function sqlValue (value: unknown): unknown {
 /** The values of `writtenColumns` for a write's fields: each field's, then each string field's folded copy. */
 export function writtenValues (fields: readonly FieldLayout[], input: RecordInput): unknown[] {
   const values: unknown[] = []
-  for (const f of fields) values.push(sqlValue(input[f.name]))
+  for (const f of fields) values.push(sqlValue(boundValue(f.type, input[f.name])))
   for (const f of fields) {
     if (f.folded === undefined) continue
     const value = input[f.name]

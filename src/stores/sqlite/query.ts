@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache'
 import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../domain/index.js'
 import { compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
+import { sqliteListHas } from '../json-columns.js'
 
 /**
  * An equality condition selecting more rows than this makes a sorted page
@@ -14,7 +15,9 @@ const EQUALITY_BUDGET = 2048
 
 const dialect: SqlDialect = {
   placeholder: () => '?',
-  contains: (column, needle) => `instr(${column}, ${needle}) > 0`
+  contains: (column, needle) => `instr(${column}, ${needle}) > 0`,
+  listHas: sqliteListHas,
+  listValue: (value) => value
 }
 
 /**

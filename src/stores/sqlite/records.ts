@@ -13,6 +13,7 @@ import type { GroupCommit } from './group-commit.js'
 import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
+import { boundValue } from '../json-columns.js'
 
 /** The largest 64-bit id: 2^63 − 1, the top of SQLite's INTEGER. */
 const MAX_INT64 = 9223372036854775807n
@@ -230,7 +231,7 @@ export class SqliteRecordStore implements RecordStore {
     const { declaration, fields } = this.#layout
     const table = quoted(declaration.table)
     const columns: Array<readonly [string, (r: StoredRecord) => unknown]> = [['id', (r) => r.id]]
-    for (const f of fields) columns.push([quoted(f.column), (r) => sqlValue(r[f.name])])
+    for (const f of fields) columns.push([quoted(f.column), (r) => sqlValue(boundValue(f.type, r[f.name]))])
     for (const f of fields) {
       if (f.folded !== undefined) columns.push([quoted(f.folded), (r) => typeof r[f.name] === 'string' ? fold(r[f.name] as string) : null])
     }

@@ -234,7 +234,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
       if (taken !== undefined) return { ok: false, confirm: t('replaceWarning', { id: taken.id, what: spec.describe(taken) }) }
     }
     const result = await api.request('POST', endpoint.url, { accept: endpoint.accept, body: spec.createBody(values), exact: spec.exactIds })
-    const record = toRecord(result.body)
+    const record = toRecord(result.body, spec)
     if (result.ok && record !== undefined) {
       const replaced = result.headers.get('replaced-record') !== null
       applyChange(replaced ? 'replaced' : 'created', record.id, record)

@@ -45,7 +45,7 @@ export function useEditor (ctx: ViewContext) {
     if (edit === null || edit.loading || edit.busy) return
     setEditing({ ...edit, busy: true })
     const result = await api.request('PUT', recordUrl(ctx, edit.id), { accept: endpoint.accept, body: spec.replaceBody(edit.values), ifMatch: edit.etag, exact: spec.exactIds })
-    const record = toRecord(result.body)
+    const record = toRecord(result.body, spec)
     if (result.ok && record !== undefined) {
       setEditing(null)
       applyChange('replaced', record.id, record)

@@ -39,7 +39,7 @@ export function recordUrl (ctx: ViewContext, id: string): string {
 export async function readCurrent (ctx: ViewContext, id: string): Promise<{ record: Rec, etag?: string } | { gone: true } | { problem: Problem }> {
   const { api, endpoint, spec } = ctx
   const result = await api.request('GET', recordUrl(ctx, id), { accept: endpoint.accept, exact: spec.exactIds })
-  const record = toRecord(result.body)
+  const record = toRecord(result.body, spec)
   if (result.ok && record !== undefined) return { record, etag: result.headers.get('etag') ?? undefined }
   if (result.status === 404) return { gone: true }
   return { problem: result.problem ?? { status: result.status, errors: [] } }
