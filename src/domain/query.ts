@@ -2,7 +2,10 @@ import { UndeclaredFieldError } from './errors.js'
 import { fold, type FoldedField } from './case-fold.js'
 import { KINDS, type Kind } from './kinds/index.js'
 import type { FieldValue, Operator } from './values.js'
+import { expressionTest, fieldsOf, type FilterExpr } from './filter/index.js'
 export { OPERATORS, type FieldValue, type Operator } from './values.js'
+import { compareValues } from './compare.js'
+export { compareText, compareValues } from './compare.js'
 
 /**
  * Queries over a collection, the same for every store: conditions that must
@@ -38,6 +41,8 @@ export interface RecordFilter<F extends string = string> {
   where: ReadonlyArray<Condition<F>>
   /** Case-insensitive substring searched in every text field; one match suffices. */
   search?: string
+  /** A filter expression (./filter/), which must hold too: `filter=`, and the bracket operators a condition cannot say. */
+  expression?: FilterExpr
 }
 
 /** Where a page ended: the sort key values of its last record (in sort order), then its id. */
@@ -71,6 +76,7 @@ export const ADDRESS_FIELDS: FieldKinds<AddressField> = { id: 'integer', name: '
  */
 export function assertDeclaredFields (collection: string, kinds: FieldKinds<string>, query: RecordFilter & { sort?: ReadonlyArray<SortKey> }): void {
   for (const c of query.where) if (!Object.hasOwn(kinds, c.field)) throw new UndeclaredFieldError(collection, c.field)
+  if (query.expression !== undefined) for (const field of fieldsOf(query.expression)) if (!Object.hasOwn(kinds, field)) throw new UndeclaredFieldError(collection, field)
   for (const k of query.sort ?? []) if (!Object.hasOwn(kinds, k.field)) throw new UndeclaredFieldError(collection, k.field)
 }
 
@@ -112,34 +118,6 @@ export interface QueryableStore<R, F extends string> {
 /** A counter every write advances (see QueryableStore.revision). */
 export interface StoreRevision {
   readonly current: number
-}
-
-/**
- * Compares two strings by Unicode code point, as SQLite's BINARY collation
- * and PostgreSQL's "C" collation do on UTF-8. JavaScript's `<` compares UTF-16
- * code units, which orders U+E000…U+FFFF after astral characters.
- */
-export function compareText (a: string, b: string): number {
-  if (a === b) return 0
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i)
-    let y = b.charCodeAt(i)
-    if (x === y) continue
-    // Surrogates (D800–DFFF) stand for code points above FFFF: move them past E000–FFFF.
-    if (x >= 0xD800 && y >= 0xD800) {
-      x = x >= 0xE000 ? x - 0x800 : x + 0x2000
-      y = y >= 0xE000 ? y - 0x800 : y + 0x2000
-    }
-    return x < y ? -1 : 1
-  }
-  return a.length - b.length
-}
-
-export function compareValues (a: FieldValue, b: FieldValue): number {
-  if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
-  if (typeof a === 'boolean' || typeof b === 'boolean') return Number(a) - Number(b)
-  return a < b ? -1 : a > b ? 1 : 0
 }
 
 type Row = Readonly<Record<string, FieldValue>>
@@ -199,6 +177,7 @@ const foldField: FoldedField = (record, field) => fold((record as Row)[field] as
 /** A predicate for a filter, evaluated in memory. */
 export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>, folded: FoldedField = foldField): (record: R) => boolean {
   const tests = filter.where.map((c) => conditionTest(c, folded))
+  if (filter.expression !== undefined) tests.push(expressionTest(filter.expression, folded))
   if (filter.search !== undefined) {
     const needle = fold(filter.search)
     const textFields = Object.keys(kinds).filter((f) => f !== 'id' && KINDS[kinds[f] as Kind].folded)

@@ -90,5 +90,27 @@ export function acceptedParameters (model: CollectionModel): string {
   const fields = Object.keys(model.fields)
   return `${CONTROL_PARAMS.join(', ')}, and a filter per field (${fields.join(', ')}) as field=value or field[op]=value ` +
     'with op ne, gt, gte, lt, lte, or contains (text fields only; booleans take field=value only); sort lists fields, "-" before a field for descending; ' +
-    `${FILE_PARAMS.join(' and ')} (true or false) for a CSV or NDJSON export`
+    `${FILE_PARAMS.join(' and ')} (true or false) for a CSV or NDJSON export; ` +
+    `field[in] and field[nin] (values separated by commas), field[startsWith] (text fields), field[null] (true or false); ${EXPRESSION_PARAM} (an expression such as year >= 2000 && title ~ 'dune')`
+}
+
+/** The expression parameter (src/domain/filter/): `filter=year > 2000 || available = true`. */
+export const EXPRESSION_PARAM = 'filter'
+
+/**
+ * Bracket operators beyond a kind's conditions, which the parser turns into a
+ * filter expression: `[in]`/`[nin]` (a list of values), `[startsWith]` (folded,
+ * as `[contains]`: text kinds), `[null]` (true: unset, false: set).
+ */
+export type ListOperator = 'in' | 'nin' | 'startsWith' | 'null'
+
+export const LIST_OPERATORS: readonly ListOperator[] = ['in', 'nin', 'startsWith', 'null']
+
+/** How many values `[in]`/`[nin]` take, and how long their text may be. */
+export const MAX_IN_VALUES = 100
+export const MAX_IN_LENGTH = 4000
+
+/** The list operators a field takes: `[startsWith]` where its kind has `contains`, the others on every field. */
+export function listOperatorsOf (param: FieldParam): readonly ListOperator[] {
+  return KINDS[param.kind].operators.includes('contains') ? LIST_OPERATORS : LIST_OPERATORS.filter((op) => op !== 'startsWith')
 }

@@ -1,7 +1,8 @@
-import { KINDS, MAX_INT64_ID, OPERATORS, type Condition, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { allOf, KINDS, MAX_INT64_ID, OPERATORS, type Condition, type FilterExpr, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
 import { decodeCursor } from './cursor.js'
 import { QueryRefused, type QueryFailure } from './errors.js'
-import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, fieldParam, isSortable, operatorsOf, refusedOperator, type CollectionModel } from './model.js'
+import { readFilterParam, readListOperator } from './filter.js'
+import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, EXPRESSION_PARAM, fieldParam, isSortable, listOperatorsOf, operatorsOf, refusedOperator, type CollectionModel, type ListOperator } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
 export interface ListRequest<F extends string = string> {
@@ -22,7 +23,7 @@ export interface ListRequest<F extends string = string> {
 }
 
 const FILTER_PARAM = /^([A-Za-z][A-Za-z0-9]*)(?:\[([A-Za-z]*)\])?$/
-const CONTROL = new Set<string>([...CONTROL_PARAMS, ...FILE_PARAMS])
+const CONTROL = new Set<string>([...CONTROL_PARAMS, ...FILE_PARAMS, EXPRESSION_PARAM])
 
 /**
  * What the list is answered with: a JSON page, whose size has the
@@ -42,7 +43,12 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
   const failures: QueryFailure[] = []
   const refuse = (param: string, detail: string): void => { failures.push({ code: 'INVALID_QUERY', field: param, detail }) }
   const where: Array<Condition<F>> = []
+  const expressions: FilterExpr[] = []
   const carried: Array<[string, string]> = []
+  const expression = (read: { expr: FilterExpr } | { refused: string }, param: string): void => {
+    if ('expr' in read) expressions.push(read.expr)
+    else refuse(param, read.refused)
+  }
 
   for (const [param, value] of Object.entries(query)) {
     if (param !== 'limit' && param !== 'cursor') carried.push([param, String(value)])
@@ -55,7 +61,10 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
       continue
     }
     const op = (match[2] ?? 'eq') as Operator
-    if (match[2] !== undefined && op === 'eq') {
+    const listOp = match[2] as ListOperator | undefined
+    if (listOp !== undefined && listOperatorsOf(spec).includes(listOp)) {
+      expression(readListOperator(field, spec, listOp, value), param)
+    } else if (match[2] !== undefined && op === 'eq') {
       refuse(param, `"${param}": write ${field}=value for equality`)
     } else if (!OPERATORS.includes(op)) {
       refuse(param, `"${param}": unknown operator "${match[2] ?? ''}"`)
@@ -72,6 +81,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     }
   }
 
+  if (typeof query[EXPRESSION_PARAM] === 'string') expression(readFilterParam(model, query[EXPRESSION_PARAM]), EXPRESSION_PARAM)
   const sort = typeof query.sort === 'string' ? parseSort(model, query.sort, refuse) : []
   if (failures.length > 0) {
     throw new QueryRefused('INVALID_QUERY', `${failures.map((f) => f.detail).join('; ')}. Accepted: ${acceptedParameters(model)}`, { errors: failures })
@@ -85,7 +95,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
   const limit = typeof query.limit === 'number' ? query.limit : undefined
   if (answer === 'page' && limit !== undefined && limit > model.maxLimit) throw pageTooLarge(model.maxLimit)
   const search = typeof query.q === 'string' ? query.q : undefined
-  return { filter: { where, search }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
+  return { filter: { where, search, expression: allOf(expressions) }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
 }
 
 /** The failure the query string's schema would report for `limit` above `max` (the schema leaves it to the answer, see ./schema.ts). */

@@ -1,4 +1,4 @@
-import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
+import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type FilterExpr, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
 import { fold } from '../domain/index.js'
 
 /**
@@ -17,8 +17,8 @@ import { fold } from '../domain/index.js'
 export interface SqlDialect {
   /** The placeholder of the n-th parameter (1-based): `?` or `$n`. */
   placeholder: (n: number) => string
-  /** SQL that is true when the bound text `needle` occurs in `column` (both folded). */
-  contains: (column: string, needle: string) => string
+  /** SQL that is true when the bound text `needle` occurs in `column` (both folded); with `start`, only at its start. */
+  contains: (column: string, needle: string, start?: boolean) => string
 }
 
 export interface SqlTable<F extends string> {
@@ -59,11 +59,32 @@ class Builder<F extends string> {
     return this.table.columns[field as F]
   }
 
-  /** SQL true when the folded `text` occurs in the field's folded copy. */
-  contains (field: string, text: string): string {
+  /** SQL true when the folded `text` occurs in (or, `start`, starts) the field's folded copy. */
+  contains (field: string, text: string, start = false): string {
+    this.column(field)
     const column = this.table.folded[field as F]
     if (column === undefined) throw new RangeError(`${field} has no folded copy`)
-    return this.dialect.contains(column, this.bind(fold(text)))
+    return this.dialect.contains(column, this.bind(fold(text)), start)
+  }
+
+  /**
+   * A filter expression (src/domain/filter/). Its comparisons are SQL's, an
+   * unset column making them NULL; `not` is `IS NOT TRUE`, so NULL counts as
+   * false throughout and every store gives the same two-valued answer.
+   */
+  expression (e: FilterExpr): string {
+    switch (e.op) {
+      case 'and':
+      case 'or':
+        if (e.items.length === 0) return e.op === 'and' ? '1 = 1' : '1 = 0'
+        return `(${e.items.map((item) => this.expression(item)).join(e.op === 'and' ? ' AND ' : ' OR ')})`
+      case 'not': return `(${this.expression(e.item)}) IS NOT TRUE`
+      case 'unset': return `${this.column(e.field)} IS NULL`
+      case 'contains': return this.contains(e.field, e.value)
+      case 'startsWith': return this.contains(e.field, e.value, true)
+      case 'in': return `${this.column(e.field)} IN (${e.values.map((v) => this.bind(v)).join(', ')})`
+      default: return `${this.column(e.field)} ${COMPARISON[e.op]} ${this.bind(e.value)}`
+    }
   }
 
   condition (c: Condition): string {
@@ -76,6 +97,7 @@ class Builder<F extends string> {
 
   filter (filter: RecordFilter): string[] {
     const parts = filter.where.map((c) => this.condition(c))
+    if (filter.expression !== undefined) parts.push(this.expression(filter.expression))
     if (filter.search !== undefined) {
       // The searched fields are those with a folded copy: every string field, never the id (text for UUIDs).
       const text = Object.keys(this.table.folded)

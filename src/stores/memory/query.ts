@@ -46,7 +46,7 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   }
 
   async count (filter: RecordFilter): Promise<number> {
-    if (filter.where.length === 0 && filter.search === undefined) return this.table.size
+    if (filter.where.length === 0 && filter.search === undefined && filter.expression === undefined) return this.table.size
     // Walk the narrowest index a condition offers: an equality range, else a range condition's field.
     const bounded = filter.where.find((c) => c.op === 'eq') ?? filter.where.find((c) => c.op !== 'ne' && c.op !== 'contains')
     let n = 0
