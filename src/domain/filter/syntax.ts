@@ -140,7 +140,8 @@ export function parseFilter (text: string): SyntaxNode {
   }
   const unary = (depth: number): SyntaxNode => {
     const t = peek()
-    if (depth > MAX_FILTER_DEPTH) throw new FilterError(`nested deeper than ${MAX_FILTER_DEPTH} levels`, t.at)
+    const nests = t.type === 'op' && (t.text === '!' || t.text === '(')
+    if (nests && depth >= MAX_FILTER_DEPTH) throw new FilterError(`nested deeper than ${MAX_FILTER_DEPTH} levels`, t.at)
     if (t.type === 'op' && t.text === '!') { take(); return { type: 'not', item: unary(depth + 1) } }
     if (t.type === 'op' && t.text === '(') {
       take()
