@@ -1,4 +1,4 @@
-import { allOf, KINDS, MAX_INT64_ID, OPERATORS, type Condition, type FilterExpr, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { allOf, KINDS, liftConditions, MAX_INT64_ID, OPERATORS, type Condition, type FilterExpr, type Operator, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
 import { decodeCursor } from './cursor.js'
 import { QueryRefused, type QueryFailure } from './errors.js'
 import { readFilterParam, readListOperator } from './filter.js'
@@ -95,7 +95,11 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
   const limit = typeof query.limit === 'number' ? query.limit : undefined
   if (answer === 'page' && limit !== undefined && limit > model.maxLimit) throw pageTooLarge(model.maxLimit)
   const search = typeof query.q === 'string' ? query.q : undefined
-  return { filter: { where, search, expression: allOf(expressions) }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
+  // The expression's top-level conditions join the bracket ones: the stores plan with those.
+  const combined = allOf(expressions)
+  const lifted = combined === undefined ? { conditions: [] } : liftConditions(combined)
+  where.push(...lifted.conditions.map((c) => ({ ...c, field: c.field as F })))
+  return { filter: { where, search, expression: lifted.rest }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
 }
 
 /** The failure the query string's schema would report for `limit` above `max` (the schema leaves it to the answer, see ./schema.ts). */

@@ -8,6 +8,6 @@ export { FilterError, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, MAX_FILTER_LENGT
 export type { Literal, SyntaxNode, SyntaxOperator } from './syntax.js'
 export { checkFilter, readLiteral } from './check.js'
 export type { FilterField, FilterFields } from './check.js'
-export { allOf, fieldsOf } from './tree.js'
+export { allOf, fieldsOf, liftConditions } from './tree.js'
 export type { Comparison, FilterExpr } from './tree.js'
 export { expressionTest } from './predicate.js'

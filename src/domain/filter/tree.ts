@@ -40,3 +40,27 @@ export function fieldsOf (expr: FilterExpr, into: Set<string> = new Set()): Set<
   }
   return into
 }
+
+const CONDITION_OPS = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains'])
+
+/**
+ * Splits an expression into the plain conditions it ANDs at its top
+ * (`year >= 2000 && title ~ 'x'`) and the rest, which means the same: the
+ * stores plan with conditions (an equality's index range, a range's bounds),
+ * so `filter=year = 1965` costs what `year=1965` costs.
+ */
+export function liftConditions (expr: FilterExpr): { conditions: Array<{ field: string, op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains', value: FieldValue }>, rest?: FilterExpr } {
+  const items = conjuncts(expr)
+  const conditions: Array<{ field: string, op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains', value: FieldValue }> = []
+  const rest: FilterExpr[] = []
+  for (const item of items) {
+    if (CONDITION_OPS.has(item.op) && 'value' in item) conditions.push({ field: item.field, op: item.op as 'eq', value: item.value })
+    else rest.push(item)
+  }
+  return { conditions, rest: allOf(rest) }
+}
+
+/** The expressions an expression ANDs, nested `and`s flattened. */
+function conjuncts (expr: FilterExpr): FilterExpr[] {
+  return expr.op === 'and' ? expr.items.flatMap(conjuncts) : [expr]
+}
