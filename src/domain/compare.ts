@@ -27,3 +27,14 @@ export function compareValues (a: FieldValue, b: FieldValue): number {
   if (typeof a === 'boolean' || typeof b === 'boolean') return Number(a) - Number(b)
   return a < b ? -1 : a > b ? 1 : 0
 }
+
+/**
+ * Orders two sort key values where either may be unset (an optional field):
+ * an unset value comes before every value, so an ascending order puts records
+ * without the field first and a descending one last, on every store.
+ */
+export function compareKeys (a: FieldValue | null | undefined, b: FieldValue | null | undefined): number {
+  if (a === undefined || a === null) return b === undefined || b === null ? 0 : -1
+  if (b === undefined || b === null) return 1
+  return compareValues(a, b)
+}

@@ -4,8 +4,8 @@ import { KINDS, type Kind } from './kinds/index.js'
 import type { FieldValue, Operator } from './values.js'
 import { expressionTest, fieldsOf, type FilterExpr } from './filter/index.js'
 export { OPERATORS, type FieldValue, type Operator } from './values.js'
-import { compareValues } from './compare.js'
-export { compareText, compareValues } from './compare.js'
+import { compareKeys, compareValues } from './compare.js'
+export { compareKeys, compareText, compareValues } from './compare.js'
 
 /**
  * Queries over a collection, the same for every store: conditions that must
@@ -45,9 +45,9 @@ export interface RecordFilter<F extends string = string> {
   expression?: FilterExpr
 }
 
-/** Where a page ended: the sort key values of its last record (in sort order), then its id. */
+/** Where a page ended: the sort key values of its last record (in sort order; null: the field unset), then its id. */
 export interface Position {
-  keys: readonly FieldValue[]
+  keys: ReadonlyArray<FieldValue | null>
   id: number | bigint | string
 }
 
@@ -135,18 +135,18 @@ export function orderKeys (sort: ReadonlyArray<SortKey>): SortKey[] {
 }
 
 /** The values of a position in the order of orderKeys(sort). */
-export function positionValues (sort: ReadonlyArray<SortKey>, position: Position): FieldValue[] {
+export function positionValues (sort: ReadonlyArray<SortKey>, position: Position): Array<FieldValue | null> {
   return [...position.keys, position.id].slice(0, orderKeys(sort).length)
 }
 
-/** Orders two records by the sort keys, then by id. */
+/** Orders two records by the sort keys, then by id; an unset value first ascending, last descending (compareKeys). */
 export function sortComparator<R> (sort: ReadonlyArray<SortKey>): (a: R, b: R) => number {
   const keys = orderKeys(sort)
   return (a, b) => {
     const x = a as Row
     const y = b as Row
     for (const key of keys) {
-      const c = compareValues(x[key.field] as FieldValue, y[key.field] as FieldValue)
+      const c = compareKeys(x[key.field], y[key.field])
       if (c !== 0) return key.descending ? -c : c
     }
     return 0
@@ -160,7 +160,7 @@ export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position
   const values = positionValues(sort, position)
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as SortKey
-    const c = compareValues(r[key.field] as FieldValue, values[i] as FieldValue)
+    const c = compareKeys(r[key.field], values[i])
     if (c !== 0) return key.descending ? c < 0 : c > 0
   }
   return false
@@ -169,7 +169,7 @@ export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position
 /** The position of a record in a sort order: what a cursor encodes. */
 export function positionOf (record: unknown, sort: ReadonlyArray<SortKey>): Position {
   const r = record as Row
-  return { keys: sort.map((k) => r[k.field] as FieldValue), id: r.id as number | bigint | string }
+  return { keys: sort.map((k) => r[k.field] ?? null), id: r.id as number | bigint | string }
 }
 
 const foldField: FoldedField = (record, field) => fold((record as Row)[field] as string)

@@ -8,8 +8,10 @@ export interface FieldParam extends ValueBounds {
   /** The field's kind (src/domain/kinds/): its operators and how its values are read; the bounds are its own. */
   kind: Kind
   description: string
-  /** false: a filter but no sort key (an optional field, whose absent values no cursor can hold). */
+  /** false: a filter but no sort key. */
   sortable?: boolean
+  /** A record may leave it unset: a cursor then carries null for it (sorted first ascending, last descending). */
+  optional?: boolean
 }
 
 export interface CollectionModel<F extends string = string> {

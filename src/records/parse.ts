@@ -117,7 +117,7 @@ function parseSort<F extends string> (model: CollectionModel<F>, text: string, r
     if (param === undefined) {
       refuse('sort', token === '' ? 'sort: empty sort key' : `sort: unknown field "${field}"`)
     } else if (!isSortable(param)) {
-      refuse('sort', `sort: "${field}" is optional, and records without it have no place in a sort order; filter on it instead`)
+      refuse('sort', `sort: "${field}" is no sort key of this collection`)
     } else if (keys.some((k) => k.field === field)) {
       refuse('sort', `sort: "${field}" is named twice`)
     } else {

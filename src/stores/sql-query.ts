@@ -28,6 +28,8 @@ export interface SqlTable<F extends string> {
   /** Column of each text field's folded copy, which the store writes with the record. */
   folded: Readonly<Partial<Record<F, string>>>
   kinds: FieldKinds<F>
+  /** Fields a record may leave unset (NULL): sorted NULLs first ascending, last descending, as the memory store sorts them. */
+  optional?: ReadonlySet<string>
   /** The select list, e.g. `id, first_name AS firstName, …`. */
   select: string
 }
@@ -119,6 +121,7 @@ class Builder<F extends string> {
     const columns = keys.map((k) => this.column(k.field))
     const values = positionValues(sort, position)
     const descending = keys.map((k) => k.descending)
+    if (keys.some((k) => this.table.optional?.has(k.field) === true)) return this.afterNullable(keys, columns, values)
     if (descending.every((d) => d === descending[0])) {
       const op = descending[0] === true ? '<' : '>'
       if (columns.length === 1) return `${columns[0] as string} ${op} ${this.bind(values[0])}`
@@ -133,6 +136,33 @@ class Builder<F extends string> {
     }
     return `${lead} AND (${branches.map((b) => `(${b})`).join(' OR ')})`
   }
+
+  /**
+   * Rows after a position when a sort key may be NULL (an unset optional
+   * field): the expansion of afterwards, with NULL the least value (first
+   * ascending, last descending) and a NULL position value compared by IS NULL.
+   */
+  afterNullable (keys: readonly SortKey[], columns: readonly string[], values: ReadonlyArray<unknown>): string {
+    const equal = (c: string, v: unknown): string => v === null ? `${c} IS NULL` : `${c} = ${this.bind(v)}`
+    const beyond = (c: string, v: unknown, descending: boolean): string => {
+      if (descending) return v === null ? '1 = 0' : `(${c} < ${this.bind(v)} OR ${c} IS NULL)`
+      return v === null ? `${c} IS NOT NULL` : `${c} > ${this.bind(v)}`
+    }
+    const branches: string[] = []
+    for (let i = 0; i < columns.length; i++) {
+      const parts = columns.slice(0, i).map((c, j) => equal(c, values[j]))
+      parts.push(beyond(columns[i] as string, values[i], (keys[i] as SortKey).descending))
+      branches.push(parts.join(' AND '))
+    }
+    return `(${branches.map((b) => `(${b})`).join(' OR ')})`
+  }
+
+  /** A sort key of ORDER BY: an optional column's NULLs where the memory store puts them, on both databases. */
+  orderBy (key: SortKey): string {
+    const column = this.column(key.field)
+    const nulls = this.table.optional?.has(key.field) === true ? (key.descending ? ' NULLS LAST' : ' NULLS FIRST') : ''
+    return `${column}${key.descending ? ' DESC' : ''}${nulls}`
+  }
 }
 
 function where (parts: string[]): string {
@@ -144,7 +174,7 @@ export function compileSelect<F extends string> (table: SqlTable<F>, dialect: Sq
   const b = new Builder(table, dialect, plan)
   const parts = b.filter(query)
   if (query.after !== undefined) parts.push(b.after(query.sort, query.after))
-  const order = orderKeys(query.sort).map((k) => `${b.column(k.field)}${k.descending ? ' DESC' : ''}`).join(', ')
+  const order = orderKeys(query.sort).map((k) => b.orderBy(k)).join(', ')
   const limit = query.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(query.limit))}`
   return { text: `SELECT ${table.select} FROM ${table.name}${where(parts)} ORDER BY ${order}${limit}`, values: b.values }
 }
