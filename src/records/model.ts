@@ -1,4 +1,4 @@
-import { BRACKET_OPERATORS, KINDS, type Kind, type Operator, type ValueBounds } from '../domain/index.js'
+import { BRACKET_OPERATORS, KINDS, MAX_FILTER_LENGTH, type Kind, type Operator, type ValueBounds } from '../domain/index.js'
 /**
  * What a collection lets clients ask for: its fields (each a filter and a
  * sort key) and its page sizes. One model per collection drives the query
@@ -82,7 +82,10 @@ export function describeParameter (model: CollectionModel, param: string): strin
     case 'count':
     case 'download':
     case 'bom': return 'true or false'
+    case EXPRESSION_PARAM: return `a filter expression of at most ${MAX_FILTER_LENGTH} characters`
   }
+  if (/\[(in|nin)\]$/.test(param)) return `values separated by commas, at most ${MAX_IN_LENGTH} characters`
+  if (param.endsWith('[null]')) return 'true or false'
   const field = fieldParam(model, param.replace(/\[.*$/, ''))
   return field === undefined ? 'valid' : KINDS[field.kind].query.describe(field)
 }
