@@ -47,6 +47,8 @@ export function operationCost (schema: GraphQLSchema, document: DocumentNode, op
       case Kind.STRING: return node.value
       case Kind.NULL: return null
       case Kind.OBJECT: return Object.fromEntries(node.fields.map((f) => [f.name.value, valueOf(f.value)]))
+      // A filter's `and`/`or` hold further filters, which may search.
+      case Kind.LIST: return node.values.map(valueOf)
       default: return true // a value is given; its content does not weigh
     }
   }
