@@ -14,6 +14,8 @@ export { assertDeclaredFields, LIST_OPERATORS, OPERATORS, STREAM_BATCH_SIZE, com
 export type { Condition, FilterOperator, ImportOutcome, FieldKinds, FieldValue, JsonData, JsonValue, ListCondition, ListOperator, Operator, Position, QueryableStore, RecordFilter, RecordQuery, SortKey, StoreRevision } from './query.js'
 export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT_MEMORY_CHANGES_KEPT, DELETED, IF_ABSENT, IF_PRESENT, NOT_FOUND, NO_CONDITION, PRECONDITION_FAILED } from './store.js'
 export type { CreateResult, DeleteResult, PoolStats, RecordStore, RecordStores, RecordWrites, UnitOfWork, ReplaceResult, StoreOptions, WriteCondition, WriteResult } from './store.js'
+export { allOf, checkFilter, expressionTest, fieldsOf, liftConditions, FilterError, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter, readLiteral } from './filter/index.js'
+export type { Comparison, FilterExpr, FilterField, FilterFields, Literal, SyntaxNode } from './filter/index.js'
 export type { KeptAnswer, KeptWrite, KeptWrites, KeyedWrite } from './idempotency.js'
 export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow } from './changes.js'
 export { columnOf, DuplicateKeyError, jsonOf, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'

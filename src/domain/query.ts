@@ -3,7 +3,10 @@ import { fold, type FoldedField } from './case-fold.js'
 import { KINDS, type Kind } from './kinds/index.js'
 import type { FieldValue, ListOperator, Operator } from './values.js'
 import { isPath, valueAtPath } from './paths.js'
+import { expressionTest, fieldsOf, type FilterExpr } from './filter/index.js'
 export { LIST_OPERATORS, OPERATORS, type FieldValue, type FilterOperator, type JsonData, type JsonValue, type ListOperator, type Operator } from './values.js'
+import { compareKeys, compareValues } from './compare.js'
+export { compareKeys, compareText, compareValues } from './compare.js'
 
 /**
  * Queries over a collection, the same for every store: conditions that must
@@ -48,11 +51,13 @@ export interface RecordFilter<F extends string = string> {
   lists?: ReadonlyArray<ListCondition<F>>
   /** Case-insensitive substring searched in every text field; one match suffices. */
   search?: string
+  /** A filter expression (./filter/), which must hold too: `filter=`, and the bracket operators a condition cannot say. */
+  expression?: FilterExpr
 }
 
-/** Where a page ended: the sort key values of its last record (in sort order), then its id. */
+/** Where a page ended: the sort key values of its last record (in sort order; null: the field unset), then its id. */
 export interface Position {
-  keys: readonly FieldValue[]
+  keys: ReadonlyArray<FieldValue | null>
   id: number | bigint | string
 }
 
@@ -76,6 +81,7 @@ export type FieldKinds<F extends string> = Readonly<Record<F, Kind>>
 export function assertDeclaredFields (collection: string, kinds: FieldKinds<string>, query: RecordFilter & { sort?: ReadonlyArray<SortKey> }): void {
   for (const c of query.where) if (!Object.hasOwn(kinds, c.field)) throw new UndeclaredFieldError(collection, c.field)
   for (const c of query.lists ?? []) if (!Object.hasOwn(kinds, c.field)) throw new UndeclaredFieldError(collection, c.field)
+  if (query.expression !== undefined) for (const field of fieldsOf(query.expression)) if (!Object.hasOwn(kinds, field)) throw new UndeclaredFieldError(collection, field)
   for (const k of query.sort ?? []) if (!Object.hasOwn(kinds, k.field)) throw new UndeclaredFieldError(collection, k.field)
 }
 
@@ -119,34 +125,6 @@ export interface StoreRevision {
   readonly current: number
 }
 
-/**
- * Compares two strings by Unicode code point, as SQLite's BINARY collation
- * and PostgreSQL's "C" collation do on UTF-8. JavaScript's `<` compares UTF-16
- * code units, which orders U+E000…U+FFFF after astral characters.
- */
-export function compareText (a: string, b: string): number {
-  if (a === b) return 0
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i)
-    let y = b.charCodeAt(i)
-    if (x === y) continue
-    // Surrogates (D800–DFFF) stand for code points above FFFF: move them past E000–FFFF.
-    if (x >= 0xD800 && y >= 0xD800) {
-      x = x >= 0xE000 ? x - 0x800 : x + 0x2000
-      y = y >= 0xE000 ? y - 0x800 : y + 0x2000
-    }
-    return x < y ? -1 : 1
-  }
-  return a.length - b.length
-}
-
-export function compareValues (a: FieldValue, b: FieldValue): number {
-  if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
-  if (typeof a === 'boolean' || typeof b === 'boolean') return Number(a) - Number(b)
-  return a < b ? -1 : a > b ? 1 : 0
-}
-
 type Row = Readonly<Record<string, FieldValue>>
 
 /** A field's or dotted path's value in a record (src/domain/paths.ts). */
@@ -165,18 +143,18 @@ export function orderKeys (sort: ReadonlyArray<SortKey>): SortKey[] {
 }
 
 /** The values of a position in the order of orderKeys(sort). */
-export function positionValues (sort: ReadonlyArray<SortKey>, position: Position): FieldValue[] {
+export function positionValues (sort: ReadonlyArray<SortKey>, position: Position): Array<FieldValue | null> {
   return [...position.keys, position.id].slice(0, orderKeys(sort).length)
 }
 
-/** Orders two records by the sort keys, then by id. */
+/** Orders two records by the sort keys, then by id; an unset value first ascending, last descending (compareKeys). */
 export function sortComparator<R> (sort: ReadonlyArray<SortKey>): (a: R, b: R) => number {
   const keys = orderKeys(sort)
   return (a, b) => {
     const x = a as Row
     const y = b as Row
     for (const key of keys) {
-      const c = compareValues(at(x, key.field), at(y, key.field))
+      const c = compareKeys(valueAtPath(x, key.field) as FieldValue | undefined, valueAtPath(y, key.field) as FieldValue | undefined)
       if (c !== 0) return key.descending ? -c : c
     }
     return 0
@@ -190,7 +168,7 @@ export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position
   const values = positionValues(sort, position)
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as SortKey
-    const c = compareValues(at(r, key.field), values[i] as FieldValue)
+    const c = compareKeys(valueAtPath(r, key.field) as FieldValue | undefined, values[i])
     if (c !== 0) return key.descending ? c < 0 : c > 0
   }
   return false
@@ -199,7 +177,7 @@ export function isAfter (record: unknown, sort: ReadonlyArray<SortKey>, position
 /** The position of a record in a sort order: what a cursor encodes. */
 export function positionOf (record: unknown, sort: ReadonlyArray<SortKey>): Position {
   const r = record as Row
-  return { keys: sort.map((k) => at(r, k.field)), id: r.id as number | bigint | string }
+  return { keys: sort.map((k) => (valueAtPath(r, k.field) as FieldValue | undefined) ?? null), id: r.id as number | bigint | string }
 }
 
 const foldField: FoldedField = (record, field) => fold((record as Row)[field] as string)
@@ -208,6 +186,7 @@ const foldField: FoldedField = (record, field) => fold((record as Row)[field] as
 export function matcher<R> (filter: RecordFilter, kinds: FieldKinds<string>, folded: FoldedField = foldField): (record: R) => boolean {
   const tests = filter.where.map((c) => conditionTest(c, folded))
   for (const c of filter.lists ?? []) tests.push(listTest(c))
+  if (filter.expression !== undefined) tests.push(expressionTest(filter.expression, folded))
   if (filter.search !== undefined) {
     const needle = fold(filter.search)
     const textFields = Object.keys(kinds).filter((f) => f !== 'id' && KINDS[kinds[f] as Kind].folded)

@@ -1,5 +1,6 @@
 import type { Change, ChangeLog, ChangeSubscription } from '../domain/index.js'
 import { AppError } from '../http/errors/index.js'
+import type { ChangeFilter } from '../records/index.js'
 
 /** The changes a resumed subscription reads from the log at a time. */
 const REPLAY_BATCH = 500
@@ -28,13 +29,13 @@ export class ChangeStreams {
    * `seq`) every one after that the log still holds, then the new ones: a
    * client that lost its stream resumes where it was, without gaps or repeats.
    */
-  follow (collection: string, after: number | undefined): AsyncIterableIterator<Change> {
+  follow (collection: string, after: number | undefined, filter?: ChangeFilter): AsyncIterableIterator<Change> {
     if (this.#listeners.size >= this.maxStreams) {
       throw new AppError('TOO_MANY_SUBSCRIPTIONS', `This server serves at most ${this.maxStreams} GraphQL subscriptions at once; retry later`)
     }
     // A generator waiting for the next change would finish a return() only when that change comes: abort wakes it.
     const stop = new AbortController()
-    const changes = this.#follow(collection, after, stop.signal)
+    const changes = this.#follow(collection, after, stop.signal, filter)
     return {
       next: async () => await changes.next(),
       return: async () => {
@@ -45,7 +46,9 @@ export class ChangeStreams {
     }
   }
 
-  async * #follow (collection: string, after: number | undefined, signal: AbortSignal): AsyncGenerator<Change, undefined> {
+  /** `filter`, when given, is asked about each change of the collection once, in order (it follows records that matched). */
+  async * #follow (collection: string, after: number | undefined, signal: AbortSignal, filter?: ChangeFilter): AsyncGenerator<Change, undefined> {
+    const wanted = (change: Change): boolean => change.service === collection && (filter === undefined || filter.passes(change))
     const queue: Change[] = []
     let wake: (() => void) | undefined
     const listener = (change: Change): void => {
@@ -72,7 +75,7 @@ export class ChangeStreams {
           for (const change of batch) {
             if (change.seq > position) break
             last = change.seq
-            if (change.service === collection) yield change
+            if (wanted(change)) yield change
           }
         }
       }
@@ -85,7 +88,7 @@ export class ChangeStreams {
         }
         if (change.seq <= last) continue // replayed already
         last = change.seq
-        yield change
+        if (wanted(change)) yield change
       }
     } finally {
       signal.removeEventListener('abort', onAbort)

@@ -3,12 +3,12 @@ import {
   GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType
 } from 'graphql'
 import type { RecordCollection } from '../data/collection.js'
-import { KIND_NAMES, KINDS, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredField, type StoredRecord, type RecordStores } from '../domain/index.js'
-import { encodeCursor, type FieldParam } from '../records/index.js'
+import { KIND_NAMES, KINDS, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredField, type StoredRecord, type RecordStores } from '../domain/index.js'
+import { ChangeFilter, encodeCursor, MAX_IN_VALUES, type FieldParam } from '../records/index.js'
 import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
 import { allowedValues, enumOf } from './enums.js'
-import { readListArgs, sortableFields, type ListArgs } from './lists.js'
+import { filterExpression, readListArgs, sortableFields, type FilterArg, type ListArgs } from './lists.js'
 import { namesOf, TYPE_SUFFIXES, type CollectionNames } from './names.js'
 import { ownScalar, SafeInt } from './scalars.js'
 import { CollectionWrites, type WriteContext } from './writes.js'
@@ -43,9 +43,12 @@ export interface CollectionSchemaOptions {
 const nonNull = <T extends GraphQLOutputType | GraphQLInputType>(type: T): GraphQLNonNull<T> => new GraphQLNonNull(type)
 
 function filterType (name: string, type: GraphQLScalarType, ops: readonly string[]): GraphQLInputObjectType {
-  const fields: Record<string, { type: GraphQLInputType }> = {}
+  const fields: Record<string, { type: GraphQLInputType, description?: string }> = {}
   for (const op of ops) fields[op] = { type }
-  return new GraphQLInputObjectType({ name, description: `Conditions on a field, as REST's \`field[op]=value\`: every one given must hold (a record without the field matches none). ${ops.includes('contains') ? '`contains` ignores case.' : ''}`.trim(), fields })
+  // Issue 31, item 4: REST's [in] and [null].
+  fields.in = { type: new GraphQLList(nonNull(type)), description: `One of these values (at most ${MAX_IN_VALUES}), as REST's \`field[in]\`.` }
+  fields.isNull = { type: GraphQLBoolean, description: '`true`: records without the field; `false`: records with it (REST\'s `field[null]`).' }
+  return new GraphQLInputObjectType({ name, description: `Conditions on a field, as REST's \`field[op]=value\`: every one given must hold (a record without the field matches none but \`isNull: true\`). ${ops.includes('contains') ? '`contains` ignores case.' : ''}`.trim(), fields })
 }
 
 const ORDER_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
@@ -240,7 +243,17 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
     else if (KINDS[param.kind].composite === undefined) filterFields[graphqlPathName(field)] = { type: field === 'id' ? FILTERS.id : scalarOf(param).filter, description }
   }
   filterFields.q = { type: GraphQLString, description: 'Only records with this text in any text field, ignoring case (REST\'s `q`).' }
-  const Filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, description: `Which records of ${name}: every condition given holds (REST's filters).`, fields: filterFields })
+  const Filter: GraphQLInputObjectType = new GraphQLInputObjectType({
+    name: `${names.type}Filter`,
+    description: `Which records of ${name}: every condition given holds (REST's filters); \`and\`, \`or\` and \`not\` combine further filters as REST's \`filter=\` expressions do (at most ${MAX_FILTER_DEPTH} levels, ${MAX_FILTER_COMPARISONS} conditions).`,
+    // A thunk: the combinators take this type itself.
+    fields: () => ({
+      ...filterFields,
+      and: { type: new GraphQLList(nonNull(Filter)), description: 'Every one of these filters holds.' },
+      or: { type: new GraphQLList(nonNull(Filter)), description: 'At least one of these filters holds.' },
+      not: { type: Filter, description: 'This filter does not hold (a record without a field it compares counts as not matching it).' }
+    })
+  })
 
   const sortValues: Record<string, { value: SortKey }> = {}
   for (const field of sortableFields(model)) {
@@ -347,11 +360,12 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   })
   parts.subscription[names.changed] = {
     type: nonNull(ChangeType),
-    description: `Every change of ${name} from now on; with \`after\` (a change's seq) first those after it the log still holds. Over SSE (graphql-sse) at {base}/graphql/stream.`,
-    args: { after: { type: SafeInt } },
-    subscribe: (_source, args: { after?: number | null }, context) => {
+    description: `Every change of ${name} from now on; with \`after\` (a change's seq) first those after it the log still holds; with \`filter\` only the changes of records that match it after the change, or matched it before as far as this subscription saw (the change feed's \`filter=\`). Over SSE (graphql-sse) at {base}/graphql/stream.`,
+    args: { after: { type: SafeInt }, filter: { type: Filter } },
+    subscribe: (_source, args: { after?: number | null, filter?: FilterArg | null }, context) => {
       try {
-        return streams.follow(name, args.after ?? undefined)
+        const expression = filterExpression(model, args.filter)
+        return streams.follow(name, args.after ?? undefined, expression === undefined ? undefined : new ChangeFilter(name, expression))
       } catch (err) {
         throw codedError(err, context.request)
       }

@@ -39,9 +39,11 @@ function decodeSorted (model: CollectionModel, sort: readonly SortKey[], text: s
   let parts: unknown
   try { parts = JSON.parse(text) } catch { return undefined }
   if (!Array.isArray(parts) || parts.length !== sort.length + 2 || parts[0] !== sortText(sort)) return undefined
-  const keys: FieldValue[] = []
+  const keys: Array<FieldValue | null> = []
   for (let i = 0; i < sort.length; i++) {
-    const value = decodeValue(model.fields[(sort[i] as SortKey).field] as FieldParam, parts[i + 1])
+    const param = model.fields[(sort[i] as SortKey).field] as FieldParam
+    // null: the page ended on a record without this (optional) field.
+    const value = parts[i + 1] === null && param.optional === true ? null : decodeValue(param, parts[i + 1])
     if (value === undefined) return undefined
     keys.push(value)
   }

@@ -5,9 +5,11 @@
  * NDJSON stream forms. REST, GraphQL, the CLI and import/export import it; it
  * imports only src/domain and src/lib (docs/architecture.md).
  */
-export { BRACKET_OPERATORS, CONTROL_PARAMS, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, acceptedParameters, describeParameter, fieldParam, filterOperators, filterParam, FILE_PARAMS, isSortable, operatorsOf, refusedOperator, sortKeys } from './model.js'
-export type { CollectionModel, FieldParam } from './model.js'
+export { BRACKET_OPERATORS, CONTROL_PARAMS, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, acceptedParameters, describeParameter, EXPRESSION_PARAM, fieldParam, filterOperators, filterParam, FILE_PARAMS, isSortable, EXPRESSION_OPERATORS, expressionOperatorsOf, MAX_IN_LENGTH, MAX_IN_VALUES, operatorsOf, refusedOperator, sortKeys } from './model.js'
+export type { CollectionModel, FieldParam, ExpressionOperator } from './model.js'
 export { parseListQuery } from './parse.js'
+export { readFilterParam, readListOperator, splitList } from './filter.js'
+export { ChangeFilter } from './change-filter.js'
 export type { ListAnswer, ListRequest } from './parse.js'
 export { QueryRefused } from './errors.js'
 export type { QueryFailure, QueryRefusalCode, QueryRefusalOptions } from './errors.js'

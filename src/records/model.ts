@@ -1,4 +1,4 @@
-import { BRACKET_OPERATORS, KINDS, type FilterOperator, type Kind, type ValueBounds } from '../domain/index.js'
+import { BRACKET_OPERATORS, KINDS, MAX_FILTER_LENGTH, type FilterOperator, type Kind, type Operator, type ValueBounds } from '../domain/index.js'
 /**
  * What a collection lets clients ask for: its fields (each a filter and a
  * sort key) and its page sizes. One model per collection drives the query
@@ -8,7 +8,7 @@ export interface FieldParam extends ValueBounds {
   /** The field's kind (src/domain/kinds/): its operators and how its values are read; the bounds are its own. */
   kind: Kind
   description: string
-  /** false: a filter but no sort key (an optional field, whose absent values no cursor can hold). */
+  /** false: a filter but no sort key. */
   sortable?: boolean
   /** The values a field may hold, when its declaration lists them (`enum`): GraphQL makes an enum type of them where it can. */
   values?: ReadonlyArray<string | number>
@@ -18,6 +18,8 @@ export interface FieldParam extends ValueBounds {
   items?: Kind
   /** The operators, when fewer than the kind's (a nested text has no folded copy, so no `contains`). */
   operators?: readonly FilterOperator[]
+  /** A record may leave it unset: a cursor then carries null for it (sorted first ascending, last descending). */
+  optional?: boolean
 }
 
 export interface CollectionModel<F extends string = string> {
@@ -92,7 +94,10 @@ export function describeParameter (model: CollectionModel, param: string): strin
     case 'count':
     case 'download':
     case 'bom': return 'true or false'
+    case EXPRESSION_PARAM: return `a filter expression of at most ${MAX_FILTER_LENGTH} characters`
   }
+  if (/\[(in|nin)\]$/.test(param)) return `values separated by commas, at most ${MAX_IN_LENGTH} characters`
+  if (param.endsWith('[null]')) return 'true or false'
   const field = fieldParam(model, param.replace(/\[.*$/, ''))
   if (field?.items !== undefined) return `${KINDS[field.items].query.describe(field)} (hasAny: several, separated by commas)`
   return field === undefined ? 'valid' : KINDS[field.kind].query.describe(field)
@@ -103,5 +108,29 @@ export function acceptedParameters (model: CollectionModel): string {
   const fields = Object.keys(model.fields)
   return `${CONTROL_PARAMS.join(', ')}, and a filter per field (${fields.join(', ')}) as field=value or field[op]=value ` +
     'with op ne, gt, gte, lt, lte, or contains (text fields only; booleans take field=value only); sort lists fields, "-" before a field for descending; ' +
-    `${FILE_PARAMS.join(' and ')} (true or false) for a CSV or NDJSON export`
+    `${FILE_PARAMS.join(' and ')} (true or false) for a CSV or NDJSON export; ` +
+    `field[in] and field[nin] (values separated by commas), field[startsWith] (text fields), field[null] (true or false); ${EXPRESSION_PARAM} (an expression such as year >= 2000 && title ~ 'dune')`
+}
+
+/** The expression parameter (src/domain/filter/): `filter=year > 2000 || available = true`. */
+export const EXPRESSION_PARAM = 'filter'
+
+/**
+ * Bracket operators beyond a kind's conditions, which the parser turns into a
+ * filter expression: `[in]`/`[nin]` (a list of values), `[startsWith]` (folded,
+ * as `[contains]`: text kinds), `[null]` (true: unset, false: set).
+ */
+export type ExpressionOperator = 'in' | 'nin' | 'startsWith' | 'null'
+
+export const EXPRESSION_OPERATORS: readonly ExpressionOperator[] = ['in', 'nin', 'startsWith', 'null']
+
+/** How many values `[in]`/`[nin]` take, and how long their text may be. */
+export const MAX_IN_VALUES = 100
+export const MAX_IN_LENGTH = 4000
+
+/** The list operators a field takes: `[startsWith]` where its kind has `contains`, the others on every field. */
+export function expressionOperatorsOf (param: FieldParam): readonly ExpressionOperator[] {
+  // A list, an object or free JSON is only ever tested for being unset.
+  if (KINDS[param.kind].composite !== undefined) return ['null']
+  return (param.operators ?? KINDS[param.kind].operators).includes('contains') ? EXPRESSION_OPERATORS : EXPRESSION_OPERATORS.filter((op) => op !== 'startsWith')
 }

@@ -1,8 +1,9 @@
-import { KINDS, LIST_OPERATORS, MAX_INT64_ID, OPERATORS, type Condition, type FilterOperator, type ListCondition, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
+import { allOf, KINDS, liftConditions, LIST_OPERATORS, MAX_INT64_ID, OPERATORS, type Condition, type FilterExpr, type FilterOperator, type ListCondition, type Position, type RecordFilter, type SortKey } from '../domain/index.js'
 import { listValues } from './list-filters.js'
 import { decodeCursor } from './cursor.js'
 import { QueryRefused, type QueryFailure } from './errors.js'
-import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, fieldParam, isSortable, operatorsOf, refusedOperator, type CollectionModel } from './model.js'
+import { readFilterParam, readListOperator } from './filter.js'
+import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, EXPRESSION_PARAM, expressionOperatorsOf, fieldParam, isSortable, operatorsOf, refusedOperator, type CollectionModel, type ExpressionOperator } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
 export interface ListRequest<F extends string = string> {
@@ -24,7 +25,7 @@ export interface ListRequest<F extends string = string> {
 
 /** A field or a dotted path to a nested one (`address.city`), and an operator in brackets. */
 const FILTER_PARAM = /^([A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*){0,3})(?:\[([A-Za-z]*)\])?$/
-const CONTROL = new Set<string>([...CONTROL_PARAMS, ...FILE_PARAMS])
+const CONTROL = new Set<string>([...CONTROL_PARAMS, ...FILE_PARAMS, EXPRESSION_PARAM])
 
 /**
  * What the list is answered with: a JSON page, whose size has the
@@ -45,7 +46,12 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
   const refuse = (param: string, detail: string): void => { failures.push({ code: 'INVALID_QUERY', field: param, detail }) }
   const where: Array<Condition<F>> = []
   const lists: Array<ListCondition<F>> = []
+  const expressions: FilterExpr[] = []
   const carried: Array<[string, string]> = []
+  const expression = (read: { expr: FilterExpr } | { refused: string }, param: string): void => {
+    if ('expr' in read) expressions.push(read.expr)
+    else refuse(param, read.refused)
+  }
 
   for (const [param, value] of Object.entries(query)) {
     if (param !== 'limit' && param !== 'cursor') carried.push([param, String(value)])
@@ -58,7 +64,10 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
       continue
     }
     const op = (match[2] ?? 'eq') as FilterOperator
-    if (match[2] !== undefined && op === 'eq') {
+    const exprOp = match[2] as ExpressionOperator | undefined
+    if (exprOp !== undefined && expressionOperatorsOf(spec).includes(exprOp)) {
+      expression(readListOperator(field, spec, exprOp, value), param)
+    } else if (match[2] !== undefined && op === 'eq') {
       refuse(param, `"${param}": write ${field}=value for equality`)
     } else if (!OPERATORS.includes(op as never) && !LIST_OPERATORS.includes(op as never)) {
       refuse(param, `"${param}": unknown operator "${match[2] ?? ''}"`)
@@ -84,6 +93,7 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     }
   }
 
+  if (typeof query[EXPRESSION_PARAM] === 'string') expression(readFilterParam(model, query[EXPRESSION_PARAM]), EXPRESSION_PARAM)
   const sort = typeof query.sort === 'string' ? parseSort(model, query.sort, refuse) : []
   if (failures.length > 0) {
     throw new QueryRefused('INVALID_QUERY', `${failures.map((f) => f.detail).join('; ')}. Accepted: ${acceptedParameters(model)}`, { errors: failures })
@@ -97,7 +107,11 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
   const limit = typeof query.limit === 'number' ? query.limit : undefined
   if (answer === 'page' && limit !== undefined && limit > model.maxLimit) throw pageTooLarge(model.maxLimit)
   const search = typeof query.q === 'string' ? query.q : undefined
-  return { filter: { where, ...(lists.length === 0 ? {} : { lists }), search }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
+  // The expression's top-level conditions join the bracket ones: the stores plan with those.
+  const combined = allOf(expressions)
+  const lifted = combined === undefined ? { conditions: [] } : liftConditions(combined)
+  where.push(...lifted.conditions.map((c) => ({ ...c, field: c.field as F })))
+  return { filter: { where, ...(lists.length === 0 ? {} : { lists }), search, expression: lifted.rest }, sort, after, limit, pageSize: answer === 'page' ? limit ?? model.defaultLimit : undefined, count: query.count === true, download: query.download === true, bom: query.bom === true, carried }
 }
 
 /** The failure the query string's schema would report for `limit` above `max` (the schema leaves it to the answer, see ./schema.ts). */
@@ -117,7 +131,7 @@ function parseSort<F extends string> (model: CollectionModel<F>, text: string, r
     } else if (KINDS[param.kind].composite !== undefined) {
       refuse('sort', `sort: "${field}" is ${KINDS[param.kind].composite === 'list' ? 'a list' : 'an object'}, which has no order${KINDS[param.kind].composite === 'object' ? `; sort by a field inside it (${field}.<name>)` : ''}`)
     } else if (!isSortable(param)) {
-      refuse('sort', `sort: "${field}" is optional, and records without it have no place in a sort order; filter on it instead`)
+      refuse('sort', `sort: "${field}" is no sort key of this collection`)
     } else if (keys.some((k) => k.field === field)) {
       refuse('sort', `sort: "${field}" is named twice`)
     } else {

@@ -1,7 +1,10 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { STORABLE_TEXT_PATTERN } from '../lib/storable-text.js'
-import { KINDS, type FilterOperator } from '../domain/index.js'
-import { filterParam, isSortable, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf, type CollectionModel, type FieldParam } from './model.js'
+import { KINDS, MAX_FILTER_LENGTH, type FilterOperator } from '../domain/index.js'
+import {
+  EXPRESSION_PARAM, filterParam, isSortable, expressionOperatorsOf, MAX_CURSOR_LENGTH, MAX_IN_LENGTH, MAX_IN_VALUES, MAX_SEARCH_LENGTH, MAX_SORT_LENGTH, operatorsOf,
+  type CollectionModel, type FieldParam, type ExpressionOperator
+} from './model.js'
 
 const OPERATOR_TEXT: Record<FilterOperator, string> = {
   eq: 'equal to',
@@ -23,6 +26,24 @@ function valueSchema (field: string, param: FieldParam, op: FilterOperator): TSc
   // A bound the field does not have is no keyword (ajv refuses `minimum: undefined`).
   const keywords = Object.fromEntries(Object.entries(schema).filter(([, v]) => v !== undefined))
   return Type.Unsafe({ ...keywords, description: typeof note === 'string' ? `${description} ${note}` : description })
+}
+
+/** The schema of a list operator's parameter (`year[in]`): the list's text, the prefix, or true/false. */
+function listSchema (field: string, param: FieldParam, op: ExpressionOperator): TSchema {
+  switch (op) {
+    case 'in':
+    case 'nin':
+      return Type.String({
+        maxLength: MAX_IN_LENGTH,
+        description: `Only records whose ${field} is ${op === 'in' ? 'one' : 'set and none'} of these values, separated by commas (at most ${MAX_IN_VALUES}; \\, is a comma within a value, \\\\ a backslash). ${param.description}`
+      })
+    case 'startsWith': return Type.String({
+      ...(param.maxLength === undefined ? {} : { maxLength: param.maxLength }),
+      pattern: STORABLE_TEXT_PATTERN,
+      description: `Only records whose ${field} starts with this text, ignoring case as \`[contains]\` does. ${param.description}`
+    })
+    case 'null': return Type.Boolean({ description: `\`true\`: only records without ${field}; \`false\`: only records with it.` })
+  }
 }
 
 /**
@@ -50,6 +71,10 @@ export function querystringSchema (model: CollectionModel): TSchema {
       description: `Sort keys, comma-separated, from ${sortable.join(', ')}; \`-\` before a field sorts it descending. Ties are broken by id, in the direction of the last sort key. Example: \`${exampleSort(model)}\`.`
     }),
     q: Type.String({ maxLength: MAX_SEARCH_LENGTH, pattern: STORABLE_TEXT_PATTERN, description: 'Only records with this text in any text field, ignoring case.' }),
+    [EXPRESSION_PARAM]: Type.String({
+      maxLength: MAX_FILTER_LENGTH,
+      description: 'A filter expression, ANDed with the other filters: comparisons (`=`, `!=`, `<`, `<=`, `>`, `>=`, `~` contains and `!~` lacks text, ignoring case; `= null` for an unset field) joined by `&&`, `||`, `!` and parentheses, e.g. `(year < 1900 || year >= 2000) && title ~ \'dune\'`. Grammar and limits: docs/collections.md.'
+    }),
     count: Type.Boolean({ description: '`true` adds `X-Total-Count`: how many records match the filters, whatever the page.' }),
     // For spreadsheets (issue 37): the answer as a file to save, and the byte order mark Excel needs to read UTF-8.
     download: Type.Boolean({ description: 'With `Accept: text/csv` or `application/x-ndjson`, `true` adds `Content-Disposition: attachment; filename="<collection>.csv"` (`.ndjson`): a browser saves the answer as a file. No effect on a JSON page.' }),
@@ -57,6 +82,7 @@ export function querystringSchema (model: CollectionModel): TSchema {
   }
   for (const [field, param] of Object.entries(model.fields) as Array<[string, FieldParam]>) {
     for (const op of operatorsOf(param)) properties[filterParam(field, op)] = valueSchema(field, param, op)
+    for (const op of expressionOperatorsOf(param)) properties[`${field}[${op}]`] = listSchema(field, param, op)
   }
   return Type.Partial(Type.Object(properties))
 }

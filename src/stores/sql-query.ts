@@ -1,4 +1,4 @@
-import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type FieldValue, type ListCondition, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
+import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type FieldValue, type FilterExpr, type ListCondition, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
 import { fold } from '../domain/index.js'
 
 /**
@@ -17,8 +17,8 @@ import { fold } from '../domain/index.js'
 export interface SqlDialect {
   /** The placeholder of the n-th parameter (1-based): `?` or `$n`. */
   placeholder: (n: number) => string
-  /** SQL that is true when the bound text `needle` occurs in `column` (both folded). */
-  contains: (column: string, needle: string) => string
+  /** SQL that is true when the bound text `needle` occurs in `column` (both folded); with `start`, only at its start. */
+  contains: (column: string, needle: string, start?: boolean) => string
   /** SQL true when the list in `column` holds one of the values bound as `placeholders` (each bound as `listValue` gives it). */
   listHas?: (column: string, placeholders: readonly string[]) => string
   /** How a list condition's value is bound: SQLite the value, PostgreSQL a one-item JSON array. */
@@ -32,6 +32,8 @@ export interface SqlTable<F extends string> {
   /** Column of each text field's folded copy, which the store writes with the record. */
   folded: Readonly<Partial<Record<F, string>>>
   kinds: FieldKinds<F>
+  /** Fields a record may leave unset (NULL): sorted NULLs first ascending, last descending, as the memory store sorts them. */
+  optional?: ReadonlySet<string>
   /** The select list, e.g. `id, first_name AS firstName, …`. */
   select: string
 }
@@ -63,11 +65,33 @@ class Builder<F extends string> {
     return this.table.columns[field as F]
   }
 
-  /** SQL true when the folded `text` occurs in the field's folded copy. */
-  contains (field: string, text: string): string {
+  /** SQL true when the folded `text` occurs in (or, `start`, starts) the field's folded copy. */
+  contains (field: string, text: string, start = false): string {
+    this.column(field)
     const column = this.table.folded[field as F]
     if (column === undefined) throw new RangeError(`${field} has no folded copy`)
-    return this.dialect.contains(column, this.bind(fold(text)))
+    return this.dialect.contains(column, this.bind(fold(text)), start)
+  }
+
+  /**
+   * A filter expression (src/domain/filter/). Its comparisons are SQL's, an
+   * unset column making them NULL; `not` is `IS NOT TRUE`, so NULL counts as
+   * false throughout and every store gives the same two-valued answer.
+   */
+  expression (e: FilterExpr): string {
+    switch (e.op) {
+      case 'and':
+      case 'or':
+        if (e.items.length === 0) return e.op === 'and' ? '1 = 1' : '1 = 0'
+        return `(${e.items.map((item) => this.expression(item)).join(e.op === 'and' ? ' AND ' : ' OR ')})`
+      case 'not': return `(${this.expression(e.item)}) IS NOT TRUE`
+      case 'unset': return `${this.column(e.field)} IS NULL`
+      case 'contains': return this.contains(e.field, e.value)
+      case 'startsWith': return this.contains(e.field, e.value, true)
+      // An empty list holds nothing (PostgreSQL has no `IN ()`).
+      case 'in': return e.values.length === 0 ? `${this.column(e.field)} <> ${this.column(e.field)}` : `${this.column(e.field)} IN (${e.values.map((v) => this.bind(v)).join(', ')})`
+      default: return `${this.column(e.field)} ${COMPARISON[e.op]} ${this.bind(e.value)}`
+    }
   }
 
   condition (c: Condition): string {
@@ -89,6 +113,7 @@ class Builder<F extends string> {
   filter (filter: RecordFilter): string[] {
     const parts = filter.where.map((c) => this.condition(c))
     for (const c of filter.lists ?? []) parts.push(this.listCondition(c))
+    if (filter.expression !== undefined) parts.push(this.expression(filter.expression))
     if (filter.search !== undefined) {
       // The searched fields are those with a folded copy: every string field, never the id (text for UUIDs).
       const text = Object.keys(this.table.folded)
@@ -109,6 +134,7 @@ class Builder<F extends string> {
     const columns = keys.map((k) => this.column(k.field))
     const values = positionValues(sort, position)
     const descending = keys.map((k) => k.descending)
+    if (keys.some((k) => this.table.optional?.has(k.field) === true)) return this.afterNullable(keys, columns, values)
     if (descending.every((d) => d === descending[0])) {
       const op = descending[0] === true ? '<' : '>'
       if (columns.length === 1) return `${columns[0] as string} ${op} ${this.bind(values[0])}`
@@ -123,6 +149,33 @@ class Builder<F extends string> {
     }
     return `${lead} AND (${branches.map((b) => `(${b})`).join(' OR ')})`
   }
+
+  /**
+   * Rows after a position when a sort key may be NULL (an unset optional
+   * field): the expansion of afterwards, with NULL the least value (first
+   * ascending, last descending) and a NULL position value compared by IS NULL.
+   */
+  afterNullable (keys: readonly SortKey[], columns: readonly string[], values: ReadonlyArray<unknown>): string {
+    const equal = (c: string, v: unknown): string => v === null ? `${c} IS NULL` : `${c} = ${this.bind(v)}`
+    const beyond = (c: string, v: unknown, descending: boolean): string => {
+      if (descending) return v === null ? '1 = 0' : `(${c} < ${this.bind(v)} OR ${c} IS NULL)`
+      return v === null ? `${c} IS NOT NULL` : `${c} > ${this.bind(v)}`
+    }
+    const branches: string[] = []
+    for (let i = 0; i < columns.length; i++) {
+      const parts = columns.slice(0, i).map((c, j) => equal(c, values[j]))
+      parts.push(beyond(columns[i] as string, values[i], (keys[i] as SortKey).descending))
+      branches.push(parts.join(' AND '))
+    }
+    return `(${branches.map((b) => `(${b})`).join(' OR ')})`
+  }
+
+  /** A sort key of ORDER BY: an optional column's NULLs where the memory store puts them, on both databases. */
+  orderBy (key: SortKey): string {
+    const column = this.column(key.field)
+    const nulls = this.table.optional?.has(key.field) === true ? (key.descending ? ' NULLS LAST' : ' NULLS FIRST') : ''
+    return `${column}${key.descending ? ' DESC' : ''}${nulls}`
+  }
 }
 
 function where (parts: string[]): string {
@@ -134,7 +187,7 @@ export function compileSelect<F extends string> (table: SqlTable<F>, dialect: Sq
   const b = new Builder(table, dialect, plan)
   const parts = b.filter(query)
   if (query.after !== undefined) parts.push(b.after(query.sort, query.after))
-  const order = orderKeys(query.sort).map((k) => `${b.column(k.field)}${k.descending ? ' DESC' : ''}`).join(', ')
+  const order = orderKeys(query.sort).map((k) => b.orderBy(k)).join(', ')
   const limit = query.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(query.limit))}`
   return { text: `SELECT ${table.select} FROM ${table.name}${where(parts)} ORDER BY ${order}${limit}`, values: b.values }
 }

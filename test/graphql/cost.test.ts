@@ -88,3 +88,12 @@ describe('the cost of a GraphQL document', () => {
     expect(resolveConfig({}, { RQS_GRAPHQL_MAX_COST: '0' }).albums.maxCost).toBe(0)
   })
 })
+
+describe('a search inside and, or, not', () => {
+  it('costs a scan as a top-level search does (issue 31: nested filters)', async () => {
+    const nested = `{ ${Array.from({ length: 30 }, (_, i) => `b${i}: books(first: 500, filter: {or: [{year: {gt: 1}}, {not: {q: "ß1"}}]}) { totalCount nodes { ${RECORD} } }`).join(' ')} }`
+    const res = await post(server.origin, nested)
+    expect(res.status).toBe(400)
+    expect(res.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COSTLY', cost: ATTACK_COST, budget: 100_000 })
+  })
+})

@@ -47,6 +47,8 @@ export function operationCost (schema: GraphQLSchema, document: DocumentNode, op
       case Kind.STRING: return node.value
       case Kind.NULL: return null
       case Kind.OBJECT: return Object.fromEntries(node.fields.map((f) => [f.name.value, valueOf(f.value)]))
+      // A filter's `and`/`or` hold further filters, which may search.
+      case Kind.LIST: return node.values.map(valueOf)
       default: return true // a value is given; its content does not weigh
     }
   }
@@ -79,7 +81,7 @@ export function operationCost (schema: GraphQLSchema, document: DocumentNode, op
         const args = new Map(selection.arguments?.map((a) => [a.name.value, valueOf(a.value)]))
         const first = typeof args.get('first') === 'number' ? Math.max(0, args.get('first') as number) : DEFAULT_FIRST
         const filter = args.get('filter')
-        const search = typeof filter === 'object' && filter !== null && (filter as Record<string, unknown>).q != null
+        const search = searches(filter)
         cost += 1 + (search ? SCAN_COST : 0) + connectionCost(selection.selectionSet, fieldType, first)
         continue
       }
@@ -154,4 +156,12 @@ export class CostBudget {
     if (cost === undefined) known.set(key, cost = operationCost(this.schema, document, operation, variables))
     return cost
   }
+}
+
+/** Whether a filter argument searches (`q`), at its top or inside `and`, `or` or `not`: a search reads every record either way. */
+function searches (filter: unknown): boolean {
+  if (Array.isArray(filter)) return filter.some(searches)
+  if (typeof filter !== 'object' || filter === null) return false
+  const input = filter as Record<string, unknown>
+  return input.q != null || ['and', 'or', 'not'].some((key) => searches(input[key]))
 }

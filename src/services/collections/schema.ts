@@ -227,7 +227,7 @@ export function pageSchema (collection: UserCollection): TSchema {
   } as unknown as TSchema
 }
 
-/** What clients may ask of the list: a filter per field by its type; sort keys are the id and the required fields. */
+/** What clients may ask of the list: a filter per field by its type; every field is a sort key (an optional one's unset values first ascending, last descending). */
 export function queryModel (collection: UserCollection): CollectionModel {
   const { declaration } = collection
   const fields: Record<string, FieldParam> = {
@@ -236,8 +236,8 @@ export function queryModel (collection: UserCollection): CollectionModel {
       : { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, description: 'Ids are positive integers.' }
   }
   for (const [name, field] of Object.entries(collection.properties)) {
-    // An optional field is no sort key: a record without it has no key value a cursor could carry.
-    const sortable = declaration.fields[name]?.required === true
+    // An optional field sorts too (issue 31, item 4): a cursor carries null for a record without it.
+    const optional = declaration.fields[name]?.required !== true
     const description = typeof field.description === 'string' ? field.description : ''
     const kind = declaration.fields[name]?.type ?? 'string'
     // Query values keep the field's length cap; integers the range every store keeps exactly, as before any bound was declared.
@@ -245,7 +245,7 @@ export function queryModel (collection: UserCollection): CollectionModel {
     const values = Array.isArray(field.enum) ? { values: field.enum as Array<string | number> } : {}
     const readOnly = collection.rules.auto[name] !== undefined ? { readOnly: true } : {}
     const items = declaration.fields[name]?.items
-    fields[name] = { kind, ...bounds, description, sortable: sortable && KINDS[kind].composite === undefined, ...values, ...readOnly, ...(items === undefined ? {} : { items }) }
+    fields[name] = { kind, ...bounds, description, ...(KINDS[kind].composite === undefined ? {} : { sortable: false }), ...(optional ? { optional } : {}), ...values, ...readOnly, ...(items === undefined ? {} : { items }) }
   }
   // The scalars inside objects, by dotted path: filters (no `contains`: they have no folded copy) and, when every step is required, sort keys.
   for (const nested of nestedScalars(declaration.fields)) {

@@ -42,6 +42,6 @@ export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
     // Open streams would keep the server from closing: end them first; clients reconnect.
     app.addHook('preClose', async () => { hub.close() })
     app.decorate('changeFeed', hub)
-    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), maxStreams: app.streams.maxStreams, maxStreamsPerClient: app.streams.maxStreamsPerClient })
+    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), models: new Map(collections.map((c) => [c.name, c.model])), maxStreams: app.streams.maxStreams, maxStreamsPerClient: app.streams.maxStreamsPerClient })
   }
 }

@@ -5,6 +5,8 @@ import { AppError, problems } from '../../http/errors/index.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import { RETRY_AFTER, streamOwner, type StreamRefusal, type StreamSlot } from '../../http/streams/index.js'
+import { MAX_FILTER_LENGTH } from '../../domain/index.js'
+import { ChangeFilter, readFilterParam, type CollectionModel } from '../../records/index.js'
 import type { ChangeHub } from './hub.js'
 import type { StartPoint } from './subscriber.js'
 
@@ -15,16 +17,29 @@ export interface EventsRoutesOptions {
   hub: ChangeHub
   /** The record services this server runs: what the feed carries and `?services=` may name. */
   services: readonly string[]
+  /** Each service's query model: what its `?filter=` may name. */
+  models: ReadonlyMap<string, CollectionModel>
   /** The stream budget (the server's stream registry, shared with GraphQL subscriptions), for the refusals' wording (Infinity: none). */
   maxStreams: number
   maxStreamsPerClient: number
 }
 
-/** `?services=`, described with the collections this server's feed carries. */
-function querySchema (services: readonly string[]): TObject<{ services: TOptional<TString> }> {
+/** The parameters /events takes; any other is refused by name (issue 31, item 7), not ignored. */
+const PARAMS = ['services', 'filter']
+
+/**
+ * `?services=` and `?filter=`, described with the collections this server's
+ * feed carries. Other members stay (no additionalProperties), so that the
+ * handler can refuse them by name.
+ */
+function querySchema (services: readonly string[]): TObject<{ services: TOptional<TString>, filter: TOptional<TString> }> {
   return Type.Object({
-    services: Type.Optional(Type.String({ maxLength: 100, description: `${services.join(', ')}, or several separated by commas (default: every record service of this server)` }))
-  }, { additionalProperties: false })
+    services: Type.Optional(Type.String({ maxLength: 100, description: `${services.join(', ')}, or several separated by commas (default: every record service of this server)` })),
+    filter: Type.Optional(Type.String({
+      maxLength: MAX_FILTER_LENGTH,
+      description: 'Only changes of records that match this filter expression before or after the change (the language of the lists\' `filter=`, docs/collections.md), e.g. `year > 2000`. Needs `services=` naming one collection.'
+    }))
+  })
 }
 type Query = Static<ReturnType<typeof querySchema>>
 
@@ -58,12 +73,13 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
         `The stream does not end, so "Try it out" is off here. Watch it with curl (then create a record in another window):\n\n\`\`\`\ncurl -N -H 'Accept: text/event-stream' 'http://localhost:8080${EVENTS_PATH}?services=${opts.services[0] ?? 'students'}'\n\`\`\``,
       querystring: querySchema(opts.services),
       headers: Headers,
-      'x-rqs': { errors: ['FEED_SERVICE_UNKNOWN', 'NOT_ACCEPTABLE', 'FEED_TOO_MANY_STREAMS', 'FEED_FULL'], store: true, headers: { 429: ['Retry-After'] } },
+      'x-rqs': { errors: ['FEED_SERVICE_UNKNOWN', 'INVALID_QUERY', 'NOT_ACCEPTABLE', 'FEED_TOO_MANY_STREAMS', 'FEED_FULL'], store: true, headers: { 429: ['Retry-After'] } },
       response: { 200: { description: 'A text/event-stream, ended by the server after `--events-max-stream-age` (1 h), when its token is withdrawn or expires, or at shutdown, each time with a last `event: end`', content: { [EVENT_STREAM]: { schema: { type: 'string' } } } } }
     },
     onSend: closeConnection
   }, async (request, reply) => {
     const services = chosenServices(request.query.services, opts.services)
+    const filter = changeFilter(request.query, services, opts.models)
     if (eventStream.select(request.headers.accept) === undefined) {
       throw new AppError('NOT_ACCEPTABLE', `The change feed is available as ${EVENT_STREAM} only`)
     }
@@ -99,7 +115,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value
     reply.hijack()
     reply.raw.writeHead(200, headers)
-    hub.subscribe(reply.raw, services, start, slot)
+    hub.subscribe(reply.raw, services, start, slot, filter)
   })
 
   routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
@@ -138,6 +154,33 @@ function chosenServices (param: string | undefined, available: readonly string[]
     chosen.add(service)
   }
   return chosen
+}
+
+/**
+ * The stream's filter, or none; refuses (400 INVALID_QUERY) a parameter
+ * /events does not take, a filter without exactly one service, and a filter
+ * its collection's fields refuse (`filter: … at 7`).
+ */
+function changeFilter (query: Readonly<Record<string, unknown>>, services: ReadonlySet<string>, models: ReadonlyMap<string, CollectionModel>): ChangeFilter | undefined {
+  const unknown = Object.keys(query).filter((name) => !PARAMS.includes(name))
+  if (unknown.length > 0) {
+    const hint = unknown.some((name) => name.includes('[')) ? ' (a filter is written filter=, e.g. filter=year > 2000)' : ''
+    throw new AppError('INVALID_QUERY', `${unknown.map((name) => `unknown query parameter "${name.slice(0, 60)}"`).join('; ')}${hint}. Accepted: ${PARAMS.join(', ')}`, {
+      errors: unknown.map((name) => ({ code: 'INVALID_QUERY', detail: `unknown query parameter "${name.slice(0, 60)}"`, field: name.slice(0, 60) }))
+    })
+  }
+  const text = query.filter
+  if (typeof text !== 'string') return undefined
+  const [service] = services
+  const model = service === undefined ? undefined : models.get(service)
+  if (services.size !== 1 || service === undefined || model === undefined) {
+    throw new AppError('INVALID_QUERY', 'filter applies to the changes of one collection: name it with services=, e.g. services=books&filter=year > 2000', {
+      errors: [{ code: 'INVALID_QUERY', detail: 'filter needs services= naming one collection', field: 'filter' }]
+    })
+  }
+  const read = readFilterParam(model, text)
+  if ('refused' in read) throw new AppError('INVALID_QUERY', read.refused, { errors: [{ code: 'INVALID_QUERY', detail: read.refused, field: 'filter' }] })
+  return new ChangeFilter(service, read.expr)
 }
 
 /** Where the stream starts for a client that sent `lastEventId` (or none). */

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { Change, ChangeLog } from '../../domain/index.js'
+import type { ChangeFilter } from '../../records/index.js'
 import { endMessage, HEARTBEAT, readyMessage, resetMessage, retryMessage, type EndReason } from './format.js'
 
 /** Most changes one catch-up read takes from the store. */
@@ -63,16 +64,18 @@ export class FeedSubscriber {
   readonly #source: ChangeSource
   readonly #services: ReadonlySet<string>
   readonly #onClose: (subscriber: FeedSubscriber) => void
+  readonly #filter: ChangeFilter | undefined
   #state: State = 'starting'
   #cursor = 0
   #announced = false
   #endTimer: NodeJS.Timeout | undefined
 
-  constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<string>, onClose: (subscriber: FeedSubscriber) => void) {
+  constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<string>, onClose: (subscriber: FeedSubscriber) => void, filter?: ChangeFilter) {
     this.#res = res
     this.#source = source
     this.#services = services
     this.#onClose = onClose
+    this.#filter = filter
     res.on('drain', () => { if (this.#state === 'paused') void this.#catchUp() })
     // The client went away (or the response was ended): nothing more to do for it.
     res.once('close', () => { this.#close() })
@@ -108,12 +111,18 @@ export class FeedSubscriber {
   }
 
   /** A change the hub delivers (with its message, formatted once for everyone). */
-  deliver (seq: number, service: string, message: string): void {
+  deliver (change: Change, message: string): void {
+    const seq = change.seq
     if (this.#state !== 'live' || seq <= this.#cursor) return
     // A change before this one never reached us (the hub or the memory ring lost it): ask the store.
     if (seq > this.#cursor + 1) { void this.#catchUp(); return }
     this.#cursor = seq
-    if (this.#services.has(service) && !this.#push(message)) this.#state = 'paused'
+    if (this.#wants(change) && !this.#push(message)) this.#state = 'paused'
+  }
+
+  /** Whether this stream sends a change: one of its services, passing its filter (each change is asked once, in order). */
+  #wants (change: Change): boolean {
+    return this.#services.has(change.service) && (this.#filter === undefined || this.#filter.passes(change))
   }
 
   heartbeat (): void {
@@ -181,7 +190,7 @@ export class FeedSubscriber {
         let bytes = 0
         for (const change of changes) {
           this.#cursor = change.seq
-          const message = this.#services.has(change.service) ? this.#source.message(change) : undefined
+          const message = this.#wants(change) ? this.#source.message(change) : undefined
           if (message === undefined) continue
           piece += message
           bytes += Buffer.byteLength(message)

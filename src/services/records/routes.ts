@@ -427,7 +427,7 @@ function writeWhere ({ policy, store }: Collection, kind: 'patch' | 'delete'): R
     const paging = Object.keys(query).filter((param) => PAGE_PARAMS.includes(param))
     if (paging.length > 0) throw new AppError('INVALID_QUERY', `${paging.join(', ')}: a ${kind === 'patch' ? 'PATCH' : 'DELETE'} of many records takes the list's filters (and all=true) only`)
     const { filter } = parseListQuery(model, query, 'stream')
-    if (filter.where.length === 0 && filter.search === undefined && all !== true) {
+    if (filter.where.length === 0 && (filter.lists ?? []).length === 0 && filter.expression === undefined && filter.search === undefined && all !== true) {
       throw new AppError('FILTER_REQUIRED', `A ${kind === 'patch' ? 'PATCH' : 'DELETE'} of ${policy.resources === '' ? 'students' : policy.resources.slice(1)} names no filter: add one, or all=true for every record`)
     }
     if (kind === 'delete') return await answerOnce(request, reply, store, async (keep) => changed(await store.deleteWhere(filter, keep(changed))))

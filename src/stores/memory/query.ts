@@ -44,7 +44,7 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   }
 
   async count (filter: RecordFilter): Promise<number> {
-    if (filter.where.length === 0 && (filter.lists ?? []).length === 0 && filter.search === undefined) return this.table.size
+    if (filter.where.length === 0 && (filter.lists ?? []).length === 0 && filter.search === undefined && filter.expression === undefined) return this.table.size
     // Walk the narrowest index a condition offers: an equality range, else a range condition's field.
     const bounded = filter.where.find((c) => c.op === 'eq') ?? filter.where.find((c) => c.op !== 'ne' && c.op !== 'contains')
     let n = 0
@@ -97,7 +97,9 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
     const field = lead.field
     const { low, high } = bounds(query.where, field)
     // Start at the later of the range's bound and the position (earlier for a descending walk).
-    const start = lead.descending ? earlier(high, after?.keys[0]) : later(low, sort.length === 0 ? after?.id : after?.keys[0])
+    // An unset key (null) gives no start: unset values come first ascending (the walk's start) and last descending (isAfter skips to them).
+    const key = after?.keys[0] ?? undefined
+    const start = lead.descending ? earlier(high, key) : later(low, sort.length === 0 ? after?.id : key)
     const beyond = (value: FieldValue): boolean => lead.descending
       ? low !== undefined && compareValues(value, low) < 0
       : high !== undefined && compareValues(value, high) > 0

@@ -124,7 +124,7 @@ export function layoutOf (declaration: CollectionDeclaration): TableLayout {
       delete: identifier(table, 'delete'),
       changed: identifier(table, 'changed')
     },
-    sql: { name: table, columns, folded, kinds: fieldKindsOf(declaration), select },
+    sql: { name: table, columns, folded, kinds: fieldKindsOf(declaration), optional: new Set(fields.filter((f) => !f.required).map((f) => f.name)), select },
     toRecord,
     idOf
   }

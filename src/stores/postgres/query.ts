@@ -7,7 +7,7 @@ import { postgresListHas } from '../json-columns.js'
 /** `contains` and the search: the folded needle in a folded column (migration 5), whatever the database's locale. */
 const dialect: SqlDialect = {
   placeholder: (n) => `$${n}`,
-  contains: (column, needle) => `strpos(${column}, ${needle}::text) > 0`,
+  contains: (column, needle, start) => `strpos(${column}, ${needle}::text) ${start === true ? '= 1' : '> 0'}`,
   listHas: postgresListHas,
   listValue: (value) => JSON.stringify([value])
 }

@@ -64,7 +64,6 @@ export class PostgresRecordStore implements RecordStore {
   readonly #s: Statements
   readonly #queries: PostgresQueries<string, Row, StoredRecord>
   readonly #gets: BatchedGets<RecordId, Row, StoredRecord>
-  readonly #optional: ReadonlySet<string>
   /** The SEQUENCE of an int64 collection (from the registry). */
   readonly #sequence: string | null
   /** Indexes into #values of the columns an update writes (not those of keptOnUpdate fields). */
@@ -80,7 +79,6 @@ export class PostgresRecordStore implements RecordStore {
     this.#s = statements(layout)
     this.#queries = new PostgresQueries(pool, layout.sql, layout.toRecord)
     this.#gets = new BatchedGets(pool, { statement: this.#s.getMany, idOf: (row) => layout.idOf(row.id), toRecord: layout.toRecord })
-    this.#optional = new Set(layout.fields.filter((f) => !f.required).map((f) => f.name))
     this.#sequence = sequence
     const keptColumns = new Set(declaration.keptOnUpdate.flatMap((name) => {
       const f = layout.fields.find((field) => field.name === name)
@@ -291,7 +289,6 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {
-    this.#sortable(query)
     return await this.#queries.query(query)
   }
 
@@ -303,9 +300,7 @@ export class PostgresRecordStore implements RecordStore {
     return this.#batches(query)
   }
 
-  /** The refusal of a sort comes with the first batch, as a failing query would. */
   async * #batches (query: RecordQuery): AsyncGenerator<StoredRecord[]> {
-    this.#sortable(query)
     yield * this.#queries.batches(query)
   }
 
@@ -319,17 +314,6 @@ export class PostgresRecordStore implements RecordStore {
       return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
     } catch (err) {
       throw await duplicateOf(this.#pool, this.#layout, err, undefined) ?? err
-    }
-  }
-
-  /**
-   * PostgreSQL orders NULLs last ascending, the memory store and SQLite first;
-   * the HTTP layer never sorts by an optional field, so such a sort is a
-   * caller's bug, refused before it can return another order.
-   */
-  #sortable (query: RecordQuery): void {
-    for (const key of query.sort) {
-      if (this.#optional.has(key.field)) throw new UndeclaredFieldError(this.declaration.name, key.field)
     }
   }
 

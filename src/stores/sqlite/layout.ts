@@ -70,7 +70,7 @@ export function layoutOf (declaration: CollectionDeclaration): TableLayout {
     table: declaration.table,
     fields,
     writtenColumns: [...fields.map((f) => quoted(f.column)), ...fields.flatMap((f) => f.folded === undefined ? [] : [quoted(f.folded)])],
-    sql: { name: quoted(declaration.table), columns, folded, kinds: fieldKindsOf(declaration), select: select.join(', ') },
+    sql: { name: quoted(declaration.table), columns, folded, kinds: fieldKindsOf(declaration), optional: new Set(fields.filter((f) => !f.required).map((f) => f.name)), select: select.join(', ') },
     bigintIds,
     shape: shaperOf(declaration, fields, bigintIds)
   }

@@ -15,7 +15,7 @@ const EQUALITY_BUDGET = 2048
 
 const dialect: SqlDialect = {
   placeholder: () => '?',
-  contains: (column, needle) => `instr(${column}, ${needle}) > 0`,
+  contains: (column, needle, start) => `instr(${column}, ${needle}) ${start === true ? '= 1' : '> 0'}`,
   listHas: sqliteListHas,
   listValue: (value) => value
 }

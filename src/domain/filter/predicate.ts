@@ -1,0 +1,56 @@
+import { fold, type FoldedField } from '../case-fold.js'
+import { compareValues } from '../compare.js'
+import type { FieldValue } from '../values.js'
+import type { FilterExpr } from './tree.js'
+
+type Row = Readonly<Record<string, FieldValue | undefined>>
+
+/**
+ * A filter expression as a predicate over records in memory, with the
+ * meanings SQL gives it (./tree.ts): a comparison with an unset field is
+ * false, `not` is plain negation. `folded` gives a text field's folded copy
+ * (the memory store keeps them cached).
+ */
+export function expressionTest (expr: FilterExpr, folded: FoldedField): (record: Row) => boolean {
+  switch (expr.op) {
+    case 'and': {
+      const tests = expr.items.map((item) => expressionTest(item, folded))
+      return (r) => tests.every((t) => t(r))
+    }
+    case 'or': {
+      const tests = expr.items.map((item) => expressionTest(item, folded))
+      return (r) => tests.some((t) => t(r))
+    }
+    case 'not': {
+      const test = expressionTest(expr.item, folded)
+      return (r) => !test(r)
+    }
+    case 'unset': return (r) => r[expr.field] === undefined
+    case 'contains':
+    case 'startsWith': {
+      const needle = fold(expr.value)
+      const { field } = expr
+      return expr.op === 'contains'
+        ? (r) => r[field] !== undefined && folded(r, field).includes(needle)
+        : (r) => r[field] !== undefined && folded(r, field).startsWith(needle)
+    }
+    case 'in': {
+      const { field, values } = expr
+      return (r) => r[field] !== undefined && values.some((v) => compareValues(r[field] as FieldValue, v) === 0)
+    }
+    default: {
+      const { field, value } = expr
+      const holds = ORDERED[expr.op]
+      return (r) => r[field] !== undefined && holds(compareValues(r[field] as FieldValue, value))
+    }
+  }
+}
+
+const ORDERED: Record<'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte', (c: number) => boolean> = {
+  eq: (c) => c === 0,
+  ne: (c) => c !== 0,
+  gt: (c) => c > 0,
+  gte: (c) => c >= 0,
+  lt: (c) => c < 0,
+  lte: (c) => c <= 0
+}

@@ -1,0 +1,4 @@
+import { storeKinds } from '../../stores/harness.js'
+import { filteredFeedSuite } from './filtered-feed.suite.js'
+
+filteredFeedSuite(storeKinds(['postgres']))
