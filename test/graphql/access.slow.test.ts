@@ -88,6 +88,6 @@ describe('limits and the audits, with the collections in the schema', () => {
     expect(res.text).toContain('albums(titleFilter: String): [Album]')
     expect(res.text).toContain('students(filter: StudentFilter, sort: [StudentSort!], first: Int, after: String): StudentConnection!')
     expect(res.text).toContain('createStudent(input: StudentInput!): StudentWritten\n')
-    expect(res.text).toContain('studentsChanged(after: SafeInt): StudentChange!')
+    expect(res.text).toContain('studentsChanged(after: SafeInt, filter: StudentFilter): StudentChange!')
   })
 })
