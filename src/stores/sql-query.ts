@@ -88,6 +88,7 @@ class Builder<F extends string> {
       case 'unset': return `${this.column(e.field)} IS NULL`
       case 'contains': return this.contains(e.field, e.value)
       case 'startsWith': return this.contains(e.field, e.value, true)
+      case 'has': return this.listCondition({ field: e.field, op: 'hasAny', values: e.values })
       // An empty list holds nothing (PostgreSQL has no `IN ()`).
       case 'in': return e.values.length === 0 ? `${this.column(e.field)} <> ${this.column(e.field)}` : `${this.column(e.field)} IN (${e.values.map((v) => this.bind(v)).join(', ')})`
       default: return `${this.column(e.field)} ${COMPARISON[e.op]} ${this.bind(e.value)}`

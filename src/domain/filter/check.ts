@@ -6,6 +6,10 @@ import type { FilterExpr } from './tree.js'
 /** A field as a filter sees it: its kind (src/domain/kinds/) and the bounds its values keep. */
 export interface FilterField extends ValueBounds {
   kind: Kind
+  /** A list's item kind: what `?=` compares with. */
+  items?: Kind
+  /** The operators, when fewer than the kind's (a nested text has no folded copy: no `~`). */
+  operators?: readonly string[]
 }
 
 export type FilterFields = Readonly<Record<string, FilterField>>
@@ -38,21 +42,28 @@ function comparison (node: Extract<SyntaxNode, { type: 'compare' }>, fields: Fil
   const kind = KINDS[spec.kind]
   const field = name
   const value = node.value
-  if (node.op === '?=') throw new FilterError(`'?=' tests a list field, and ${field} holds one value: write '='`, node.opAt)
+  const operators: readonly string[] = spec.operators ?? kind.operators
+  if (node.op === '?=') {
+    if (spec.items === undefined) throw new FilterError(`'?=' tests a list field, and ${field} holds one value: write '='`, node.opAt)
+    if (value.type === 'null') throw new FilterError(`'?=' compares with a value, not null`, node.valueAt)
+    return { op: 'has', field, values: [readLiteral(field, { kind: spec.items }, value, node.valueAt)] }
+  }
+  if (kind.composite !== undefined && value.type !== 'null') throw new FilterError(`${field} is ${kind.composite === 'list' ? "a list: test it with '?='" : 'an object: compare a field inside it (a dotted path)'}, or with = null / != null`, node.opAt)
   if (value.type === 'null') {
     if (node.op === '=') return { op: 'unset', field }
     if (node.op === '!=') return { op: 'not', item: { op: 'unset', field } }
     throw new FilterError(`null compares with = and != only, not '${node.op}'`, node.valueAt)
   }
   if (node.op === '~' || node.op === '!~') {
-    if (!kind.operators.includes('contains')) throw new FilterError(`'${node.op}' applies to text fields only, and ${field} is ${spec.kind}`, node.opAt)
+    if (!operators.includes('contains') && kind.operators.includes('contains')) throw new FilterError(`'${node.op}' does not apply to ${field}: a text inside an object is compared with = and !=`, node.opAt)
+    if (!operators.includes('contains')) throw new FilterError(`'${node.op}' applies to text fields only, and ${field} is ${spec.kind}`, node.opAt)
     const needle = readLiteral(field, spec, value, node.valueAt) as string
     const contains: FilterExpr = { op: 'contains', field, value: needle }
     // `!~` holds for a set field without the text: an unset one compares false, as with every operator.
     return node.op === '~' ? contains : { op: 'and', items: [{ op: 'not', item: { op: 'unset', field } }, { op: 'not', item: contains }] }
   }
   if (node.op === '=' || node.op === '!=') return { op: node.op === '=' ? 'eq' : 'ne', field, value: readLiteral(field, spec, value, node.valueAt) }
-  if (!kind.operators.includes('gt')) throw new FilterError(`'${node.op}' does not apply to ${field}: it is ${spec.kind}, compared with = and != only`, node.opAt)
+  if (!operators.includes('gt')) throw new FilterError(`'${node.op}' does not apply to ${field}: it is ${spec.kind}, compared with = and != only`, node.opAt)
   return { op: ORDER[node.op], field, value: readLiteral(field, spec, value, node.valueAt) }
 }
 

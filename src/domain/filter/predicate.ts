@@ -1,6 +1,7 @@
 import { fold, type FoldedField } from '../case-fold.js'
 import { compareValues } from '../compare.js'
 import type { FieldValue } from '../values.js'
+import { valueAtPath } from '../paths.js'
 import type { FilterExpr } from './tree.js'
 
 type Row = Readonly<Record<string, FieldValue | undefined>>
@@ -12,6 +13,8 @@ type Row = Readonly<Record<string, FieldValue | undefined>>
  * (the memory store keeps them cached).
  */
 export function expressionTest (expr: FilterExpr, folded: FoldedField): (record: Row) => boolean {
+  // A field or a dotted path into a nested object (src/domain/paths.ts).
+  const at = (r: Row, field: string): FieldValue | undefined => valueAtPath(r, field) as FieldValue | undefined
   switch (expr.op) {
     case 'and': {
       const tests = expr.items.map((item) => expressionTest(item, folded))
@@ -25,7 +28,7 @@ export function expressionTest (expr: FilterExpr, folded: FoldedField): (record:
       const test = expressionTest(expr.item, folded)
       return (r) => !test(r)
     }
-    case 'unset': return (r) => r[expr.field] === undefined
+    case 'unset': return (r) => at(r, expr.field) === undefined
     case 'contains':
     case 'startsWith': {
       const needle = fold(expr.value)
@@ -36,12 +39,25 @@ export function expressionTest (expr: FilterExpr, folded: FoldedField): (record:
     }
     case 'in': {
       const { field, values } = expr
-      return (r) => r[field] !== undefined && values.some((v) => compareValues(r[field] as FieldValue, v) === 0)
+      return (r) => {
+        const held = at(r, field)
+        return held !== undefined && values.some((v) => compareValues(held, v) === 0)
+      }
+    }
+    case 'has': {
+      const { field, values } = expr
+      return (r) => {
+        const list = at(r, field) as unknown
+        return Array.isArray(list) && values.some((v) => list.some((item) => compareValues(item as FieldValue, v) === 0))
+      }
     }
     default: {
       const { field, value } = expr
       const holds = ORDERED[expr.op]
-      return (r) => r[field] !== undefined && holds(compareValues(r[field] as FieldValue, value))
+      return (r) => {
+        const held = at(r, field)
+        return held !== undefined && holds(compareValues(held, value))
+      }
     }
   }
 }

@@ -20,6 +20,8 @@ export type FilterExpr =
   /** The folded text occurs in (`contains`) or starts (`startsWith`) the field's folded text. */
   | { op: 'contains' | 'startsWith', field: string, value: string }
   | { op: 'in', field: string, values: readonly FieldValue[] }
+  /** A list field holds one of the values (`tags ?= 'x'`). */
+  | { op: 'has', field: string, values: readonly FieldValue[] }
   | { op: 'unset', field: string }
 
 export type Comparison = Extract<FilterExpr, { field: string }>
