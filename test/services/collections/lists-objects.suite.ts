@@ -106,6 +106,27 @@ export function listsObjectsSuite (storeOf: () => Config['store'] | undefined): 
     expect(seen).toEqual([4, 2, 1, 3])
   })
 
+  it('answers filter= expressions and the bracket expression operators on dotted paths and lists, as the plain filters do', async () => {
+    const q = (text: string): string => `${base}/places?filter=${encodeURIComponent(text)}`
+    expect(ids((await request(q("address.city = 'Oslo'"))).body)).toEqual(ids((await request(`${base}/places?address.city=Oslo`)).body))
+    expect(ids((await request(`${base}/places?address.city[in]=Oslo,Nowhere`)).body)).toEqual([1, 3])
+    expect(ids((await request(q('address.zip >= 10000 || address.geo.lat < 59.85'))).body)).toEqual([2, 3, 4])
+    expect(ids((await request(q('!(address.zip >= 10000)'))).body)).toEqual([1, 3])
+    expect(ids((await request(q("tags ?= 'water'"))).body)).toEqual(ids((await request(`${base}/places?tags[has]=water`)).body))
+    expect(ids((await request(q("tags ?= 'water' && address.city != 'Oslo'"))).body)).toEqual([])
+    expect(ids((await request(q('scores ?= 5 || scores ?= 7'))).body)).toEqual([1, 3])
+    const refusals = [
+      [q("tags = 'water'"), "tags is a list: test it with '?='"],
+      [q("address.city ~ 'os'"), 'a text inside an object is compared with = and !='],
+      [q("name ?= 'x'"), "'?=' tests a list field"]
+    ]
+    for (const [url, text] of refusals) {
+      const refused = await request(url as string)
+      expect(refused.status).toBe(400)
+      expect(refused.body.detail).toContain(text)
+    }
+  })
+
   it('refuses what lists and objects cannot do with clear 400s', async () => {
     const sortTags = await request(`${base}/places?sort=tags`)
     expect(sortTags.status).toBe(400)
