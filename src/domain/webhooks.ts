@@ -111,7 +111,7 @@ export interface WebhookStore {
   settle: (webhookId: string, id: string, owner: string, outcome: AttemptOutcome) => Promise<void>
   /** A webhook's deliveries, newest first. */
   deliveries: (webhookId: string, limit: number) => Promise<Delivery[]>
-  /** Makes a delivery pending again, due `now`, retried until `retryUntil`; false when there is none. */
+  /** Makes a delivery pending again, due `now`, retried until `retryUntil` (a lease held stays held); false when there is none. */
   retry: (webhookId: string, id: string, now: Date, retryUntil: Date) => Promise<boolean>
   /** Deletes delivered and failed deliveries created before `before`. */
   prune: (before: Date) => Promise<void>

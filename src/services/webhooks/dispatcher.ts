@@ -149,7 +149,14 @@ export class Dispatcher {
   }
 
   async #attemptQueued (hook: Webhook, delivery: Delivery): Promise<void> {
-    const result = await this.attempt(hook, delivery)
+    let result: AttemptResult
+    try {
+      result = await this.attempt(hook, delivery)
+    } catch (err) {
+      // A bug or an unexpected failure: an attempt that failed, so the rest of the batch goes on.
+      this.#o.log.error({ err, webhook: hook.id, delivery: delivery.id }, 'webhooks: attempt failed unexpectedly')
+      result = { status: null, error: 'internal error', durationMs: 0 }
+    }
     const at = new Date()
     const delivered = isSuccess(result.status)
     let nextAt: Date | null = null

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http'
+import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { LookupFunction } from 'node:net'
 import type { ResolvedTarget } from './targets.js'
@@ -42,14 +42,17 @@ export async function post (url: URL, target: ResolvedTarget, headers: Record<st
   }
   return await new Promise<AttemptResult>((resolve) => {
     let settled = false
+    let req: ClientRequest | undefined
     const finish = (result: AttemptResult): void => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      req.destroy()
+      req?.destroy()
       resolve(result)
     }
-    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, (res: IncomingMessage) => {
+    const timer = setTimeout(() => { finish(done(null, `no answer within ${timeoutMs} ms`)) }, timeoutMs)
+    // The answer is read (up to the limit) only to know it ended; its bytes are dropped.
+    const onAnswer = (res: IncomingMessage): void => {
       let read = 0
       res.on('data', (chunk: Buffer) => {
         read += chunk.length
@@ -57,8 +60,14 @@ export async function post (url: URL, target: ResolvedTarget, headers: Record<st
       })
       res.on('end', () => { finish(done(res.statusCode ?? null, null)) })
       res.on('error', () => { finish(done(res.statusCode ?? null, null)) })
-    })
-    const timer = setTimeout(() => { finish(done(null, `no answer within ${timeoutMs} ms`)) }, timeoutMs)
+    }
+    try {
+      req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, onAnswer)
+    } catch (err) {
+      // Refused before sending (a URL or header Node will not send).
+      finish(done(null, (err as NodeJS.ErrnoException).code ?? (err as Error).message))
+      return
+    }
     req.on('error', (err: NodeJS.ErrnoException) => { finish(done(null, err.code ?? err.message)) })
     req.end(payload)
   })

@@ -125,11 +125,10 @@ export class MemoryWebhookStore implements WebhookStore {
   async retry (webhookId: string, id: string, now: Date, retryUntil: Date): Promise<boolean> {
     const d = this.#deliveries.get(webhookId)?.get(id)
     if (d === undefined) return false
+    // The lease stays: a delivery being attempted right now is not attempted twice at once.
     d.state = 'pending'
     d.nextAt = now
     d.retryUntil = retryUntil
-    d.leasedBy = null
-    d.leaseUntil = 0
     this.#pending.get(webhookId)?.set(id, d)
     return true
   }

@@ -118,8 +118,9 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async retry (webhookId: string, id: string, now: Date, retryUntil: Date): Promise<boolean> {
-    return (await this.#query(`UPDATE rqs_webhook_deliveries SET state = 'pending', next_at = $1, retry_until = $2, leased_by = NULL, lease_until = 0
-      WHERE webhook_id = $3 AND id = $4`, [now.getTime(), retryUntil.getTime(), webhookId, id])).rowCount > 0
+    // The lease stays: a delivery being attempted right now is not attempted twice at once.
+    return (await this.#query("UPDATE rqs_webhook_deliveries SET state = 'pending', next_at = $1, retry_until = $2 WHERE webhook_id = $3 AND id = $4",
+      [now.getTime(), retryUntil.getTime(), webhookId, id])).rowCount > 0
   }
 
   async prune (before: Date): Promise<void> {

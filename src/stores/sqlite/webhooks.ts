@@ -56,8 +56,8 @@ export class SqliteWebhookStore implements WebhookStore {
       WHERE webhook_id = @webhookId AND id = @id AND leased_by = @owner AND state = 'pending'`)
     this.#disable = db.prepare<[string, string]>('UPDATE rqs_webhooks SET enabled = 0, data = ? WHERE id = ?')
     this.#recent = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM rqs_webhook_deliveries WHERE webhook_id = ? ORDER BY rowid DESC LIMIT ?`)
-    this.#retry = db.prepare(`UPDATE rqs_webhook_deliveries SET state = 'pending', next_at = ?, retry_until = ?, leased_by = NULL, lease_until = 0
-      WHERE webhook_id = ? AND id = ?`)
+    // The lease stays: a delivery being attempted right now is not attempted twice at once.
+    this.#retry = db.prepare("UPDATE rqs_webhook_deliveries SET state = 'pending', next_at = ?, retry_until = ? WHERE webhook_id = ? AND id = ?")
     this.#prune = db.prepare("DELETE FROM rqs_webhook_deliveries WHERE state <> 'pending' AND created_at < ?")
   }
 

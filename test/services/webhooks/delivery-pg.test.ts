@@ -72,15 +72,16 @@ describe.skipIf(SKIP_POSTGRES)(`webhooks on PostgreSQL${SKIP_POSTGRES ? ` (${POS
     let claimedAt = 0
     try {
       await eventually(async () => {
-        const claimed = await stores.webhooks?.claim('dead', new Date(), 2_000, 10) ?? []
         claimedAt = Date.now()
+        const claimed = await stores.webhooks?.claim('dead', new Date(claimedAt), 2_000, 10) ?? []
         return claimed.length === 1
       })
     } finally { await stores.close() }
     const b = await startServer({ store: { kind: 'postgres', url }, webhooks: FAST })
     try {
       await eventually(() => receiver.delivered().length === 1)
-      expect(receiver.delivered()[0]!.at - claimedAt).toBeGreaterThanOrEqual(1_900)
+      // Not before the lease (claimedAt + 2 s) expired.
+      expect(receiver.delivered()[0]!.at - claimedAt).toBeGreaterThanOrEqual(2_000)
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect(receiver.received).toHaveLength(2)
     } finally {

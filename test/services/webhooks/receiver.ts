@@ -85,7 +85,7 @@ export function validSignature (secret: string, r: Received): boolean {
 }
 
 /** Waits until `check` holds, polling (a webhook arrives a little after the write). */
-export async function eventually (check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function eventually (check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > end) throw new Error('timed out waiting')
