@@ -56,6 +56,17 @@ export interface CollectionDeclaration {
   putCreates: boolean
   /** Fields an update by id keeps from the stored record (the address book's name). */
   keptOnUpdate: readonly string[]
+  /** Fields that hold the id of a record of another collection (`x-references`), by field name. */
+  references?: Readonly<Record<string, FieldReference>>
+}
+
+/** What a record that still refers to a deleted one becomes: refused, deleted too, or its field cleared. */
+export type OnDelete = 'restrict' | 'cascade' | 'set-null'
+
+/** A reference field: the collection its value names a record of, and what a delete of that record does. */
+export interface FieldReference {
+  collection: string
+  onDelete: OnDelete
 }
 
 /** The column of a field: camelCase becomes snake_case (`postalCode` → `postal_code`). */

@@ -4,6 +4,7 @@ import type { StoreLog } from './postgres/index.js'
 import { MemoryRecordStore } from './memory/records.js'
 import { MemoryKeptWrites } from './memory/kept-writes.js'
 import { MemoryChangeLog } from './memory/changes.js'
+import { TableReferences } from './references.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -32,8 +33,10 @@ export { observeFailures, type StoreFailureListener } from './observed.js'
 export function memoryStores (options: StoreOptions = {}): Stores {
   const kept = new MemoryKeptWrites(options.idempotencyRetentionMs, undefined, options.clock)
   const changes = new MemoryChangeLog(options.memoryChangesKept, options.clock)
+  const declarations = declarationsOf(options)
+  const references = new TableReferences(declarations)
   return withBuiltIns({
-    collections: new Map(declarationsOf(options).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)])),
+    collections: new Map(declarations.map((d) => [d.name, new MemoryRecordStore(d, kept, changes, references)])),
     changes,
     ping: async () => {},
     close: async () => {}

@@ -3,6 +3,7 @@ import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
 import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
 import { tooManyCollections, tooManyFields } from './limits.js'
+import { checkReferences, REFERENCE_KEYWORDS, referencesOf } from './references.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -43,7 +44,7 @@ const COLLECTION_KEYS = ['schema', 'ids', 'description']
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
 const COMMON_KEYS = ['type', 'description', 'title', 'examples']
 /** Annotations of a field beyond JSON Schema: `x-hint`, how a valid value looks in words (the web app says it when a value breaks the pattern). */
-const FIELD_EXTENSIONS = ['x-hint']
+const FIELD_EXTENSIONS = ['x-hint', ...REFERENCE_KEYWORDS]
 /** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
 const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
   const declared = KINDS[k].declaration
@@ -77,7 +78,9 @@ function collectionsOf (value: unknown): UserCollection[] {
   const map = objectAt('collections', value, 'an object of collections by name, e.g. {"books": {"schema": {…}}}')
   const tooMany = tooManyCollections(Object.keys(map).length)
   if (tooMany !== undefined) fail('collections', tooMany)
-  return Object.entries(map).map(([name, declared]) => collectionOf(name, declared))
+  const collections = Object.entries(map).map(([name, declared]) => collectionOf(name, declared))
+  checkReferences(collections, fail)
+  return collections
 }
 
 function collectionOf (name: string, value: unknown): UserCollection {
@@ -117,8 +120,9 @@ function collectionOf (name: string, value: unknown): UserCollection {
   }
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
   if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
+  const references = referencesOf(schemaPath, properties, required, fail)
   return {
-    declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate: [] },
+    declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate: [], ...(references === undefined ? {} : { references }) },
     ...(description === undefined ? {} : { description }),
     properties,
     required

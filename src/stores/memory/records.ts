@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   conditionHolds, DELETED, fieldKindsOf, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
+  type CollectionDeclaration, type CreateResult, type FieldData, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { MAX_INT64_ID } from '../../domain/index.js'
@@ -10,6 +10,7 @@ import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
 import { MemoryChangeLog } from './changes.js'
 import type { Revision } from './revision.js'
+import type { ReferencedTable, TableReferences } from '../references.js'
 
 /**
  * The records of one collection in columns with a sorted index per queried
@@ -17,7 +18,7 @@ import type { Revision } from './revision.js'
  * Writes are synchronous, so the id rule, the precondition, the change and a
  * keyed answer happen without a turn of the event loop in between.
  */
-export class MemoryRecordStore implements RecordStore {
+export class MemoryRecordStore implements RecordStore, ReferencedTable {
   readonly declaration: CollectionDeclaration
   readonly #records: IndexedTable<RecordId, StoredRecord>
   readonly #queries: MemoryQueries<RecordId, StoredRecord>
@@ -27,8 +28,10 @@ export class MemoryRecordStore implements RecordStore {
   readonly #changes: MemoryChangeLog
   /** The next id `sequence` or `int64` gives; under `count`, one past the highest id ever issued. */
   #next: number | bigint
+  /** The references between the stores of one open (x-references), when given. */
+  readonly #references: TableReferences | undefined
 
-  constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog()) {
+  constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog(), references?: TableReferences) {
     this.declaration = declaration
     const kinds = fieldKindsOf(declaration)
     const optional = Object.keys(declaration.fields).filter((f) => declaration.fields[f]?.required === false)
@@ -39,6 +42,8 @@ export class MemoryRecordStore implements RecordStore {
     this.#kept = kept
     this.#changes = changes
     this.#next = declaration.ids === 'int64' ? 1n : declaration.firstId
+    this.#references = references
+    references?.register(this)
   }
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
@@ -51,6 +56,7 @@ export class MemoryRecordStore implements RecordStore {
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
     return this.#kept.run(keyed, () => {
+      this.#references?.check(this.declaration, input)
       const id = this.#newId()
       const record = recordOf(this.declaration, id, input)
       const outcome = this.#records.has(id) ? 'replaced' : 'created'
@@ -64,6 +70,7 @@ export class MemoryRecordStore implements RecordStore {
       const current = this.#records.get(id)
       if (current === undefined && !this.declaration.putCreates) return NOT_FOUND
       if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      this.#references?.check(this.declaration, input)
       if (current === undefined) {
         const record = recordOf(this.declaration, id, input)
         this.#store('created', record)
@@ -80,10 +87,31 @@ export class MemoryRecordStore implements RecordStore {
       const current = this.#records.get(id)
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
-      this.#records.delete(id)
-      this.#changes.changed(this.declaration.name, 'deleted', id, null)
+      this.#references?.deleting(this.declaration.name, id)
+      this.removeNow(id)
       return DELETED
     })
+  }
+
+  holds (id: RecordId): boolean {
+    return this.#records.has(id)
+  }
+
+  idsWhere (field: string, value: FieldData): RecordId[] {
+    return (this.#records.equalRange(field, value, Infinity) ?? []).map((r) => r.id)
+  }
+
+  removeNow (id: RecordId): void {
+    if (!this.#records.delete(id)) return
+    this.#changes.changed(this.declaration.name, 'deleted', id, null)
+  }
+
+  clearNow (id: RecordId, field: string): void {
+    const current = this.#records.get(id)
+    if (current === undefined) return
+    const input: Record<string, FieldData | undefined> = { ...current }
+    delete input[field]
+    this.#store('replaced', recordOf(this.declaration, id, input))
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {

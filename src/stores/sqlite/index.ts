@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { CollectionChangedError, declarationsOf, type StoreOptions, type Stores, StoreUnavailableError, withBuiltIns } from '../../domain/index.js'
+import { CollectionChangedError, declarationsOf, type CollectionDeclaration, type StoreOptions, type Stores, StoreUnavailableError, withBuiltIns } from '../../domain/index.js'
 import { SQLITE_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { syncCollections } from './collections.js'
@@ -9,6 +9,8 @@ import { SqliteKeptWrites } from './kept-writes.js'
 import { SqliteChangeLog } from './changes.js'
 import { GroupCommit } from './group-commit.js'
 import { Checkpointer } from './checkpoints.js'
+import { TableReferences } from '../references.js'
+import { sqliteReferencedTable } from './references.js'
 
 export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -51,8 +53,9 @@ export function openSqliteStores (options: SqliteOptions): Stores {
   const kept = new SqliteKeptWrites(file, options.idempotencyRetentionMs, options.clock)
   const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
+  const references = referencesOf(file, declarations)
   return withBuiltIns({
-    collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group)])),
+    collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group, references)])),
     changes,
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => {
@@ -62,4 +65,12 @@ export function openSqliteStores (options: SqliteOptions): Stores {
       if (file.open) file.close()
     }
   })
+}
+
+/** The references between the file's collections, when any declaration has one (else no store pays for them). */
+function referencesOf (db: Database.Database, declarations: readonly CollectionDeclaration[]): TableReferences | undefined {
+  if (declarations.every((d) => d.references === undefined)) return undefined
+  const references = new TableReferences(declarations)
+  for (const d of declarations) references.register(sqliteReferencedTable(db, d))
+  return references
 }

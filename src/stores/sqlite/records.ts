@@ -12,6 +12,7 @@ import type { GroupCommit } from './group-commit.js'
 import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
+import type { TableReferences } from '../references.js'
 
 /** The largest 64-bit id: 2^63 − 1, the top of SQLite's INTEGER. */
 const MAX_INT64 = 9223372036854775807n
@@ -45,7 +46,8 @@ export class SqliteRecordStore implements RecordStore {
   readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
-  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit) {
+  /** `references`: the references between the collections of this file (x-references), checked inside each write's transaction. */
+  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit, references?: TableReferences) {
     this.declaration = declaration
     this.#db = db
     this.#group = group
@@ -72,6 +74,7 @@ export class SqliteRecordStore implements RecordStore {
     const remove = db.prepare<[RecordId]>(`DELETE FROM ${table} WHERE id = ?`)
 
     const create = db.transaction((input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => kept.run(keyed, (): CreateResult => {
+      references?.check(declaration, input)
       switch (declaration.ids) {
         case 'count':
         case 'sequence': {
@@ -109,6 +112,7 @@ export class SqliteRecordStore implements RecordStore {
       const current = this.#read(id)
       if (current === undefined && !declaration.putCreates) return NOT_FOUND
       if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      references?.check(declaration, input)
       if (current === undefined) {
         insert(id, input)
         addToCount.run(1, name)
@@ -123,6 +127,7 @@ export class SqliteRecordStore implements RecordStore {
       const current = this.#read(id)
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      references?.deleting(name, id)
       remove.run(id)
       addToCount.run(-1, name)
       return DELETED

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { Config } from '../../../src/options.js'
+import { makeConfig } from '../../../src/options.js'
+import { fromFile } from '../../../src/services/collections/config.js'
+import { openStores } from '../../../src/stores/index.js'
+import type { Change, Stores } from '../../../src/domain/index.js'
+import { request, startServer, type RunningServer } from '../../helpers/server.js'
+import { declarationFiles } from './fixture.js'
+
+/**
+ * References between collections (issue 30) over HTTP, alike on every store
+ * (relations.test.ts: memory and SQLite; relations-pg.test.ts: PostgreSQL):
+ * a dangling reference is refused, deletes follow x-on-delete with their
+ * feed events, and ?expand answers the referenced records.
+ */
+const files = declarationFiles()
+const ref = (collection: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ type: 'integer', 'x-references': collection, ...extra })
+export const LIBRARY = {
+  collections: {
+    publishers: { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+    authors: { schema: { type: 'object', properties: { name: { type: 'string' }, publisher: ref('publishers', { 'x-on-delete': 'set-null' }) }, required: ['name'] } },
+    books: { schema: { type: 'object', properties: { title: { type: 'string' }, author: ref('authors') }, required: ['title', 'author'] } },
+    reviews: { schema: { type: 'object', properties: { text: { type: 'string' }, book: ref('books', { 'x-on-delete': 'cascade' }) }, required: ['text', 'book'] } },
+    enrolments: { schema: { type: 'object', properties: { student: ref('students', { 'x-on-delete': 'cascade' }) }, required: ['student'] } }
+  }
+}
+
+type Json = Record<string, any>
+
+export function relationsSuite (storeOf: () => Config['store'] | undefined): void {
+  let server: RunningServer
+  let stores: Stores
+  let base: string
+  const post = async (path: string, json: unknown): Promise<{ status: number, body: Json }> => await request(`${base}${path}`, { method: 'POST', json })
+  const get = async (path: string): Promise<{ status: number, body: Json }> => await request(`${base}${path}`)
+  const del = async (path: string): Promise<{ status: number, body: Json }> => await request(`${base}${path}`, { method: 'DELETE' })
+  /** The feed's changes after `seq` (PostgreSQL numbers them just after commit: waited for). */
+  const changesAfter = async (seq: number, expected: number): Promise<Change[]> => {
+    for (let i = 0; ; i++) {
+      const changes = await stores.changes.since(seq, 1000)
+      if (changes.length >= expected || i === 50) return changes
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  const lastSeq = async (): Promise<number> => (await stores.changes.window()).latest
+
+  beforeAll(async () => {
+    const store = storeOf()
+    const collections = fromFile(files.write('library.json', LIBRARY), '--collections')
+    const config = makeConfig({ collections, ...(store === undefined ? {} : { store }) })
+    stores = await openStores(config.store, undefined, collections.declared.map((c) => c.declaration))
+    server = await startServer({ collections, ...(store === undefined ? {} : { store }) }, { stores })
+    base = server.origin
+    expect((await post('/publishers', { name: 'Chilton' })).body).toEqual({ id: 1, name: 'Chilton' })
+    expect((await post('/authors', { name: 'Frank Herbert', publisher: 1 })).body).toEqual({ id: 1, name: 'Frank Herbert', publisher: 1 })
+    expect((await post('/authors', { name: 'Ursula K. Le Guin' })).status).toBe(201)
+    expect((await post('/books', { title: 'Dune', author: 1 })).body).toEqual({ id: 1, title: 'Dune', author: 1 })
+    expect((await post('/books', { title: 'Dune Messiah', author: 1 })).status).toBe(201)
+    expect((await post('/books', { title: 'The Dispossessed', author: 2 })).status).toBe(201)
+  })
+  afterAll(async () => {
+    await (server as RunningServer | undefined)?.close()
+    await (stores as Stores | undefined)?.close()
+  })
+
+  it('refuses a write whose reference names no record (422 naming the field and the id), writing nothing', async () => {
+    const refused = await post('/books', { title: 'Ghost', author: 99 })
+    expect(refused.status).toBe(422)
+    expect(refused.body).toMatchObject({ type: '/errors/REFERENCE_NOT_FOUND', detail: 'body.author names authors/99, which does not exist' })
+    expect(refused.body.errors).toEqual([expect.objectContaining({ error: 'REFERENCE_NOT_FOUND', message: 'The field author names a record that does not exist.' })])
+    const replaced = await request(`${base}/books/1`, { method: 'PUT', json: { title: 'Dune', author: 42 } })
+    expect(replaced.status).toBe(422)
+    expect((await get('/books/1')).body).toEqual({ id: 1, title: 'Dune', author: 1 })
+    expect((await get('/books?title=Ghost')).body.items).toEqual([])
+  })
+
+  it('refuses to delete a record still referenced (restrict: 409 naming the referring collection and how many)', async () => {
+    const refused = await del('/authors/1')
+    expect(refused.status).toBe(409)
+    expect(refused.body).toMatchObject({ type: '/errors/RECORD_REFERENCED', detail: 'authors/1 is named by 2 records of books (field author, x-on-delete restrict)' })
+    expect((await get('/authors/1')).status).toBe(200)
+  })
+
+  it('cascades a delete to the referring records, each with its feed event', async () => {
+    const book = (await post('/books', { title: 'Children of Dune', author: 1 })).body
+    const first = (await post('/reviews', { text: 'Sandy', book: book.id })).body
+    const second = (await post('/reviews', { text: 'Long', book: book.id })).body
+    const other = (await post('/reviews', { text: 'Great', book: 1 })).body
+    const seq = await lastSeq()
+    expect((await del(`/books/${book.id as number}`)).status).toBe(204)
+    expect((await get(`/reviews/${first.id as number}`)).status).toBe(404)
+    expect((await get(`/reviews/${second.id as number}`)).status).toBe(404)
+    expect((await get(`/reviews/${other.id as number}`)).status).toBe(200)
+    const changes = await changesAfter(seq, 3)
+    expect(changes.map((c) => `${c.service}/${String(c.id)} ${c.kind}`).sort()).toEqual([`books/${book.id as number} deleted`, `reviews/${first.id as number} deleted`, `reviews/${second.id as number} deleted`].sort())
+  })
+
+  it('clears an optional reference on set-null, with a replaced event for each record', async () => {
+    const publisher = (await post('/publishers', { name: 'Ace' })).body
+    const author = (await post('/authors', { name: 'Samuel R. Delany', publisher: publisher.id })).body
+    const seq = await lastSeq()
+    expect((await del(`/publishers/${publisher.id as number}`)).status).toBe(204)
+    expect((await get(`/authors/${author.id as number}`)).body).toEqual({ id: author.id, name: 'Samuel R. Delany' })
+    const changes = await changesAfter(seq, 2)
+    expect(changes.map((c) => `${c.service}/${String(c.id)} ${c.kind}`).sort()).toEqual([`authors/${author.id as number} replaced`, `publishers/${publisher.id as number} deleted`])
+  })
+
+  it('references a built-in collection (students) and cascades its deletes', async () => {
+    const student = (await request(`${base}/v2/students`, { method: 'POST', json: { firstName: 'Ada', lastName: 'Lovelace', age: 36 } })).body
+    expect((await post('/enrolments', { student: 999 })).status).toBe(422)
+    const enrolment = await post('/enrolments', { student: student.id })
+    expect(enrolment.status).toBe(201)
+    expect((await request(`${base}/v2/students/${student.id as number}`, { method: 'DELETE' })).status).toBe(204)
+    expect((await get(`/enrolments/${enrolment.body.id as number}`)).status).toBe(404)
+  })
+
+  it('leaves no dangling reference after racing creates and deletes', async () => {
+    for (let round = 0; round < 5; round++) {
+      const author = (await post('/authors', { name: `Racer ${round}` })).body
+      const results = await Promise.all([
+        ...Array.from({ length: 6 }, async () => await post('/books', { title: `Race ${round}`, author: author.id })),
+        del(`/authors/${author.id as number}`),
+        ...Array.from({ length: 6 }, async () => await post('/books', { title: `Race ${round}`, author: author.id }))
+      ])
+      for (const r of results) expect([201, 204, 409, 422]).toContain(r.status)
+      const authorHeld = (await get(`/authors/${author.id as number}`)).status === 200
+      const books = (await get(`/books?title=Race%20${round}&limit=100`)).body.items as Json[]
+      // Either the author survived (a book was created first) or no book names it.
+      if (!authorHeld) expect(books).toEqual([])
+    }
+  })
+}
