@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { ensureForeignKeys, PostgresReferences } from './references.js'
 import { declarationsOf, withBuiltIns, type RecordStore, type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
@@ -83,6 +84,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
       // The registry is brought in step with the declarations in the migration's transaction (see ./registry.ts).
       await migrate(pool, POSTGRES_MIGRATIONS, async (client) => {
         await ensureCollections(client, layouts, describe(options.url))
+        await ensureForeignKeys(client, layouts, describe(options.url))
         const rows = (await client.query<{ name: string, id_sequence: string | null }>('SELECT name, id_sequence FROM rqs_collections')).rows
         sequences = new Map(rows.map((r) => [r.name, r.id_sequence]))
       })
@@ -113,7 +115,8 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
     log: options.log,
     declarations: new Map(declarations.map((d) => [d.name, d]))
   })
-  const collections = new Map<string, RecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null)]))
+  const references = new PostgresReferences(pool, layouts)
+  const collections = new Map<string, RecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references)]))
   return withBuiltIns({
     collections,
     changes,

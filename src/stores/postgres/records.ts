@@ -12,6 +12,7 @@ import { importStaged, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
 import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
+import type { PostgresReferences } from './references.js'
 
 type Row = Record<string, unknown>
 
@@ -61,9 +62,11 @@ export class PostgresRecordStore implements RecordStore {
   readonly #sequence: string | null
   /** Indexes into #values of the columns an update writes (not those of keptOnUpdate fields). */
   readonly #updated: number[]
+  /** The foreign keys of x-references, whose violations become the domain's refusals. */
+  readonly #references: PostgresReferences | undefined
 
   /** `sequence`: the SEQUENCE of an int64 collection, as the registry names it. */
-  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null) {
+  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null, references?: PostgresReferences) {
     this.declaration = declaration
     const layout = this.#layout = layoutOf(declaration)
     this.#pool = pool
@@ -79,6 +82,24 @@ export class PostgresRecordStore implements RecordStore {
       return f === undefined ? [] : [f.column, ...(f.folded === undefined ? [] : [f.folded])]
     }))
     this.#updated = layout.columns.flatMap((c, i) => keptColumns.has(c) ? [] : [i])
+    this.#references = references?.any === true ? references : undefined
+  }
+
+  async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
+    try { return await this.#create(input, keyed) } catch (err) { throw await this.#refusal(err) }
+  }
+
+  async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
+    try { return await this.#put(id, input, condition, keyed) } catch (err) { throw await this.#refusal(err) }
+  }
+
+  async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+    try { return await this.#delete(id, condition, keyed) } catch (err) { throw await this.#refusal(err) }
+  }
+
+  /** A foreign key's violation as the refusal it stands for; any other error as it is. */
+  async #refusal (err: unknown): Promise<unknown> {
+    return (this.#references === undefined ? undefined : await this.#references.refusal(err)) ?? err
   }
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
@@ -89,7 +110,7 @@ export class PostgresRecordStore implements RecordStore {
     return await this.#kept.find(key)
   }
 
-  async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
+  async #create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
     const { ids, firstId } = this.declaration
     const values = this.#values(input)
     let id: RecordId | undefined
@@ -106,7 +127,7 @@ export class PostgresRecordStore implements RecordStore {
     return await this.#writes.transaction(async (client) => result((await client.query<Row>(query)).rows[0]), keyed)
   }
 
-  async put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
+  async #put (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed?: KeyedWrite<WriteResult>): Promise<WriteResult> {
     const { putCreates } = this.declaration
     // A create by id changes the count: the counter row must be locked first.
     const counts = putCreates && this.#layout.counted
@@ -135,7 +156,7 @@ export class PostgresRecordStore implements RecordStore {
     }, keyed)
   }
 
-  async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
+  async #delete (id: RecordId, condition: WriteCondition<StoredRecord>, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
     if (condition.kind === 'none' && keyed === undefined) return this.#deleted(await this.#writes.statement<Row>({ ...this.#s.delete, values: [id] }))
     return await this.#writes.transaction(async (client): Promise<DeleteResult> => {
       if (condition.kind === 'none') return this.#deleted(await client.query<Row>({ ...this.#s.delete, values: [id] }))
