@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { RecordId, StoredRecord } from '../../domain/index.js'
 import type { AppError, ErrorCode } from '../../http/errors/index.js'
 import type { CollectionModel } from '../../http/rest/index.js'
+import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
 
 /**
  * What one collection's REST routes say on the wire, beside what its
@@ -39,6 +40,8 @@ export interface WirePolicy {
     model: CollectionModel
     create: unknown
     put: unknown
+    /** With `expand`: the query parameters of a read by id. */
+    expandQuery?: unknown
   }
   /** An NDJSON line of a record, newline included (a method: a typed view's line fits). */
   line (record: StoredRecord): string
@@ -47,6 +50,18 @@ export interface WirePolicy {
   operations: Record<'list' | 'get' | 'create' | 'replace' | 'delete', Operation>
   /** Registration-time setup of the scope: body parsers, validator compilers. */
   prepare: (app: FastifyInstance) => void
+  /** `?expand=` (references between collections), on collections with relations. */
+  expand?: Expansion
+}
+
+/** How a collection's records are answered with the records its relations lead to (src/records/expand.ts). */
+export interface Expansion {
+  /** The relation names `expand` may start with. */
+  relations: readonly string[]
+  /** The relations an `expand` parameter names, or QueryRefused. */
+  parse: (text: string) => ExpandNode[]
+  /** The records with their `expand` member: one store query per relation. */
+  apply: (nodes: readonly ExpandNode[], records: readonly StoredRecord[]) => Promise<ExpandedRecord[]>
 }
 
 export interface Operation {

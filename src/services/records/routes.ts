@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   ARRAY_FRAME, answerOnce, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
@@ -6,7 +6,8 @@ import {
 } from '../../http/rest/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
-import type { Operation, WirePolicy } from './policy.js'
+import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
+import type { Expansion, Operation, WirePolicy } from './policy.js'
 
 /**
  * The REST routes of every collection (students v2, the address book,
@@ -74,7 +75,8 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.get),
       params: ids.params,
-      'x-rqs': notes({ errors: ['INVALID_ID', notFound.code], preconditions: 'read', headers: { 200: ['ETag'] } }),
+      ...(policy.expand === undefined ? {} : { querystring: schemas.expandQuery }),
+      'x-rqs': notes({ errors: policy.expand === undefined ? ['INVALID_ID', notFound.code] : ['INVALID_ID', 'INVALID_QUERY', notFound.code], preconditions: 'read', headers: { 200: ['ETag'] } }),
       response: { 200: answer(schemas.record, ops.get.answer) }
     }
   }, getRecord(collection))
@@ -155,13 +157,52 @@ function listPages ({ policy, store, path, options }: Collection): RouteHandlerM
   const records = { store, path }
   const writers = { line: policy.line, columns: csvColumns(model) }
   return async function listRecords (request, reply) {
-    const list = parseListQuery(model, request.query as Record<string, unknown>, request.stream === undefined ? 'page' : 'stream')
+    const expanded = expansionAsked(policy.expand, request.query)
+    const query = expanded === undefined ? request.query as Record<string, unknown> : expanded.query
+    const list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
+    if (expanded !== undefined) {
+      if (request.stream === 'ndjson') return await sendStream(reply, { store: expandedStore(store, expanded), path }, list, request.stream, { ...writers, line: jsonLine })
+      if (request.stream === undefined) return await expandedPage(reply, records, list, expanded)
+    }
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
     if (isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
     const page = await readPage(records, list)
     pageHeaders(reply, page)
     return pageBody(page)
   }
+}
+
+/** An `expand` asked for on a collection with relations: its relations, the expansion, and the query without it. */
+interface Expanded { nodes: ExpandNode[], expansion: Expansion, text: string, query: Record<string, unknown> }
+
+function expansionAsked (expansion: Expansion | undefined, query: unknown): Expanded | undefined {
+  const given = query as Record<string, unknown>
+  if (expansion === undefined || typeof given.expand !== 'string') return undefined
+  const { expand: text, ...rest } = given
+  return { nodes: expansion.parse(text), expansion, text, query: rest }
+}
+
+/** A page with each record's `expand` (one store query per relation for the page); `next` carries `expand` on. */
+async function expandedPage (reply: FastifyReply, records: { store: RecordStore, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion, text }: Expanded): Promise<unknown> {
+  const page = await readPage(records, list)
+  const next = page.next === undefined ? undefined : `${page.next}&expand=${encodeURIComponent(text)}`
+  pageHeaders(reply, { ...page, next })
+  const items = await expansion.apply(nodes, page.items)
+  return next === undefined ? { items } : { items, next }
+}
+
+/** The store as an NDJSON stream reads it, each batch expanded (one store query per relation per batch). */
+function expandedStore (store: RecordStore, { nodes, expansion }: Expanded): QueryableStore<ExpandedRecord, string> {
+  return {
+    query: async (query) => await expansion.apply(nodes, await store.query(query)),
+    count: store.count.bind(store),
+    batches: async function * (query) { for await (const batch of store.batches(query)) yield await expansion.apply(nodes, batch) },
+    importAll: async () => { throw new TypeError('an expanded list is read only') }
+  }
+}
+
+function jsonLine (record: ExpandedRecord): string {
+  return `${JSON.stringify(record)}\n`
 }
 
 /** A page's representation: `next` only when another page follows. */
@@ -188,8 +229,11 @@ function getRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
   const { ids, notFound, noun } = policy
   return async function getById (request, reply) {
     const id = ids.parse((request as IdRequest).params.id)
+    const expanded = expansionAsked(policy.expand, request.query)
     const current = await store.get(id)
     if (current === undefined) throw notFound.error(id)
+    // The ETag names the record alone: an expanded answer has none (the records it adds change on their own).
+    if (expanded !== undefined) return (await expanded.expansion.apply(expanded.nodes, [current]))[0]
     const outcome = conditionalRead(request, reply, etagOf(current))
     if (outcome === 'not-modified') return reply
     if (outcome === 'failed') throw preconditionFailed(request.headers, `${noun} ${id}`)

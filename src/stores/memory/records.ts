@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import {
-  conditionHolds, DELETED, fieldKindsOf, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  conditionHolds, DELETED, UndeclaredFieldError, fieldKindsOf, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
   type CollectionDeclaration, type CreateResult, type FieldData, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -48,6 +48,16 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
     return this.#records.get(id)
+  }
+
+  async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
+    return ids.flatMap((id) => { const record = this.#records.get(id); return record === undefined ? [] : [record] })
+  }
+
+  async withValues (field: string, values: readonly FieldData[], perValue: number): Promise<StoredRecord[]> {
+    if (!Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
+    const sorted = [...new Set(values)].sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+    return sorted.flatMap((value) => (this.#records.equalRange(field, value, Infinity) ?? []).slice(0, perValue))
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Pool, QueryConfig } from 'pg'
 import {
   conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
@@ -13,6 +13,7 @@ import { BatchedGets } from './batched-gets.js'
 import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
 import type { PostgresReferences } from './references.js'
+import { rethrow } from './errors.js'
 
 type Row = Record<string, unknown>
 
@@ -104,6 +105,26 @@ export class PostgresRecordStore implements RecordStore {
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
     return await this.#gets.get(id)
+  }
+
+  async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
+    if (ids.length === 0) return []
+    try {
+      return (await this.#pool.query<Row>({ ...this.#s.getMany, values: [ids.map(String)] })).rows.map(this.#layout.toRecord)
+    } catch (err) { return rethrow(err) }
+  }
+
+  async withValues (field: string, values: readonly FieldData[], perValue: number): Promise<StoredRecord[]> {
+    const f = this.#layout.fields.find((candidate) => candidate.name === field)
+    if (f === undefined) throw new UndeclaredFieldError(this.declaration.name, field)
+    if (values.length === 0) return []
+    const { table, sql } = this.#layout
+    // The first `perValue` of each value by id: a window over the rows of the values asked for.
+    const text = `SELECT ${sql.select} FROM (SELECT *, row_number() OVER (PARTITION BY ${f.column} ORDER BY id) AS rqs__n FROM ${table}
+      WHERE ${f.column} = ANY($1::${f.sqlType}[])) t WHERE rqs__n <= $2 ORDER BY ${f.column}, id`
+    try {
+      return (await this.#pool.query<Row>({ name: `rqs-${this.declaration.name}-with-${f.columnName}`, text, values: [[...values], perValue] })).rows.map(this.#layout.toRecord)
+    } catch (err) { return rethrow(err) }
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {

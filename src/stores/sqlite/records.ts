@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { Statement } from 'better-sqlite3'
 import {
-  conditionHolds, DELETED, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
+  conditionHolds, DELETED, UndeclaredFieldError, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { rethrow } from './errors.js'
@@ -13,6 +13,9 @@ import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
 import type { TableReferences } from '../references.js'
+
+/** Most values bound in one statement of getMany and withValues (SQLite's default limit is 32 766). */
+const MAX_BOUND = 10_000
 
 /** The largest 64-bit id: 2^63 − 1, the top of SQLite's INTEGER. */
 const MAX_INT64 = 9223372036854775807n
@@ -143,6 +146,41 @@ export class SqliteRecordStore implements RecordStore {
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
     try { return this.#read(id) } catch (err) { return rethrow(err) }
+  }
+
+  /** One statement for every id (chunked under SQLite's limit of bound parameters). */
+  async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
+    const { select, name } = this.#layout.sql
+    const records: StoredRecord[] = []
+    try {
+      for (let i = 0; i < ids.length; i += MAX_BOUND) {
+        const chunk = ids.slice(i, i + MAX_BOUND)
+        const rows = this.#db.prepare(`SELECT ${select} FROM ${name} WHERE id IN (${chunk.map(() => '?').join(', ')})`).safeIntegers(this.#layout.bigintIds).all(...chunk) as Array<Record<string, unknown>>
+        for (const row of rows) records.push(this.#shaped(row))
+      }
+    } catch (err) { return rethrow(err) }
+    return records
+  }
+
+  async withValues (field: string, values: readonly FieldData[], perValue: number): Promise<StoredRecord[]> {
+    const column = this.#layout.sql.columns[field]
+    if (column === undefined || field === 'id') throw new UndeclaredFieldError(this.declaration.name, field)
+    const { select, name } = this.#layout.sql
+    const records: StoredRecord[] = []
+    try {
+      for (let i = 0; i < values.length; i += MAX_BOUND) {
+        const chunk = values.slice(i, i + MAX_BOUND).map(sqlValue)
+        // The first `perValue` of each value by id: a window over the rows of the values asked for.
+        const rows = this.#db.prepare(`SELECT ${select} FROM (SELECT *, row_number() OVER (PARTITION BY ${column} ORDER BY id) AS rqs__n FROM ${name}
+          WHERE ${column} IN (${chunk.map(() => '?').join(', ')})) WHERE rqs__n <= ? ORDER BY ${column}, id`).safeIntegers(this.#layout.bigintIds).all(...chunk, perValue) as Array<Record<string, unknown>>
+        for (const row of rows) records.push(this.#shaped(row))
+      }
+    } catch (err) { return rethrow(err) }
+    return records
+  }
+
+  #shaped (row: Record<string, unknown>): StoredRecord {
+    return this.#layout.shape === undefined ? row as StoredRecord : this.#layout.shape(row)
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {

@@ -81,6 +81,67 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect((await get('/authors/1')).status).toBe(200)
   })
 
+  it('expands a reference on one record, nested inside the expanded record, and several at once', async () => {
+    const dune = { id: 1, title: 'Dune', author: 1 }
+    const herbert = { id: 1, name: 'Frank Herbert', publisher: 1 }
+    expect((await get('/books/1?expand=author')).body).toEqual({ ...dune, expand: { author: herbert } })
+    expect((await get('/books/1?expand=author.publisher')).body).toEqual({ ...dune, expand: { author: { ...herbert, expand: { publisher: { id: 1, name: 'Chilton' } } } } })
+    const both = (await get('/authors/1?expand=publisher,books_via_author')).body
+    expect(both.expand.publisher).toEqual({ id: 1, name: 'Chilton' })
+    expect(both.expand.books_via_author.map((b: Json) => b.title)).toEqual(['Dune', 'Dune Messiah'])
+    // An author without a publisher has nothing under it; one without books an empty list.
+    expect((await get('/authors/2?expand=publisher,books_via_author')).body.expand).toEqual({ books_via_author: [{ id: 3, title: 'The Dispossessed', author: 2 }] })
+    // The record alone keeps its ETag; an expanded answer has none.
+    expect((await request(`${base}/books/1?expand=author`)).headers.get('etag')).toBeNull()
+  })
+
+  it('expands every record of a page, and next carries expand on', async () => {
+    const first = await get('/books?limit=2&expand=author.publisher')
+    expect(first.status).toBe(200)
+    expect(first.body.items.map((b: Json) => [b.title, b.expand.author.name, b.expand.author.expand.publisher?.name])).toEqual([['Dune', 'Frank Herbert', 'Chilton'], ['Dune Messiah', 'Frank Herbert', 'Chilton']])
+    expect(first.body.next).toContain('expand=author.publisher')
+    const second = await get(first.body.next as string)
+    expect(second.body.items[0]).toEqual({ id: 3, title: 'The Dispossessed', author: 2, expand: { author: { id: 2, name: 'Ursula K. Le Guin', expand: {} } } })
+  })
+
+  it('expands each line of an NDJSON list', async () => {
+    const response = await fetch(`${base}/books?expand=author&title[contains]=dune`, { headers: { accept: 'application/x-ndjson' } })
+    expect(response.status).toBe(200)
+    const lines = (await response.text()).trim().split('\n').map((line) => JSON.parse(line))
+    expect(lines.map((b: Json) => b.expand.author.name)).toEqual(['Frank Herbert', 'Frank Herbert'])
+  })
+
+  it('refuses an unknown relation and one more than 3 levels deep (400 INVALID_QUERY)', async () => {
+    const unknown = await get('/books?expand=writer')
+    expect(unknown.status).toBe(400)
+    expect(unknown.body.detail).toBe('expand: books has no relation "writer" (it has author, reviews_via_book)')
+    expect((await get('/books/1?expand=writer')).status).toBe(400)
+    expect((await get('/reviews?expand=book.author.publisher.authors_via_publisher')).status).toBe(400)
+    expect((await get('/reviews?expand=book.author.publisher')).status).toBe(200)
+  })
+
+  it('reads each relation once per page, never once per record', async () => {
+    const authors = stores.collections.get('authors')
+    const publishers = stores.collections.get('publishers')
+    const books = stores.collections.get('books')
+    if (authors === undefined || publishers === undefined || books === undefined) throw new Error('no stores')
+    const calls: string[] = []
+    const count = (store: Json, name: string): void => {
+      for (const method of ['get', 'getMany', 'withValues']) {
+        const original = store[method].bind(store)
+        store[method] = async (...args: unknown[]) => { calls.push(`${name}.${method}`); return await original(...args) }
+      }
+    }
+    count(authors, 'authors')
+    count(publishers, 'publishers')
+    count(books, 'books')
+    const page = await get('/books?limit=3&expand=author.publisher,author.books_via_author')
+    expect(page.body.items).toHaveLength(3)
+    expect(page.body.items[2].expand.author.expand.books_via_author).toHaveLength(1)
+    expect(calls.sort()).toEqual(['authors.getMany', 'books.withValues', 'publishers.getMany'])
+    for (const store of [authors, publishers, books] as Json[]) for (const method of ['get', 'getMany', 'withValues']) delete store[method]
+  })
+
   it('cascades a delete to the referring records, each with its feed event', async () => {
     const book = (await post('/books', { title: 'Children of Dune', author: 1 })).body
     const first = (await post('/reviews', { text: 'Sandy', book: book.id })).body
