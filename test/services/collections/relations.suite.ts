@@ -121,25 +121,27 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
   })
 
   it('reads each relation once per page, never once per record', async () => {
-    const authors = stores.collections.get('authors')
-    const publishers = stores.collections.get('publishers')
-    const books = stores.collections.get('books')
-    if (authors === undefined || publishers === undefined || books === undefined) throw new Error('no stores')
-    const calls: string[] = []
-    const count = (store: Json, name: string): void => {
-      for (const method of ['get', 'getMany', 'withValues']) {
-        const original = store[method].bind(store)
-        store[method] = async (...args: unknown[]) => { calls.push(`${name}.${method}`); return await original(...args) }
-      }
-    }
-    count(authors, 'authors')
-    count(publishers, 'publishers')
-    count(books, 'books')
+    const counted = countCalls(stores, ['authors', 'publishers', 'books'])
     const page = await get('/books?limit=3&expand=author.publisher,author.books_via_author')
     expect(page.body.items).toHaveLength(3)
     expect(page.body.items[2].expand.author.expand.books_via_author).toHaveLength(1)
-    expect(calls.sort()).toEqual(['authors.getMany', 'books.withValues', 'publishers.getMany'])
-    for (const store of [authors, publishers, books] as Json[]) for (const method of ['get', 'getMany', 'withValues']) delete store[method]
+    counted.restore()
+    expect(counted.calls.sort()).toEqual(['authors.getMany', 'books.withValues', 'publishers.getMany'])
+  })
+
+  it('follows references in GraphQL, one store query per relation per level', async () => {
+    const counted = countCalls(stores, ['authors', 'publishers', 'books'])
+    const answer = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ books(first: 3) { nodes { title author { name publisher { name } books_via_author(first: 1) { title } } } } }' } })
+    counted.restore()
+    expect(answer.body.errors).toBeUndefined()
+    expect(answer.body.data.books.nodes).toEqual([
+      { title: 'Dune', author: { name: 'Frank Herbert', publisher: { name: 'Chilton' }, books_via_author: [{ title: 'Dune' }] } },
+      { title: 'Dune Messiah', author: { name: 'Frank Herbert', publisher: { name: 'Chilton' }, books_via_author: [{ title: 'Dune' }] } },
+      { title: 'The Dispossessed', author: { name: 'Ursula K. Le Guin', publisher: null, books_via_author: [{ title: 'The Dispossessed' }] } }
+    ])
+    expect(counted.calls.sort()).toEqual(['authors.getMany', 'books.withValues', 'publishers.getMany'])
+    const introspected = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ __type(name: "Book") { fields { name type { name kind } } } }' } })
+    expect(introspected.body.data.__type.fields).toContainEqual({ name: 'author', type: { name: 'Author', kind: 'OBJECT' } })
   })
 
   it('cascades a delete to the referring records, each with its feed event', async () => {
@@ -190,4 +192,20 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
       if (!authorHeld) expect(books).toEqual([])
     }
   })
+}
+
+/** Records every read by id of the named collections' stores (get, getMany, withValues) until `restore`. */
+function countCalls (stores: Stores, names: string[]): { calls: string[], restore: () => void } {
+  const calls: string[] = []
+  const patched: Json[] = []
+  for (const name of names) {
+    const store = stores.collections.get(name) as Json | undefined
+    if (store === undefined) throw new Error(`no store ${name}`)
+    patched.push(store)
+    for (const method of ['get', 'getMany', 'withValues']) {
+      const original = store[method].bind(store)
+      store[method] = async (...args: unknown[]) => { calls.push(`${name}.${method}`); return await original(...args) }
+    }
+  }
+  return { calls, restore: () => { for (const store of patched) for (const method of ['get', 'getMany', 'withValues']) delete store[method] } }
 }
