@@ -38,6 +38,15 @@ export interface RecordFilter<F extends string = string> {
   where: ReadonlyArray<Condition<F>>
   /** Case-insensitive substring searched in every text field; one match suffices. */
   search?: string
+  /** Filters through references (`author.name[contains]=…`): each holds (a semi-join). */
+  through?: ReadonlyArray<ReferenceFilter<F>>
+}
+
+/** Only records whose reference `field` names a record of `target` that `filter` accepts. */
+export interface ReferenceFilter<F extends string = string> {
+  field: F
+  target: string
+  filter: RecordFilter
 }
 
 /** Where a page ended: the sort key values of its last record (in sort order), then its id. */

@@ -1,7 +1,8 @@
 import {
   deletionPlan, incomingReferences, missingReference, referenceIdOf,
-  type CollectionDeclaration, type FieldData, type IncomingReference, type RecordId, type RecordInput, type ReferenceReader
+  type CollectionDeclaration, type FieldData, type IncomingReference, type RecordFilter, type RecordId, type RecordInput, type ReferenceReader, type StoredRecord
 } from '../domain/index.js'
+import type { SqlTable } from './sql-query.js'
 
 /** What the references need of one collection's store, synchronously (inside the write's own step or transaction). */
 export interface ReferencedTable {
@@ -12,6 +13,8 @@ export interface ReferencedTable {
   removeNow: (id: RecordId) => void
   /** Clears an optional field with its change (set-null). */
   clearNow: (id: RecordId, field: string) => void
+  /** The ids of the records a filter accepts (filters through references, where the store has no SQL to join in). */
+  select?: (filter: RecordFilter) => Promise<RecordId[]>
 }
 
 /**
@@ -52,6 +55,24 @@ export class TableReferences implements ReferenceReader {
     for (const { collection: name, id: removed } of plan.removed) this.#table(name).removeNow(removed)
   }
 
+  /**
+   * A test for the records `filter.through` accepts (each reference names a
+   * record its target's filter accepts), or undefined without one.
+   */
+  async through (filter: RecordFilter): Promise<((record: StoredRecord) => boolean) | undefined> {
+    if (filter.through === undefined || filter.through.length === 0) return undefined
+    const sets = await Promise.all(filter.through.map(async ({ field, target, filter: inner }) => {
+      const table = this.#table(target)
+      if (table.select === undefined) throw new RangeError(`the store of ${target} cannot select by filter`)
+      // A field holds a safe integer: 64-bit ids are compared as the numbers they are.
+      return { field, ids: new Set<FieldData>((await table.select(inner)).map((id) => typeof id === 'bigint' ? Number(id) : id)) }
+    }))
+    return (record) => sets.every(({ field, ids }) => {
+      const value = record[field]
+      return value !== undefined && value !== null && ids.has(value)
+    })
+  }
+
   referring (collection: string, field: string, value: FieldData): RecordId[] {
     return this.#table(collection).idsWhere(field, value)
   }
@@ -61,4 +82,28 @@ export class TableReferences implements ReferenceReader {
     if (table === undefined) throw new RangeError(`the stores keep no collection ${name}`)
     return table
   }
+}
+
+/**
+ * The SQL tables each collection's reference fields name, by collection and
+ * field, each with its own targets (filters through references, nested):
+ * what the query compiler (../sql-query.ts) joins. Declarations have no
+ * cycles (the checker refuses them), so the nesting ends.
+ */
+export function referenceTables (declarations: readonly CollectionDeclaration[], tableOf: (declaration: CollectionDeclaration) => SqlTable<string>): Map<string, Record<string, SqlTable<string>>> {
+  const byName = new Map(declarations.map((d) => [d.name, d]))
+  const done = new Map<string, Record<string, SqlTable<string>>>()
+  const targetsOf = (declaration: CollectionDeclaration): Record<string, SqlTable<string>> => {
+    const held = done.get(declaration.name)
+    if (held !== undefined) return held
+    const targets: Record<string, SqlTable<string>> = {}
+    for (const [field, reference] of Object.entries(declaration.references ?? {})) {
+      const target = byName.get(reference.collection)
+      if (target !== undefined) targets[field] = { ...tableOf(target), targets: targetsOf(target) }
+    }
+    done.set(declaration.name, targets)
+    return targets
+  }
+  for (const declaration of declarations) targetsOf(declaration)
+  return done
 }

@@ -30,6 +30,8 @@ export interface SqlTable<F extends string> {
   kinds: FieldKinds<F>
   /** The select list, e.g. `id, first_name AS firstName, …`. */
   select: string
+  /** The tables reference fields name records of, by field (filters through references). */
+  targets?: Readonly<Record<string, SqlTable<string>>>
 }
 
 export interface CompiledSql {
@@ -45,8 +47,7 @@ export interface QueryPlan {
 const COMPARISON: Record<Exclude<Condition['op'], 'contains'>, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }
 
 class Builder<F extends string> {
-  readonly values: unknown[] = []
-  constructor (readonly table: SqlTable<F>, readonly dialect: SqlDialect, readonly plan: QueryPlan = {}) {}
+  constructor (readonly table: SqlTable<F>, readonly dialect: SqlDialect, readonly plan: QueryPlan = {}, readonly values: unknown[] = []) {}
 
   bind (value: unknown): string {
     this.values.push(value)
@@ -81,6 +82,13 @@ class Builder<F extends string> {
       const text = Object.keys(this.table.folded)
       // No text field: the search finds nothing, as in the memory store.
       parts.push(text.length === 0 ? '1 = 0' : `(${text.map((f) => this.contains(f, filter.search as string)).join(' OR ')})`)
+    }
+    for (const through of filter.through ?? []) {
+      // A semi-join: the target's conditions in a subquery, its parameters bound in the same list.
+      const target = this.table.targets?.[through.field]
+      if (target === undefined) throw new UndeclaredFieldError(this.table.name, through.field)
+      const inner = new Builder(target, this.dialect, {}, this.values).filter(through.filter)
+      parts.push(`${this.column(through.field)} IN (SELECT id FROM ${target.name}${where(inner)})`)
     }
     return parts
   }

@@ -63,7 +63,7 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
         name,
         resources: `/${name}`,
         representations: collectionRepresentations(name, VERSIONS),
-        options: { collection, records: collectionStore(stores, name), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags(), validator: sharedCollectionValidator(), expansion: expansionOf(relations, name, stores) }
+        options: { collection, records: collectionStore(stores, name), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags(), validator: sharedCollectionValidator(), expansion: expansionOf(relations, name, stores, declared) }
       })
     }
     const byName = new Map(declared.map((c) => [c.declaration.name, c]))

@@ -158,14 +158,21 @@ function listPages ({ policy, store, path, options }: Collection): RouteHandlerM
   const writers = { line: policy.line, columns: csvColumns(model) }
   return async function listRecords (request, reply) {
     const expanded = expansionAsked(policy.expand, request.query)
-    const query = expanded === undefined ? request.query as Record<string, unknown> : expanded.query
-    const list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
+    const asked = expanded?.query ?? request.query as Record<string, unknown>
+    const through = policy.expand?.through(asked)
+    let list = parseListQuery(model, through?.rest ?? asked, request.stream === undefined ? 'page' : 'stream')
+    if (through !== undefined || expanded !== undefined) {
+      // What the list's own parser does not know: carried on by next links as the client sent it.
+      const carried: Array<[string, string]> = [...list.carried, ...through?.carried ?? [], ...(expanded === undefined ? [] : [['expand', expanded.text] as [string, string]])]
+      list = { ...list, filter: through === undefined ? list.filter : { ...list.filter, through: through.filters }, carried }
+    }
     if (expanded !== undefined) {
       if (request.stream === 'ndjson') return await sendStream(reply, { store: expandedStore(store, expanded), path }, list, request.stream, { ...writers, line: jsonLine })
       if (request.stream === undefined) return await expandedPage(reply, records, list, expanded)
     }
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
-    if (isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
+    // A kept page answers for the store's revision: one filtered through references depends on other collections too.
+    if (through === undefined && isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
     const page = await readPage(records, list)
     pageHeaders(reply, page)
     return pageBody(page)
@@ -182,13 +189,12 @@ function expansionAsked (expansion: Expansion | undefined, query: unknown): Expa
   return { nodes: expansion.parse(text), expansion, text, query: rest }
 }
 
-/** A page with each record's `expand` (one store query per relation for the page); `next` carries `expand` on. */
-async function expandedPage (reply: FastifyReply, records: { store: RecordStore, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion, text }: Expanded): Promise<unknown> {
+/** A page with each record's `expand` (one store query per relation for the page). */
+async function expandedPage (reply: FastifyReply, records: { store: RecordStore, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion }: Expanded): Promise<unknown> {
   const page = await readPage(records, list)
-  const next = page.next === undefined ? undefined : `${page.next}&expand=${encodeURIComponent(text)}`
-  pageHeaders(reply, { ...page, next })
+  pageHeaders(reply, page)
   const items = await expansion.apply(nodes, page.items)
-  return next === undefined ? { items } : { items, next }
+  return page.next === undefined ? { items } : { items, next: page.next }
 }
 
 /** The store as an NDJSON stream reads it, each batch expanded (one store query per relation per batch). */

@@ -125,15 +125,25 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {
-    return await this.#queries.query(query)
+    return await this.#queries.query(query, await this.#references?.through(query))
   }
 
   async count (filter: RecordFilter): Promise<number> {
-    return await this.#queries.count(filter)
+    return await this.#queries.count(filter, await this.#references?.through(filter))
   }
 
   batches (query: RecordQuery): AsyncIterable<StoredRecord[]> {
-    return this.#queries.batches(query)
+    if (query.through === undefined) return this.#queries.batches(query)
+    return this.#throughBatches(query)
+  }
+
+  /** Filters through references are resolved once, before the first batch. */
+  async * #throughBatches (query: RecordQuery): AsyncGenerator<StoredRecord[]> {
+    yield * this.#queries.batches(query, await this.#references?.through(query))
+  }
+
+  async select (filter: RecordFilter): Promise<RecordId[]> {
+    return (await this.query({ ...filter, sort: [] })).map((r) => r.id)
   }
 
   /**

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { ensureForeignKeys, PostgresReferences } from './references.js'
+import { referenceTables } from '../references.js'
 import { declarationsOf, withBuiltIns, type RecordStore, type StoreOptions, type Stores, StoreUnavailableError } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
@@ -116,7 +117,8 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Sto
     declarations: new Map(declarations.map((d) => [d.name, d]))
   })
   const references = new PostgresReferences(pool, layouts)
-  const collections = new Map<string, RecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references)]))
+  const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
+  const collections = new Map<string, RecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name))]))
   return withBuiltIns({
     collections,
     changes,

@@ -14,6 +14,7 @@ import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
 import type { PostgresReferences } from './references.js'
 import { rethrow } from './errors.js'
+import type { SqlTable } from '../sql-query.js'
 
 type Row = Record<string, unknown>
 
@@ -67,14 +68,15 @@ export class PostgresRecordStore implements RecordStore {
   readonly #references: PostgresReferences | undefined
 
   /** `sequence`: the SEQUENCE of an int64 collection, as the registry names it. */
-  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null, references?: PostgresReferences) {
+  /** `targets`: the tables its reference fields name (filters through references). */
+  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null, references?: PostgresReferences, targets?: Record<string, SqlTable<string>>) {
     this.declaration = declaration
     const layout = this.#layout = layoutOf(declaration)
     this.#pool = pool
     this.#writes = writes
     this.#kept = kept
     this.#s = statements(layout)
-    this.#queries = new PostgresQueries(pool, layout.sql, layout.toRecord)
+    this.#queries = new PostgresQueries(pool, targets === undefined ? layout.sql : { ...layout.sql, targets }, layout.toRecord)
     this.#gets = new BatchedGets(pool, { statement: this.#s.getMany, idOf: (row) => layout.idOf(row.id), toRecord: layout.toRecord })
     this.#optional = new Set(layout.fields.filter((f) => !f.required).map((f) => f.name))
     this.#sequence = sequence

@@ -9,7 +9,8 @@ import { SqliteKeptWrites } from './kept-writes.js'
 import { SqliteChangeLog } from './changes.js'
 import { GroupCommit } from './group-commit.js'
 import { Checkpointer } from './checkpoints.js'
-import { TableReferences } from '../references.js'
+import { referenceTables, TableReferences } from '../references.js'
+import { layoutOf } from './layout.js'
 import { sqliteReferencedTable } from './references.js'
 
 export interface SqliteOptions extends StoreOptions {
@@ -54,8 +55,9 @@ export function openSqliteStores (options: SqliteOptions): Stores {
   const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
   const references = referencesOf(file, declarations)
+  const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
   return withBuiltIns({
-    collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group, references)])),
+    collections: new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group, references, targets.get(d.name))])),
     changes,
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => {

@@ -13,6 +13,7 @@ import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
 import type { TableReferences } from '../references.js'
+import type { SqlTable } from '../sql-query.js'
 
 /** Most values bound in one statement of getMany and withValues (SQLite's default limit is 32 766). */
 const MAX_BOUND = 10_000
@@ -50,7 +51,7 @@ export class SqliteRecordStore implements RecordStore {
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
   /** `references`: the references between the collections of this file (x-references), checked inside each write's transaction. */
-  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit, references?: TableReferences) {
+  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit, references?: TableReferences, targets?: Record<string, SqlTable<string>>) {
     this.declaration = declaration
     this.#db = db
     this.#group = group
@@ -59,7 +60,7 @@ export class SqliteRecordStore implements RecordStore {
     const { fields, bigintIds } = layout
     const name = declaration.name
     const table = quoted(declaration.table)
-    this.#queries = new SqliteQueries(db, layout.sql, bigintIds, layout.shape)
+    this.#queries = new SqliteQueries(db, targets === undefined ? layout.sql : { ...layout.sql, targets }, bigintIds, layout.shape)
     this.#get = db.prepare<[RecordId], Record<string, unknown>>(`SELECT ${layout.sql.select} FROM ${table} WHERE id = ?`).safeIntegers(bigintIds)
 
     const counter = db.prepare<[string], Counter>('SELECT n, next FROM rqs_counters WHERE collection = ?').safeIntegers(bigintIds)

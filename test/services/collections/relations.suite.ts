@@ -129,6 +129,25 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect(counted.calls.sort()).toEqual(['authors.getMany', 'books.withValues', 'publishers.getMany'])
   })
 
+  it('filters through references (a semi-join), nested, counted, and carried on by next links', async () => {
+    const titles = (body: Json): string[] => body.items.map((b: Json) => b.title)
+    expect(titles((await get('/books?author.name[contains]=HERBERT')).body)).toEqual(['Dune', 'Dune Messiah'])
+    expect(titles((await get('/books?author.name=Ursula%20K.%20Le%20Guin')).body)).toEqual(['The Dispossessed'])
+    expect(titles((await get('/books?author.publisher.name=Chilton&sort=-title')).body)).toEqual(['Dune Messiah', 'Dune'])
+    expect(titles((await get('/books?author.name[contains]=herbert&title[contains]=messiah')).body)).toEqual(['Dune Messiah'])
+    expect(titles((await get('/books?author.publisher[gte]=1')).body)).toEqual(['Dune', 'Dune Messiah'])
+    const counted = await request(`${base}/books?author.name[contains]=herbert&count=true&limit=1&expand=author`)
+    expect(counted.headers.get('x-total-count')).toBe('2')
+    expect(counted.body.next).toContain('author.name%5Bcontains%5D=herbert')
+    const next = await get(counted.body.next as string)
+    expect(next.body.items.map((b: Json) => [b.title, b.expand.author.name])).toEqual([['Dune Messiah', 'Frank Herbert']])
+    const ndjson = await fetch(`${base}/books?author.name[contains]=le%20guin`, { headers: { accept: 'application/x-ndjson' } })
+    expect((await ndjson.text()).trim().split('\n').map((l) => JSON.parse(l).title)).toEqual(['The Dispossessed'])
+    expect((await get('/books?writer.name=x')).status).toBe(400)
+    expect((await get('/books?author.publisher[gt]=many')).status).toBe(400)
+    expect((await get('/books?author.limit=1')).status).toBe(400)
+  })
+
   it('follows references in GraphQL, one store query per relation per level', async () => {
     const counted = countCalls(stores, ['authors', 'publishers', 'books'])
     const answer = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ books(first: 3) { nodes { title author { name publisher { name } books_via_author(first: 1) { title } } } } }' } })
