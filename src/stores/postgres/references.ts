@@ -47,7 +47,8 @@ function foreignKeys (layouts: readonly TableLayout[]): Map<string, ForeignKey> 
 export async function ensureForeignKeys (client: pg.ClientBase, layouts: readonly TableLayout[], where: string): Promise<void> {
   const wanted = foreignKeys(layouts)
   for (const layout of layouts) {
-    const held = (await client.query<{ name: string }>("SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f'", [layout.table])).rows.map((r) => r.name)
+    // Only the foreign keys rqs made for references (named …_fk_…): any other constraint is left alone.
+    const held = (await client.query<{ name: string }>("SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f' AND conname LIKE '%\\_fk\\_%'", [layout.table])).rows.map((r) => r.name)
     for (const name of held) if (wanted.get(name)?.layout !== layout) await client.query(`ALTER TABLE ${layout.table} DROP CONSTRAINT ${name}`)
     for (const key of wanted.values()) {
       if (key.layout !== layout || held.includes(key.name)) continue

@@ -21,6 +21,25 @@ afterAll(async () => { for (const database of databases) await database.drop() }
 describe.skipIf(SKIP_POSTGRES)(`postgres store${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
   relationsSuite(() => store)
 
+  it('follows a changed x-on-delete after a restart, and refuses to start over records naming missing ones', async () => {
+    const shared = await fresh()
+    const restrict = fromFile(files.write('restrict.json', LIBRARY), '--collections')
+    let server = await startServer({ collections: restrict, store: shared })
+    expect((await request(`${server.origin}/authors`, { method: 'POST', json: { name: 'Herbert' } })).status).toBe(201)
+    expect((await request(`${server.origin}/books`, { method: 'POST', json: { title: 'Dune', author: 1 } })).status).toBe(201)
+    expect((await request(`${server.origin}/authors/1`, { method: 'DELETE' })).status).toBe(409)
+    await server.close()
+    const library = LIBRARY.collections
+    const cascading = { collections: { ...library, books: { schema: { ...library.books.schema, properties: { ...library.books.schema.properties, author: { type: 'integer', 'x-references': 'authors', 'x-on-delete': 'cascade' } } } } } }
+    server = await startServer({ collections: fromFile(files.write('cascade.json', cascading), '--collections'), store: shared })
+    try {
+      expect((await request(`${server.origin}/authors/1`, { method: 'DELETE' })).status).toBe(204)
+      expect((await request(`${server.origin}/books/1`)).status).toBe(404)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('leaves no dangling reference when two instances race creates and deletes', async () => {
     const shared = await fresh()
     const collections = fromFile(files.write('race.json', LIBRARY), '--collections')
