@@ -21,6 +21,8 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
   const through = throughFilters(relations, declared)
   return {
     relations: [...own.keys()],
+    refers: [...own.values()].some((r) => r.kind === 'one'),
+    referred: [...own.values()].some((r) => r.kind === 'many'),
     parse: (text) => parseExpand(relations, name, text),
     apply: async (nodes, records) => await expandRecords(nodes, records, storeOf),
     through: (query) => through(name, query)

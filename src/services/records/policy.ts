@@ -58,6 +58,10 @@ export interface WirePolicy {
 export interface Expansion {
   /** The relation names `expand` may start with. */
   relations: readonly string[]
+  /** The collection has reference fields (a write may name a missing record: REFERENCE_NOT_FOUND). */
+  refers: boolean
+  /** Other collections refer to it (a delete may be restricted: RECORD_REFERENCED). */
+  referred: boolean
   /** The relations an `expand` parameter names, or QueryRefused. */
   parse: (text: string) => ExpandNode[]
   /** The records with their `expand` member: one store query per relation. */

@@ -4,7 +4,7 @@ import {
   ARRAY_FRAME, answerOnce, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
-import { AppError } from '../../http/errors/index.js'
+import { AppError, type ErrorCode } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
 import type { Expansion, Operation, WirePolicy } from './policy.js'
@@ -87,7 +87,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.create),
       body: schemas.create,
-      'x-rqs': notes({ headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
+      'x-rqs': notes({ ...(policy.expand?.refers === true ? { errors: ['REFERENCE_NOT_FOUND'] } : {}), headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] } }),
       response: { 201: answer(schemas.record, ops.create.answer) }
     }
   }, createRecord(collection))
@@ -100,8 +100,8 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       params: ids.params,
       body: schemas.put,
       'x-rqs': notes(putCreates
-        ? { errors: ['INVALID_ID', 'ID_MISMATCH'], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }
-        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code], preconditions: 'write', headers: { 200: ['ETag'] } }),
+        ? { errors: ['INVALID_ID', 'ID_MISMATCH', ...referenceErrors(policy)], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }
+        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code, ...referenceErrors(policy)], preconditions: 'write', headers: { 200: ['ETag'] } }),
       response: putCreates
         ? { 200: answer(schemas.record, ops.replace.answer), 201: answer(schemas.record, ops.replace.created ?? 'Created at this id.') }
         : { 200: answer(schemas.record, ops.replace.answer) }
@@ -114,11 +114,16 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.delete),
       params: ids.params,
-      'x-rqs': notes({ errors: ['INVALID_ID', notFound.code], preconditions: 'write' }),
+      'x-rqs': notes({ errors: policy.expand?.referred === true ? ['INVALID_ID', notFound.code, 'RECORD_REFERENCED'] : ['INVALID_ID', notFound.code], preconditions: 'write' }),
       response: { 204: noBody(ops.delete.answer) }
     }
   }, deleteRecord(collection))
   return collection
+}
+
+/** A write's refusal through references, for the API description. */
+function referenceErrors (policy: WirePolicy): ErrorCode[] {
+  return policy.expand?.refers === true ? ['REFERENCE_NOT_FOUND'] : []
 }
 
 /** For the API description: problem details (the default shape), and every route reads or writes records. */

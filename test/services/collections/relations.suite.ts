@@ -163,6 +163,19 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect(introspected.body.data.__type.fields).toContainEqual({ name: 'author', type: { name: 'Author', kind: 'OBJECT' } })
   })
 
+  it('describes expand, the expanded shape and the refusals in /openapi.json', async () => {
+    const doc = (await get('/openapi.json')).body
+    const names = (op: Json): string[] => (op.parameters ?? []).map((p: Json) => p.name)
+    expect(names(doc.paths['/books'].get)).toContain('expand')
+    expect(names(doc.paths['/books/{id}'].get)).toContain('expand')
+    const record = JSON.stringify(doc.paths['/books/{id}'].get.responses['200'])
+    const component = /#\/components\/schemas\/([A-Za-z]+)/.exec(record)?.[1]
+    expect(JSON.stringify(component === undefined ? record : doc.components.schemas[component])).toContain('"expand"')
+    expect(Object.keys(doc.paths['/books'].post.responses)).toContain('422')
+    expect(JSON.stringify(doc.paths['/books'].post.responses['422'])).toContain('REFERENCE_NOT_FOUND')
+    expect(JSON.stringify(doc.paths['/authors/{id}'].delete.responses['409'])).toContain('RECORD_REFERENCED')
+  })
+
   it('cascades a delete to the referring records, each with its feed event', async () => {
     const book = (await post('/books', { title: 'Children of Dune', author: 1 })).body
     const first = (await post('/reviews', { text: 'Sandy', book: book.id })).body
