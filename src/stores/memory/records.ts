@@ -158,6 +158,8 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
       for (const r of batch) staged.set(r.id, recordOf(this.declaration, r.id, r))
       count += batch.length
     }
+    // References are checked as a write's are, before anything is stored: all or nothing.
+    for (const r of staged.values()) this.#references?.check(this.declaration, r)
     let replaced = 0
     for (const r of [...staged.values()].sort(byId)) {
       const held = this.#records.has(r.id)

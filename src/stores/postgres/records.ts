@@ -218,7 +218,9 @@ export class PostgresRecordStore implements RecordStore {
    * take first) and brings the id state up to date (see importStaged).
    */
   async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
-    return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
+    try {
+      return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
+    } catch (err) { throw await this.#refusal(err) }
   }
 
   /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { Statement } from 'better-sqlite3'
 import {
-  conditionHolds, DELETED, UndeclaredFieldError, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  conditionHolds, DanglingReferenceError, DELETED, UndeclaredFieldError, fold, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -46,6 +46,8 @@ export class SqliteRecordStore implements RecordStore {
   readonly #group: GroupCommit
   readonly #get: Statement<[RecordId], Record<string, unknown>>
   readonly #queries: SqliteQueries<string, StoredRecord>
+  /** The tables its reference fields name (filters through references; the reference check of an import). */
+  readonly #targets: Readonly<Record<string, SqlTable<string>>> | undefined
   readonly #create: (input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => CreateResult
   readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
@@ -60,6 +62,7 @@ export class SqliteRecordStore implements RecordStore {
     const { fields, bigintIds } = layout
     const name = declaration.name
     const table = quoted(declaration.table)
+    this.#targets = targets
     this.#queries = new SqliteQueries(db, targets === undefined ? layout.sql : { ...layout.sql, targets }, bigintIds, layout.shape)
     this.#get = db.prepare<[RecordId], Record<string, unknown>>(`SELECT ${layout.sql.select} FROM ${table} WHERE id = ?`).safeIntegers(bigintIds)
 
@@ -137,6 +140,11 @@ export class SqliteRecordStore implements RecordStore {
       return DELETED
     }))
     this.#remove = del
+  }
+
+  /** After an import: the first reference naming no record, if any (checked inside the import's transaction). */
+  #danglingReference (): DanglingReferenceError | undefined {
+    return this.#targets === undefined ? undefined : danglingReferenceOf(this.#db, this.#layout, this.#targets)
   }
 
   #read (id: RecordId): StoredRecord | undefined {
@@ -236,9 +244,26 @@ export class SqliteRecordStore implements RecordStore {
           this.#db.prepare(`UPDATE rqs_counters SET next = max(next, coalesce((SELECT max(id) + 1 FROM ${staged}), next)) WHERE collection = ?`).run(declaration.name)
         }
         if (declaration.ids === 'int64') this.#db.prepare(skipTakenIds(table)).run(declaration.name)
+        // References are checked as a write's are: one naming no record undoes the whole import.
+        const dangling = this.#danglingReference()
+        if (dangling !== undefined) throw dangling
       }
     }, source, onApplied)
   }
+}
+
+/** The first record whose reference names no record of its target, as the write's refusal. */
+function danglingReferenceOf (db: Database.Database, layout: TableLayout, targets: Readonly<Record<string, SqlTable<string>>>): DanglingReferenceError | undefined {
+  const { declaration } = layout
+  for (const [field, reference] of Object.entries(declaration.references ?? {})) {
+    const column = layout.sql.columns[field]
+    const target = targets[field]
+    if (column === undefined || target === undefined) continue
+    const row = db.prepare<[], { value: FieldData }>(`SELECT s.${column} AS value FROM ${quoted(declaration.table)} s
+      WHERE s.${column} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${target.name} t WHERE t.id = s.${column}) LIMIT 1`).get()
+    if (row !== undefined) return new DanglingReferenceError(declaration.name, field, row.value, reference.collection)
+  }
+  return undefined
 }
 
 /** UPDATE of every written column but those of the `kept` fields, by id (the last parameter). */

@@ -3,7 +3,7 @@ import type { Config } from '../../../src/options.js'
 import { makeConfig } from '../../../src/options.js'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { openStores } from '../../../src/stores/index.js'
-import type { Change, Stores } from '../../../src/domain/index.js'
+import { DanglingReferenceError, type Change, type StoredRecord, type Stores } from '../../../src/domain/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { declarationFiles } from './fixture.js'
 
@@ -198,6 +198,17 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect((await get(`/authors/${author.id as number}`)).body).toEqual({ id: author.id, name: 'Samuel R. Delany' })
     const changes = await changesAfter(seq, 2)
     expect(changes.map((c) => `${c.service}/${String(c.id)} ${c.kind}`).sort()).toEqual([`authors/${author.id as number} replaced`, `publishers/${publisher.id as number} deleted`])
+  })
+
+  it('checks an import\'s references as a write\'s, all or nothing', async () => {
+    const books = stores.collections.get('books')
+    if (books === undefined) throw new Error('no books store')
+    async function * lines (records: StoredRecord[]): AsyncGenerator<StoredRecord[]> { yield records }
+    await expect(books.importAll(lines([{ id: 500, title: 'Imported', author: 1 }, { id: 501, title: 'Orphan', author: 404 }]))).rejects.toThrow(DanglingReferenceError)
+    expect((await get('/books/500')).status).toBe(404)
+    expect(await books.importAll(lines([{ id: 502, title: 'Imported', author: 2 }]))).toBe(1)
+    expect((await get('/books/502?expand=author')).body.expand.author.name).toBe('Ursula K. Le Guin')
+    expect((await del('/books/502')).status).toBe(204)
   })
 
   it('references a built-in collection (students) and cascades its deletes', async () => {
