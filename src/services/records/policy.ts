@@ -50,11 +50,15 @@ export interface WirePolicy {
   operations: Record<'list' | 'get' | 'create' | 'replace' | 'delete', Operation>
   /** Registration-time setup of the scope: body parsers, validator compilers. */
   prepare: (app: FastifyInstance) => void
-  /** `?expand=` (references between collections), on collections with relations. */
+  /** References between collections, on collections with relations: `?expand=`, filters through references, their refusals. */
   expand?: Expansion
 }
 
-/** How a collection's records are answered with the records its relations lead to (src/records/expand.ts). */
+/**
+ * A collection's relations on the wire: how its records are answered with
+ * the records its relations lead to (src/records/expand.ts), how a list is
+ * filtered through its references, and which refusals its writes may meet.
+ */
 export interface Expansion {
   /** The relation names `expand` may start with. */
   relations: readonly string[]
