@@ -1,6 +1,6 @@
 import type { ChangeLog } from './changes.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
-import type { AddressField, QueryableStore, StudentField } from './query.js'
+import type { AddressField, QueryableStore, RecordFilter, StudentField } from './query.js'
 import type { Address, AddressInput, Student, StudentInput } from './records.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, FieldData, RecordId, RecordInput, StoredRecord } from './collection.js'
@@ -90,9 +90,10 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
   /**
    * The records whose `field` holds one of `values`, ordered by that value,
    * then id, at most `perValue` for each value, in one store query (the
-   * back-relations of references: `books_via_author`).
+   * back-relations of references: `books_via_author`), and that `filter`
+   * accepts when given.
    */
-  withValues (field: string, values: readonly FieldData[], perValue: number): Promise<StoredRecord[]>
+  withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]>
   /** Stores a new record under an id the declaration's id rule gives. */
   create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult>
   /**

@@ -77,8 +77,8 @@ class ObservedRecordStore implements RecordStore {
     return await watch('getMany', this.failed, async () => await this.inner.getMany(ids))
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number): Promise<StoredRecord[]> {
-    return await watch('withValues', this.failed, async () => await this.inner.withValues(field, values, perValue))
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+    return await watch('withValues', this.failed, async () => await this.inner.withValues(field, values, perValue, filter))
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {

@@ -54,10 +54,13 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
     return ids.flatMap((id) => { const record = this.#records.get(id); return record === undefined ? [] : [record] })
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number): Promise<StoredRecord[]> {
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
     if (!Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
     const sorted = [...new Set(values)].sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
-    return sorted.flatMap((value) => (this.#records.equalRange(field, value, Infinity) ?? []).slice(0, perValue))
+    if (filter === undefined) return sorted.flatMap((value) => (this.#records.equalRange(field, value, Infinity) ?? []).slice(0, perValue))
+    const found: StoredRecord[] = []
+    for (const value of sorted) found.push(...await this.query({ ...filter, where: [...filter.where, { field, op: 'eq', value }], sort: [], limit: perValue }))
+    return found
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {

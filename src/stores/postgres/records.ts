@@ -14,7 +14,8 @@ import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
 import type { PostgresReferences } from './references.js'
 import { rethrow } from './errors.js'
-import type { SqlTable } from '../sql-query.js'
+import { compileWithValues, type SqlTable } from '../sql-query.js'
+import { POSTGRES_DIALECT } from './query.js'
 
 type Row = Record<string, unknown>
 
@@ -64,6 +65,8 @@ export class PostgresRecordStore implements RecordStore {
   readonly #sequence: string | null
   /** Indexes into #values of the columns an update writes (not those of keptOnUpdate fields). */
   readonly #updated: number[]
+  /** The query compiler's view of the table, with the tables its references name. */
+  readonly #table: SqlTable<string>
   /** The foreign keys of x-references, whose violations become the domain's refusals. */
   readonly #references: PostgresReferences | undefined
 
@@ -76,7 +79,8 @@ export class PostgresRecordStore implements RecordStore {
     this.#writes = writes
     this.#kept = kept
     this.#s = statements(layout)
-    this.#queries = new PostgresQueries(pool, targets === undefined ? layout.sql : { ...layout.sql, targets }, layout.toRecord)
+    this.#table = targets === undefined ? layout.sql : { ...layout.sql, targets }
+    this.#queries = new PostgresQueries(pool, this.#table, layout.toRecord)
     this.#gets = new BatchedGets(pool, { statement: this.#s.getMany, idOf: (row) => layout.idOf(row.id), toRecord: layout.toRecord })
     this.#optional = new Set(layout.fields.filter((f) => !f.required).map((f) => f.name))
     this.#sequence = sequence
@@ -116,16 +120,13 @@ export class PostgresRecordStore implements RecordStore {
     } catch (err) { return rethrow(err) }
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number): Promise<StoredRecord[]> {
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
     const f = this.#layout.fields.find((candidate) => candidate.name === field)
     if (f === undefined) throw new UndeclaredFieldError(this.declaration.name, field)
     if (values.length === 0) return []
-    const { table, sql } = this.#layout
-    // The first `perValue` of each value by id: a window over the rows of the values asked for.
-    const text = `SELECT ${sql.select} FROM (SELECT *, row_number() OVER (PARTITION BY ${f.column} ORDER BY id) AS rqs__n FROM ${table}
-      WHERE ${f.column} = ANY($1::${f.sqlType}[])) t WHERE rqs__n <= $2 ORDER BY ${f.column}, id`
+    const { text, values: bound } = compileWithValues(this.#table, POSTGRES_DIALECT, field, values, perValue, filter, f.sqlType)
     try {
-      return (await this.#pool.query<Row>({ name: `rqs-${this.declaration.name}-with-${f.columnName}`, text, values: [[...values], perValue] })).rows.map(this.#layout.toRecord)
+      return (await this.#pool.query<Row>({ text, values: bound })).rows.map(this.#layout.toRecord)
     } catch (err) { return rethrow(err) }
   }
 

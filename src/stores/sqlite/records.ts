@@ -13,7 +13,8 @@ import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
 import type { TableReferences } from '../references.js'
-import type { SqlTable } from '../sql-query.js'
+import { compileWithValues, type SqlTable } from '../sql-query.js'
+import { SQLITE_DIALECT } from './query.js'
 
 /** Most values bound in one statement of getMany and withValues (SQLite's default limit is 32 766). */
 const MAX_BOUND = 10_000
@@ -48,6 +49,8 @@ export class SqliteRecordStore implements RecordStore {
   readonly #queries: SqliteQueries<string, StoredRecord>
   /** The tables its reference fields name (filters through references; the reference check of an import). */
   readonly #targets: Readonly<Record<string, SqlTable<string>>> | undefined
+  /** The query compiler's view of the table, with its targets. */
+  readonly #table: SqlTable<string>
   readonly #create: (input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => CreateResult
   readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
@@ -63,7 +66,8 @@ export class SqliteRecordStore implements RecordStore {
     const name = declaration.name
     const table = quoted(declaration.table)
     this.#targets = targets
-    this.#queries = new SqliteQueries(db, targets === undefined ? layout.sql : { ...layout.sql, targets }, bigintIds, layout.shape)
+    this.#table = targets === undefined ? layout.sql : { ...layout.sql, targets }
+    this.#queries = new SqliteQueries(db, this.#table, bigintIds, layout.shape)
     this.#get = db.prepare<[RecordId], Record<string, unknown>>(`SELECT ${layout.sql.select} FROM ${table} WHERE id = ?`).safeIntegers(bigintIds)
 
     const counter = db.prepare<[string], Counter>('SELECT n, next FROM rqs_counters WHERE collection = ?').safeIntegers(bigintIds)
@@ -171,17 +175,13 @@ export class SqliteRecordStore implements RecordStore {
     return records
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number): Promise<StoredRecord[]> {
-    const column = this.#layout.sql.columns[field]
-    if (column === undefined || field === 'id') throw new UndeclaredFieldError(this.declaration.name, field)
-    const { select, name } = this.#layout.sql
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+    if (field === 'id' || !Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
     const records: StoredRecord[] = []
     try {
       for (let i = 0; i < values.length; i += MAX_BOUND) {
-        const chunk = values.slice(i, i + MAX_BOUND).map(sqlValue)
-        // The first `perValue` of each value by id: a window over the rows of the values asked for.
-        const rows = this.#db.prepare(`SELECT ${select} FROM (SELECT *, row_number() OVER (PARTITION BY ${column} ORDER BY id) AS rqs__n FROM ${name}
-          WHERE ${column} IN (${chunk.map(() => '?').join(', ')})) WHERE rqs__n <= ? ORDER BY ${column}, id`).safeIntegers(this.#layout.bigintIds).all(...chunk, perValue) as Array<Record<string, unknown>>
+        const { text, values: bound } = compileWithValues(this.#table, SQLITE_DIALECT, field, values.slice(i, i + MAX_BOUND).map(sqlValue), perValue, filter)
+        const rows = this.#db.prepare(text).safeIntegers(this.#layout.bigintIds).all(...bound) as Array<Record<string, unknown>>
         for (const row of rows) records.push(this.#shaped(row))
       }
     } catch (err) { return rethrow(err) }
