@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader'
-import { GraphQLInt, GraphQLList, GraphQLNonNull, type GraphQLFieldConfigMap, type GraphQLObjectType } from 'graphql'
+import { GraphQLInt, GraphQLList, GraphQLNonNull, type GraphQLFieldConfigMap, type GraphQLInputObjectType, type GraphQLObjectType } from 'graphql'
 import { referenceIdOf, type FieldData, type RecordId, type RecordStore, type StoredRecord } from '../domain/index.js'
-import { BACK_RELATION_CAP, type Relations } from '../records/index.js'
+import { BACK_RELATION_CAP, type CollectionModel, type Relations } from '../records/index.js'
+import { readListArgs } from './lists.js'
 import { codedError } from './errors.js'
 import type { WriteContext } from './writes.js'
 
@@ -36,12 +37,14 @@ function asValue (id: RecordId): FieldData {
 export interface RelationTypes {
   /** The record type of each collection, by name, once built (the fields are read lazily, after every type exists). */
   types: Map<string, GraphQLObjectType<StoredRecord, WriteContext>>
+  /** The filter input and query model of each collection (a back-relation's `filter`). */
+  filters: Map<string, { type: GraphQLInputObjectType, model: CollectionModel }>
   stores: ReadonlyMap<string, RecordStore>
   relations: Relations
 }
 
 /** The fields of `collection`'s record type that follow its relations; those whose target has no type are left out. */
-export function relationFields (collection: string, { types, stores, relations }: RelationTypes): GraphQLFieldConfigMap<StoredRecord, WriteContext> {
+export function relationFields (collection: string, { types, filters, stores, relations }: RelationTypes): GraphQLFieldConfigMap<StoredRecord, WriteContext> {
   const fields: GraphQLFieldConfigMap<StoredRecord, WriteContext> = {}
   for (const relation of relations.get(collection)?.values() ?? []) {
     const type = types.get(relation.target)
@@ -67,16 +70,18 @@ export function relationFields (collection: string, { types, stores, relations }
       }
       continue
     }
-    const key = `many:${relation.name}`
+    const filter = filters.get(relation.target)
     fields[relation.name] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
-      description: `The records of ${relation.target} whose ${relation.field} names this one, in id order (\`first\`: at most ${BACK_RELATION_CAP}, the default). Loaded in one store query for every record of a level.`,
-      args: { first: { type: GraphQLInt } },
-      resolve: async (record, args: { first?: number | null }, context) => {
+      description: `The records of ${relation.target} whose ${relation.field} names this one, in id order (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\`: as the list field's). Loaded in one store query for every record of a level.`,
+      args: { first: { type: GraphQLInt }, ...(filter === undefined ? {} : { filter: { type: filter.type } }) },
+      resolve: async (record, args: { first?: number | null, filter?: Readonly<Record<string, unknown>> | null }, context) => {
         const first = Math.min(Math.max(args.first ?? BACK_RELATION_CAP, 0), BACK_RELATION_CAP)
         try {
-          const lists = loader(context, key, async (values) => {
-            const found = await store.withValues(relation.field, values, BACK_RELATION_CAP)
+          // The same filter is one loader: every record of a level that asks with it shares one store query.
+          const where = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }).filter
+          const lists = loader(context, `many:${relation.name}:${JSON.stringify(where ?? null)}`, async (values) => {
+            const found = await store.withValues(relation.field, values, BACK_RELATION_CAP, where)
             const byValue = new Map<FieldData, StoredRecord[]>()
             for (const r of found) {
               const value = r[relation.field] as FieldData

@@ -134,7 +134,7 @@ export function collectionParts (options: CollectionSchemaOptions): CollectionPa
   const takenTypes = new Set([...options.takenTypes, ...SHARED_TYPES])
   const takenFields = new Set(options.takenFields)
   const stores = options.stores.collections
-  const relations: RelationTypes = { types: new Map(), stores, relations: relationsOf([...stores.values()].map((s) => s.declaration)) }
+  const relations: RelationTypes = { types: new Map(), filters: new Map(), stores, relations: relationsOf([...stores.values()].map((s) => s.declaration)) }
   for (const collection of options.collections) {
     const store = options.stores.collections.get(collection.name)
     if (store === undefined) continue
@@ -180,6 +180,7 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   for (const [field, param] of Object.entries(params)) filterFields[field] = { type: field === 'id' ? FILTERS.id : scalarOf(param).filter, description: param.description === '' ? undefined : param.description }
   filterFields.q = { type: GraphQLString, description: 'Only records with this text in any text field, ignoring case (REST\'s `q`).' }
   const Filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, description: `Which records of ${name}: every condition given holds (REST's filters).`, fields: filterFields })
+  relations.filters.set(name, { type: Filter, model })
 
   const sortValues: Record<string, { value: SortKey }> = {}
   for (const field of sortableFields(model)) {

@@ -159,6 +159,8 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
       { title: 'The Dispossessed', author: { name: 'Ursula K. Le Guin', publisher: null, books_via_author: [{ title: 'The Dispossessed' }] } }
     ])
     expect(counted.calls.sort()).toEqual(['authors.getMany', 'books.withValues', 'publishers.getMany'])
+    const filtered = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ authors(first: 2) { nodes { name books_via_author(filter: { title: { contains: "MESSIAH" } }) { title } } } }' } })
+    expect(filtered.body.data.authors.nodes).toEqual([{ name: 'Frank Herbert', books_via_author: [{ title: 'Dune Messiah' }] }, { name: 'Ursula K. Le Guin', books_via_author: [] }])
     const introspected = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ __type(name: "Book") { fields { name type { name kind } } } }' } })
     expect(introspected.body.data.__type.fields).toContainEqual({ name: 'author', type: { name: 'Author', kind: 'OBJECT' } })
   })
