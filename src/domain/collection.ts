@@ -74,6 +74,17 @@ export interface CollectionDeclaration {
    * UNIQUE treats NULL). Kept by a unique index on every store.
    */
   unique?: ReadonlyArray<readonly string[]>
+  /** Fields that hold the id of a record of another collection (`x-references`), by field name. */
+  references?: Readonly<Record<string, FieldReference>>
+}
+
+/** What a record that still refers to a deleted one becomes: refused, deleted too, or its field cleared. */
+export type OnDelete = 'restrict' | 'cascade' | 'set-null'
+
+/** A reference field: the collection its value names a record of, and what a delete of that record does. */
+export interface FieldReference {
+  collection: string
+  onDelete: OnDelete
 }
 
 /**

@@ -53,6 +53,15 @@ export interface RecordFilter<F extends string = string> {
   search?: string
   /** A filter expression (./filter/), which must hold too: `filter=`, and the bracket operators a condition cannot say. */
   expression?: FilterExpr
+  /** Filters through references (`author.name[contains]=…`): each holds (a semi-join). */
+  through?: ReadonlyArray<ReferenceFilter<F>>
+}
+
+/** Only records whose reference `field` names a record of `target` that `filter` accepts. */
+export interface ReferenceFilter<F extends string = string> {
+  field: F
+  target: string
+  filter: RecordFilter
 }
 
 /** Where a page ended: the sort key values of its last record (in sort order; null: the field unset), then its id. */

@@ -3,7 +3,7 @@ import type { WebhookStore } from './webhooks.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
 import type { QueryableStore, RecordFilter } from './query.js'
 import type { Clock } from './clock.js'
-import type { CollectionDeclaration, RecordId, RecordInput, StoredRecord } from './collection.js'
+import type { CollectionDeclaration, FieldData, RecordId, RecordInput, StoredRecord } from './collection.js'
 
 /**
  * The contracts every store meets (memory, SQLite, PostgreSQL). Stores know
@@ -73,6 +73,15 @@ export type WriteResult =
 export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, string> {
   readonly declaration: CollectionDeclaration
   get (id: RecordId): Promise<StoredRecord | undefined>
+  /** The records of `ids` that exist, in no particular order, in one store query (expand, GraphQL's batched loads). */
+  getMany (ids: readonly RecordId[]): Promise<StoredRecord[]>
+  /**
+   * The records whose `field` holds one of `values`, ordered by that value,
+   * then id, at most `perValue` for each value, in one store query (the
+   * back-relations of references: `books_via_author`), and that `filter`
+   * accepts when given.
+   */
+  withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]>
   /** Stores a new record under an id the declaration's id rule gives. */
   create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult>
   /**

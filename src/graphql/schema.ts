@@ -12,6 +12,8 @@ import { filterExpression, readListArgs, sortableFields, type FilterArg, type Li
 import { namesOf, TYPE_SUFFIXES, type CollectionNames } from './names.js'
 import { ownScalar, SafeInt } from './scalars.js'
 import { CollectionWrites, type WriteContext } from './writes.js'
+import { relationFields, type RelationTypes } from './relations.js'
+import { relationsOf } from '../records/index.js'
 
 /**
  * The GraphQL fields of every collection, generated from its declaration and
@@ -178,18 +180,20 @@ export function collectionParts (options: CollectionSchemaOptions): CollectionPa
   const parts: CollectionParts = { query: {}, mutation: {}, subscription: {} }
   const takenTypes = new Set([...options.takenTypes, ...SHARED_TYPES])
   const takenFields = new Set(options.takenFields)
+  const stores = options.stores.collections
+  const relations: RelationTypes = { types: new Map(), filters: new Map(), stores, relations: relationsOf([...stores.values()].map((s) => s.declaration)) }
   for (const collection of options.collections) {
     const store = options.stores.collections.get(collection.name)
     if (store === undefined) continue
     const names = namesOf(collection, takenTypes, takenFields)
     for (const suffix of TYPE_SUFFIXES) takenTypes.add(names.type + suffix)
     for (const field of [names.list, names.byId, names.changed, names.create, names.replace, names.update, names.delete]) takenFields.add(field)
-    addCollection(parts, collection, store, names, options.streams, takenTypes)
+    addCollection(parts, collection, store, names, options.streams, takenTypes, relations)
   }
   return parts
 }
 
-function addCollection (parts: CollectionParts, collection: RecordCollection, store: RecordStore, names: CollectionNames, streams: ChangeStreams, takenTypes: Set<string>): void {
+function addCollection (parts: CollectionParts, collection: RecordCollection, store: RecordStore, names: CollectionNames, streams: ChangeStreams, takenTypes: Set<string>, relations: RelationTypes): void {
   const { declaration } = store
   const model = collection.model
   const params = model.fields as Readonly<Record<string, FieldParam>>
@@ -218,7 +222,9 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
   if (etagOf !== undefined && !Object.hasOwn(recordFields, 'etag')) {
     recordFields.etag = { type: nonNull(GraphQLString), description: 'The record\'s ETag as REST sends it: pass it as `ifMatch` to replace or delete only this version.', resolve: (r) => etagOf.call(collection, r) }
   }
-  const Record = new GraphQLObjectType<StoredRecord, GraphQLContext>({ name: names.type, description: `A record of ${name}, as REST represents it.`, fields: recordFields })
+  // A thunk: a reference field is typed as its target's record type, built with another collection (./relations.ts).
+  const Record = new GraphQLObjectType<StoredRecord, GraphQLContext>({ name: names.type, description: `A record of ${name}, as REST represents it.`, fields: () => ({ ...recordFields, ...relationFields(name, relations) }) })
+  relations.types.set(name, Record)
   const Input = new GraphQLInputObjectType({
     name: `${names.type}Input`,
     description: `The fields of a record of ${name}, checked with REST's rules (a failure is VALIDATION_FAILED with REST's entries in extensions.errors).`,
@@ -254,6 +260,7 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
       not: { type: Filter, description: 'This filter does not hold (a record without a field it compares counts as not matching it).' }
     })
   })
+  relations.filters.set(name, { type: Filter, model })
 
   const sortValues: Record<string, { value: SortKey }> = {}
   for (const field of sortableFields(model)) {

@@ -7,6 +7,7 @@ import { MemoryChangeLog } from './memory/changes.js'
 import { MemoryWebhookStore } from './memory/webhooks.js'
 import { MemoryUnit } from './memory/unit.js'
 import { runUnit } from './unit.js'
+import { TableReferences } from './references.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -37,7 +38,9 @@ export { observeFailures, type StoreFailureListener } from './observed.js'
 export function memoryStores (options: StoreOptions = {}): RecordStores {
   const kept = new MemoryKeptWrites(options.idempotencyRetentionMs, undefined, options.clock)
   const changes = new MemoryChangeLog(options.memoryChangesKept, options.clock)
-  const collections = new Map((options.collections ?? []).map((d) => [d.name, new MemoryRecordStore(d, kept, changes)]))
+  const declarations = options.collections ?? []
+  const references = new TableReferences(declarations)
+  const collections = new Map(declarations.map((d) => [d.name, new MemoryRecordStore(d, kept, changes, references)]))
   return {
     collections,
     changes,

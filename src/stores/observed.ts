@@ -1,5 +1,5 @@
 import {
-  type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type CollectionDeclaration, type CreateResult,
+  type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type CollectionDeclaration, type CreateResult, type FieldData,
   type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
   type RecordStores, type StoredRecord, type StoreRevision, type WriteCondition, type WriteResult
 } from '../domain/index.js'
@@ -72,6 +72,14 @@ class ObservedRecordStore implements RecordStore {
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
     return await watch('get', this.failed, async () => await this.inner.get(id))
+  }
+
+  async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
+    return await watch('getMany', this.failed, async () => await this.inner.getMany(ids))
+  }
+
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+    return await watch('withValues', this.failed, async () => await this.inner.withValues(field, values, perValue, filter))
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {

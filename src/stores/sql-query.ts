@@ -36,6 +36,8 @@ export interface SqlTable<F extends string> {
   optional?: ReadonlySet<string>
   /** The select list, e.g. `id, first_name AS firstName, …`. */
   select: string
+  /** The tables reference fields name records of, by field (filters through references). */
+  targets?: Readonly<Record<string, SqlTable<string>>>
 }
 
 export interface CompiledSql {
@@ -51,8 +53,7 @@ export interface QueryPlan {
 const COMPARISON: Record<Exclude<Condition['op'], 'contains'>, string> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }
 
 class Builder<F extends string> {
-  readonly values: unknown[] = []
-  constructor (readonly table: SqlTable<F>, readonly dialect: SqlDialect, readonly plan: QueryPlan = {}) {}
+  constructor (readonly table: SqlTable<F>, readonly dialect: SqlDialect, readonly plan: QueryPlan = {}, readonly values: unknown[] = []) {}
 
   bind (value: unknown): string {
     this.values.push(value)
@@ -120,6 +121,13 @@ class Builder<F extends string> {
       const text = Object.keys(this.table.folded)
       // No text field: the search finds nothing, as in the memory store.
       parts.push(text.length === 0 ? '1 = 0' : `(${text.map((f) => this.contains(f, filter.search as string)).join(' OR ')})`)
+    }
+    for (const through of filter.through ?? []) {
+      // A semi-join: the target's conditions in a subquery, its parameters bound in the same list.
+      const target = this.table.targets?.[through.field]
+      if (target === undefined) throw new UndeclaredFieldError(this.table.name, through.field)
+      const inner = new Builder(target, this.dialect, {}, this.values).filter(through.filter)
+      parts.push(`${this.column(through.field)} IN (SELECT id FROM ${target.name}${where(inner)})`)
     }
     return parts
   }
@@ -203,4 +211,20 @@ export function compileRangeSize<F extends string> (table: SqlTable<F>, dialect:
 export function compileCount<F extends string> (table: SqlTable<F>, dialect: SqlDialect, filter: RecordFilter<F>): CompiledSql {
   const b = new Builder(table, dialect)
   return { text: `SELECT count(*) AS n FROM ${table.name}${where(b.filter(filter))}`, values: b.values }
+}
+
+/**
+ * The rows whose `field` holds one of `values` (and that `filter` accepts),
+ * at most `perValue` per value by id, ordered by the value then id: one
+ * statement with a window (the back-relations of references). The select
+ * list reads the subquery's columns, which are the table's.
+ */
+export function compileWithValues<F extends string> (table: SqlTable<F>, dialect: SqlDialect, field: F, values: readonly unknown[], perValue: number, filter: RecordFilter<F> = { where: [] }, valueType = ''): CompiledSql {
+  const b = new Builder(table, dialect)
+  const column = b.column(field)
+  const list = valueType === '' ? `IN (${values.map((v) => b.bind(v)).join(', ')})` : `= ANY(${b.bind([...values])}::${valueType}[])`
+  const parts = [`${column} ${list}`, ...b.filter(filter)]
+  const text = `SELECT ${table.select} FROM (SELECT *, row_number() OVER (PARTITION BY ${column} ORDER BY id) AS rqs__n FROM ${table.name}${where(parts)}) rqs__w
+    WHERE rqs__n <= ${b.bind(perValue)} ORDER BY ${column}, id`
+  return { text, values: b.values }
 }

@@ -234,6 +234,7 @@ export class Listing {
     if (sort !== undefined) url += `&sort=${sort.desc ? '-' : ''}${sort.field}`
     if (q.trim() !== '') url += `&q=${encodeURIComponent(q.trim())}`
     for (const [param, value] of Object.entries(filters)) if (value !== '') url += `&${param}=${encodeURIComponent(value)}`
+    if (this.spec.listParams !== undefined) url += `&${this.spec.listParams}`
     return url
   }
 
@@ -292,7 +293,7 @@ export class Listing {
 
   private async fetchAll (): Promise<Outcome> {
     const records: Rec[] = []
-    let url: string | undefined = `${this.endpoint.url}?limit=${WALK_LIMIT}`
+    let url: string | undefined = `${this.endpoint.url}?limit=${WALK_LIMIT}${this.spec.listParams === undefined ? '' : `&${this.spec.listParams}`}`
     const seq = ++this.seq
     this.lastReadAt = performance.now()
     for (let pages = 0; url !== undefined && pages < MAX_PAGES; pages++) {

@@ -48,6 +48,8 @@ export interface FieldSpec {
   readOnly?: true
   /** false: the list is not sorted by it (the server refuses: an optional field of a declared collection). */
   sortable?: false
+  /** A reference field: the collection its value names a record of (the list asks for it with `expand`). */
+  references?: string
 }
 
 /** A collection's name: students, addresses, or one the server's user declared. */
@@ -71,6 +73,8 @@ export interface ResourceSpec {
   createBody: (values: Record<string, string>) => Record<string, unknown>
   /** The body of the PUT that replaces a record after an edit. */
   replaceBody: (values: Record<string, string>) => Record<string, unknown>
+  /** Query parameters every list read adds (`expand=author` for reference fields). */
+  listParams?: string
 }
 
 /** "36" → 36; "" → absent (the service says it is required); anything else as typed (the service says why not). */
@@ -214,11 +218,13 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
         ...limitsOf(kindOf(property), property),
         ...(property['x-auto'] === undefined ? {} : { readOnly: true as const }),
         ...(property.default === undefined || property.default === null ? {} : { initial: String(property.default) }),
-        ...(sortKeys.has(key) ? {} : { sortable: false as const })
+        ...(sortKeys.has(key) ? {} : { sortable: false as const }),
+        ...(property['x-references'] === undefined ? {} : { references: property['x-references'] })
       })
     }
   }
   add('', [], collection.schema.properties, required, true)
+  const references = fields.filter((f) => f.references !== undefined).map((f) => f.key)
   const title = collection.title ?? humanise(collection.name)
   const describe = (r: Rec): string => {
     const first = fields.find((f) => f.kind === 'string' && r[f.key] !== undefined && r[f.key] !== '')
@@ -234,7 +240,8 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
     exactIds: false,
     describe,
     createBody: (values) => bodyOf(fields, values, () => true, required),
-    replaceBody: (values) => bodyOf(fields, values, () => true, required)
+    replaceBody: (values) => bodyOf(fields, values, () => true, required),
+    ...(references.length === 0 ? {} : { listParams: `expand=${references.join(',')}` })
   }
 }
 
@@ -311,7 +318,28 @@ export function toRecord (value: unknown, spec?: { fields: readonly FieldSpec[] 
     else if (Array.isArray(value)) record[f.key] = value.map(String).join(', ')
     else if (typeof value === 'object' && value !== null) record[f.key] = JSON.stringify(value)
   }
+  if (typeof raw.expand === 'object' && raw.expand !== null) {
+    const labels: Record<string, string> = {}
+    for (const [key, target] of Object.entries(raw.expand)) {
+      if (typeof target === 'object' && target !== null && !Array.isArray(target)) labels[key] = labelOf(target as Record<string, unknown>)
+    }
+    referenceLabels.set(record, labels)
+  }
   return record
+}
+
+/** The labels of the records a record's references name, as the list's `expand` answered them. */
+const referenceLabels = new WeakMap<Rec, Record<string, string>>()
+
+/** How a referenced record is named: its first text field (a declaration's fields come in order, required first as a rule), else its id. */
+function labelOf (target: Record<string, unknown>): string {
+  const text = Object.entries(target).find(([key, value]) => key !== 'id' && typeof value === 'string' && value !== '')
+  return text === undefined ? `#${String(target.id)}` : text[1] as string
+}
+
+/** The label of the record a reference field names, when the list expanded it. */
+export function referenceLabel (record: Rec, field: string): string | undefined {
+  return referenceLabels.get(record)?.[field]
 }
 
 /** The form's text for each field of a record. */

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { DuplicateKeyError, StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
+import { DanglingReferenceError, DuplicateKeyError, RecordReferencedError, StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
 import { QueryRefused } from '../../records/index.js'
 import { CATALOGUE, type CoreErrorCode, type ErrorCode } from './catalogue.js'
 import { catalogueOf } from './error-catalogue.js'
@@ -36,7 +36,7 @@ export const RETRY_AFTER_SECONDS = '5'
 
 export function classifyError (thrown: FastifyError, request: FastifyRequest): Classified {
   // The record layer's refusals carry AppError's arguments (it imports no transport).
-  const error = thrown instanceof QueryRefused ? new AppError(thrown.code, thrown.message, thrown.options) as AppError & FastifyError : thrown
+  const error = thrown instanceof QueryRefused ? new AppError(thrown.code, thrown.message, thrown.options) as AppError & FastifyError : referenceFailure(thrown) ?? thrown
   if (error instanceof AppError) {
     const { errors, headers, args, status, subject } = error.options
     const catalogue = catalogueOf(request.server)
@@ -156,4 +156,17 @@ function duplicateKey (error: DuplicateKeyError): Classified {
   const holder = error.holder === undefined ? 'another record' : `/${error.collection}/${String(error.holder)}`
   const detail = `${holder} already holds this ${fields} (a unique key of ${error.collection}); nothing was written`
   return { code: 'DUPLICATE_KEY', status: 409, detail, errors: [{ code: 'DUPLICATE_KEY', field: fields, detail }], subject: 'body', cause: error }
+}
+
+/** The stores' refusals of a write through references (src/domain/references.ts), as the collections' catalogue codes. */
+function referenceFailure (error: Error): (AppError & FastifyError) | undefined {
+  if (error instanceof DanglingReferenceError) {
+    const detail = `body.${error.field} names ${error.target}/${String(error.id)}, which does not exist`
+    return new AppError('REFERENCE_NOT_FOUND', detail, { errors: [{ code: 'REFERENCE_NOT_FOUND', field: error.field, detail }] }) as AppError & FastifyError
+  }
+  if (error instanceof RecordReferencedError) {
+    const record = `${error.collection}/${String(error.id)}`
+    return new AppError('RECORD_REFERENCED', error.message, { errors: [{ code: 'RECORD_REFERENCED', field: record, detail: error.message }] }) as AppError & FastifyError
+  }
+  return undefined
 }

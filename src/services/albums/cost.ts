@@ -1,9 +1,10 @@
 import {
-  getNamedType, getOperationAST, GraphQLError, isObjectType, Kind,
+  getNamedType, getNullableType, getOperationAST, GraphQLError, isListType, isObjectType, Kind,
   type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode, type ValueNode
 } from 'graphql'
 import { DEFAULT_FIRST } from '../../graphql/lists.js'
+import { BACK_RELATION_CAP } from '../../records/index.js'
 import { GRAPHQL_CODES } from './limits.js'
 
 /**
@@ -83,6 +84,14 @@ export function operationCost (schema: GraphQLSchema, document: DocumentNode, op
         const filter = args.get('filter')
         const search = searches(filter)
         cost += 1 + (search ? SCAN_COST : 0) + connectionCost(selection.selectionSet, fieldType, first)
+        continue
+      }
+      if (field !== undefined && isListType(getNullableType(field.type)) && field.args.some((a) => a.name === 'first')) {
+        // A back-relation (books_via_author): up to `first` records (default and most: the cap), each what it selects.
+        const given = selection.arguments?.find((a) => a.name.value === 'first')
+        const value = valueOf(given?.value)
+        const first = typeof value === 'number' ? Math.min(Math.max(0, value), BACK_RELATION_CAP) : BACK_RELATION_CAP
+        cost += 1 + first * walk(selection.selectionSet, fieldType)
         continue
       }
       cost += 1 + walk(selection.selectionSet, fieldType)

@@ -41,6 +41,8 @@ export interface AppProperty {
   description?: string
   /** How a valid value looks, in words: said when a value breaks the pattern (else the description). */
   'x-hint'?: string
+  /** A reference: the collection whose record's id the field holds (shown by that record's label, linked to its view). */
+  'x-references'?: string
   minimum?: number
   maximum?: number
   exclusiveMinimum?: number

@@ -5,6 +5,7 @@ import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
 import { tooManyCollections, tooManyFields } from './limits.js'
 import { autoStamp, integerEnum, ModelMistake, nullableType, stringEnum, uniqueKeys, type CollectionModelRules } from './model.js'
 import { compositeField, isComposite, type CheckedField, type DeclarationTools } from './composite.js'
+import { checkReferences, REFERENCE_KEYWORDS, referencesOf } from './references.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -50,9 +51,10 @@ const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'default']
 /**
  * Annotations of a field beyond JSON Schema: `x-hint`, how a valid value looks
  * in words (the web app says it when a value breaks the pattern); `x-auto`, a
- * timestamp the server sets (./model.ts).
+ * timestamp the server sets (./model.ts); `x-references` and `x-on-delete`,
+ * a reference to another collection's records (./references.ts).
  */
-const FIELD_EXTENSIONS = ['x-hint', 'x-auto']
+const FIELD_EXTENSIONS = ['x-hint', 'x-auto', ...REFERENCE_KEYWORDS]
 /** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
 const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
   const declared = KINDS[k].declaration
@@ -87,7 +89,9 @@ function collectionsOf (value: unknown): UserCollection[] {
   const map = objectAt('collections', value, 'an object of collections by name, e.g. {"books": {"schema": {…}}}')
   const tooMany = tooManyCollections(Object.keys(map).length)
   if (tooMany !== undefined) fail('collections', tooMany)
-  return Object.entries(map).map(([name, declared]) => collectionOf(name, declared))
+  const collections = Object.entries(map).map(([name, declared]) => collectionOf(name, declared))
+  checkReferences(collections, fail)
+  return collections
 }
 
 function collectionOf (name: string, value: unknown): UserCollection {
@@ -148,8 +152,9 @@ function collectionOf (name: string, value: unknown): UserCollection {
   const unique = uniqueKeys(`${path}.unique`, collection.unique, Object.keys(fields), auto)
   // A replace keeps the stored creation time whatever the body holds.
   const keptOnUpdate = Object.keys(auto).filter((f) => auto[f] === 'created')
+  const references = referencesOf(schemaPath, properties, required, fail)
   return {
-    declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate, ...(unique.length === 0 ? {} : { unique }) },
+    declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate, ...(unique.length === 0 ? {} : { unique }), ...(references === undefined ? {} : { references }) },
     ...(description === undefined ? {} : { description }),
     properties,
     required,

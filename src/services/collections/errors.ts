@@ -15,6 +15,20 @@ export const COLLECTION_ERRORS = {
       en: { title: 'Duplicate key', message: 'Another record already has this {field}.' },
       de: { title: 'Doppelter Schlüssel', message: 'Ein anderer Datensatz hat bereits diese Werte für {field}.' }
     }
+  },
+  REFERENCE_NOT_FOUND: {
+    status: 422, description: 'A reference field (x-references) of the written record names a record its collection does not hold; nothing was written. The problem\'s errors name the field; the detail names the missing record.',
+    messages: {
+      en: { title: 'Referenced record not found', message: 'The field {field} names a record that does not exist.' },
+      de: { title: 'Referenzierter Datensatz nicht gefunden', message: 'Das Feld {field} nennt einen Datensatz, der nicht existiert.' }
+    }
+  },
+  RECORD_REFERENCED: {
+    status: 409, description: 'The record to delete is still named by records of another collection whose reference field says "x-on-delete": "restrict" (the default); nothing was deleted. The detail names the referring collection and how many records refer.',
+    messages: {
+      en: { title: 'Record still referenced', message: 'The record {field} is still referenced by other records.' },
+      de: { title: 'Datensatz wird noch referenziert', message: 'Der Datensatz {field} wird noch von anderen Datensätzen referenziert.' }
+    }
   }
 } satisfies ErrorDefinitions
 

@@ -9,7 +9,8 @@ import { recordCollection } from './records.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { declaredSchema } from './schema.js'
 import { collectionStore } from '../records/routes.js'
-import { filterOperators, sortKeys } from '../../records/index.js'
+import { filterOperators, relationsOf, sortKeys } from '../../records/index.js'
+import { expansionOf } from './expand.js'
 import { sharedCollectionValidator } from './validation.js'
 
 export { collectionsOptions, type CollectionsConfig } from './config.js'
@@ -56,13 +57,14 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
   ],
   register: async (app, { config, stores, links, collections }) => {
     const declared = config.collections.declared
+    const relations = relationsOf(declared.map((c) => c.declaration))
     for (const collection of declared) {
       const name = collection.declaration.name
       await app.mountRest<CollectionRoutesOptions>('/', {
         name,
         resources: `/${name}`,
         representations: collectionRepresentations(name, VERSIONS),
-        options: { collection, records: collectionStore(stores, name), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags(), validator: sharedCollectionValidator() }
+        options: { collection, records: collectionStore(stores, name), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags(), validator: sharedCollectionValidator(), expansion: expansionOf(relations, name, stores, declared) }
       })
     }
     const byName = new Map(declared.map((c) => [c.declaration.name, c]))

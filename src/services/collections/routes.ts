@@ -4,7 +4,8 @@ import { exactJsonParser, querystringSchema, vendorJsonPattern, type Representat
 import { AppError, problems } from '../../http/errors/index.js'
 import { ACCEPTS_KEY, SEQUENCE_PATH_ID, UUID_PATH_ID } from '../../http/openapi/index.js'
 import { recordRoutes, type RecordRoutesOptions } from '../records/routes.js'
-import type { IdCodec, WirePolicy } from '../records/policy.js'
+import type { Expansion, IdCodec, WirePolicy } from '../records/policy.js'
+import { pageWithExpandMember, querystringWithExpand, withExpandMember } from './expand.js'
 import type { UserCollection } from './declare.js'
 import { createBody, lineOf, pageSchema, pascalOf, putBody, queryModel, recordSchema, singularOf } from './schema.js'
 import { isUuid, sharedCollectionValidator } from './validation.js'
@@ -15,6 +16,8 @@ export interface CollectionRoutesOptions extends RecordRoutesOptions {
   vendor: string
   /** The collection's validators, shared by its mounts (each schema compiled once); a fresh one when not given. */
   validator?: FastifySchemaCompiler<FastifySchema>
+  /** `?expand=`, when the collection has relations (references from or to it). */
+  expansion?: Expansion
 }
 
 const LIST_TEXT = '`limit` per page (default 50, at most 500), ascending ids unless `sort` says otherwise. `next` and `Link: <…>; rel="next"` lead to the next page while there is one; `count=true` adds `X-Total-Count`. With `Accept: application/x-ndjson` the answer is every matching record, one a line (a `limit` caps it). Optional fields filter but do not sort.'
@@ -29,7 +32,7 @@ const LIST_TEXT = '`limit` per page (default 50, at most 500), ascending ids unl
  * The record routes every collection shares (../records/routes.ts), with
  * the wire policy its declaration gives.
  */
-export function collectionPolicy (collection: UserCollection, vendor: string, validator: FastifySchemaCompiler<FastifySchema> = sharedCollectionValidator()): WirePolicy {
+export function collectionPolicy (collection: UserCollection, vendor: string, validator: FastifySchemaCompiler<FastifySchema> = sharedCollectionValidator(), expansion?: Expansion): WirePolicy {
   const name = collection.declaration.name
   const one = singularOf(name)
   const many = pascalOf(name)
@@ -49,7 +52,18 @@ export function collectionPolicy (collection: UserCollection, vendor: string, va
     replacedHeader: false,
     // A unique key: a create or replace may be 409 (issue 29).
     ...(collection.rules.unique.length === 0 ? {} : { writeErrors: ['DUPLICATE_KEY'] as const }),
-    schemas: { record: recordSchema(collection), list: pageSchema(collection), querystring: querystringSchema(model), model, create: createBody(collection), put: putBody(collection) },
+    schemas: expansion === undefined
+      ? { record: recordSchema(collection), list: pageSchema(collection), querystring: querystringSchema(model), model, create: createBody(collection), put: putBody(collection) }
+      : {
+          record: withExpandMember(recordSchema(collection)),
+          list: pageWithExpandMember(pageSchema(collection)),
+          querystring: querystringWithExpand(querystringSchema(model), expansion.relations),
+          expandQuery: querystringWithExpand(undefined, expansion.relations),
+          model,
+          create: createBody(collection),
+          put: putBody(collection)
+        },
+    ...(expansion === undefined ? {} : { expand: expansion }),
     line: lineOf(collection),
     tags: [name],
     operations: {
@@ -100,7 +114,7 @@ function idMismatch (value: unknown, id: RecordId): AppError {
 }
 
 async function collectionRoutes (app: FastifyInstance, opts: CollectionRoutesOptions): Promise<void> {
-  recordRoutes(app, collectionPolicy(opts.collection, opts.vendor, opts.validator), opts)
+  recordRoutes(app, collectionPolicy(opts.collection, opts.vendor, opts.validator, opts.expansion), opts)
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import type { RecordId, StoredRecord } from '../../domain/index.js'
+import type { RecordId, ReferenceFilter, StoredRecord } from '../../domain/index.js'
 import type { AppError, ErrorCode } from '../../http/errors/index.js'
 import type { CollectionModel } from '../../http/rest/index.js'
+import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
 
 /**
  * What one collection's REST routes say on the wire, beside what its
@@ -41,6 +42,8 @@ export interface WirePolicy {
     model: CollectionModel
     create: unknown
     put: unknown
+    /** With `expand`: the query parameters of a read by id. */
+    expandQuery?: unknown
   }
   /** An NDJSON line of a record, newline included (a method: a typed view's line fits). */
   line (record: StoredRecord): string
@@ -49,6 +52,28 @@ export interface WirePolicy {
   operations: Record<'list' | 'get' | 'create' | 'replace' | 'delete', Operation>
   /** Registration-time setup of the scope: body parsers, validator compilers. */
   prepare: (app: FastifyInstance) => void
+  /** References between collections, on collections with relations: `?expand=`, filters through references, their refusals. */
+  expand?: Expansion
+}
+
+/**
+ * A collection's relations on the wire: how its records are answered with
+ * the records its relations lead to (src/records/expand.ts), how a list is
+ * filtered through its references, and which refusals its writes may meet.
+ */
+export interface Expansion {
+  /** The relation names `expand` may start with. */
+  relations: readonly string[]
+  /** The collection has reference fields (a write may name a missing record: REFERENCE_NOT_FOUND). */
+  refers: boolean
+  /** Other collections refer to it (a delete may be restricted: RECORD_REFERENCED). */
+  referred: boolean
+  /** The relations an `expand` parameter names, or QueryRefused. */
+  parse: (text: string) => ExpandNode[]
+  /** The records with their `expand` member: one store query per relation. */
+  apply: (nodes: readonly ExpandNode[], records: readonly StoredRecord[]) => Promise<ExpandedRecord[]>
+  /** The filters through references of a list's query (`author.name[contains]=…`), the rest of it, and the parameters a next link carries on; undefined without any. */
+  through: (query: Readonly<Record<string, unknown>>) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]> } | undefined
 }
 
 export interface Operation {

@@ -1,12 +1,13 @@
-import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { changedKeptField, IF_PRESENT, mergePatch, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
-import { AppError } from '../../http/errors/index.js'
+import { AppError, type ErrorCode } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
-import type { Operation, WirePolicy } from './policy.js'
+import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
+import type { Expansion, Operation, WirePolicy } from './policy.js'
 import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, keptFieldChanged, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
 
 /**
@@ -81,7 +82,8 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.get),
       params: ids.params,
-      'x-rqs': notes({ errors: ['INVALID_ID', notFound.code], preconditions: 'read', headers: { 200: ['ETag'] } }),
+      ...(policy.expand === undefined ? {} : { querystring: schemas.expandQuery }),
+      'x-rqs': notes({ errors: policy.expand === undefined ? ['INVALID_ID', notFound.code] : ['INVALID_ID', 'INVALID_QUERY', notFound.code], preconditions: 'read', headers: { 200: ['ETag'] } }),
       response: { 200: answer(schemas.record, ops.get.answer) }
     }
   }, getRecord(collection))
@@ -97,7 +99,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       description: `${ops.create.description === undefined ? '' : `${ops.create.description} `}A JSON array of up to ${MAX_BULK_RECORDS} records is a bulk create: all or nothing (a bad item refuses the request, its entries naming \`/index/field\`), 201 with the created records in order; Idempotency-Key replays it as one write.`,
       body: schemas.create,
       'x-rqs': notes({
-        errors: [...(policy.writeErrors ?? []), 'BULK_SIZE'],
+        errors: [...(policy.writeErrors ?? []), ...referenceErrors(policy), 'BULK_SIZE'],
         headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] },
         alternatives: { 201: { schema: { type: 'array', items: schemas.record, description: 'A bulk create: the created records, in the order sent.' }, headers: 'Not sent for a bulk create (an array).' } }
       }),
@@ -114,8 +116,8 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       params: ids.params,
       body: schemas.put,
       'x-rqs': notes(putCreates
-        ? { errors: ['INVALID_ID', 'ID_MISMATCH', ...policy.writeErrors ?? []], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }
-        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code, ...policy.writeErrors ?? []], preconditions: 'write', headers: { 200: ['ETag'] } }),
+        ? { errors: ['INVALID_ID', 'ID_MISMATCH', ...policy.writeErrors ?? [], ...referenceErrors(policy)], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }
+        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code, ...policy.writeErrors ?? [], ...referenceErrors(policy)], preconditions: 'write', headers: { 200: ['ETag'] } }),
       response: putCreates
         ? { 200: answer(schemas.record, ops.replace.answer), 201: answer(schemas.record, ops.replace.created ?? 'Created at this id.') }
         : { 200: answer(schemas.record, ops.replace.answer) }
@@ -175,7 +177,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.delete),
       params: ids.params,
-      'x-rqs': notes({ errors: ['INVALID_ID', notFound.code], preconditions: 'write' }),
+      'x-rqs': notes({ errors: policy.expand?.referred === true ? ['INVALID_ID', notFound.code, 'RECORD_REFERENCED'] : ['INVALID_ID', notFound.code], preconditions: 'write' }),
       response: { 204: noBody(ops.delete.answer) }
     }
   }, deleteRecord(collection))
@@ -191,6 +193,11 @@ function mergePatchSchema ({ schemas }: WirePolicy, kept: readonly string[]): Re
     if (field !== undefined) schema.examples = [{ [field]: example[field] }]
   }
   return schema
+}
+
+/** A write's refusal through references, for the API description. */
+function referenceErrors (policy: WirePolicy): ErrorCode[] {
+  return policy.expand?.refers === true ? ['REFERENCE_NOT_FOUND'] : []
 }
 
 /** For the API description: problem details (the default shape), and every route reads or writes records. */
@@ -229,13 +236,58 @@ function listPages ({ policy, store, path, options }: Collection): RouteHandlerM
   const records = { store, path }
   const writers = { line: policy.line, columns: csvColumns(model) }
   return async function listRecords (request, reply) {
-    const list = parseListQuery(model, request.query as Record<string, unknown>, request.stream === undefined ? 'page' : 'stream')
+    const expanded = expansionAsked(policy.expand, request.query)
+    const asked = expanded?.query ?? request.query as Record<string, unknown>
+    const through = policy.expand?.through(asked)
+    let list = parseListQuery(model, through?.rest ?? asked, request.stream === undefined ? 'page' : 'stream')
+    if (through !== undefined || expanded !== undefined) {
+      // What the list's own parser does not know: carried on by next links as the client sent it.
+      const carried: Array<[string, string]> = [...list.carried, ...through?.carried ?? [], ...(expanded === undefined ? [] : [['expand', expanded.text] as [string, string]])]
+      list = { ...list, filter: through === undefined ? list.filter : { ...list.filter, through: through.filters }, carried }
+    }
+    if (expanded !== undefined) {
+      if (request.stream === 'ndjson') return await sendStream(reply, { store: expandedStore(store, expanded), path }, list, request.stream, { ...writers, line: jsonLine })
+      if (request.stream === undefined) return await expandedPage(reply, records, list, expanded)
+    }
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
-    if (isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
+    // A kept page answers for the store's revision: one filtered through references depends on other collections too.
+    if (through === undefined && isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
     const page = await readPage(records, list)
     pageHeaders(reply, page)
     return pageBody(page)
   }
+}
+
+/** An `expand` asked for on a collection with relations: its relations, the expansion, and the query without it. */
+interface Expanded { nodes: ExpandNode[], expansion: Expansion, text: string, query: Record<string, unknown> }
+
+function expansionAsked (expansion: Expansion | undefined, query: unknown): Expanded | undefined {
+  const given = query as Record<string, unknown>
+  if (expansion === undefined || typeof given.expand !== 'string') return undefined
+  const { expand: text, ...rest } = given
+  return { nodes: expansion.parse(text), expansion, text, query: rest }
+}
+
+/** A page with each record's `expand` (one store query per relation for the page). */
+async function expandedPage (reply: FastifyReply, records: { store: RecordStore, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion }: Expanded): Promise<unknown> {
+  const page = await readPage(records, list)
+  pageHeaders(reply, page)
+  const items = await expansion.apply(nodes, page.items)
+  return page.next === undefined ? { items } : { items, next: page.next }
+}
+
+/** The store as an NDJSON stream reads it, each batch expanded (one store query per relation per batch). */
+function expandedStore (store: RecordStore, { nodes, expansion }: Expanded): QueryableStore<ExpandedRecord, string> {
+  return {
+    query: async (query) => await expansion.apply(nodes, await store.query(query)),
+    count: store.count.bind(store),
+    batches: async function * (query) { for await (const batch of store.batches(query)) yield await expansion.apply(nodes, batch) },
+    importAll: async () => { throw new TypeError('an expanded list is read only') }
+  }
+}
+
+function jsonLine (record: ExpandedRecord): string {
+  return `${JSON.stringify(record)}\n`
 }
 
 /** A page's representation: `next` only when another page follows. */
@@ -262,8 +314,11 @@ function getRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
   const { ids, notFound, noun } = policy
   return async function getById (request, reply) {
     const id = ids.parse((request as IdRequest).params.id)
+    const expanded = expansionAsked(policy.expand, request.query)
     const current = await store.get(id)
     if (current === undefined) throw notFound.error(id)
+    // The ETag names the record alone: an expanded answer has none (the records it adds change on their own).
+    if (expanded !== undefined) return (await expanded.expansion.apply(expanded.nodes, [current]))[0]
     const outcome = conditionalRead(request, reply, etagOf(current))
     if (outcome === 'not-modified') return reply
     if (outcome === 'failed') throw preconditionFailed(request.headers, `${noun} ${id}`)

@@ -28,11 +28,12 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
 
   constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>, private readonly collection: string) {}
 
-  async query (query: RecordQuery): Promise<R[]> {
+  /** `keep`: a further test every record must pass (filters through references, resolved by the store). */
+  async query (query: RecordQuery, keep?: (record: R) => boolean): Promise<R[]> {
     const out: R[] = []
     const limit = query.limit ?? Infinity
     if (limit <= 0) return out
-    for (const record of this.walk(query)) {
+    for (const record of this.walk(query, keep)) {
       if (record === PAUSE) {
         await yieldToEventLoop()
         continue
@@ -43,12 +44,12 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
     return out
   }
 
-  async count (filter: RecordFilter): Promise<number> {
-    if (filter.where.length === 0 && (filter.lists ?? []).length === 0 && filter.search === undefined && filter.expression === undefined) return this.table.size
+  async count (filter: RecordFilter, keep?: (record: R) => boolean): Promise<number> {
+    if (filter.where.length === 0 && (filter.lists ?? []).length === 0 && filter.search === undefined && filter.expression === undefined && keep === undefined) return this.table.size
     // Walk the narrowest index a condition offers: an equality range, else a range condition's field.
     const bounded = filter.where.find((c) => c.op === 'eq') ?? filter.where.find((c) => c.op !== 'ne' && c.op !== 'contains')
     let n = 0
-    for (const record of this.walk({ ...filter, sort: bounded === undefined ? [] : [{ field: bounded.field, descending: false }] })) {
+    for (const record of this.walk({ ...filter, sort: bounded === undefined ? [] : [{ field: bounded.field, descending: false }] }, keep)) {
       if (record === PAUSE) await yieldToEventLoop()
       else n++
     }
@@ -56,11 +57,11 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   }
 
   /** Every matching record in order, a batch at a time; each batch is a fresh walk from the last position, so writes in between are safe. */
-  async * batches (query: RecordQuery): AsyncGenerator<R[]> {
+  async * batches (query: RecordQuery, keep?: (record: R) => boolean): AsyncGenerator<R[]> {
     let remaining = query.limit ?? Infinity
     let after = query.after
     while (remaining > 0) {
-      const batch = await this.query({ ...query, after, limit: Math.min(STREAM_BATCH_SIZE, remaining) })
+      const batch = await this.query({ ...query, after, limit: Math.min(STREAM_BATCH_SIZE, remaining) }, keep)
       if (batch.length === 0) return
       yield batch
       remaining -= batch.length
@@ -76,12 +77,12 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
    * meanwhile neither disturb it nor show in it (as a SQL store's statement
    * sees one snapshot).
    */
-  * walk (query: RecordQuery): Generator<R | typeof PAUSE> {
+  * walk (query: RecordQuery, keep?: (record: R) => boolean): Generator<R | typeof PAUSE> {
     assertDeclaredFields(this.collection, this.kinds, query)
     const sort = query.sort
     const matches = matcher<R>(query, this.kinds, this.#folded.of)
     const after = query.after
-    const wanted = (r: R): boolean => matches(r) && (after === undefined || isAfter(r, sort, after))
+    const wanted = (r: R): boolean => matches(r) && (keep === undefined || keep(r)) && (after === undefined || isAfter(r, sort, after))
 
     const equality = query.where.find((c) => c.op === 'eq')
     if (equality !== undefined) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
-  conditionHolds, DELETED, fieldKindsOf, matcher, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
+  conditionHolds, DELETED, UndeclaredFieldError, fieldKindsOf, matcher, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  type CollectionDeclaration, type CreateResult, type FieldData, type FieldValue, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { MAX_INT64_ID } from '../../domain/index.js'
@@ -12,6 +12,7 @@ import { MemoryChangeLog } from './changes.js'
 import { UniqueKeys } from './unique-keys.js'
 import type { Revision } from './revision.js'
 import type { MemoryUnit } from './unit.js'
+import type { ReferencedTable, TableReferences } from '../references.js'
 
 /**
  * The records of one collection in columns with a sorted index per queried
@@ -19,7 +20,7 @@ import type { MemoryUnit } from './unit.js'
  * Writes are synchronous, so the id rule, the precondition, the change and a
  * keyed answer happen without a turn of the event loop in between.
  */
-export class MemoryRecordStore implements RecordStore {
+export class MemoryRecordStore implements RecordStore, ReferencedTable {
   readonly declaration: CollectionDeclaration
   readonly #records: IndexedTable<RecordId, StoredRecord>
   readonly #queries: MemoryQueries<RecordId, StoredRecord>
@@ -30,8 +31,10 @@ export class MemoryRecordStore implements RecordStore {
   readonly #unique: UniqueKeys
   /** The next id `sequence` or `int64` gives; under `count`, one past the highest id ever issued. */
   #next: number | bigint
+  /** The references between the stores of one open (x-references), when given. */
+  readonly #references: TableReferences | undefined
 
-  constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog()) {
+  constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog(), references?: TableReferences) {
     this.declaration = declaration
     const kinds = fieldKindsOf(declaration)
     const optional = Object.keys(declaration.fields).filter((f) => declaration.fields[f]?.required === false)
@@ -43,10 +46,26 @@ export class MemoryRecordStore implements RecordStore {
     this.#changes = changes
     this.#unique = new UniqueKeys(declaration)
     this.#next = declaration.ids === 'int64' ? 1n : declaration.firstId
+    this.#references = references
+    references?.register(this)
   }
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
     return this.#records.get(id)
+  }
+
+  async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
+    return ids.flatMap((id) => { const record = this.#records.get(id); return record === undefined ? [] : [record] })
+  }
+
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+    if (!Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
+    // Reference values are ids: scalars.
+    const sorted = [...new Set(values as readonly FieldValue[])].sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+    if (filter === undefined) return sorted.flatMap((value) => (this.#records.equalRange(field, value, Infinity) ?? []).slice(0, perValue))
+    const found: StoredRecord[] = []
+    for (const value of sorted) found.push(...await this.query({ ...filter, where: [...filter.where, { field, op: 'eq', value }], sort: [], limit: perValue }))
+    return found
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {
@@ -69,6 +88,7 @@ export class MemoryRecordStore implements RecordStore {
       const next = this.#next
       let records: StoredRecord[]
       try {
+        for (const input of inputs) this.#references?.check(this.declaration, input)
         records = inputs.map((input) => recordOf(this.declaration, this.#newId(), input))
         if (!this.#unique.empty) this.#unique.checkAll(new Map(records.map((r) => [r.id, r])))
       } catch (err) {
@@ -105,6 +125,7 @@ export class MemoryRecordStore implements RecordStore {
   #create (input: RecordInput, unit?: MemoryUnit): CreateResult {
     // Checked before an id is issued: a refused create spends none (as on the SQL stores, whose transaction rolls back).
     this.#unique.check(input, undefined)
+    this.#references?.check(this.declaration, input)
     if (unit !== undefined) {
       const next = this.#next
       unit.undo(() => { this.#next = next })
@@ -121,6 +142,7 @@ export class MemoryRecordStore implements RecordStore {
     if (current === undefined && !this.declaration.putCreates) return NOT_FOUND
     if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
     this.#unique.check(input, id)
+    this.#references?.check(this.declaration, input)
     if (current === undefined) {
       const record = recordOf(this.declaration, id, input)
       this.#store('created', record, unit)
@@ -135,6 +157,9 @@ export class MemoryRecordStore implements RecordStore {
     const current = this.#records.get(id)
     if (current === undefined) return NOT_FOUND
     if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+    // Restrict refuses here; cascade and set-null change the referring records now
+    // (inside a batch, those are not undone if the batch fails: docs/collections.md).
+    this.#references?.deleting(this.declaration.name, id)
     this.#records.delete(id)
     this.#unique.move(current, undefined)
     if (unit === undefined) this.#changes.changed(this.declaration.name, 'deleted', id, null)
@@ -158,6 +183,7 @@ export class MemoryRecordStore implements RecordStore {
     return this.#kept.run(keyed, () => {
       const records = this.#stillMatching(filter, candidates).map((current) => recordOf(this.declaration, current.id, mergePatch(this.declaration, current, patch) as RecordInput))
       if (!this.#unique.empty) this.#unique.checkAll(new Map(records.map((r) => [r.id, r])))
+      for (const record of records) this.#references?.check(this.declaration, record)
       for (const record of records) this.#store('replaced', record)
       return records.length
     })
@@ -167,10 +193,11 @@ export class MemoryRecordStore implements RecordStore {
     const candidates = await this.#queries.query({ ...filter, sort: [] })
     return this.#kept.run(keyed, () => {
       const records = this.#stillMatching(filter, candidates)
+      // Every record's references are checked before any is deleted (a restricted one refuses them all).
+      for (const record of records) this.#references?.checkDeleting(this.declaration.name, record.id)
       for (const record of records) {
-        this.#records.delete(record.id)
-        this.#unique.move(record, undefined)
-        this.#changes.changed(this.declaration.name, 'deleted', record.id, null)
+        this.#references?.deleting(this.declaration.name, record.id)
+        this.removeNow(record.id)
       }
       return records.length
     })
@@ -185,16 +212,49 @@ export class MemoryRecordStore implements RecordStore {
     })
   }
 
+  holds (id: RecordId): boolean {
+    return this.#records.has(id)
+  }
+
+  idsWhere (field: string, value: FieldData): RecordId[] {
+    return (this.#records.equalRange(field, value as FieldValue, Infinity) ?? []).map((r) => r.id)
+  }
+
+  removeNow (id: RecordId): void {
+    const current = this.#records.get(id)
+    if (current === undefined || !this.#records.delete(id)) return
+    this.#unique.move(current, undefined)
+    this.#changes.changed(this.declaration.name, 'deleted', id, null)
+  }
+
+  clearNow (id: RecordId, field: string): void {
+    const current = this.#records.get(id)
+    if (current === undefined) return
+    const input: Record<string, FieldData | undefined> = { ...current }
+    delete input[field]
+    this.#store('replaced', recordOf(this.declaration, id, input))
+  }
+
   async query (query: RecordQuery): Promise<StoredRecord[]> {
-    return await this.#queries.query(query)
+    return await this.#queries.query(query, await this.#references?.through(query))
   }
 
   async count (filter: RecordFilter): Promise<number> {
-    return await this.#queries.count(filter)
+    return await this.#queries.count(filter, await this.#references?.through(filter))
   }
 
   batches (query: RecordQuery): AsyncIterable<StoredRecord[]> {
-    return this.#queries.batches(query)
+    if (query.through === undefined) return this.#queries.batches(query)
+    return this.#throughBatches(query)
+  }
+
+  /** Filters through references are resolved once, before the first batch. */
+  async * #throughBatches (query: RecordQuery): AsyncGenerator<StoredRecord[]> {
+    yield * this.#queries.batches(query, await this.#references?.through(query))
+  }
+
+  async select (filter: RecordFilter): Promise<RecordId[]> {
+    return (await this.query({ ...filter, sort: [] })).map((r) => r.id)
   }
 
   /**
@@ -210,6 +270,8 @@ export class MemoryRecordStore implements RecordStore {
       count += batch.length
     }
     this.#unique.checkAll(staged)
+    // References are checked as a write's are, before anything is stored: all or nothing.
+    for (const r of staged.values()) this.#references?.check(this.declaration, r)
     let replaced = 0
     for (const r of [...staged.values()].sort(byId)) {
       const held = this.#records.has(r.id)

@@ -1,4 +1,6 @@
 import pg from 'pg'
+import { ensureForeignKeys, PostgresReferences } from './references.js'
+import { referenceTables } from '../references.js'
 import { type KeyedWrite, type RecordStores, type StoreOptions, StoreUnavailableError, type UnitOfWork } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
@@ -84,6 +86,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
       // The registry is brought in step with the declarations in the migration's transaction (see ./registry.ts).
       await migrate(pool, POSTGRES_MIGRATIONS, async (client) => {
         await ensureCollections(client, layouts, describe(options.url))
+        await ensureForeignKeys(client, layouts, describe(options.url))
         const rows = (await client.query<{ name: string, id_sequence: string | null }>('SELECT name, id_sequence FROM rqs_collections')).rows
         sequences = new Map(rows.map((r) => [r.name, r.id_sequence]))
       }, layouts)
@@ -114,7 +117,9 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
     log: options.log,
     declarations: new Map(declarations.map((d) => [d.name, d]))
   })
-  const collections = new Map<string, PostgresRecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null)]))
+  const references = new PostgresReferences(pool, layouts)
+  const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
+  const collections = new Map<string, PostgresRecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name))]))
   return {
     collections,
     changes,

@@ -66,3 +66,6 @@ export class PostgresQueries<F extends string, Row extends object, R> {
     }
   }
 }
+
+/** For statements the store builds itself (src/stores/sql-query.ts compileWithValues). */
+export { dialect as POSTGRES_DIALECT }

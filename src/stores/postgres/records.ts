@@ -3,7 +3,7 @@ import { boundValue } from '../json-columns.js'
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
   conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
@@ -14,6 +14,10 @@ import { BatchedGets } from './batched-gets.js'
 import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
 import { duplicateOf } from './unique.js'
+import type { PostgresReferences } from './references.js'
+import { rethrow } from './errors.js'
+import { compileWithValues, type SqlTable } from '../sql-query.js'
+import { POSTGRES_DIALECT } from './query.js'
 
 type Row = Record<string, unknown>
 
@@ -68,16 +72,22 @@ export class PostgresRecordStore implements RecordStore {
   readonly #sequence: string | null
   /** Indexes into #values of the columns an update writes (not those of keptOnUpdate fields). */
   readonly #updated: number[]
+  /** The query compiler's view of the table, with the tables its references name. */
+  readonly #table: SqlTable<string>
+  /** The foreign keys of x-references, whose violations become the domain's refusals. */
+  readonly #references: PostgresReferences | undefined
 
   /** `sequence`: the SEQUENCE of an int64 collection, as the registry names it. */
-  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null) {
+  /** `targets`: the tables its reference fields name (filters through references). */
+  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null, references?: PostgresReferences, targets?: Record<string, SqlTable<string>>) {
     this.declaration = declaration
     const layout = this.#layout = layoutOf(declaration)
     this.#pool = pool
     this.#writes = writes
     this.#kept = kept
     this.#s = statements(layout)
-    this.#queries = new PostgresQueries(pool, layout.sql, layout.toRecord)
+    this.#table = targets === undefined ? layout.sql : { ...layout.sql, targets }
+    this.#queries = new PostgresQueries(pool, this.#table, layout.toRecord)
     this.#gets = new BatchedGets(pool, { statement: this.#s.getMany, idOf: (row) => layout.idOf(row.id), toRecord: layout.toRecord })
     this.#sequence = sequence
     const keptColumns = new Set(declaration.keptOnUpdate.flatMap((name) => {
@@ -85,6 +95,7 @@ export class PostgresRecordStore implements RecordStore {
       return f === undefined ? [] : [f.column, ...(f.folded === undefined ? [] : [f.folded])]
     }))
     this.#updated = layout.columns.flatMap((c, i) => keptColumns.has(c) ? [] : [i])
+    this.#references = references?.any === true ? references : undefined
   }
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
@@ -105,15 +116,34 @@ export class PostgresRecordStore implements RecordStore {
         const row = (await writes.statement<Row>({ ...this.#s.getMany, values: [[id]] })).rows[0]
         return row === undefined ? undefined : this.#layout.toRecord(row)
       },
-      // A duplicate key aborts the unit's transaction; its holder is looked up on another connection (committed records only).
+      // A duplicate key or a foreign key aborts the unit's transaction; a duplicate's holder is looked up on another connection (committed records only).
       create: async (input) => {
-        try { return await this.#create(writes, input) } catch (err) { throw await duplicateOf(this.#pool, this.#layout, err, input) ?? err }
+        try { return await this.#create(writes, input) } catch (err) { throw await this.#refusal(err, input) }
       },
       put: async (id, input, condition = NO_CONDITION) => {
-        try { return await this.#put(writes, id, input, condition) } catch (err) { throw await duplicateOf(this.#pool, this.#layout, err, input, id) ?? err }
+        try { return await this.#put(writes, id, input, condition) } catch (err) { throw await this.#refusal(err, input, id) }
       },
-      delete: async (id, condition = NO_CONDITION) => await this.#delete(writes, id, condition)
+      delete: async (id, condition = NO_CONDITION) => {
+        try { return await this.#delete(writes, id, condition) } catch (err) { throw await this.#refusal(err) }
+      }
     }
+  }
+
+  async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
+    if (ids.length === 0) return []
+    try {
+      return (await this.#pool.query<Row>({ ...this.#s.getMany, values: [ids.map(String)] })).rows.map(this.#layout.toRecord)
+    } catch (err) { return rethrow(err) }
+  }
+
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+    const f = this.#layout.fields.find((candidate) => candidate.name === field)
+    if (f === undefined) throw new UndeclaredFieldError(this.declaration.name, field)
+    if (values.length === 0) return []
+    const { text, values: bound } = compileWithValues(this.#table, POSTGRES_DIALECT, field, values, perValue, filter, f.sqlType)
+    try {
+      return (await this.#pool.query<Row>({ text, values: bound })).rows.map(this.#layout.toRecord)
+    } catch (err) { return rethrow(err) }
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {
@@ -124,7 +154,7 @@ export class PostgresRecordStore implements RecordStore {
     try {
       return await this.#create(this.#writes, input, keyed)
     } catch (err) {
-      throw await duplicateOf(this.#pool, this.#layout, err, input) ?? err
+      throw await this.#refusal(err, input)
     }
   }
 
@@ -132,12 +162,18 @@ export class PostgresRecordStore implements RecordStore {
     try {
       return await this.#put(this.#writes, id, input, condition, keyed)
     } catch (err) {
-      throw await duplicateOf(this.#pool, this.#layout, err, input, id) ?? err
+      throw await this.#refusal(err, input, id)
     }
   }
 
   async delete (id: RecordId, condition: WriteCondition<StoredRecord> = NO_CONDITION, keyed?: KeyedWrite<DeleteResult>): Promise<DeleteResult> {
-    return await this.#delete(this.#writes, id, condition, keyed)
+    try { return await this.#delete(this.#writes, id, condition, keyed) } catch (err) { throw await this.#refusal(err) }
+  }
+
+  /** A unique index's or a foreign key's violation as the refusal it stands for (naming what it can); any other error as it is. */
+  async #refusal (err: unknown, input?: RecordInput, own?: RecordId): Promise<unknown> {
+    return await duplicateOf(this.#pool, this.#layout, err, input, own) ??
+      (this.#references === undefined ? undefined : await this.#references.refusal(err)) ?? err
   }
 
   /** The writes, through the pool (one statement or a transaction of their own) or a unit's connection. */
@@ -169,7 +205,7 @@ export class PostgresRecordStore implements RecordStore {
     try {
       return await this.#createMany(inputs, keyed)
     } catch (err) {
-      throw await duplicateOf(this.#pool, this.#layout, err, undefined) ?? err
+      throw await this.#refusal(err)
     }
   }
 
@@ -262,7 +298,7 @@ export class PostgresRecordStore implements RecordStore {
     try {
       return await this.#updateWhere(filter, patch, keyed)
     } catch (err) {
-      throw await duplicateOf(this.#pool, this.#layout, err, undefined) ?? err
+      throw await this.#refusal(err)
     }
   }
 
@@ -313,7 +349,7 @@ export class PostgresRecordStore implements RecordStore {
     try {
       return await importStaged(this.#pool, importPlan(this.#layout, this.#sequence), source, onApplied)
     } catch (err) {
-      throw await duplicateOf(this.#pool, this.#layout, err, undefined) ?? err
+      throw await this.#refusal(err)
     }
   }
 

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { CollectionChangedError, type KeyedWrite, type RecordStores, type StoreOptions, StoreUnavailableError, type UnitOfWork } from '../../domain/index.js'
+import { CollectionChangedError, type CollectionDeclaration, type KeyedWrite, type RecordStores, type StoreOptions, StoreUnavailableError, type UnitOfWork } from '../../domain/index.js'
 import { runUnit } from '../unit.js'
 import { SQLITE_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
@@ -11,6 +11,9 @@ import { SqliteChangeLog } from './changes.js'
 import { GroupCommit } from './group-commit.js'
 import { Checkpointer } from './checkpoints.js'
 import { SqliteWebhookStore } from './webhooks.js'
+import { referenceTables, TableReferences } from '../references.js'
+import { layoutOf } from './layout.js'
+import { sqliteReferencedTable } from './references.js'
 
 export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -53,7 +56,9 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
   const kept = new SqliteKeptWrites(file, options.idempotencyRetentionMs, options.clock)
   const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
-  const collections = new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group)]))
+  const references = referencesOf(file, declarations)
+  const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
+  const collections = new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group, references, targets.get(d.name))]))
   return {
     collections,
     changes,
@@ -91,4 +96,12 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
       if (file.open) file.close()
     }
   }
+}
+
+/** The references between the file's collections, when any declaration has one (else no store pays for them). */
+function referencesOf (db: Database.Database, declarations: readonly CollectionDeclaration[]): TableReferences | undefined {
+  if (declarations.every((d) => d.references === undefined)) return undefined
+  const references = new TableReferences(declarations)
+  for (const d of declarations) references.register(sqliteReferencedTable(db, d))
+  return references
 }

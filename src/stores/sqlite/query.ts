@@ -108,3 +108,6 @@ export class SqliteQueries<F extends string, R> {
 function bound (values: unknown[]): unknown[] {
   return values.some((v) => typeof v === 'boolean') ? values.map((v) => typeof v === 'boolean' ? (v ? 1 : 0) : v) : values
 }
+
+/** For statements the store builds itself (src/stores/sql-query.ts compileWithValues). */
+export { dialect as SQLITE_DIALECT }

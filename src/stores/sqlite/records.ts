@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { Statement } from 'better-sqlite3'
 import {
-  conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
+  conditionHolds, DanglingReferenceError, DELETED, UndeclaredFieldError, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import { rethrow } from './errors.js'
@@ -14,6 +14,12 @@ import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
 import { boundValue } from '../json-columns.js'
+import type { TableReferences } from '../references.js'
+import { compileWithValues, type SqlTable } from '../sql-query.js'
+import { SQLITE_DIALECT } from './query.js'
+
+/** Most values bound in one statement of getMany and withValues (SQLite's default limit is 32 766). */
+const MAX_BOUND = 10_000
 
 /** The largest 64-bit id: 2^63 − 1, the top of SQLite's INTEGER. */
 const MAX_INT64 = 9223372036854775807n
@@ -43,6 +49,10 @@ export class SqliteRecordStore implements RecordStore {
   readonly #group: GroupCommit
   readonly #get: Statement<[RecordId], Record<string, unknown>>
   readonly #queries: SqliteQueries<string, StoredRecord>
+  /** The tables its reference fields name (filters through references; the reference check of an import). */
+  readonly #targets: Readonly<Record<string, SqlTable<string>>> | undefined
+  /** The query compiler's view of the table, with its targets. */
+  readonly #table: SqlTable<string>
   readonly #create: (input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => CreateResult
   readonly #createMany: (inputs: readonly RecordInput[], keyed: KeyedWrite<CreateResult[]> | undefined) => CreateResult[]
   readonly #put: (id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => WriteResult
@@ -50,7 +60,8 @@ export class SqliteRecordStore implements RecordStore {
   readonly #deleteWhere: (filter: RecordFilter, keyed: KeyedWrite<number> | undefined) => number
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
-  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit) {
+  /** `references`: the references between the collections of this file (x-references), checked inside each write's transaction. */
+  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit, references?: TableReferences, targets?: Record<string, SqlTable<string>>) {
     this.declaration = declaration
     this.#db = db
     this.#group = group
@@ -59,7 +70,9 @@ export class SqliteRecordStore implements RecordStore {
     const { fields, bigintIds } = layout
     const name = declaration.name
     const table = quoted(declaration.table)
-    this.#queries = new SqliteQueries(db, layout.sql, bigintIds, layout.shape)
+    this.#targets = targets
+    this.#table = targets === undefined ? layout.sql : { ...layout.sql, targets }
+    this.#queries = new SqliteQueries(db, this.#table, bigintIds, layout.shape)
     this.#get = db.prepare<[RecordId], Record<string, unknown>>(`SELECT ${layout.sql.select} FROM ${table} WHERE id = ?`).safeIntegers(bigintIds)
 
     const counter = db.prepare<[string], Counter>('SELECT n, next FROM rqs_counters WHERE collection = ?').safeIntegers(bigintIds)
@@ -77,6 +90,7 @@ export class SqliteRecordStore implements RecordStore {
     const remove = db.prepare<[RecordId]>(`DELETE FROM ${table} WHERE id = ?`)
 
     const createOne = (input: RecordInput): CreateResult => {
+      references?.check(declaration, input)
       switch (declaration.ids) {
         case 'count':
         case 'sequence': {
@@ -116,6 +130,7 @@ export class SqliteRecordStore implements RecordStore {
       const current = this.#read(id)
       if (current === undefined && !declaration.putCreates) return NOT_FOUND
       if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      references?.check(declaration, input)
       if (current === undefined) {
         insert(id, input)
         addToCount.run(1, name)
@@ -130,6 +145,7 @@ export class SqliteRecordStore implements RecordStore {
       const current = this.#read(id)
       if (current === undefined) return NOT_FOUND
       if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
+      references?.deleting(name, id)
       remove.run(id)
       addToCount.run(-1, name)
       return DELETED
@@ -140,15 +156,27 @@ export class SqliteRecordStore implements RecordStore {
     const selected = (filter: RecordFilter): StoredRecord[] => this.#queries.query({ ...filter, sort: [] })
     this.#updateWhere = db.transaction((filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed: KeyedWrite<number> | undefined) => kept.run(keyed, () => {
       const records = selected(filter)
-      for (const current of records) updateKept.run(...writtenValues(updatedFields, mergePatch(declaration, current, patch) as RecordInput), current.id)
+      for (const current of records) {
+        const merged = mergePatch(declaration, current, patch) as RecordInput
+        references?.check(declaration, merged)
+        updateKept.run(...writtenValues(updatedFields, merged), current.id)
+      }
       return records.length
     }))
     this.#deleteWhere = db.transaction((filter: RecordFilter, keyed: KeyedWrite<number> | undefined) => kept.run(keyed, () => {
       const records = selected(filter)
-      for (const current of records) remove.run(current.id)
+      for (const current of records) {
+        references?.deleting(name, current.id)
+        remove.run(current.id)
+      }
       addToCount.run(-records.length, name)
       return records.length
     }))
+  }
+
+  /** After an import: the first reference naming no record, if any (checked inside the import's transaction). */
+  #danglingReference (): DanglingReferenceError | undefined {
+    return this.#targets === undefined ? undefined : danglingReferenceOf(this.#db, this.#layout, this.#targets)
   }
 
   #read (id: RecordId): StoredRecord | undefined {
@@ -159,6 +187,37 @@ export class SqliteRecordStore implements RecordStore {
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
     try { return this.#read(id) } catch (err) { return rethrow(err) }
+  }
+
+  /** One statement for every id (chunked under SQLite's limit of bound parameters). */
+  async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
+    const { select, name } = this.#layout.sql
+    const records: StoredRecord[] = []
+    try {
+      for (let i = 0; i < ids.length; i += MAX_BOUND) {
+        const chunk = ids.slice(i, i + MAX_BOUND)
+        const rows = this.#db.prepare(`SELECT ${select} FROM ${name} WHERE id IN (${chunk.map(() => '?').join(', ')})`).safeIntegers(this.#layout.bigintIds).all(...chunk) as Array<Record<string, unknown>>
+        for (const row of rows) records.push(this.#shaped(row))
+      }
+    } catch (err) { return rethrow(err) }
+    return records
+  }
+
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+    if (field === 'id' || !Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
+    const records: StoredRecord[] = []
+    try {
+      for (let i = 0; i < values.length; i += MAX_BOUND) {
+        const { text, values: bound } = compileWithValues(this.#table, SQLITE_DIALECT, field, values.slice(i, i + MAX_BOUND).map(sqlValue), perValue, filter)
+        const rows = this.#db.prepare(text).safeIntegers(this.#layout.bigintIds).all(...bound) as Array<Record<string, unknown>>
+        for (const row of rows) records.push(this.#shaped(row))
+      }
+    } catch (err) { return rethrow(err) }
+    return records
+  }
+
+  #shaped (row: Record<string, unknown>): StoredRecord {
+    return this.#layout.shape === undefined ? row as StoredRecord : this.#layout.shape(row)
   }
 
   async keptWrite (key: string): Promise<KeptWrite | undefined> {
@@ -254,9 +313,26 @@ export class SqliteRecordStore implements RecordStore {
           this.#db.prepare(`UPDATE rqs_counters SET next = max(next, coalesce((SELECT max(id) + 1 FROM ${staged}), next)) WHERE collection = ?`).run(declaration.name)
         }
         if (declaration.ids === 'int64') this.#db.prepare(skipTakenIds(table)).run(declaration.name)
+        // References are checked as a write's are: one naming no record undoes the whole import.
+        const dangling = this.#danglingReference()
+        if (dangling !== undefined) throw dangling
       }
     }, source, onApplied)
   }
+}
+
+/** The first record whose reference names no record of its target, as the write's refusal. */
+function danglingReferenceOf (db: Database.Database, layout: TableLayout, targets: Readonly<Record<string, SqlTable<string>>>): DanglingReferenceError | undefined {
+  const { declaration } = layout
+  for (const [field, reference] of Object.entries(declaration.references ?? {})) {
+    const column = layout.sql.columns[field]
+    const target = targets[field]
+    if (column === undefined || target === undefined) continue
+    const row = db.prepare<[], { value: FieldData }>(`SELECT s.${column} AS value FROM ${quoted(declaration.table)} s
+      WHERE s.${column} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${target.name} t WHERE t.id = s.${column}) LIMIT 1`).get()
+    if (row !== undefined) return new DanglingReferenceError(declaration.name, field, row.value, reference.collection)
+  }
+  return undefined
 }
 
 /** UPDATE of every written column but those of the `kept` fields, by id (the last parameter). */

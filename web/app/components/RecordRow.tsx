@@ -1,6 +1,6 @@
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
-import { inputModeOf, say, type Rec, type ResourceSpec } from '../resources.js'
+import { inputModeOf, referenceLabel, say, type Rec, type ResourceSpec } from '../resources.js'
 import { BooleanChoices } from './BooleanChoices.js'
 import { EnumChoices } from './EnumChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
@@ -49,7 +49,12 @@ export function RecordRow ({ spec, t, record, flash, onEdit, onDelete }: RowProp
     <tr class={flash ? 'flash' : undefined} data-id={record.id}>
       <td class="num" data-label={t('id')}>{record.id}</td>
       {spec.fields.map((field) => (
-        <td key={field.key} class={field.kind === 'integer' || field.kind === 'number' ? 'num' : undefined} data-label={say(t, field.label)}>{cellText(t, field, record[field.key])}</td>
+        <td key={field.key} class={field.references === undefined && (field.kind === 'integer' || field.kind === 'number') ? 'num' : undefined} data-label={say(t, field.label)}>
+          {field.references === undefined || record[field.key] === undefined
+            ? cellText(t, field, record[field.key])
+            // A reference: the target's label, linking to the target's view (a sibling path of this one).
+            : <a href={field.references} title={`${field.references}/${String(record[field.key])}`}>{referenceLabel(record, field.key) ?? String(record[field.key])}</a>}
+        </td>
       ))}
       <td class="actions">
         <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>

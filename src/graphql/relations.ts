@@ -1,0 +1,98 @@
+import DataLoader from 'dataloader'
+import { GraphQLInt, GraphQLList, GraphQLNonNull, type GraphQLFieldConfigMap, type GraphQLInputObjectType, type GraphQLObjectType } from 'graphql'
+import { referenceIdOf, type FieldData, type RecordId, type RecordStore, type StoredRecord } from '../domain/index.js'
+import { BACK_RELATION_CAP, type CollectionModel, type Relations } from '../records/index.js'
+import { readListArgs } from './lists.js'
+import { codedError } from './errors.js'
+import type { WriteContext } from './writes.js'
+
+/**
+ * References between collections in GraphQL (issue 30): a reference field
+ * is typed as the record it names (`author: Author`), a back-relation is a
+ * list field (`books_via_author(first:)`). Each is read through a DataLoader
+ * of the request, so a level of a query costs one store query per relation
+ * (getMany, withValues), never one per record.
+ */
+
+type Loaders = Map<string, DataLoader<FieldData, unknown>>
+/** The loaders of each request (its context object), dropped with it. */
+const perRequest = new WeakMap<object, Loaders>()
+
+function loader<V> (context: object, key: string, batch: (keys: readonly FieldData[]) => Promise<V[]>): DataLoader<FieldData, V> {
+  let loaders = perRequest.get(context)
+  if (loaders === undefined) perRequest.set(context, loaders = new Map())
+  let found = loaders.get(key) as DataLoader<FieldData, V> | undefined
+  if (found === undefined) {
+    found = new DataLoader<FieldData, V>(batch, { cache: true })
+    loaders.set(key, found as DataLoader<FieldData, unknown>)
+  }
+  return found
+}
+
+/** A record's id as a reference field holds it (64-bit ids as the numbers a field keeps). */
+function asValue (id: RecordId): FieldData {
+  return typeof id === 'bigint' ? Number(id) : id
+}
+
+export interface RelationTypes {
+  /** The record type of each collection, by name, once built (the fields are read lazily, after every type exists). */
+  types: Map<string, GraphQLObjectType<StoredRecord, WriteContext>>
+  /** The filter input and query model of each collection (a back-relation's `filter`). */
+  filters: Map<string, { type: GraphQLInputObjectType, model: CollectionModel }>
+  stores: ReadonlyMap<string, RecordStore>
+  relations: Relations
+}
+
+/** The fields of `collection`'s record type that follow its relations; those whose target has no type are left out. */
+export function relationFields (collection: string, { types, filters, stores, relations }: RelationTypes): GraphQLFieldConfigMap<StoredRecord, WriteContext> {
+  const fields: GraphQLFieldConfigMap<StoredRecord, WriteContext> = {}
+  for (const relation of relations.get(collection)?.values() ?? []) {
+    const type = types.get(relation.target)
+    const store = stores.get(relation.target)
+    if (type === undefined || store === undefined) continue
+    if (relation.kind === 'one') {
+      const key = `one:${relation.target}`
+      fields[relation.name] = {
+        type,
+        description: `The record of ${relation.target} this field names (null when unset). Loaded in one store query for every record of a level.`,
+        resolve: async (record, _args, context) => {
+          const value = record[relation.field]
+          if (value === undefined || value === null) return null
+          try {
+            const records = loader(context, key, async (values) => {
+              const found = await store.getMany(values.map((v) => referenceIdOf(store.declaration, v)))
+              const byValue = new Map(found.map((r) => [asValue(r.id), r]))
+              return values.map((v) => byValue.get(v) ?? null)
+            })
+            return await records.load(value)
+          } catch (err) { throw codedError(err, context.request) }
+        }
+      }
+      continue
+    }
+    const filter = filters.get(relation.target)
+    fields[relation.name] = {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+      description: `The records of ${relation.target} whose ${relation.field} names this one, in id order (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\`: as the list field's). Loaded in one store query for every record of a level.`,
+      args: { first: { type: GraphQLInt }, ...(filter === undefined ? {} : { filter: { type: filter.type } }) },
+      resolve: async (record, args: { first?: number | null, filter?: Readonly<Record<string, unknown>> | null }, context) => {
+        const first = Math.min(Math.max(args.first ?? BACK_RELATION_CAP, 0), BACK_RELATION_CAP)
+        try {
+          // The same filter is one loader: every record of a level that asks with it shares one store query.
+          const where = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }).filter
+          const lists = loader(context, `many:${relation.name}:${JSON.stringify(where ?? null)}`, async (values) => {
+            const found = await store.withValues(relation.field, values, BACK_RELATION_CAP, where)
+            const byValue = new Map<FieldData, StoredRecord[]>()
+            for (const r of found) {
+              const value = r[relation.field] as FieldData
+              byValue.set(value, [...byValue.get(value) ?? [], r])
+            }
+            return values.map((v) => byValue.get(v) ?? [])
+          })
+          return (await lists.load(asValue(record.id))).slice(0, first)
+        } catch (err) { throw codedError(err, context.request) }
+      }
+    }
+  }
+  return fields
+}

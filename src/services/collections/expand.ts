@@ -1,0 +1,102 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import { Ajv, type ValidateFunction } from 'ajv'
+import type { RecordStores, ReferenceFilter } from '../../domain/index.js'
+import { TEXT_VALIDATION } from '../../http/rest/index.js'
+import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type Relations } from '../../records/index.js'
+import type { UserCollection } from './declare.js'
+import { queryModel } from './schema.js'
+import type { Expansion } from '../records/policy.js'
+import { collectionStore } from '../records/routes.js'
+
+/**
+ * `?expand=` on a declared collection's routes (src/records/expand.ts): the
+ * expansion its policy carries when it has relations, and the schemas that
+ * let the `expand` member and parameter through.
+ */
+
+export function expansionOf (relations: Relations, name: string, stores: RecordStores, declared: readonly UserCollection[]): Expansion | undefined {
+  const own = relations.get(name)
+  if (own === undefined || own.size === 0) return undefined
+  const storeOf = (collection: string): ReturnType<typeof collectionStore> => collectionStore(stores, collection)
+  const through = throughFilters(relations, declared)
+  return {
+    relations: [...own.keys()],
+    refers: [...own.values()].some((r) => r.kind === 'one'),
+    referred: [...own.values()].some((r) => r.kind === 'many'),
+    parse: (text) => parseExpand(relations, name, text),
+    apply: async (nodes, records) => await expandRecords(nodes, records, storeOf),
+    through: (query) => through(name, query)
+  }
+}
+
+/** The filters of a list through references (`author.name[contains]=…`, `author.publisher.name=…`) and the rest of its query. */
+export type ThroughFilters = (collection: string, query: Readonly<Record<string, unknown>>) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]> } | undefined
+
+function throughFilters (relations: Relations, declared: readonly UserCollection[]): ThroughFilters {
+  const byName = new Map(declared.map((c) => [c.declaration.name, c]))
+  const checkers = new Map<string, ValidateFunction>()
+  const ajv = new Ajv(TEXT_VALIDATION)
+  const refuse: (param: string, detail: string) => never = (param, detail) => { throw new QueryRefused('INVALID_QUERY', detail, { errors: [{ code: 'INVALID_QUERY', detail, field: param }] }) }
+  const through: ThroughFilters = (collection, query) => {
+    const rest: Record<string, unknown> = {}
+    const groups = new Map<string, Record<string, unknown>>()
+    const carried: Array<[string, string]> = []
+    for (const [param, value] of Object.entries(query)) {
+      const dot = param.indexOf('.')
+      const bracket = param.indexOf('[')
+      if (dot < 0 || (bracket >= 0 && bracket < dot)) { rest[param] = value; continue }
+      carried.push([param, String(value)])
+      const relation = param.slice(0, dot)
+      const group = groups.get(relation) ?? {}
+      group[param.slice(dot + 1)] = value
+      groups.set(relation, group)
+    }
+    if (groups.size === 0) return undefined
+    const filters: ReferenceFilter[] = []
+    for (const [name, group] of groups) {
+      const relation = relations.get(collection)?.get(name)
+      const target = relation === undefined ? undefined : byName.get(relation.target)
+      if (relation?.kind !== 'one' || target === undefined) {
+        refuse(`${name}.`, `"${name}." filters through a reference field of ${collection} to a declared collection, and ${collection} has no such field "${name}"`)
+      }
+      const nested = through(target.declaration.name, group)
+      const inner = { ...(nested?.rest ?? group) }
+      for (const param of Object.keys(inner)) if ((CONTROL_PARAMS as readonly string[]).includes(param)) refuse(`${name}.${param}`, `${name}.${param}: only filters apply through a reference`)
+      const model = queryModel(target)
+      let check = checkers.get(target.declaration.name)
+      if (check === undefined) checkers.set(target.declaration.name, check = ajv.compile(querystringSchema(model)))
+      if (!check(inner)) refuse(`${name}.`, `${name}.: ${ajv.errorsText(check.errors, { dataVar: name })}`)
+      const list = parseListQuery(model, inner, 'page')
+      filters.push({ field: relation.field, target: target.declaration.name, filter: nested === undefined ? list.filter : { ...list.filter, through: nested.filters } })
+    }
+    return { rest, filters, carried }
+  }
+  return through
+}
+
+const EXPAND_MEMBER = {
+  type: 'object',
+  additionalProperties: true,
+  description: `With \`?expand=\`: the records the named relations lead to, by relation name (a reference field: the record, left out when it no longer exists; a back-relation \`<collection>_via_<field>\`: the records naming this one, in id order, at most ${BACK_RELATION_CAP}; \`${CAPPED_MEMBER}\` lists those cut there). A nested expansion sits in the expanded record's own \`expand\`.`
+}
+
+/** The record's schema with its `expand` member. */
+export function withExpandMember (record: TSchema): TSchema {
+  return { ...record, properties: { ...record.properties, expand: EXPAND_MEMBER } }
+}
+
+/** A page's schema whose items have the `expand` member. */
+export function pageWithExpandMember (page: TSchema): TSchema {
+  const items = page.properties.items
+  return { ...page, properties: { ...page.properties, items: { ...items, items: withExpandMember(items.items) } } }
+}
+
+/** The list's query parameters with `expand` (without `querystring`: `expand` alone, a read by id's). */
+export function querystringWithExpand (querystring: TSchema | undefined, relations: readonly string[]): TSchema {
+  const expand = Type.String({
+    maxLength: MAX_EXPAND_LENGTH,
+    description: `Relations to answer with each record, comma-separated (${relations.join(', ')}); \`a.b\` expands inside an expanded record, at most ${MAX_EXPAND_DEPTH} levels. One store query per relation per page.`
+  })
+  if (querystring === undefined) return Type.Object({ expand: Type.Optional(expand) })
+  return { ...querystring, properties: { ...querystring.properties, expand } }
+}

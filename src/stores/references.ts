@@ -1,0 +1,114 @@
+import {
+  deletionPlan, incomingReferences, missingReference, referenceIdOf,
+  type CollectionDeclaration, type FieldData, type IncomingReference, type RecordFilter, type RecordId, type RecordInput, type ReferenceReader, type StoredRecord
+} from '../domain/index.js'
+import type { SqlTable } from './sql-query.js'
+
+/** What the references need of one collection's store, synchronously (inside the write's own step or transaction). */
+export interface ReferencedTable {
+  readonly declaration: CollectionDeclaration
+  holds: (id: RecordId) => boolean
+  idsWhere: (field: string, value: FieldData) => RecordId[]
+  /** Removes a record with its change, bypassing references (a cascade's step). */
+  removeNow: (id: RecordId) => void
+  /** Clears an optional field with its change (set-null). */
+  clearNow: (id: RecordId, field: string) => void
+  /** The ids of the records a filter accepts (filters through references, where the store has no SQL to join in). */
+  select?: (filter: RecordFilter) => Promise<RecordId[]>
+}
+
+/**
+ * The collections of one open store, for the references between them
+ * (src/domain/references.ts), where the store writes synchronously (memory;
+ * SQLite inside its BEGIN IMMEDIATE transaction, which holds the file's write
+ * lock across processes): a write checks its references and a delete applies
+ * its plan in the same step or transaction as the write itself, so no other
+ * write can come between them.
+ */
+export class TableReferences implements ReferenceReader {
+  readonly #tables = new Map<string, ReferencedTable>()
+  readonly #incoming: Map<string, IncomingReference[]>
+
+  constructor (declarations: readonly CollectionDeclaration[]) {
+    this.#incoming = incomingReferences(declarations)
+  }
+
+  register (table: ReferencedTable): void {
+    this.#tables.set(table.declaration.name, table)
+  }
+
+  /** Throws DanglingReferenceError when `input` names a record that does not exist. */
+  check (declaration: CollectionDeclaration, input: RecordInput): void {
+    if (declaration.references === undefined) return
+    const missing = missingReference(declaration, input, (collection, value) => {
+      const table = this.#table(collection)
+      return table.holds(referenceIdOf(table.declaration, value))
+    })
+    if (missing !== undefined) throw missing
+  }
+
+  /** Before `collection/id` is deleted: refuses (RecordReferencedError), or removes and clears what refers to it. */
+  /** Throws as `deleting` would (a restricted reference), changing nothing. */
+  checkDeleting (collection: string, id: RecordId): void {
+    if (this.#incoming.has(collection)) deletionPlan(collection, id, this.#incoming, this)
+  }
+
+  deleting (collection: string, id: RecordId): void {
+    if (!this.#incoming.has(collection)) return
+    const plan = deletionPlan(collection, id, this.#incoming, this)
+    for (const { collection: name, id: cleared, field } of plan.cleared) this.#table(name).clearNow(cleared, field)
+    for (const { collection: name, id: removed } of plan.removed) this.#table(name).removeNow(removed)
+  }
+
+  /**
+   * A test for the records `filter.through` accepts (each reference names a
+   * record its target's filter accepts), or undefined without one.
+   */
+  async through (filter: RecordFilter): Promise<((record: StoredRecord) => boolean) | undefined> {
+    if (filter.through === undefined || filter.through.length === 0) return undefined
+    const sets = await Promise.all(filter.through.map(async ({ field, target, filter: inner }) => {
+      const table = this.#table(target)
+      if (table.select === undefined) throw new RangeError(`the store of ${target} cannot select by filter`)
+      // A field holds a safe integer: 64-bit ids are compared as the numbers they are.
+      return { field, ids: new Set<FieldData>((await table.select(inner)).map((id) => typeof id === 'bigint' ? Number(id) : id)) }
+    }))
+    return (record) => sets.every(({ field, ids }) => {
+      const value = record[field]
+      return value !== undefined && value !== null && ids.has(value)
+    })
+  }
+
+  referring (collection: string, field: string, value: FieldData): RecordId[] {
+    return this.#table(collection).idsWhere(field, value)
+  }
+
+  #table (name: string): ReferencedTable {
+    const table = this.#tables.get(name)
+    if (table === undefined) throw new RangeError(`the stores keep no collection ${name}`)
+    return table
+  }
+}
+
+/**
+ * The SQL tables each collection's reference fields name, by collection and
+ * field, each with its own targets (filters through references, nested):
+ * what the query compiler (../sql-query.ts) joins. Declarations have no
+ * cycles (the checker refuses them), so the nesting ends.
+ */
+export function referenceTables (declarations: readonly CollectionDeclaration[], tableOf: (declaration: CollectionDeclaration) => SqlTable<string>): Map<string, Record<string, SqlTable<string>>> {
+  const byName = new Map(declarations.map((d) => [d.name, d]))
+  const done = new Map<string, Record<string, SqlTable<string>>>()
+  const targetsOf = (declaration: CollectionDeclaration): Record<string, SqlTable<string>> => {
+    const held = done.get(declaration.name)
+    if (held !== undefined) return held
+    const targets: Record<string, SqlTable<string>> = {}
+    for (const [field, reference] of Object.entries(declaration.references ?? {})) {
+      const target = byName.get(reference.collection)
+      if (target !== undefined) targets[field] = { ...tableOf(target), targets: targetsOf(target) }
+    }
+    done.set(declaration.name, targets)
+    return targets
+  }
+  for (const declaration of declarations) targetsOf(declaration)
+  return done
+}

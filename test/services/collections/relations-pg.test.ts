@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { resolveConfig, type Config } from '../../../src/options.js'
+import { fromFile } from '../../../src/services/collections/config.js'
+import { request, startServer } from '../../helpers/server.js'
+import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
+import { declarationFiles } from './fixture.js'
+import { LIBRARY, relationsSuite } from './relations.suite.js'
+
+/** References over HTTP on PostgreSQL (a database of its own): foreign keys, and two instances racing on one database. */
+const files = declarationFiles()
+const databases: TestDatabase[] = []
+let store: Config['store'] | undefined
+const fresh = async (): Promise<Config['store']> => {
+  const database = await createTestDatabase()
+  databases.push(database)
+  return resolveConfig({ store: database.url }, {}).store
+}
+beforeAll(async () => { if (!SKIP_POSTGRES) store = await fresh() })
+afterAll(async () => { for (const database of databases) await database.drop() })
+
+describe.skipIf(SKIP_POSTGRES)(`postgres store${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
+  relationsSuite(() => store)
+
+  it('follows a changed x-on-delete after a restart, and refuses to start over records naming missing ones', async () => {
+    const shared = await fresh()
+    const restrict = fromFile(files.write('restrict.json', LIBRARY), '--collections')
+    let server = await startServer({ collections: restrict, store: shared })
+    expect((await request(`${server.origin}/authors`, { method: 'POST', json: { name: 'Herbert' } })).status).toBe(201)
+    expect((await request(`${server.origin}/books`, { method: 'POST', json: { title: 'Dune', author: 1 } })).status).toBe(201)
+    expect((await request(`${server.origin}/authors/1`, { method: 'DELETE' })).status).toBe(409)
+    await server.close()
+    const library = LIBRARY.collections
+    const cascading = { collections: { ...library, books: { schema: { ...library.books.schema, properties: { ...library.books.schema.properties, author: { type: 'integer', 'x-references': 'authors', 'x-on-delete': 'cascade' } } } } } }
+    server = await startServer({ collections: fromFile(files.write('cascade.json', cascading), '--collections'), store: shared })
+    try {
+      expect((await request(`${server.origin}/authors/1`, { method: 'DELETE' })).status).toBe(204)
+      expect((await request(`${server.origin}/books/1`)).status).toBe(404)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('leaves no dangling reference when two instances race creates and deletes', async () => {
+    const shared = await fresh()
+    const collections = fromFile(files.write('race.json', LIBRARY), '--collections')
+    const one = await startServer({ collections, store: shared })
+    const two = await startServer({ collections, store: shared })
+    try {
+      for (let round = 0; round < 10; round++) {
+        const author = (await request(`${one.origin}/authors`, { method: 'POST', json: { name: `Racer ${round}` } })).body
+        const creates = Array.from({ length: 8 }, async (_, i) => await request(`${(i % 2 === 0 ? one : two).origin}/books`, { method: 'POST', json: { title: `Race ${round}`, author: author.id } }))
+        const deletes = [request(`${two.origin}/authors/${author.id as number}`, { method: 'DELETE' }), request(`${one.origin}/authors/${author.id as number}`, { method: 'DELETE' })]
+        for (const r of await Promise.all([...creates, ...deletes])) expect([201, 204, 404, 409, 422]).toContain(r.status)
+      }
+      // Every book names an author that exists.
+      const books = (await request(`${one.origin}/books?limit=100`)).body.items as Array<{ author: number }>
+      for (const book of books) expect((await request(`${two.origin}/authors/${book.author}`)).status).toBe(200)
+    } finally {
+      await one.close()
+      await two.close()
+    }
+  })
+})
