@@ -37,7 +37,7 @@ function comparison (node: Extract<SyntaxNode, { type: 'compare' }>, fields: Fil
   const spec = Object.hasOwn(fields, name) ? fields[name] : undefined
   if (spec === undefined) {
     const known = Object.keys(fields).join(', ')
-    throw new FilterError(node.path.length > 1 ? `"${name}": this collection has no nested fields (fields: ${known})` : `unknown field "${name}" (fields: ${known})`, node.at)
+    throw new FilterError(node.path.length > 1 ? `"${name}" is no field of this collection (a dotted path names a field inside an object; fields: ${known})` : `unknown field "${name}" (fields: ${known})`, node.at)
   }
   const kind = KINDS[spec.kind]
   const field = name

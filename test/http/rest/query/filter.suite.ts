@@ -157,7 +157,7 @@ function suiteOn (kind: StoreKind): void {
       ['title = \'unclosed', 'filter: unclosed string'],
       ['title < null', 'filter: null compares with = and != only'],
       ['year > 1900 year < 2000', "filter: expected && or || before 'year' at 13"],
-      ['author.name = \'x\'', 'filter: "author.name": this collection has no nested fields'],
+      ['author.name = \'x\'', 'filter: "author.name" is no field of this collection'],
       ['constructor = 1', 'filter: unknown field "constructor"'],
       ['', 'filter: empty expression at 1']
     ])('refuses %j with 400 INVALID_QUERY naming the position', async (expression, detail) => {
