@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { IdempotencyKeyUsedError, type KeptAnswer, type KeptWrite, type KeptWrites, type KeyedWrite, type RecordStores } from '../../domain/index.js'
+import { DanglingReferenceError, DuplicateKeyError, IdempotencyKeyUsedError, RecordReferencedError, type KeptAnswer, type KeptWrite, type KeptWrites, type KeyedWrite, type RecordStores } from '../../domain/index.js'
 import { AppError, buildProblem, classifyError, negotiateLanguage, PROBLEM_CONTENT_TYPE, problems } from '../../http/errors/index.js'
 import { exactJsonParser, routeOtherMethods } from '../../http/rest/index.js'
 import { idempotencyKey, REPLAYED_HEADER, requestFingerprint } from '../../http/rest/idempotency.js'
@@ -34,8 +34,15 @@ interface BatchRequest {
 const HEADERS = new Set(['if-match', 'if-none-match', 'content-type'])
 
 /** A request of the batch failed with a client error: nothing was applied. */
+/** What a request of a batch can be refused with: the routes' errors, and the stores' refusals of a write (a unique key, a reference). */
+type Refusal = AppError | DuplicateKeyError | DanglingReferenceError | RecordReferencedError
+
+function isRefusal (err: unknown): err is Refusal {
+  return err instanceof AppError || err instanceof DuplicateKeyError || err instanceof DanglingReferenceError || err instanceof RecordReferencedError
+}
+
 class StepFailed extends Error {
-  constructor (readonly step: { index: number, method: string, url: string }, readonly error: AppError) {
+  constructor (readonly step: { index: number, method: string, url: string }, readonly error: Refusal) {
     super(error.message)
   }
 }
@@ -102,7 +109,7 @@ export async function batchRoutes (app: FastifyInstance, opts: BatchRoutesOption
           try {
             done.push(await VERBS[step.method].run(step, records))
           } catch (err) {
-            throw err instanceof AppError ? new StepFailed(step, err) : err
+            throw isRefusal(err) ? new StepFailed(step, err) : err
           }
         }
         return done
