@@ -1,4 +1,4 @@
-import { BRACKET_OPERATORS, KINDS, MAX_FILTER_LENGTH, type FilterOperator, type Kind, type Operator, type ValueBounds } from '../domain/index.js'
+import { BRACKET_OPERATORS, KINDS, MAX_FILTER_LENGTH, type FilterOperator, type Kind, type ValueBounds } from '../domain/index.js'
 /**
  * What a collection lets clients ask for: its fields (each a filter and a
  * sort key) and its page sizes. One model per collection drives the query
