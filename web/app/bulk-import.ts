@@ -81,6 +81,8 @@ export interface BulkOutcome {
   stored: Array<{ from: number, to: number }>
   /** Chunks the server refused (nothing of them stored). */
   refusedChunks: Array<{ from: number, to: number, rows: number }>
+  /** Chunks sent that never got an answer, even after the retries: stored or not, nobody can say. */
+  unanswered: Array<{ from: number, to: number, rows: number }>
   /** Rows never sent: after a refused chunk (all or nothing) or a cancel. */
   unsent: number
   /** The refused rows the server named, with its messages. */
@@ -93,11 +95,11 @@ export interface BulkOutcome {
 export async function runBulk (chunks: readonly PlannedRow[][], run: BulkRun): Promise<BulkOutcome> {
   const newKey = run.newKey ?? idempotencyKey
   const pause = run.pause ?? (async (ms: number) => { await new Promise((resolve) => setTimeout(resolve, ms)) })
-  const outcome: BulkOutcome = { created: 0, stored: [], refusedChunks: [], unsent: 0, lines: [], general: [], cancelled: false }
+  const outcome: BulkOutcome = { created: 0, stored: [], refusedChunks: [], unanswered: [], unsent: 0, lines: [], general: [], cancelled: false }
   let done = 0
   let storedBefore = -2
   for (const [index, chunk] of chunks.entries()) {
-    const stop = run.cancelled() || (run.allOrNothing && outcome.refusedChunks.length > 0)
+    const stop = run.cancelled() || (run.allOrNothing && outcome.refusedChunks.length + outcome.unanswered.length > 0)
     if (stop) {
       outcome.cancelled = run.cancelled()
       outcome.unsent = chunks.slice(index).reduce((n, c) => n + c.length, 0)
@@ -118,11 +120,14 @@ export async function runBulk (chunks: readonly PlannedRow[][], run: BulkRun): P
       if (last !== undefined && storedBefore === index - 1) last.to = span.to
       else outcome.stored.push(span)
       storedBefore = index
+    } else if (answer.status === 0) {
+      // Still no answer after the retries: whether the chunk was written is not known (the key would tell a later retry).
+      outcome.unanswered.push({ ...span, rows: chunk.length })
     } else {
       outcome.refusedChunks.push({ ...span, rows: chunk.length })
       const named = refusedLines(chunk, answer.problem)
       outcome.lines.push(...named.lines)
-      outcome.general.push(...(named.general.length === 0 && named.lines.length === 0 ? [String(answer.status)] : named.general))
+      outcome.general.push(...(named.general.length === 0 && named.lines.length === 0 ? [`HTTP ${answer.status}`] : named.general))
     }
     done += chunk.length
     run.onProgress(done)

@@ -220,11 +220,12 @@ export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) 
         : bulk.stored.length === 0
           ? created + replaced === 0 ? t('importNothingStored') : ''
           : t('importChunksStored', { size: n(chunks[0]?.length ?? 0), lines: bulk.stored.map(lines).join(', '), refused: bulk.refusedChunks.map(lines).join(', ') }),
+      bulk.unanswered.length === 0 ? '' : t('importUnanswered', { lines: bulk.unanswered.map(lines).join(', ') }),
       unsent > 0 && !cancelled.now ? t('importNotSent', { n: n(unsent) }) : '',
       cancelled.now ? t('importCancelled', { done: n(done), total: n(total) }) : '',
       [...refused.sort((a, b) => a.line - b.line).slice(0, 5).map((e) => `${t('line')} ${e.line}: ${e.reason}`), ...bulk.general.slice(0, 2)].join(' · ')
     ].filter((part) => part !== '').join(' ')
-    const clean = refusedRows === 0 && replaced === 0 && !cancelled.now && unsent === 0
+    const clean = refusedRows === 0 && bulk.unanswered.length === 0 && replaced === 0 && !cancelled.now && unsent === 0
     setSummary({ kind: clean ? 'ok' : created === 0 && replaced === 0 ? 'error' : 'warn', text, report: refused.length === 0 ? undefined : refused })
   }
 
