@@ -51,7 +51,7 @@ export function refusedLines (chunk: readonly PlannedRow[], problem: Problem | u
     if (row === undefined) { general.push(entry.message); continue }
     // The server's message names `/index/field`; the person knows the field, not the index in a request.
     const field = match?.[2]
-    const message = entry.message.replace(/\/\d+\/(\S+)/, '$1').replace(/\/\d+\b/, 'the record')
+    const message = entry.message.replace(/\/\d+\/(\S+)/, '$1')
     const reason = field === undefined || message.includes(field) ? message : `${field}: ${message}`
     lines.set(row.line, [...(lines.get(row.line) ?? []), reason])
   }

@@ -47,15 +47,15 @@ describe.skipIf(!hasChromium)(title, () => {
   afterEach(async () => { for (const s of sessions.splice(0)) await s.context.close() })
 
   /** The books page, and the writes it sends to /books (the page's network events). */
-  const open = async (): Promise<{ page: Page, writes: Array<{ method: string, key: string | undefined }> }> => {
-    const session = await openSession(browser)
+  const open = async (options = {}): Promise<{ page: Page, writes: Array<{ method: string, key: string | undefined }> }> => {
+    const session = await openSession(browser, options)
     sessions.push(session)
     const writes: Array<{ method: string, key: string | undefined }> = []
     session.page.on('request', (req) => {
       if (req.method() !== 'GET' && new URL(req.url()).pathname.startsWith('/books')) writes.push({ method: req.method(), key: req.headers()['idempotency-key'] })
     })
     await session.page.goto(`${server.origin}/app/books`)
-    await session.page.getByRole('heading', { level: 1, name: 'Books' }).waitFor()
+    await session.page.locator('.transfer input[type=file]').waitFor({ state: 'attached' })
     return { page: session.page, writes }
   }
   const pick = async (page: Page, name: string, csv: string): Promise<void> => {
@@ -93,5 +93,16 @@ describe.skipIf(!hasChromium)(title, () => {
     expect(await held()).toBe(10_000)
     expect(writes.map((w) => w.method)).toEqual(['POST', 'POST'])
     expect(new Set(writes.map((w) => w.key)).size).toBe(2)
+  })
+
+  it('says it in German', async () => {
+    await request(`${server.origin}/books?all=true`, { method: 'DELETE' })
+    const { page } = await open({ locale: 'de-DE' })
+    await pick(page, 'buecher.csv', booksCsv(3, 3))
+    expect(await page.locator('.import-requests').textContent()).toBe('Die 3 neuen Einträge werden in einer Anfrage gesendet: Alle werden gespeichert oder keiner.')
+    await page.getByRole('button', { name: '3 Einträge importieren' }).click()
+    await poll(async () => await page.locator('.transfer-summary').textContent())
+      .toMatch(/^0 Einträge hinzugefügt; 3 abgelehnt\. Nichts wurde gespeichert: Der Import gilt ganz oder gar nicht, und der Server hat die folgenden Zeilen abgelehnt\. Zeile 3: year /)
+    expect(await held()).toBe(0)
   })
 })
