@@ -105,4 +105,23 @@ describe.skipIf(!hasChromium)(title, () => {
       .toMatch(/^0 Einträge hinzugefügt; 3 abgelehnt\. Nichts wurde gespeichert: Der Import gilt ganz oder gar nicht, und der Server hat die folgenden Zeilen abgelehnt\. Zeile 3: year /)
     expect(await held()).toBe(0)
   })
+
+  it('cancels between requests: the request sent is stored whole, nothing after it is sent', async () => {
+    await request(`${server.origin}/books?all=true`, { method: 'DELETE' })
+    const { page, writes } = await open()
+    // The first request is held until Cancel has been pressed, so the cancel falls between two requests.
+    let release = (): void => {}
+    const cancelled = new Promise<void>((resolve) => { release = resolve })
+    await page.route('**/books', async (route) => {
+      if (route.request().method() === 'POST') await cancelled
+      await route.fallback()
+    })
+    await pick(page, 'many.csv', booksCsv(25_000))
+    await page.getByRole('button', { name: 'Import 25,000 records' }).click()
+    await page.locator('.import-cancel').click()
+    release()
+    await poll(async () => await page.locator('.transfer-summary').textContent()).toMatch(/^10,000 records added; 0 refused\. Import cancelled after 10,000 of 25,000 records\.$/)
+    expect(await held()).toBe(10_000)
+    expect(writes).toHaveLength(1)
+  })
 })
