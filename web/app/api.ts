@@ -30,6 +30,8 @@ export interface RequestOptions {
   ifMatch?: string
   /** Keep integers beyond 2^53 exact (address ids). */
   exact?: boolean
+  /** A write done once however often it is sent (a retry after the network failed). */
+  idempotencyKey?: string
 }
 
 const NO_HEADERS = new Headers()
@@ -43,6 +45,7 @@ export class Api {
     const token = this.context.token()
     if (token !== undefined) headers.set('authorization', `Bearer ${token}`)
     if (opts.ifMatch !== undefined) headers.set('if-match', opts.ifMatch)
+    if (opts.idempotencyKey !== undefined) headers.set('idempotency-key', opts.idempotencyKey)
     let body: string | undefined
     if (opts.body !== undefined) {
       headers.set('content-type', 'application/json')

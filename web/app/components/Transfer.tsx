@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
+import { chunkRows, runBulk } from '../bulk-import.js'
 import { errorReport, planImport, type ImportPlan, type LineError, type PlannedRow } from '../import-plan.js'
 import type { Translate } from '../i18n.js'
 import type { Endpoint, ListQuery } from '../listing.js'
@@ -31,6 +32,8 @@ interface Replacing {
 interface Preview {
   file: string
   plan: ImportPlan
+  /** The new records (rows without an id) as the bulk creates that will carry them. */
+  chunks: PlannedRow[][]
   replacing?: Replacing
 }
 
@@ -46,14 +49,18 @@ interface Progress {
  * record) into a file. Import first shows what it would do (the column
  * mapping, the first rows typed as `rqs import` types them, the lines it
  * cannot read, the count rule's replacements) and writes nothing until the
- * person confirms; then each record goes through the API as the add form's
- * does (a few at a time, cancellable: not all or nothing, there is no bulk
- * create yet), and the page says how many were added, replaced and refused.
+ * person confirms; then the new records go as bulk creates (one request when
+ * the file fits the server's limits, so all or nothing; else chunks, each
+ * stored whole or not at all, cancellable between them), rows with an id are
+ * put at their id, and the page says how many were added, replaced and
+ * refused, and which lines were stored.
  */
 export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) {
   const [progress, setProgress] = useState<Progress | null>(null)
   const [summary, setSummary] = useState<{ kind: 'ok' | 'warn' | 'error', text: string, report?: LineError[] } | null>(null)
   const [preview, setPreview] = useState<Preview | null>(null)
+  /** Chunked imports: stop at the first refused chunk (the default), or send the others. */
+  const [allOrNothing, setAllOrNothing] = useState(true)
   /** Stops an import under way: no further record is sent (those sent are written). */
   const cancel = useRef<(() => void) | undefined>(undefined)
   const picker = useRef<HTMLInputElement>(null)
@@ -106,7 +113,8 @@ export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) 
     }
     const { plan } = read
     const replacing = endpoint.countIds === true && plan.errors.length === 0 && plan.rows.length > 0 ? await countRuleReplacements(plan.rows.length) : undefined
-    setPreview({ file: file.name, plan, replacing })
+    setAllOrNothing(true)
+    setPreview({ file: file.name, plan, chunks: chunkRows(plan.rows.filter((row) => row.id === undefined)), replacing })
     setTimeout(() => { document.getElementById(`import-${spec.key}-start`)?.focus() }, 0)
   }
 
@@ -127,48 +135,98 @@ export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) 
     return replaced > 0 ? { replaced, record: first } : undefined
   }
 
-  const runImport = async (plan: ImportPlan): Promise<void> => {
+  /** The records held, by the count (the count rule: what a bulk create added is what the count grew by). */
+  const countHeld = async (): Promise<number | undefined> => {
+    const counted = await api.request('GET', `${endpoint.url}?limit=1&count=true`, { accept: endpoint.accept })
+    const total = Number(counted.headers.get('x-total-count') ?? Number.NaN)
+    return counted.ok && Number.isSafeInteger(total) ? total : undefined
+  }
+
+  /**
+   * New records (rows without an id) go as bulk creates, each chunk stored
+   * whole or not at all (one request when the file fits one: all or
+   * nothing); rows with an id are then put one by one at their id, as before.
+   */
+  const runImport = async (plan: ImportPlan, chunks: PlannedRow[][], allOrNothing: boolean): Promise<void> => {
     setPreview(null)
     const cancelled = { now: false }
     cancel.current = () => { cancelled.now = true }
     const lang = document.documentElement.lang
-    let next = 0
-    let done = 0
-    let created = 0
+    const total = plan.rows.length
+    const byId = plan.rows.filter((row) => row.id !== undefined)
+    setProgress({ label: t('importing'), done: 0, total })
+    const before = endpoint.countIds === true ? await countHeld() : undefined
+    const bulk = await runBulk(chunks, {
+      send: async (chunk, key) => {
+        const result = await api.request('POST', endpoint.url, { accept: endpoint.accept, body: chunk.map((row) => row.body), exact: spec.exactIds, idempotencyKey: key })
+        return result.ok
+          ? { ok: true, created: Array.isArray(result.body) ? result.body.length : chunk.length }
+          : { ok: false, status: result.status, problem: result.problem }
+      },
+      allOrNothing,
+      cancelled: () => cancelled.now,
+      onProgress: (done) => { setProgress({ label: t('importing'), done, total }) }
+    })
+    let created = bulk.created
     let replaced = 0
-    const refused: LineError[] = []
-    let drawn = performance.now()
-    setProgress({ label: t('importing'), done: 0, total: plan.rows.length })
-    // A few writes at a time: the server checks each as it would a form's, and the page stays responsive.
-    const worker = async (): Promise<void> => {
-      while (!cancelled.now && next < plan.rows.length) {
-        const row = plan.rows[next++] as PlannedRow
-        const result = row.id === undefined
-          ? await api.request('POST', endpoint.url, { accept: endpoint.accept, body: row.body, exact: spec.exactIds })
-          : await api.request('PUT', `${endpoint.url}/${row.id}`, { accept: endpoint.accept, body: row.body, exact: spec.exactIds })
-        if (!result.ok) refused.push({ line: row.line, reason: result.problem?.errors.map((e) => e.message).join(' ') ?? String(result.status) })
-        else if (result.headers.get('replaced-record') !== null || (row.id !== undefined && result.status === 200)) replaced++
-        else created++
-        done++
-        // The bar is drawn at most every 100 ms: a render per record would cost more than the write.
-        if (performance.now() - drawn >= 100 || done === plan.rows.length) {
-          drawn = performance.now()
-          setProgress({ label: t('importing'), done, total: plan.rows.length })
-        }
+    if (before !== undefined && created > 0) {
+      // The count rule: a create given a held id replaced that record, and the count did not grow.
+      const after = await countHeld()
+      if (after !== undefined) {
+        replaced = Math.max(0, created - (after - before))
+        created -= replaced
       }
     }
-    await Promise.all(Array.from({ length: CONCURRENT_WRITES }, worker))
+    const refused: LineError[] = [...bulk.lines]
+    let refusedRows = bulk.refusedChunks.reduce((n, c) => n + c.rows, 0)
+    let done = total - byId.length - bulk.unsent
+    let unsent = bulk.unsent
+    // Rows with ids only when every new record was stored (all or nothing) or the person chose to go on.
+    if (byId.length > 0 && !cancelled.now && (bulk.refusedChunks.length === 0 || !allOrNothing)) {
+      let next = 0
+      let drawn = performance.now()
+      // A few writes at a time: each PUT creates or replaces one record at its id.
+      const worker = async (): Promise<void> => {
+        while (!cancelled.now && next < byId.length) {
+          const row = byId[next++] as PlannedRow
+          const result = await api.request('PUT', `${endpoint.url}/${row.id ?? ''}`, { accept: endpoint.accept, body: row.body, exact: spec.exactIds })
+          if (!result.ok) {
+            refusedRows++
+            refused.push({ line: row.line, reason: result.problem?.errors.map((e) => e.message).join(' ') ?? String(result.status) })
+          } else if (result.status === 200) replaced++
+          else created++
+          done++
+          // The bar is drawn at most every 100 ms: a render per record would cost more than the write.
+          if (performance.now() - drawn >= 100) {
+            drawn = performance.now()
+            setProgress({ label: t('importing'), done, total })
+          }
+        }
+      }
+      await Promise.all(Array.from({ length: CONCURRENT_WRITES }, worker))
+      unsent += byId.length - next
+    } else unsent += byId.length
     cancel.current = undefined
     setProgress(null)
     onImported()
+    const n = (value: number): string => value.toLocaleString(lang)
+    const lines = (span: { from: number, to: number }): string => span.from === span.to ? n(span.from) : `${n(span.from)}–${n(span.to)}`
     const text = [
       replaced === 0
-        ? t('imported', { n: created.toLocaleString(lang), refused: refused.length.toLocaleString(lang) })
-        : t('importDone', { n: created.toLocaleString(lang), replaced: replaced.toLocaleString(lang), refused: refused.length.toLocaleString(lang) }),
-      cancelled.now ? t('importCancelled', { done: done.toLocaleString(lang), total: plan.rows.length.toLocaleString(lang) }) : '',
-      refused.sort((a, b) => a.line - b.line).slice(0, 5).map((e) => `${t('line')} ${e.line}: ${e.reason}`).join(' · ')
+        ? t('imported', { n: n(created), refused: n(refusedRows) })
+        : t('importDone', { n: n(created), replaced: n(replaced), refused: n(refusedRows) }),
+      bulk.refusedChunks.length === 0
+        ? ''
+        : bulk.stored.length === 0
+          ? created + replaced === 0 ? t('importNothingStored') : ''
+          : t('importChunksStored', { size: n(chunks[0]?.length ?? 0), lines: bulk.stored.map(lines).join(', '), refused: bulk.refusedChunks.map(lines).join(', ') }),
+      bulk.unanswered.length === 0 ? '' : t('importUnanswered', { lines: bulk.unanswered.map(lines).join(', ') }),
+      unsent > 0 && !cancelled.now ? t('importNotSent', { n: n(unsent) }) : '',
+      cancelled.now ? t('importCancelled', { done: n(done), total: n(total) }) : '',
+      [...refused.sort((a, b) => a.line - b.line).slice(0, 5).map((e) => `${t('line')} ${e.line}: ${e.reason}`), ...bulk.general.slice(0, 2)].join(' · ')
     ].filter((part) => part !== '').join(' ')
-    setSummary({ kind: refused.length === 0 && replaced === 0 && !cancelled.now ? 'ok' : 'warn', text, report: refused.length === 0 ? undefined : refused })
+    const clean = refusedRows === 0 && bulk.unanswered.length === 0 && replaced === 0 && !cancelled.now && unsent === 0
+    setSummary({ kind: clean ? 'ok' : created === 0 && replaced === 0 ? 'error' : 'warn', text, report: refused.length === 0 ? undefined : refused })
   }
 
   const download = (errors: readonly LineError[]): void => {
@@ -221,9 +279,24 @@ export function Transfer ({ spec, t, api, endpoint, query, onImported }: Props) 
               {t('importReplaceWarning', { replaced: preview.replacing.replaced, n: preview.plan.rows.length, id: preview.replacing.record.id, what: spec.describe(preview.replacing.record) })}
             </p>
           )}
+          {preview.plan.errors.length === 0 && preview.chunks.length > 0 && (
+            <p class="import-requests">
+              {preview.chunks.length === 1
+                ? t('importOneRequest', { n: (preview.chunks[0]?.length ?? 0).toLocaleString(lang) })
+                : t('importChunked', { chunks: preview.chunks.length.toLocaleString(lang), size: (preview.chunks[0]?.length ?? 0).toLocaleString(lang) })}
+              {preview.chunks.length > 1 && (
+                <label class="import-all-or-nothing">
+                  {' '}<input type="checkbox" checked={allOrNothing} onChange={(e) => { setAllOrNothing((e.currentTarget as HTMLInputElement).checked) }} /> {t('importStopAtRefused')}
+                </label>
+              )}
+            </p>
+          )}
+          {preview.plan.errors.length === 0 && preview.plan.rows.some((row) => row.id !== undefined) && (
+            <p class="import-by-id">{t('importById', { n: preview.plan.rows.filter((row) => row.id !== undefined).length.toLocaleString(lang) })}</p>
+          )}
           <div class="form-actions">
             {preview.plan.errors.length === 0 && preview.plan.rows.length > 0 && (
-              <button type="button" id={`${prefix}-start`} class={preview.replacing === undefined ? 'primary' : 'danger'} onClick={() => { void runImport(preview.plan) }}>
+              <button type="button" id={`${prefix}-start`} class={preview.replacing === undefined ? 'primary' : 'danger'} onClick={() => { void runImport(preview.plan, preview.chunks, allOrNothing) }}>
                 {preview.replacing === undefined ? t('importStart', { n: preview.plan.rows.length.toLocaleString(lang) }) : t('importReplaceStart')}
               </button>
             )}
