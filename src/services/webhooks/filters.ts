@@ -41,9 +41,9 @@ type Test = (change: Change) => boolean
 
 /**
  * The dispatcher's tests of the webhooks' filters, each parsed once (kept by
- * webhook, with the filter and events it was built from). A filter that no longer reads against its
- * collection's fields (the declaration changed since it was registered)
- * passes nothing, and `onBroken` says so once.
+ * webhook, with the filter and events it was built from). A filter that no
+ * longer reads against its collection's fields (the declaration changed
+ * since it was registered) passes nothing, and `onBroken` says so once.
  */
 export class HookFilters {
   /** By webhook: the test and what it was built from (its filter and events, which a PATCH may change). */
