@@ -3,7 +3,8 @@ import { IF_PRESENT, NO_CONDITION, type RecordId, type RecordInput, type RecordW
 import { AppError } from '../../http/errors/index.js'
 import { hasPreconditions, preconditionFailed, recordEtag, writeConditionFor } from '../../http/rest/index.js'
 import { evaluatePreconditions } from '../../http/rest/conditional.js'
-import { bodyMembers, patchedRecord, refuseUnknownMembers } from '../records/bodies.js'
+import { patchedRecord, readOnlyOf } from '../../data/patch.js'
+import { bodyMembers, refuseUnknownMembers } from '../records/bodies.js'
 import type { Target } from './targets.js'
 
 /**
@@ -132,8 +133,7 @@ async function patch (step: Step, records: RecordWrites): Promise<Answer> {
   if (hasPreconditions(step.headers) && writeConditionFor(step.headers, current, recordEtag) === undefined) {
     throw preconditionFailed(step.headers, `${name} ${String(id)}`)
   }
-  const readOnly = Object.keys(collection.model.fields).filter((field) => collection.model.fields[field]?.readOnly === true)
-  const merged = patchedRecord(records.declaration, current, step.input ?? {}, readOnly, (record) => collection.checkBody?.('create', record) ?? [])
+  const merged = patchedRecord(records.declaration, current, step.input ?? {}, readOnlyOf(collection.model), (record) => collection.checkBody?.('create', record) ?? [])
   const result = await records.put(id, merged, { kind: 'matches', current })
   if (result.outcome === 'not-found') throw ids.notFound(id)
   if (result.outcome !== 'replaced') throw preconditionFailed(step.headers, `${name} ${String(id)}`)

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { changedKeptField, mergePatch, type CollectionDeclaration, type RecordInput, type StoredRecord } from '../../domain/index.js'
+import type { CollectionDeclaration, RecordInput } from '../../domain/index.js'
 import { AppError, validationFailures, type Failure } from '../../http/errors/index.js'
 import { closestWord } from '../../lib/suggest.js'
 
@@ -42,36 +42,6 @@ export function refuseUnknownMembers (body: unknown, members: readonly string[])
 
 export function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** A kept field (the address book's name) that a patch would change: 400 naming it. */
-export function keptFieldChanged (field: string): AppError {
-  const detail = `body.${field} cannot change: an update keeps the stored value`
-  return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_INVALID', field, detail }], subject: 'body' })
-}
-
-/**
- * The record a merge patch makes of `current`, as PATCH /{id} and a batch's
- * PATCH write it: a kept field the patch would change is refused, the patch
- * merged (mergePatch), server-set fields (`readOnly`: automatic timestamps)
- * the patch leaves out set again by the body's own rules, and the result
- * checked as a create body by `check` (which stamps them). Throws the 400.
- */
-export function patchedRecord (
-  declaration: CollectionDeclaration,
-  current: StoredRecord,
-  patch: Readonly<Record<string, unknown>>,
-  readOnly: readonly string[],
-  check: (record: Record<string, unknown>) => Failure[]
-): RecordInput {
-  const kept = changedKeptField(declaration, current, patch)
-  if (kept !== undefined) throw keptFieldChanged(kept)
-  const merged = mergePatch(declaration, current, patch)
-  // The creation time is kept by the store (keptOnUpdate); the update time is this write's.
-  for (const field of readOnly) if (!Object.hasOwn(patch, field)) delete merged[field]
-  const failures = check(merged)
-  if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
-  return merged as RecordInput
 }
 
 /** The fields a body schema marks `readOnly` (set by the server: automatic timestamps). */

@@ -7,7 +7,8 @@ import {
 import { AppError } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { Operation, WirePolicy } from './policy.js'
-import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, patchedRecord, readOnlyFields, refuseUnknownMembers } from './bodies.js'
+import { patchedRecord } from '../../data/patch.js'
+import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, readOnlyFields, refuseUnknownMembers } from './bodies.js'
 
 /**
  * The REST routes of every collection (students v2, the address book,
