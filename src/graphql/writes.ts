@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import {
-  changedKeptField, IdempotencyKeyUsedError, IF_PRESENT, mergePatch, NO_CONDITION, type KeptWrite, type KeyedWrite, type RecordId, type RecordInput, type RecordStore,
+  IdempotencyKeyUsedError, IF_PRESENT, NO_CONDITION, type KeptWrite, type KeyedWrite, type RecordId, type RecordInput, type RecordStore,
   type StoredRecord, type WriteCondition
 } from '../domain/index.js'
 import type { RecordCollection } from '../data/collection.js'
+import { patchedRecord, readOnlyOf } from '../data/patch.js'
 import { AppError } from '../http/errors/index.js'
 import { preconditionFailed, writeConditionFor } from '../http/rest/index.js'
 import { idempotencyKey } from '../http/rest/idempotency.js'
@@ -122,20 +123,14 @@ export class CollectionWrites {
     const id = this.idOf(args.id)
     const ifMatch = args.ifMatch ?? undefined
     const { declaration } = this.store
+    const readOnly = readOnlyOf(this.collection.model)
     return await keyed(context.request, this.store, [field, args], toWritten, async (keep) => {
       for (let attempt = 1; ; attempt++) {
         const current = await this.store.get(id)
         if (current === undefined) throw this.notFound(id)
         if (ifMatch !== undefined) await this.#pinned(id, ifMatch, current)
-        const kept = changedKeptField(declaration, current, args.patch)
-        if (kept !== undefined) {
-          const detail = `patch.${kept} cannot change: an update keeps the stored value`
-          throw new AppError('VALIDATION_FAILED', detail, { subject: 'body', errors: [{ code: 'FIELD_INVALID', field: kept, detail }] })
-        }
-        const merged = mergePatch(declaration, current, args.patch)
-        const failures = this.collection.checkBody?.('create', merged) ?? []
-        if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
-        const result = await this.store.put(id, merged as RecordInput, { kind: 'matches', current }, keep((r) => r.outcome === 'replaced' ? { record: r.record, outcome: 'REPLACED' } : undefined))
+        const merged = patchedRecord(declaration, current, args.patch, readOnly, (record) => this.collection.checkBody?.('create', record) ?? [], 'patch')
+        const result = await this.store.put(id, merged, { kind: 'matches', current }, keep((r) => r.outcome === 'replaced' ? { record: r.record, outcome: 'REPLACED' } : undefined))
         if (result.outcome === 'replaced') return { record: result.record, outcome: 'REPLACED' }
         if (result.outcome === 'not-found') throw this.notFound(id)
         if (ifMatch !== undefined || attempt === PATCH_ATTEMPTS) throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)

@@ -2,6 +2,12 @@ import { expressionTest, fold, type Change, type FilterExpr, type FoldedField } 
 
 const foldField: FoldedField = (record, field) => fold((record as Record<string, string>)[field] as string)
 
+/** Whether a record matches a filter expression, as the change filters test it (text folded as the lists' `~` folds it). */
+export function recordTest (expression: FilterExpr): (record: Readonly<Record<string, unknown>>) => boolean {
+  const test = expressionTest(expression, foldField)
+  return (record) => test(record as Parameters<typeof test>[0])
+}
+
 /**
  * A filter on a stream of one collection's changes (issue 31, item 7): the
  * change feed's `?filter=` and GraphQL subscriptions' `filter` argument. A
@@ -18,8 +24,7 @@ export class ChangeFilter {
   readonly #followed = new Set<string>()
 
   constructor (readonly service: string, expression: FilterExpr) {
-    const test = expressionTest(expression, foldField)
-    this.#test = (record) => test(record as Parameters<typeof test>[0])
+    this.#test = recordTest(expression)
   }
 
   /** Whether the stream sends this change; updates what it follows. */

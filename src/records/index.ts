@@ -9,7 +9,7 @@ export { BRACKET_OPERATORS, CONTROL_PARAMS, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH
 export type { CollectionModel, FieldParam, ExpressionOperator } from './model.js'
 export { parseListQuery } from './parse.js'
 export { readFilterParam, readListOperator, splitList } from './filter.js'
-export { ChangeFilter } from './change-filter.js'
+export { ChangeFilter, recordTest } from './change-filter.js'
 export type { ListAnswer, ListRequest } from './parse.js'
 export { QueryRefused } from './errors.js'
 export type { QueryFailure, QueryRefusalCode, QueryRefusalOptions } from './errors.js'

@@ -11,6 +11,24 @@ import { gql } from './helpers.js'
  * mutations.test.ts runs it on memory and SQLite, mutations-pg.test.ts on PostgreSQL.
  */
 const DUNE = { title: 'Dune', year: 1965, price: 9.5, available: true, isbn: '978-0441013593' }
+/** The fixture's collections and one with automatic timestamps (x-auto), which an update stamps again. */
+const WITH_STAMPS = {
+  collections: {
+    ...DECLARATIONS.collections,
+    memos: {
+      schema: {
+        type: 'object',
+        properties: {
+          text: { type: 'string' },
+          createdAt: { type: 'string', format: 'date-time', 'x-auto': 'created' },
+          updatedAt: { type: 'string', format: 'date-time', 'x-auto': 'updated' }
+        },
+        required: ['text']
+      },
+      ids: 'sequence'
+    }
+  }
+}
 
 export function mutationSuite (store: () => ConfigOverrides['store'] | undefined): void {
   const files = declarationFiles()
@@ -18,7 +36,7 @@ export function mutationSuite (store: () => ConfigOverrides['store'] | undefined
   let base: string
   beforeAll(async () => {
     const chosen = store()
-    server = await startServer({ collections: fromFile(files.write('books.json', DECLARATIONS), '--collections'), ...(chosen === undefined ? {} : { store: chosen }) })
+    server = await startServer({ collections: fromFile(files.write('books.json', WITH_STAMPS), '--collections'), ...(chosen === undefined ? {} : { store: chosen }) })
     base = server.origin
   })
   afterAll(async () => { await (server as RunningServer | undefined)?.close() })
@@ -55,6 +73,18 @@ export function mutationSuite (store: () => ConfigOverrides['store'] | undefined
     expect(same.body.data.updateAddress.record).toEqual({ name: 'Ada', city: 'Bonn', postalCode: '10115' })
     const other = await gql(base, `mutation { updateAddress(id: "${String(created.body.id)}", patch: {name: "Alan"}) { outcome } }`)
     expect(other.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ code: 'FIELD_INVALID', field: 'name' }] })
+  })
+
+  it('updateMemo stamps automatic timestamps as REST\'s PATCH does: updated is this write\'s, created is kept', async () => {
+    const created = await request(`${base}/memos`, { method: 'POST', json: { text: 'first' } })
+    expect(created.status).toBe(201)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const res = await gql(base, `mutation { updateMemo(id: "${String(created.body.id)}", patch: {text: "second"}) { outcome record { text createdAt updatedAt } } }`)
+    expect(res.body.errors).toBeUndefined()
+    const record = res.body.data.updateMemo.record
+    expect(record).toMatchObject({ text: 'second', createdAt: created.body.createdAt })
+    expect(Date.parse(record.updatedAt)).toBeGreaterThan(Date.parse(created.body.updatedAt))
+    expect((await request(`${base}/memos/${String(created.body.id)}`)).body).toMatchObject({ text: 'second', updatedAt: record.updatedAt })
   })
 
   it('answers each mutation of a document: the second failing leaves the first\'s data (which was stored)', async () => {

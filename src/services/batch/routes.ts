@@ -71,7 +71,7 @@ export async function batchRoutes (app: FastifyInstance, opts: BatchRoutesOption
       operationId: 'runBatch',
       tags: ['batch'],
       summary: 'Run record requests of any collections in one transaction: all are applied, or none',
-      description: `Up to ${opts.maxRequests} requests (GET, POST, PUT, DELETE on students v2, addresses and declared collections) run in order in one transaction. ` +
+      description: `Up to ${opts.maxRequests} requests (GET, POST, PUT, PATCH, DELETE on students v2, addresses and declared collections) run in order in one transaction. ` +
         'A later request sees what earlier ones wrote. When one fails, nothing is applied and the answer is 422 BATCH_FAILED with its `index` and its own problem in `failed`. ' +
         'Idempotency-Key makes the whole batch run once; changes reach the change feed only when the batch commits.',
       body: batchBody(opts.maxRequests),

@@ -19,14 +19,14 @@ export function batchBody (maxRequests: number): Record<string, unknown> {
           additionalProperties: false,
           required: ['method', 'url'],
           properties: {
-            method: { type: 'string', enum: [...BATCH_METHODS], description: 'GET reads one record; POST creates; PUT replaces (or creates where the collection\'s PUT does); DELETE removes.' },
+            method: { type: 'string', enum: [...BATCH_METHODS], description: 'GET reads one record; POST creates; PUT replaces (or creates where the collection\'s PUT does); PATCH merges a patch (RFC 7396) into one record; DELETE removes.' },
             url: { type: 'string', minLength: 1, maxLength: 2048, description: 'A collection (`/books`, for POST) or one record (`/books/7`) of this server, as REST addresses it; students as `/v2/students`. No query string.' },
             headers: {
               type: 'object',
               additionalProperties: { type: 'string', maxLength: 1024 },
               description: 'If-Match and If-None-Match, as over REST (any other header is refused).'
             },
-            body: { description: 'POST and PUT: the record\'s fields, as the collection\'s REST route takes them.' }
+            body: { description: 'POST and PUT: the record\'s fields, as the collection\'s REST route takes them; PATCH: a merge patch (members sent replace the field, null removes an optional one).' }
           }
         }
       }

@@ -3,6 +3,8 @@ import { IF_PRESENT, NO_CONDITION, type RecordId, type RecordInput, type RecordW
 import { AppError } from '../../http/errors/index.js'
 import { hasPreconditions, preconditionFailed, recordEtag, writeConditionFor } from '../../http/rest/index.js'
 import { evaluatePreconditions } from '../../http/rest/conditional.js'
+import { patchedRecord, readOnlyOf } from '../../data/patch.js'
+import { bodyMembers, refuseUnknownMembers } from '../records/bodies.js'
 import type { Target } from './targets.js'
 
 /**
@@ -10,11 +12,10 @@ import type { Target } from './targets.js'
  * (src/services/records/routes.ts): the same statuses, ETags, Location,
  * preconditions (a compare-and-set in the store) and refusals. Every check
  * that needs no record runs before the unit of work (`prepare`); `run` works
- * on the unit's view of the collection. A verb is one entry of VERBS: PATCH
- * is one more.
+ * on the unit's view of the collection. A verb is one entry of VERBS.
  */
 
-export const BATCH_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const
+export const BATCH_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 export type BatchMethod = (typeof BATCH_METHODS)[number]
 
 /** One request of a batch, checked, ready to run. */
@@ -29,7 +30,7 @@ export interface Step {
   id?: RecordId
   /** If-Match / If-None-Match, by lower-case name. */
   headers: IncomingHttpHeaders
-  /** The checked body, declared fields only (POST, PUT). */
+  /** The checked body, declared fields only (POST, PUT); PATCH: the merge patch, its members declared fields. */
   input?: RecordInput
 }
 
@@ -56,6 +57,7 @@ export const VERBS: Readonly<Record<BatchMethod, Verb>> = {
   GET: { one: true, access: 'read', body: false, run: read },
   POST: { one: false, access: 'write', body: true, prepare: (target, body) => checkedInput(target, 'create', body), run: create },
   PUT: { one: true, access: 'write', body: true, prepare: replaceInput, run: replace },
+  PATCH: { one: true, access: 'write', body: true, prepare: patchInput, run: patch },
   DELETE: { one: true, access: 'write', body: false, run: remove }
 }
 
@@ -117,6 +119,27 @@ async function replace (step: Step, records: RecordWrites): Promise<Answer> {
   return { status: 200, headers: { etag }, record: result.record }
 }
 
+/**
+ * PATCH: as the record routes' patchRecord, with the same merge and checks
+ * (patchedRecord): 404 when missing, If-Match / If-None-Match against the
+ * record read (412), 200 with the patched record. The unit's view cannot
+ * change between the read and the write, so no second attempt is needed.
+ */
+async function patch (step: Step, records: RecordWrites): Promise<Answer> {
+  const id = idOf(step)
+  const { ids, name, collection } = step.target
+  const current = await records.get(id)
+  if (current === undefined) throw ids.notFound(id)
+  if (hasPreconditions(step.headers) && writeConditionFor(step.headers, current, recordEtag) === undefined) {
+    throw preconditionFailed(step.headers, `${name} ${String(id)}`)
+  }
+  const merged = patchedRecord(records.declaration, current, step.input ?? {}, readOnlyOf(collection.model), (record) => collection.checkBody?.('create', record) ?? [])
+  const result = await records.put(id, merged, { kind: 'matches', current })
+  if (result.outcome === 'not-found') throw ids.notFound(id)
+  if (result.outcome !== 'replaced') throw preconditionFailed(step.headers, `${name} ${String(id)}`)
+  return { status: 200, headers: { etag: recordEtag(result.record) }, record: result.record }
+}
+
 /** DELETE: 204; a missing record is 404 whatever the preconditions say (RFC 9110 §13.2.1). */
 async function remove (step: Step, records: RecordWrites): Promise<Answer> {
   const id = idOf(step)
@@ -148,6 +171,17 @@ function replaceInput (target: Target, body: unknown, id: RecordId | undefined):
     return checkedInput(target, 'replace', rest)
   }
   return checkedInput(target, 'replace', body)
+}
+
+/** A merge patch (RFC 7396): a JSON object of the record's fields; its `id`, if sent (and not null), must be the URL's. */
+function patchInput (target: Target, body: unknown, id: RecordId | undefined): RecordInput {
+  if (!isObject(body)) throw new AppError('JSON_EXPECTED', 'A merge patch is a JSON object')
+  refuseUnknownMembers(body, bodyMembers(target.ids.store.declaration))
+  const { id: sent, ...fields } = body
+  if (sent !== undefined && sent !== null && !sameId(sent, id)) {
+    throw new AppError('ID_MISMATCH', `body.id ${JSON.stringify(String(sent)).slice(0, 60)} differs from the URL's id ${String(id)}`)
+  }
+  return fields as RecordInput
 }
 
 function sameId (sent: unknown, id: RecordId | undefined): boolean {

@@ -44,10 +44,10 @@ export function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** A kept field (the address book's name) that a patch would change: 400 naming it. */
-export function keptFieldChanged (field: string): AppError {
-  const detail = `body.${field} cannot change: an update keeps the stored value`
-  return new AppError('VALIDATION_FAILED', detail, { errors: [{ code: 'FIELD_INVALID', field, detail }], subject: 'body' })
+/** The fields a body schema marks `readOnly` (set by the server: automatic timestamps). */
+export function readOnlyFields (schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { readOnly?: unknown }> }).properties ?? {}
+  return Object.keys(properties).filter((field) => properties[field]?.readOnly === true)
 }
 
 /**

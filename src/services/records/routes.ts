@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { changedKeptField, IF_PRESENT, mergePatch, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
+import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
@@ -8,7 +8,8 @@ import { AppError, type ErrorCode } from '../../http/errors/index.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
 import type { Expansion, Operation, WirePolicy } from './policy.js'
-import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, keptFieldChanged, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
+import { patchedRecord } from '../../data/patch.js'
+import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, readOnlyFields, refuseUnknownMembers } from './bodies.js'
 
 /**
  * The REST routes of every collection (students v2, the address book,
@@ -497,12 +498,6 @@ function writeWhere ({ policy, store }: Collection, kind: 'patch' | 'delete'): R
   }
 }
 
-/** The fields a body schema marks `readOnly` (set by the server: automatic timestamps). */
-function readOnlyFields (schema: unknown): string[] {
-  const properties = (schema as { properties?: Record<string, { readOnly?: unknown }> }).properties ?? {}
-  return Object.keys(properties).filter((field) => properties[field]?.readOnly === true)
-}
-
 /** How often a PATCH without preconditions reads again when another write came between its read and its write. */
 const PATCH_ATTEMPTS = 5
 
@@ -533,14 +528,8 @@ function patchRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod
         const current = await store.get(id)
         if (current === undefined) throw notFound.error(id)
         if (conditional && writeConditionFor(request.headers, current, etagOf) === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
-        const kept = changedKeptField(declaration, current, body)
-        if (kept !== undefined) throw keptFieldChanged(kept)
-        const merged = mergePatch(declaration, current, body)
-        // Server-set fields the patch left out are set again by the body's own rules (the creation time kept by the store).
-        for (const field of readOnly) if (!Object.hasOwn(body, field)) delete merged[field]
-        const failures = checkRecord(validate, merged)
-        if (failures.length > 0) throw new AppError('VALIDATION_FAILED', failures.map((f) => f.detail).join('; '), { errors: failures, subject: 'body' })
-        const result = await store.put(id, merged as RecordInput, { kind: 'matches', current }, keep(stored))
+        const merged = patchedRecord(declaration, current, body, readOnly, (record) => checkRecord(validate, record))
+        const result = await store.put(id, merged, { kind: 'matches', current }, keep(stored))
         if (result.outcome === 'replaced') return stored(result) as WriteAnswer
         if (result.outcome === 'not-found') throw notFound.error(id)
         // Changed since it was read: the client's precondition no longer holds, or (none) merge into the new state.

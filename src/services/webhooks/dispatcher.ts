@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { AttemptOutcome, ChangeLog, ChangeSubscription, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import type { CollectionModel } from '../../records/index.js'
 import type { ChangeFormat } from '../events/format.js'
 import type { WebhooksConfig } from './config.js'
 import { changeBody, matches, PING_EVENT, pingBody } from './events.js'
+import { HookFilters } from './filters.js'
 import { post, type AttemptResult } from './send.js'
 import { signedHeaders } from './signing.js'
 import { parseTarget, resolveTarget, TargetRefused } from './targets.js'
@@ -21,6 +23,8 @@ export interface DispatcherOptions {
   store: WebhookStore
   changes: ChangeLog
   format: ChangeFormat
+  /** Each collection's query model: what the webhooks' filters are read against. */
+  models: ReadonlyMap<string, CollectionModel>
   config: WebhooksConfig
   log: { warn: (obj: object, msg: string) => void, error: (obj: object, msg: string) => void }
   metrics?: DispatcherMetrics
@@ -45,6 +49,7 @@ export class Dispatcher {
   /** Who holds a lease: this instance, for this run. */
   readonly #owner = `i_${randomBytes(6).toString('hex')}`
   readonly #allowHosts: ReadonlySet<string>
+  readonly #filters: HookFilters
   #subscription: ChangeSubscription | undefined
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
@@ -55,6 +60,9 @@ export class Dispatcher {
   constructor (options: DispatcherOptions) {
     this.#o = options
     this.#allowHosts = new Set(options.config.allowHosts.map((h) => h.toLowerCase()))
+    this.#filters = new HookFilters(options.models, (hook, reason) => {
+      options.log.warn({ webhook: hook.id, filter: hook.filter, reason }, 'webhooks: a filter no longer reads against its collection: no changes are delivered to this webhook')
+    })
   }
 
   async start (): Promise<void> {
@@ -101,6 +109,7 @@ export class Dispatcher {
       if (from === null) { await store.enqueue(null, latest, []); continue }
       if (latest <= from) return
       const hooks = (await store.list()).filter((w) => w.enabled)
+      this.#filters.keepOnly(new Set(hooks.map((w) => w.id)))
       if (hooks.length === 0) { await store.enqueue(from, latest, []); return }
       if (from < oldest - 1) this.#o.log.warn({ from, oldest }, 'webhooks: changes were pruned from the log before they were delivered')
       // Up to the window read before the webhooks: one registered since has afterSeq >= latest, so none of
@@ -114,8 +123,7 @@ export class Dispatcher {
         const event = `${change.service}.${change.kind}`
         let body: string | undefined
         for (const hook of hooks) {
-          if (change.seq <= hook.afterSeq || !matches(hook.events, event)) continue
-          // TODO(filters, issue 34): a hook's `filter` (refused by the API until the filter language lands) plugs in here as a record predicate.
+          if (change.seq <= hook.afterSeq || !matches(hook.events, event) || !this.#filters.passes(hook, change)) continue
           body ??= changeBody(format, change)
           if (body === undefined) break // a collection this server does not serve
           deliveries.push({ webhookId: hook.id, id: `c${change.seq}`, seq: change.seq, event, recordKey: `${change.service}/${String(change.id)}`, body, createdAt: now, retryUntil: new Date(now.getTime() + this.#o.config.retryPeriodMs) })

@@ -30,11 +30,11 @@ export const WEBHOOK_ERRORS = {
       de: { title: 'Unbekanntes Ereignis', message: 'Die Liste der Ereignisse nennt ein Ereignis, das dieser Server nicht kennt.' }
     }
   },
-  WEBHOOK_FILTER_UNSUPPORTED: {
-    status: 400, description: 'The webhook has a non-empty `filter`, and this server does not apply filters to webhooks yet. Leave `filter` out (or null) and filter in the receiver.',
+  WEBHOOK_FILTER_INVALID: {
+    status: 400, description: 'The webhook\'s `filter` cannot be applied: it is not an expression of the filter language on its collection\'s fields (`detail` points at the position, as for a list\'s `filter=`), or `events` do not name exactly one collection (`books.*`, `books.created`, …) for it to apply to.',
     messages: {
-      en: { title: 'Filters not yet supported', message: 'Webhook filters are not yet supported: leave the filter empty.' },
-      de: { title: 'Filter noch nicht unterstützt', message: 'Filter für Webhooks werden noch nicht unterstützt: lassen Sie den Filter leer.' }
+      en: { title: 'Invalid webhook filter', message: 'The webhook\'s filter is not a valid filter on the fields of the one collection its events name.' },
+      de: { title: 'Ungültiger Webhook-Filter', message: 'Der Filter des Webhooks ist kein gültiger Filter auf den Feldern der einen Sammlung, die seine Ereignisse nennen.' }
     }
   }
 } satisfies ErrorDefinitions

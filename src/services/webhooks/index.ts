@@ -34,10 +34,12 @@ export const webhooksService: ServiceDescriptor<typeof webhooksOptions> = {
   register: async (app, { config, stores, collections }) => {
     const store = stores.webhooks
     if (store === undefined) throw new Error('webhooks: this store keeps no webhooks')
+    const models = new Map(collections.map((c) => [c.name, c.model]))
     const dispatcher = new Dispatcher({
       store,
       changes: stores.changes,
       format: new ChangeFormat(collections),
+      models,
       config: config.webhooks,
       log: app.log,
       metrics: app.rqsMetrics
@@ -45,6 +47,6 @@ export const webhooksService: ServiceDescriptor<typeof webhooksOptions> = {
     await dispatcher.start()
     app.addHook('preClose', async () => { await dispatcher.stop() })
     app.decorate('webhookDispatcher', dispatcher)
-    await app.register(webhookRoutes, { store, changes: stores.changes, dispatcher, config: config.webhooks, collections: collections.map((c) => c.name) })
+    await app.register(webhookRoutes, { store, changes: stores.changes, dispatcher, config: config.webhooks, collections: collections.map((c) => c.name), models })
   }
 }

@@ -4,9 +4,11 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { ChangeLog, Delivery, Webhook, WebhookStore } from '../../domain/index.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
+import type { CollectionModel } from '../../records/index.js'
 import type { WebhooksConfig } from './config.js'
 import type { Dispatcher } from './dispatcher.js'
 import { badPattern } from './events.js'
+import { checkHookFilter } from './filters.js'
 import { generateSecret } from './signing.js'
 import { parseTarget, resolveTarget, TargetRefused } from './targets.js'
 
@@ -19,13 +21,18 @@ export interface WebhookRoutesOptions {
   config: WebhooksConfig
   /** The record collections whose events can be subscribed to. */
   collections: readonly string[]
+  /** Each collection's query model: what a webhook's `filter` may name. */
+  models: ReadonlyMap<string, CollectionModel>
 }
 
 const ID = /^wh_[0-9a-f]{16}$/
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http or https URL the events are POSTed to' })
 const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 50, description: '`<collection>.<kind>` (kind created, replaced or deleted), either part may be `*`; `*` alone: every event' })
 const Description = Type.String({ maxLength: 500 })
-const Filter = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'A filter on the record (not yet supported: must be empty or null)' })
+const Filter = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], {
+  description: 'Only changes of records that match this expression (the lists\' `filter=` language, e.g. `year > 2000`); `events` must name exactly one collection. ' +
+    'A create or replace is delivered when the record after it matches; a delete only when `events` lists `<collection>.deleted` itself. Empty or null: no filter.'
+})
 
 const Create = Type.Object({ url: Url, events: Events, description: Type.Optional(Description), filter: Type.Optional(Filter) }, { additionalProperties: false })
 const Patch = Type.Object({
@@ -137,12 +144,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
     return [...new Set(events)]
   }
 
-  function checkFilter (filter: string | null | undefined): string | null {
-    if (filter === undefined || filter === null || filter.trim() === '') return null
-    // TODO(filters, issue 34): parse with the filter language once it lands, and apply it in the dispatcher's fan-out.
-    const detail = 'filter: webhook filters are not yet supported; leave filter empty or null'
-    throw new AppError('WEBHOOK_FILTER_UNSUPPORTED', detail, { errors: [{ code: 'WEBHOOK_FILTER_UNSUPPORTED', detail, field: 'filter' }] })
-  }
+  const checkFilter = (events: readonly string[], filter: string | null): string | null => checkHookFilter(events, filter, opts.models)
 
   app.post<{ Body: Static<typeof Create> }>(WEBHOOKS_PATH, {
     config: ADMIN,
@@ -150,12 +152,12 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
       operationId: 'createWebhook', tags: ['webhooks'], summary: 'Register a webhook: every matching change is POSTed to its URL, signed (Standard Webhooks)',
       body: Create,
       response: { 201: WithSecret },
-      'x-rqs': { errors: ['WEBHOOK_URL_REFUSED', 'WEBHOOK_EVENTS_INVALID', 'WEBHOOK_FILTER_UNSUPPORTED'], headers: { 201: ['Location'] }, ...NOTES }
+      'x-rqs': { errors: ['WEBHOOK_URL_REFUSED', 'WEBHOOK_EVENTS_INVALID', 'WEBHOOK_FILTER_INVALID'], headers: { 201: ['Location'] }, ...NOTES }
     }
   }, async (request, reply) => {
     const { body } = request
     const events = checkEvents(body.events)
-    const filter = checkFilter(body.filter)
+    const filter = checkFilter(events, body.filter ?? null)
     const url = await checkUrl(body.url)
     const now = new Date()
     const hook: Webhook = {
@@ -192,16 +194,17 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   app.patch<{ Params: Static<typeof IdParams>, Body: Static<typeof Patch> }>(`${WEBHOOKS_PATH}/:id`, {
     config: ADMIN,
     schema: {
-      operationId: 'updateWebhook', tags: ['webhooks'], summary: 'Change a webhook\'s URL, events, description, or re-enable it (`{"enabled": true}`)',
+      operationId: 'updateWebhook', tags: ['webhooks'], summary: 'Change a webhook\'s URL, events, filter, description, or re-enable it (`{"enabled": true}`)',
       params: IdParams, body: Patch, response: { 200: WebhookView },
-      'x-rqs': { errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_URL_REFUSED', 'WEBHOOK_EVENTS_INVALID', 'WEBHOOK_FILTER_UNSUPPORTED'], ...NOTES }
+      'x-rqs': { errors: ['WEBHOOK_NOT_FOUND', 'WEBHOOK_URL_REFUSED', 'WEBHOOK_EVENTS_INVALID', 'WEBHOOK_FILTER_INVALID'], ...NOTES }
     }
   }, async (request) => {
     const hook = await found(request.params.id)
     const { body } = request
     const next: Webhook = { ...hook, updatedAt: new Date() }
     if (body.events !== undefined) next.events = checkEvents(body.events)
-    if (body.filter !== undefined) next.filter = checkFilter(body.filter)
+    // The filter is checked against the events it ends up with (a change of either may break the pair).
+    if (body.filter !== undefined || body.events !== undefined) next.filter = checkFilter(next.events, body.filter === undefined ? next.filter : body.filter)
     if (body.url !== undefined) next.url = await checkUrl(body.url)
     if (body.description !== undefined) next.description = body.description
     if (body.enabled !== undefined) {

@@ -13,6 +13,25 @@ import { DECLARATIONS, declarationFiles } from '../collections/fixture.js'
 const files = declarationFiles()
 const DUNE = { title: 'Dune', year: 1965, price: 9.5, available: true }
 const KINDRED = { title: 'Kindred', year: 1979, price: 8, available: true }
+/** The fixture's collections and one with automatic timestamps (x-auto), for PATCH's stamps. */
+const WITH_STAMPS = {
+  collections: {
+    ...DECLARATIONS.collections,
+    memos: {
+      schema: {
+        type: 'object',
+        properties: {
+          text: { type: 'string' },
+          note: { type: 'string' },
+          createdAt: { type: 'string', format: 'date-time', 'x-auto': 'created' },
+          updatedAt: { type: 'string', format: 'date-time', 'x-auto': 'updated' }
+        },
+        required: ['text']
+      },
+      ids: 'sequence'
+    }
+  }
+}
 
 type Json = Record<string, any>
 
@@ -25,7 +44,7 @@ export function batchSuite (storeOf: () => Config['store'] | undefined): void {
 
   beforeAll(async () => {
     const store = storeOf()
-    server = await startServer({ collections: fromFile(files.write('books.json', DECLARATIONS), '--collections'), ...(store === undefined ? {} : { store }) })
+    server = await startServer({ collections: fromFile(files.write('books.json', WITH_STAMPS), '--collections'), ...(store === undefined ? {} : { store }) })
     base = server.origin
   })
   afterAll(async () => { await (server as RunningServer | undefined)?.close() })
@@ -144,6 +163,86 @@ export function batchSuite (storeOf: () => Config['store'] | undefined): void {
     expect(student.status).toBe(422)
     expect(student.body.failed).toMatchObject({ status: 404, errors: [{ error: 'STUDENT_NOT_FOUND' }] })
     await request(`${base}${url}`, { method: 'DELETE' })
+  })
+
+  it('PATCHes as REST does: members sent change, null removes an optional field, the rest is kept', async () => {
+    const created = await request(`${base}/books`, { method: 'POST', json: { ...KINDRED, isbn: '978-0-8070-8369-9' } })
+    const url = `/books/${String(created.body.id)}`
+    const res = await batch([
+      { method: 'PATCH', url, body: { price: 12.5, isbn: null } },
+      { method: 'PATCH', url, body: { id: created.body.id, available: false } },
+      { method: 'GET', url }
+    ])
+    expect(res.status).toBe(200)
+    const [first, second, read] = res.body.responses as Json[]
+    expect(first).toMatchObject({ status: 200, body: { id: created.body.id, ...KINDRED, price: 12.5 } })
+    expect(first?.body).not.toHaveProperty('isbn')
+    expect(second).toMatchObject({ status: 200, body: { ...KINDRED, price: 12.5, available: false } })
+    expect(read?.body).toEqual(second?.body)
+    // The same record and ETag REST answers.
+    const rest = await request(`${base}${url}`)
+    expect(rest.body).toEqual(second?.body)
+    expect(rest.headers.get('etag')).toBe(second?.headers.etag)
+    // The address book keeps its name: a patch that leaves it out keeps it, one that changes it is refused.
+    const address = await request(`${base}/addresses`, { method: 'POST', json: { name: 'Lise', city: 'Wien', postalCode: '1010' } })
+    const at = `/addresses/${String(address.body.id)}`
+    const moved = await batch([{ method: 'PATCH', url: at, body: { city: 'Graz' } }])
+    expect(moved.body.responses[0]).toMatchObject({ status: 200, body: { name: 'Lise', city: 'Graz', postalCode: '1010' } })
+    const renamed = await batch([{ method: 'PATCH', url: at, body: { name: 'Otto' } }])
+    expect(renamed.status).toBe(422)
+    expect(renamed.body.failed.errors[0]).toMatchObject({ error: 'FIELD_INVALID', detail: 'body.name cannot change: an update keeps the stored value' })
+    const student = await request(`${base}/v2/students`, { method: 'POST', json: { firstName: 'Ada', lastName: 'Lovelace', age: 36 } })
+    const older = await batch([{ method: 'PATCH', url: `/v2/students/${String(student.body.id)}`, body: { age: 37 } }])
+    expect(older.body.responses[0]).toMatchObject({ status: 200, body: { firstName: 'Ada', lastName: 'Lovelace', age: 37 } })
+    await request(`${base}${url}`, { method: 'DELETE' })
+    await request(`${base}${at}`, { method: 'DELETE' })
+  })
+
+  it('refuses a PATCH as REST does and applies nothing: required null, bad value, unknown member, id, 404, 412', async () => {
+    const created = await request(`${base}/books`, { method: 'POST', json: KINDRED })
+    const url = `/books/${String(created.body.id)}`
+    const etag = created.headers.get('etag') as string
+    const books = await count('/books')
+    const failing = async (requests: unknown[], index: number, status: number, error: string): Promise<Json> => {
+      const res = await batch(requests)
+      expect(res.status).toBe(422)
+      expect(res.body).toMatchObject({ index, failed: { status } })
+      expect(res.body.failed.errors[0].error).toBe(error)
+      return res.body
+    }
+    const patchThenFail = (body: unknown): unknown[] => [{ method: 'POST', url: '/books', body: DUNE }, { method: 'PATCH', url, body: { price: 1 } }, { method: 'PATCH', url, body }]
+    expect((await failing(patchThenFail({ title: null }), 2, 400, 'FIELD_REQUIRED')).failed.errors[0].detail).toContain('title')
+    await failing(patchThenFail({ year: 'old' }), 2, 400, 'FIELD_TYPE')
+    expect((await failing(patchThenFail({ yeer: 1990 }), 2, 400, 'FIELD_UNKNOWN')).failed.detail).toContain('did you mean year?')
+    await failing(patchThenFail({ id: 12345 }), 2, 400, 'ID_MISMATCH')
+    await failing(patchThenFail([1]), 2, 400, 'JSON_EXPECTED')
+    await failing([{ method: 'PATCH', url, body: { price: 1 } }, { method: 'PATCH', url: '/books/99999', body: { price: 1 } }], 1, 404, 'RECORD_NOT_FOUND')
+    // If-Match is checked against the record as the batch sees it: after its own PATCH, the old ETag is stale.
+    await failing([{ method: 'PATCH', url, headers: { 'If-Match': etag }, body: { price: 2 } }, { method: 'PATCH', url, headers: { 'If-Match': etag }, body: { price: 3 } }], 1, 412, 'PRECONDITION_FAILED')
+    expect(await count('/books')).toBe(books)
+    const unchanged = await request(`${base}${url}`)
+    expect(unchanged.body).toEqual({ id: created.body.id, ...KINDRED })
+    expect(unchanged.headers.get('etag')).toBe(etag)
+    const applied = await batch([{ method: 'PATCH', url, headers: { 'If-Match': etag }, body: { price: 2 } }])
+    expect(applied.body.responses[0]).toMatchObject({ status: 200, body: { price: 2 } })
+    expect(applied.body.responses[0].headers.etag).not.toBe(etag)
+    await request(`${base}${url}`, { method: 'DELETE' })
+  })
+
+  it('stamps automatic timestamps on a PATCH as REST does: updated is this write\'s, created is kept, neither may be sent', async () => {
+    const created = await request(`${base}/memos`, { method: 'POST', json: { text: 'first' } })
+    expect(created.status).toBe(201)
+    const url = `/memos/${String(created.body.id)}`
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const res = await batch([{ method: 'PATCH', url, body: { note: 'later' } }])
+    expect(res.status).toBe(200)
+    const patched = res.body.responses[0].body as Json
+    expect(patched).toMatchObject({ text: 'first', note: 'later', createdAt: created.body.createdAt })
+    expect(Date.parse(patched.updatedAt)).toBeGreaterThan(Date.parse(created.body.updatedAt))
+    const sent = await batch([{ method: 'PATCH', url, body: { updatedAt: '2000-01-01T00:00:00.000Z' } }])
+    expect(sent.status).toBe(422)
+    expect(sent.body.failed.errors[0]).toMatchObject({ error: 'FIELD_READ_ONLY', detail: 'body.updatedAt is set by the server: leave it out' })
+    expect((await request(`${base}${url}`)).body).toEqual(patched)
   })
 
   it('refuses bad shapes with 400', async () => {

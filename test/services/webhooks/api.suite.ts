@@ -52,7 +52,11 @@ export function webhooksApi (name: string, store: () => ConfigOverrides | Promis
         [{ url: receiver.url, events: ['books.*'] }, 'WEBHOOK_EVENTS_INVALID'],
         [{ url: receiver.url, events: ['students.updated'] }, 'WEBHOOK_EVENTS_INVALID'],
         [{ url: receiver.url, events: ['students'] }, 'WEBHOOK_EVENTS_INVALID'],
-        [{ url: receiver.url, events: ['*'], filter: 'age > 3' }, 'WEBHOOK_FILTER_UNSUPPORTED'],
+        [{ url: receiver.url, events: ['*'], filter: 'age > 3' }, 'WEBHOOK_FILTER_INVALID'],
+        [{ url: receiver.url, events: ['students.*', 'addresses.*'], filter: 'age > 3' }, 'WEBHOOK_FILTER_INVALID'],
+        [{ url: receiver.url, events: ['*.created'], filter: 'age > 3' }, 'WEBHOOK_FILTER_INVALID'],
+        [{ url: receiver.url, events: ['students.*'], filter: 'age >' }, 'WEBHOOK_FILTER_INVALID'],
+        [{ url: receiver.url, events: ['students.*'], filter: 'agee > 3' }, 'WEBHOOK_FILTER_INVALID'],
         [{ url: 'ftp://example.com/x', events: ['*'] }, 'WEBHOOK_URL_REFUSED'],
         [{ url: 'not a url', events: ['*'] }, 'WEBHOOK_URL_REFUSED'],
         [{ url: 'https://user:pw@example.com/', events: ['*'] }, 'WEBHOOK_URL_REFUSED'],
@@ -70,6 +74,36 @@ export function webhooksApi (name: string, store: () => ConfigOverrides | Promis
       expect(empty.status).toBe(201)
       expect(empty.body.filter).toBeNull()
       await request(`${server.origin}/webhooks/${empty.body.id}`, { method: 'DELETE' })
+    })
+
+    it('takes a filter on the one collection its events name, checked as /events checks filter=, in English and German', async () => {
+      const created = await request(`${server.origin}/webhooks`, { method: 'POST', json: { url: receiver.url, events: ['students.created', 'students.deleted'], filter: 'age >= 30 && lastName ~ \'love\'' } })
+      expect(created.status, created.text).toBe(201)
+      expect(created.body).toMatchObject({ events: ['students.created', 'students.deleted'], filter: 'age >= 30 && lastName ~ \'love\'' })
+      const { id } = created.body
+      expect((await request(`${server.origin}/webhooks/${id}`)).body.filter).toBe('age >= 30 && lastName ~ \'love\'')
+      // The position of a mistake, as a list's filter= says it.
+      const bad = await request(`${server.origin}/webhooks/${id}`, { method: 'PATCH', json: { filter: 'age >= ' } })
+      expect(bad.status).toBe(400)
+      expect(bad.body.type).toBe('/errors/WEBHOOK_FILTER_INVALID')
+      expect(bad.body.errors[0].detail).toMatch(/^filter: .* at \d+/)
+      // Events that name more than one collection leave the filter nothing to apply to: refused, in German too.
+      const wide = await request(`${server.origin}/webhooks/${id}`, { method: 'PATCH', json: { events: ['*'] }, headers: { 'accept-language': 'de' } })
+      expect(wide.status).toBe(400)
+      expect(wide.body).toMatchObject({ type: '/errors/WEBHOOK_FILTER_INVALID', title: 'Ungültiger Webhook-Filter' })
+      expect(wide.body.errors[0].detail).toContain('exactly one')
+      const other = await request(`${server.origin}/webhooks/${id}`, { method: 'PATCH', json: { events: ['addresses.*'] } })
+      expect(other.status).toBe(400)
+      expect(other.body.errors[0].detail).toContain('addresses')
+      expect((await request(`${server.origin}/webhooks/${id}`)).body).toMatchObject({ events: ['students.created', 'students.deleted'], filter: 'age >= 30 && lastName ~ \'love\'' })
+      // With the filter removed, any events go; a filter on addresses' fields then fits addresses.
+      const cleared = await request(`${server.origin}/webhooks/${id}`, { method: 'PATCH', json: { events: ['*'], filter: null } })
+      expect(cleared.status).toBe(200)
+      expect(cleared.body).toMatchObject({ events: ['*'], filter: null })
+      const addresses = await request(`${server.origin}/webhooks/${id}`, { method: 'PATCH', json: { events: ['addresses.*'], filter: 'city = \'Bonn\'' } })
+      expect(addresses.status, addresses.text).toBe(200)
+      expect(addresses.body.filter).toBe('city = \'Bonn\'')
+      await request(`${server.origin}/webhooks/${id}`, { method: 'DELETE' })
     })
 
     it('pings: a signed webhook.ping, answered with what the receiver did and listed among the deliveries', async () => {

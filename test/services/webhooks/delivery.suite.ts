@@ -134,3 +134,43 @@ export async function resumesAfterRestart (store: ConfigOverrides['store']): Pro
     await receiver.close()
   }
 }
+
+/**
+ * Filters (issue 34 item 1): a create or replace is delivered when the record
+ * after it matches; a delete only to a webhook that lists `students.deleted`
+ * itself. Two webhooks on one receiver, told apart by their webhook-id.
+ */
+export async function filteredDelivery (overrides: ConfigOverrides): Promise<void> {
+  const receiver = await new Receiver().listen()
+  const server = await startServer({ ...overrides, webhooks: FAST })
+  try {
+    const star = await register(server.origin, { url: receiver.url, events: ['students.*'], filter: 'age >= 30' })
+    const listed = await register(server.origin, { url: receiver.url, events: ['students.created', 'students.replaced', 'students.deleted'], filter: 'age >= 30 && lastName ~ \'love\'' })
+    const all = await register(server.origin, { url: receiver.url, events: ['students.*'] })
+    const create = async (age: number): Promise<number> => {
+      const res = await request(`${server.origin}/students`, { method: 'POST', json: { firstName: 'A', lastName: 'Lovelace', age } })
+      expect(res.status).toBe(201)
+      return res.body.body.id
+    }
+    const young = await create(20)
+    const old = await create(40)
+    for (const [id, age] of [[young, 35], [old, 25]] as const) {
+      expect((await request(`${server.origin}/students/${id}`, { method: 'PUT', headers: V2, json: { firstName: 'A', lastName: 'Lovelace', age } })).status).toBe(200)
+    }
+    for (const id of [young, old]) expect((await request(`${server.origin}/students/${id}`, { method: 'DELETE' })).status).toBe(200)
+    const of = (hook: { id: string }): string[] => receiver.received
+      .filter((r) => String(r.headers['webhook-id']).startsWith(`msg_${hook.id}_`))
+      .map((r) => JSON.parse(r.body) as { type: string, data: { id: number } })
+      .map((e) => `${e.type} ${e.data.id === young ? 'young' : 'old'}`)
+    // The unfiltered webhook gets all six; by then the filtered ones had theirs queued (one fan-out, in order).
+    await eventually(() => of(all).length >= 6)
+    await eventually(() => of(star).length >= 2 && of(listed).length >= 4)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(of(star).sort()).toEqual(['students.created old', 'students.replaced young'])
+    expect(of(listed).sort()).toEqual(['students.created old', 'students.deleted old', 'students.deleted young', 'students.replaced young'])
+    expect(of(all)).toHaveLength(6)
+  } finally {
+    await server.close()
+    await receiver.close()
+  }
+}

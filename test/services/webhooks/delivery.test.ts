@@ -2,7 +2,7 @@ import { afterAll, describe, it } from 'vitest'
 import { join } from 'node:path'
 import type { ConfigOverrides } from '../../../src/options.js'
 import { tempDir } from '../../stores/harness.js'
-import { everyChangeOnce, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
+import { everyChangeOnce, filteredDelivery, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
 
 const tmp = tempDir()
 afterAll(() => { tmp.remove() })
@@ -16,6 +16,10 @@ const STORES: Array<[string, () => ConfigOverrides]> = [
 describe.each(STORES)('webhooks on the %s store', (_name, store) => {
   it('delivers every change once, in per-record order, with valid signatures', async () => {
     await everyChangeOnce(store())
+  })
+
+  it('delivers only the changes a filter lets through: creates and replaces that match after, deletes when listed', async () => {
+    await filteredDelivery(store())
   })
 
   it('retries 500, 500, 500 with growing delays and delivers at the fourth attempt', async () => {
