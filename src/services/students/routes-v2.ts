@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox'
 import { answerOnce, type Representation } from '../../http/rest/index.js'
 import { problems } from '../../http/errors/index.js'
 import { answer } from '../../http/openapi/index.js'
-import { recordRoutes, replaceRecord } from '../records/routes.js'
-import { bodyMembers, refuseUnknownMembers } from '../records/bodies.js'
+import { bodyCheck, recordRoutes, replaceRecord } from '../records/routes.js'
+import { bodyMembers } from '../records/bodies.js'
 import type { WirePolicy } from '../records/policy.js'
 import type { StudentRoutesOptions } from './options.js'
 import { studentNotFound } from './failures.js'
@@ -61,7 +61,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
     // As on every record route of v2: a member that is not a field is refused (FIELD_UNKNOWN), not dropped.
-    preValidation: async (request) => { refuseUnknownMembers(request.body, members) },
+    preValidation: bodyCheck(members),
     schema: {
       operationId: 'replaceStudent',
       tags,
