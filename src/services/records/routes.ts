@@ -5,6 +5,7 @@ import {
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
 import { AppError } from '../../http/errors/index.js'
+import { AGGREGATE_QUERY, aggregateRoute } from './aggregate.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { Operation, WirePolicy } from './policy.js'
 import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, keptFieldChanged, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
@@ -74,6 +75,9 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     },
     config: { streams: true, rqs: { access: 'read' } }
   }, policy.list === 'whole' ? listWhole(collection) : listPages(collection))
+
+  // A static path: the router prefers it to `/:id`, and no id codec reads `aggregate` as an id.
+  aggregateRoute(app, collection, `${resources}/aggregate`, filteredWriteQuery(schemas.querystring, 'aggregate'))
 
   app.get(one, {
     config: { rqs: { access: 'read' } },
@@ -401,13 +405,14 @@ const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'count', 'download', 'bom']
  * Its only example is a search no record matches: "Try it out" then changes
  * nothing (an example filter could hit someone's records).
  */
-function filteredWriteQuery (list: unknown): Record<string, unknown> {
+function filteredWriteQuery (list: unknown, use: 'write' | 'aggregate' = 'write'): Record<string, unknown> {
   const properties: Record<string, unknown> = {}
   for (const [param, schema] of Object.entries((list as { properties?: Record<string, unknown> }).properties ?? {})) {
     if (PAGE_PARAMS.includes(param)) continue
     const { examples: _examples, example: _example, ...rest } = schema as Record<string, unknown>
-    properties[param] = param === 'q' ? { ...rest, examples: ['no record holds this text'] } : rest
+    properties[param] = param === 'q' && use === 'write' ? { ...rest, examples: ['no record holds this text'] } : rest
   }
+  if (use === 'aggregate') return { type: 'object', properties: { ...properties, ...AGGREGATE_QUERY } }
   properties.all = { type: 'boolean', description: '`true`: every record the filters select, or with no filter every record of the collection (without it, no filter is 400 FILTER_REQUIRED).' }
   return { type: 'object', properties }
 }
