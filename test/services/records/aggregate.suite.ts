@@ -105,6 +105,31 @@ export function aggregateSuite (storeOf: () => Config['store'] | undefined): voi
     problem(await aggregate(`filter=${encodeURIComponent('year >=')}`), 400, 'INVALID_QUERY')
   })
 
+  it('works on students v2 and the address book too', async () => {
+    const origin = server.origin
+    for (const age of [20, 20, 31]) expect((await request(`${origin}/v2/students`, { method: 'POST', json: { firstName: 'Ada', lastName: `L${age}`, age } })).status).toBe(201)
+    const students = await request(`${origin}/v2/students/aggregate?groupBy=age&count=true&sum=age&age[gte]=20&lastName[startsWith]=L`)
+    expect(students.status, students.text).toBe(200)
+    expect(students.body).toEqual({ groups: [{ key: { age: 20 }, count: 2, sum: { age: 40 } }, { key: { age: 31 }, count: 1, sum: { age: 31 } }] })
+    for (const city of ['Berlin', 'Bonn', 'Berlin']) expect((await request(`${origin}/addresses`, { method: 'POST', json: { name: `Ada ${city} ${Math.random()}`, city, postalCode: '10115' } })).status).toBe(201)
+    const addresses = await request(`${origin}/addresses/aggregate?groupBy=city&count=true&min=postalCode`)
+    expect(addresses.status, addresses.text).toBe(200)
+    expect(addresses.body).toEqual({ groups: [{ key: { city: 'Berlin' }, count: 2, min: { postalCode: '10115' } }, { key: { city: 'Bonn' }, count: 1, min: { postalCode: '10115' } }] })
+    // A record route still reads ids beside the aggregate route.
+    expect((await request(`${origin}/books/aggregate`, { method: 'DELETE' })).status).toBe(400)
+  })
+
+  it('refuses more than 1000 groups (TOO_MANY_GROUPS), and answers exactly 1000', async () => {
+    const notes = `${server.origin}/notes`
+    const created = await request(notes, { method: 'POST', json: Array.from({ length: 1001 }, (_, i) => ({ text: `note ${String(i).padStart(4, '0')}` })) })
+    expect(created.status, created.text).toBe(201)
+    problem(await request(`${notes}/aggregate?groupBy=text&count=true`), 400, 'TOO_MANY_GROUPS')
+    const most = await request(`${notes}/aggregate?groupBy=text&count=true&text[ne]=${encodeURIComponent('note 0500')}`)
+    expect(most.status, most.text).toBe(200)
+    expect(most.body.groups).toHaveLength(1000)
+    expect(most.body.groups[0]).toEqual({ key: { text: 'note 0000' }, count: 1 })
+  })
+
   it('is described in the API description', async () => {
     const doc = (await request(`${server.origin}/openapi.json`)).body
     const op = doc.paths['/books/aggregate']?.get
