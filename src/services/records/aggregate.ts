@@ -1,9 +1,9 @@
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify'
-import { finishGroups, MAX_GROUP_FIELDS, MAX_GROUPS } from '../../domain/index.js'
+import { finishGroups, MAX_GROUP_FIELDS, MAX_GROUPS, type RecordStore } from '../../domain/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { answer, type OperationNotes } from '../../http/openapi/index.js'
 import { parseAggregateQuery } from '../../records/index.js'
-import type { Collection } from './routes.js'
+import type { WirePolicy } from './policy.js'
 
 /**
  * `GET /{collection}/aggregate`: counts, sums, averages, least and greatest
@@ -40,8 +40,9 @@ const GROUPS = {
   examples: [{ groups: [{ key: { year: 1965 }, count: 2, sum: { price: 30 }, avg: { price: 15 } }] }]
 }
 
-export function aggregateRoute (app: FastifyInstance, collection: Collection, path: string, querystring: Record<string, unknown>): void {
-  const { tags, operations } = collection.policy
+/** Registers the aggregate route of a collection at `path` (its records' path and `/aggregate`); `querystring`: the list's filters. */
+export function aggregateRoute (app: FastifyInstance, policy: WirePolicy, store: RecordStore, path: string, querystring: Record<string, unknown>): void {
+  const { tags, operations } = policy
   const notes: OperationNotes = { store: true, errors: ['INVALID_QUERY', 'TOO_MANY_GROUPS'] }
   app.get(path, {
     config: { rqs: { access: 'read' } },
@@ -54,10 +55,10 @@ export function aggregateRoute (app: FastifyInstance, collection: Collection, pa
       'x-rqs': notes,
       response: { 200: answer(GROUPS, 'The groups, in key order (an unset key first).') }
     }
-  }, aggregate(collection))
+  }, aggregate(policy, store))
 }
 
-function aggregate ({ policy, store }: Collection): RouteHandlerMethod {
+function aggregate (policy: WirePolicy, store: RecordStore): RouteHandlerMethod {
   const { model } = policy.schemas
   return async function aggregateRecords (request) {
     const { query, ask } = parseAggregateQuery(model, request.query as Record<string, unknown>)

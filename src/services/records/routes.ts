@@ -77,7 +77,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   }, policy.list === 'whole' ? listWhole(collection) : listPages(collection))
 
   // A static path: the router prefers it to `/:id`, and no id codec reads `aggregate` as an id.
-  aggregateRoute(app, collection, `${resources}/aggregate`, filteredWriteQuery(schemas.querystring, 'aggregate'))
+  aggregateRoute(app, policy, collection.store, `${resources}/aggregate`, filteredWriteQuery(schemas.querystring, 'aggregate'))
 
   app.get(one, {
     config: { rqs: { access: 'read' } },
