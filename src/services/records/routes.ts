@@ -1,11 +1,12 @@
-import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { changedKeptField, IF_PRESENT, mergePatch, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
-  sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
+  sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type ListRequest, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { AGGREGATE_QUERY, aggregateRoute } from './aggregate.js'
+import { Projection, withFields } from './projection.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { Operation, WirePolicy } from './policy.js'
 import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, keptFieldChanged, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, refuseUnknownMembers } from './bodies.js'
@@ -50,11 +51,13 @@ export interface Collection {
   path: string
   etagOf: (record: StoredRecord) => string
   options: RecordRoutesOptions
+  /** `fields=`: the records narrowed to some fields (./projection.ts). */
+  projection: Projection
 }
 
 /** Registers list, get, create, replace and delete of one collection in `app` (a mount's scope). */
 export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options: RecordRoutesOptions): Collection {
-  const collection: Collection = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options }
+  const collection: Collection = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options, projection: new Projection(policy.schemas.model, policy.schemas.record) }
   const { resources, ids, tags, operations: ops, schemas, notFound } = policy
   const { putCreates } = collection.store.declaration
   const many = resources === '' ? '/' : resources
@@ -69,7 +72,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   app.get(many, {
     schema: {
       ...described(ops.list),
-      querystring: schemas.querystring,
+      querystring: withFields(schemas.querystring),
       'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(schemas.list, ops.list.answer) }
     },
@@ -85,6 +88,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.get),
       params: ids.params,
+      querystring: withFields(),
       'x-rqs': notes({ errors: ['INVALID_ID', notFound.code], preconditions: 'read', headers: { 200: ['ETag'] } }),
       response: { 200: answer(schemas.record, ops.get.answer) }
     }
@@ -203,7 +207,7 @@ function notes (extra: OperationNotes): OperationNotes {
 }
 
 /** A list that is every record without parameters (an array), and a page `{items, next}` with `limit`. */
-function listWhole ({ policy, store, path, options }: Collection): RouteHandlerMethod {
+function listWhole ({ policy, store, path, options, projection }: Collection): RouteHandlerMethod {
   const { model, array, page: pageSchema } = policy.schemas
   if (array === undefined || pageSchema === undefined) throw new TypeError('a whole list needs the schemas of its array and its page')
   const records = { store, path: path === '' ? '/' : path }
@@ -218,7 +222,9 @@ function listWhole ({ policy, store, path, options }: Collection): RouteHandlerM
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
       return reply.serializer(reply.compileSerializationSchema(array)).send(await every.list())
     }
-    const list = parseListQuery(model, request.query as Record<string, unknown>, request.stream === undefined ? 'page' : 'stream')
+    const { query, fields } = projection.split(request.query as Record<string, unknown>)
+    const list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
+    if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
     const page = await readPage(records, list)
     pageHeaders(reply, page)
@@ -228,18 +234,39 @@ function listWhole ({ policy, store, path, options }: Collection): RouteHandlerM
 }
 
 /** A list that is always a page: `limit` per page (a default and a maximum), `next` while another follows. */
-function listPages ({ policy, store, path, options }: Collection): RouteHandlerMethod {
+function listPages ({ policy, store, path, options, projection }: Collection): RouteHandlerMethod {
   const { model } = policy.schemas
   const records = { store, path }
   const writers = { line: policy.line, columns: csvColumns(model) }
   return async function listRecords (request, reply) {
-    const list = parseListQuery(model, request.query as Record<string, unknown>, request.stream === undefined ? 'page' : 'stream')
+    const { query, fields } = projection.split(request.query as Record<string, unknown>)
+    const list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
+    // A projection is never a kept page (those hold whole records): it reads and writes its own.
+    if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
     if (isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
     const page = await readPage(records, list)
     pageHeaders(reply, page)
     return pageBody(page)
   }
+}
+
+/**
+ * A list narrowed to some fields (`fields=`): a stream with the narrowed
+ * line and columns, or a page (or, without paging, an array) written by the
+ * narrowed serializer. `fields` goes on in the next link.
+ */
+async function sendProjected (
+  request: FastifyRequest, reply: FastifyReply, projection: Projection, records: { store: RecordStore, path: string },
+  list: ListRequest, fields: string[], writers: { line: (record: StoredRecord) => string, columns: readonly string[] }
+): Promise<FastifyReply> {
+  const serialize = projection.serializers(reply, fields)
+  list.carried.push(['fields', String((request.query as Record<string, unknown>).fields)])
+  if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, { line: (r) => `${serialize.record(r)}\n`, columns: request.stream === 'csv' ? projection.columns(fields) : writers.columns })
+  const page = await readPage(records, list)
+  pageHeaders(reply, page)
+  if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+  return reply.send(list.pageSize === undefined ? serialize.array(page.items) : serialize.page(pageBody(page)))
 }
 
 /** A page's representation: `next` only when another page follows. */
@@ -262,16 +289,20 @@ function everyRecord (store: RecordStore): WholeList {
 
 type WholeList = QueryableStore<StoredRecord, string> & { revision?: StoreRevision, list: () => Promise<StoredRecord[]> }
 
-function getRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
+function getRecord ({ policy, store, etagOf, projection }: Collection): RouteHandlerMethod {
   const { ids, notFound, noun } = policy
   return async function getById (request, reply) {
     const id = ids.parse((request as IdRequest).params.id)
+    const fields = projection.read((request.query as Record<string, unknown>).fields)
     const current = await store.get(id)
     if (current === undefined) throw notFound.error(id)
     const outcome = conditionalRead(request, reply, etagOf(current))
     if (outcome === 'not-modified') return reply
     if (outcome === 'failed') throw preconditionFailed(request.headers, `${noun} ${id}`)
-    return current
+    if (fields === undefined) return current
+    // The ETag set above is the whole record's: a projection is a view of that representation.
+    if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+    return reply.send(projection.serializers(reply, fields).record(current))
   }
 }
 
