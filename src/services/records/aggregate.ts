@@ -1,8 +1,8 @@
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify'
-import { finishGroups, MAX_GROUP_FIELDS, MAX_GROUPS, type RecordStore } from '../../domain/index.js'
+import { finishGroups, KINDS, MAX_GROUP_FIELDS, MAX_GROUPS, type RecordStore } from '../../domain/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { answer, type OperationNotes } from '../../http/openapi/index.js'
-import { parseAggregateQuery } from '../../records/index.js'
+import { parseAggregateQuery, type CollectionModel } from '../../records/index.js'
 import type { WirePolicy } from './policy.js'
 
 /**
@@ -12,13 +12,22 @@ import type { WirePolicy } from './policy.js'
  * list's WHERE); src/domain/aggregate.ts orders and finishes them alike on
  * every store. More than MAX_GROUPS groups is refused (TOO_MANY_GROUPS), never cut short.
  */
-export const AGGREGATE_QUERY: Record<string, unknown> = {
-  groupBy: { type: 'string', maxLength: 200, description: `Fields to group by, separated by commas (at most ${MAX_GROUP_FIELDS}; without it, one group of every selected record with an empty key). Groups come in key order, an unset value first.`, examples: ['year'] },
+const AGGREGATE_VALUES: Record<string, unknown> = {
   count: { type: 'boolean', description: '`true`: each group\'s number of records.' },
   sum: { type: 'string', maxLength: 200, description: 'Integer or number fields to add up, separated by commas (null when no record of the group holds a value; sums of number fields rounded to 12 significant digits).' },
   avg: { type: 'string', maxLength: 200, description: 'Integer or number fields to average over the records that hold a value, separated by commas (rounded to 12 significant digits; null when none holds one).' },
   min: { type: 'string', maxLength: 200, description: 'Fields (text, numbers, date-times) whose least value to give, separated by commas.' },
   max: { type: 'string', maxLength: 200, description: 'Fields (text, numbers, date-times) whose greatest value to give, separated by commas.' }
+}
+
+/** The aggregate's own query parameters (beside the list's filters), in the API description. */
+export function aggregateQuery (model: CollectionModel): Record<string, unknown> {
+  // The example groups by the collection's first plain field, so "Try it out" answers.
+  const example = Object.entries(model.fields).find(([name, param]) => !name.includes('.') && KINDS[param.kind].composite === undefined && param.kind !== 'int64')?.[0]
+  return {
+    groupBy: { type: 'string', maxLength: 200, description: `Fields to group by, separated by commas (at most ${MAX_GROUP_FIELDS}; without it, one group of every selected record with an empty key). Groups come in key order, an unset value first.`, ...(example === undefined ? {} : { examples: [example] }) },
+    ...AGGREGATE_VALUES
+  }
 }
 
 const byField = { type: 'object', additionalProperties: true }

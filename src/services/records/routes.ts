@@ -5,7 +5,8 @@ import {
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type ListRequest, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
 import { AppError } from '../../http/errors/index.js'
-import { AGGREGATE_QUERY, aggregateRoute } from './aggregate.js'
+import type { CollectionModel } from '../../records/index.js'
+import { aggregateQuery, aggregateRoute } from './aggregate.js'
 import { Projection, withFields } from './projection.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { Operation, WirePolicy } from './policy.js'
@@ -80,7 +81,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   }, policy.list === 'whole' ? listWhole(collection) : listPages(collection))
 
   // A static path: the router prefers it to `/:id`, and no id codec reads `aggregate` as an id.
-  aggregateRoute(app, policy, collection.store, `${resources}/aggregate`, filteredWriteQuery(schemas.querystring, 'aggregate'))
+  if (policy.aggregates !== false) aggregateRoute(app, policy, collection.store, `${resources}/aggregate`, filteredWriteQuery(schemas.querystring, 'aggregate', schemas.model))
 
   app.get(one, {
     config: { rqs: { access: 'read' } },
@@ -436,14 +437,14 @@ const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'count', 'download', 'bom']
  * Its only example is a search no record matches: "Try it out" then changes
  * nothing (an example filter could hit someone's records).
  */
-function filteredWriteQuery (list: unknown, use: 'write' | 'aggregate' = 'write'): Record<string, unknown> {
+function filteredWriteQuery (list: unknown, use: 'write' | 'aggregate' = 'write', model?: CollectionModel): Record<string, unknown> {
   const properties: Record<string, unknown> = {}
   for (const [param, schema] of Object.entries((list as { properties?: Record<string, unknown> }).properties ?? {})) {
     if (PAGE_PARAMS.includes(param)) continue
     const { examples: _examples, example: _example, ...rest } = schema as Record<string, unknown>
     properties[param] = param === 'q' && use === 'write' ? { ...rest, examples: ['no record holds this text'] } : rest
   }
-  if (use === 'aggregate') return { type: 'object', properties: { ...properties, ...AGGREGATE_QUERY } }
+  if (use === 'aggregate' && model !== undefined) return { type: 'object', properties: { ...properties, ...aggregateQuery(model) } }
   properties.all = { type: 'boolean', description: '`true`: every record the filters select, or with no filter every record of the collection (without it, no filter is 400 FILTER_REQUIRED).' }
   return { type: 'object', properties }
 }
