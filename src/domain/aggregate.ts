@@ -88,6 +88,8 @@ export async function aggregateRecords<F extends string> (batches: AsyncIterable
       })
     }
   }
+  // Without groupBy there is always one group, as SQL's aggregate without GROUP BY gives (count 0 when nothing matches).
+  if (query.groupBy.length === 0 && groups.size === 0) return [{ key: [], count: 0, sums: query.sums.map(() => null), counts: query.sums.map(() => 0), min: query.min.map(() => null), max: query.max.map(() => null) }]
   return [...groups.values()]
 }
 

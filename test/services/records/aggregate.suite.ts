@@ -73,6 +73,7 @@ export function aggregateSuite (storeOf: () => Config['store'] | undefined): voi
     expect((await aggregate('groupBy=available&count=true&sum=price,year&avg=price&min=year,title&max=year&q=dune')).body).toEqual({ groups: byHand(dune) })
     // Nothing selected: no group at all.
     expect((await aggregate('groupBy=year&count=true&year[gt]=2500')).body).toEqual({ groups: [] })
+    expect((await aggregate('count=true&sum=price&avg=price&min=year&year[gt]=2500')).body).toEqual({ groups: [{ key: {}, count: 0, sum: { price: null }, avg: { price: null }, min: { year: null } }] })
   })
 
   it('without groupBy answers one group with an empty key', async () => {
