@@ -128,6 +128,17 @@ export function aggregateSuite (storeOf: () => Config['store'] | undefined): voi
     expect(most.body.groups[0]).toEqual({ key: { text: 'note 0000' }, count: 1 })
   })
 
+  it('answers the same in GraphQL: booksAggregate(filter:, groupBy:, sum:, avg:, min:, max:)', async () => {
+    const rest = await aggregate('groupBy=available&count=true&sum=price,year&avg=price&min=year,title&max=year&year[gt]=1960')
+    const query = '{ booksAggregate(filter: {year: {gt: 1960}}, groupBy: ["available"], sum: ["price", "year"], avg: ["price"], min: ["year", "title"], max: ["year"]) { key count sum avg min max } }'
+    const res = await request(`${server.origin}/graphql`, { method: 'POST', json: { query } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.errors).toBeUndefined()
+    expect(res.body.data.booksAggregate).toEqual(rest.body.groups)
+    const refused = await request(`${server.origin}/graphql`, { method: 'POST', json: { query: '{ booksAggregate(sum: ["title"]) { count } }' } })
+    expect(refused.body.errors[0].extensions.code).toBe('INVALID_QUERY')
+  })
+
   it('is described in the API description', async () => {
     const doc = (await request(`${server.origin}/openapi.json`)).body
     const op = doc.paths['/books/aggregate']?.get
