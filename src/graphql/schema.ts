@@ -12,7 +12,7 @@ import { filterExpression, readListArgs, sortableFields, type FilterArg, type Li
 import { namesOf, TYPE_SUFFIXES, type CollectionNames } from './names.js'
 import { ownScalar, SafeInt } from './scalars.js'
 import { CollectionWrites, type WriteContext } from './writes.js'
-import { aggregateField, type AggregateArgs } from './aggregates.js'
+import { aggregateField } from './aggregates.js'
 
 /**
  * The GraphQL fields of every collection, generated from its declaration and
