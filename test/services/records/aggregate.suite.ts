@@ -26,6 +26,17 @@ const BOOKS: Book[] = [
   { title: 'Second Foundation', year: 1953, price: 0.3, available: true }
 ]
 
+/** The fixture's collections, and readings: an instant, an optional tag (null groups) and an optional float score. */
+const WITH_READINGS = {
+  collections: {
+    ...DECLARATIONS.collections,
+    readings: {
+      schema: { type: 'object', properties: { at: { type: 'string', format: 'date-time' }, tag: { type: 'string' }, score: { type: 'number' } }, required: ['at'] },
+      ids: 'uuid'
+    }
+  }
+}
+
 function problem (res: Answer, status: number, code: string): Array<{ error: string, field?: string, detail: string }> {
   expect(res.status, res.text).toBe(status)
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
@@ -50,7 +61,7 @@ export function aggregateSuite (storeOf: () => Config['store'] | undefined): voi
   let server: RunningServer
   beforeAll(async () => {
     const store = storeOf()
-    server = await startServer({ collections: fromFile(files.write('books.json', DECLARATIONS), '--collections'), ...(store === undefined ? {} : { store }) })
+    server = await startServer({ collections: fromFile(files.write('books.json', WITH_READINGS), '--collections'), ...(store === undefined ? {} : { store }) })
     const created = await request(`${server.origin}/books`, { method: 'POST', json: BOOKS })
     expect(created.status, created.text).toBe(201)
   })
@@ -137,6 +148,28 @@ export function aggregateSuite (storeOf: () => Config['store'] | undefined): voi
     expect(res.body.data.booksAggregate).toEqual(rest.body.groups)
     const refused = await request(`${server.origin}/graphql`, { method: 'POST', json: { query: '{ booksAggregate(sum: ["title"]) { count } }' } })
     expect(refused.body.errors[0].extensions.code).toBe('INVALID_QUERY')
+  })
+
+  it('groups by an optional field (unset first), averages floats and gives least and greatest instants, alike on every store', async () => {
+    const readings = [
+      { at: '2024-05-01T07:00:00Z', tag: 'b', score: 0.1 }, { at: '2024-05-03T07:00:00Z', tag: 'b', score: 0.2 },
+      { at: '2023-01-01T00:00:00Z', tag: 'a' }, { at: '2025-12-31T23:59:59Z', score: 1 / 3 }, { at: '2024-02-29T12:00:00Z', score: 2 / 3 }
+    ]
+    const created = await request(`${server.origin}/readings`, { method: 'POST', json: readings })
+    expect(created.status, created.text).toBe(201)
+    const stored = created.body as Array<{ at: string, tag?: string, score?: number }>
+    const res = await request(`${server.origin}/readings/aggregate?groupBy=tag&count=true&sum=score&avg=score&min=at&max=at`)
+    expect(res.status, res.text).toBe(200)
+    const expected = [undefined, 'a', 'b'].map((tag) => {
+      const group = stored.filter((r) => r.tag === tag)
+      const scores = group.flatMap((r) => r.score === undefined ? [] : [r.score])
+      const sum = scores.length === 0 ? null : round(scores.reduce((a, b) => a + b, 0))
+      const ats = group.map((r) => r.at).sort()
+      return { key: { tag: tag ?? null }, count: group.length, sum: { score: sum }, avg: { score: sum === null ? null : round(scores.reduce((a, b) => a + b, 0) / scores.length) }, min: { at: ats[0] }, max: { at: ats[ats.length - 1] } }
+    })
+    expect(res.body.groups).toEqual(expected)
+    // 0.1 + 0.2 is given as 0.3 on every store.
+    expect(res.body.groups[2].sum.score).toBe(0.3)
   })
 
   it('is described in the API description', async () => {
