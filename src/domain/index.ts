@@ -3,6 +3,8 @@
  * idempotency contract and domain errors. It sits below both the HTTP layer
  * and the stores and imports nothing from either (a lint rule enforces it).
  */
+export { aggregateRecords, finishGroups, MAX_GROUP_FIELDS, MAX_GROUPS } from './aggregate.js'
+export type { AggregateAsk, AggregateGroup, AggregateQuery, AggregateRow } from './aggregate.js'
 export { systemClock } from './clock.js'
 export type { Clock } from './clock.js'
 export { fold, isAscii } from './case-fold.js'

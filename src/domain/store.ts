@@ -2,6 +2,7 @@ import type { ChangeLog } from './changes.js'
 import type { WebhookStore } from './webhooks.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
 import type { QueryableStore, RecordFilter } from './query.js'
+import type { AggregateQuery, AggregateRow } from './aggregate.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, FieldData, RecordId, RecordInput, StoredRecord } from './collection.js'
 
@@ -102,6 +103,8 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
    * every record `filter` selects, in one transaction, a change each;
    * answers how many records it changed. The caller has checked the patch.
    */
+  /** Aggregates over the records a filter selects, one row per group in no particular order (./aggregate.ts; SQL stores: one GROUP BY). */
+  aggregate (query: AggregateQuery): Promise<AggregateRow[]>
   updateWhere (filter: RecordFilter, patch: Readonly<Record<string, unknown>>, keyed?: KeyedWrite<number>): Promise<number>
   /** Deletes every record `filter` selects, in one transaction, a change each; answers how many. */
   deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number>

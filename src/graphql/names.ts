@@ -22,12 +22,14 @@ export interface CollectionNames {
   /** A merge patch (REST's PATCH). */
   update: string
   delete: string
+  /** Groups with counts, sums, averages, least and greatest values (REST's GET /{collection}/aggregate). */
+  aggregate: string
 }
 
 const TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/
 
 /** The types a collection makes: its type name with each of these appended. */
-export const TYPE_SUFFIXES = ['', 'Input', 'Patch', 'Filter', 'Sort', 'Connection', 'Edge', 'Written', 'Change'] as const
+export const TYPE_SUFFIXES = ['', 'Input', 'Patch', 'Filter', 'Sort', 'Connection', 'Edge', 'Written', 'Change', 'AggregateGroup'] as const
 
 /** `book-reviews` → `bookReviews`. */
 export function camelOf (name: string): string {
@@ -46,5 +48,5 @@ export function namesOf (collection: RecordCollection, takenTypes: ReadonlySet<s
   if (TYPE_SUFFIXES.some((suffix) => takenTypes.has(type + suffix))) type += 'Record'
   let list = camelOf(collection.name)
   if (takenFields.has(list)) list += 'Records'
-  return { type, list, byId: `${list}ById`, changed: `${list}Changed`, create: `create${type}`, replace: `replace${type}`, update: `update${type}`, delete: `delete${type}` }
+  return { type, list, byId: `${list}ById`, changed: `${list}Changed`, create: `create${type}`, replace: `replace${type}`, update: `update${type}`, delete: `delete${type}`, aggregate: `${list}Aggregate` }
 }

@@ -14,6 +14,7 @@ import { ownScalar, SafeInt } from './scalars.js'
 import { CollectionWrites, type WriteContext } from './writes.js'
 import { relationFields, type RelationTypes } from './relations.js'
 import { relationsOf } from '../records/index.js'
+import { aggregateField } from './aggregates.js'
 
 /**
  * The GraphQL fields of every collection, generated from its declaration and
@@ -187,7 +188,7 @@ export function collectionParts (options: CollectionSchemaOptions): CollectionPa
     if (store === undefined) continue
     const names = namesOf(collection, takenTypes, takenFields)
     for (const suffix of TYPE_SUFFIXES) takenTypes.add(names.type + suffix)
-    for (const field of [names.list, names.byId, names.changed, names.create, names.replace, names.update, names.delete]) takenFields.add(field)
+    for (const field of [names.list, names.byId, names.changed, names.create, names.replace, names.update, names.delete, names.aggregate]) takenFields.add(field)
     addCollection(parts, collection, store, names, options.streams, takenTypes, relations)
   }
   return parts
@@ -315,6 +316,8 @@ function addCollection (parts: CollectionParts, collection: RecordCollection, st
       return { page: more ? items.slice(0, list.first) : items, more, sort: list.sort, filter: list.filter } satisfies Connection
     })
   } satisfies GraphQLFieldConfig<unknown, GraphQLContext, ListArgs>
+
+  parts.query[names.aggregate] = aggregateField(model, store, names, Filter, (SCALARS.get('JSON') as { scalar: GraphQLScalarType }).scalar, coded)
 
   parts.query[names.byId] = {
     type: Record,

@@ -3,7 +3,7 @@
  * a query with. The layer imports no transport: each answers a refusal in its
  * own shape (REST through src/http/errors/classify.ts, the CLI as a usage error).
  */
-export type QueryRefusalCode = 'INVALID_QUERY' | 'INVALID_CURSOR' | 'VALIDATION_FAILED' | 'FIELD_OUT_OF_RANGE' | 'FIELD_INVALID'
+export type QueryRefusalCode = 'INVALID_QUERY' | 'INVALID_CURSOR' | 'VALIDATION_FAILED' | 'FIELD_OUT_OF_RANGE' | 'FIELD_INVALID' | 'TOO_MANY_GROUPS'
 
 /** One thing wrong with a query: a code, a developer detail and the parameter concerned. */
 export interface QueryFailure {

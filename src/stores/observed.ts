@@ -3,6 +3,7 @@ import {
   type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
   type RecordStores, type StoredRecord, type StoreRevision, type WriteCondition, type WriteResult
 } from '../domain/index.js'
+import type { AggregateQuery, AggregateRow } from '../domain/index.js'
 
 /** Told of every store operation that failed: which collection, which operation, and the error (which is rethrown). */
 export type StoreFailureListener = (collection: string, operation: string, error: unknown) => void
@@ -108,6 +109,10 @@ class ObservedRecordStore implements RecordStore {
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {
     return await watch('query', this.failed, async () => await this.inner.query(query))
+  }
+
+  async aggregate (query: AggregateQuery): Promise<AggregateRow[]> {
+    return await watch('aggregate', this.failed, async () => await this.inner.aggregate(query))
   }
 
   async count (filter: RecordFilter): Promise<number> {

@@ -1,4 +1,4 @@
-import { orderKeys, positionValues, UndeclaredFieldError, type Condition, type FieldKinds, type FieldValue, type FilterExpr, type ListCondition, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
+import { orderKeys, positionValues, UndeclaredFieldError, type AggregateQuery, type AggregateRow, type Condition, type FieldKinds, type FieldValue, type FilterExpr, type ListCondition, type Position, type RecordFilter, type RecordQuery, type SortKey } from '../domain/index.js'
 import { fold } from '../domain/index.js'
 
 /**
@@ -227,4 +227,47 @@ export function compileWithValues<F extends string> (table: SqlTable<F>, dialect
   const text = `SELECT ${table.select} FROM (SELECT *, row_number() OVER (PARTITION BY ${column} ORDER BY id) AS rqs__n FROM ${table.name}${where(parts)}) rqs__w
     WHERE rqs__n <= ${b.bind(perValue)} ORDER BY ${column}, id`
   return { text, values: b.values }
+}
+
+/**
+ * One GROUP BY for an aggregate, with the WHERE a list of the same filter
+ * has: per group its key columns (k0…), count(*) (n), per summed field its
+ * sum and count of values (s0…, c0…), and the least and greatest values
+ * asked for (lo0…, hi0…). No ORDER BY: the caller orders the groups (as the
+ * memory store does), and LIMIT only caps how many it reads.
+ */
+export function compileAggregate<F extends string> (table: SqlTable<F>, dialect: SqlDialect, query: AggregateQuery<F>): CompiledSql {
+  const b = new Builder(table, dialect)
+  const keys = query.groupBy.map((f) => b.column(f))
+  const select = [
+    ...keys.map((c, i) => `${c} AS k${i}`),
+    'count(*) AS n',
+    ...query.sums.flatMap((f, i) => [`sum(${b.column(f)}) AS s${i}`, `count(${b.column(f)}) AS c${i}`]),
+    ...query.min.map((f, i) => `min(${b.column(f)}) AS lo${i}`),
+    ...query.max.map((f, i) => `max(${b.column(f)}) AS hi${i}`)
+  ]
+  const group = keys.length === 0 ? '' : ` GROUP BY ${keys.join(', ')}`
+  return { text: `SELECT ${select.join(', ')} FROM ${table.name}${where(b.filter(query.filter))}${group} LIMIT ${Math.max(0, Math.floor(query.limit))}`, values: b.values }
+}
+
+/** A row of compileAggregate as the record values the memory store holds: booleans from SQLite's 0/1, numbers from bigint or numeric text. */
+export function aggregateRow<F extends string> (kinds: FieldKinds<F>, query: AggregateQuery<F>, row: Record<string, unknown>): AggregateRow {
+  const value = (field: F, v: unknown): FieldValue | null => {
+    if (v === null || v === undefined) return null
+    switch (kinds[field]) {
+      case 'boolean': return typeof v === 'boolean' ? v : Number(v) !== 0
+      case 'integer':
+      case 'number': return Number(v)
+      default: return typeof v === 'bigint' ? Number(v) : v as FieldValue
+    }
+  }
+  const number = (v: unknown): number | null => v === null || v === undefined ? null : Number(v)
+  return {
+    key: query.groupBy.map((f, i) => value(f, row[`k${i}`])),
+    count: Number(row.n),
+    sums: query.sums.map((_, i) => number(row[`s${i}`])),
+    counts: query.sums.map((_, i) => Number(row[`c${i}`])),
+    min: query.min.map((f, i) => value(f, row[`lo${i}`])),
+    max: query.max.map((f, i) => value(f, row[`hi${i}`]))
+  }
 }

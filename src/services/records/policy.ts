@@ -25,6 +25,12 @@ export interface WirePolicy {
    * page (the address book, declared collections).
    */
   list: 'whole' | 'pages'
+  /**
+   * false: no `GET …/aggregate` route. Students v2 shares its base path with
+   * v1, whose `/{id}` answers `/students/aggregate` for a plain-JSON client
+   * (an INVALID_ID no description of the route could say), so it has none yet.
+   */
+  aggregates?: boolean
   /** A create's 201 may carry `Replaced-Record` (the students' count id rule). */
   replacedHeader: boolean
   /** Codes a create or replace may answer beyond the shared ones, for the API description (a declared unique key's DUPLICATE_KEY). */

@@ -2,9 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod 
 import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
-  sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type Page, type RecordEtags, type WriteAnswer
+  sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type ListRequest, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
 import { AppError, type ErrorCode } from '../../http/errors/index.js'
+import type { CollectionModel } from '../../records/index.js'
+import { aggregateQuery, aggregateRoute } from './aggregate.js'
+import { Projection, withFields } from './projection.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
 import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
 import type { Expansion, Operation, WirePolicy } from './policy.js'
@@ -51,11 +54,13 @@ export interface Collection {
   path: string
   etagOf: (record: StoredRecord) => string
   options: RecordRoutesOptions
+  /** `fields=`: the records narrowed to some fields (./projection.ts). */
+  projection: Projection
 }
 
 /** Registers list, get, create, replace and delete of one collection in `app` (a mount's scope). */
 export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options: RecordRoutesOptions): Collection {
-  const collection: Collection = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options }
+  const collection: Collection = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options, projection: new Projection(policy.schemas.model, policy.schemas.record) }
   const { resources, ids, tags, operations: ops, schemas, notFound } = policy
   const { putCreates } = collection.store.declaration
   const many = resources === '' ? '/' : resources
@@ -70,12 +75,15 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   app.get(many, {
     schema: {
       ...described(ops.list),
-      querystring: schemas.querystring,
+      querystring: withFields(schemas.querystring),
       'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(schemas.list, ops.list.answer) }
     },
     config: { streams: true, rqs: { access: 'read' } }
   }, policy.list === 'whole' ? listWhole(collection) : listPages(collection))
+
+  // A static path: the router prefers it to `/:id`, and no id codec reads `aggregate` as an id.
+  if (policy.aggregates !== false) aggregateRoute(app, policy, collection.store, `${resources}/aggregate`, filteredWriteQuery(schemas.querystring, 'aggregate', schemas.model))
 
   app.get(one, {
     config: { rqs: { access: 'read' } },
@@ -83,7 +91,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.get),
       params: ids.params,
-      ...(policy.expand === undefined ? {} : { querystring: schemas.expandQuery }),
+      querystring: withFields(policy.expand === undefined ? undefined : schemas.expandQuery),
       'x-rqs': notes({ errors: policy.expand === undefined ? ['INVALID_ID', notFound.code] : ['INVALID_ID', 'INVALID_QUERY', notFound.code], preconditions: 'read', headers: { 200: ['ETag'] } }),
       response: { 200: answer(schemas.record, ops.get.answer) }
     }
@@ -207,7 +215,7 @@ function notes (extra: OperationNotes): OperationNotes {
 }
 
 /** A list that is every record without parameters (an array), and a page `{items, next}` with `limit`. */
-function listWhole ({ policy, store, path, options }: Collection): RouteHandlerMethod {
+function listWhole ({ policy, store, path, options, projection }: Collection): RouteHandlerMethod {
   const { model, array, page: pageSchema } = policy.schemas
   if (array === undefined || pageSchema === undefined) throw new TypeError('a whole list needs the schemas of its array and its page')
   const records = { store, path: path === '' ? '/' : path }
@@ -222,7 +230,9 @@ function listWhole ({ policy, store, path, options }: Collection): RouteHandlerM
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
       return reply.serializer(reply.compileSerializationSchema(array)).send(await every.list())
     }
-    const list = parseListQuery(model, request.query as Record<string, unknown>, request.stream === undefined ? 'page' : 'stream')
+    const { query, fields } = projection.split(request.query as Record<string, unknown>)
+    const list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
+    if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
     const page = await readPage(records, list)
     pageHeaders(reply, page)
@@ -232,13 +242,14 @@ function listWhole ({ policy, store, path, options }: Collection): RouteHandlerM
 }
 
 /** A list that is always a page: `limit` per page (a default and a maximum), `next` while another follows. */
-function listPages ({ policy, store, path, options }: Collection): RouteHandlerMethod {
+function listPages ({ policy, store, path, options, projection }: Collection): RouteHandlerMethod {
   const { model } = policy.schemas
   const records = { store, path }
   const writers = { line: policy.line, columns: csvColumns(model) }
   return async function listRecords (request, reply) {
-    const expanded = expansionAsked(policy.expand, request.query)
-    const asked = expanded?.query ?? request.query as Record<string, unknown>
+    const { query: unprojected, fields } = projection.split(request.query as Record<string, unknown>)
+    const expanded = expansionAsked(policy.expand, unprojected)
+    const asked = expanded?.query ?? unprojected
     const through = policy.expand?.through(asked)
     let list = parseListQuery(model, through?.rest ?? asked, request.stream === undefined ? 'page' : 'stream')
     if (through !== undefined || expanded !== undefined) {
@@ -247,9 +258,12 @@ function listPages ({ policy, store, path, options }: Collection): RouteHandlerM
       list = { ...list, filter: through === undefined ? list.filter : { ...list.filter, through: through.filters }, carried }
     }
     if (expanded !== undefined) {
+      if (fields !== undefined) throw new AppError('INVALID_QUERY', 'fields and expand: ask for one of them (a projection of expanded records is not supported)')
       if (request.stream === 'ndjson') return await sendStream(reply, { store: expandedStore(store, expanded), path }, list, request.stream, { ...writers, line: jsonLine })
       if (request.stream === undefined) return await expandedPage(reply, records, list, expanded)
     }
+    // A projection is never a kept page (those hold whole records): it reads and writes its own.
+    if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
     // A kept page answers for the store's revision: one filtered through references depends on other collections too.
     if (through === undefined && isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
@@ -291,6 +305,24 @@ function jsonLine (record: ExpandedRecord): string {
   return `${JSON.stringify(record)}\n`
 }
 
+/**
+ * A list narrowed to some fields (`fields=`): a stream with the narrowed
+ * line and columns, or a page (or, without paging, an array) written by the
+ * narrowed serializer. `fields` goes on in the next link.
+ */
+async function sendProjected (
+  request: FastifyRequest, reply: FastifyReply, projection: Projection, records: { store: RecordStore, path: string },
+  list: ListRequest, fields: string[], writers: { line: (record: StoredRecord) => string, columns: readonly string[] }
+): Promise<FastifyReply> {
+  const serialize = projection.serializers(reply, fields)
+  list.carried.push(['fields', String((request.query as Record<string, unknown>).fields)])
+  if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, { line: (r) => `${serialize.record(r)}\n`, columns: request.stream === 'csv' ? projection.columns(fields) : writers.columns })
+  const page = await readPage(records, list)
+  pageHeaders(reply, page)
+  if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+  return reply.send(list.pageSize === undefined ? serialize.array(page.items) : serialize.page(pageBody(page)))
+}
+
 /** A page's representation: `next` only when another page follows. */
 function pageBody (page: Page<StoredRecord>): { items: StoredRecord[], next?: string } {
   return page.next === undefined ? { items: page.items } : { items: page.items, next: page.next }
@@ -311,11 +343,13 @@ function everyRecord (store: RecordStore): WholeList {
 
 type WholeList = QueryableStore<StoredRecord, string> & { revision?: StoreRevision, list: () => Promise<StoredRecord[]> }
 
-function getRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
+function getRecord ({ policy, store, etagOf, projection }: Collection): RouteHandlerMethod {
   const { ids, notFound, noun } = policy
   return async function getById (request, reply) {
     const id = ids.parse((request as IdRequest).params.id)
+    const fields = projection.read((request.query as Record<string, unknown>).fields)
     const expanded = expansionAsked(policy.expand, request.query)
+    if (expanded !== undefined && fields !== undefined) throw new AppError('INVALID_QUERY', 'fields and expand: ask for one of them (a projection of expanded records is not supported)')
     const current = await store.get(id)
     if (current === undefined) throw notFound.error(id)
     // The ETag names the record alone: an expanded answer has none (the records it adds change on their own).
@@ -323,7 +357,10 @@ function getRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
     const outcome = conditionalRead(request, reply, etagOf(current))
     if (outcome === 'not-modified') return reply
     if (outcome === 'failed') throw preconditionFailed(request.headers, `${noun} ${id}`)
-    return current
+    if (fields === undefined) return current
+    // The ETag set above is the whole record's: a projection is a view of that representation.
+    if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+    return reply.send(projection.serializers(reply, fields).record(current))
   }
 }
 
@@ -466,13 +503,14 @@ const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'count', 'download', 'bom']
  * Its only example is a search no record matches: "Try it out" then changes
  * nothing (an example filter could hit someone's records).
  */
-function filteredWriteQuery (list: unknown): Record<string, unknown> {
+function filteredWriteQuery (list: unknown, use: 'write' | 'aggregate' = 'write', model?: CollectionModel): Record<string, unknown> {
   const properties: Record<string, unknown> = {}
   for (const [param, schema] of Object.entries((list as { properties?: Record<string, unknown> }).properties ?? {})) {
     if (PAGE_PARAMS.includes(param)) continue
     const { examples: _examples, example: _example, ...rest } = schema as Record<string, unknown>
-    properties[param] = param === 'q' ? { ...rest, examples: ['no record holds this text'] } : rest
+    properties[param] = param === 'q' && use === 'write' ? { ...rest, examples: ['no record holds this text'] } : rest
   }
+  if (use === 'aggregate' && model !== undefined) return { type: 'object', properties: { ...properties, ...aggregateQuery(model) } }
   properties.all = { type: 'boolean', description: '`true`: every record the filters select, or with no filter every record of the collection (without it, no filter is 400 FILTER_REQUIRED).' }
   return { type: 'object', properties }
 }

@@ -37,6 +37,8 @@ export const STUDENTS_V2: WirePolicy = {
   ids: STUDENT_IDS,
   notFound: { code: 'STUDENT_NOT_FOUND', error: (id) => studentNotFound(id as number) },
   list: 'whole',
+  // Its base path is shared with v1 (see WirePolicy.aggregates).
+  aggregates: false,
   replacedHeader: true,
   schemas: { record: Student, list: Type.Union([StudentList, StudentPage]), array: StudentList, page: StudentPage, querystring: StudentListQuery, model: STUDENT_QUERY, create: StudentCreateBody, put: StudentPutBody },
   line: studentLine,

@@ -4,7 +4,8 @@ import {
   type CollectionDeclaration, type CreateResult, type FieldData, type FieldValue, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
-import { MAX_INT64_ID } from '../../domain/index.js'
+import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
+import { aggregateRecords, MAX_INT64_ID } from '../../domain/index.js'
 import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
@@ -237,6 +238,11 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {
     return await this.#queries.query(query, await this.#references?.through(query))
+  }
+
+  async aggregate (query: AggregateQuery): Promise<AggregateRow[]> {
+    // The same rows a GROUP BY gives, computed over the walk of the matching records.
+    return await aggregateRecords(this.#queries.batches({ ...query.filter, sort: [] }), query)
   }
 
   async count (filter: RecordFilter): Promise<number> {

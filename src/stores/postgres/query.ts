@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg'
-import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../domain/index.js'
-import { compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
+import { STREAM_BATCH_SIZE, type AggregateQuery, type AggregateRow, type RecordFilter, type RecordQuery } from '../../domain/index.js'
+import { aggregateRow, compileAggregate, compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { isUnavailable, rethrow } from './errors.js'
 import { postgresListHas } from '../json-columns.js'
 
@@ -39,6 +39,14 @@ export class PostgresQueries<F extends string, Row extends object, R> {
     const { text, values } = compileCount(this.table, dialect, filter)
     try {
       return Number((await this.pool.query<{ n: bigint }>({ text, values })).rows[0]?.n ?? 0)
+    } catch (err) { return rethrow(err) }
+  }
+
+  async aggregate (query: AggregateQuery<F>): Promise<AggregateRow[]> {
+    const { text, values } = compileAggregate(this.table, dialect, query)
+    try {
+      const rows = (await this.pool.query<Record<string, unknown>>({ text, values })).rows
+      return rows.map((row) => aggregateRow(this.table.kinds, query, row))
     } catch (err) { return rethrow(err) }
   }
 

@@ -6,6 +6,7 @@ import {
   type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
+import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import { ClientWrites, type PostgresWrites, type Writes } from './transaction.js'
 import { PostgresQueries } from './query.js'
@@ -326,6 +327,10 @@ export class PostgresRecordStore implements RecordStore {
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {
     return await this.#queries.query(query)
+  }
+
+  async aggregate (query: AggregateQuery): Promise<AggregateRow[]> {
+    return await this.#queries.aggregate(query)
   }
 
   async count (filter: RecordFilter): Promise<number> {

@@ -1,7 +1,7 @@
 import Database, { type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
-import { STREAM_BATCH_SIZE, type RecordFilter, type RecordQuery } from '../../domain/index.js'
-import { compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
+import { STREAM_BATCH_SIZE, type AggregateQuery, type AggregateRow, type RecordFilter, type RecordQuery } from '../../domain/index.js'
+import { aggregateRow, compileAggregate, compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 import { sqliteListHas } from '../json-columns.js'
 
@@ -73,6 +73,14 @@ export class SqliteQueries<F extends string, R> {
   count (filter: RecordFilter<F>): number {
     const { text, values } = compileCount(this.table, dialect, filter)
     try { return Number(this.#prepare(this.db, text).pluck().get(...bound(values))) } catch (err) { return rethrow(err) }
+  }
+
+  aggregate (query: AggregateQuery<F>): AggregateRow[] {
+    const { text, values } = compileAggregate(this.table, dialect, query)
+    try {
+      const rows = this.#prepare(this.db, text).all(...bound(values)) as Array<Record<string, unknown>>
+      return rows.map((row) => aggregateRow(this.table.kinds, query, row))
+    } catch (err) { return rethrow(err) }
   }
 
   async * batches (query: RecordQuery<F>): AsyncGenerator<R[]> {

@@ -6,6 +6,7 @@ import {
   type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
+import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import { duplicateOf } from './unique.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
@@ -270,6 +271,10 @@ export class SqliteRecordStore implements RecordStore {
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {
     return this.#queries.query(query)
+  }
+
+  async aggregate (query: AggregateQuery): Promise<AggregateRow[]> {
+    return this.#queries.aggregate(query)
   }
 
   async count (filter: RecordFilter): Promise<number> {

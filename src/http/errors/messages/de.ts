@@ -45,6 +45,7 @@ export const de: MessageTable = {
   FIELD_INVALID_TEXT: { title: 'Unzulässige Zeichen', message: FIELD_TEMPLATES.de.FIELD_INVALID_TEXT },
   FIELD_UNKNOWN: { title: 'Unbekanntes Feld', message: '{field} ist kein Feld dieses Datensatzes.' },
   BULK_SIZE: { title: 'Zu viele oder keine Datensätze', message: 'Senden Sie zwischen 1 und 10000 Datensätze auf einmal.' },
+  TOO_MANY_GROUPS: { title: 'Zu viele Gruppen', message: 'Die Aggregation ergibt mehr Gruppen als beantwortet werden: Filtern Sie die Datensätze stärker oder gruppieren Sie nach weniger Feldern.' },
   FILTER_REQUIRED: { title: 'Filter erforderlich', message: 'Geben Sie mit einem Filter an, welche Datensätze sich ändern sollen, oder all=true für alle.' },
   NESTING_TOO_DEEP: { title: 'Daten zu tief verschachtelt', message: 'Die Daten sind zu tief verschachtelt.' },
   REQUEST_TIMEOUT: { title: 'Zeitüberschreitung der Anfrage', message: 'Die Daten sind nicht rechtzeitig angekommen. Bitte senden Sie sie erneut.' },
