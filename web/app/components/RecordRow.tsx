@@ -33,6 +33,9 @@ interface RowProps {
   flash: boolean
   onEdit: () => void
   onDelete: () => void
+  /** Ticked for a bulk action; undefined: no selection column (the token may not write). */
+  selected?: boolean
+  onSelect?: (on: boolean) => void
 }
 
 /** A cell's words: yes/no for a boolean, nothing for an unset field. */
@@ -43,10 +46,16 @@ function cellText (t: Translate, field: ResourceSpec['fields'][number], value: R
 }
 
 /** A record as a table row; on a narrow screen each cell shows its column's name (data-label). */
-export function RecordRow ({ spec, t, record, flash, onEdit, onDelete }: RowProps) {
+export function RecordRow ({ spec, t, record, flash, onEdit, onDelete, selected, onSelect }: RowProps) {
   const what = spec.describe(record)
   return (
     <tr class={flash ? 'flash' : undefined} data-id={record.id}>
+      {selected !== undefined && (
+        <td class="select" data-label={t('select')}>
+          <input type="checkbox" id={`select-${spec.key}-${record.id}`} checked={selected} aria-label={t('selectRecord', { what: what === '' ? `#${record.id}` : what })}
+            onChange={(e) => { onSelect?.(e.currentTarget.checked) }} />
+        </td>
+      )}
       <td class="num" data-label={t('id')}>{record.id}</td>
       {spec.fields.map((field) => (
         <td key={field.key} class={field.references === undefined && (field.kind === 'integer' || field.kind === 'number') ? 'num' : undefined} data-label={say(t, field.label)}>
@@ -72,18 +81,21 @@ interface EditProps {
   onChange: (field: string, value: string) => void
   onSave: () => void
   onCancel: () => void
+  /** The table has a selection column: an empty cell keeps the columns in place. */
+  selectable?: boolean
 }
 
 /** A row being edited in place: Enter saves, Escape cancels. */
-export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: EditProps) {
+export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel, selectable = false }: EditProps) {
   const keys = (event: KeyboardEvent): void => {
     if (event.key === 'Enter') { event.preventDefault(); onSave() }
     if (event.key === 'Escape') { event.preventDefault(); onCancel() }
   }
-  const columns = spec.fields.length + 2
+  const columns = spec.fields.length + 2 + (selectable ? 1 : 0)
   return (
     <>
       <tr class="editing" data-id={record.id} aria-busy={edit.loading || edit.busy ? 'true' : undefined}>
+        {selectable && <td class="select" />}
         <td class="num" data-label={t('id')}>{record.id}</td>
         {spec.fields.map((field) => {
           const id = editInputId(spec, record.id, field.key)

@@ -17,13 +17,18 @@ interface Props {
   onEditChange: (field: string, value: string) => void
   onSave: () => void
   onCancel: () => void
+  /** The ticked rows' ids; undefined: no selection column. */
+  selected?: ReadonlySet<string>
+  onSelect?: (records: readonly Rec[], on: boolean) => void
 }
 
 /**
  * The listing: sortable column headers and a row per record (one of them, perhaps, being edited).
  * Column widths are fixed by the colgroup (rqs.css), so they stay put in every state.
  */
-export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, onSort, onEdit, onDelete, onEditChange, onSave, onCancel }: Props) {
+export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, onSort, onEdit, onDelete, onEditChange, onSave, onCancel, selected, onSelect }: Props) {
+  const allTicked = rows.length > 0 && rows.every((r) => selected?.has(r.id) === true)
+  const someTicked = rows.some((r) => selected?.has(r.id) === true)
   const columns = [{ key: 'id', label: t('id'), numeric: true, sortable: true }, ...spec.fields.map((f) => ({ key: f.key, label: say(t, f.label), numeric: f.kind === 'integer', sortable: f.sortable !== false }))]
   const ariaSort = (key: string): 'ascending' | 'descending' | undefined =>
     sort?.field === key ? (sort.desc ? 'descending' : 'ascending') : (key === 'id' && sort === undefined ? 'ascending' : undefined)
@@ -31,12 +36,21 @@ export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, 
     <table class="records" aria-busy={loading ? 'true' : undefined}>
       <caption class="visually-hidden">{say(t, spec.title)}</caption>
       <colgroup>
+        {/* The stylesheet sizes the other columns; this one is just wide enough for a checkbox. */}
+        {selected !== undefined && <col class="select" style={{ width: '2.75rem' }} />}
         <col class="id" />
         {spec.fields.map((f) => <col key={f.key} />)}
         <col class="actions" />
       </colgroup>
       <thead>
         <tr>
+          {selected !== undefined && (
+            <th scope="col" class="select">
+              <input type="checkbox" id={`select-page-${spec.key}`} aria-label={t('selectPage')} checked={allTicked}
+                ref={(el) => { if (el !== null) el.indeterminate = someTicked && !allTicked }}
+                onChange={(e) => { onSelect?.(rows, e.currentTarget.checked) }} />
+            </th>
+          )}
           {columns.map((c) => (
             <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined} aria-sort={ariaSort(c.key)}>
               {c.sortable
@@ -55,9 +69,10 @@ export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, 
       </thead>
       <tbody>
         {rows.map((record) => editing?.id === record.id
-          ? <EditRow key={record.id} spec={spec} t={t} record={record} edit={editing} onChange={onEditChange} onSave={onSave} onCancel={onCancel} />
+          ? <EditRow key={record.id} spec={spec} t={t} record={record} edit={editing} onChange={onEditChange} onSave={onSave} onCancel={onCancel} selectable={selected !== undefined} />
           : <RecordRow key={record.id} spec={spec} t={t} record={record} flash={flashing.has(record.id)}
-              onEdit={() => { onEdit(record) }} onDelete={() => { onDelete(record) }} />)}
+              onEdit={() => { onEdit(record) }} onDelete={() => { onDelete(record) }}
+              selected={selected === undefined ? undefined : selected.has(record.id)} onSelect={(on) => { onSelect?.([record], on) }} />)}
       </tbody>
     </table>
   )
