@@ -10,6 +10,12 @@ export const MAX_BATCH_REQUESTS = 100
 /** Where batches go (the server serves it at its root). */
 export const BATCH_PATH = '/batch'
 
+/**
+ * A checkbox's own size: the stylesheet pads and heightens every input (text
+ * fields), which would make a checkbox push the row's buttons out of view.
+ */
+export const CHECKBOX_STYLE = { padding: '0', minHeight: '0', width: '1.15rem', height: '1.15rem', margin: '0 .6rem 0 0', verticalAlign: 'middle' }
+
 /** A selected record: its id, the version read when it was selected, and that version's ETag. */
 export interface Selected<R = Record<string, unknown>> {
   id: string

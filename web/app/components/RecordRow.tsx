@@ -1,6 +1,7 @@
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
 import { inputModeOf, referenceLabel, say, type Rec, type ResourceSpec } from '../resources.js'
+import { CHECKBOX_STYLE } from '../bulk-actions.js'
 import { BooleanChoices } from './BooleanChoices.js'
 import { EnumChoices } from './EnumChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
@@ -50,12 +51,6 @@ export function RecordRow ({ spec, t, record, flash, onEdit, onDelete, selected,
   const what = spec.describe(record)
   return (
     <tr class={flash ? 'flash' : undefined} data-id={record.id}>
-      {selected !== undefined && (
-        <td class="select" data-label={t('select')}>
-          <input type="checkbox" id={`select-${spec.key}-${record.id}`} checked={selected} aria-label={t('selectRecord', { what: what === '' ? `#${record.id}` : what })}
-            onChange={(e) => { onSelect?.(e.currentTarget.checked) }} />
-        </td>
-      )}
       <td class="num" data-label={t('id')}>{record.id}</td>
       {spec.fields.map((field) => (
         <td key={field.key} class={field.references === undefined && (field.kind === 'integer' || field.kind === 'number') ? 'num' : undefined} data-label={say(t, field.label)}>
@@ -66,6 +61,11 @@ export function RecordRow ({ spec, t, record, flash, onEdit, onDelete, selected,
         </td>
       ))}
       <td class="actions">
+        {/* In the actions cell, not a column of its own: the columns stay those of the record. */}
+        {selected !== undefined && (
+          <input type="checkbox" class="select" id={`select-${spec.key}-${record.id}`} checked={selected} style={CHECKBOX_STYLE} aria-label={t('selectRecord', { what: what === '' ? `#${record.id}` : what })}
+            onChange={(e) => { onSelect?.(e.currentTarget.checked) }} />
+        )}
         <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>
         <button type="button" id={deleteButtonId(spec, record.id)} class="danger" aria-label={t('deleteRecord', { what })} onClick={onDelete}>{t('delete')}</button>
       </td>
@@ -81,21 +81,18 @@ interface EditProps {
   onChange: (field: string, value: string) => void
   onSave: () => void
   onCancel: () => void
-  /** The table has a selection column: an empty cell keeps the columns in place. */
-  selectable?: boolean
 }
 
 /** A row being edited in place: Enter saves, Escape cancels. */
-export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel, selectable = false }: EditProps) {
+export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: EditProps) {
   const keys = (event: KeyboardEvent): void => {
     if (event.key === 'Enter') { event.preventDefault(); onSave() }
     if (event.key === 'Escape') { event.preventDefault(); onCancel() }
   }
-  const columns = spec.fields.length + 2 + (selectable ? 1 : 0)
+  const columns = spec.fields.length + 2
   return (
     <>
       <tr class="editing" data-id={record.id} aria-busy={edit.loading || edit.busy ? 'true' : undefined}>
-        {selectable && <td class="select" />}
         <td class="num" data-label={t('id')}>{record.id}</td>
         {spec.fields.map((field) => {
           const id = editInputId(spec, record.id, field.key)

@@ -1,6 +1,7 @@
 import type { Translate } from '../i18n.js'
 import type { Sort } from '../listing.js'
 import { say, type Rec, type ResourceSpec } from '../resources.js'
+import { CHECKBOX_STYLE } from '../bulk-actions.js'
 import { EditRow, RecordRow, type EditState } from './RecordRow.js'
 
 interface Props {
@@ -36,21 +37,13 @@ export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, 
     <table class="records" aria-busy={loading ? 'true' : undefined}>
       <caption class="visually-hidden">{say(t, spec.title)}</caption>
       <colgroup>
-        {/* The stylesheet sizes the other columns; this one is just wide enough for a checkbox. */}
-        {selected !== undefined && <col class="select" style={{ width: '2.75rem' }} />}
         <col class="id" />
         {spec.fields.map((f) => <col key={f.key} />)}
-        <col class="actions" />
+        {/* Room for the selection's checkbox beside the buttons (the stylesheet's width is for the buttons alone). */}
+        <col class="actions" style={selected === undefined ? undefined : { width: '15rem' }} />
       </colgroup>
       <thead>
         <tr>
-          {selected !== undefined && (
-            <th scope="col" class="select">
-              <input type="checkbox" id={`select-page-${spec.key}`} aria-label={t('selectPage')} checked={allTicked}
-                ref={(el) => { if (el !== null) el.indeterminate = someTicked && !allTicked }}
-                onChange={(e) => { onSelect?.(rows, e.currentTarget.checked) }} />
-            </th>
-          )}
           {columns.map((c) => (
             <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined} aria-sort={ariaSort(c.key)}>
               {c.sortable
@@ -64,12 +57,19 @@ export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, 
                 : <span class="unsorted">{c.label}</span>}
             </th>
           ))}
-          <th scope="col" class="actions"><span class="visually-hidden">{t('actions')}</span></th>
+          <th scope="col" class="actions">
+            <span class="visually-hidden">{t('actions')}</span>
+            {selected !== undefined && (
+              <input type="checkbox" class="select" id={`select-page-${spec.key}`} aria-label={t('selectPage')} checked={allTicked} style={CHECKBOX_STYLE}
+                ref={(el) => { if (el !== null) el.indeterminate = someTicked && !allTicked }}
+                onChange={(e) => { onSelect?.(rows, e.currentTarget.checked) }} />
+            )}
+          </th>
         </tr>
       </thead>
       <tbody>
         {rows.map((record) => editing?.id === record.id
-          ? <EditRow key={record.id} spec={spec} t={t} record={record} edit={editing} onChange={onEditChange} onSave={onSave} onCancel={onCancel} selectable={selected !== undefined} />
+          ? <EditRow key={record.id} spec={spec} t={t} record={record} edit={editing} onChange={onEditChange} onSave={onSave} onCancel={onCancel} />
           : <RecordRow key={record.id} spec={spec} t={t} record={record} flash={flashing.has(record.id)}
               onEdit={() => { onEdit(record) }} onDelete={() => { onDelete(record) }}
               selected={selected === undefined ? undefined : selected.has(record.id)} onSelect={(on) => { onSelect?.([record], on) }} />)}

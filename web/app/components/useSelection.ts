@@ -13,20 +13,32 @@ export function useSelection (ctx: ViewContext) {
   const { spec, api, endpoint, t, applyChange, setStatus, problemText } = ctx
   const [selected, setSelected] = useState<ReadonlyMap<string, Selected<Rec>>>(new Map())
   const [busy, setBusy] = useState(false)
+  // The selection as of now (a render may be pending): what an action sends once the reads are done.
   const selectedRef = useRef(selected)
-  selectedRef.current = selected
+  /** Reads of ticked records still under way: an action waits for their ETags. */
+  const reads = useRef(new Set<Promise<unknown>>())
 
   const update = (change: (next: Map<string, Selected<Rec>>) => void): void => {
-    setSelected((current) => { const next = new Map(current); change(next); return next })
+    const next = new Map(selectedRef.current)
+    change(next)
+    selectedRef.current = next
+    setSelected(next)
   }
 
-  /** Ticks records (reading each: its ETag goes with the bulk action) or unticks them. */
+  /** Ticks records (ticked at once; each is read, and its ETag goes with the bulk action) or unticks them. */
   const toggle = async (records: readonly Rec[], on: boolean): Promise<void> => {
     if (!on) { update((next) => { for (const r of records) next.delete(r.id) }); return }
-    const read = await Promise.all(records.map(async (record) => ({ record, current: await readCurrent(ctx, record.id) })))
+    const fresh = records.filter((r) => !selectedRef.current.has(r.id))
+    // Shown ticked now; an action waits until every version is read.
+    update((next) => { for (const record of fresh) next.set(record.id, { id: record.id, record }) })
+    const reading = Promise.all(fresh.map(async (record) => ({ record, current: await readCurrent(ctx, record.id) })))
+    reads.current.add(reading)
+    const read = await reading.finally(() => { reads.current.delete(reading) })
     update((next) => {
       for (const { record, current } of read) {
+        if (!next.has(record.id)) continue // unticked meanwhile
         if ('record' in current) next.set(record.id, { id: record.id, etag: current.etag, record: current.record })
+        else next.delete(record.id)
       }
     })
     const failed = read.find(({ current }) => !('record' in current))
@@ -34,7 +46,7 @@ export function useSelection (ctx: ViewContext) {
     else if (failed !== undefined) ctx.gone(failed.record.id, failed.record)
   }
 
-  const clear = (): void => { setSelected(new Map()) }
+  const clear = (): void => { update((next) => { next.clear() }) }
   const forget = (id: string): void => { if (selectedRef.current.has(id)) update((next) => { next.delete(id) }) }
 
   const requestsOf = (action: BulkAction, items: ReadonlyArray<Selected<Rec>>): BatchRequest[] => {
@@ -45,9 +57,11 @@ export function useSelection (ctx: ViewContext) {
 
   /** Runs the action, a batch of at most 100 records at a time; stops at the first batch refused (nothing of it applied). */
   const run = async (action: BulkAction): Promise<void> => {
-    const items = [...selectedRef.current.values()]
-    if (items.length === 0 || busy) return
+    if (busy) return
     setBusy(true)
+    await Promise.all(reads.current)
+    const items = [...selectedRef.current.values()]
+    if (items.length === 0) { setBusy(false); return }
     let done = 0
     for (const part of chunk(items)) {
       const result = await api.request('POST', BATCH_PATH, { accept: 'application/json', body: { requests: requestsOf(action, part) }, exact: spec.exactIds })
