@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { declarationFiles } from '../collections/fixture.js'
+import { bearer, security, writeTokensFile } from '../../http/security/helpers.js'
 import { CHROMIUM, expectClean, hasChromium, launch, openSession, poll, type Session } from './browser.js'
 
 /**
@@ -64,7 +65,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await poll(async () => await page.locator('#bulk-count-books').textContent()).toBe('3 selected')
 
     await page.getByRole('button', { name: 'Delete selected' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Delete 3 records?' })
+    const dialog = page.getByRole('dialog', { name: 'Delete 3 selected?' })
     await dialog.waitFor()
     await dialog.getByRole('button', { name: 'Delete' }).click()
     await poll(async () => (await books()).map((b) => b.id)).toEqual([4, 5])
@@ -82,7 +83,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await poll(async () => await page.locator('#bulk-count-books').textContent()).toBe('2 selected')
     expect((await request(`${server.origin}/books/5`, { method: 'PUT', json: { title: 'Book 5, second edition', year: 2024 } })).status).toBe(200)
     await page.getByRole('button', { name: 'Delete selected' }).click()
-    await page.getByRole('dialog', { name: 'Delete 2 records?' }).getByRole('button', { name: 'Delete' }).click()
+    await page.getByRole('dialog', { name: 'Delete 2 selected?' }).getByRole('button', { name: 'Delete' }).click()
     await poll(async () => await page.getByRole('status').first().textContent())
       .toMatch(/^Nothing of these 2 records was changed\. Book 5.*: changed since you loaded it — reload\.$/)
     expect((await books()).map((b) => b.id)).toEqual([4, 5])
@@ -97,5 +98,35 @@ describe.skipIf(!hasChromium)(title, () => {
     await poll(async () => (await books()).map((b) => [b.title, b.year])).toEqual([['Book 4', 1999], ['Book 5, second edition', 1999]])
     await poll(async () => await page.getByRole('status').first().textContent()).toBe('Year set on 2 records.')
     expectClean(session, [422])
+  })
+
+  it('a token that may only read: the refused bulk delete says so, deletes nothing, and the selection goes', async () => {
+    const tokens = await writeTokensFile({ reader: ['read'], writer: ['read', 'write'] })
+    const secured = await startServer({ security: security({ authTokensFile: tokens.path, authFailureLimit: { max: 1000, windowMs: 60_000 } }) })
+    try {
+      const student = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
+      const created = await request(`${secured.origin}/v2/students`, { method: 'POST', headers: bearer(tokens.tokens.writer), json: student })
+      expect(created.status).toBe(201)
+      const session = await openSession(browser)
+      sessions.push(session)
+      const { page } = session
+      await page.goto(`${secured.origin}/app/students`)
+      await page.evaluate(`sessionStorage.setItem('rqs.token', ${JSON.stringify(tokens.tokens.reader)})`)
+      await page.reload()
+      const id = String(created.body.id)
+      await page.locator(`tbody tr[data-id="${id}"]`).waitFor()
+      const read = page.waitForResponse((res) => new URL(res.url()).pathname.endsWith(`/students/${id}`))
+      await page.locator(`#select-students-${id}`).check()
+      await read
+      await page.getByRole('button', { name: 'Delete selected' }).click()
+      await page.getByRole('dialog', { name: 'Delete 1 selected?' }).getByRole('button', { name: 'Delete' }).click()
+      await poll(async () => await page.getByRole("status").first().textContent()).toBe('Nothing of these 1 records was changed. Your access token does not allow this.')
+      await poll(async () => await page.locator(`#select-students-${id}`).count()).toBe(0)
+      expect(await page.getByRole('button', { name: 'Delete selected' }).count()).toBe(0)
+      expect((await request(`${secured.origin}/v2/students/${id}`, { headers: bearer(tokens.tokens.reader) })).status).toBe(200)
+    } finally {
+      await secured.close()
+      await tokens.remove()
+    }
   })
 })

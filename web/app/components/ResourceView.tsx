@@ -160,10 +160,11 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const { pendingDelete, askDelete, closeDelete, confirmDelete } = useDelete(ctx)
   const selection = useSelection(ctx)
   forgetRef.current = selection.forget
-  /** The token may write until a write is refused for lacking the scope: then no bulk actions are offered. */
-  const [mayWrite, setMayWrite] = useState(true)
-  useEffect(() => { if (status?.kind === 'error' && status.text === t('forbidden')) setMayWrite(false) }, [status])
-  useEffect(() => { setMayWrite(true) }, [epoch])
+  // The token may write until a write is refused for its scopes (403): then no selection is offered.
+  useEffect(() => { if (status?.kind === 'error' && status.text === t('forbidden')) selection.setForbidden(true) }, [status])
+  // A new token: offered again.
+  useEffect(() => { selection.setForbidden(false) }, [epoch])
+  const mayWrite = !selection.forbidden
   // The selection is of this page's rows: another page, sort or filter starts afresh.
   useEffect(() => { selection.clear() }, [query])
 

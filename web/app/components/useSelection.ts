@@ -13,6 +13,8 @@ export function useSelection (ctx: ViewContext) {
   const { spec, api, endpoint, t, applyChange, setStatus, problemText } = ctx
   const [selected, setSelected] = useState<ReadonlyMap<string, Selected<Rec>>>(new Map())
   const [busy, setBusy] = useState(false)
+  /** A batch was refused for the token's scopes (403): the token may not write, so no selection is offered. */
+  const [forbidden, setForbidden] = useState(false)
   // The selection as of now (a render may be pending): what an action sends once the reads are done.
   const selectedRef = useRef(selected)
   /** Reads of ticked records still under way: an action waits for their ETags. */
@@ -66,6 +68,7 @@ export function useSelection (ctx: ViewContext) {
     for (const part of chunk(items)) {
       const result = await api.request('POST', BATCH_PATH, { accept: 'application/json', body: { requests: requestsOf(action, part) }, exact: spec.exactIds })
       if (!result.ok) {
+        if (result.status === 403) { setForbidden(true); update((next) => { next.clear() }) }
         const failure = result.status === 422 ? batchFailure(result.body, part) : undefined
         const record = failure?.id === undefined ? undefined : part.find((item) => item.id === failure.id)?.record
         const who = record === undefined ? '' : `${spec.describe(record) || `#${record.id}`}: `
@@ -91,5 +94,5 @@ export function useSelection (ctx: ViewContext) {
     setStatus({ kind: 'ok', text: action.kind === 'delete' ? t('bulkDeleted', { n: done }) : t('bulkSet', { n: done, field: field === undefined ? '' : say(t, field.label) }) })
   }
 
-  return { selected, busy, toggle, clear, forget, run }
+  return { selected, busy, forbidden, setForbidden, toggle, clear, forget, run }
 }
