@@ -5,7 +5,7 @@ export interface ApiResult {
   status: number
   ok: boolean
   headers: Headers
-  /** The parsed JSON body, when there is one. */
+  /** The parsed JSON body, when there is one (a failure's too: a batch's names the request that failed). */
   body?: unknown
   problem?: Problem
 }
@@ -67,7 +67,7 @@ export class Api {
     if (res.status === 401 && /^\s*bearer\b/i.test(challenge)) {
       this.context.onAuthRequired({ rejected: /error="?invalid_token/i.test(challenge) })
     }
-    return { status: res.status, ok: false, headers: res.headers, problem: toProblem(res.status, parsed, res.headers) }
+    return { status: res.status, ok: false, headers: res.headers, body: parsed, problem: toProblem(res.status, parsed, res.headers) }
   }
 
   /** A GET whose body the caller reads as it arrives (an export); undefined when the network failed. */

@@ -1,6 +1,7 @@
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
 import { inputModeOf, referenceLabel, say, type Rec, type ResourceSpec } from '../resources.js'
+import { CHECKBOX_STYLE } from '../bulk-actions.js'
 import { BooleanChoices } from './BooleanChoices.js'
 import { EnumChoices } from './EnumChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
@@ -33,6 +34,9 @@ interface RowProps {
   flash: boolean
   onEdit: () => void
   onDelete: () => void
+  /** Ticked for a bulk action; undefined: no selection column (the token may not write). */
+  selected?: boolean
+  onSelect?: (on: boolean) => void
 }
 
 /** A cell's words: yes/no for a boolean, nothing for an unset field. */
@@ -43,7 +47,7 @@ function cellText (t: Translate, field: ResourceSpec['fields'][number], value: R
 }
 
 /** A record as a table row; on a narrow screen each cell shows its column's name (data-label). */
-export function RecordRow ({ spec, t, record, flash, onEdit, onDelete }: RowProps) {
+export function RecordRow ({ spec, t, record, flash, onEdit, onDelete, selected, onSelect }: RowProps) {
   const what = spec.describe(record)
   return (
     <tr class={flash ? 'flash' : undefined} data-id={record.id}>
@@ -57,6 +61,11 @@ export function RecordRow ({ spec, t, record, flash, onEdit, onDelete }: RowProp
         </td>
       ))}
       <td class="actions">
+        {/* In the actions cell, not a column of its own: the columns stay those of the record. */}
+        {selected !== undefined && (
+          <input type="checkbox" class="select" id={`select-${spec.key}-${record.id}`} checked={selected} style={CHECKBOX_STYLE} aria-label={t('selectRecord', { what: what === '' ? `#${record.id}` : what })}
+            onChange={(e) => { onSelect?.(e.currentTarget.checked) }} />
+        )}
         <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>
         <button type="button" id={deleteButtonId(spec, record.id)} class="danger" aria-label={t('deleteRecord', { what })} onClick={onDelete}>{t('delete')}</button>
       </td>

@@ -17,6 +17,8 @@ import { Toolbar } from './Toolbar.js'
 import { Transfer } from './Transfer.js'
 import { useDelete } from './useDelete.js'
 import { useEditor } from './useEditor.js'
+import { useSelection } from './useSelection.js'
+import { BulkBar } from './BulkBar.js'
 import { focusById, type Status, type ViewContext } from './view-context.js'
 
 /** Changes reported by the feed, a burst at a time, or a reset (reload) with when the feed (re)connected. */
@@ -121,6 +123,8 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   }
 
   // A server-side page is fetched again shortly after changes, once for a burst of them.
+  /** A deleted record leaves the selection (set once the selection exists, below). */
+  const forgetRef = useRef<(id: string) => void>(() => {})
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
   const scheduleRefresh = (): void => {
     clearTimeout(refreshTimer.current)
@@ -132,6 +136,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
    * of a row (read before an edit or delete): it moves nothing, so the page is not read again.
    */
   const applyChange = (kind: 'created' | 'replaced' | 'deleted', id: string, record?: Rec, read = false): void => {
+    if (kind === 'deleted') forgetRef.current(id)
     const refetch = listing.apply(kind, id, record)
     setPage(listing.page())
     if (kind !== 'deleted' && !read) flash(id)
@@ -153,6 +158,15 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const ctx: ViewContext = { spec, endpoint, api, t, applyChange, gone, setStatus, problemText, word }
   const { editing, setEditing, editingRef, startEdit, cancelEdit, save } = useEditor(ctx)
   const { pendingDelete, askDelete, closeDelete, confirmDelete } = useDelete(ctx)
+  const selection = useSelection(ctx)
+  forgetRef.current = selection.forget
+  // The token may write until a write is refused for its scopes (403): then no selection is offered.
+  useEffect(() => { if (status?.kind === 'error' && status.text === t('forbidden')) selection.setForbidden(true) }, [status])
+  // A new token: offered again.
+  useEffect(() => { selection.setForbidden(false) }, [epoch])
+  const mayWrite = !selection.forbidden
+  // The selection is of this page's rows: another page, sort or filter starts afresh.
+  useEffect(() => { selection.clear() }, [query])
 
   const warnEditor = (change: Change): void => {
     const edit = editingRef.current
@@ -252,6 +266,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const turn = async (direction: 'first' | 'previous' | 'next' | 'last'): Promise<void> => {
     if (direction === 'first') { setQuery({ ...query, cursor: undefined, page: 0 }); focusById(`next-${spec.key}`); return }
     navigation.current = 'push'
+    selection.clear()
     await show(direction === 'next' ? listing.next() : direction === 'last' ? listing.last() : listing.previous())
     const after = listing.page()
     if ((direction === 'next' || direction === 'last') && !after.hasNext) focusById(`previous-${spec.key}`)
@@ -292,10 +307,15 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
         </div>
       )}
 
+      {mayWrite && <BulkBar spec={spec} t={t} count={selection.selected.size} busy={selection.busy}
+        onRun={(action) => { void selection.run(action) }} onClear={selection.clear}
+        untickedOnPage={rows.filter((r) => !selection.selected.has(r.id)).length} onSelectPage={() => { void selection.toggle(rows, true) }} />}
+
       <RecordTable spec={spec} t={t} rows={rows} sort={query.sort} loading={loading} editing={editing} flashing={flashing}
         onSort={sortBy} onEdit={(record) => { void startEdit(record) }} onDelete={(record) => { void askDelete(record) }}
         onEditChange={(field, value) => { setEditing((e) => e === null ? e : { ...e, values: { ...e.values, [field]: value } }) }}
-        onSave={() => { void save() }} onCancel={cancelEdit} />
+        onSave={() => { void save() }} onCancel={cancelEdit}
+        selected={mayWrite ? new Set(selection.selected.keys()) : undefined} onSelect={(records, on) => { void selection.toggle(records, on) }} />
       {!loading && page !== undefined && rows.length === 0 && (
         <p class="muted">{!filtered ? t('noRecords') : t('noMatches', { q: query.q.trim() })}</p>
       )}
