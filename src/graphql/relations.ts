@@ -34,6 +34,15 @@ function asValue (id: RecordId): FieldData {
   return typeof id === 'bigint' ? Number(id) : id
 }
 
+/** The loader of `target`'s records by the value a reference holds (null: no such record), shared by every relation into it. */
+function recordsById (context: object, target: string, store: RecordStore): DataLoader<FieldData, StoredRecord | null> {
+  return loader(context, `one:${target}`, async (values) => {
+    const found = await store.getMany(values.map((v) => referenceIdOf(store.declaration, v)))
+    const byValue = new Map(found.map((r) => [asValue(r.id), r]))
+    return values.map((v) => byValue.get(v) ?? null)
+  })
+}
+
 export interface RelationTypes {
   /** The record type of each collection, by name, once built (the fields are read lazily, after every type exists). */
   types: Map<string, GraphQLObjectType<StoredRecord, WriteContext>>
@@ -50,8 +59,25 @@ export function relationFields (collection: string, { types, filters, stores, re
     const type = types.get(relation.target)
     const store = stores.get(relation.target)
     if (type === undefined || store === undefined) continue
+    if (relation.kind === 'list') {
+      fields[relation.name] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+        description: `The records of ${relation.target} this list names, in its order (those that no longer exist left out). Loaded in one store query for every record of a level.`,
+        resolve: async (record, _args, context) => {
+          const value = record[relation.field]
+          if (!Array.isArray(value) || value.length === 0) return []
+          try {
+            // The loader of single references to the same collection: every id of a level in one getMany.
+            const found = await recordsById(context, relation.target, store).loadMany(value as FieldData[])
+            return found.filter((r): r is StoredRecord => r !== null && !(r instanceof Error))
+          } catch (err) { throw codedError(err, context.request) }
+        }
+      }
+      continue
+    }
+    // A back-relation through a list of references (`books_via_tags`) is answered by REST's expand only, for now.
+    if (relation.kind === 'many' && relation.list === true) continue
     if (relation.kind === 'one') {
-      const key = `one:${relation.target}`
       fields[relation.name] = {
         type,
         description: `The record of ${relation.target} this field names (null when unset). Loaded in one store query for every record of a level.`,
@@ -59,12 +85,7 @@ export function relationFields (collection: string, { types, filters, stores, re
           const value = record[relation.field]
           if (value === undefined || value === null) return null
           try {
-            const records = loader(context, key, async (values) => {
-              const found = await store.getMany(values.map((v) => referenceIdOf(store.declaration, v)))
-              const byValue = new Map(found.map((r) => [asValue(r.id), r]))
-              return values.map((v) => byValue.get(v) ?? null)
-            })
-            return await records.load(value)
+            return await recordsById(context, relation.target, store).load(value)
           } catch (err) { throw codedError(err, context.request) }
         }
       }

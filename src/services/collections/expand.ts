@@ -21,7 +21,7 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
   const through = throughFilters(relations, declared)
   return {
     relations: [...own.keys()],
-    refers: [...own.values()].some((r) => r.kind === 'one'),
+    refers: [...own.values()].some((r) => r.kind !== 'many'),
     referred: [...own.values()].some((r) => r.kind === 'many'),
     parse: (text) => parseExpand(relations, name, text),
     apply: async (nodes, records) => await expandRecords(nodes, records, storeOf),
