@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { resolveConfig, type Config } from '../../../src/options.js'
+import { fromFile } from '../../../src/services/collections/config.js'
+import { request, startServer } from '../../helpers/server.js'
+import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
+import { declarationFiles } from './fixture.js'
+import { m2mSuite, SHELF } from './m2m.suite.js'
+
+/** Lists of references on PostgreSQL (triggers, no foreign key on array items), and two instances racing on one database. */
+const files = declarationFiles()
+const databases: TestDatabase[] = []
+let store: Config['store'] | undefined
+const fresh = async (): Promise<Config['store']> => {
+  const database = await createTestDatabase()
+  databases.push(database)
+  return resolveConfig({ store: database.url }, {}).store
+}
+beforeAll(async () => { if (!SKIP_POSTGRES) store = await fresh() })
+afterAll(async () => { for (const database of databases) await database.drop() })
+
+describe.skipIf(SKIP_POSTGRES)(`postgres store${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
+  m2mSuite(() => store)
+
+  it('leaves no list naming a deleted record when two instances race creates and deletes (restrict and remove)', async () => {
+    const shared = await fresh()
+    const collections = fromFile(files.write('race.json', SHELF), '--collections')
+    const one = await startServer({ collections, store: shared })
+    const two = await startServer({ collections, store: shared })
+    try {
+      for (let round = 0; round < 8; round++) {
+        const tag = (await request(`${one.origin}/tags`, { method: 'POST', json: { label: `t${round}` } })).body
+        const genre = (await request(`${one.origin}/genres`, { method: 'POST', json: { name: `g${round}` } })).body
+        const creates = Array.from({ length: 6 }, async (_, i) => await request(`${(i % 2 === 0 ? one : two).origin}/books`, { method: 'POST', json: { title: `Race ${round}`, tags: [tag.id], genres: [genre.id] } }))
+        const deletes = [
+          request(`${two.origin}/tags/${tag.id as number}`, { method: 'DELETE' }),
+          request(`${one.origin}/genres/${genre.id as number}`, { method: 'DELETE' })
+        ]
+        for (const r of await Promise.all([...creates, ...deletes])) expect([201, 204, 404, 409, 422]).toContain(r.status)
+      }
+      const books = (await request(`${one.origin}/books?limit=100`)).body.items as Array<{ tags: number[], genres: number[] }>
+      for (const book of books) {
+        for (const id of book.tags) expect((await request(`${two.origin}/tags/${id}`)).status).toBe(200)
+        for (const id of book.genres) expect((await request(`${two.origin}/genres/${id}`)).status).toBe(200)
+      }
+    } finally {
+      await one.close()
+      await two.close()
+    }
+  })
+})
