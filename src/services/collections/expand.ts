@@ -56,6 +56,9 @@ function throughFilters (relations: Relations, declared: readonly UserCollection
     for (const [name, group] of groups) {
       const relation = relations.get(collection)?.get(name)
       const target = relation === undefined ? undefined : byName.get(relation.target)
+      if (relation?.kind === 'list') {
+        refuse(`${name}.`, `"${name}." does not filter through a list of references; filter by the ids it holds: ${name}[has]=<id> or ${name}[hasAny]=<id>,<id>`)
+      }
       if (relation?.kind !== 'one' || target === undefined) {
         refuse(`${name}.`, `"${name}." filters through a reference field of ${collection} to a declared collection, and ${collection} has no such field "${name}"`)
       }

@@ -84,6 +84,13 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
     expect(nested.expand.books_via_tags[0].expand.tags.map((t: Json) => t.label)).toEqual(['sf', 'classic'])
   })
 
+  it('filters by the ids a list holds, and refuses filters through it', async () => {
+    expect((await get('/books?tags[has]=3')).body.items.map((b: Json) => b.title)).toEqual(['Dune'])
+    const refused = await get('/books?tags.label=sf')
+    expect(refused.status).toBe(400)
+    expect(refused.body.detail).toBe('"tags." does not filter through a list of references; filter by the ids it holds: tags[has]=<id> or tags[hasAny]=<id>,<id>')
+  })
+
   it('types the list as its records in GraphQL', async () => {
     const answer = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ books(first: 2) { nodes { title tags { label } genres { name } } } }' } })
     expect(answer.body.errors).toBeUndefined()
