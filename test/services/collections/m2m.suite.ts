@@ -84,6 +84,18 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
     expect(nested.expand.books_via_tags[0].expand.tags.map((t: Json) => t.label)).toEqual(['sf', 'classic'])
   })
 
+  it('reads each relation once per page, never once per record', async () => {
+    const counted = countCalls(stores, ['tags', 'genres', 'books'])
+    try {
+      expect((await get('/books?limit=2&expand=tags,genres')).body.items).toHaveLength(2)
+      expect((await get('/tags?limit=3&expand=books_via_tags.genres')).body.items).toHaveLength(3)
+    } finally {
+      counted.restore()
+    }
+    // Each page's own query (books, tags), then one read per relation: tags and genres of the books; books_via_tags and their genres.
+    expect(counted.calls.sort()).toEqual(['books.query', 'books.query', 'genres.getMany', 'genres.getMany', 'tags.getMany', 'tags.query'])
+  })
+
   it('filters by the ids a list holds, and refuses filters through it', async () => {
     expect((await get('/books?tags[has]=3')).body.items.map((b: Json) => b.title)).toEqual(['Dune'])
     const refused = await get('/books?tags.label=sf')
@@ -118,4 +130,21 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
     const changes = await changesAfter(seq, 3)
     expect(changes.map((c) => `${c.service}/${String(c.id)} ${c.kind}`).sort()).toEqual([`books/${a.id as number} replaced`, `books/${b.id as number} replaced`, `tags/${tag.id as number} deleted`].sort())
   })
+}
+
+/** Records the relation reads (getMany, and query on the collection a back-relation reads) of some stores until restored. */
+function countCalls (stores: Stores, names: string[]): { calls: string[], restore: () => void } {
+  const calls: string[] = []
+  const methods = ['getMany', 'query']
+  const patched: Json[] = []
+  for (const name of names) {
+    const store = stores.collections.get(name) as Json | undefined
+    if (store === undefined) throw new Error(`no store ${name}`)
+    patched.push(store)
+    for (const method of methods) {
+      const original = store[method].bind(store)
+      store[method] = async (...args: unknown[]) => { calls.push(`${name}.${method}`); return await original(...args) }
+    }
+  }
+  return { calls, restore: () => { for (const store of patched) for (const method of methods) delete store[method] } }
 }
