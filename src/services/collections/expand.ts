@@ -80,7 +80,7 @@ function throughFilters (relations: Relations, declared: readonly UserCollection
 const EXPAND_MEMBER = {
   type: 'object',
   additionalProperties: true,
-  description: `With \`?expand=\`: the records the named relations lead to, by relation name (a reference field: the record, left out when it no longer exists; a back-relation \`<collection>_via_<field>\`: the records naming this one, in id order, at most ${BACK_RELATION_CAP}; \`${CAPPED_MEMBER}\` lists those cut there). A nested expansion sits in the expanded record's own \`expand\`.`
+  description: `With \`?expand=\`: the records the named relations lead to, by relation name (a reference field: the record, left out when it no longer exists; a list of references: the records in its order; a back-relation \`<collection>_via_<field>\`: the records naming this one, in id order, at most ${BACK_RELATION_CAP}; \`${CAPPED_MEMBER}\` lists those cut there). A nested expansion sits in the expanded record's own \`expand\`.`
 }
 
 /** The record's schema with its `expand` member. */

@@ -1,7 +1,6 @@
-import pg from 'pg'
-import { CollectionChangedError } from '../../domain/index.js'
-import { identifier, quoted } from './layout.js'
-import type { ForeignKey } from './references.js'
+import type pg from 'pg'
+import { CollectionChangedError, type OnDelete } from '../../domain/index.js'
+import { identifier, quoted, type FieldLayout, type TableLayout } from './layout.js'
 
 /**
  * Lists of references (a jsonb array of ids) on PostgreSQL, which has no
@@ -22,8 +21,17 @@ import type { ForeignKey } from './references.js'
  * foreign key, so PostgresReferences turns them into the same refusals.
  */
 
+/** A list of references as ./references.ts names it: the name stands for it in the errors raised. */
+export interface ListKey {
+  name: string
+  layout: TableLayout
+  field: FieldLayout
+  target: TableLayout
+  onDelete: OnDelete
+}
+
 /** Replaces the list triggers of rqs (named …_lr_…) by those the declarations ask for; refuses lists that name missing records. */
-export async function ensureListReferences (client: pg.ClientBase, layouts: ReadonlyArray<{ table: string }>, keys: readonly ForeignKey[], where: string): Promise<void> {
+export async function ensureListReferences (client: pg.ClientBase, layouts: ReadonlyArray<{ table: string }>, keys: readonly ListKey[], where: string): Promise<void> {
   for (const layout of layouts) {
     const held = (await client.query<{ name: string }>("SELECT tgname AS name FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname LIKE '%\\_lr\\_%'", [layout.table])).rows
     for (const { name } of held) await client.query(`DROP TRIGGER ${quoted(name)} ON ${layout.table}`)

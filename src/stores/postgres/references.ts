@@ -17,7 +17,7 @@ const ACTIONS: Record<OnDelete, string> = { restrict: 'RESTRICT', cascade: 'CASC
 /** SQLSTATE foreign_key_violation. */
 const FOREIGN_KEY_VIOLATION = '23503'
 
-export interface ForeignKey {
+interface ForeignKey {
   name: string
   layout: TableLayout
   field: FieldLayout
