@@ -75,8 +75,6 @@ export function relationFields (collection: string, { types, filters, stores, re
       }
       continue
     }
-    // A back-relation through a list of references (`books_via_tags`) is answered by REST's expand only, for now.
-    if (relation.kind === 'many' && relation.list === true) continue
     if (relation.kind === 'one') {
       fields[relation.name] = {
         type,
@@ -94,19 +92,25 @@ export function relationFields (collection: string, { types, filters, stores, re
     const filter = filters.get(relation.target)
     fields[relation.name] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
-      description: `The records of ${relation.target} whose ${relation.field} names this one, in id order (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\`: as the list field's). Loaded in one store query for every record of a level.`,
+      description: `The records of ${relation.target} whose ${relation.field} ${relation.list === true ? 'list holds' : 'names'} this one, in id order (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\`: as the list field's). Loaded in one store query for every record of a level.`,
       args: { first: { type: GraphQLInt }, ...(filter === undefined ? {} : { filter: { type: filter.type } }) },
       resolve: async (record, args: { first?: number | null, filter?: Readonly<Record<string, unknown>> | null }, context) => {
         const first = Math.min(Math.max(args.first ?? BACK_RELATION_CAP, 0), BACK_RELATION_CAP)
         try {
           // The same filter is one loader: every record of a level that asks with it shares one store query.
           const where = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }).filter
+          const through = relation.list === true
           const lists = loader(context, `many:${relation.name}:${JSON.stringify(where ?? null)}`, async (values) => {
-            const found = await store.withValues(relation.field, values, BACK_RELATION_CAP, where)
+            // The keys are record ids: numbers or strings.
+            const ids = values.filter((v): v is number | string => typeof v === 'number' || typeof v === 'string')
+            const found = through
+              ? await store.query({ ...where ?? { where: [] }, lists: [...where?.lists ?? [], { field: relation.field, op: 'hasAny', values: ids }], sort: [], limit: BACK_RELATION_CAP * values.length })
+              : await store.withValues(relation.field, values, BACK_RELATION_CAP, where)
             const byValue = new Map<FieldData, StoredRecord[]>()
             for (const r of found) {
-              const value = r[relation.field] as FieldData
-              byValue.set(value, [...byValue.get(value) ?? [], r])
+              // Through a list of references (`books_via_tags`): a record belongs to each id its list holds.
+              const held = r[relation.field]
+              for (const value of through ? (Array.isArray(held) ? held as FieldData[] : []) : [held as FieldData]) byValue.set(value, [...byValue.get(value) ?? [], r])
             }
             return values.map((v) => byValue.get(v) ?? [])
           })

@@ -110,6 +110,9 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
       { title: 'Dune', tags: [{ label: 'desert' }, { label: 'sf' }], genres: [{ name: 'novel' }] },
       { title: 'Foundation', tags: [{ label: 'sf' }, { label: 'classic' }], genres: [] }
     ])
+    const back = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ tags(first: 3) { nodes { label books_via_tags(filter: { title: { contains: "dune" } }) { title } } } }' } })
+    expect(back.body.errors).toBeUndefined()
+    expect(back.body.data.tags.nodes).toEqual([{ label: 'sf', books_via_tags: [{ title: 'Dune' }] }, { label: 'classic', books_via_tags: [] }, { label: 'desert', books_via_tags: [{ title: 'Dune' }] }])
   })
 
   it('refuses to delete a record a restricting list names (409 counting the records)', async () => {
