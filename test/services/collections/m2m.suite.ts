@@ -3,7 +3,7 @@ import type { Config } from '../../../src/options.js'
 import { makeConfig } from '../../../src/options.js'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { openStores } from '../../../src/stores/index.js'
-import type { Change } from '../../../src/domain/index.js'
+import { DanglingReferenceError, type Change, type StoredRecord } from '../../../src/domain/index.js'
 import { builtInDeclarations, withBuiltIns, type Stores } from '../../helpers/built-ins.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { declarationFiles } from './fixture.js'
@@ -120,6 +120,17 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
     expect(refused.status).toBe(409)
     expect(refused.body).toMatchObject({ type: '/errors/RECORD_REFERENCED', detail: 'genres/1 is named by 1 record of books (field genres, x-on-delete restrict)' })
     expect((await get('/genres/1')).status).toBe(200)
+  })
+
+  it('checks an import\'s lists as a write\'s, all or nothing', async () => {
+    const books = stores.collections.get('books')
+    if (books === undefined) throw new Error('no books store')
+    async function * lines (records: StoredRecord[]): AsyncGenerator<StoredRecord[]> { yield records }
+    await expect(books.importAll(lines([{ id: 500, title: 'Imported', tags: [1] }, { id: 501, title: 'Orphan', tags: [2, 404] }]))).rejects.toThrow(DanglingReferenceError)
+    expect((await get('/books/500')).status).toBe(404)
+    expect(await books.importAll(lines([{ id: 502, title: 'Imported', tags: [2, 1] }]))).toBe(1)
+    expect((await get('/books/502?expand=tags')).body.expand.tags.map((t: Json) => t.label)).toEqual(['classic', 'sf'])
+    expect((await del('/books/502')).status).toBe(204)
   })
 
   it('takes a deleted id out of every list naming it (remove), each with its replaced event', async () => {
