@@ -110,6 +110,10 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
       { title: 'Dune', tags: [{ label: 'desert' }, { label: 'sf' }], genres: [{ name: 'novel' }] },
       { title: 'Foundation', tags: [{ label: 'sf' }, { label: 'classic' }], genres: [] }
     ])
+    const created = await request(`${base}/graphql`, { method: 'POST', json: { query: 'mutation { createBook(input: { title: "Emma", tags: [2] }) { record { id title tags { label } } } }' } })
+    expect(created.body.errors).toBeUndefined()
+    expect(created.body.data.createBook.record).toMatchObject({ title: 'Emma', tags: [{ label: 'classic' }] })
+    expect((await del(`/books/${created.body.data.createBook.record.id as number}`)).status).toBe(204)
     const back = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ tags(first: 3) { nodes { label books_via_tags(filter: { title: { contains: "dune" } }) { title } } } }' } })
     expect(back.body.errors).toBeUndefined()
     expect(back.body.data.tags.nodes).toEqual([{ label: 'sf', books_via_tags: [{ title: 'Dune' }] }, { label: 'classic', books_via_tags: [] }, { label: 'desert', books_via_tags: [{ title: 'Dune' }] }])
