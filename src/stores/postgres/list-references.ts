@@ -7,11 +7,14 @@ import { identifier, quoted, type FieldLayout, type TableLayout } from './layout
  * foreign key on array elements: triggers keep them instead, in every
  * write's own transaction and across instances.
  *
- * - On the referring table, BEFORE INSERT OR UPDATE of the list: the named
- *   records are locked FOR KEY SHARE (as a foreign key's check does), then
- *   the first id no record holds is refused. A delete of one of them waits
+ * - On the referring table, BEFORE INSERT OR UPDATE of the list: the ids
+ *   it gains are locked FOR KEY SHARE (as a foreign key's check does), then
+ *   the first one no record holds is refused. A delete of one of them waits
  *   for this transaction; a delete already done is seen once its lock is
- *   granted (READ COMMITTED re-reads the row).
+ *   granted (READ COMMITTED re-reads the row). Ids the list held before are
+ *   not locked again (a delete of one meets this row in its own trigger,
+ *   after this commit), so a `remove`'s UPDATE, which only drops ids, takes
+ *   no lock on other targets and two such deletes cannot deadlock.
  * - On the target table, AFTER DELETE (the row lock held, so an insert that
  *   locked it has committed and a fresh statement sees it): `restrict`
  *   refuses while a list names the id, `remove` takes it out of each list
@@ -41,12 +44,13 @@ export async function ensureListReferences (client: pg.ClientBase, layouts: Read
     const targetId = key.target.idSqlType
     const check = identifier(key.name, 'lr_check')
     await client.query(`CREATE OR REPLACE FUNCTION ${quoted(check)} () RETURNS trigger LANGUAGE plpgsql AS $f$
-      DECLARE missing text;
+      DECLARE missing text; held jsonb := '[]';
       BEGIN
         IF NEW.${list} IS NULL OR jsonb_array_length(NEW.${list}) = 0 THEN RETURN NEW; END IF;
-        PERFORM 1 FROM ${key.target.table} t WHERE t.id IN (SELECT (e #>> '{}')::${targetId} FROM jsonb_array_elements(NEW.${list}) e) FOR KEY SHARE;
+        IF TG_OP = 'UPDATE' THEN held := coalesce(OLD.${list}, '[]'); END IF;
+        PERFORM 1 FROM ${key.target.table} t WHERE t.id IN (SELECT (e #>> '{}')::${targetId} FROM jsonb_array_elements(NEW.${list}) e WHERE NOT held @> jsonb_build_array(e)) FOR KEY SHARE;
         SELECT x.e #>> '{}' INTO missing FROM jsonb_array_elements(NEW.${list}) WITH ORDINALITY AS x(e, n)
-          WHERE NOT EXISTS (SELECT 1 FROM ${key.target.table} t WHERE t.id = (x.e #>> '{}')::${targetId}) ORDER BY x.n LIMIT 1;
+          WHERE NOT held @> jsonb_build_array(x.e) AND NOT EXISTS (SELECT 1 FROM ${key.target.table} t WHERE t.id = (x.e #>> '{}')::${targetId}) ORDER BY x.n LIMIT 1;
         IF missing IS NOT NULL THEN
           RAISE EXCEPTION 'list reference' USING ERRCODE = '23503', CONSTRAINT = '${key.name}', DETAIL = format('Key (${key.field.columnName})=(%s) is not present in table', missing);
         END IF;
