@@ -53,4 +53,25 @@ describe.skipIf(SKIP_POSTGRES)(`postgres store${SKIP_POSTGRES ? ` (${POSTGRES_SK
       await two.close()
     }
   })
+
+  it('removes two ids deleted at once from the same lists without a deadlock', async () => {
+    const shared = await fresh()
+    const collections = fromFile(files.write('removes.json', SHELF), '--collections')
+    const one = await startServer({ collections, store: shared })
+    const two = await startServer({ collections, store: shared })
+    try {
+      for (let round = 0; round < 5; round++) {
+        const a = (await request(`${one.origin}/tags`, { method: 'POST', json: { label: `a${round}` } })).body.id as number
+        const b = (await request(`${one.origin}/tags`, { method: 'POST', json: { label: `b${round}` } })).body.id as number
+        const ids: number[] = []
+        for (let i = 0; i < 4; i++) ids.push((await request(`${one.origin}/books`, { method: 'POST', json: { title: `Both ${round}`, tags: i % 2 === 0 ? [a, b] : [b, a] } })).body.id as number)
+        const deleted = await Promise.all([request(`${one.origin}/tags/${a}`, { method: 'DELETE' }), request(`${two.origin}/tags/${b}`, { method: 'DELETE' })])
+        expect(deleted.map((r) => r.status)).toEqual([204, 204])
+        for (const id of ids) expect((await request(`${two.origin}/books/${id}`)).body.tags).toEqual([])
+      }
+    } finally {
+      await one.close()
+      await two.close()
+    }
+  })
 })
