@@ -74,4 +74,28 @@ describe.skipIf(SKIP_POSTGRES)(`postgres store${SKIP_POSTGRES ? ` (${POSTGRES_SK
       await two.close()
     }
   })
+
+  it('follows a changed x-on-delete of a list after a restart, and refuses to start over lists naming missing records', async () => {
+    const shared = await fresh()
+    const books = SHELF.collections.books.schema
+    const withTags = (tags: Record<string, unknown>): Record<string, unknown> => ({ collections: { ...SHELF.collections, books: { schema: { ...books, properties: { ...books.properties, tags } } } } })
+    const items = { type: 'integer', 'x-references': 'tags' }
+    let server = await startServer({ collections: fromFile(files.write('l-restrict.json', withTags({ type: 'array', items })), '--collections'), store: shared })
+    try {
+      expect((await request(`${server.origin}/tags`, { method: 'POST', json: { label: 'sf' } })).status).toBe(201)
+      expect((await request(`${server.origin}/books`, { method: 'POST', json: { title: 'Dune', tags: [1] } })).status).toBe(201)
+      expect((await request(`${server.origin}/tags/1`, { method: 'DELETE' })).status).toBe(409)
+    } finally { await server.close() }
+    server = await startServer({ collections: fromFile(files.write('l-remove.json', withTags({ type: 'array', items, 'x-on-delete': 'remove' })), '--collections'), store: shared })
+    try {
+      expect((await request(`${server.origin}/tags/1`, { method: 'DELETE' })).status).toBe(204)
+      expect((await request(`${server.origin}/books/1`)).body.tags).toEqual([])
+    } finally { await server.close() }
+    // A plain list may hold any id; declaring it a reference then stops the start, naming one.
+    server = await startServer({ collections: fromFile(files.write('l-plain.json', withTags({ type: 'array', items: { type: 'integer' } })), '--collections'), store: shared })
+    try {
+      expect((await request(`${server.origin}/books`, { method: 'POST', json: { title: 'Ghost', tags: [77] } })).status).toBe(201)
+    } finally { await server.close() }
+    await expect(startServer({ collections: fromFile(files.write('l-again.json', withTags({ type: 'array', items })), '--collections'), store: shared })).rejects.toThrow(/tags: records name tags\/77, which does not exist/)
+  })
 })
