@@ -78,13 +78,18 @@ export interface CollectionDeclaration {
   references?: Readonly<Record<string, FieldReference>>
 }
 
-/** What a record that still refers to a deleted one becomes: refused, deleted too, or its field cleared. */
-export type OnDelete = 'restrict' | 'cascade' | 'set-null'
+/**
+ * What a record that still refers to a deleted one becomes: refused, deleted
+ * too, its field cleared, or (a list of references) the id taken out of its list.
+ */
+export type OnDelete = 'restrict' | 'cascade' | 'set-null' | 'remove'
 
 /** A reference field: the collection its value names a record of, and what a delete of that record does. */
 export interface FieldReference {
   collection: string
   onDelete: OnDelete
+  /** A list of references (`{"type": "array", "items": {"x-references": …}}`): a many-to-many relation. */
+  many?: true
 }
 
 /**

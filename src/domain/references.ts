@@ -56,12 +56,15 @@ export function missingReference (declaration: CollectionDeclaration, input: Rec
   for (const [field, reference] of Object.entries(declaration.references ?? {})) {
     const value = input[field]
     if (value === undefined || value === null) continue
-    if (!exists(reference.collection, value)) return new DanglingReferenceError(declaration.name, field, value, reference.collection)
+    // A list of references: each id is checked, the first missing one named.
+    for (const item of Array.isArray(value) ? value as FieldData[] : [value]) {
+      if (!exists(reference.collection, item)) return new DanglingReferenceError(declaration.name, field, item, reference.collection)
+    }
   }
   return undefined
 }
 
-/** What a store can answer synchronously inside its write: the ids of the records of `collection` whose `field` holds `value`. */
+/** What a store can answer synchronously inside its write: the ids of the records of `collection` whose `field` holds `value` (or, a list, has it among its items). */
 export interface ReferenceReader {
   referring: (collection: string, field: string, value: FieldData) => RecordId[]
 }
@@ -70,6 +73,8 @@ export interface ReferenceReader {
 export interface DeletionPlan {
   removed: Array<{ collection: string, id: RecordId }>
   cleared: Array<{ collection: string, id: RecordId, field: string }>
+  /** Lists of references the deleted id is taken out of (x-on-delete remove). */
+  pulled: Array<{ collection: string, id: RecordId, field: string, value: FieldData }>
 }
 
 /**
@@ -79,7 +84,7 @@ export interface DeletionPlan {
  * the delete would remove. Reads only: the caller applies the plan.
  */
 export function deletionPlan (collection: string, id: RecordId, incoming: ReadonlyMap<string, readonly IncomingReference[]>, reader: ReferenceReader): DeletionPlan {
-  const plan: DeletionPlan = { removed: [], cleared: [] }
+  const plan: DeletionPlan = { removed: [], cleared: [], pulled: [] }
   const removed = new Set<string>()
   const visit = (name: string, recordId: RecordId): void => {
     // A field holds a safe integer: a 64-bit id is compared as the number it holds.
@@ -91,6 +96,10 @@ export function deletionPlan (collection: string, id: RecordId, incoming: Readon
       for (const referringId of ids) {
         const key = `${reference.collection}/${String(referringId)}`
         if (removed.has(key)) continue
+        if (reference.onDelete === 'remove') {
+          plan.pulled.push({ collection: reference.collection, id: referringId, field: reference.field, value })
+          continue
+        }
         if (reference.onDelete === 'set-null') {
           plan.cleared.push({ collection: reference.collection, id: referringId, field: reference.field })
           continue
@@ -104,5 +113,6 @@ export function deletionPlan (collection: string, id: RecordId, incoming: Readon
   visit(collection, id)
   // A record both cleared and removed (two paths) is only removed.
   plan.cleared = plan.cleared.filter((c) => !removed.has(`${c.collection}/${String(c.id)}`))
+  plan.pulled = plan.pulled.filter((c) => !removed.has(`${c.collection}/${String(c.id)}`))
   return plan
 }

@@ -34,6 +34,15 @@ function asValue (id: RecordId): FieldData {
   return typeof id === 'bigint' ? Number(id) : id
 }
 
+/** The loader of `target`'s records by the value a reference holds (null: no such record), shared by every relation into it. */
+function recordsById (context: object, target: string, store: RecordStore): DataLoader<FieldData, StoredRecord | null> {
+  return loader(context, `one:${target}`, async (values) => {
+    const found = await store.getMany(values.map((v) => referenceIdOf(store.declaration, v)))
+    const byValue = new Map(found.map((r) => [asValue(r.id), r]))
+    return values.map((v) => byValue.get(v) ?? null)
+  })
+}
+
 export interface RelationTypes {
   /** The record type of each collection, by name, once built (the fields are read lazily, after every type exists). */
   types: Map<string, GraphQLObjectType<StoredRecord, WriteContext>>
@@ -50,8 +59,23 @@ export function relationFields (collection: string, { types, filters, stores, re
     const type = types.get(relation.target)
     const store = stores.get(relation.target)
     if (type === undefined || store === undefined) continue
+    if (relation.kind === 'list') {
+      fields[relation.name] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+        description: `The records of ${relation.target} this list names, in its order (those that no longer exist left out). Loaded in one store query for every record of a level.`,
+        resolve: async (record, _args, context) => {
+          const value = record[relation.field]
+          if (!Array.isArray(value) || value.length === 0) return []
+          try {
+            // The loader of single references to the same collection: every id of a level in one getMany.
+            const found = await recordsById(context, relation.target, store).loadMany(value as FieldData[])
+            return found.filter((r): r is StoredRecord => r !== null && !(r instanceof Error))
+          } catch (err) { throw codedError(err, context.request) }
+        }
+      }
+      continue
+    }
     if (relation.kind === 'one') {
-      const key = `one:${relation.target}`
       fields[relation.name] = {
         type,
         description: `The record of ${relation.target} this field names (null when unset). Loaded in one store query for every record of a level.`,
@@ -59,12 +83,7 @@ export function relationFields (collection: string, { types, filters, stores, re
           const value = record[relation.field]
           if (value === undefined || value === null) return null
           try {
-            const records = loader(context, key, async (values) => {
-              const found = await store.getMany(values.map((v) => referenceIdOf(store.declaration, v)))
-              const byValue = new Map(found.map((r) => [asValue(r.id), r]))
-              return values.map((v) => byValue.get(v) ?? null)
-            })
-            return await records.load(value)
+            return await recordsById(context, relation.target, store).load(value)
           } catch (err) { throw codedError(err, context.request) }
         }
       }
@@ -73,19 +92,25 @@ export function relationFields (collection: string, { types, filters, stores, re
     const filter = filters.get(relation.target)
     fields[relation.name] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
-      description: `The records of ${relation.target} whose ${relation.field} names this one, in id order (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\`: as the list field's). Loaded in one store query for every record of a level.`,
+      description: `The records of ${relation.target} whose ${relation.field} ${relation.list === true ? 'list holds' : 'names'} this one, in id order (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\`: as the list field's). Loaded in one store query for every record of a level.`,
       args: { first: { type: GraphQLInt }, ...(filter === undefined ? {} : { filter: { type: filter.type } }) },
       resolve: async (record, args: { first?: number | null, filter?: Readonly<Record<string, unknown>> | null }, context) => {
         const first = Math.min(Math.max(args.first ?? BACK_RELATION_CAP, 0), BACK_RELATION_CAP)
         try {
           // The same filter is one loader: every record of a level that asks with it shares one store query.
           const where = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }).filter
+          const through = relation.list === true
           const lists = loader(context, `many:${relation.name}:${JSON.stringify(where ?? null)}`, async (values) => {
-            const found = await store.withValues(relation.field, values, BACK_RELATION_CAP, where)
+            // The keys are record ids: numbers or strings.
+            const ids = values.filter((v): v is number | string => typeof v === 'number' || typeof v === 'string')
+            const found = through
+              ? await store.query({ ...where ?? { where: [] }, lists: [...where?.lists ?? [], { field: relation.field, op: 'hasAny', values: ids }], sort: [], limit: BACK_RELATION_CAP * values.length })
+              : await store.withValues(relation.field, values, BACK_RELATION_CAP, where)
             const byValue = new Map<FieldData, StoredRecord[]>()
             for (const r of found) {
-              const value = r[relation.field] as FieldData
-              byValue.set(value, [...byValue.get(value) ?? [], r])
+              // Through a list of references (`books_via_tags`): a record belongs to each id its list holds.
+              const held = r[relation.field]
+              for (const value of through ? (Array.isArray(held) ? held as FieldData[] : []) : [held as FieldData]) byValue.set(value, [...byValue.get(value) ?? [], r])
             }
             return values.map((v) => byValue.get(v) ?? [])
           })

@@ -24,7 +24,10 @@ export const CAPPED_MEMBER = '_capped'
 /** A relation of a collection: a reference field (one record) or a back-relation `<collection>_via_<field>` (a list). */
 export type Relation =
   | { kind: 'one', name: string, field: string, target: string }
-  | { kind: 'many', name: string, field: string, target: string }
+  /** A list of references (many-to-many): the records it names, in its order. */
+  | { kind: 'list', name: string, field: string, target: string }
+  /** A back-relation; `list`: through a list of references (the records whose list holds this id). */
+  | { kind: 'many', name: string, field: string, target: string, list?: true }
 
 /** The relations of every collection, by collection name. */
 export type Relations = ReadonlyMap<string, ReadonlyMap<string, Relation>>
@@ -38,9 +41,10 @@ export function relationsOf (declarations: readonly CollectionDeclaration[]): Re
   }
   for (const declaration of declarations) {
     for (const [field, reference] of Object.entries(declaration.references ?? {})) {
-      of(declaration.name).set(field, { kind: 'one', name: field, field, target: reference.collection })
+      const many = reference.many === true
+      of(declaration.name).set(field, { kind: many ? 'list' : 'one', name: field, field, target: reference.collection })
       const back = `${declaration.name.replace(/-/g, '_')}_via_${field}`
-      of(reference.collection).set(back, { kind: 'many', name: back, field, target: declaration.name })
+      of(reference.collection).set(back, { kind: 'many', name: back, field, target: declaration.name, ...(many ? { list: true as const } : {}) })
     }
   }
   return relations
@@ -113,6 +117,8 @@ type Found = (record: StoredRecord) => { value: unknown, capped: boolean } | und
 async function expandNode (node: ExpandNode, records: readonly StoredRecord[], storeOf: StoreOf): Promise<Found> {
   const { relation } = node
   const target = storeOf(relation.target)
+  if (relation.kind === 'list') return await expandList(node, records, storeOf)
+  if (relation.kind === 'many' && relation.list === true) return await expandBackList(node, records, storeOf)
   if (relation.kind === 'one') {
     const values = new Set<FieldData>()
     for (const record of records) {
@@ -141,5 +147,50 @@ async function expandNode (node: ExpandNode, records: readonly StoredRecord[], s
   return (record) => {
     const list = byValue.get(typeof record.id === 'bigint' ? Number(record.id) : record.id) ?? []
     return { value: list.slice(0, BACK_RELATION_CAP), capped: list.length > BACK_RELATION_CAP }
+  }
+}
+
+/** The ids a list of references holds (none when unset). */
+function itemsOf (record: Readonly<Record<string, unknown>>, field: string): FieldData[] {
+  const value = record[field]
+  return Array.isArray(value) ? value as FieldData[] : []
+}
+
+/** A list of references: every id of the page's lists in one getMany, each list answered in its own order, missing records left out. */
+async function expandList (node: ExpandNode, records: readonly StoredRecord[], storeOf: StoreOf): Promise<Found> {
+  const { relation } = node
+  const target = storeOf(relation.target)
+  const values = new Set<FieldData>(records.flatMap((r) => itemsOf(r, relation.field)))
+  const ids = [...values].map((v) => referenceIdOf(target.declaration, v))
+  const found = await expandRecords(node.children, await target.getMany(ids), storeOf)
+  const byId = new Map<FieldData, ExpandedRecord>(found.map((r) => [typeof r.id === 'bigint' ? Number(r.id) : r.id, r]))
+  return (record) => ({ value: itemsOf(record, relation.field).flatMap((v) => byId.get(v) ?? []), capped: false })
+}
+
+/**
+ * A back-relation through a list of references (`books_via_tags`): one
+ * query for the records whose list holds any id of the page (`hasAny`), in
+ * id order. It reads at most BACK_RELATION_CAP per record of the page in
+ * all; when that many came, every list is marked capped (it may be cut).
+ */
+async function expandBackList (node: ExpandNode, records: readonly StoredRecord[], storeOf: StoreOf): Promise<Found> {
+  const { relation } = node
+  const target = storeOf(relation.target)
+  const values = records.map((r) => typeof r.id === 'bigint' ? Number(r.id) : r.id)
+  const limit = BACK_RELATION_CAP * records.length
+  const read = await target.query({ where: [], lists: [{ field: relation.field, op: 'hasAny', values }], sort: [], limit })
+  const found = await expandRecords(node.children, read, storeOf)
+  const cut = read.length >= limit
+  const byValue = new Map<FieldData, ExpandedRecord[]>()
+  for (const r of found) {
+    for (const value of itemsOf(r, relation.field)) {
+      const list = byValue.get(value)
+      if (list === undefined) byValue.set(value, [r])
+      else list.push(r)
+    }
+  }
+  return (record) => {
+    const list = byValue.get(typeof record.id === 'bigint' ? Number(record.id) : record.id) ?? []
+    return { value: list.slice(0, BACK_RELATION_CAP), capped: cut || list.length > BACK_RELATION_CAP }
   }
 }

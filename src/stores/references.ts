@@ -13,6 +13,8 @@ export interface ReferencedTable {
   removeNow: (id: RecordId) => void
   /** Clears an optional field with its change (set-null). */
   clearNow: (id: RecordId, field: string) => void
+  /** Takes `value` out of a list of references with its change (x-on-delete remove). */
+  pullNow: (id: RecordId, field: string, value: FieldData) => void
   /** The ids of the records a filter accepts (filters through references, where the store has no SQL to join in). */
   select?: (filter: RecordFilter) => Promise<RecordId[]>
 }
@@ -57,6 +59,7 @@ export class TableReferences implements ReferenceReader {
     if (!this.#incoming.has(collection)) return
     const plan = deletionPlan(collection, id, this.#incoming, this)
     for (const { collection: name, id: cleared, field } of plan.cleared) this.#table(name).clearNow(cleared, field)
+    for (const { collection: name, id: pulled, field, value } of plan.pulled) this.#table(name).pullNow(pulled, field, value)
     for (const { collection: name, id: removed } of plan.removed) this.#table(name).removeNow(removed)
   }
 
@@ -104,6 +107,7 @@ export function referenceTables (declarations: readonly CollectionDeclaration[],
     const targets: Record<string, SqlTable<string>> = {}
     for (const [field, reference] of Object.entries(declaration.references ?? {})) {
       const target = byName.get(reference.collection)
+      // A list of references is the import's check (SQLite) but no semi-join: `tags.name=…` is not offered.
       if (target !== undefined) targets[field] = { ...tableOf(target), targets: targetsOf(target) }
     }
     done.set(declaration.name, targets)

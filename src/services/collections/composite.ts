@@ -16,7 +16,8 @@ export const MAX_MAX_ITEMS = 1000
 /** A free JSON field's value, as JSON text, holds at most this many characters (64 KiB). */
 export const MAX_JSON_LENGTH = 65_536
 
-const ARRAY_KEYS = ['type', 'items', 'maxItems', 'minItems', 'uniqueItems', 'description', 'title', 'examples']
+// `x-on-delete` of a list of references (./references.ts) sits on the list, not on its items.
+const ARRAY_KEYS = ['type', 'items', 'maxItems', 'minItems', 'uniqueItems', 'description', 'title', 'examples', 'x-on-delete']
 const NESTED_KEYS = ['type', 'properties', 'required', 'additionalProperties', 'description', 'title']
 const JSON_KEYS = ['type', 'additionalProperties', 'description', 'title', 'examples']
 

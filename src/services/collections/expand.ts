@@ -21,7 +21,7 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
   const through = throughFilters(relations, declared)
   return {
     relations: [...own.keys()],
-    refers: [...own.values()].some((r) => r.kind === 'one'),
+    refers: [...own.values()].some((r) => r.kind !== 'many'),
     referred: [...own.values()].some((r) => r.kind === 'many'),
     parse: (text) => parseExpand(relations, name, text),
     apply: async (nodes, records) => await expandRecords(nodes, records, storeOf),
@@ -56,6 +56,9 @@ function throughFilters (relations: Relations, declared: readonly UserCollection
     for (const [name, group] of groups) {
       const relation = relations.get(collection)?.get(name)
       const target = relation === undefined ? undefined : byName.get(relation.target)
+      if (relation?.kind === 'list') {
+        refuse(`${name}.`, `"${name}." does not filter through a list of references; filter by the ids it holds: ${name}[has]=<id> or ${name}[hasAny]=<id>,<id>`)
+      }
       if (relation?.kind !== 'one' || target === undefined) {
         refuse(`${name}.`, `"${name}." filters through a reference field of ${collection} to a declared collection, and ${collection} has no such field "${name}"`)
       }
@@ -77,7 +80,7 @@ function throughFilters (relations: Relations, declared: readonly UserCollection
 const EXPAND_MEMBER = {
   type: 'object',
   additionalProperties: true,
-  description: `With \`?expand=\`: the records the named relations lead to, by relation name (a reference field: the record, left out when it no longer exists; a back-relation \`<collection>_via_<field>\`: the records naming this one, in id order, at most ${BACK_RELATION_CAP}; \`${CAPPED_MEMBER}\` lists those cut there). A nested expansion sits in the expanded record's own \`expand\`.`
+  description: `With \`?expand=\`: the records the named relations lead to, by relation name (a reference field: the record, left out when it no longer exists; a list of references: the records in its order; a back-relation \`<collection>_via_<field>\`: the records naming this one, in id order, at most ${BACK_RELATION_CAP}; \`${CAPPED_MEMBER}\` lists those cut there). A nested expansion sits in the expanded record's own \`expand\`.`
 }
 
 /** The record's schema with its `expand` member. */

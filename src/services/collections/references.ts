@@ -18,6 +18,8 @@ interface Declared {
 
 export const REFERENCE_KEYWORDS = ['x-references', 'x-on-delete']
 export const ON_DELETE: readonly OnDelete[] = ['restrict', 'cascade', 'set-null']
+/** What a list of references may do when a record it names is deleted. */
+export const LIST_ON_DELETE: readonly OnDelete[] = ['restrict', 'remove']
 /** The member that holds expanded records: a field may not take its name once references exist. */
 export const EXPAND_MEMBER = 'expand'
 
@@ -31,6 +33,11 @@ export function referencesOf (schemaPath: string, properties: Declared['properti
   const references: Record<string, FieldReference> = {}
   for (const [field, schema] of Object.entries(properties)) {
     const path = `${schemaPath}.properties.${field}`
+    if (schema.type === 'array') {
+      const list = listReference(path, schema, fail)
+      if (list !== undefined) references[field] = list
+      continue
+    }
     const target = schema['x-references']
     const onDelete = schema['x-on-delete']
     if (target === undefined) {
@@ -45,6 +52,29 @@ export function referencesOf (schemaPath: string, properties: Declared['properti
     references[field] = { collection: target, onDelete: action }
   }
   return Object.keys(references).length === 0 ? undefined : references
+}
+
+/**
+ * A list of references (`{"type": "array", "items": {"type": "integer",
+ * "x-references": "tags"}}`), a many-to-many relation: `x-on-delete` on the
+ * list is `restrict` (the default) or `remove` (the deleted id is taken out
+ * of each list). `cascade` is refused: deleting a book because one of its
+ * tags went is rarely meant, and a list emptied by removes says it plainly.
+ */
+function listReference (path: string, schema: Readonly<Record<string, unknown>>, fail: Fail): FieldReference | undefined {
+  const items = schema.items as Readonly<Record<string, unknown>> | undefined
+  const target = items?.['x-references']
+  const onDelete = schema['x-on-delete']
+  if (items?.['x-on-delete'] !== undefined) fail(`${path}.items.x-on-delete`, 'belongs on the list: {"type": "array", "items": {…, "x-references": …}, "x-on-delete": "remove"}')
+  if (target === undefined) {
+    if (onDelete !== undefined) fail(`${path}.x-on-delete`, 'applies only to a list of references: add "x-references": "<collection>" to its items')
+    return undefined
+  }
+  if (typeof target !== 'string') fail(`${path}.items.x-references`, `must be the name of a collection, got ${JSON.stringify(target)}`)
+  if (items?.type !== 'integer' && items?.type !== 'string') fail(`${path}.items.type`, `a reference holds an id: "integer" (sequence ids, students, addresses) or "string" (uuid ids), not "${String(items?.type)}"`)
+  const action = onDelete === undefined ? 'restrict' : LIST_ON_DELETE.find((a) => a === onDelete)
+  if (action === undefined) fail(`${path}.x-on-delete`, `${JSON.stringify(onDelete)} is not applied to a list of references: use ${LIST_ON_DELETE.map((a) => `"${a}"`).join(' or ')} (the deleted id is taken out of each list)`)
+  return { collection: target, onDelete: action, many: true }
 }
 
 /** Checks every reference against the collections declared together (targets, id types, cycles, the `expand` member). */
@@ -67,9 +97,11 @@ export function checkReferences (collections: readonly Declared[], fail: Fail): 
         fail(`${path}.x-references`, `"${reference.collection}" is not a collection${guess === undefined ? '' : `; did you mean "${guess}"?`} (declared: ${targets.join(', ')})`)
       }
       const idType = target === undefined ? BUILT_IN_TARGETS[reference.collection] : target.declaration.ids === 'uuid' ? 'string' : 'integer'
-      const type = collection.properties[field]?.type
+      const schema = collection.properties[field]
+      const type = reference.many === true ? (schema?.items as { type?: unknown } | undefined)?.type : schema?.type
       if (type !== idType) {
-        fail(`${path}.type`, `${reference.collection} ids are ${idType === 'string' ? 'UUID strings' : 'integers'}: declare the reference as {"type": "${idType}", "x-references": "${reference.collection}"}`)
+        const shape = `{"type": "${idType}", "x-references": "${reference.collection}"}`
+        fail(`${path}${reference.many === true ? '.items' : ''}.type`, `${reference.collection} ids are ${idType === 'string' ? 'UUID strings' : 'integers'}: declare the reference as ${reference.many === true ? `{"type": "array", "items": ${shape}}` : shape}`)
       }
     }
   }

@@ -13,6 +13,7 @@ import { MemoryChangeLog } from './changes.js'
 import { UniqueKeys } from './unique-keys.js'
 import type { Revision } from './revision.js'
 import type { MemoryUnit } from './unit.js'
+import { PAUSE } from './scan.js'
 import type { ReferencedTable, TableReferences } from '../references.js'
 
 /**
@@ -218,6 +219,16 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
   }
 
   idsWhere (field: string, value: FieldData): RecordId[] {
+    if (this.declaration.fields[field]?.type === 'list') {
+      // A list of references has no index of its items: the records are scanned, in id order.
+      const ids: RecordId[] = []
+      for (const record of this.#records.walk('id', undefined, -Infinity, false)) {
+        if (record === PAUSE) continue
+        const items = record[field]
+        if (Array.isArray(items) && items.includes(value)) ids.push(record.id)
+      }
+      return ids
+    }
     return (this.#records.equalRange(field, value as FieldValue, Infinity) ?? []).map((r) => r.id)
   }
 
@@ -226,6 +237,13 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
     if (current === undefined || !this.#records.delete(id)) return
     this.#unique.move(current, undefined)
     this.#changes.changed(this.declaration.name, 'deleted', id, null)
+  }
+
+  pullNow (id: RecordId, field: string, value: FieldData): void {
+    const current = this.#records.get(id)
+    const items = current?.[field]
+    if (current === undefined || !Array.isArray(items)) return
+    this.#store('replaced', recordOf(this.declaration, id, { ...current, [field]: items.filter((item) => item !== value) }))
   }
 
   clearNow (id: RecordId, field: string): void {

@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { CollectionChangedError, DanglingReferenceError, RecordReferencedError, type FieldData, type OnDelete } from '../../domain/index.js'
 import { identifier, type FieldLayout, type TableLayout } from './layout.js'
+import { ensureListReferences } from './list-references.js'
 
 /**
  * References between collections (x-references) on PostgreSQL: a foreign
@@ -11,7 +12,8 @@ import { identifier, type FieldLayout, type TableLayout } from './layout.js'
  * so each reaches the feed. A violation becomes the domain's refusal.
  */
 
-const ACTIONS: Record<OnDelete, string> = { restrict: 'RESTRICT', cascade: 'CASCADE', 'set-null': 'SET NULL' }
+// `remove` applies to lists of references only, which have no foreign key (./list-references.ts).
+const ACTIONS: Record<OnDelete, string> = { restrict: 'RESTRICT', cascade: 'CASCADE', 'set-null': 'SET NULL', remove: 'NO ACTION' }
 /** SQLSTATE foreign_key_violation. */
 const FOREIGN_KEY_VIOLATION = '23503'
 
@@ -21,6 +23,8 @@ interface ForeignKey {
   field: FieldLayout
   target: TableLayout
   onDelete: OnDelete
+  /** A list of references: kept by the triggers of ./list-references.ts, not by a foreign key. */
+  many: boolean
 }
 
 /** The foreign keys the declarations ask for, by constraint name (the name carries the target and the action, so a change makes a new one). */
@@ -33,7 +37,7 @@ function foreignKeys (layouts: readonly TableLayout[]): Map<string, ForeignKey> 
       const target = byName.get(reference.collection)
       if (field === undefined || target === undefined) throw new RangeError(`${layout.declaration.name}.${fieldName} references ${reference.collection}, which the store does not keep`)
       const name = identifier(layout.table, `${field.columnName}_fk_${target.table}_${reference.onDelete.replace('-', '_')}`)
-      keys.set(name, { name, layout, field, target, onDelete: reference.onDelete })
+      keys.set(name, { name, layout, field, target, onDelete: reference.onDelete, many: reference.many === true })
     }
   }
   return keys
@@ -51,7 +55,7 @@ export async function ensureForeignKeys (client: pg.ClientBase, layouts: readonl
     const held = (await client.query<{ name: string }>("SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f' AND conname LIKE '%\\_fk\\_%'", [layout.table])).rows.map((r) => r.name)
     for (const name of held) if (wanted.get(name)?.layout !== layout) await client.query(`ALTER TABLE ${layout.table} DROP CONSTRAINT ${name}`)
     for (const key of wanted.values()) {
-      if (key.layout !== layout || held.includes(key.name)) continue
+      if (key.layout !== layout || key.many || held.includes(key.name)) continue
       try {
         await client.query('SAVEPOINT rqs_foreign_key')
         await client.query(`ALTER TABLE ${layout.table} ADD CONSTRAINT ${key.name} FOREIGN KEY (${key.field.column}) REFERENCES ${key.target.table} (id) ON DELETE ${ACTIONS[key.onDelete]}`)
@@ -62,6 +66,7 @@ export async function ensureForeignKeys (client: pg.ClientBase, layouts: readonl
       }
     }
   }
+  await ensureListReferences(client, layouts, [...wanted.values()].filter((k) => k.many), where)
 }
 
 /** Turns the foreign key violations of one open store's writes into the domain's refusals. */
@@ -84,9 +89,12 @@ export class PostgresReferences {
     const key = this.#keys.get(err.constraint)
     if (key === undefined) return undefined
     const value = /\)=\((.*)\)/.exec(err.detail ?? '')?.[1] ?? ''
-    const typed: FieldData = key.field.type === 'integer' ? Number(value) : value
+    const integer = key.many ? key.target.idSqlType === 'bigint' : key.field.type === 'integer'
+    const typed: FieldData = integer ? Number(value) : value
     if ((err.detail ?? '').includes('is still referenced')) {
-      const { rows } = await this.#pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${key.layout.table} WHERE ${key.field.column} = $1`, [typed])
+      const { rows } = await this.#pool.query<{ n: string }>(key.many
+        ? `SELECT count(*) AS n FROM ${key.layout.table} WHERE ${key.field.column} @> $1::jsonb`
+        : `SELECT count(*) AS n FROM ${key.layout.table} WHERE ${key.field.column} = $1`, [key.many ? JSON.stringify([typed]) : typed])
       return new RecordReferencedError(key.target.declaration.name, key.target.idOf(value), key.layout.declaration.name, key.field.name, Number(rows[0]?.n ?? 0))
     }
     return new DanglingReferenceError(key.layout.declaration.name, key.field.name, typed, key.target.declaration.name)

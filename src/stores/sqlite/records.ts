@@ -333,7 +333,11 @@ function danglingReferenceOf (db: Database.Database, layout: TableLayout, target
     const column = layout.sql.columns[field]
     const target = targets[field]
     if (column === undefined || target === undefined) continue
-    const row = db.prepare<[], { value: FieldData }>(`SELECT s.${column} AS value FROM ${quoted(declaration.table)} s
+    // A list of references (JSON text): each of its items is looked for.
+    const row = db.prepare<[], { value: FieldData }>(reference.many === true
+      ? `SELECT i.value AS value FROM ${quoted(declaration.table)} s, json_each(s.${column}) i
+      WHERE NOT EXISTS (SELECT 1 FROM ${target.name} t WHERE t.id = i.value) LIMIT 1`
+      : `SELECT s.${column} AS value FROM ${quoted(declaration.table)} s
       WHERE s.${column} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${target.name} t WHERE t.id = s.${column}) LIMIT 1`).get()
     if (row !== undefined) return new DanglingReferenceError(declaration.name, field, row.value, reference.collection)
   }

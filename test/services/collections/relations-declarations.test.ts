@@ -60,3 +60,31 @@ describe('refused references', () => {
     })
   })
 })
+
+describe('lists of references (many-to-many)', () => {
+  const tags = (items: Record<string, unknown>, extra: Record<string, unknown> = {}): unknown => object({ title: { type: 'string' }, tags: { type: 'array', items, ...extra } })
+  it.each([
+    ['cascade on a list', { books: tags({ type: 'integer', 'x-references': 'authors' }, { 'x-on-delete': 'cascade' }), authors: AUTHORS },
+      'FILE: collections.books.schema.properties.tags.x-on-delete: "cascade" is not applied to a list of references: use "restrict" or "remove" (the deleted id is taken out of each list)'],
+    ['items of another type than the target\'s ids', { books: tags({ type: 'string', 'x-references': 'authors' }), authors: AUTHORS },
+      'FILE: collections.books.schema.properties.tags.items.type: authors ids are integers: declare the reference as {"type": "array", "items": {"type": "integer", "x-references": "authors"}}'],
+    ['x-on-delete on the items', { books: tags({ type: 'integer', 'x-references': 'authors', 'x-on-delete': 'remove' }), authors: AUTHORS },
+      'FILE: collections.books.schema.properties.tags.items.x-on-delete: belongs on the list: {"type": "array", "items": {…, "x-references": …}, "x-on-delete": "remove"}'],
+    ['x-on-delete on a list of plain values', { books: tags({ type: 'integer' }, { 'x-on-delete': 'remove' }) },
+      'FILE: collections.books.schema.properties.tags.x-on-delete: applies only to a list of references: add "x-references": "<collection>" to its items'],
+    ['remove on a single reference', { books: object({ author: { type: 'integer', 'x-references': 'authors', 'x-on-delete': 'remove' } }), authors: AUTHORS },
+      'FILE: collections.books.schema.properties.author.x-on-delete: "remove" is not applied: use "restrict", "cascade", "set-null"']
+  ])('refuses %s', (_what, collections, message) => {
+    expect(refusal(collections)).toBe(message)
+  })
+
+  it('accepts a list of references, restrict by default, remove when asked', () => {
+    const path = files.write('m2m.json', {
+      collections: { authors: AUTHORS, books: object({ tags: { type: 'array', items: { type: 'integer', 'x-references': 'authors' }, uniqueItems: true }, editors: { type: 'array', items: { type: 'integer', 'x-references': 'authors' }, 'x-on-delete': 'remove' } }) }
+    })
+    expect(fromFile(path, '--collections').declared.find((c) => c.declaration.name === 'books')?.declaration.references).toEqual({
+      tags: { collection: 'authors', onDelete: 'restrict', many: true },
+      editors: { collection: 'authors', onDelete: 'remove', many: true }
+    })
+  })
+})
