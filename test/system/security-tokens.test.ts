@@ -31,7 +31,8 @@ describe('rqs token', () => {
   it('exits 2 with a clear message for a missing name, a bad name or an unknown scope', () => {
     expect(runToken([])).toMatchObject({ code: 2, stderr: expect.stringContaining('--name is required') })
     expect(runToken(['--name', 'a b'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--name: a name is 1 to 64') })
-    expect(runToken(['--name', 'ci', '--scopes', 'read,admin'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown: admin') })
+    expect(runToken(['--name', 'ci', '--scopes', 'read,root'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown: root') })
+    expect(runToken(['--name', 'ops', '--scopes', 'read,admin', '--json'])).toMatchObject({ code: 0 })
   })
 })
 

@@ -36,7 +36,7 @@ export function batchBody (maxRequests: number): Record<string, unknown> {
       requests: [
         { method: 'PUT', url: '/addresses/9007199254740991', body: { name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
         { method: 'GET', url: '/addresses/9007199254740991' },
-        { method: 'DELETE', url: '/addresses/9007199254740991' }
+        { method: 'PATCH', url: '/addresses/9007199254740991', body: { city: 'Paris' } }
       ]
     }]
   }
@@ -63,7 +63,7 @@ export const BatchAnswer = {
     responses: [
       { status: 201, headers: { etag: '"Tx6kZ2Qx1bI0n9Xo"', location: '/addresses/9007199254740991' }, body: { id: 9007199254740991, name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
       { status: 200, headers: { etag: '"Tx6kZ2Qx1bI0n9Xo"' }, body: { id: 9007199254740991, name: 'Ada Lovelace', city: 'London', postalCode: 'W1' } },
-      { status: 204, headers: {} }
+      { status: 200, headers: { etag: '"Zq81mB0xKe4Yh2Wc"' }, body: { id: 9007199254740991, name: 'Ada Lovelace', city: 'Paris', postalCode: 'W1' } }
     ]
   }]
 }

@@ -156,7 +156,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     config: { rqs: { access: 'write' } },
     preValidation: checkBody,
     schema: {
-      operationId: `patch${ops.list.operationId.replace(/^list/, '')}`,
+      operationId: `patch${ops.list.operationId.replace(/^list/, '')}Where`,
       tags,
       summary: 'Merge one patch into every record a filter selects (one transaction; all=true for every record)',
       description: 'The list\'s filters (`field=value`, `field[op]=value`, `q`) select the records; the patch (RFC 7396) is merged into each, all in one transaction, with a change on the feed for each. Without any filter the request is refused (400 FILTER_REQUIRED) unless `all=true`. The patch may not name the id or a field an update keeps. Answers `{"changed": n}`.',
@@ -170,7 +170,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   app.delete(many, {
     config: { rqs: { access: 'write' } },
     schema: {
-      operationId: `delete${ops.list.operationId.replace(/^list/, '')}`,
+      operationId: `delete${ops.list.operationId.replace(/^list/, '')}Where`,
       tags,
       summary: 'Delete every record a filter selects (one transaction; all=true for every record)',
       description: 'The list\'s filters (`field=value`, `field[op]=value`, `q`) select the records, deleted in one transaction with a change on the feed for each. Without any filter the request is refused (400 FILTER_REQUIRED) unless `all=true`. Answers `{"changed": n}`.',
