@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError, defaultConfig, resolveConfig, type Config } from '../options.js'
 import { openStores } from '../stores/index.js'
 import type { RecordStores } from '../domain/index.js'
-import { collectionNames, type RecordCollection } from '../data/collection.js'
+import { collectionNames, type ServedCollection } from '../data/collection.js'
 import { collectionsOf, declarationsOf, SERVICES } from '../services/index.js'
 import type { ProgressStream } from './progress.js'
 
@@ -54,7 +54,7 @@ export function storeConfig (store: string | undefined, env: NodeJS.ProcessEnv, 
 }
 
 /** The record collections the built-in services declare: what `--service` may name without `--collections`. */
-export const COLLECTIONS: readonly RecordCollection[] = collectionsOf(SERVICES, defaultConfig())
+export const COLLECTIONS: readonly ServedCollection[] = collectionsOf(SERVICES, defaultConfig())
 
 /** The usage text's line for `--collections`. */
 export const COLLECTIONS_HELP = 'JSON file of your declared collections (or RQS_COLLECTIONS), as rqs serve reads it: --service may name them'
@@ -63,8 +63,8 @@ export const COLLECTIONS_HELP = 'JSON file of your declared collections (or RQS_
  * The collection `--service` names: a built-in one, or one declared in the
  * `--collections` file (or RQS_COLLECTIONS), read and checked as rqs serve does.
  */
-export function collectionFrom (service: string | undefined, collectionsFile: string | undefined, env: NodeJS.ProcessEnv): RecordCollection {
-  let all: readonly RecordCollection[] = COLLECTIONS
+export function collectionFrom (service: string | undefined, collectionsFile: string | undefined, env: NodeJS.ProcessEnv): ServedCollection {
+  let all: readonly ServedCollection[] = COLLECTIONS
   if (collectionsFile !== undefined || env.RQS_COLLECTIONS !== undefined) {
     let config: Config
     try {

@@ -15,7 +15,7 @@ ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
  * --seed` and the change feed read about it. In files its records are one
  * JSON object a line, checked with the API's own schemas.
  */
-export interface RecordCollection<R = unknown> {
+export interface ServedCollection<R = unknown> {
   /** `--service <name>` of import and export; the change feed's `<name>.created` events and `?services=<name>`. */
   name: string
   /** The record as the API answers it (the newest representation): `record` in the change feed. */
@@ -50,7 +50,7 @@ export interface RecordCollection<R = unknown> {
 }
 
 /** A checkBody of REST's POST and PUT schemas, compiled with the server's body rules (or `compile`, for declared formats). */
-export function bodyChecks (schemas: { create: TSchema, replace: TSchema }, compile: (schema: TSchema) => ValidateFunction = (schema) => ajv.compile(schema)): NonNullable<RecordCollection['checkBody']> {
+export function bodyChecks (schemas: { create: TSchema, replace: TSchema }, compile: (schema: TSchema) => ValidateFunction = (schema) => ajv.compile(schema)): NonNullable<ServedCollection['checkBody']> {
   const create = compile(schemas.create)
   const replace = schemas.replace === schemas.create ? create : compile(schemas.replace)
   return (kind, body) => {
@@ -70,6 +70,6 @@ export function lineChecker (schema: TSchema): (value: unknown) => { ok: true } 
 }
 
 /** `students or addresses`: the names, for usage texts and messages. */
-export function collectionNames (collections: readonly RecordCollection[], separator = ' or '): string {
+export function collectionNames (collections: readonly ServedCollection[], separator = ' or '): string {
   return collections.map((c) => c.name).join(separator)
 }

@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { Readable } from 'node:stream'
-import type { RecordCollection } from './collection.js'
+import type { ServedCollection } from './collection.js'
 import { InputReadError } from './lines.js'
 import { separatorHint, typeRecord, type TypedColumn } from './cells.js'
 
@@ -54,7 +54,7 @@ export function isBlank (cells: readonly CsvCell[]): boolean {
 export type CsvColumn = TypedColumn
 
 /** The collection's columns and how each cell is read, from its header row; throws a reason for a header it cannot take. */
-export function csvColumns (collection: RecordCollection, header: readonly CsvCell[]): CsvColumn[] {
+export function csvColumns (collection: ServedCollection, header: readonly CsvCell[]): CsvColumn[] {
   const seen = new Set<string>()
   return header.map(({ text: name }) => {
     // A nested scalar is a column by its dotted path (`address.city`), as exports write it.

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream'
 import { parseExactJson } from '../http/rest/index.js'
-import type { RecordCollection } from './collection.js'
+import type { ServedCollection } from './collection.js'
 import { DEFAULT_MAX_LINE_BYTES, describeSize, readLines, TOO_LONG } from './lines.js'
 import { csvColumns, csvObject, isBlank, readCsv, type CsvColumn } from './csv.js'
 
@@ -55,7 +55,7 @@ const BATCH_SIZE = 1000
  * the last); `onRepeatedId` says which lines repeated one. Seen ids are held
  * for that: about 21 MB per million student ids, 45 MB per million address ids.
  */
-export async function * readRecords<R> (input: Readable, collection: RecordCollection<R>, options: ReadOptions): AsyncGenerator<R[]> {
+export async function * readRecords<R> (input: Readable, collection: ServedCollection<R>, options: ReadOptions): AsyncGenerator<R[]> {
   const size = options.batchSize ?? BATCH_SIZE
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
   const seen = new Set<number | bigint | string>()
@@ -106,7 +106,7 @@ async function * ndjsonEntries (input: Readable, maxLineBytes: number): AsyncGen
  * have, or one named twice, stops the import at once (with --skip-invalid
  * too: no record of such a file could be read right).
  */
-async function * csvEntries (input: Readable, collection: RecordCollection, maxChars: number): AsyncGenerator<Entry> {
+async function * csvEntries (input: Readable, collection: ServedCollection, maxChars: number): AsyncGenerator<Entry> {
   let columns: CsvColumn[] | undefined
   for await (const record of readCsv(input, maxChars)) {
     const { number } = record

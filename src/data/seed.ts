@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs'
 import type { RecordStores } from '../domain/index.js'
-import type { RecordCollection } from './collection.js'
+import type { ServedCollection } from './collection.js'
 import { DEFAULT_MAX_LINE_BYTES, readLines, TOO_LONG } from './lines.js'
 import { readRecords } from './read-records.js'
 
@@ -12,7 +12,7 @@ import { readRecords } from './read-records.js'
  * line `city`). Returns what was loaded (records stored: lines that repeat
  * an id store one record), for the log.
  */
-export async function seedStores (stores: RecordStores, files: readonly string[], collections: readonly RecordCollection[]): Promise<Array<{ file: string, service: string, records: number }>> {
+export async function seedStores (stores: RecordStores, files: readonly string[], collections: readonly ServedCollection[]): Promise<Array<{ file: string, service: string, records: number }>> {
   const loaded = []
   for (const file of files) {
     try {
@@ -28,7 +28,7 @@ export async function seedStores (stores: RecordStores, files: readonly string[]
   return loaded
 }
 
-async function collectionOf (file: string, collections: readonly RecordCollection[]): Promise<RecordCollection | undefined> {
+async function collectionOf (file: string, collections: readonly ServedCollection[]): Promise<ServedCollection | undefined> {
   let blank = true
   for await (const line of readLines(createReadStream(file), DEFAULT_MAX_LINE_BYTES)) {
     if (line !== TOO_LONG && line.trim() === '') continue
@@ -43,14 +43,14 @@ async function collectionOf (file: string, collections: readonly RecordCollectio
 }
 
 /** The collection declaring most of the record's members, when exactly one does. */
-function recognised (members: readonly string[], collections: readonly RecordCollection[]): RecordCollection {
-  const shared = (c: RecordCollection): number => c.fields.filter((f) => members.includes(f)).length
+function recognised (members: readonly string[], collections: readonly ServedCollection[]): ServedCollection {
+  const shared = (c: ServedCollection): number => c.fields.filter((f) => members.includes(f)).length
   const [best, second] = [...collections].sort((a, b) => shared(b) - shared(a))
   if (best === undefined || shared(best) === 0 || (second !== undefined && shared(second) === shared(best))) throw new Error(unrecognised(collections))
   return best
 }
 
 /** "the first line is no record of students (id, firstName, …) or addresses (…)": what each collection declares. */
-function unrecognised (collections: readonly RecordCollection[]): string {
+function unrecognised (collections: readonly ServedCollection[]): string {
   return `the first line is no record of ${collections.map((c) => `${c.name} (${c.fields.join(', ')})`).join(' or ')}`
 }

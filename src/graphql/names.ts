@@ -1,4 +1,4 @@
-import type { RecordCollection } from '../data/collection.js'
+import type { ServedCollection } from '../data/collection.js'
 
 /**
  * The GraphQL names of a collection, by one rule (written into the SDL's
@@ -41,7 +41,7 @@ function pascalOf (name: string): string {
   return camel.charAt(0).toUpperCase() + camel.slice(1)
 }
 
-export function namesOf (collection: RecordCollection, takenTypes: ReadonlySet<string>, takenFields: ReadonlySet<string>): CollectionNames {
+export function namesOf (collection: ServedCollection, takenTypes: ReadonlySet<string>, takenFields: ReadonlySet<string>): CollectionNames {
   const title = (collection.schema as { title?: unknown }).title
   let type = typeof title === 'string' && TYPE_NAME.test(title) ? title : pascalOf(collection.name)
   // Every type a collection makes starts with its type name: check the bare one and its derived names.

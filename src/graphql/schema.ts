@@ -2,7 +2,7 @@ import {
   GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType,
   GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType
 } from 'graphql'
-import type { RecordCollection } from '../data/collection.js'
+import type { ServedCollection } from '../data/collection.js'
 import { KIND_NAMES, KINDS, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredField, type StoredRecord, type RecordStores } from '../domain/index.js'
 import { ChangeFilter, encodeCursor, MAX_IN_VALUES, type FieldParam } from '../records/index.js'
 import type { ChangeStreams } from './changes.js'
@@ -35,7 +35,7 @@ export interface CollectionParts {
 }
 
 export interface CollectionSchemaOptions {
-  collections: readonly RecordCollection[]
+  collections: readonly ServedCollection[]
   stores: RecordStores
   streams: ChangeStreams
   /** Type and root field names in use already (the album service's). */
@@ -194,7 +194,7 @@ export function collectionParts (options: CollectionSchemaOptions): CollectionPa
   return parts
 }
 
-function addCollection (parts: CollectionParts, collection: RecordCollection, store: RecordStore, names: CollectionNames, streams: ChangeStreams, takenTypes: Set<string>, relations: RelationTypes): void {
+function addCollection (parts: CollectionParts, collection: ServedCollection, store: RecordStore, names: CollectionNames, streams: ChangeStreams, takenTypes: Set<string>, relations: RelationTypes): void {
   const { declaration } = store
   const model = collection.model
   const params = model.fields as Readonly<Record<string, FieldParam>>

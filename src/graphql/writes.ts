@@ -4,7 +4,7 @@ import {
   IdempotencyKeyUsedError, IF_PRESENT, NO_CONDITION, type KeptWrite, type KeyedWrite, type RecordId, type RecordInput, type RecordStore,
   type StoredRecord, type WriteCondition
 } from '../domain/index.js'
-import type { RecordCollection } from '../data/collection.js'
+import type { ServedCollection } from '../data/collection.js'
 import { patchedRecord, readOnlyOf } from '../data/patch.js'
 import { AppError } from '../http/errors/index.js'
 import { preconditionFailed, writeConditionFor } from '../http/rest/index.js'
@@ -47,7 +47,7 @@ export class CollectionWrites {
   readonly #uuid: boolean
   readonly #name: string
 
-  constructor (readonly collection: RecordCollection, readonly store: RecordStore) {
+  constructor (readonly collection: ServedCollection, readonly store: RecordStore) {
     this.#uuid = store.declaration.ids === 'uuid'
     this.#name = collection.name
   }

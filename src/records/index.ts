@@ -16,7 +16,7 @@ export type { QueryFailure, QueryRefusalCode, QueryRefusalOptions } from './erro
 export { decodeCursor, encodeCursor, sortText } from './cursor.js'
 export { querystringSchema } from './schema.js'
 export { EVERYTHING, nextLink, readPage, STREAM_FROM, storeQuery, streamsWhole } from './page.js'
-export type { Collection, Page } from './page.js'
+export type { ListSource, Page } from './page.js'
 export { csvColumns, recordStream } from './stream.js'
 export type { RecordFormat, RecordStream, StreamWriters } from './stream.js'
 export { CSV_TYPE, csvCell, csvHeader, csvRow } from './csv.js'

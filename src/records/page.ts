@@ -3,7 +3,7 @@ import { encodeCursor } from './cursor.js'
 import type { ListRequest } from './parse.js'
 
 /** A collection as its list is read: the store, and the path its next links start with. */
-export interface Collection<R, F extends string> {
+export interface ListSource<R, F extends string> {
   store: QueryableStore<R, F>
   path: string
 }
@@ -26,7 +26,7 @@ export function storeQuery<F extends string> (list: ListRequest<F>, limit: numbe
  * exists without a second query; the next link carries every parameter the
  * client sent (filters, sort, q, count) and the cursor after the page's last record.
  */
-export async function readPage<R, F extends string> (collection: Collection<R, F>, list: ListRequest<F>): Promise<Page<R>> {
+export async function readPage<R, F extends string> (collection: ListSource<R, F>, list: ListRequest<F>): Promise<Page<R>> {
   const limit = list.pageSize
   const [rows, total] = await Promise.all([
     collection.store.query(storeQuery(list, limit === undefined ? undefined : limit + 1)),

@@ -1,4 +1,4 @@
-import type { RecordCollection } from '../data/collection.js'
+import type { ServedCollection } from '../data/collection.js'
 import type { CollectionDeclaration } from '../domain/index.js'
 import { ErrorCatalogue } from '../http/errors/index.js'
 import type { CoreConfig } from '../config.js'
@@ -34,7 +34,7 @@ export function enabledServices (config: CoreConfig, extra: readonly ServiceDesc
 }
 
 /** The record collections some services declare under a Config, in their order. */
-export function collectionsOf (services: readonly ServiceDescriptor[], config: CoreConfig): RecordCollection[] {
+export function collectionsOf (services: readonly ServiceDescriptor[], config: CoreConfig): ServedCollection[] {
   return services.flatMap((s) => typeof s.collections === 'function' ? s.collections(config) : s.collections ?? [])
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { CoreConfig, OptionGroup, SectionOf, SectionsOf } from '../config.js'
 import type { CollectionDeclaration, RecordStores } from '../domain/index.js'
-import type { RecordCollection } from '../data/collection.js'
+import type { ServedCollection } from '../data/collection.js'
 import type { ErrorDefinitions } from '../http/errors/index.js'
 /** One entry of the API's directory: where a client finds a service (spec, Versioning rule 4). */
 export interface DirectoryLink {
@@ -40,7 +40,7 @@ export interface ServiceContext<G extends OptionGroup | undefined = OptionGroup 
   /** Every enabled service's directory links (a page that links to the others reads them here). */
   links: readonly DirectoryLink[]
   /** Every enabled service's record collections (the change feed carries their changes). */
-  collections: readonly RecordCollection[]
+  collections: readonly ServedCollection[]
 }
 
 /**
@@ -72,7 +72,7 @@ export interface ServiceDescriptor<G extends OptionGroup | undefined = OptionGro
    * The record collections it serves: `rqs import`/`export --service`, seed files, the change feed's events.
    * A function when they depend on the configuration (the collections a user declares); read them with collectionsOf.
    */
-  collections?: readonly RecordCollection[] | ((config: ServiceConfig<G>) => readonly RecordCollection[])
+  collections?: readonly ServedCollection[] | ((config: ServiceConfig<G>) => readonly ServedCollection[])
   /**
    * Other services' collections it works on (the change feed: `'any'`; the
    * web app: the ones it has pages for). Even when `enabled`, it runs only

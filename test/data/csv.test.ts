@@ -6,7 +6,7 @@ import { BadLineError, readRecords } from '../../src/data/read-records.js'
 import { csvCell, csvHeader, csvRow } from '../../src/records/csv.js'
 import { STUDENTS } from '../../src/services/students/collection.js'
 import { ADDRESSES } from '../../src/services/addresses/collection.js'
-import type { RecordCollection } from '../../src/data/collection.js'
+import type { ServedCollection } from '../../src/data/collection.js'
 
 /** The CSV reader and writer of issue 22: RFC 4180 both ways, records read across any chunk boundary. */
 async function records (chunks: Array<Buffer | string>, max = 1 << 20): Promise<CsvRecord[]> {
@@ -17,7 +17,7 @@ async function records (chunks: Array<Buffer | string>, max = 1 << 20): Promise<
 
 const cells = (...texts: string[]): Array<{ text: string, quoted: boolean }> => texts.map((text) => ({ text, quoted: false }))
 
-async function imported<R> (collection: RecordCollection<R>, text: string, skipInvalid = false): Promise<R[]> {
+async function imported<R> (collection: ServedCollection<R>, text: string, skipInvalid = false): Promise<R[]> {
   const out: R[] = []
   for await (const batch of readRecords(Readable.from([Buffer.from(text)]), collection, { skipInvalid, format: 'csv' })) out.push(...batch)
   return out

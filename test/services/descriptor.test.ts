@@ -8,7 +8,7 @@ import { commandHelp } from '../../src/cli/help.js'
 import { serveCommand } from '../../src/cli/serve.js'
 import { optionGroup } from '../../src/config.js'
 import { option } from '../../src/config/option.js'
-import { lineChecker, type RecordCollection } from '../../src/data/collection.js'
+import { lineChecker, type ServedCollection } from '../../src/data/collection.js'
 import type { QueryableStore } from '../../src/domain/index.js'
 import { AppError } from '../../src/http/errors/index.js'
 import { defaultConfig, OPTIONS, resolveConfig, serverOptionsWith } from '../../src/options.js'
@@ -48,7 +48,7 @@ class NoteStore implements QueryableStore<Note, string> {
 const NoteLine = Type.Object({ id: Type.Integer({ minimum: 1 }), text: Type.String() }, { additionalProperties: false })
 const checkNote = lineChecker(NoteLine)
 
-function notesCollection (store: NoteStore): RecordCollection<Note> {
+function notesCollection (store: NoteStore): ServedCollection<Note> {
   return {
     name: 'notes',
     schema: NoteLine,

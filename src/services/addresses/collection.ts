@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { MAX_INT64_ID } from '../../domain/index.js'
 import { addressStore, type Address } from './records.js'
-import { bodyChecks, lineChecker, type RecordCollection } from '../../data/collection.js'
+import { bodyChecks, lineChecker, type ServedCollection } from '../../data/collection.js'
 import { ADDRESS_QUERY, addressLine } from './query.js'
 import { Address as AddressSchema, AddressCreateBody, AddressPutBody } from './schema.js'
 import { recordEtag } from '../../http/rest/index.js'
@@ -11,7 +11,7 @@ const LINE = Type.Object({ id: Type.Unknown(), ...AddressCreateBody.properties }
 const checkLine = lineChecker(LINE)
 
 /** Addresses in files: a line is a POST body plus its id. */
-export const ADDRESSES: RecordCollection<Address> = {
+export const ADDRESSES: ServedCollection<Address> = {
   name: 'addresses',
   schema: AddressSchema,
   store: (stores) => addressStore(collectionStore(stores, 'addresses')),

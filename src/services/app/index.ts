@@ -7,7 +7,7 @@ import { declareRoutes } from '../../http/routes/index.js'
 import type { DirectoryLink, ServiceDescriptor } from '../types.js'
 import { APP_NOT_BUILT_PAGE, APP_PATH, appPage, builtScript } from './page.js'
 import type { AppCollection, AppPageConfig } from './page-config.js'
-import type { RecordCollection } from '../../data/collection.js'
+import type { ServedCollection } from '../../data/collection.js'
 import { sortKeys } from '../../records/index.js'
 
 /** Where scripts/build-app.ts writes the bundle, the shared stylesheet and the favicon (from src/ and dist/ alike). */
@@ -102,7 +102,7 @@ const OWN_VIEWS = ['students', 'addresses'] as const satisfies ReadonlyArray<key
  * service besides the built-in ones (which have views of their own), where
  * the directory says it is, with its record's fields (the id aside).
  */
-export function declaredCollections (collections: readonly RecordCollection[], directory: readonly DirectoryLink[]): AppCollection[] {
+export function declaredCollections (collections: readonly ServedCollection[], directory: readonly DirectoryLink[]): AppCollection[] {
   const out: AppCollection[] = []
   for (const collection of collections) {
     if ((OWN_VIEWS as readonly string[]).includes(collection.name)) continue
@@ -113,7 +113,7 @@ export function declaredCollections (collections: readonly RecordCollection[], d
     const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => key !== 'id'))
     // The view is titled by the collection's name (the schema's `title` names one record).
     // The sort keys are the server's own (its query model), so the view offers no sort the list refuses.
-    const model = collection.model as RecordCollection['model'] | undefined
+    const model = collection.model as ServedCollection['model'] | undefined
     // (A collection described without a query model leaves the page the server's rule: the id and the required fields.)
     out.push({ name: collection.name, url, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') }, ...(model === undefined ? {} : { sort: sortKeys(model) }) })
   }

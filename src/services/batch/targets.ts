@@ -1,4 +1,4 @@
-import type { RecordCollection } from '../../data/collection.js'
+import type { ServedCollection } from '../../data/collection.js'
 import type { RecordStores } from '../../domain/index.js'
 import { CollectionWrites } from '../../graphql/writes.js'
 import type { DirectoryLink } from '../types.js'
@@ -10,7 +10,7 @@ export interface Target {
   path: string
   /** The only version a batch may name it in (students: 2, their v1 being the spec's envelope); undefined: any or none. */
   version?: number
-  collection: RecordCollection
+  collection: ServedCollection
   /** Its ids and its not-found answer, as GraphQL's writes read and word them. */
   ids: CollectionWrites
 }
@@ -32,7 +32,7 @@ const VERSIONED = /^\/v([1-9][0-9]{0,2})(?=\/|$)/
  * where the directory says they are. Longest paths first, so `/books/7`
  * never reaches students mounted at the root.
  */
-export function batchTargets (collections: readonly RecordCollection[], stores: RecordStores, links: readonly DirectoryLink[]): Target[] {
+export function batchTargets (collections: readonly ServedCollection[], stores: RecordStores, links: readonly DirectoryLink[]): Target[] {
   const targets: Target[] = []
   for (const collection of collections) {
     const store = stores.collections.get(collection.name)

@@ -4,14 +4,14 @@ import { Type } from '@sinclair/typebox'
 import { ConfigError, type OptionGroup } from '../../config.js'
 import type { ConfigInput } from '../../config/read.js'
 import { option } from '../../config/option.js'
-import { checkCollections as checkDeclarations, OWN_NAMES, type UserCollection } from './declare.js'
+import { checkCollections as checkDeclarations, OWN_NAMES, type CollectionSchema } from './declare.js'
 import { checkDefaults } from './defaults.js'
 
 /** `config.collections`: the user's collections, read and checked while the configuration is resolved. */
 export interface CollectionsConfig {
   /** Where they were declared (a file, or the configuration file), for messages; none when there are none. */
   source?: string
-  declared: readonly UserCollection[]
+  declared: readonly CollectionSchema[]
 }
 
 export const COLLECTIONS_FLAG = 'collections'
@@ -66,7 +66,7 @@ export function refuseTakenNames ({ source, declared }: CollectionsConfig, other
 }
 
 /** The declarations, then their defaults against their own fields' rules (./defaults.ts). */
-function checkCollections (value: unknown, source: string): UserCollection[] {
+function checkCollections (value: unknown, source: string): CollectionSchema[] {
   const collections = checkDeclarations(value, source)
   checkDefaults(collections, source)
   return collections

@@ -17,7 +17,7 @@ import { checkReferences, REFERENCE_KEYWORDS, referencesOf } from './references.
 export type FieldSchema = Readonly<Record<string, unknown>> & { type: JsonType | 'array' | 'object' }
 
 /** A declared collection: what the stores keep, and the JSON Schema the HTTP layer checks records with. */
-export interface UserCollection {
+export interface CollectionSchema {
   declaration: CollectionDeclaration
   /** Its `description`, if declared. */
   description?: string
@@ -75,7 +75,7 @@ function fail (path: string, message: string): never {
  * The user's collections from the value of `collections` (a file's or the
  * configuration file's), or a ConfigError naming `source` and the JSON path.
  */
-export function checkCollections (value: unknown, source: string): UserCollection[] {
+export function checkCollections (value: unknown, source: string): CollectionSchema[] {
   try {
     return collectionsOf(value)
   } catch (err) {
@@ -85,7 +85,7 @@ export function checkCollections (value: unknown, source: string): UserCollectio
   }
 }
 
-function collectionsOf (value: unknown): UserCollection[] {
+function collectionsOf (value: unknown): CollectionSchema[] {
   const map = objectAt('collections', value, 'an object of collections by name, e.g. {"books": {"schema": {…}}}')
   const tooMany = tooManyCollections(Object.keys(map).length)
   if (tooMany !== undefined) fail('collections', tooMany)
@@ -94,7 +94,7 @@ function collectionsOf (value: unknown): UserCollection[] {
   return collections
 }
 
-function collectionOf (name: string, value: unknown): UserCollection {
+function collectionOf (name: string, value: unknown): CollectionSchema {
   const path = `collections.${name}`
   if (!COLLECTION_NAME.test(name) || name.length > MAX_COLLECTION_NAME) {
     fail(path, `"${name}" is not a collection name: use lower-case letters, digits and inner hyphens, starting with a letter, at most ${MAX_COLLECTION_NAME} characters (e.g. "books", "reading-list")`)

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../config.js'
-import type { UserCollection } from './declare.js'
+import type { CollectionSchema } from './declare.js'
 import { createBody } from './schema.js'
 import { bodyChecker } from './validation.js'
 
@@ -10,7 +10,7 @@ import { bodyChecker } from './validation.js'
  * applied by the bodies' schemas (ajv's useDefaults) when a create or
  * replace leaves the field out: REST, GraphQL and `rqs import` alike.
  */
-export function checkDefaults (collections: readonly UserCollection[], source: string): void {
+export function checkDefaults (collections: readonly CollectionSchema[], source: string): void {
   for (const collection of collections) {
     const body = createBody(collection) as unknown as { properties: Record<string, unknown> }
     for (const [name, field] of Object.entries(collection.properties)) {

@@ -3,7 +3,7 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import type { RecordStores, ReferenceFilter } from '../../domain/index.js'
 import { TEXT_VALIDATION } from '../../http/rest/index.js'
 import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type Relations } from '../../records/index.js'
-import type { UserCollection } from './declare.js'
+import type { CollectionSchema } from './declare.js'
 import { queryModel } from './schema.js'
 import type { Expansion } from '../records/policy.js'
 import { collectionStore } from '../records/routes.js'
@@ -14,7 +14,7 @@ import { collectionStore } from '../records/routes.js'
  * let the `expand` member and parameter through.
  */
 
-export function expansionOf (relations: Relations, name: string, stores: RecordStores, declared: readonly UserCollection[]): Expansion | undefined {
+export function expansionOf (relations: Relations, name: string, stores: RecordStores, declared: readonly CollectionSchema[]): Expansion | undefined {
   const own = relations.get(name)
   if (own === undefined || own.size === 0) return undefined
   const storeOf = (collection: string): ReturnType<typeof collectionStore> => collectionStore(stores, collection)
@@ -32,7 +32,7 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
 /** The filters of a list through references (`author.name[contains]=…`, `author.publisher.name=…`) and the rest of its query. */
 export type ThroughFilters = (collection: string, query: Readonly<Record<string, unknown>>) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]> } | undefined
 
-function throughFilters (relations: Relations, declared: readonly UserCollection[]): ThroughFilters {
+function throughFilters (relations: Relations, declared: readonly CollectionSchema[]): ThroughFilters {
   const byName = new Map(declared.map((c) => [c.declaration.name, c]))
   const checkers = new Map<string, ValidateFunction>()
   const ajv = new Ajv(TEXT_VALIDATION)

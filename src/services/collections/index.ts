@@ -1,11 +1,11 @@
-import type { RecordCollection } from '../../data/collection.js'
+import type { ServedCollection } from '../../data/collection.js'
 import { KeptLists, KeptPages, RecordEtags } from '../../http/rest/index.js'
 import type { ServiceDescriptor } from '../types.js'
 import { collectionsOptions } from './config.js'
-import type { UserCollection } from './declare.js'
+import type { CollectionSchema } from './declare.js'
 import { COLLECTION_ERRORS } from './errors.js'
 import { COLLECTIONS_PATH, collectionsListing } from './listing.js'
-import { recordCollection } from './records.js'
+import { servedCollection } from './records.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { declaredSchema } from './schema.js'
 import { collectionStore } from '../records/routes.js'
@@ -14,17 +14,17 @@ import { expansionOf } from './expand.js'
 import { sharedCollectionValidator } from './validation.js'
 
 export { collectionsOptions, type CollectionsConfig } from './config.js'
-export type { UserCollection } from './declare.js'
+export type { CollectionSchema } from './declare.js'
 
 /** The versions a declared collection is served in: those of the built-in REST services, one representation in all. */
 const VERSIONS = [1, 2]
 
-/** One RecordCollection per declaration, built once (its line checker is compiled). */
-const records = new WeakMap<UserCollection, RecordCollection>()
-function recordsOf (collection: UserCollection): RecordCollection {
+/** One ServedCollection per declaration, built once (its line checker is compiled). */
+const records = new WeakMap<CollectionSchema, ServedCollection>()
+function recordsOf (collection: CollectionSchema): ServedCollection {
   let found = records.get(collection)
   if (found === undefined) {
-    found = recordCollection(collection) as RecordCollection
+    found = servedCollection(collection) as ServedCollection
     records.set(collection, found)
   }
   return found

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv'
-import { bodyChecks, type RecordCollection } from '../../data/collection.js'
+import { bodyChecks, type ServedCollection } from '../../data/collection.js'
 import type { StoredRecord } from '../../domain/index.js'
-import type { UserCollection } from './declare.js'
+import type { CollectionSchema } from './declare.js'
 import { createBody, idSchema, lineBody, lineOf, queryModel, declaredSchema, recordSchema } from './schema.js'
 import { bodyChecker, collectionValidator } from './validation.js'
 import { recordEtag } from '../../http/rest/index.js'
@@ -11,7 +11,7 @@ import { recordEtag } from '../../http/rest/index.js'
  * seed files) and in the change feed: a line is the record, `{"id", fields…}`
  * with the fields' own JSON types, checked as a POST body is, plus its id.
  */
-export function recordCollection (collection: UserCollection): RecordCollection<StoredRecord> {
+export function servedCollection (collection: CollectionSchema): ServedCollection<StoredRecord> {
   const { declaration } = collection
   const body = lineBody(collection) as unknown as { properties: Record<string, unknown>, required?: string[] }
   const line = { ...body, properties: { id: idSchema(collection), ...body.properties }, required: ['id', ...body.required ?? []] }

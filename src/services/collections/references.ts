@@ -1,7 +1,7 @@
 import type { FieldReference, OnDelete } from '../../domain/index.js'
 import { closestWord } from '../../lib/suggest.js'
 
-/** What the checks read of a declared collection (declare.ts's UserCollection). */
+/** What the checks read of a declared collection (declare.ts's CollectionSchema). */
 interface Declared {
   declaration: { name: string, ids: string, references?: Readonly<Record<string, FieldReference>> }
   properties: Readonly<Record<string, Readonly<Record<string, unknown>> & { type: string }>>

@@ -6,12 +6,12 @@ import { ACCEPTS_KEY, SEQUENCE_PATH_ID, UUID_PATH_ID } from '../../http/openapi/
 import { recordRoutes, type RecordRoutesOptions } from '../records/routes.js'
 import type { Expansion, IdCodec, WirePolicy } from '../records/policy.js'
 import { pageWithExpandMember, querystringWithExpand, withExpandMember } from './expand.js'
-import type { UserCollection } from './declare.js'
+import type { CollectionSchema } from './declare.js'
 import { createBody, lineOf, pageSchema, pascalOf, putBody, queryModel, recordSchema, singularOf } from './schema.js'
 import { isUuid, sharedCollectionValidator } from './validation.js'
 
 export interface CollectionRoutesOptions extends RecordRoutesOptions {
-  collection: UserCollection
+  collection: CollectionSchema
   /** Vendor name of the versioned media types, whose bodies are JSON too. */
   vendor: string
   /** The collection's validators, shared by its mounts (each schema compiled once); a fresh one when not given. */
@@ -32,7 +32,7 @@ const LIST_TEXT = '`limit` per page (default 50, at most 500), ascending ids unl
  * The record routes every collection shares (../records/routes.ts), with
  * the wire policy its declaration gives.
  */
-export function collectionPolicy (collection: UserCollection, vendor: string, validator: FastifySchemaCompiler<FastifySchema> = sharedCollectionValidator(), expansion?: Expansion): WirePolicy {
+export function collectionPolicy (collection: CollectionSchema, vendor: string, validator: FastifySchemaCompiler<FastifySchema> = sharedCollectionValidator(), expansion?: Expansion): WirePolicy {
   const name = collection.declaration.name
   const one = singularOf(name)
   const many = pascalOf(name)

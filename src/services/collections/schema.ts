@@ -4,7 +4,7 @@ import type { FieldParam } from '../../records/index.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
 import { linearPattern } from '../../lib/linear-pattern.js'
 import { KINDS, nestedScalars, type Kind, type StoredField, type StoredRecord } from '../../domain/index.js'
-import { MAX_MAX_LENGTH, type FieldSchema, type UserCollection } from './declare.js'
+import { MAX_MAX_LENGTH, type FieldSchema, type CollectionSchema } from './declare.js'
 import { keptStampProperty, stampedProperty, stampsOf } from './stamps.js'
 import { kindKeyword } from './kind-keyword.js'
 
@@ -30,7 +30,7 @@ export function singularOf (name: string): string {
   return pascal.length > 1 && pascal.endsWith('s') && !pascal.endsWith('ss') ? pascal.slice(0, -1) : pascal
 }
 
-export function idSchema (collection: UserCollection): Record<string, unknown> {
+export function idSchema (collection: CollectionSchema): Record<string, unknown> {
   return collection.declaration.ids === 'uuid'
     ? { type: 'string', format: 'uuid', description: 'A random UUID the server gives.' }
     : { type: 'integer', minimum: 1, description: 'The server gives 1, 2, 3 … and never gives an id again, also after a delete.' }
@@ -69,7 +69,7 @@ function sampleOf (name: string, field: FieldSchema): unknown {
 }
 
 /** An example record of the collection (without id), from its declared fields. */
-function sampleRecord (collection: UserCollection, body = false): Record<string, unknown> {
+function sampleRecord (collection: CollectionSchema, body = false): Record<string, unknown> {
   const record: Record<string, unknown> = {}
   for (const [name, field] of Object.entries(collection.properties)) {
     // A body never sends what the server stamps.
@@ -80,7 +80,7 @@ function sampleRecord (collection: UserCollection, body = false): Record<string,
   return record
 }
 
-function sampleId (collection: UserCollection): number | string {
+function sampleId (collection: CollectionSchema): number | string {
   return collection.declaration.ids === 'uuid' ? SAMPLE_UUID : 1
 }
 
@@ -107,7 +107,7 @@ function inputField (field: FieldSchema, kind: Kind, nullable: boolean, shape?: 
   return field.pattern === undefined ? { ...stored, pattern: STORABLE_TEXT_PATTERN } : { ...stored, allOf: [{ pattern: STORABLE_TEXT_PATTERN }] }
 }
 
-function kindOf (collection: UserCollection, name: string): Kind {
+function kindOf (collection: CollectionSchema, name: string): Kind {
   return collection.declaration.fields[name]?.type ?? 'string'
 }
 
@@ -125,7 +125,7 @@ function representedOf (field: FieldSchema, shape: StoredField | undefined): Rec
 }
 
 /** The declared record schema with its id: what GET /collections shows (a field that takes null with its type as declared). */
-export function declaredSchema (collection: UserCollection): TSchema {
+export function declaredSchema (collection: CollectionSchema): TSchema {
   const properties: Record<string, unknown> = { id: idSchema(collection) }
   for (const [name, field] of Object.entries(collection.properties)) {
     properties[name] = collection.rules.nullable.includes(name) ? { ...field, type: [field.type, 'null'] } : field
@@ -147,7 +147,7 @@ export function declaredSchema (collection: UserCollection): TSchema {
  * as null when unset (the serialiser writes the default); an enum and a
  * stamped field say so.
  */
-export function recordSchema (collection: UserCollection): TSchema {
+export function recordSchema (collection: CollectionSchema): TSchema {
   const properties: Record<string, unknown> = { id: idSchema(collection) }
   const { nullable, auto } = collection.rules
   for (const [name, field] of Object.entries(collection.properties)) {
@@ -172,7 +172,7 @@ export function recordSchema (collection: UserCollection): TSchema {
 }
 
 /** POST body: the fields, checked as declared (defaults filled in, stamped fields set); other members are dropped. */
-export function createBody (collection: UserCollection): TSchema {
+export function createBody (collection: CollectionSchema): TSchema {
   const { nullable, auto } = collection.rules
   const properties = Object.fromEntries(Object.entries(collection.properties).map(([name, field]) => {
     const stamp = auto[name]
@@ -193,7 +193,7 @@ export function createBody (collection: UserCollection): TSchema {
  * An import line's fields: a create body's, except that a stamped field keeps
  * the time the line holds (an export read back keeps its times).
  */
-export function lineBody (collection: UserCollection): TSchema {
+export function lineBody (collection: CollectionSchema): TSchema {
   const body = createBody(collection) as unknown as { properties: Record<string, unknown> }
   const properties = { ...body.properties }
   for (const name of Object.keys(collection.rules.auto)) {
@@ -203,7 +203,7 @@ export function lineBody (collection: UserCollection): TSchema {
 }
 
 /** PUT body: the same, and optionally the id of the path again. */
-export function putBody (collection: UserCollection): TSchema {
+export function putBody (collection: CollectionSchema): TSchema {
   const create = createBody(collection) as unknown as { properties: Record<string, unknown> }
   return {
     ...create,
@@ -213,7 +213,7 @@ export function putBody (collection: UserCollection): TSchema {
   } as unknown as TSchema
 }
 
-export function pageSchema (collection: UserCollection): TSchema {
+export function pageSchema (collection: CollectionSchema): TSchema {
   return {
     type: 'object',
     title: `${singularOf(collection.declaration.name)}Page`,
@@ -228,7 +228,7 @@ export function pageSchema (collection: UserCollection): TSchema {
 }
 
 /** What clients may ask of the list: a filter per field by its type; every field is a sort key (an optional one's unset values first ascending, last descending). */
-export function queryModel (collection: UserCollection): CollectionModel {
+export function queryModel (collection: CollectionSchema): CollectionModel {
   const { declaration } = collection
   const fields: Record<string, FieldParam> = {
     id: declaration.ids === 'uuid'
@@ -261,7 +261,7 @@ export function recordLine (record: StoredRecord): string {
 }
 
 /** A collection's NDJSON line: recordLine, with null for each unset field that takes null (as JSON answers have it). */
-export function lineOf (collection: UserCollection): (record: StoredRecord) => string {
+export function lineOf (collection: CollectionSchema): (record: StoredRecord) => string {
   const { nullable } = collection.rules
   if (nullable.length === 0) return recordLine
   return (record) => {
@@ -272,7 +272,7 @@ export function lineOf (collection: UserCollection): (record: StoredRecord) => s
 }
 
 /** The record's members in declaration order (a null added last would move the field). */
-function orderedAs (collection: UserCollection, record: Record<string, unknown>): StoredRecord {
+function orderedAs (collection: CollectionSchema, record: Record<string, unknown>): StoredRecord {
   const ordered: Record<string, unknown> = { id: record.id }
   for (const name of Object.keys(collection.properties)) if (Object.hasOwn(record, name)) ordered[name] = record[name]
   return ordered as StoredRecord

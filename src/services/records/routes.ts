@@ -47,7 +47,7 @@ export type IdRequest = FastifyRequest<{ Params: { id: string } }>
 type BodyRequest = FastifyRequest<{ Params: { id: string }, Body: Record<string, unknown> }>
 
 /** What every handler of one collection shares, computed once at registration. */
-export interface Collection {
+export interface RouteContext {
   policy: WirePolicy
   store: RecordStore
   /** The records' URL path (Location, `next` links): the mount's prefix and the policy's resources. */
@@ -59,8 +59,8 @@ export interface Collection {
 }
 
 /** Registers list, get, create, replace and delete of one collection in `app` (a mount's scope). */
-export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options: RecordRoutesOptions): Collection {
-  const collection: Collection = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options, projection: new Projection(policy.schemas.model, policy.schemas.record) }
+export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options: RecordRoutesOptions): RouteContext {
+  const collection: RouteContext = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options, projection: new Projection(policy.schemas.model, policy.schemas.record) }
   const { resources, ids, tags, operations: ops, schemas, notFound } = policy
   const { putCreates } = collection.store.declaration
   const many = resources === '' ? '/' : resources
@@ -215,7 +215,7 @@ function notes (extra: OperationNotes): OperationNotes {
 }
 
 /** A list that is every record without parameters (an array), and a page `{items, next}` with `limit`. */
-function listWhole ({ policy, store, path, options, projection }: Collection): RouteHandlerMethod {
+function listWhole ({ policy, store, path, options, projection }: RouteContext): RouteHandlerMethod {
   const { model, array, page: pageSchema } = policy.schemas
   if (array === undefined || pageSchema === undefined) throw new TypeError('a whole list needs the schemas of its array and its page')
   const records = { store, path: path === '' ? '/' : path }
@@ -242,7 +242,7 @@ function listWhole ({ policy, store, path, options, projection }: Collection): R
 }
 
 /** A list that is always a page: `limit` per page (a default and a maximum), `next` while another follows. */
-function listPages ({ policy, store, path, options, projection }: Collection): RouteHandlerMethod {
+function listPages ({ policy, store, path, options, projection }: RouteContext): RouteHandlerMethod {
   const { model } = policy.schemas
   const records = { store, path }
   const writers = { line: policy.line, columns: csvColumns(model) }
@@ -343,7 +343,7 @@ function everyRecord (store: RecordStore): WholeList {
 
 type WholeList = QueryableStore<StoredRecord, string> & { revision?: StoreRevision, list: () => Promise<StoredRecord[]> }
 
-function getRecord ({ policy, store, etagOf, projection }: Collection): RouteHandlerMethod {
+function getRecord ({ policy, store, etagOf, projection }: RouteContext): RouteHandlerMethod {
   const { ids, notFound, noun } = policy
   return async function getById (request, reply) {
     const id = ids.parse((request as IdRequest).params.id)
@@ -387,7 +387,7 @@ export function bodyCheck (members: readonly string[]): (request: FastifyRequest
   }
 }
 
-function createRecord (collection: Collection): RouteHandlerMethod {
+function createRecord (collection: RouteContext): RouteHandlerMethod {
   const { policy, store, path, etagOf } = collection
   const bulk = createRecords(collection)
   const created = policy.replacedHeader
@@ -410,7 +410,7 @@ function createRecord (collection: Collection): RouteHandlerMethod {
  * fails), then one createMany (one transaction); 201 with the records in
  * order. Each item gets the id the id rule gives in its turn.
  */
-function createRecords ({ policy, store }: Collection): RouteHandlerMethod {
+function createRecords ({ policy, store }: RouteContext): RouteHandlerMethod {
   const array = { type: 'array', items: policy.schemas.record }
   const members = bodyMembers(store.declaration)
   return async function createMany (request, reply) {
@@ -423,7 +423,7 @@ function createRecords ({ policy, store }: Collection): RouteHandlerMethod {
   }
 }
 
-function putRecord (collection: Collection): RouteHandlerMethod {
+function putRecord (collection: RouteContext): RouteHandlerMethod {
   const { policy: { ids }, store } = collection
   const replace = replaceRecord(collection)
   return async function put (request, reply) {
@@ -447,7 +447,7 @@ function putRecord (collection: Collection): RouteHandlerMethod {
  * A field an update keeps (the address book's name) may be left out: then
  * only an update may happen, and a create asks for it.
  */
-export function replaceRecord ({ policy, store, path, etagOf }: Collection): (request: FastifyRequest, keep: Keep, id: RecordId, body: Readonly<Record<string, unknown>>) => Promise<WriteAnswer> {
+export function replaceRecord ({ policy, store, path, etagOf }: RouteContext): (request: FastifyRequest, keep: Keep, id: RecordId, body: Readonly<Record<string, unknown>>) => Promise<WriteAnswer> {
   const { notFound, noun } = policy
   const { declaration } = store
   const fields = Object.keys(declaration.fields)
@@ -521,7 +521,7 @@ function filteredWriteQuery (list: unknown, use: 'write' | 'aggregate' = 'write'
  * here too), changed in one store transaction. No filter is refused unless
  * `all=true`, so a stray request never empties a collection.
  */
-function writeWhere ({ policy, store }: Collection, kind: 'patch' | 'delete'): RouteHandlerMethod {
+function writeWhere ({ policy, store }: RouteContext, kind: 'patch' | 'delete'): RouteHandlerMethod {
   const { model } = policy.schemas
   const updatedStamps = readOnlyFields(policy.schemas.create).filter((f) => !store.declaration.keptOnUpdate.includes(f))
   const changed = (n: number): WriteAnswer => ({ status: 200, body: { changed: n } })
@@ -554,7 +554,7 @@ const PATCH_ATTEMPTS = 5
  * in the store, as a PUT with If-Match is). Without preconditions a write
  * that came in between makes it read and merge again; with them it is 412.
  */
-function patchRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
+function patchRecord ({ policy, store, etagOf }: RouteContext): RouteHandlerMethod {
   const { ids, notFound, noun, schemas } = policy
   const { declaration } = store
   const readOnly = readOnlyFields(schemas.create)
@@ -586,7 +586,7 @@ function patchRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod
   }
 }
 
-function deleteRecord ({ policy, store, etagOf }: Collection): RouteHandlerMethod {
+function deleteRecord ({ policy, store, etagOf }: RouteContext): RouteHandlerMethod {
   const { ids, notFound, noun } = policy
   const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
   return async function remove (request, reply) {

@@ -1,5 +1,5 @@
 import { studentStore, type Student } from './records.js'
-import { bodyChecks, lineChecker, type RecordCollection } from '../../data/collection.js'
+import { bodyChecks, lineChecker, type ServedCollection } from '../../data/collection.js'
 import { STUDENT_QUERY, studentLine } from './query.js'
 import { Student as StudentSchema, StudentCreateBody, StudentReplaceBody } from './schema.js'
 import { recordEtag } from '../../http/rest/index.js'
@@ -8,7 +8,7 @@ import { collectionStore } from '../records/routes.js'
 const checkLine = lineChecker(StudentReplaceBody)
 
 /** Students in files: a line is a PUT body (the id is kept). */
-export const STUDENTS: RecordCollection<Student> = {
+export const STUDENTS: ServedCollection<Student> = {
   name: 'students',
   schema: StudentSchema,
   store: (stores) => studentStore(collectionStore(stores, 'students')),

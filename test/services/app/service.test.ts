@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeConfig } from '../../../src/options.js'
 import { escapeHtml, renderPage } from '../../../src/http/html/layout.js'
 import { appPages, DEFAULT_APP_DIR, declaredCollections, pageConfig } from '../../../src/services/app/index.js'
-import type { RecordCollection } from '../../../src/data/collection.js'
+import type { ServedCollection } from '../../../src/data/collection.js'
 import { builtScript } from '../../../src/services/app/page.js'
 import type { DirectoryLink } from '../../../src/services/home/index.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
@@ -171,8 +171,8 @@ describe('the shared layout (src/http/html/layout.ts)', () => {
 
 describe('declared collections in the app (issue 21)', () => {
   const schema = { type: 'object', title: 'Books', properties: { id: { type: 'integer' }, title: { type: 'string', title: 'Title' }, year: { type: 'integer' } }, required: ['id', 'title'] }
-  const books = { name: 'books', schema } as unknown as RecordCollection
-  const students = { name: 'students', schema: { properties: {} } } as unknown as RecordCollection
+  const books = { name: 'books', schema } as unknown as ServedCollection
+  const students = { name: 'students', schema: { properties: {} } } as unknown as ServedCollection
   const links: DirectoryLink[] = [{ rel: 'students', href: '/students', title: 'Students' }, { rel: 'books', href: '/books', title: 'Books' }]
 
   it('gives the page every declared collection with its url and fields, the id and the built-in ones aside', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { declaredCollections } from '../../../src/services/app/index.js'
 import type { AppCollection } from '../../../src/services/app/page-config.js'
-import type { UserCollection } from '../../../src/services/collections/declare.js'
+import type { CollectionSchema } from '../../../src/services/collections/declare.js'
 import { fromFile } from '../../../src/services/collections/config.js'
-import { recordCollection } from '../../../src/services/collections/records.js'
+import { servedCollection } from '../../../src/services/collections/records.js'
 import { formValues, specFromDeclaration, toRecord } from '../../../web/app/resources.js'
 import { filterParams } from '../../../web/app/view-state.js'
 import { declarationFiles } from '../../services/collections/fixture.js'
@@ -12,8 +12,8 @@ import { PLACES } from '../../services/collections/lists-objects.suite.js'
 /** The web app's minimal inputs for lists (a tag input), nested objects and free JSON (their JSON text): issue 29, items 7 and 8. */
 describe('the web app and composite fields', () => {
   const files = declarationFiles()
-  const declared = fromFile(files.write('places.json', PLACES), '--collections').declared[0] as UserCollection
-  const places = specFromDeclaration(declaredCollections([recordCollection(declared)], [{ rel: 'places', href: '/places', title: 'Places' }])[0] as AppCollection)
+  const declared = fromFile(files.write('places.json', PLACES), '--collections').declared[0] as CollectionSchema
+  const places = specFromDeclaration(declaredCollections([servedCollection(declared)], [{ rel: 'places', href: '/places', title: 'Places' }])[0] as AppCollection)
   const kinds = Object.fromEntries(places.fields.map((f) => [f.key, f.kind]))
 
   it('reads lists, objects and free JSON from the declaration', () => {

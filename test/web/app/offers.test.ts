@@ -4,9 +4,9 @@ import { queryModel } from '../../../src/services/collections/schema.js'
 import { isSortable } from '../../../src/records/model.js'
 import { declaredCollections } from '../../../src/services/app/index.js'
 import type { AppCollection } from '../../../src/services/app/page-config.js'
-import type { UserCollection } from '../../../src/services/collections/declare.js'
+import type { CollectionSchema } from '../../../src/services/collections/declare.js'
 import { fromFile } from '../../../src/services/collections/config.js'
-import { recordCollection } from '../../../src/services/collections/records.js'
+import { servedCollection } from '../../../src/services/collections/records.js'
 import { isSortKey, limitsOf, specFromDeclaration } from '../../../web/app/resources.js'
 import { queryFromSearch } from '../../../web/app/view-state.js'
 import { declarationFiles } from '../../services/collections/fixture.js'
@@ -38,8 +38,8 @@ const SHELF = {
 }
 
 describe('what the web app offers of a declared collection', () => {
-  const declared = fromFile(files.write('shelf.json', SHELF), '--collections').declared[0] as UserCollection
-  const listed = declaredCollections([recordCollection(declared)], [{ rel: 'books', href: '/books', title: 'Books' }])
+  const declared = fromFile(files.write('shelf.json', SHELF), '--collections').declared[0] as CollectionSchema
+  const listed = declaredCollections([servedCollection(declared)], [{ rel: 'books', href: '/books', title: 'Books' }])
   const shelf = listed[0] as AppCollection
   const books = specFromDeclaration(shelf)
 

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import { JSON_TYPE } from '../versioning.js'
 import type { StoreRevision } from '../../../domain/index.js'
 import type { Revisioned } from './kept-list.js'
-import { readPage, type Collection, type ListRequest, type Page } from '../../../records/index.js'
+import { readPage, type ListSource, type ListRequest, type Page } from '../../../records/index.js'
 import { pageHeaders } from './respond.js'
 
 /** Characters of page answers kept per store, all its pages together; the least recently used go first. */
@@ -36,7 +36,7 @@ export class KeptPages {
    */
   async send<R, F extends string> (
     reply: FastifyReply,
-    collection: Collection<R, F> & { store: Revisioned },
+    collection: ListSource<R, F> & { store: Revisioned },
     list: ListRequest<F>,
     target: string,
     body: (page: Page<R>) => unknown
@@ -55,7 +55,7 @@ function answerKey (reply: FastifyReply, target: string): string {
 
 async function sendPage<R, F extends string> (
   reply: FastifyReply,
-  collection: Collection<R, F> & { store: Revisioned },
+  collection: ListSource<R, F> & { store: Revisioned },
   list: ListRequest<F>,
   key: string,
   body: (page: Page<R>) => unknown,

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import type { QueryableStore, RecordQuery } from '../../../domain/index.js'
-import { CSV_TYPE, EVERYTHING, recordStream, type Collection, type ListRequest, type Page, type StreamWriters } from '../../../records/index.js'
+import { CSV_TYPE, EVERYTHING, recordStream, type ListSource, type ListRequest, type Page, type StreamWriters } from '../../../records/index.js'
 import { JSON_TYPE, NDJSON_TYPE, type StreamFormat } from '../versioning.js'
 
 /** X-Total-Count and `Link: <next>; rel="next"` (added to any Link already set, e.g. deprecation links). */
@@ -27,7 +27,7 @@ function appendLink (reply: FastifyReply, link: string): void {
  */
 export async function sendStream<R, F extends string> (
   reply: FastifyReply,
-  collection: Collection<R, F>,
+  collection: ListSource<R, F>,
   list: ListRequest<F>,
   format: StreamFormat,
   writers: StreamWriters<R>

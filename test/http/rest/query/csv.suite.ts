@@ -6,7 +6,7 @@ import { csvColumns, csvObject, readCsv } from '../../../../src/data/csv.js'
 import { parseExactJson } from '../../../../src/http/rest/index.js'
 import { fromFile } from '../../../../src/services/collections/config.js'
 import { collectionFrom } from '../../../../src/commands/common.js'
-import type { RecordCollection } from '../../../../src/data/collection.js'
+import type { ServedCollection } from '../../../../src/data/collection.js'
 import { DECLARATIONS, declarationFiles } from '../../../services/collections/fixture.js'
 import type { Stores } from '../../../helpers/built-ins.js'
 
@@ -22,7 +22,7 @@ const declarations = declarationFiles().write('books.json', DECLARATIONS)
 export async function * once<R> (records: R[]): AsyncGenerator<R[]> { yield records }
 
 /** A CSV answer read back as the objects of its NDJSON lines would be (cells typed by the collection's fields). */
-async function csvRecords (text: string, collection: RecordCollection): Promise<unknown[]> {
+async function csvRecords (text: string, collection: ServedCollection): Promise<unknown[]> {
   const out: unknown[] = []
   let columns
   for await (const record of readCsv(Readable.from([text]), 1 << 20)) {
