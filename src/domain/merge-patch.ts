@@ -17,7 +17,7 @@ export function mergePatch (declaration: CollectionDeclaration, current: StoredR
   return merged
 }
 
-/** A field the declaration keeps on update (the address book's name) that the patch would change: refused rather than silently kept. */
+/** A field the declaration keeps on update (one set only when the record is created) that the patch would change: refused rather than silently kept. */
 export function changedKeptField (declaration: CollectionDeclaration, current: StoredRecord, patch: Readonly<Record<string, unknown>>): string | undefined {
   return declaration.keptOnUpdate.find((f) => Object.hasOwn(patch, f) && patch[f] !== current[f])
 }
