@@ -24,7 +24,7 @@ export interface Selected<R = Record<string, unknown>> {
 }
 
 export interface BatchRequest {
-  method: 'DELETE' | 'PUT'
+  method: 'DELETE' | 'PATCH'
   url: string
   headers?: { 'If-Match': string }
   body?: Record<string, unknown>
@@ -60,13 +60,13 @@ export function deleteRequests (base: string, items: ReadonlyArray<Selected<unkn
 }
 
 /**
- * One field set to one value on every record. A batch has no PATCH yet, so
- * each record is replaced (PUT) by the version selected with that field
- * changed: with its If-Match this changes exactly that field, or nothing.
- * `body` makes the PUT body from a record (the page's replaceBody).
+ * One field set to one value on every record: a merge patch (PATCH) of just
+ * that field per record, each under the If-Match of the version selected, so
+ * a record changed since is refused (412) and, the batch being atomic,
+ * nothing changes. `patch` makes the patch from a record.
  */
-export function setFieldRequests<R> (base: string, items: ReadonlyArray<Selected<R>>, body: (record: R) => Record<string, unknown>): BatchRequest[] {
-  return items.map((item) => ({ method: 'PUT', url: recordUrl(base, item.id), ...ifMatch(item), body: body(item.record) }))
+export function setFieldRequests<R> (base: string, items: ReadonlyArray<Selected<R>>, patch: (record: R) => Record<string, unknown>): BatchRequest[] {
+  return items.map((item) => ({ method: 'PATCH', url: recordUrl(base, item.id), ...ifMatch(item), body: patch(item.record) }))
 }
 
 /** Why a batch was refused: the record of the failing request (by its index in the chunk), its status and the server's words. */

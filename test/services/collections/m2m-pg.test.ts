@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { resolveConfig, type Config } from '../../../src/options.js'
+import { expect, it } from 'vitest'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { request, startServer } from '../../helpers/server.js'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
+import { describePostgres, postgresDatabases } from '../../helpers/postgres-http.js'
 import { declarationFiles } from './fixture.js'
 import { m2mSuite, SHELF } from './m2m.suite.js'
 
 /** Lists of references on PostgreSQL (triggers, no foreign key on array items), and two instances racing on one database. */
 const files = declarationFiles()
-const databases: TestDatabase[] = []
-let store: Config['store'] | undefined
-const fresh = async (): Promise<Config['store']> => {
-  const database = await createTestDatabase()
-  databases.push(database)
-  return resolveConfig({ store: database.url }, {}).store
-}
-beforeAll(async () => { if (!SKIP_POSTGRES) store = await fresh() })
-afterAll(async () => { for (const database of databases) await database.drop() })
+const { store, fresh } = postgresDatabases()
 
-describe.skipIf(SKIP_POSTGRES)(`postgres store${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
-  m2mSuite(() => store)
+describePostgres(() => {
+  m2mSuite(store)
 
   it('leaves no list naming a deleted record when two instances race creates and deletes (restrict and remove)', async () => {
     const shared = await fresh()

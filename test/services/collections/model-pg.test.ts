@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { resolveConfig, type Config } from '../../../src/options.js'
+import { expect, it } from 'vitest'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { request, startServer } from '../../helpers/server.js'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
+import { describePostgres, postgresDatabases } from '../../helpers/postgres-http.js'
 import { declarationFiles } from './fixture.js'
 import { defaultsFilledAtStart, MODEL, modelSuite, uniqueOverDuplicates } from './model.suite.js'
 
 /** Issue 29's data model over HTTP on PostgreSQL (databases of their own), and unique keys across two instances. */
 const files = declarationFiles()
-const databases: TestDatabase[] = []
-let store: Config['store'] | undefined
-const fresh = async (): Promise<Config['store']> => {
-  const database = await createTestDatabase()
-  databases.push(database)
-  return resolveConfig({ store: database.url }, {}).store
-}
-beforeAll(async () => { if (!SKIP_POSTGRES) store = await fresh() })
-afterAll(async () => { for (const database of databases) await database.drop() })
+const { store, fresh } = postgresDatabases()
 
-describe.skipIf(SKIP_POSTGRES)(`postgres store${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
-  modelSuite(() => store)
+describePostgres(() => {
+  modelSuite(store)
   it('refuses a unique key over duplicates at start, naming the records', async () => { await uniqueOverDuplicates(await fresh()) })
   it('writes a default into the records held when a field is added', async () => { await defaultsFilledAtStart(await fresh()) })
 

@@ -23,11 +23,11 @@ describe('deleteRequests', () => {
 })
 
 describe('setFieldRequests', () => {
-  it('replaces each record by the version selected with the one field changed, under its If-Match', () => {
-    const requests = setFieldRequests('/books', selected(2), (r) => ({ title: r.title, year: 1999 }))
+  it('patches the one field of each record, under the If-Match of the version selected', () => {
+    const requests = setFieldRequests('/books', selected(2), () => ({ year: 1999 }))
     expect(requests).toEqual([
-      { method: 'PUT', url: '/books/1', headers: { 'If-Match': '"e1"' }, body: { title: 'Book 1', year: 1999 } },
-      { method: 'PUT', url: '/books/2', headers: { 'If-Match': '"e2"' }, body: { title: 'Book 2', year: 1999 } }
+      { method: 'PATCH', url: '/books/1', headers: { 'If-Match': '"e1"' }, body: { year: 1999 } },
+      { method: 'PATCH', url: '/books/2', headers: { 'If-Match': '"e2"' }, body: { year: 1999 } }
     ])
   })
 })

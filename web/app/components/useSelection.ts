@@ -54,7 +54,8 @@ export function useSelection (ctx: ViewContext) {
   const requestsOf = (action: BulkAction, items: ReadonlyArray<Selected<Rec>>): BatchRequest[] => {
     const base = batchBase(endpoint)
     if (action.kind === 'delete') return deleteRequests(base, items)
-    return setFieldRequests(base, items, (record) => spec.replaceBody({ ...formValues(spec, record), [action.field]: action.value }))
+    // The field's value as the page's form reads it (typed by its kind), alone in the patch.
+    return setFieldRequests(base, items, (record) => ({ [action.field]: spec.replaceBody({ ...formValues(spec, record), [action.field]: action.value })[action.field] }))
   }
 
   /** Runs the action, a batch of at most 100 records at a time; stops at the first batch refused (nothing of it applied). */
