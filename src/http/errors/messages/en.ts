@@ -43,7 +43,7 @@ export const en: MessageTable = {
 
   // Reliability (issue 10)
   FIELD_INVALID_TEXT: { title: 'Characters not allowed', message: FIELD_TEMPLATES.en.FIELD_INVALID_TEXT },
-  FIELD_UNKNOWN: { title: 'Unknown field', message: '{field} is not a field of this record.' },
+  FIELD_UNKNOWN: { title: 'Unknown field', message: 'This record has no field {field}.' },
   BULK_SIZE: { title: 'Too many or no records', message: 'Send between 1 and 10000 records at once.' },
   TOO_MANY_GROUPS: { title: 'Too many groups', message: 'The aggregate gives more groups than are answered: filter the records further or group by fewer fields.' },
   FILTER_REQUIRED: { title: 'Filter required', message: 'Name the records to change with a filter, or all=true for every record.' },
