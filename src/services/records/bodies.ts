@@ -28,7 +28,7 @@ export function unknownMembers (body: Readonly<Record<string, unknown>>, members
     if (members.includes(member)) continue
     const meant = closestWord(member, members.filter((m) => m !== 'id'))
     const field = `${at}${member}`
-    failures.push({ code: 'FIELD_UNKNOWN', field, detail: `body${at === '' ? '.' : ''}${field}: this record has no such field${meant === undefined ? '' : ` (did you mean ${meant}?)`}` })
+    failures.push({ code: 'FIELD_UNKNOWN', field, detail: `body${at === '' ? '.' : ''}${field} names no field of this record${meant === undefined ? '' : ` (did you mean ${meant}?)`}` })
   }
   return failures
 }
