@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'preact/hooks'
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
 import { inputModeOf, referenceLabel, say, type Rec, type ResourceSpec } from '../resources.js'
@@ -83,16 +84,34 @@ interface EditProps {
   onCancel: () => void
 }
 
-/** A row being edited in place: Enter saves, Escape cancels. */
+/**
+ * A row being edited in place: Enter saves, Escape cancels. Escape also
+ * cancels while nothing has the focus (the row's inputs wait, disabled, for
+ * the record to be read), so a quick Escape is never lost.
+ */
 export function EditRow ({ spec, t, record, edit, onChange, onSave, onCancel }: EditProps) {
   const keys = (event: KeyboardEvent): void => {
     if (event.key === 'Enter') { event.preventDefault(); onSave() }
     if (event.key === 'Escape') { event.preventDefault(); onCancel() }
   }
+  const row = useRef<HTMLTableRowElement>(null)
+  const cancel = useRef(onCancel)
+  cancel.current = onCancel
+  useEffect(() => {
+    const escape = (event: KeyboardEvent): void => {
+      const active = document.activeElement
+      // The row's own inputs handle it (and prevent the default); focus elsewhere (a dialog, another control) keeps it.
+      if (event.key !== 'Escape' || event.defaultPrevented || (active !== null && active !== document.body && row.current?.contains(active) !== true)) return
+      event.preventDefault()
+      cancel.current()
+    }
+    document.addEventListener('keydown', escape)
+    return () => { document.removeEventListener('keydown', escape) }
+  }, [])
   const columns = spec.fields.length + 2
   return (
     <>
-      <tr class="editing" data-id={record.id} aria-busy={edit.loading || edit.busy ? 'true' : undefined}>
+      <tr ref={row} class="editing" data-id={record.id} aria-busy={edit.loading || edit.busy ? 'true' : undefined}>
         <td class="num" data-label={t('id')}>{record.id}</td>
         {spec.fields.map((field) => {
           const id = editInputId(spec, record.id, field.key)
