@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader'
 import type { Pool, QueryConfig } from 'pg'
 import { rethrow } from './errors.js'
+import { readQuery } from './read-retry.js'
 
 /** How a table's rows are read by id: the statement (`$1` is an array of ids), a row's id, a row as a record. */
 export interface BatchedGet<K, Row, R> {
@@ -34,7 +35,7 @@ export class BatchedGets<K, Row extends object, R> {
     this.#loader = new DataLoader<K, R | undefined>(async (ids) => {
       let rows: Row[]
       try {
-        rows = (await pool.query<Row>({ ...read.statement, values: [ids] } as QueryConfig)).rows
+        rows = (await readQuery<Row>(pool, { ...read.statement, values: [ids] } as QueryConfig)).rows
       } catch (err) { return rethrow(err) }
       const byId = new Map<K, Row>()
       for (const row of rows) byId.set(read.idOf(row), row)

@@ -17,6 +17,7 @@ import { layoutOf, literal, type TableLayout } from './layout.js'
 import { duplicateOf } from './unique.js'
 import type { PostgresReferences } from './references.js'
 import { rethrow } from './errors.js'
+import { readQuery } from './read-retry.js'
 import { compileWithValues, type SqlTable } from '../sql-query.js'
 import { POSTGRES_DIALECT } from './query.js'
 
@@ -133,7 +134,7 @@ export class PostgresRecordStore implements RecordStore {
   async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
     if (ids.length === 0) return []
     try {
-      return (await this.#pool.query<Row>({ ...this.#s.getMany, values: [ids.map(String)] })).rows.map(this.#layout.toRecord)
+      return (await readQuery<Row>(this.#pool, { ...this.#s.getMany, values: [ids.map(String)] })).rows.map(this.#layout.toRecord)
     } catch (err) { return rethrow(err) }
   }
 
@@ -143,7 +144,7 @@ export class PostgresRecordStore implements RecordStore {
     if (values.length === 0) return []
     const { text, values: bound } = compileWithValues(this.#table, POSTGRES_DIALECT, field, values, perValue, filter, f.sqlType)
     try {
-      return (await this.#pool.query<Row>({ text, values: bound })).rows.map(this.#layout.toRecord)
+      return (await readQuery<Row>(this.#pool, { text, values: bound })).rows.map(this.#layout.toRecord)
     } catch (err) { return rethrow(err) }
   }
 
