@@ -148,6 +148,18 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
     const changes = await changesAfter(seq, 3)
     expect(changes.map((c) => `${c.service}/${String(c.id)} ${c.kind}`).sort()).toEqual([`books/${a.id as number} replaced`, `books/${b.id as number} replaced`, `tags/${tag.id as number} deleted`].sort())
   })
+
+  it('takes back a batch\'s remove from the lists when a later request fails', async () => {
+    const tag = (await post('/tags', { label: 'kept' })).body
+    const book = (await post('/books', { title: 'C', tags: [tag.id, 1] })).body
+    const seq = (await stores.changes.window()).latest
+    const failed = await post('/batch', { requests: [{ method: 'DELETE', url: `/tags/${tag.id as number}` }, { method: 'POST', url: '/books', body: { title: 'Ghost', tags: [404] } }] })
+    expect(failed.status).toBe(422)
+    expect(failed.body).toMatchObject({ index: 1, failed: { status: 422 } })
+    expect((await get(`/tags/${tag.id as number}`)).status).toBe(200)
+    expect((await get(`/books/${book.id as number}`)).body.tags).toEqual([tag.id, 1])
+    expect(await stores.changes.since(seq, 1000)).toEqual([])
+  })
 }
 
 /** Records the relation reads (getMany, and query on the collection a back-relation reads) of some stores until restored. */

@@ -223,6 +223,32 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect((await get(`/enrolments/${enrolment.body.id as number}`)).status).toBe(404)
   })
 
+  it('takes back a batch\'s cascade and set-null when a later request fails, and applies them when it commits', async () => {
+    const book = (await post('/books', { title: 'Heretics of Dune', author: 1 })).body
+    const reviews = [(await post('/reviews', { text: 'Dense', book: book.id })).body, (await post('/reviews', { text: 'Dark', book: book.id })).body]
+    const publisher = (await post('/publishers', { name: 'Gollancz' })).body
+    const author = (await post('/authors', { name: 'Iain M. Banks', publisher: publisher.id })).body
+    const all = async (): Promise<Json[][]> => await Promise.all(['/books', '/reviews', '/authors', '/publishers'].map(async (path) => { const page = await get(`${path}?limit=100`); expect(page.status).toBe(200); return page.body.items as Json[] }))
+    const before = await all()
+    const seq = await lastSeq()
+    const deletes = [{ method: 'DELETE', url: `/books/${book.id as number}` }, { method: 'DELETE', url: `/publishers/${publisher.id as number}` }]
+    const failed = await post('/batch', { requests: [...deletes, { method: 'POST', url: '/books', body: { title: 'Ghost', author: 99 } }] })
+    expect(failed.status).toBe(422)
+    expect(failed.body).toMatchObject({ index: 2, failed: { status: 422, errors: [{ error: 'REFERENCE_NOT_FOUND' }] } })
+    // Every collection is exactly as before, and the feed carries nothing of the failed batch.
+    expect(await all()).toEqual(before)
+    expect(await stores.changes.since(seq, 1000)).toEqual([])
+    const applied = await post('/batch', { requests: deletes })
+    expect(applied.status).toBe(200)
+    for (const review of reviews) expect((await get(`/reviews/${review.id as number}`)).status).toBe(404)
+    expect((await get(`/authors/${author.id as number}`)).body).toEqual({ id: author.id, name: 'Iain M. Banks' })
+    const changes = await changesAfter(seq, 5)
+    expect(changes.map((c) => `${c.service}/${String(c.id)} ${c.kind}`).sort()).toEqual([
+      `authors/${author.id as number} replaced`, `books/${book.id as number} deleted`, `publishers/${publisher.id as number} deleted`,
+      ...reviews.map((r) => `reviews/${r.id as number} deleted`)
+    ].sort())
+  })
+
   it('leaves no dangling reference after racing creates and deletes', async () => {
     for (let round = 0; round < 5; round++) {
       const author = (await post('/authors', { name: `Racer ${round}` })).body
