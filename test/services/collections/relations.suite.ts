@@ -149,6 +149,32 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect((await get('/books?author.limit=1')).status).toBe(400)
   })
 
+  it('filters through references in filter= expressions, as the bracket form does, on every store', async () => {
+    const titles = async (expression: string, extra = ''): Promise<string[]> => {
+      const res = await get(`/books?filter=${encodeURIComponent(expression)}${extra}`)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return res.body.items.map((b: Json) => b.title)
+    }
+    expect(await titles("author.name = 'Frank Herbert'")).toEqual(['Dune', 'Dune Messiah'])
+    expect(await titles("author.name ~ 'HERBERT' && title ~ 'messiah'")).toEqual(['Dune Messiah'])
+    expect(await titles("(author.name = 'Ursula K. Le Guin' || author.name ~ 'herbert') && title != 'Dune'")).toEqual(['Dune Messiah', 'The Dispossessed'])
+    expect(await titles("author.publisher.name = 'Chilton'", '&sort=-title')).toEqual(['Dune Messiah', 'Dune'])
+    expect(await titles("!(author.name ~ 'herbert')")).toEqual(['The Dispossessed'])
+    expect(await titles("title ~ 'messiah'", '&author.name[contains]=herbert')).toEqual(['Dune Messiah'])
+    const counted = await request(`${base}/books?filter=${encodeURIComponent("author.name ~ 'herbert'")}&count=true&limit=1`)
+    expect(counted.headers.get('x-total-count')).toBe('2')
+    expect((await get(counted.body.next as string)).body.items.map((b: Json) => b.title)).toEqual(['Dune Messiah'])
+    const refused = async (expression: string, detail: string): Promise<void> => {
+      const res = await get(`/books?filter=${encodeURIComponent(expression)}`)
+      expect(res.status).toBe(400)
+      expect(res.body).toMatchObject({ type: '/errors/INVALID_QUERY' })
+      expect(res.body.detail).toContain(detail)
+    }
+    await refused("author.name = 'x' || title = 'y'", 'filter: a condition through a reference (author.name) joins the rest of the filter with && only, not inside || or ! with fields of books or of another reference at 1')
+    await refused("author.nme = 'x'", 'filter: unknown field "nme"')
+    await refused("author.publisher.name > 1", "filter: name must be")
+  })
+
   it('follows references in GraphQL, one store query per relation per level', async () => {
     const counted = countCalls(stores, ['authors', 'publishers', 'books'])
     const answer = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ books(first: 3) { nodes { title author { name publisher { name } books_via_author(first: 1) { title } } } } }' } })
