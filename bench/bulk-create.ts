@@ -9,6 +9,7 @@
  *   npx tsc -p tsconfig.build.json && npx tsx bench/bulk-create.ts
  *   … --records 10000 --batch 10000 --clients 8 --rounds 3
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/bulk-create.ts   (adds PostgreSQL)
+ *   … --stores postgres   (only the stores named, comma-separated)
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -16,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 
-const { values: args } = parseArgs({ options: { records: { type: 'string', default: '10000' }, batch: { type: 'string', default: '10000' }, clients: { type: 'string', default: '8' }, rounds: { type: 'string', default: '3' } } })
+const { values: args } = parseArgs({ options: { records: { type: 'string', default: '10000' }, batch: { type: 'string', default: '10000' }, clients: { type: 'string', default: '8' }, rounds: { type: 'string', default: '3' }, stores: { type: 'string' } } })
 const RECORDS = Number(args.records)
 const BATCH = Number(args.batch)
 const CLIENTS = Number(args.clients)
@@ -68,9 +69,11 @@ async function round (store: string, mode: 'single' | 'bulk', port: number): Pro
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 const stores: Array<[string, () => string]> = [['memory', () => 'memory'], ['sqlite', () => `sqlite:${join(dir, `${Math.random()}.db`)}`]]
 if (process.env.DATABASE_URL !== undefined) stores.push(['postgres', () => process.env.DATABASE_URL as string])
+const only = args.stores?.split(',')
 
 let port = 39000
 for (const [name, location] of stores) {
+  if (only !== undefined && !only.includes(name)) continue
   const results: Record<'single' | 'bulk', Array<{ rate: number, cpuUs: number }>> = { single: [], bulk: [] }
   for (let r = 0; r < ROUNDS; r++) {
     for (const mode of ['single', 'bulk'] as const) results[mode].push(await round(location(), mode, port++))

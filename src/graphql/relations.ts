@@ -63,6 +63,8 @@ export function relationFields (collection: string, { types, filters, stores, re
       fields[relation.name] = {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
         description: `The records of ${relation.target} this list names, in its order (those that no longer exist left out). Loaded in one store query for every record of a level.`,
+        // The cost of a document weighs the list as its most items (src/services/albums/cost.ts).
+        extensions: { mostItems: filters.get(collection)?.model.fields[relation.field]?.mostItems },
         resolve: async (record, _args, context) => {
           const value = record[relation.field]
           if (!Array.isArray(value) || value.length === 0) return []

@@ -16,6 +16,8 @@ export interface FieldParam extends ValueBounds {
   readOnly?: boolean
   /** A list's item kind: what `has` and `hasAny` values are read as (src/records/list-filters.ts). */
   items?: Kind
+  /** A list's most items (its maxItems): what a GraphQL document selecting the records a list of references names is weighed as. */
+  mostItems?: number
   /** The operators, when fewer than the kind's (a nested text has no folded copy, so no `contains`). */
   operators?: readonly FilterOperator[]
   /** A record may leave it unset: a cursor then carries null for it (sorted first ascending, last descending). */

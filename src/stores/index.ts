@@ -39,7 +39,7 @@ export function memoryStores (options: StoreOptions = {}): RecordStores {
   const kept = new MemoryKeptWrites(options.idempotencyRetentionMs, undefined, options.clock)
   const changes = new MemoryChangeLog(options.memoryChangesKept, options.clock)
   const declarations = options.collections ?? []
-  const references = new TableReferences(declarations)
+  const references = new TableReferences<MemoryUnit>(declarations)
   const collections = new Map(declarations.map((d) => [d.name, new MemoryRecordStore(d, kept, changes, references)]))
   return {
     collections,

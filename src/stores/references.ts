@@ -4,17 +4,23 @@ import {
 } from '../domain/index.js'
 import type { SqlTable } from './sql-query.js'
 
-/** What the references need of one collection's store, synchronously (inside the write's own step or transaction). */
-export interface ReferencedTable {
+/**
+ * What the references need of one collection's store, synchronously (inside
+ * the write's own step or transaction). `U` is the store's unit of work where
+ * it keeps one of its own (memory's undo log): a cascade inside a unit is
+ * written through it, so a unit that fails takes the cascade back too. SQL
+ * stores roll back with their transaction and take none.
+ */
+export interface ReferencedTable<U = never> {
   readonly declaration: CollectionDeclaration
   holds: (id: RecordId) => boolean
   idsWhere: (field: string, value: FieldData) => RecordId[]
   /** Removes a record with its change, bypassing references (a cascade's step). */
-  removeNow: (id: RecordId) => void
+  removeNow: (id: RecordId, unit?: U) => void
   /** Clears an optional field with its change (set-null). */
-  clearNow: (id: RecordId, field: string) => void
+  clearNow: (id: RecordId, field: string, unit?: U) => void
   /** Takes `value` out of a list of references with its change (x-on-delete remove). */
-  pullNow: (id: RecordId, field: string, value: FieldData) => void
+  pullNow: (id: RecordId, field: string, value: FieldData, unit?: U) => void
   /** The ids of the records a filter accepts (filters through references, where the store has no SQL to join in). */
   select?: (filter: RecordFilter) => Promise<RecordId[]>
 }
@@ -27,15 +33,15 @@ export interface ReferencedTable {
  * its plan in the same step or transaction as the write itself, so no other
  * write can come between them.
  */
-export class TableReferences implements ReferenceReader {
-  readonly #tables = new Map<string, ReferencedTable>()
+export class TableReferences<U = never> implements ReferenceReader {
+  readonly #tables = new Map<string, ReferencedTable<U>>()
   readonly #incoming: Map<string, IncomingReference[]>
 
   constructor (declarations: readonly CollectionDeclaration[]) {
     this.#incoming = incomingReferences(declarations)
   }
 
-  register (table: ReferencedTable): void {
+  register (table: ReferencedTable<U>): void {
     this.#tables.set(table.declaration.name, table)
   }
 
@@ -49,18 +55,21 @@ export class TableReferences implements ReferenceReader {
     if (missing !== undefined) throw missing
   }
 
-  /** Before `collection/id` is deleted: refuses (RecordReferencedError), or removes and clears what refers to it. */
   /** Throws as `deleting` would (a restricted reference), changing nothing. */
   checkDeleting (collection: string, id: RecordId): void {
     if (this.#incoming.has(collection)) deletionPlan(collection, id, this.#incoming, this)
   }
 
-  deleting (collection: string, id: RecordId): void {
+  /**
+   * Before `collection/id` is deleted: refuses (RecordReferencedError), or
+   * removes and clears what refers to it, inside `unit` when the delete is.
+   */
+  deleting (collection: string, id: RecordId, unit?: U): void {
     if (!this.#incoming.has(collection)) return
     const plan = deletionPlan(collection, id, this.#incoming, this)
-    for (const { collection: name, id: cleared, field } of plan.cleared) this.#table(name).clearNow(cleared, field)
-    for (const { collection: name, id: pulled, field, value } of plan.pulled) this.#table(name).pullNow(pulled, field, value)
-    for (const { collection: name, id: removed } of plan.removed) this.#table(name).removeNow(removed)
+    for (const { collection: name, id: cleared, field } of plan.cleared) this.#table(name).clearNow(cleared, field, unit)
+    for (const { collection: name, id: pulled, field, value } of plan.pulled) this.#table(name).pullNow(pulled, field, value, unit)
+    for (const { collection: name, id: removed } of plan.removed) this.#table(name).removeNow(removed, unit)
   }
 
   /**
@@ -85,7 +94,7 @@ export class TableReferences implements ReferenceReader {
     return this.#table(collection).idsWhere(field, value)
   }
 
-  #table (name: string): ReferencedTable {
+  #table (name: string): ReferencedTable<U> {
     const table = this.#tables.get(name)
     if (table === undefined) throw new RangeError(`the stores keep no collection ${name}`)
     return table

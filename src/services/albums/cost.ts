@@ -24,7 +24,8 @@ export type Variables = Readonly<Record<string, unknown>> | null | undefined
  * (issue 36). Each selected field costs 1 and an object's fields are added to
  * it; a list field (a connection: `first`, `nodes`/`edges`) costs its `first`
  * (default 50) times what one record of it selects, plus a scan for
- * `totalCount` and another for a text search. Fragments count once per use;
+ * `totalCount` and another for a text search; a list of references its
+ * declared most items (maxItems) times what one record selects. Fragments count once per use;
  * `@skip`/`@include` are not weighed (the cost is an upper bound).
  *
  * graphql-query-complexity (installed) is not used: its estimators see a
@@ -94,7 +95,9 @@ export function operationCost (schema: GraphQLSchema, document: DocumentNode, op
         cost += 1 + first * walk(selection.selectionSet, fieldType)
         continue
       }
-      cost += 1 + walk(selection.selectionSet, fieldType)
+      // A list of references (tags: [Tag!]!): as many records as it may hold, each what it selects.
+      const most = field?.extensions.mostItems
+      cost += 1 + (typeof most === 'number' ? most : 1) * walk(selection.selectionSet, fieldType)
     }
     return cost
   }

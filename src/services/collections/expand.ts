@@ -2,9 +2,10 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
 import type { RecordStores, ReferenceFilter } from '../../domain/index.js'
 import { TEXT_VALIDATION } from '../../http/rest/index.js'
-import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type Relations } from '../../records/index.js'
+import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, EXPRESSION_PARAM, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type Relations } from '../../records/index.js'
 import type { CollectionSchema } from './declare.js'
 import { queryModel } from './schema.js'
+import { filterThrough } from './filter-through.js'
 import type { Expansion } from '../records/policy.js'
 import { collectionStore } from '../records/routes.js'
 
@@ -19,13 +20,24 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
   if (own === undefined || own.size === 0) return undefined
   const storeOf = (collection: string): ReturnType<typeof collectionStore> => collectionStore(stores, collection)
   const through = throughFilters(relations, declared)
+  const expressions = filterThrough(relations, declared)
   return {
     relations: [...own.keys()],
     refers: [...own.values()].some((r) => r.kind !== 'many'),
     referred: [...own.values()].some((r) => r.kind === 'many'),
     parse: (text) => parseExpand(relations, name, text),
     apply: async (nodes, records) => await expandRecords(nodes, records, storeOf),
-    through: (query) => through(name, query)
+    through: (query) => {
+      const brackets = through(name, query)
+      const text = query[EXPRESSION_PARAM]
+      if (typeof text !== 'string') return brackets
+      const expression = expressions(name, text)
+      if (expression === undefined) return brackets
+      // The expression is read here whole: its own part joins the list's filter (routes.ts), and a next link carries it on as sent.
+      const rest = { ...(brackets?.rest ?? query) }
+      delete rest[EXPRESSION_PARAM]
+      return { rest, filters: [...brackets?.filters ?? [], ...expression.filters], carried: [...brackets?.carried ?? [], [EXPRESSION_PARAM, text]], ...(expression.own === undefined ? {} : { own: expression.own }) }
+    }
   }
 }
 

@@ -245,7 +245,8 @@ export function queryModel (collection: CollectionSchema): CollectionModel {
     const values = Array.isArray(field.enum) ? { values: field.enum as Array<string | number> } : {}
     const readOnly = collection.rules.auto[name] !== undefined ? { readOnly: true } : {}
     const items = declaration.fields[name]?.items
-    fields[name] = { kind, ...bounds, description, ...(KINDS[kind].composite === undefined ? {} : { sortable: false }), ...(optional ? { optional } : {}), ...values, ...readOnly, ...(items === undefined ? {} : { items }) }
+    const most = typeof field.maxItems === 'number' ? { mostItems: field.maxItems } : {}
+    fields[name] = { kind, ...bounds, description, ...(KINDS[kind].composite === undefined ? {} : { sortable: false }), ...(optional ? { optional } : {}), ...values, ...readOnly, ...(items === undefined ? {} : { items, ...most }) }
   }
   // The scalars inside objects, by dotted path: filters (no `contains`: they have no folded copy) and, when every step is required, sort keys.
   for (const nested of nestedScalars(declaration.fields)) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import type { RecordId, ReferenceFilter, StoredRecord } from '../../domain/index.js'
+import type { RecordFilter, RecordId, ReferenceFilter, StoredRecord } from '../../domain/index.js'
 import type { AppError, ErrorCode } from '../../http/errors/index.js'
 import type { CollectionModel } from '../../http/rest/index.js'
 import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
@@ -78,8 +78,13 @@ export interface Expansion {
   parse: (text: string) => ExpandNode[]
   /** The records with their `expand` member: one store query per relation. */
   apply: (nodes: readonly ExpandNode[], records: readonly StoredRecord[]) => Promise<ExpandedRecord[]>
-  /** The filters through references of a list's query (`author.name[contains]=…`), the rest of it, and the parameters a next link carries on; undefined without any. */
-  through: (query: Readonly<Record<string, unknown>>) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]> } | undefined
+  /**
+   * The filters through references of a list's query (`author.name[contains]=…`,
+   * `filter=author.name = 'x'`), the rest of it, the parameters a next link
+   * carries on, and (when `filter=` went through a reference) the expression's
+   * own part, read here; undefined without any.
+   */
+  through: (query: Readonly<Record<string, unknown>>) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]>, own?: RecordFilter } | undefined
 }
 
 export interface Operation {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
+import { allOf, IF_PRESENT, NO_CONDITION, type CreateResult, type RecordFilter, type ReferenceFilter, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type ListRequest, type Page, type RecordEtags, type WriteAnswer
@@ -255,7 +255,7 @@ function listPages ({ policy, store, path, options, projection }: RouteContext):
     if (through !== undefined || expanded !== undefined) {
       // What the list's own parser does not know: carried on by next links as the client sent it.
       const carried: Array<[string, string]> = [...list.carried, ...through?.carried ?? [], ...(expanded === undefined ? [] : [['expand', expanded.text] as [string, string]])]
-      list = { ...list, filter: through === undefined ? list.filter : { ...list.filter, through: through.filters }, carried }
+      list = { ...list, filter: through === undefined ? list.filter : withThrough(list.filter, through.filters, through.own), carried }
     }
     if (expanded !== undefined) {
       if (fields !== undefined) throw new AppError('INVALID_QUERY', 'fields and expand: ask for one of them (a projection of expanded records is not supported)')
@@ -614,4 +614,11 @@ export function collectionStore (stores: RecordStores, name: string): RecordStor
   const store = stores.collections.get(name)
   if (store === undefined) throw new RangeError(`the stores keep no collection ${name}: open them with its declaration`)
   return store
+}
+
+/** A list's filter with the filters through references, and the own part of a `filter=` that went through one. */
+function withThrough (filter: RecordFilter, through: ReferenceFilter[], own: RecordFilter | undefined): RecordFilter {
+  if (own === undefined) return { ...filter, through }
+  const expression = allOf([filter.expression, own.expression].filter((e) => e !== undefined))
+  return { ...filter, where: [...filter.where, ...own.where], ...(expression === undefined ? {} : { expression }), through: [...through, ...own.through ?? []] }
 }

@@ -22,7 +22,7 @@ import type { ReferencedTable, TableReferences } from '../references.js'
  * Writes are synchronous, so the id rule, the precondition, the change and a
  * keyed answer happen without a turn of the event loop in between.
  */
-export class MemoryRecordStore implements RecordStore, ReferencedTable {
+export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUnit> {
   readonly declaration: CollectionDeclaration
   readonly #records: IndexedTable<RecordId, StoredRecord>
   readonly #queries: MemoryQueries<RecordId, StoredRecord>
@@ -34,9 +34,9 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
   /** The next id `sequence` or `int64` gives; under `count`, one past the highest id ever issued. */
   #next: number | bigint
   /** The references between the stores of one open (x-references), when given. */
-  readonly #references: TableReferences | undefined
+  readonly #references: TableReferences<MemoryUnit> | undefined
 
-  constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog(), references?: TableReferences) {
+  constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog(), references?: TableReferences<MemoryUnit>) {
     this.declaration = declaration
     const kinds = fieldKindsOf(declaration)
     const optional = Object.keys(declaration.fields).filter((f) => declaration.fields[f]?.required === false)
@@ -159,19 +159,10 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
     const current = this.#records.get(id)
     if (current === undefined) return NOT_FOUND
     if (!conditionHolds(condition, current, sameRecord)) return PRECONDITION_FAILED
-    // Restrict refuses here; cascade and set-null change the referring records now
-    // (inside a batch, those are not undone if the batch fails: docs/collections.md).
-    this.#references?.deleting(this.declaration.name, id)
-    this.#records.delete(id)
-    this.#unique.move(current, undefined)
-    if (unit === undefined) this.#changes.changed(this.declaration.name, 'deleted', id, null)
-    else {
-      unit.undo(() => {
-        this.#records.set(id, current)
-        this.#unique.move(undefined, current)
-      })
-      unit.changed(this.declaration.name, 'deleted', id, null)
-    }
+    // Restrict refuses here; cascade, set-null and remove change the referring
+    // records now, through the unit when there is one (a failed batch takes them back).
+    this.#references?.deleting(this.declaration.name, id, unit)
+    this.removeNow(id, unit)
     return DELETED
   }
 
@@ -232,26 +223,34 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable {
     return (this.#records.equalRange(field, value as FieldValue, Infinity) ?? []).map((r) => r.id)
   }
 
-  removeNow (id: RecordId): void {
+  removeNow (id: RecordId, unit?: MemoryUnit): void {
     const current = this.#records.get(id)
     if (current === undefined || !this.#records.delete(id)) return
     this.#unique.move(current, undefined)
-    this.#changes.changed(this.declaration.name, 'deleted', id, null)
+    if (unit === undefined) {
+      this.#changes.changed(this.declaration.name, 'deleted', id, null)
+      return
+    }
+    unit.undo(() => {
+      this.#records.set(id, current)
+      this.#unique.move(undefined, current)
+    })
+    unit.changed(this.declaration.name, 'deleted', id, null)
   }
 
-  pullNow (id: RecordId, field: string, value: FieldData): void {
+  pullNow (id: RecordId, field: string, value: FieldData, unit?: MemoryUnit): void {
     const current = this.#records.get(id)
     const items = current?.[field]
     if (current === undefined || !Array.isArray(items)) return
-    this.#store('replaced', recordOf(this.declaration, id, { ...current, [field]: items.filter((item) => item !== value) }))
+    this.#store('replaced', recordOf(this.declaration, id, { ...current, [field]: items.filter((item) => item !== value) }), unit)
   }
 
-  clearNow (id: RecordId, field: string): void {
+  clearNow (id: RecordId, field: string, unit?: MemoryUnit): void {
     const current = this.#records.get(id)
     if (current === undefined) return
     const input: Record<string, FieldData | undefined> = { ...current }
     delete input[field]
-    this.#store('replaced', recordOf(this.declaration, id, input))
+    this.#store('replaced', recordOf(this.declaration, id, input), unit)
   }
 
   async query (query: RecordQuery): Promise<StoredRecord[]> {

@@ -31,8 +31,14 @@ interface Statement { name: string, text: string }
 interface Statements {
   /** One round trip: the generated function (count, sequence, int64) or a plain INSERT (uuid). */
   create: Statement
-  /** A bulk create in one statement: arrays of values, one per column (after the count rule's firstId), in order. */
+  /** A bulk create in one statement: the ids ($1), then arrays of values, one per column, in order; each row's change appended by the statement. */
   createMany: Statement
+  /** The counter row of count and sequence ids, locked: records held and the next id. */
+  counter: Statement
+  /** Whether any record holds an id in [$1, $2) (a count run meeting a hole). */
+  heldIn: Statement
+  /** The counter row moved on after a bulk create: $1 records more, the next id at least $2. */
+  countedMany: Statement
   /** Filtered writes: an UPDATE from arrays (ids, then each updated column's values), a DELETE of an array of ids, the count down by $1. */
   updateMany: Statement
   deleteMany: Statement
@@ -196,13 +202,6 @@ export class PostgresRecordStore implements RecordStore {
     return await writes.transaction(async (client) => result((await client.query<Row>(query)).rows[0]), keyed)
   }
 
-  /**
-   * One statement for the whole list: the values as one array per column,
-   * unnested in order, each row through the collection's create function
-   * (the id rule under the counter row's lock, its change by the trigger),
-   * or for uuid ids one multi-row INSERT. Without a key it is one autocommit
-   * statement, so all or nothing either way.
-   */
   async createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
     try {
       return await this.#createMany(inputs, keyed)
@@ -211,31 +210,64 @@ export class PostgresRecordStore implements RecordStore {
     }
   }
 
+  /**
+   * One set-based INSERT … SELECT FROM unnest for the whole list, in one
+   * transaction. The ids are drawn first, as the create function would draw
+   * them one at a time (count and sequence under the counter row's lock,
+   * int64 from the SEQUENCE skipping ids held, uuid at random); then every
+   * row goes in with its change appended by the same statement (the row
+   * trigger stays out of it, as for an import), and the counter row moves
+   * on once. A count run that meets a record held (a hole the rule fills
+   * again) is created row by row through the function, which replaces as
+   * the rule says; an int64 id a racing write took meanwhile likewise.
+   */
   async #createMany (inputs: readonly RecordInput[], keyed?: KeyedWrite<CreateResult[]>): Promise<CreateResult[]> {
     if (inputs.length === 0) return await this.#writes.transaction(async () => [], keyed)
-    if (this.#layout.columns.length === 0) {
-      // No field to unnest: one create function call per record, in one transaction.
-      return await this.#writes.transaction(async (client) => {
+    return await this.#writes.transaction(async (client) => {
+      const ids = await this.#drawIds(client, inputs.length)
+      if (ids === undefined) {
         const results: CreateResult[] = []
         for (const input of inputs) results.push(await this.#createWith(client, input))
         return results
-      }, keyed)
-    }
+      }
+      const rows = inputs.map((input) => this.#values(input))
+      const values = [ids.map(String), ...this.#layout.columns.map((_, i) => rows.map((row) => row[i]))]
+      await client.query("SET LOCAL rqs.import = 'on'")
+      const applied = (await client.query<Row>({ ...this.#s.createMany, values })).rows
+      await client.query("SET LOCAL rqs.import = 'off'")
+      const replaced = new Map(applied.map((row) => [String(row.id), row.replaced === true]))
+      const results: CreateResult[] = []
+      for (const [i, input] of inputs.entries()) {
+        const outcome = replaced.get(String(ids[i]))
+        // Not inserted: an int64 id a racing write by id took after it was drawn.
+        if (outcome === undefined) results.push(await this.#createWith(client, input))
+        else results.push({ outcome: outcome ? 'replaced' : 'created', record: recordOf(this.declaration, this.#layout.idOf(ids[i]), input) })
+      }
+      if (this.#layout.counted) {
+        const created = results.filter((r) => r.outcome === 'created').length
+        await client.query({ ...this.#s.countedMany, values: [created, String(BigInt(ids[ids.length - 1] as bigint) + 1n)] })
+      }
+      return results
+    }, keyed)
+  }
+
+  /** The ids of `n` new records in order, as n creates would draw them; undefined when a count run meets a record held. */
+  async #drawIds (client: PoolClient, n: number): Promise<Array<bigint | string> | undefined> {
     const { ids, firstId } = this.declaration
-    const rows = inputs.map((input) => this.#values(input))
-    const columns = this.#layout.columns.map((_, i) => rows.map((row) => row[i]))
-    let uuids: string[] | undefined
-    const values: unknown[] = []
-    if (ids === 'uuid') values.push(uuids = inputs.map(() => randomUUID()))
-    else if (ids === 'count') values.push(firstId)
-    values.push(...columns)
-    const query = { text: this.#s.createMany.text, values }
-    const results = (created: Row[]): CreateResult[] => inputs.map((input, i) => ({
-      outcome: created[i]?.replaced === true ? 'replaced' : 'created',
-      record: recordOf(this.declaration, uuids?.[i] ?? this.#layout.idOf(created[i]?.id), input)
-    }))
-    if (keyed === undefined) return results((await this.#writes.statement<Row>(query)).rows)
-    return await this.#writes.transaction(async (client) => results((await client.query<Row>(query)).rows), keyed)
+    if (ids === 'uuid') return Array.from({ length: n }, () => randomUUID())
+    if (ids === 'int64') {
+      const drawn: bigint[] = []
+      while (drawn.length < n) {
+        const rows = (await client.query<{ id: bigint }>(drawIdsText(this.#layout, this.#sequence as string), [n - drawn.length])).rows
+        drawn.push(...rows.map((r) => BigInt(r.id)))
+      }
+      return drawn.sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+    }
+    const counter = (await client.query<{ n: bigint, next_id: bigint }>({ ...this.#s.counter })).rows[0]
+    if (counter === undefined) throw new RangeError(`${this.declaration.name} has no counter row`)
+    const first = ids === 'count' ? BigInt(firstId) + BigInt(counter.n) : BigInt(counter.next_id)
+    if (ids === 'count' && (await client.query({ ...this.#s.heldIn, values: [String(first), String(first + BigInt(n))] })).rows.length > 0) return undefined
+    return Array.from({ length: n }, (_, i) => first + BigInt(i))
   }
 
   async #createWith (client: PoolClient, input: RecordInput): Promise<CreateResult> {
@@ -422,6 +454,9 @@ function statements (layout: TableLayout): Statements {
   return {
     create: { name: `${prefix}-create`, text: create },
     createMany: { name: `${prefix}-create-many`, text: createManyText(layout) },
+    counter: { name: `${prefix}-counter`, text: `SELECT n, next_id FROM rqs_ids WHERE collection = ${name} FOR UPDATE` },
+    heldIn: { name: `${prefix}-held-in`, text: `SELECT 1 FROM ${table} WHERE id >= $1::bigint AND id < $2::bigint LIMIT 1` },
+    countedMany: { name: `${prefix}-counted-many`, text: `UPDATE rqs_ids SET n = n + $1::bigint, next_id = GREATEST(next_id, $2::bigint) WHERE collection = ${name}` },
     updateMany: { name: `${prefix}-update-many`, text: updateManyText(layout, sets) },
     deleteMany: { name: `${prefix}-delete-many`, text: `DELETE FROM ${table} WHERE id = ANY($1::${layout.idSqlType}[])` },
     uncountedBy: { name: `${prefix}-uncounted-by`, text: `UPDATE rqs_ids SET n = n - $1 WHERE collection = ${name}` },
@@ -445,31 +480,37 @@ function statements (layout: TableLayout): Statements {
 }
 
 /**
- * A bulk create: the columns' arrays unnested WITH ORDINALITY, and each row
- * created through the collection's create function in that order (LATERAL),
- * so the id rule and the counter stay those of one create; uuid ids (given
- * as the first array) need no function: one multi-row INSERT … SELECT.
+ * A bulk create: the ids and the columns' arrays unnested together, inserted
+ * in one statement (count and sequence ids replace a record held, as their
+ * create functions do; an int64 id held is skipped, for the caller to draw
+ * again), each inserted row's change appended in the input's order as the
+ * row trigger would (the caller turns it off for the statement). Answers
+ * each row's id and whether it replaced one.
  */
 function createManyText (layout: TableLayout): string {
-  const { declaration, table, fields, routines } = layout
-  const types = [...fields.map((f) => f.sqlType), ...fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
-  const first = declaration.ids === 'uuid' || declaration.ids === 'count' ? 2 : 1
-  const arrays = types.map((t, i) => `$${i + first}::${t}[]`)
-  const names = types.map((_, i) => `c${i}`)
-  if (declaration.ids === 'uuid') {
-    const unnested = [`$1::${layout.idSqlType}[]`, ...arrays].join(', ')
-    return `INSERT INTO ${table} (${['id', ...layout.columns].join(', ')}) SELECT * FROM unnest(${unnested}) RETURNING id`
-  }
-  const source = types.length === 0 ? 'generate_series(1, $1) WITH ORDINALITY AS u(g, ord)' : `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...names, 'ord'].join(', ')})`
-  const args = names.map((n) => `u.${n}`)
-  let call: string
-  switch (declaration.ids) {
-    case 'count': call = `${routines.create}($1${args.map((a) => `, ${a}`).join('')})`; break
-    case 'sequence': call = `${routines.createNext}(${args.join(', ')})`; break
-    default: call = `${routines.create}(${args.join(', ')})`
-  }
-  const replaced = declaration.ids === 'int64' ? 'false' : 'r.o_replaced'
-  return `SELECT r.o_id AS id, ${replaced} AS replaced FROM ${source} CROSS JOIN LATERAL ${call} AS r ORDER BY u.ord`
+  const { declaration, table, fields } = layout
+  const types = [layout.idSqlType, ...fields.map((f) => f.sqlType), ...fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
+  const names = ['id', ...layout.columns.map((_, i) => `c${i}`)]
+  const updates = layout.columns.length === 0 ? 'id = t.id' : layout.columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ')
+  const conflict = declaration.ids === 'uuid' ? '' : declaration.ids === 'int64' ? 'ON CONFLICT (id) DO NOTHING' : `ON CONFLICT (id) DO UPDATE SET ${updates}`
+  const [idColumns, id] = layout.idSqlType === 'text' ? ['record_id, record_key', '0, a.id'] : ['record_id', 'a.id']
+  return `WITH u AS (SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) WITH ORDINALITY AS u(${[...names, 'rqs__ord'].join(', ')})),
+    applied AS (
+      INSERT INTO ${table} AS t (${['id', ...layout.columns].join(', ')}) SELECT ${names.join(', ')} FROM u ORDER BY rqs__ord ${conflict}
+      RETURNING t.*, t.xmax <> 0 AS rqs__replaced
+    ),
+    changed AS (
+      INSERT INTO rqs_pending_changes (service, kind, ${idColumns}, record)
+      SELECT ${literal(declaration.name)}, CASE WHEN a.rqs__replaced THEN 'replaced' ELSE 'created' END, ${id}, ${changedJson(layout, 'a')}
+      FROM applied a JOIN u ON u.id = a.id ORDER BY u.rqs__ord
+    )
+    SELECT id, rqs__replaced AS replaced FROM applied`
+}
+
+/** Up to $1 new ids of an int64 collection from its SEQUENCE, those a record holds left out (its create function skips them too). */
+function drawIdsText (layout: TableLayout, sequence: string): string {
+  return `SELECT s.id FROM (SELECT nextval(${literal(sequence)}) AS id FROM generate_series(1, $1::integer)) s
+    WHERE NOT EXISTS (SELECT 1 FROM ${layout.table} t WHERE t.id = s.id)`
 }
 
 /** UPDATE of the `sets` columns of many rows from arrays: the ids ($1), then each column's values in the order of `sets`. */

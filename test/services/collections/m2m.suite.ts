@@ -119,6 +119,14 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
     expect(back.body.data.tags.nodes).toEqual([{ label: 'sf', books_via_tags: [{ title: 'Dune' }] }, { label: 'classic', books_via_tags: [] }, { label: 'desert', books_via_tags: [{ title: 'Dune' }] }])
   })
 
+  it('weighs a list of references in a document\'s cost as its most items (maxItems, 100 by default)', async () => {
+    // 1 (books) + 1 (nodes) + 1000 records × (1 + 100 tags × 1 field): over the budget, where one tag a book was 2 002.
+    const costly = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ books(first: 1000) { nodes { tags { label } } } }' } })
+    expect(costly.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COSTLY', cost: 101_002, budget: 100_000 })
+    const small = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ books(first: 2) { nodes { tags { label } } } }' } })
+    expect(small.body.errors).toBeUndefined()
+  })
+
   it('refuses to delete a record a restricting list names (409 counting the records)', async () => {
     const refused = await del('/genres/1')
     expect(refused.status).toBe(409)
@@ -147,6 +155,18 @@ export function m2mSuite (storeOf: () => Config['store'] | undefined): void {
     expect((await get(`/books/${b.id as number}`)).body.tags).toEqual([])
     const changes = await changesAfter(seq, 3)
     expect(changes.map((c) => `${c.service}/${String(c.id)} ${c.kind}`).sort()).toEqual([`books/${a.id as number} replaced`, `books/${b.id as number} replaced`, `tags/${tag.id as number} deleted`].sort())
+  })
+
+  it('takes back a batch\'s remove from the lists when a later request fails', async () => {
+    const tag = (await post('/tags', { label: 'kept' })).body
+    const book = (await post('/books', { title: 'C', tags: [tag.id, 1] })).body
+    const seq = (await stores.changes.window()).latest
+    const failed = await post('/batch', { requests: [{ method: 'DELETE', url: `/tags/${tag.id as number}` }, { method: 'POST', url: '/books', body: { title: 'Ghost', tags: [404] } }] })
+    expect(failed.status).toBe(422)
+    expect(failed.body).toMatchObject({ index: 1, failed: { status: 422 } })
+    expect((await get(`/tags/${tag.id as number}`)).status).toBe(200)
+    expect((await get(`/books/${book.id as number}`)).body.tags).toEqual([tag.id, 1])
+    expect(await stores.changes.since(seq, 1000)).toEqual([])
   })
 }
 

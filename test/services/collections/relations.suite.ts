@@ -149,6 +149,32 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect((await get('/books?author.limit=1')).status).toBe(400)
   })
 
+  it('filters through references in filter= expressions, as the bracket form does, on every store', async () => {
+    const titles = async (expression: string, extra = ''): Promise<string[]> => {
+      const res = await get(`/books?filter=${encodeURIComponent(expression)}${extra}`)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return res.body.items.map((b: Json) => b.title)
+    }
+    expect(await titles("author.name = 'Frank Herbert'")).toEqual(['Dune', 'Dune Messiah'])
+    expect(await titles("author.name ~ 'HERBERT' && title ~ 'messiah'")).toEqual(['Dune Messiah'])
+    expect(await titles("(author.name = 'Ursula K. Le Guin' || author.name ~ 'herbert') && title != 'Dune'")).toEqual(['Dune Messiah', 'The Dispossessed'])
+    expect(await titles("author.publisher.name = 'Chilton'", '&sort=-title')).toEqual(['Dune Messiah', 'Dune'])
+    expect(await titles("!(author.name ~ 'herbert')")).toEqual(['The Dispossessed'])
+    expect(await titles("title ~ 'messiah'", '&author.name[contains]=herbert')).toEqual(['Dune Messiah'])
+    const counted = await request(`${base}/books?filter=${encodeURIComponent("author.name ~ 'herbert'")}&count=true&limit=1`)
+    expect(counted.headers.get('x-total-count')).toBe('2')
+    expect((await get(counted.body.next as string)).body.items.map((b: Json) => b.title)).toEqual(['Dune Messiah'])
+    const refused = async (expression: string, detail: string): Promise<void> => {
+      const res = await get(`/books?filter=${encodeURIComponent(expression)}`)
+      expect(res.status).toBe(400)
+      expect(res.body).toMatchObject({ type: '/errors/INVALID_QUERY' })
+      expect(res.body.detail).toContain(detail)
+    }
+    await refused("author.name = 'x' || title = 'y'", 'filter: a condition through a reference (author.name) joins the rest of the filter with && only, not inside || or ! with fields of books or of another reference at 1')
+    await refused("author.nme = 'x'", 'filter: unknown field "nme"')
+    await refused("author.publisher.name > 1", "filter: name must be")
+  })
+
   it('follows references in GraphQL, one store query per relation per level', async () => {
     const counted = countCalls(stores, ['authors', 'publishers', 'books'])
     const answer = await request(`${base}/graphql`, { method: 'POST', json: { query: '{ books(first: 3) { nodes { title author { name publisher { name } books_via_author(first: 1) { title } } } } }' } })
@@ -221,6 +247,32 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect(enrolment.status).toBe(201)
     expect((await request(`${base}/v2/students/${student.id as number}`, { method: 'DELETE' })).status).toBe(204)
     expect((await get(`/enrolments/${enrolment.body.id as number}`)).status).toBe(404)
+  })
+
+  it('takes back a batch\'s cascade and set-null when a later request fails, and applies them when it commits', async () => {
+    const book = (await post('/books', { title: 'Heretics of Dune', author: 1 })).body
+    const reviews = [(await post('/reviews', { text: 'Dense', book: book.id })).body, (await post('/reviews', { text: 'Dark', book: book.id })).body]
+    const publisher = (await post('/publishers', { name: 'Gollancz' })).body
+    const author = (await post('/authors', { name: 'Iain M. Banks', publisher: publisher.id })).body
+    const all = async (): Promise<Json[][]> => await Promise.all(['/books', '/reviews', '/authors', '/publishers'].map(async (path) => { const page = await get(`${path}?limit=100`); expect(page.status).toBe(200); return page.body.items as Json[] }))
+    const before = await all()
+    const seq = await lastSeq()
+    const deletes = [{ method: 'DELETE', url: `/books/${book.id as number}` }, { method: 'DELETE', url: `/publishers/${publisher.id as number}` }]
+    const failed = await post('/batch', { requests: [...deletes, { method: 'POST', url: '/books', body: { title: 'Ghost', author: 99 } }] })
+    expect(failed.status).toBe(422)
+    expect(failed.body).toMatchObject({ index: 2, failed: { status: 422, errors: [{ error: 'REFERENCE_NOT_FOUND' }] } })
+    // Every collection is exactly as before, and the feed carries nothing of the failed batch.
+    expect(await all()).toEqual(before)
+    expect(await stores.changes.since(seq, 1000)).toEqual([])
+    const applied = await post('/batch', { requests: deletes })
+    expect(applied.status).toBe(200)
+    for (const review of reviews) expect((await get(`/reviews/${review.id as number}`)).status).toBe(404)
+    expect((await get(`/authors/${author.id as number}`)).body).toEqual({ id: author.id, name: 'Iain M. Banks' })
+    const changes = await changesAfter(seq, 5)
+    expect(changes.map((c) => `${c.service}/${String(c.id)} ${c.kind}`).sort()).toEqual([
+      `authors/${author.id as number} replaced`, `books/${book.id as number} deleted`, `publishers/${publisher.id as number} deleted`,
+      ...reviews.map((r) => `reviews/${r.id as number} deleted`)
+    ].sort())
   })
 
   it('leaves no dangling reference after racing creates and deletes', async () => {

@@ -233,6 +233,39 @@ export function bulkSuite (storeOf: () => Config['store'] | undefined): void {
     expect((await request(`${origin}/addresses/${String(addresses.body[1].id)}`)).body).toEqual(addresses.body[1])
   })
 
+  it('draws ids as creates one at a time would: an address id held ahead is skipped, a student hole is replaced as the count rule says', async () => {
+    const origin = server().origin
+    const address = (n: number): Record<string, string> => ({ name: `Held ${n}`, city: 'Bonn', postalCode: String(53000 + n) })
+    const feed = await connectFeed(`${origin}/events?services=addresses,students`)
+    try {
+      await feed.waitForEvent('ready')
+      const seen = feed.events.length
+      const first = (await request(`${origin}/addresses`, { method: 'POST', json: address(0) })).body
+      expect((await request(`${origin}/addresses/${String(first.id + 2)}`, { method: 'PUT', json: address(2) })).status).toBe(201)
+      const addresses = await request(`${origin}/addresses`, { method: 'POST', json: [address(1), address(3), address(4)] })
+      expect(addresses.status, addresses.text).toBe(201)
+      expect(addresses.body.map((a: any) => a.id)).toEqual([first.id + 1, first.id + 3, first.id + 4])
+      // Students: the count rule's next id is the number held; deleting the last one frees it, deleting another leaves a hole the rule fills by replacing.
+      const made = (await request(`${origin}/v2/students`, { method: 'POST', json: [{ firstName: 'C', lastName: 'C', age: 3 }, { firstName: 'D', lastName: 'D', age: 4 }, { firstName: 'E', lastName: 'E', age: 5 }] })).body
+      expect((await request(`${origin}/v2/students/${String(made[2].id)}`, { method: 'DELETE' })).status).toBe(204)
+      const next = await request(`${origin}/v2/students`, { method: 'POST', json: [{ firstName: 'F', lastName: 'F', age: 6 }] })
+      expect(next.body.map((s: any) => s.id)).toEqual([made[2].id])
+      expect((await request(`${origin}/v2/students/${String(made[0].id)}`, { method: 'DELETE' })).status).toBe(204)
+      const filled = await request(`${origin}/v2/students`, { method: 'POST', json: [{ firstName: 'G', lastName: 'G', age: 7 }] })
+      expect(filled.status, filled.text).toBe(201)
+      expect(filled.body.map((s: any) => s.id)).toEqual([made[2].id])
+      expect((await request(`${origin}/v2/students/${String(made[2].id)}`)).body).toMatchObject({ firstName: 'G' })
+      // A change each, in order, as the records were answered.
+      const events = (await feed.waitFor(seen + 12)).slice(seen)
+      expect(events.map((e) => [e.event, JSON.parse(e.data).record?.id])).toEqual([
+        ['addresses.created', first.id], ['addresses.created', first.id + 2],
+        ...addresses.body.map((a: any) => ['addresses.created', a.id]),
+        ...made.map((s: any) => ['students.created', s.id]),
+        ['students.deleted', undefined], ['students.created', made[2].id], ['students.deleted', undefined], ['students.replaced', made[2].id]
+      ])
+    } finally { feed.close() }
+  })
+
   it('PATCH /books?<filter> merges the patch into every matching record, one change each, and answers the count', async () => {
     const origin = server().origin
     const made = await request(books(), { method: 'POST', json: [1, 2, 3].map((n) => ({ title: `Shelf ${n}`, year: 1900 + n, price: 10, available: true, isbn: '978-0000000000' })) })
