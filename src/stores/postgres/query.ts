@@ -4,6 +4,7 @@ import { aggregateRow, compileAggregate, compileCount, compileSelect, type SqlDi
 import { isUnavailable, rethrow } from './errors.js'
 import { readQuery } from './read-retry.js'
 import { postgresListHas } from '../json-columns.js'
+import { checkReadBudget } from '../read-budget.js'
 
 /** `contains` and the search: the folded needle in a folded column (migration 5), whatever the database's locale. */
 const dialect: SqlDialect = {
@@ -24,6 +25,8 @@ export class PostgresQueries<F extends string, Row extends object, R> {
   constructor (private readonly pool: Pool, private readonly table: SqlTable<F>, private readonly toRecord: (row: Row) => R) {}
 
   async query (query: RecordQuery<F>): Promise<R[]> {
+    // No statement starts once the request's budget is spent; the server's statement timeout bounds a running one.
+    checkReadBudget()
     const { text, values } = compileSelect(this.table, dialect, query)
     try {
       return (await readQuery<Row>(this.pool, { text, values })).rows.map(this.toRecord)
@@ -37,6 +40,7 @@ export class PostgresQueries<F extends string, Row extends object, R> {
   }
 
   async count (filter: RecordFilter<F>): Promise<number> {
+    checkReadBudget()
     const { text, values } = compileCount(this.table, dialect, filter)
     try {
       return Number((await readQuery<{ n: bigint }>(this.pool, { text, values })).rows[0]?.n ?? 0)
@@ -44,6 +48,7 @@ export class PostgresQueries<F extends string, Row extends object, R> {
   }
 
   async aggregate (query: AggregateQuery<F>): Promise<AggregateRow[]> {
+    checkReadBudget()
     const { text, values } = compileAggregate(this.table, dialect, query)
     try {
       const rows = (await readQuery<Record<string, unknown>>(this.pool, { text, values })).rows
