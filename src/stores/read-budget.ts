@@ -1,5 +1,9 @@
 import { StoreTimeoutError } from '../domain/index.js'
-import { passedDeadline } from '../lib/deadline.js'
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
+import { heldSince, passedDeadline, tookTurn } from '../lib/deadline.js'
+
+/** How long one request's synchronous reads may run back to back before other requests get a turn (ms). */
+const SLICE_MS = 10
 
 /**
  * The per-request time budget as the stores keep it (`--read-budget`, set by
@@ -13,4 +17,16 @@ import { passedDeadline } from '../lib/deadline.js'
 export function checkReadBudget (): void {
   const ms = passedDeadline()
   if (ms !== undefined) throw new StoreTimeoutError(ms, `The request's reads took longer than its budget of ${ms} ms (--read-budget)`)
+}
+
+/**
+ * For a synchronous store (SQLite): lets other requests run before this read
+ * when the request's reads have held the event loop for more than a slice
+ * (a GraphQL document's many lists run back to back otherwise, each a
+ * statement, and /healthz waits for all of them). A short request never waits.
+ */
+export async function shareTheLoop (): Promise<void> {
+  if (heldSince() < SLICE_MS) return
+  await yieldToEventLoop()
+  tookTurn()
 }
