@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 
 /**
  * A deadline carried by the asynchronous context: whatever a piece of work
@@ -11,8 +12,9 @@ interface Deadline {
   readonly end: number
   /** How long it was when it started (ms), for messages. */
   readonly ms: number
-  /** When the work last let other work run (see heldSince). */
+  /** When the work last let other work run, and how many times it did (see turnDue). */
   turn: number
+  turns: number
 }
 
 const current = new AsyncLocalStorage<Deadline | undefined>()
@@ -20,7 +22,7 @@ const current = new AsyncLocalStorage<Deadline | undefined>()
 /** Runs `work` under a deadline `ms` from now; what it starts inherits the deadline. */
 export function withDeadline<T> (ms: number, work: () => T): T {
   const now = Date.now()
-  return current.run({ end: now + ms, ms, turn: now }, work)
+  return current.run({ end: now + ms, ms, turn: now, turns: 0 }, work)
 }
 
 /** Runs `work` under no deadline at all (a long-lived stream started by a request). */
@@ -44,17 +46,32 @@ export function passedDeadline (): number | undefined {
 }
 
 /**
- * How long (ms) the work under the current deadline has gone without
- * letting other work run, by its own account (`tookTurn`); 0 under none.
- * Synchronous stores ask it to yield before a long request starves others.
+ * Undefined while the work under the current deadline has let other work
+ * run within the last `sliceMs`; else a promise of a turn of the event loop
+ * (for synchronous work that would otherwise run back to back). Work started
+ * together that waits together takes one turn: the first to come back marks
+ * it, and the others run on until the slice is used again.
  */
-export function heldSince (): number {
+export function turnDue (sliceMs: number): Promise<void> | undefined {
   const deadline = current.getStore()
-  return deadline === undefined ? 0 : Date.now() - deadline.turn
+  if (deadline === undefined || Date.now() - deadline.turn < sliceMs) return undefined
+  return waitTurn(deadline, sliceMs)
 }
 
-/** The work under the current deadline just let other work run. */
-export function tookTurn (): void {
+async function waitTurn (deadline: Deadline, sliceMs: number): Promise<void> {
+  for (;;) {
+    const asked = deadline.turns
+    await yieldToEventLoop()
+    if (deadline.turns === asked) {
+      deadline.turns++
+      deadline.turn = Date.now()
+    }
+    if (Date.now() - deadline.turn < sliceMs) return
+  }
+}
+
+/** The time left (ms) under the current deadline and its length, or undefined under none. */
+export function deadlineLeft (): { left: number, ms: number } | undefined {
   const deadline = current.getStore()
-  if (deadline !== undefined) deadline.turn = Date.now()
+  return deadline === undefined ? undefined : { left: deadline.end - Date.now(), ms: deadline.ms }
 }

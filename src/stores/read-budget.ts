@@ -1,6 +1,5 @@
 import { StoreTimeoutError } from '../domain/index.js'
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
-import { heldSince, passedDeadline, tookTurn } from '../lib/deadline.js'
+import { passedDeadline, turnDue } from '../lib/deadline.js'
 
 /** How long one request's synchronous reads may run back to back before other requests get a turn (ms). */
 const SLICE_MS = 10
@@ -20,13 +19,12 @@ export function checkReadBudget (): void {
 }
 
 /**
- * For a synchronous store (SQLite): lets other requests run before this read
- * when the request's reads have held the event loop for more than a slice
- * (a GraphQL document's many lists run back to back otherwise, each a
- * statement, and /healthz waits for all of them). A short request never waits.
+ * For a synchronous store (SQLite), asked right before a read: a turn of the
+ * event loop to wait for when the request's reads have held it for more
+ * than a slice (a GraphQL document's many lists run back to back otherwise,
+ * each a statement, and /healthz waits for all of them); undefined, so a
+ * short request never waits, not even a microtask.
  */
-export async function shareTheLoop (): Promise<void> {
-  if (heldSince() < SLICE_MS) return
-  await yieldToEventLoop()
-  tookTurn()
+export function shareTheLoop (): Promise<void> | undefined {
+  return turnDue(SLICE_MS)
 }

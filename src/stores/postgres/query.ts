@@ -2,9 +2,8 @@ import type { Pool, PoolClient } from 'pg'
 import { STREAM_BATCH_SIZE, type AggregateQuery, type AggregateRow, type RecordFilter, type RecordQuery } from '../../domain/index.js'
 import { aggregateRow, compileAggregate, compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { isUnavailable, rethrow } from './errors.js'
-import { readQuery } from './read-retry.js'
 import { postgresListHas } from '../json-columns.js'
-import { checkReadBudget } from '../read-budget.js'
+import { budgetedRead } from './budgeted-read.js'
 
 /** `contains` and the search: the folded needle in a folded column (migration 5), whatever the database's locale. */
 const dialect: SqlDialect = {
@@ -25,11 +24,9 @@ export class PostgresQueries<F extends string, Row extends object, R> {
   constructor (private readonly pool: Pool, private readonly table: SqlTable<F>, private readonly toRecord: (row: Row) => R) {}
 
   async query (query: RecordQuery<F>): Promise<R[]> {
-    // No statement starts once the request's budget is spent; the server's statement timeout bounds a running one.
-    checkReadBudget()
     const { text, values } = compileSelect(this.table, dialect, query)
     try {
-      return (await readQuery<Row>(this.pool, { text, values })).rows.map(this.toRecord)
+      return (await budgetedRead<Row>(this.pool, { text, values })).rows.map(this.toRecord)
     } catch (err) { return rethrow(err) }
   }
 
@@ -40,18 +37,16 @@ export class PostgresQueries<F extends string, Row extends object, R> {
   }
 
   async count (filter: RecordFilter<F>): Promise<number> {
-    checkReadBudget()
     const { text, values } = compileCount(this.table, dialect, filter)
     try {
-      return Number((await readQuery<{ n: bigint }>(this.pool, { text, values })).rows[0]?.n ?? 0)
+      return Number((await budgetedRead<{ n: bigint }>(this.pool, { text, values })).rows[0]?.n ?? 0)
     } catch (err) { return rethrow(err) }
   }
 
   async aggregate (query: AggregateQuery<F>): Promise<AggregateRow[]> {
-    checkReadBudget()
     const { text, values } = compileAggregate(this.table, dialect, query)
     try {
-      const rows = (await readQuery<Record<string, unknown>>(this.pool, { text, values })).rows
+      const rows = (await budgetedRead<Record<string, unknown>>(this.pool, { text, values })).rows
       return rows.map((row) => aggregateRow(this.table.kinds, query, row))
     } catch (err) { return rethrow(err) }
   }

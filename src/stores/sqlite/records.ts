@@ -272,17 +272,20 @@ export class SqliteRecordStore implements RecordStore {
 
   // Each read may first let other requests run (one request's many reads never hold the loop for long: ../read-budget.ts).
   async query (query: RecordQuery): Promise<StoredRecord[]> {
-    await shareTheLoop()
+    const turn = shareTheLoop()
+    if (turn !== undefined) await turn
     return this.#queries.query(query)
   }
 
   async aggregate (query: AggregateQuery): Promise<AggregateRow[]> {
-    await shareTheLoop()
+    const turn = shareTheLoop()
+    if (turn !== undefined) await turn
     return this.#queries.aggregate(query)
   }
 
   async count (filter: RecordFilter): Promise<number> {
-    await shareTheLoop()
+    const turn = shareTheLoop()
+    if (turn !== undefined) await turn
     return this.#queries.count(filter)
   }
 
