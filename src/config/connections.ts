@@ -20,6 +20,10 @@ export const connectionsOptions = Type.Object({
   handlerTimeoutMs: option(Type.Integer({ minimum: 0 }), {
     default: 60_000, flag: 'handler-timeout', value: 'duration', env: 'RQS_HANDLER_TIMEOUT_MS', read: duration(), help: 'time from routing to the answer, body included, e.g. 2m, else 503 (default 60s; 0: none)'
   }),
+  // The store's work of one request: reads are refused after it (503 STORE_TIMEOUT); streams bound each batch alike.
+  readBudgetMs: option(Type.Integer({ minimum: 0 }), {
+    default: 30_000, flag: 'read-budget', value: 'duration', env: 'RQS_READ_BUDGET_MS', read: duration(), help: 'time the store reads of one request may take, e.g. 5s, else 503 (default 30s; 0: none)'
+  }),
   // How long an idle keep-alive connection stays open.
   keepAliveTimeoutMs: option(Type.Integer({ minimum: 0 }), {
     default: 5_000, flag: 'keep-alive-timeout', value: 'duration', env: 'RQS_KEEP_ALIVE_TIMEOUT_MS', read: duration(), help: 'time an idle keep-alive connection stays open, e.g. 500ms or 30s (default 5s)'

@@ -13,6 +13,22 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
+ * The work of one request in the store took longer than its time budget and
+ * was stopped before it finished (a read refused once the request's deadline
+ * passed, a statement the database cancelled at its statement timeout):
+ * nothing was changed. The HTTP layer answers 503 STORE_TIMEOUT.
+ */
+export class StoreTimeoutError extends Error {
+  override name = 'StoreTimeoutError'
+  /** The budget that was spent (ms). */
+  readonly ms: number
+  constructor (ms: number, message = `The store's work took longer than its budget of ${ms} ms`, options?: { cause?: unknown }) {
+    super(message, options)
+    this.ms = ms
+  }
+}
+
+/**
  * A write was sent to the database but no answer came back (a timeout, a
  * connection lost while waiting): it may have been committed or not. Unlike
  * StoreUnavailableError this must not be reported as "nothing changed"; a

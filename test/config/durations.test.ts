@@ -18,6 +18,7 @@ const TIME_OPTIONS: ReadonlyArray<[flag: string, env: string, read: (c: Config) 
   ['headers-timeout', 'RQS_HEADERS_TIMEOUT_MS', (c) => c.connections.headersTimeoutMs],
   ['body-timeout', 'RQS_BODY_TIMEOUT_MS', (c) => c.connections.bodyTimeoutMs],
   ['handler-timeout', 'RQS_HANDLER_TIMEOUT_MS', (c) => c.connections.handlerTimeoutMs],
+  ['read-budget', 'RQS_READ_BUDGET_MS', (c) => c.connections.readBudgetMs],
   ['keep-alive-timeout', 'RQS_KEEP_ALIVE_TIMEOUT_MS', (c) => c.connections.keepAliveTimeoutMs],
   ['webhook-timeout', 'RQS_WEBHOOK_TIMEOUT_MS', (c) => c.webhooks.timeoutMs],
   ['webhook-retry-period', 'RQS_WEBHOOK_RETRY_PERIOD_MS', (c) => c.webhooks.retryPeriodMs],
@@ -36,7 +37,7 @@ function fromFile (values: Record<string, unknown>): Config {
 
 describe('every time option reads a duration', () => {
   it('lists exactly the options whose value is a time (the table above is complete)', () => {
-    const timed = OPTIONS.filter((o) => /timeout|wait|age$|retention|delay|interval|ttl|period|lease/.test(o.flag)).map((o) => o.flag)
+    const timed = OPTIONS.filter((o) => /timeout|wait|age$|retention|delay|interval|ttl|period|lease|budget/.test(o.flag)).map((o) => o.flag)
     expect(timed.sort()).toEqual(TIME_OPTIONS.map(([flag]) => flag).sort())
     for (const o of OPTIONS) {
       // One placeholder for them all in --help, and no option left taking bare milliseconds only.

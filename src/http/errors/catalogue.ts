@@ -73,6 +73,7 @@ export const CATALOGUE = {
 
   // Server side
   STORE_UNAVAILABLE: { status: 503, description: 'The data store cannot be reached right now. Nothing was changed; retry after the number of seconds in the `Retry-After` header.' },
+  STORE_TIMEOUT: { status: 503, description: 'The request\'s work in the data store took longer than its time budget and was stopped: its reads passed `--read-budget` (30 s by default), or PostgreSQL cancelled a statement at its statement timeout. Nothing was changed. Ask for less (a narrower filter, fewer records, counts or text searches), or retry after the seconds in `Retry-After`.' },
   WRITE_OUTCOME_UNKNOWN: { status: 503, description: 'The data store did not confirm a write in time, or the connection was lost while waiting: the change may or may not have been stored. Retry after `Retry-After` seconds with the same `Idempotency-Key` header, which applies it exactly once; without a key, read the resource before retrying.' },
   INTERNAL: { status: 500, description: 'An unexpected server fault stopped the request. Report the `traceId` to the operators.' },
 

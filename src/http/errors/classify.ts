@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { DanglingReferenceError, DuplicateKeyError, RecordReferencedError, StoreOutcomeUnknownError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
+import { DanglingReferenceError, DuplicateKeyError, RecordReferencedError, StoreOutcomeUnknownError, StoreTimeoutError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
 import { QueryRefused } from '../../records/index.js'
 import { CATALOGUE, type CoreErrorCode, type ErrorCode } from './catalogue.js'
 import { catalogueOf } from './error-catalogue.js'
@@ -50,6 +50,9 @@ export function classifyError (thrown: FastifyError, request: FastifyRequest): C
     const subject = context === 'body' ? 'body' as const : context === 'querystring' ? 'query' as const : undefined
     if (errors.length === 1 && errors[0]?.code === 'JSON_EXPECTED') return { code: 'JSON_EXPECTED', status: 400, detail: errors[0].detail, subject, cause: error }
     return { code: 'VALIDATION_FAILED', status: 400, detail: errors.map((e) => e.detail).join('; '), errors, subject, cause: error }
+  }
+  if (error instanceof StoreTimeoutError) {
+    return { code: 'STORE_TIMEOUT', status: 503, detail: `${error.message}; nothing was changed`, headers: { 'retry-after': RETRY_AFTER_SECONDS }, cause: error }
   }
   if (error instanceof StoreUnavailableError) {
     return { code: 'STORE_UNAVAILABLE', status: 503, detail: 'The data store did not answer; nothing was changed', headers: { 'retry-after': RETRY_AFTER_SECONDS }, cause: error }

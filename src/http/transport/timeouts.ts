@@ -7,6 +7,7 @@ import type { BoundLog } from './bound-log.js'
 import { AppError, catalogueOf, type ErrorCode, errorsBase, HandlerTimeoutError } from '../errors/index.js'
 import { DeadlineSweep, type Watch } from './deadline-sweep.js'
 import { freshRequestId } from './request-id.js'
+import { withDeadline } from '../../lib/deadline.js'
 
 /**
  * Bounded time for every phase of a request, and a cap on connections
@@ -86,6 +87,12 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
       if (hasRequestInFlight(socket)) bounds.count('socket-idle')
       socket.destroy()
     })
+  }
+
+  if (limits.readBudgetMs > 0) {
+    // Every read the handler makes, directly or through what it starts, sees this request's deadline (src/lib/deadline.ts).
+    const ms = limits.readBudgetMs
+    app.addHook('preHandler', function rqsReadBudget (_request, _reply, done) { withDeadline(ms, done) })
   }
 
   if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {

@@ -10,6 +10,7 @@ import { ACCESS_REFUSALS, type ErrorCode, type Classified, errorPipeline, proble
 import { routableMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import { appendVary } from '../../lib/vary.js'
+import { withoutDeadline } from '../../lib/deadline.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { AnswerCache } from './answer-cache.js'
 import { QueryEngine, withCode } from './engine.js'
@@ -314,7 +315,8 @@ function registerStream (app: FastifyInstance, engine: QueryEngine, costs: CostB
         // A slot of the server's stream budget first: a refusal is a 429 or 503, before any byte of a stream.
         if (takeStreamSlot(app.streams, request, reply) === undefined) return reply
         reply.hijack() // graphql-sse writes the response itself, event by event
-        await handler(request, reply)
+        // A subscription lives as long as its client listens: the request's read budget (--read-budget), spent long before, must not refuse its later reads.
+        await withoutDeadline(async () => { await handler(request, reply) })
       }
     })
   }

@@ -6,6 +6,8 @@ import {
 import type { IndexedTable } from './indexed-table.js'
 import { PAUSE, SCAN_CHUNK } from './scan.js'
 import { FoldedTexts } from './folded-texts.js'
+import { checkReadBudget } from '../read-budget.js'
+import { withFreshDeadline } from '../../lib/deadline.js'
 
 /**
  * An equality condition whose index range holds at most this many records is
@@ -33,9 +35,12 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
     const out: R[] = []
     const limit = query.limit ?? Infinity
     if (limit <= 0) return out
+    checkReadBudget()
     for (const record of this.walk(query, keep)) {
       if (record === PAUSE) {
+        // Other requests run between chunks; the walk stops here once the request's budget is spent.
         await yieldToEventLoop()
+        checkReadBudget()
         continue
       }
       out.push(record)
@@ -49,19 +54,26 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
     // Walk the narrowest index a condition offers: an equality range, else a range condition's field.
     const bounded = filter.where.find((c) => c.op === 'eq') ?? filter.where.find((c) => c.op !== 'ne' && c.op !== 'contains')
     let n = 0
+    checkReadBudget()
     for (const record of this.walk({ ...filter, sort: bounded === undefined ? [] : [{ field: bounded.field, descending: false }] }, keep)) {
-      if (record === PAUSE) await yieldToEventLoop()
-      else n++
+      if (record === PAUSE) {
+        await yieldToEventLoop()
+        checkReadBudget()
+      } else n++
     }
     return n
   }
 
-  /** Every matching record in order, a batch at a time; each batch is a fresh walk from the last position, so writes in between are safe. */
+  /**
+   * Every matching record in order, a batch at a time; each batch is a fresh
+   * walk from the last position, so writes in between are safe. A stream may
+   * last as long as its client reads, so each batch has a budget of its own.
+   */
   async * batches (query: RecordQuery, keep?: (record: R) => boolean): AsyncGenerator<R[]> {
     let remaining = query.limit ?? Infinity
     let after = query.after
     while (remaining > 0) {
-      const batch = await this.query({ ...query, after, limit: Math.min(STREAM_BATCH_SIZE, remaining) }, keep)
+      const batch = await withFreshDeadline(async () => await this.query({ ...query, after, limit: Math.min(STREAM_BATCH_SIZE, remaining) }, keep))
       if (batch.length === 0) return
       yield batch
       remaining -= batch.length

@@ -1,5 +1,5 @@
 import { DatabaseError } from 'pg'
-import { StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
+import { StoreTimeoutError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
 const DRIVER_MESSAGES = /Connection terminated|Query read timeout|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Client was closed/i
 
@@ -40,9 +40,17 @@ export function isLostAnswer (err: unknown): boolean {
 /** SQLSTATE character_not_in_repertoire, untranslatable_character. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05'])
 
-/** Re-throws `err`, as StoreUnavailableError when the database is the cause. */
+/** SQLSTATE query_canceled, with the server's wording when its statement_timeout did it (not an operator's pg_cancel_backend). */
+function statementTimedOut (err: unknown): err is DatabaseError {
+  return err instanceof DatabaseError && err.code === '57014' && /statement timeout/i.test(err.message)
+}
+
+/** Re-throws `err`, as StoreUnavailableError when the database is the cause (StoreTimeoutError when its statement timeout stopped it). */
 export function rethrow (err: unknown): never {
-  if (err instanceof StoreUnavailableError) throw err
+  if (err instanceof StoreUnavailableError || err instanceof StoreTimeoutError) throw err
+  if (statementTimedOut(err)) {
+    throw new StoreTimeoutError(0, 'The database stopped a statement that ran longer than its statement timeout', { cause: err })
+  }
   if (err instanceof DatabaseError && UNSTORABLE_TEXT.has(err.code ?? '')) {
     throw new UnstorableTextError('Text fields must not contain the character U+0000', { cause: err })
   }

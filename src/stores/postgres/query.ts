@@ -2,8 +2,8 @@ import type { Pool, PoolClient } from 'pg'
 import { STREAM_BATCH_SIZE, type AggregateQuery, type AggregateRow, type RecordFilter, type RecordQuery } from '../../domain/index.js'
 import { aggregateRow, compileAggregate, compileCount, compileSelect, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { isUnavailable, rethrow } from './errors.js'
-import { readQuery } from './read-retry.js'
 import { postgresListHas } from '../json-columns.js'
+import { budgetedRead } from './budgeted-read.js'
 
 /** `contains` and the search: the folded needle in a folded column (migration 5), whatever the database's locale. */
 const dialect: SqlDialect = {
@@ -26,7 +26,7 @@ export class PostgresQueries<F extends string, Row extends object, R> {
   async query (query: RecordQuery<F>): Promise<R[]> {
     const { text, values } = compileSelect(this.table, dialect, query)
     try {
-      return (await readQuery<Row>(this.pool, { text, values })).rows.map(this.toRecord)
+      return (await budgetedRead<Row>(this.pool, { text, values })).rows.map(this.toRecord)
     } catch (err) { return rethrow(err) }
   }
 
@@ -39,14 +39,14 @@ export class PostgresQueries<F extends string, Row extends object, R> {
   async count (filter: RecordFilter<F>): Promise<number> {
     const { text, values } = compileCount(this.table, dialect, filter)
     try {
-      return Number((await readQuery<{ n: bigint }>(this.pool, { text, values })).rows[0]?.n ?? 0)
+      return Number((await budgetedRead<{ n: bigint }>(this.pool, { text, values })).rows[0]?.n ?? 0)
     } catch (err) { return rethrow(err) }
   }
 
   async aggregate (query: AggregateQuery<F>): Promise<AggregateRow[]> {
     const { text, values } = compileAggregate(this.table, dialect, query)
     try {
-      const rows = (await readQuery<Record<string, unknown>>(this.pool, { text, values })).rows
+      const rows = (await budgetedRead<Record<string, unknown>>(this.pool, { text, values })).rows
       return rows.map((row) => aggregateRow(this.table.kinds, query, row))
     } catch (err) { return rethrow(err) }
   }

@@ -4,6 +4,7 @@ import { STREAM_BATCH_SIZE, type AggregateQuery, type AggregateRow, type RecordF
 import { aggregateRow, compileAggregate, compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 import { sqliteListHas } from '../json-columns.js'
+import { checkReadBudget } from '../read-budget.js'
 
 /**
  * An equality condition selecting more rows than this makes a sorted page
@@ -49,6 +50,8 @@ export class SqliteQueries<F extends string, R> {
   }
 
   query (query: RecordQuery<F>): R[] {
+    // A statement cannot be interrupted once it runs: the request's budget is checked before each one.
+    checkReadBudget()
     try {
       const { text, values } = compileSelect(this.table, dialect, query, this.#plan(query))
       const rows = this.#prepare(this.db, text).all(...bound(values))
@@ -71,11 +74,13 @@ export class SqliteQueries<F extends string, R> {
   }
 
   count (filter: RecordFilter<F>): number {
+    checkReadBudget()
     const { text, values } = compileCount(this.table, dialect, filter)
     try { return Number(this.#prepare(this.db, text).pluck().get(...bound(values))) } catch (err) { return rethrow(err) }
   }
 
   aggregate (query: AggregateQuery<F>): AggregateRow[] {
+    checkReadBudget()
     const { text, values } = compileAggregate(this.table, dialect, query)
     try {
       const rows = this.#prepare(this.db, text).all(...bound(values)) as Array<Record<string, unknown>>

@@ -13,6 +13,7 @@ import type { SqliteKeptWrites } from './kept-writes.js'
 import type { GroupCommit } from './group-commit.js'
 import { importStaged } from './import.js'
 import { SqliteQueries } from './query.js'
+import { shareTheLoop } from '../read-budget.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
 import { boundValue } from '../json-columns.js'
 import type { TableReferences } from '../references.js'
@@ -269,15 +270,22 @@ export class SqliteRecordStore implements RecordStore {
     try { return await this.#group.run(() => this.#deleteWhere(filter, keyed)) } catch (err) { return rethrow(err) }
   }
 
+  // Each read may first let other requests run (one request's many reads never hold the loop for long: ../read-budget.ts).
   async query (query: RecordQuery): Promise<StoredRecord[]> {
+    const turn = shareTheLoop()
+    if (turn !== undefined) await turn
     return this.#queries.query(query)
   }
 
   async aggregate (query: AggregateQuery): Promise<AggregateRow[]> {
+    const turn = shareTheLoop()
+    if (turn !== undefined) await turn
     return this.#queries.aggregate(query)
   }
 
   async count (filter: RecordFilter): Promise<number> {
+    const turn = shareTheLoop()
+    if (turn !== undefined) await turn
     return this.#queries.count(filter)
   }
 

@@ -84,7 +84,7 @@ describe('the deadline sweep (issue 12: one timer for every request limit)', () 
   })
 
   it('checks every 1/20 of the shortest limit, between 10 ms and 1 s', () => {
-    const limits = { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 5000, maxConnections: 0 }
+    const limits = { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, readBudgetMs: 30_000, keepAliveTimeoutMs: 5000, maxConnections: 0 }
     expect(sweepPeriod(limits)).toBe(1000)
     expect(sweepPeriod({ ...limits, bodyTimeoutMs: 0, handlerTimeoutMs: 700 })).toBe(35)
     expect(sweepPeriod({ ...limits, bodyTimeoutMs: 50 })).toBe(10)
