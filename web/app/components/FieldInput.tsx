@@ -25,7 +25,8 @@ export function FieldInput ({ t, field, id, value, onChange, messages, disabled 
   const required = field.required === true ? { 'aria-required': 'true' as const } : {}
   return (
     <div class="field">
-      <label for={id}>{say(t, field.label)}{field.required === true && <span class="required-mark" aria-hidden="true" title="*"> *</span>}</label>
+      {/* The star beside the label, not in it: the field's accessible name stays its label (aria-required says the rest). */}
+      <span class="label-line"><label for={id}>{say(t, field.label)}</label>{field.required === true && <span class="required-mark" aria-hidden="true"> *</span>}</span>
       {field.kind === 'boolean' || field.allowed !== undefined
         ? (
           <select id={id} name={field.key} value={value} disabled={disabled} {...required}

@@ -175,11 +175,11 @@ export function WebhooksView ({ url, api, t, epoch }: Props) {
           <legend>{w('newWebhook')}</legend>
           <div class="fields">
             <div class="field">
-              <label for="webhook-url">{w('url')}<span class="required-mark" aria-hidden="true"> *</span></label>
+              <span class="label-line"><label for="webhook-url">{w('url')}</label><span class="required-mark" aria-hidden="true"> *</span></span>
               <input id="webhook-url" type="url" aria-required="true" autoComplete="off" placeholder="https://" value={form.url} onInput={(e) => { const url = e.currentTarget.value; setForm((f) => ({ ...f, url })) }} />
             </div>
             <div class="field">
-              <label for="webhook-events">{w('events')}<span class="required-mark" aria-hidden="true"> *</span></label>
+              <span class="label-line"><label for="webhook-events">{w('events')}</label><span class="required-mark" aria-hidden="true"> *</span></span>
               <input id="webhook-events" type="text" aria-required="true" aria-describedby="webhook-events-hint" autoComplete="off" value={form.events} onInput={(e) => { const events = e.currentTarget.value; setForm((f) => ({ ...f, events })) }} />
               <span id="webhook-events-hint" class="muted">{w('eventsHint')}</span>
             </div>
