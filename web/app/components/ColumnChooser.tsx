@@ -1,4 +1,5 @@
 import type { Translate } from '../i18n.js'
+import { useState } from 'preact/hooks'
 import { say, type ResourceSpec } from '../resources.js'
 import { wordsOf } from '../words.js'
 import { CHECKBOX_STYLE } from '../bulk-actions.js'
@@ -18,6 +19,8 @@ interface Props {
 /** A checkbox per field: which columns the table shows (the id always). */
 export function ColumnChooser ({ spec, t, hidden, onChange }: Props) {
   const w = words(t.lang)
+  // The checkboxes exist only while it is open: closed, the page has one control per field name (the form's).
+  const [open, setOpen] = useState(false)
   const all = spec.fields.length
   const toggle = (key: string, shown: boolean): void => {
     const next = new Set(hidden)
@@ -26,9 +29,9 @@ export function ColumnChooser ({ spec, t, hidden, onChange }: Props) {
     onChange(next)
   }
   return (
-    <details class="column-chooser" id={`columns-${spec.key}`}>
+    <details class="column-chooser" id={`columns-${spec.key}`} onToggle={(e) => { setOpen((e.currentTarget as HTMLDetailsElement).open) }}>
       <summary>{hidden.size === 0 ? w('columns') : w('columnsShown', { shown: all - hidden.size, all })}</summary>
-      <fieldset>
+      {open && <fieldset>
         <legend class="visually-hidden">{w('columns')}</legend>
         {spec.fields.map((field) => (
           <label key={field.key} class="column-choice">
@@ -37,7 +40,7 @@ export function ColumnChooser ({ spec, t, hidden, onChange }: Props) {
           </label>
         ))}
         {hidden.size > 0 && <button type="button" onClick={() => { onChange(new Set()) }}>{w('showAll')}</button>}
-      </fieldset>
+      </fieldset>}
     </details>
   )
 }

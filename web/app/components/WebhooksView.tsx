@@ -244,7 +244,7 @@ export function WebhooksView ({ url, api, t, epoch }: Props) {
                       <td class="num">{d.durationMs === null ? '' : `${d.durationMs} ms`}</td>
                       <td>{when(d.lastAttemptAt)}</td>
                       <td>{when(d.nextAttemptAt)}</td>
-                      <td>{d.state !== 'pending' && <button type="button" onClick={() => { void retry(openHook, d) }}>{w('retry')}</button>}</td>
+                      <td>{d.state !== 'delivered' && <button type="button" onClick={() => { void retry(openHook, d) }}>{w('retry')}</button>}</td>
                     </tr>
                   ))}
                 </tbody>
