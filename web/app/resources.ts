@@ -335,7 +335,7 @@ export function toRecord (value: unknown, spec?: { fields: readonly FieldSpec[] 
 const referenceLabels = new WeakMap<Rec, Record<string, string>>()
 
 /** How a referenced record is named: its first text field (a declaration's fields come in order, required first as a rule), else its id. */
-function labelOf (target: Record<string, unknown>): string {
+export function labelOf (target: Record<string, unknown>): string {
   const text = Object.entries(target).find(([key, value]) => key !== 'id' && typeof value === 'string' && value !== '')
   return text === undefined ? `#${String(target.id)}` : text[1] as string
 }

@@ -101,6 +101,25 @@ describe.skipIf(!hasChromium)(title, () => {
     await session.context.close()
   })
 
+  it('offers a reference\'s records by name as its field is typed, and names the one an id picks', async () => {
+    const session = await openSession(browser)
+    const { page } = session
+    await page.goto(`${server.origin}/app/books`)
+    await page.locator('tbody tr[data-id="1"]').waitFor()
+    const author = page.locator('#add-books-author')
+    expect(await author.getAttribute('list')).toBe('add-books-author-options')
+    await author.fill('herb')
+    await page.locator('#add-books-author-options option[value="1"]').waitFor({ state: 'attached' })
+    expect(await page.locator('#add-books-author-options option[value="1"]').textContent()).toBe('Frank Herbert')
+    await author.fill('1')
+    await poll(async () => await page.locator('#add-books-author-chosen').textContent()).toBe('Frank Herbert')
+    await page.locator('#add-books-title').fill('Dune Messiah')
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    await poll(async () => (await request(`${server.origin}/books?title=Dune%20Messiah`)).body.items?.[0]?.author).toBe(1)
+    expectClean(session)
+    await session.context.close()
+  })
+
   it('says so when the record of a link does not exist', async () => {
     const session = await openSession(browser)
     const { page } = session

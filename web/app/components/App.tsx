@@ -8,6 +8,7 @@ import { forgetToken, readToken, storeToken } from '../token.js'
 import { APP_BASE } from '../view-state.js'
 import { navigate, placeFromLocation, type Place } from '../navigation.js'
 import { RecordPage } from './RecordPage.js'
+import { setReferenceTargets } from '../reference-targets.js'
 import { WEBHOOKS_VIEW, WebhooksNavLink, WebhooksView, useWebhooksAccess } from './WebhooksView.js'
 import type { Change } from '../feed.js'
 import { ResourceView, type ChangeBus, type ChangeListener } from './ResourceView.js'
@@ -53,6 +54,8 @@ export function App ({ config }: { config: AppPageConfig }) {
     token: () => current.current.token,
     onAuthRequired: ({ rejected }) => { setTokenPanel(rejected ? 'rejected' : 'needed') }
   }), [])
+  // The reference fields' pickers search the collections shown here.
+  useMemo(() => { setReferenceTargets(api, views) }, [api, views])
 
   const listeners = useRef(new Set<ChangeListener>())
   const changes = useMemo<ChangeBus>(() => ({

@@ -3,6 +3,7 @@ import { inputModeOf, say, type FieldSpec } from '../resources.js'
 import { BooleanChoices } from './BooleanChoices.js'
 import { EnumChoices } from './EnumChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
+import { ReferencePicker } from './ReferencePicker.js'
 
 interface Props {
   t: Translate
@@ -37,9 +38,12 @@ export function FieldInput ({ t, field, id, value, onChange, messages, disabled 
           )
         : (
           <input id={id} name={field.key} type="text" inputMode={inputModeOf(field)} autoComplete={field.autocomplete} value={value} readOnly={disabled} {...required}
+            list={field.references === undefined ? undefined : `${id}-options`}
             onInput={(e) => { onChange((e.currentTarget as HTMLInputElement).value) }}
             {...describedBy(`${id}-error`, messages)} />
           )}
+      {/* A reference: typed words search the collection it names; its records are offered by name. */}
+      {field.references !== undefined && <ReferencePicker collection={field.references} id={id} value={value} />}
       <FieldMessages id={`${id}-error`} messages={messages} />
     </div>
   )
