@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { fromFile } from '../../../src/services/collections/config.js'
-import { CHROMIUM, expectClean, hasChromium, launch, openSession, poll } from './browser.js'
+import { CHROMIUM, expectClean, hasChromium, launch, openSession, poll, seriousViolations } from './browser.js'
 
 /**
  * Issue 37, item 5: a record's own page at /app/{collection}/{id} (deep
@@ -43,6 +43,7 @@ describe.skipIf(!hasChromium)(title, () => {
     // The records that refer to this one: the review, by its field.
     await page.getByRole('heading', { name: 'Referred to by' }).waitFor()
     expect(await page.locator('.back-relations').innerText()).toMatch(/Reviews \(Book\): 1[\s\S]*A classic/)
+    expect(await seriousViolations(page), 'axe-core on a record\'s page').toEqual([])
 
     // The reference is a link to the author's own page, which lists both books.
     await fields.getByRole('link', { name: 'Frank Herbert' }).click()
@@ -73,6 +74,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.getByRole('button', { name: 'Edit' }).click()
     const year = page.getByLabel('Year', { exact: true })
     await poll(async () => await year.inputValue()).toBe('1815')
+    expect(await seriousViolations(page), 'axe-core on a record\'s page, editing').toEqual([])
     // The declaration's required fields are marked.
     expect(await page.getByLabel('Title', { exact: true }).getAttribute('aria-required')).toBe('true')
     expect(await year.getAttribute('aria-required')).toBeNull()

@@ -4,7 +4,7 @@ import { request, startServer, type RunningServer } from '../../helpers/server.j
 import { bearer, security, writeTokensFile } from '../../http/security/helpers.js'
 import { FAST } from '../webhooks/delivery.suite.js'
 import { Receiver } from '../webhooks/receiver.js'
-import { CHROMIUM, expectClean, hasChromium, launch, openSession, poll } from './browser.js'
+import { CHROMIUM, expectClean, hasChromium, launch, openSession, poll, seriousViolations } from './browser.js'
 
 /**
  * Issue 34, item 5: the app's webhooks page, for tokens the webhooks API
@@ -77,6 +77,7 @@ describe.skipIf(!hasChromium)(title, () => {
     await page.locator('.banner-slot [role=status]').filter({ hasText: 'is attempted again now' }).waitFor()
     receiver.answerNormally()
     await poll(async () => await deliveryState(page, 'students.created')).toMatch(/delivered[\s\S]*200/)
+    expect(await seriousViolations(page), 'axe-core on the webhooks page').toEqual([])
 
     // A ping: what the receiver answered.
     await item.getByRole('button', { name: 'Ping' }).click()
