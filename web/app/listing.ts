@@ -131,6 +131,34 @@ export class Listing {
     return { ok: true }
   }
 
+  /**
+   * The page numbers the pager offers: the page shown, how many pages the
+   * count makes, and the pages one click away (client mode: every one;
+   * server mode, which pages by cursor: those walked so far and the next).
+   */
+  pageNumbers (): { current: number, count?: number, reachable: number[] } {
+    const { limit } = this.query
+    if (this.mode === 'server') {
+      const reachable = this.pageUrls.flatMap((url, index) => url === undefined ? [] : [index])
+      if (this.nextUrl !== undefined && !reachable.includes(this.pageIndex + 1)) reachable.push(this.pageIndex + 1)
+      const count = this.total === undefined ? undefined : Math.max(1, Math.ceil(this.total / limit))
+      return { current: this.pageIndex, count, reachable }
+    }
+    const count = Math.max(1, Math.ceil(this.matching().length / limit))
+    return { current: this.pageIndex, count, reachable: Array.from({ length: count }, (_, index) => index) }
+  }
+
+  /** Shows the page with this index, when it is one of pageNumbers().reachable. */
+  async jump (index: number): Promise<Outcome> {
+    if (this.mode !== 'server') {
+      if (index >= 0 && index <= this.pageNumbers().reachable.length - 1) this.pageIndex = index
+      return { ok: true }
+    }
+    if (index === this.pageIndex + 1) return await this.next()
+    const url = this.pageUrls[index]
+    return url === undefined ? { ok: true } : await this.fetchServerPage(url, index)
+  }
+
   /** Fetches the current page again (after a change, or on request). */
   async refresh (): Promise<Outcome> {
     if (this.mode === 'client') return await this.fetchAll()

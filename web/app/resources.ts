@@ -50,6 +50,8 @@ export interface FieldSpec {
   sortable?: false
   /** A reference field: the collection its value names a record of (the list asks for it with `expand`). */
   references?: string
+  /** The declaration requires it: forms mark it. */
+  required?: true
 }
 
 /** A collection's name: students, addresses, or one the server's user declared. */
@@ -140,16 +142,16 @@ function setPath (body: Record<string, unknown>, key: string, value: unknown): v
 }
 
 const STUDENT_FIELDS: readonly FieldSpec[] = [
-  { key: 'firstName', label: 'firstName', kind: 'string', searchable: true, editable: true, autocomplete: 'given-name', maxLength: 200 },
-  { key: 'lastName', label: 'lastName', kind: 'string', searchable: true, editable: true, autocomplete: 'family-name', maxLength: 200 },
+  { key: 'firstName', label: 'firstName', kind: 'string', required: true, searchable: true, editable: true, autocomplete: 'given-name', maxLength: 200 },
+  { key: 'lastName', label: 'lastName', kind: 'string', required: true, searchable: true, editable: true, autocomplete: 'family-name', maxLength: 200 },
   // The students service's limits (src/services/students/schema.ts).
-  { key: 'age', label: 'age', kind: 'integer', searchable: false, editable: true, autocomplete: 'off', minimum: 0, maximum: 2_147_483_647 }
+  { key: 'age', label: 'age', kind: 'integer', required: true, searchable: false, editable: true, autocomplete: 'off', minimum: 0, maximum: 2_147_483_647 }
 ]
 
 const ADDRESS_FIELDS: readonly FieldSpec[] = [
-  { key: 'name', label: 'name', kind: 'string', searchable: true, editable: false, autocomplete: 'name', maxLength: 200 },
-  { key: 'city', label: 'city', kind: 'string', searchable: true, editable: true, autocomplete: 'address-level2', maxLength: 200 },
-  { key: 'postalCode', label: 'postalCode', kind: 'string', searchable: true, editable: true, autocomplete: 'postal-code', maxLength: 32 }
+  { key: 'name', label: 'name', kind: 'string', required: true, searchable: true, editable: false, autocomplete: 'name', maxLength: 200 },
+  { key: 'city', label: 'city', kind: 'string', required: true, searchable: true, editable: true, autocomplete: 'address-level2', maxLength: 200 },
+  { key: 'postalCode', label: 'postalCode', kind: 'string', required: true, searchable: true, editable: true, autocomplete: 'postal-code', maxLength: 32 }
 ]
 
 export const STUDENTS: ResourceSpec = {
@@ -219,7 +221,8 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
         ...(property['x-auto'] === undefined ? {} : { readOnly: true as const }),
         ...(property.default === undefined || property.default === null ? {} : { initial: String(property.default) }),
         ...(sortKeys.has(key) ? {} : { sortable: false as const }),
-        ...(property['x-references'] === undefined ? {} : { references: property['x-references'] })
+        ...(property['x-references'] === undefined ? {} : { references: property['x-references'] }),
+        ...(required.has(key) ? { required: true as const } : {})
       })
     }
   }
@@ -332,7 +335,7 @@ export function toRecord (value: unknown, spec?: { fields: readonly FieldSpec[] 
 const referenceLabels = new WeakMap<Rec, Record<string, string>>()
 
 /** How a referenced record is named: its first text field (a declaration's fields come in order, required first as a rule), else its id. */
-function labelOf (target: Record<string, unknown>): string {
+export function labelOf (target: Record<string, unknown>): string {
   const text = Object.entries(target).find(([key, value]) => key !== 'id' && typeof value === 'string' && value !== '')
   return text === undefined ? `#${String(target.id)}` : text[1] as string
 }

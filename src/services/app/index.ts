@@ -6,7 +6,7 @@ import { vendorType } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import type { DirectoryLink, ServiceDescriptor } from '../types.js'
 import { APP_NOT_BUILT_PAGE, APP_PATH, appPage, builtScript } from './page.js'
-import type { AppCollection, AppPageConfig } from './page-config.js'
+import { WEBHOOKS_VIEW, type AppCollection, type AppPageConfig } from './page-config.js'
 import type { ServedCollection } from '../../data/collection.js'
 import { sortKeys } from '../../records/index.js'
 
@@ -56,7 +56,13 @@ export async function appPages (app: FastifyInstance, opts: AppPagesOptions): Pr
   // Collection names have no dot, so they never shadow a built file.
   const views = [...OWN_VIEWS, ...(opts.collections ?? []).map((c) => c.name)]
   // (The server ignores a trailing slash, so /app/students/ is this route too.)
-  for (const view of new Set(views)) app.get(`${APP_PATH}${view}`, { schema: { hide: true } }, sendPage)
+  for (const view of new Set(views)) {
+    app.get(`${APP_PATH}${view}`, { schema: { hide: true } }, sendPage)
+    // A record's own page (/app/books/7): a deep link the page opens at that record.
+    app.get(`${APP_PATH}${view}/:id`, { schema: { hide: true } }, sendPage)
+  }
+  // The webhooks page, where the server has webhooks (the page shows it to tokens the API lets in).
+  if (opts.directory.some((link) => link.rel === 'webhooks')) app.get(`${APP_PATH}${WEBHOOKS_VIEW}`, { schema: { hide: true } }, sendPage)
 
   await app.register(fastifyStatic, {
     root: dir,
@@ -86,6 +92,8 @@ export function pageConfig (directory: readonly DirectoryLink[], versioning: Ver
   if (addresses !== undefined) config.addresses = { url: addresses, accept: 'application/json' }
   const events = href('events')
   if (events !== undefined) config.events = events
+  const webhooks = href('webhooks')
+  if (webhooks !== undefined) config.webhooks = webhooks
   if (collections.length > 0) config.collections = [...collections]
   return config
 }

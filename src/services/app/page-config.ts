@@ -2,8 +2,13 @@
  * What the web application's page tells the script (a JSON `data-config`
  * attribute, so no inline script is needed): where each collection is and
  * how to ask for the representation the app speaks. Shared by the server
- * (which writes it) and web/app/ (which reads it); types only.
+ * (which writes it) and web/app/ (which reads it): types, and the one name
+ * both need.
  */
+
+/** The webhooks page's name under /app/ (the API's own path: no collection can be served there). */
+export const WEBHOOKS_VIEW = 'webhooks'
+
 export interface AppPageConfig {
   /** Student records, version 2 (plain records, problem details, ETags); absent when not mounted. */
   /**
@@ -15,6 +20,8 @@ export interface AppPageConfig {
   addresses?: { url: string, accept: string }
   /** The change feed (Server-Sent Events), when the server has one (directory rel "events"). */
   events?: string
+  /** The webhooks API (directory rel "webhooks"), when the server has webhooks: the app's webhooks page for admin tokens. */
+  webhooks?: string
   /** The collections the server's user declared (`--collections`), each a view built from its schema. */
   collections?: AppCollection[]
 }

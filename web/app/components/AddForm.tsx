@@ -1,10 +1,8 @@
 import { useRef, useState } from 'preact/hooks'
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
-import { inputModeOf, say, type ResourceSpec } from '../resources.js'
-import { BooleanChoices } from './BooleanChoices.js'
-import { EnumChoices } from './EnumChoices.js'
-import { describedBy, FieldMessages } from './FieldMessages.js'
+import { say, type ResourceSpec } from '../resources.js'
+import { FieldInput } from './FieldInput.js'
 
 /** What a create did: done; refused, with the service's reasons; or held back until the person confirms (`confirm` says why). */
 export type CreateOutcome = { ok: true } | { ok: false, errors: SplitProblem } | { ok: false, confirm: string }
@@ -63,40 +61,10 @@ export function AddForm ({ spec, t, create }: Props) {
       <fieldset class="add-form">
         <legend>{say(t, spec.legend)}</legend>
         <div class="fields">
-          {spec.fields.filter((field) => field.readOnly !== true).map((field) => {
-            const id = `${prefix}-${field.key}`
-            const messages = errors.fields[field.key]
-            return (
-              <div class="field" key={field.key}>
-                <label for={id}>{say(t, field.label)}</label>
-                {field.kind === 'boolean' || field.allowed !== undefined
-                  ? (
-                    <select
-                      id={id}
-                      name={field.key}
-                      value={values[field.key] ?? ''}
-                      onChange={(e) => { const value = (e.currentTarget as HTMLSelectElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}
-                      {...describedBy(`${id}-error`, messages)}
-                    >
-                      {field.allowed !== undefined ? <EnumChoices t={t} allowed={field.allowed} /> : <BooleanChoices t={t} />}
-                    </select>
-                    )
-                  : (
-                    <input
-                      id={id}
-                      name={field.key}
-                      type="text"
-                      inputMode={inputModeOf(field)}
-                      autoComplete={field.autocomplete}
-                      value={values[field.key] ?? ''}
-                      onInput={(e) => { const value = (e.currentTarget as HTMLInputElement).value; setValues((v) => ({ ...v, [field.key]: value })) }}
-                      {...describedBy(`${id}-error`, messages)}
-                    />
-                    )}
-                <FieldMessages id={`${id}-error`} messages={messages} />
-              </div>
-            )
-          })}
+          {spec.fields.filter((field) => field.readOnly !== true).map((field) => (
+            <FieldInput key={field.key} t={t} field={field} id={`${prefix}-${field.key}`} value={values[field.key] ?? ''} messages={errors.fields[field.key]}
+              onChange={(value) => { setValues((v) => ({ ...v, [field.key]: value })) }} />
+          ))}
         </div>
         <div class="form-actions">
           <button type="submit" class="primary">{say(t, spec.addButton)}</button>

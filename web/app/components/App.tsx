@@ -5,7 +5,11 @@ import { openFeed, type FeedStatus } from '../feed.js'
 import { acceptLanguage, initialLanguage, LANGS, rememberLanguage, translator, type Lang } from '../i18n.js'
 import { ADDRESSES, say, specFromDeclaration, STUDENTS, type ResourceKey, type ResourceSpec } from '../resources.js'
 import { forgetToken, readToken, storeToken } from '../token.js'
-import { APP_BASE, viewFromLocation } from '../view-state.js'
+import { APP_BASE } from '../view-state.js'
+import { navigate, placeFromLocation, type Place } from '../navigation.js'
+import { RecordPage } from './RecordPage.js'
+import { setReferenceTargets } from '../reference-targets.js'
+import { WEBHOOKS_VIEW, WebhooksNavLink, WebhooksView, useWebhooksAccess } from './WebhooksView.js'
 import type { Change } from '../feed.js'
 import { ResourceView, type ChangeBus, type ChangeListener } from './ResourceView.js'
 import { TokenPanel, type TokenReason } from './TokenPanel.js'
@@ -27,9 +31,11 @@ const FEED_WAIT_MS = 1_500
 /** The application: a view per collection, the language switch, the token panel and the live feed. */
 export function App ({ config }: { config: AppPageConfig }) {
   const views = useMemo(() => viewsOf(config), [config])
-  const available = views.map((v) => v.spec.key)
+  // The places the address may name: each collection, and the webhooks page where the server has webhooks.
+  const available = [...views.map((v) => v.spec.key), ...(config.webhooks === undefined ? [] : [WEBHOOKS_VIEW])]
   const [lang, setLang] = useState<Lang>(initialLanguage)
-  const [view, setView] = useState<ResourceKey | undefined>(() => viewFromLocation(available))
+  const [place, setPlace] = useState<Place>(() => placeFromLocation(available))
+  const view: ResourceKey | undefined = place.view
   /** The lists wait for the feed's first answer, so a page load reads each list once (not once, then again on the feed's reset). */
   const [feedReady, setFeedReady] = useState(config.events === undefined)
   const [token, setToken] = useState<string | undefined>(readToken)
@@ -48,6 +54,8 @@ export function App ({ config }: { config: AppPageConfig }) {
     token: () => current.current.token,
     onAuthRequired: ({ rejected }) => { setTokenPanel(rejected ? 'rejected' : 'needed') }
   }), [])
+  // The reference fields' pickers search the collections shown here.
+  useMemo(() => { setReferenceTargets(api, views) }, [api, views])
 
   const listeners = useRef(new Set<ChangeListener>())
   const changes = useMemo<ChangeBus>(() => ({
@@ -62,10 +70,10 @@ export function App ({ config }: { config: AppPageConfig }) {
   }, [lang])
 
   useEffect(() => {
-    // An old #/addresses link: the path form from now on.
-    const key = viewFromLocation(available)
-    if (key !== undefined && location.pathname !== APP_BASE + key) history.replaceState(null, '', APP_BASE + key + (location.pathname.startsWith(APP_BASE + key) ? location.search : ''))
-    const onMove = (): void => { navigated.current = true; setView(viewFromLocation(available)) }
+    // An old #/addresses link: the path form from now on (a record's page keeps its own).
+    const { view: key, record } = placeFromLocation(available)
+    if (key !== undefined && record === undefined && location.pathname !== APP_BASE + key) history.replaceState(null, '', APP_BASE + key + (location.pathname.startsWith(APP_BASE + key) ? location.search : ''))
+    const onMove = (): void => { navigated.current = true; setPlace(placeFromLocation(available)) }
     addEventListener('popstate', onMove)
     addEventListener('hashchange', onMove)
     const wait = setTimeout(() => { setFeedReady(true) }, FEED_WAIT_MS)
@@ -73,12 +81,9 @@ export function App ({ config }: { config: AppPageConfig }) {
   }, [])
 
   const go = (event: MouseEvent, key: ResourceKey): void => {
-    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return
-    event.preventDefault()
-    if (key === view) return
-    history.pushState(null, '', APP_BASE + key)
-    navigated.current = true
-    setView(key)
+    // The list shown already: nothing to do (its query stays).
+    if (key === view && place.record === undefined && !(event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0)) { event.preventDefault(); return }
+    navigate(APP_BASE + key, event)
   }
 
   useEffect(() => {
@@ -127,6 +132,7 @@ export function App ({ config }: { config: AppPageConfig }) {
     setEpoch((n) => n + 1)
   }
 
+  const webhooksAllowed = useWebhooksAccess(config.webhooks, () => current.current.token, token)
   const chosen = views.find((v) => v.spec.key === view)
   const spec = chosen?.spec
   const endpoint = chosen?.endpoint
@@ -138,6 +144,7 @@ export function App ({ config }: { config: AppPageConfig }) {
           {views.map(({ spec: { key, title } }) => (
             <a key={key} href={APP_BASE + key} onClick={(e) => { go(e, key) }} aria-current={key === view ? 'page' : undefined}>{say(t, title)}</a>
           ))}
+          {webhooksAllowed && <WebhooksNavLink t={t} current={view === WEBHOOKS_VIEW} onClick={(e) => { go(e, WEBHOOKS_VIEW) }} />}
         </nav>
         <div class="tools">
           {config.events !== undefined && live !== 'off' && (
@@ -158,9 +165,13 @@ export function App ({ config }: { config: AppPageConfig }) {
       {tokenPanel !== null && (
         <TokenPanel t={t} reason={tokenPanel} hasToken={token !== undefined} onUse={applyToken} onForget={dropToken} onClose={() => { setTokenPanel(null) }} />
       )}
-      {spec !== undefined && endpoint !== undefined
-        ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} live={live} />
-        : <p class="notice warn">{t('unavailable')}</p>}
+      {view === WEBHOOKS_VIEW && config.webhooks !== undefined
+        ? <WebhooksView url={config.webhooks} api={api} t={t} epoch={epoch} />
+        : spec !== undefined && endpoint !== undefined && place.record !== undefined
+          ? <RecordPage key={`${spec.key}/${place.record}`} spec={spec} endpoint={endpoint} api={api} t={t} id={place.record} views={views} changes={changes} />
+          : spec !== undefined && endpoint !== undefined
+            ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} live={live} />
+            : <p class="notice warn">{t('unavailable')}</p>}
     </>
   )
 }

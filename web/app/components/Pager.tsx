@@ -1,6 +1,7 @@
 import { formatNumber, type Translate } from '../i18n.js'
 import type { Page } from '../listing.js'
 import { PAGE_SIZES } from '../view-state.js'
+import { PageNumbers } from './PageNumbers.js'
 
 interface Props {
   idPrefix: string
@@ -11,10 +12,13 @@ interface Props {
   canLast: boolean
   onLimit: (limit: number) => void
   onTurn: (to: 'first' | 'previous' | 'next' | 'last') => void
+  /** The page numbers to offer, and a jump to one. */
+  numbers?: { current: number, count?: number, reachable: number[] }
+  onJump?: (index: number) => void
 }
 
 /** "1–20 of 200,000" in the page's language, the page size, and first / previous / next / last. */
-export function Pager ({ idPrefix, t, page, limit, canLast, onLimit, onTurn }: Props) {
+export function Pager ({ idPrefix, t, page, limit, canLast, onLimit, onTurn, numbers, onJump }: Props) {
   const rows = page?.rows.length ?? 0
   const n = (value: number): string => formatNumber(t.lang, value)
   const from = page === undefined || rows === 0 ? 0 : page.offset + 1
@@ -31,6 +35,7 @@ export function Pager ({ idPrefix, t, page, limit, canLast, onLimit, onTurn }: P
       <button type="button" id={`previous-${idPrefix}`} disabled={page?.hasPrev !== true} onClick={() => { onTurn('previous') }}>{t('previous')}</button>
       <button type="button" id={`next-${idPrefix}`} disabled={page?.hasNext !== true} onClick={() => { onTurn('next') }}>{t('next')}</button>
       {canLast && <button type="button" id={`last-${idPrefix}`} disabled={page?.hasNext !== true} onClick={() => { onTurn('last') }}>{t('last')}</button>}
+      {numbers !== undefined && onJump !== undefined && page !== undefined && <PageNumbers idPrefix={idPrefix} t={t} numbers={numbers} onJump={onJump} />}
     </div>
   )
 }

@@ -6,6 +6,9 @@ import { CHECKBOX_STYLE } from '../bulk-actions.js'
 import { BooleanChoices } from './BooleanChoices.js'
 import { EnumChoices } from './EnumChoices.js'
 import { describedBy, FieldMessages } from './FieldMessages.js'
+import { navigate, recordPath } from '../navigation.js'
+import { ReferenceLink } from './ReferenceLink.js'
+import { recordWords } from '../record-words.js'
 
 export interface RowNotice {
   kind: 'warn' | 'error'
@@ -52,13 +55,13 @@ export function RecordRow ({ spec, t, record, flash, onEdit, onDelete, selected,
   const what = spec.describe(record)
   return (
     <tr class={flash ? 'flash' : undefined} data-id={record.id}>
-      <td class="num" data-label={t('id')}>{record.id}</td>
+      <td class="num" data-label={t('id')}><a href={recordPath(spec.key, record.id)} title={recordWords(t.lang)('openRecord', { what: what === '' ? `#${record.id}` : what })} onClick={(e) => { navigate(recordPath(spec.key, record.id), e) }}>{record.id}</a></td>
       {spec.fields.map((field) => (
         <td key={field.key} class={field.references === undefined && (field.kind === 'integer' || field.kind === 'number') ? 'num' : undefined} data-label={say(t, field.label)}>
           {field.references === undefined || record[field.key] === undefined
             ? cellText(t, field, record[field.key])
-            // A reference: the target's label, linking to the target's view (a sibling path of this one).
-            : <a href={field.references} title={`${field.references}/${String(record[field.key])}`}>{referenceLabel(record, field.key) ?? String(record[field.key])}</a>}
+            // A reference: the target's label, linking to the target record's page.
+            : <ReferenceLink target={field.references} id={String(record[field.key])} label={referenceLabel(record, field.key)} />}
         </td>
       ))}
       <td class="actions">

@@ -39,8 +39,8 @@ export function RecordTable ({ spec, t, rows, sort, loading, editing, flashing, 
       <colgroup>
         <col class="id" />
         {spec.fields.map((f) => <col key={f.key} />)}
-        {/* Room for the selection's checkbox beside the buttons (the stylesheet's width is for the buttons alone). */}
-        <col class="actions" style={selected === undefined ? undefined : { width: '15rem' }} />
+        {/* Room for the selection's checkbox beside the buttons (the stylesheet's widths, per language, for each case). */}
+        <col class={selected === undefined ? 'actions' : 'actions with-select'} />
       </colgroup>
       <thead>
         <tr>

@@ -19,6 +19,8 @@ import { useDelete } from './useDelete.js'
 import { useEditor } from './useEditor.js'
 import { useSelection } from './useSelection.js'
 import { BulkBar } from './BulkBar.js'
+import { ColumnChooser } from './ColumnChooser.js'
+import { hiddenColumns, rememberHiddenColumns } from '../columns.js'
 import { focusById, type Status, type ViewContext } from './view-context.js'
 
 /** Changes reported by the feed, a burst at a time, or a reset (reload) with when the feed (re)connected. */
@@ -80,6 +82,10 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     return () => { clearTimeout(timer) }
   }, [status])
   const [flashing, setFlashing] = useState<ReadonlySet<string>>(new Set())
+  /** The columns the person hid (kept per collection in this browser); the table shows the rest. */
+  const [hidden, setHidden] = useState(() => hiddenColumns(spec.key))
+  const tableSpec = useMemo(() => hidden.size === 0 ? spec : { ...spec, fields: spec.fields.filter((f) => !hidden.has(f.key)) }, [spec, hidden])
+  const chooseColumns = (next: ReadonlySet<string>): void => { rememberHiddenColumns(spec.key, next); setHidden(next) }
   const fieldKeys = spec.fields.map((f) => f.key)
 
   const problemText = (problem: Problem): string => {
@@ -273,6 +279,13 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     if (direction === 'previous' && !after.hasPrev) focusById(`next-${spec.key}`)
   }
 
+  /** A page by its number (one the listing can reach). */
+  const jump = async (index: number): Promise<void> => {
+    navigation.current = 'push'
+    selection.clear()
+    await show(listing.jump(index))
+  }
+
   const sortBy = (field: string): void => {
     const current = query.sort
     const sort: Sort = current?.field === field ? { field, desc: !current.desc } : { field, desc: false }
@@ -311,7 +324,9 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
         onRun={(action) => { void selection.run(action) }} onClear={selection.clear}
         untickedOnPage={rows.filter((r) => !selection.selected.has(r.id)).length} onSelectPage={() => { void selection.toggle(rows, true) }} />}
 
-      <RecordTable spec={spec} t={t} rows={rows} sort={query.sort} loading={loading} editing={editing} flashing={flashing}
+      <ColumnChooser spec={spec} t={t} hidden={hidden} onChange={chooseColumns} />
+
+      <RecordTable spec={tableSpec} t={t} rows={rows} sort={query.sort} loading={loading} editing={editing} flashing={flashing}
         onSort={sortBy} onEdit={(record) => { void startEdit(record) }} onDelete={(record) => { void askDelete(record) }}
         onEditChange={(field, value) => { setEditing((e) => e === null ? e : { ...e, values: { ...e.values, [field]: value } }) }}
         onSave={() => { void save() }} onCancel={cancelEdit}
@@ -322,7 +337,8 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
       {loading && page === undefined && <p class="muted">{t('loading')}</p>}
 
       <Pager idPrefix={spec.key} t={t} page={page} limit={query.limit} canLast={listing.mode === 'client'}
-        onLimit={(limit) => { setQuery({ ...query, limit, cursor: undefined, page: 0 }) }} onTurn={(to) => { void turn(to) }} />
+        onLimit={(limit) => { setQuery({ ...query, limit, cursor: undefined, page: 0 }) }} onTurn={(to) => { void turn(to) }}
+        numbers={page === undefined ? undefined : listing.pageNumbers()} onJump={(index) => { void jump(index) }} />
 
       {pendingDelete !== null && (
         <DeleteDialog spec={spec} t={t} pending={pendingDelete} onConfirm={() => { void confirmDelete() }}
