@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { CliCommand } from '../cli/command.js'
-import { checkName, generateToken, isScope, SCOPES, tokenEntry, type Scope } from '../http/security/index.js'
-const USAGE = `Usage: rqs token --name NAME [--scopes read,write,metrics,admin] [--json]
+import { checkName, checkRole, checkSubject, generateToken, isScope, SCOPES, tokenEntry, type Scope } from '../http/security/index.js'
+const USAGE = `Usage: rqs token --name NAME [--scopes read,write,metrics,admin] [--roles LIST] [--sub SUBJECT] [--json]
 
 Prints a new random access token (256 bits, base64url) and the entry to add
 to the tokens file (--auth-tokens). Only the entry's SHA-256 is stored on the
@@ -9,6 +9,8 @@ server: keep the token itself secret, it is shown once.
 
   --name NAME      who uses the token (logged as the principal), e.g. ci
   --scopes LIST    read, write, metrics and/or admin, comma-separated (default read)
+  --roles LIST     roles record rules test (@request.auth.roles), comma-separated, e.g. editor
+  --sub SUBJECT    the subject record rules compare (@request.auth.sub; default the name)
   --json           print {"token": …, "entry": {…}} for scripts
 `
 
@@ -18,7 +20,7 @@ export function tokenCommand (argv: string[], out: NodeJS.WritableStream = proce
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { name: { type: 'string' }, scopes: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: { name: { type: 'string' }, scopes: { type: 'string' }, roles: { type: 'string' }, sub: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: false
     }))
@@ -38,8 +40,13 @@ export function tokenCommand (argv: string[], out: NodeJS.WritableStream = proce
     return 2
   }
 
+  const roles = (values.roles ?? '').split(',').map((r) => r.trim()).filter((r) => r !== '')
+  const badRole = roles.find((r) => checkRole(r) !== undefined)
+  if (badRole !== undefined) { err.write(`rqs token: --roles: ${JSON.stringify(badRole)}: ${checkRole(badRole) as string}\n`); return 2 }
+  if (values.sub !== undefined && checkSubject(values.sub) !== undefined) { err.write(`rqs token: --sub: ${checkSubject(values.sub) as string}\n`); return 2 }
+
   const token = generateToken()
-  const entry = tokenEntry(token, name, [...new Set(scopes as Scope[])])
+  const entry = tokenEntry(token, name, [...new Set(scopes as Scope[])], { ...(values.sub === undefined ? {} : { sub: values.sub }), roles: [...new Set(roles)] })
   if (values.json === true) {
     out.write(`${JSON.stringify({ token, entry })}\n`)
   } else {
@@ -58,7 +65,7 @@ export function tokenCommand (argv: string[], out: NodeJS.WritableStream = proce
 export const tokenCliCommand: CliCommand = {
   name: 'token',
   summary: 'print a new access token and its entry for the --auth-tokens file',
-  usage: 'rqs token --name NAME [--scopes read,write,metrics,admin] [--json]',
+  usage: 'rqs token --name NAME [--scopes read,write,metrics,admin] [--roles LIST] [--sub SUBJECT] [--json]',
   options: [],
   run: async () => 2,
   ownArguments: async (args) => tokenCommand(args)

@@ -35,6 +35,10 @@ export const securityOptions = Type.Object({
   }),
   authIssuer: option(Type.Optional(Type.String()), { flag: 'auth-issuer', value: 'iss', env: 'RQS_AUTH_ISSUER', help: 'the iss claim every JWT must carry' }),
   authAudience: option(Type.Optional(Type.String()), { flag: 'auth-audience', value: 'aud', env: 'RQS_AUTH_AUDIENCE', help: 'the aud claim every JWT must carry' }),
+  // The claim of a JWT that lists the caller's roles for record rules (docs/rules.md); unset: `roles`.
+  authRolesClaim: option(Type.Optional(Type.String({ minLength: 1, pattern: '^[^.]+(\\.[^.]+)*$' })), {
+    flag: 'auth-roles-claim', value: 'claim', env: 'RQS_AUTH_ROLES_CLAIM', help: 'the JWT claim that lists the caller\'s roles for record rules, a dotted path such as realm_access.roles (default roles)'
+  }),
   // Least time between two JWKS downloads caused by an unknown key id (rotation), in ms. No flag: tests shorten it.
   authJwksCooldownMs: option(Type.Integer({ minimum: 0 }), { default: 30_000 }),
   // Refused tokens per client address and window before its token requests are refused unread (429).

@@ -2,6 +2,7 @@ import type { FieldKinds } from './query.js'
 import { KINDS, type Kind } from './kinds/index.js'
 import type { FieldData } from './values.js'
 import { inDeclaredOrder, nestedScalars } from './paths.js'
+import type { CollectionAccess } from './rules/index.js'
 export { MAX_INT64_ID, type FieldData } from './values.js'
 
 /**
@@ -76,6 +77,11 @@ export interface CollectionDeclaration {
   unique?: ReadonlyArray<readonly string[]>
   /** Fields that hold the id of a record of another collection (`x-references`), by field name. */
   references?: Readonly<Record<string, FieldReference>>
+  /**
+   * Its rules, owner field and guarded fields (src/domain/rules/), compiled at
+   * start; none: every caller the scopes let through sees and changes everything.
+   */
+  access?: CollectionAccess
 }
 
 /**

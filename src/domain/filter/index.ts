@@ -4,8 +4,8 @@
  * SQL (src/stores/sql-query.ts). It sits in the domain so that every layer
  * above (lists, the change feed, filtered writes) reads one language.
  */
-export { FilterError, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter } from './syntax.js'
-export type { Literal, SyntaxNode, SyntaxOperator } from './syntax.js'
+export { FilterError, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter, parseRule } from './syntax.js'
+export type { Literal, Operand, RuleComparison, RuleSyntax, SyntaxComparison, SyntaxNode, SyntaxOperator, Tree } from './syntax.js'
 export { checkFilter, readLiteral } from './check.js'
 export type { FilterField, FilterFields } from './check.js'
 export { allOf, fieldsOf, liftConditions } from './tree.js'

@@ -29,11 +29,32 @@ export type Literal =
   | { type: 'boolean', value: boolean }
   | { type: 'null' }
 
+/** And, or and not over comparisons of one kind (`Leaf`). */
+export type Tree<Leaf> =
+  | { type: 'and' | 'or', items: Array<Tree<Leaf>> }
+  | { type: 'not', item: Tree<Leaf> }
+  | Leaf
+
+/** A filter's comparison: a field (path) and a literal. */
+export interface SyntaxComparison { type: 'compare', path: string[], at: number, op: SyntaxOperator, opAt: number, value: Literal, valueAt: number }
+
 /** A parsed expression, not yet checked against any collection; `at` is where each part starts (from 1). */
-export type SyntaxNode =
-  | { type: 'and' | 'or', items: SyntaxNode[] }
-  | { type: 'not', item: SyntaxNode }
-  | { type: 'compare', path: string[], at: number, op: SyntaxOperator, opAt: number, value: Literal, valueAt: number }
+export type SyntaxNode = Tree<SyntaxComparison>
+
+/**
+ * One side of a rule's comparison (src/domain/rules/): a record's field, a
+ * value of the request (`@request.auth.sub`: `path` is `['auth', 'sub']`) or a literal.
+ */
+export type Operand =
+  | { type: 'field', path: string[], at: number }
+  | { type: 'request', path: string[], at: number }
+  | { type: 'literal', value: Literal, at: number }
+
+/** A rule's comparison: two operands, either of which may be a field, a request value or a literal. */
+export interface RuleComparison { type: 'compare', left: Operand, op: SyntaxOperator, opAt: number, right: Operand }
+
+/** A parsed rule (the filter language with `@request.…` operands on either side). */
+export type RuleSyntax = Tree<RuleComparison>
 
 /** A mistake in a filter's text or meaning: the message ends with the position it concerns. */
 export class FilterError extends Error {
@@ -54,7 +75,7 @@ const NAME = /[A-Za-z_][A-Za-z0-9_]*/y
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
 const ESCAPES: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', n: '\n', r: '\r', t: '\t' }
 
-function tokenize (text: string): Token[] {
+function tokenize (text: string, references = false): Token[] {
   const tokens: Token[] = []
   let i = 0
   while (i < text.length) {
@@ -85,7 +106,7 @@ function tokenize (text: string): Token[] {
       i += word.length
       continue
     }
-    const op = OPERATORS.find((o) => text.startsWith(o, i))
+    const op = references && c === '@' ? '@' : OPERATORS.find((o) => text.startsWith(o, i))
     if (op === undefined) throw new FilterError(`unexpected character ${JSON.stringify(c)}`, at)
     tokens.push({ type: 'op', text: op, at })
     i += op.length
@@ -120,25 +141,118 @@ const COMPARISON_OPERATORS = new Set<string>(['=', '!=', '<', '<=', '>', '>=', '
 
 /** Parses a filter's text into its tree, or throws FilterError naming the position of the first mistake. */
 export function parseFilter (text: string): SyntaxNode {
+  return parseTree(text, false, (cursor) => {
+    const first = cursor.take()
+    if (first.type !== 'name') {
+      throw new FilterError(first.type === 'end' ? 'expected a field name, found the end' : `expected a field name, not ${shown(first)}`, first.at)
+    }
+    const path = pathFrom(cursor, first)
+    const op = operatorAfter(cursor, path.join('.'))
+    const value = cursor.take()
+    if (value.type !== 'literal') {
+      throw new FilterError(`expected a value after '${op.text}'${value.type === 'name' ? ` (text is quoted: '${value.text}')` : ''}`, value.at)
+    }
+    cursor.counted(first.at)
+    return { type: 'compare', path, at: first.at, op: op.text as SyntaxOperator, opAt: op.at, value: value.literal, valueAt: value.at }
+  })
+}
+
+/**
+ * Parses a rule (docs/rules.md): the filter language, each comparison
+ * between a field, a literal and `@request.auth.sub`, `@request.auth.roles`
+ * or `@request.body.<field>` on either side. Only the form is checked here;
+ * src/domain/rules/ checks the names and kinds.
+ */
+export function parseRule (text: string): RuleSyntax {
+  return parseTree(text, true, (cursor) => {
+    const left = operandOf(cursor)
+    const op = operatorAfter(cursor, describe(left))
+    const right = operandOf(cursor)
+    cursor.counted(left.at)
+    return { type: 'compare', left, op: op.text as SyntaxOperator, opAt: op.at, right }
+  })
+}
+
+/** What the parser of a comparison reads tokens through. */
+interface Cursor {
+  peek: () => Token
+  take: () => Token
+  /** One more comparison, at `at`: refused past MAX_FILTER_COMPARISONS. */
+  counted: (at: number) => void
+}
+
+function shown (t: Token): string {
+  return t.type === 'end' ? 'the end' : `'${t.text}'`
+}
+
+/** A dotted path whose first name is `first`. */
+function pathFrom (cursor: Cursor, first: Token): string[] {
+  const path = [first.text]
+  while (cursor.peek().type === 'op' && cursor.peek().text === '.') {
+    cursor.take()
+    const part = cursor.take()
+    if (part.type !== 'name') throw new FilterError(`expected a name after '.', not ${shown(part)}`, part.at)
+    path.push(part.text)
+  }
+  return path
+}
+
+function operatorAfter (cursor: Cursor, what: string): Token {
+  const op = cursor.take()
+  if (op.type !== 'op' || !COMPARISON_OPERATORS.has(op.text)) {
+    throw new FilterError(`expected an operator (=, !=, <, <=, >, >=, ~, !~, ?=) after '${what}', not ${shown(op)}`, op.at)
+  }
+  return op
+}
+
+/** A rule's operand: `@request.…`, a field's path or a literal. */
+function operandOf (cursor: Cursor): Operand {
+  const t = cursor.take()
+  if (t.type === 'literal') return { type: 'literal', value: t.literal, at: t.at }
+  if (t.type === 'name') return { type: 'field', path: pathFrom(cursor, t), at: t.at }
+  if (t.type === 'op' && t.text === '@') {
+    const root = cursor.take()
+    if (root.type !== 'name' || root.text !== 'request') throw new FilterError(`expected 'request' after '@' (@request.auth.sub, @request.auth.roles, @request.body.<field>), not ${shown(root)}`, root.at)
+    const dot = cursor.peek()
+    if (dot.type !== 'op' || dot.text !== '.') throw new FilterError(`expected '.' after '@request' (@request.auth.sub, @request.auth.roles, @request.body.<field>), not ${shown(dot)}`, dot.at)
+    return { type: 'request', path: pathFrom(cursor, root).slice(1), at: t.at }
+  }
+  throw new FilterError(t.type === 'end' ? 'expected a field, a value or @request…, found the end' : `expected a field, a value or @request…, not ${shown(t)}`, t.at)
+}
+
+function describe (operand: Operand): string {
+  switch (operand.type) {
+    case 'field': return operand.path.join('.')
+    case 'request': return `@request.${operand.path.join('.')}`
+    case 'literal': return 'the value'
+  }
+}
+
+/** The and/or/not structure over comparisons, each read by `leaf`. */
+function parseTree<Leaf> (text: string, references: boolean, leaf: (cursor: Cursor) => Leaf): Tree<Leaf> {
   if (text.length > MAX_FILTER_LENGTH) throw new FilterError(`longer than ${MAX_FILTER_LENGTH} characters`, MAX_FILTER_LENGTH + 1)
-  const tokens = tokenize(text)
+  const tokens = tokenize(text, references)
   let next = 0
   let comparisons = 0
   const peek = (): Token => tokens[next] as Token
   const take = (): Token => tokens[next++] as Token
-  const shown = (t: Token): string => t.type === 'end' ? 'the end' : `'${t.text}'`
+  const cursor: Cursor = {
+    peek,
+    take,
+    counted: (at) => { if (++comparisons > MAX_FILTER_COMPARISONS) throw new FilterError(`more than ${MAX_FILTER_COMPARISONS} comparisons`, at) }
+  }
 
-  const or = (depth: number): SyntaxNode => {
+  const or = (depth: number): Tree<Leaf> => {
     const items = [and(depth)]
     while (peek().text === '||' && peek().type === 'op') { take(); items.push(and(depth)) }
-    return items.length === 1 ? items[0] as SyntaxNode : { type: 'or', items }
+    return items.length === 1 ? items[0] as Tree<Leaf> : { type: 'or', items }
   }
-  const and = (depth: number): SyntaxNode => {
+  const and = (depth: number): Tree<Leaf> => {
     const items = [unary(depth)]
     while (peek().text === '&&' && peek().type === 'op') { take(); items.push(unary(depth)) }
-    return items.length === 1 ? items[0] as SyntaxNode : { type: 'and', items }
+    return items.length === 1 ? items[0] as Tree<Leaf> : { type: 'and', items }
   }
-  const unary = (depth: number): SyntaxNode => {
+  const unary = (depth: number): Tree<Leaf> => {
     const t = peek()
     const nests = t.type === 'op' && (t.text === '!' || t.text === '(')
     if (nests && depth >= MAX_FILTER_DEPTH) throw new FilterError(`nested deeper than ${MAX_FILTER_DEPTH} levels`, t.at)
@@ -150,30 +264,7 @@ export function parseFilter (text: string): SyntaxNode {
       if (close.type !== 'op' || close.text !== ')') throw new FilterError(`expected ')' or an operator such as && before ${shown(close)}`, close.at)
       return inner
     }
-    return comparison()
-  }
-  const comparison = (): SyntaxNode => {
-    const first = take()
-    if (first.type !== 'name') {
-      throw new FilterError(first.type === 'end' ? 'expected a field name, found the end' : `expected a field name, not ${shown(first)}`, first.at)
-    }
-    const path = [first.text]
-    while (peek().type === 'op' && peek().text === '.') {
-      take()
-      const part = take()
-      if (part.type !== 'name') throw new FilterError(`expected a name after '.', not ${shown(part)}`, part.at)
-      path.push(part.text)
-    }
-    const op = take()
-    if (op.type !== 'op' || !COMPARISON_OPERATORS.has(op.text)) {
-      throw new FilterError(`expected an operator (=, !=, <, <=, >, >=, ~, !~, ?=) after '${path.join('.')}', not ${shown(op)}`, op.at)
-    }
-    const value = take()
-    if (value.type !== 'literal') {
-      throw new FilterError(`expected a value after '${op.text}'${value.type === 'name' ? ` (text is quoted: '${value.text}')` : ''}`, value.at)
-    }
-    if (++comparisons > MAX_FILTER_COMPARISONS) throw new FilterError(`more than ${MAX_FILTER_COMPARISONS} comparisons`, first.at)
-    return { type: 'compare', path, at: first.at, op: op.text as SyntaxOperator, opAt: op.at, value: value.literal, valueAt: value.at }
+    return leaf(cursor)
   }
 
   if (peek().type === 'end') throw new FilterError('empty expression', 1)

@@ -83,6 +83,8 @@ export const CATALOGUE = {
   RATE_LIMITED: { status: 429, description: 'Too many requests from this client (its token, or its address without one) in the current window. Wait the number of seconds in `Retry-After`; `RateLimit-Policy` and `RateLimit` describe the budget.' },
   OVERLOADED: { status: 503, description: 'The server is overloaded (its event loop or memory passed a limit) and refuses new work instead of queueing it. Nothing was changed; retry after the number of seconds in `Retry-After`.' },
   AUTH_UNAVAILABLE: { status: 503, description: 'The identity provider\'s signing keys (JWKS) could not be fetched, so the access token could not be checked. Nothing was changed; retry after the number of seconds in `Retry-After`.' },
+  RULE_DENIED: { status: 403, description: 'The collection\'s rule for this write (create, update or delete; docs/rules.md) does not hold for the caller and the record, or for one record of a bulk write or batch (then nothing was written). `detail` names the rule\'s operation; a record the caller may not view is 404 instead.' },
+  OWNER_MISMATCH: { status: 403, description: 'The write names another owner than the server gives (`x-owner`, docs/rules.md): a create owns the record by the caller\'s subject and an update never changes its owner. Leave the owner field out of the body, or send the value it holds. Nothing was written.' },
   HOST_NOT_ALLOWED: { status: 421, description: 'The `Host` header names a host this server does not answer to (protection against DNS rebinding). Use the server\'s own name, `localhost` or its IP address; an operator can allow more names with `--allowed-hosts`. Nothing was changed.' },
 
   // Reliability (issue 10)

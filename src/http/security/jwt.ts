@@ -10,6 +10,8 @@ export interface JwtOptions {
   audience: string
   /** Least time between two JWKS downloads caused by a token whose key id is unknown. */
   cooldownMs: number
+  /** The claim that lists the caller's roles, a dotted path (`realm_access.roles`); default `roles`. */
+  rolesClaim?: string
 }
 
 /** Signature algorithms of identity providers; `none` and shared-secret (HS*) ones are refused. */
@@ -116,7 +118,8 @@ export class JwtVerifier {
     if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw new TokenRejected('the token\'s iat claim is not acceptable (issued in the future)')
     // Accepted until the tolerance past `exp` is over: a stream opened with it ends then, when a request would be refused.
     const expiresAt = ((payload.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000
-    return { name: payload.sub, kind: 'jwt', scopes: new Set<Scope>([...scopesOf(payload.scope), ...scopesOf(payload.scp)]), expiresAt }
+    const roles = rolesOf(payload, this.#options.rolesClaim ?? 'roles')
+    return { name: payload.sub, sub: payload.sub, roles, kind: 'jwt', scopes: new Set<Scope>([...scopesOf(payload.scope), ...scopesOf(payload.scp)]), expiresAt }
   }
 
   /** The names in the token's `crit` header that jose does not understand (none when it has no readable one). */
@@ -140,6 +143,21 @@ function isAccessTokenType (typ: unknown): boolean {
 function scopesOf (claim: unknown): Scope[] {
   const names = typeof claim === 'string' ? claim.split(' ') : Array.isArray(claim) ? claim : []
   return names.filter((name): name is Scope => typeof name === 'string' && isScope(name))
+}
+
+/**
+ * The roles a JWT's claim lists, at a dotted path (`realm_access.roles`,
+ * Keycloak's): an array of strings, or a space-separated string. A claim
+ * that is absent or of another shape gives no roles, as a token without any.
+ */
+export function rolesOf (payload: Readonly<Record<string, unknown>>, claim: string): string[] {
+  let value: unknown = payload
+  for (const part of claim.split('.')) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, part)) return []
+    value = (value as Record<string, unknown>)[part]
+  }
+  const names = typeof value === 'string' ? value.split(' ') : Array.isArray(value) ? value : []
+  return [...new Set(names.filter((name): name is string => typeof name === 'string' && name !== ''))]
 }
 
 /** Three base64url parts separated by dots: the JWS compact form. Static tokens have no dots. */

@@ -70,7 +70,7 @@ async function createAuthenticator (config: SecurityConfig): Promise<Authenticat
   const tokenFile = config.authTokensFile === undefined ? undefined : await TokenFile.open(config.authTokensFile)
   const jwt = config.authJwksUrl === undefined || config.authIssuer === undefined || config.authAudience === undefined
     ? undefined
-    : await JwtVerifier.open({ jwksUrl: config.authJwksUrl, issuer: config.authIssuer, audience: config.authAudience, cooldownMs: config.authJwksCooldownMs })
+    : await JwtVerifier.open({ jwksUrl: config.authJwksUrl, issuer: config.authIssuer, audience: config.authAudience, cooldownMs: config.authJwksCooldownMs, rolesClaim: config.authRolesClaim ?? 'roles' })
   return new Authenticator(tokenFile, jwt, new AuthFailureBudget(config.authFailureLimit))
 }
 

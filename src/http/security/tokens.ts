@@ -14,6 +14,10 @@ export interface Principal {
   name: string
   kind: 'token' | 'jwt'
   scopes: ReadonlySet<Scope>
+  /** The subject record rules compare (docs/rules.md): a token entry's `sub` (its name unless set), a JWT's `sub`. */
+  sub?: string
+  /** The roles record rules test (`@request.auth.roles ?= 'editor'`): a token entry's, a JWT's roles claim; none when absent. */
+  roles?: readonly string[]
   /** When this server stops accepting the credential (a JWT's `exp` plus the clock tolerance), ms since the epoch; none for static tokens. */
   expiresAt?: number
 }
@@ -24,6 +28,10 @@ export interface TokenEntry {
   /** Hex SHA-256 of the token. */
   sha256: string
   scopes: Scope[]
+  /** The subject record rules see; absent: the name. */
+  sub?: string
+  /** Roles record rules test; absent: none. */
+  roles?: string[]
 }
 
 /** Prefix of generated tokens, so a leaked one is easy to recognise (and to scan for). */
@@ -41,8 +49,24 @@ export function hashToken (token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex')
 }
 
-export function tokenEntry (token: string, name: string, scopes: readonly Scope[]): TokenEntry {
-  return { name, sha256: hashToken(token), scopes: [...scopes] }
+export function tokenEntry (token: string, name: string, scopes: readonly Scope[], identity: { sub?: string, roles?: readonly string[] } = {}): TokenEntry {
+  const entry: TokenEntry = { name, sha256: hashToken(token), scopes: [...scopes] }
+  if (identity.sub !== undefined) entry.sub = identity.sub
+  if (identity.roles !== undefined && identity.roles.length > 0) entry.roles = [...identity.roles]
+  return entry
+}
+
+const ROLE = /^[A-Za-z0-9._@:-]{1,64}$/
+
+/** Why a role name is refused, or undefined: the characters of a name, so a role is never mistaken for a list. */
+export function checkRole (role: string): string | undefined {
+  return ROLE.test(role) ? undefined : 'a role is 1 to 64 of A-Z a-z 0-9 . _ @ : -'
+}
+
+/** Why a subject is refused, or undefined: 1 to 256 characters, no control character. */
+export function checkSubject (sub: string): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  return sub.length >= 1 && sub.length <= 256 && !/[\x00-\x1f\x7f]/.test(sub) ? undefined : 'a subject is 1 to 256 characters, none of them a control character'
 }
 
 export function isScope (value: string): value is Scope {
@@ -76,8 +100,10 @@ export class TokenSet {
     const before = new Map(previous === undefined ? [] : previous.#tokens.map((t) => [t.hash.toString('hex'), t.principal]))
     this.#tokens = entries.map((e) => {
       const kept = before.get(e.sha256)
-      const unchanged = kept !== undefined && kept.name === e.name && kept.scopes.size === e.scopes.length && e.scopes.every((s) => kept.scopes.has(s))
-      return { hash: Buffer.from(e.sha256, 'hex'), principal: unchanged ? kept : { name: e.name, kind: 'token', scopes: new Set(e.scopes) } }
+      const roles = e.roles ?? []
+      const unchanged = kept !== undefined && kept.name === e.name && kept.scopes.size === e.scopes.length && e.scopes.every((s) => kept.scopes.has(s)) &&
+        kept.sub === (e.sub ?? e.name) && kept.roles?.length === roles.length && roles.every((r) => kept.roles?.includes(r) === true)
+      return { hash: Buffer.from(e.sha256, 'hex'), principal: unchanged ? kept : { name: e.name, kind: 'token', scopes: new Set(e.scopes), sub: e.sub ?? e.name, roles } }
     })
     this.#principals = new Set(this.#tokens.map((t) => t.principal))
   }
@@ -107,7 +133,8 @@ export class TokenFileError extends Error {
 
 /**
  * Reads and checks a tokens file:
- * `{"tokens":[{"name":"ci","sha256":"<hex>","scopes":["read","write"]}]}`.
+ * `{"tokens":[{"name":"ci","sha256":"<hex>","scopes":["read","write"]}]}`,
+ * each entry optionally with `sub` (the subject rules see; default its name) and `roles`.
  * Names may repeat (two tokens of one client during a rotation); hashes may not.
  */
 export async function loadTokenFile (path: string, previous?: TokenSet): Promise<TokenSet> {
@@ -132,7 +159,7 @@ export function parseTokenFile (text: string, path: string): TokenEntry[] {
   return tokens.map((raw: unknown, i): TokenEntry => {
     const at = `tokens[${i}]`
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw problem(`${at} is not an object`)
-    const { name, sha256, scopes, ...rest } = raw as Record<string, unknown>
+    const { name, sha256, scopes, sub, roles, ...rest } = raw as Record<string, unknown>
     const unknown = Object.keys(rest)
     if (unknown.length > 0) throw problem(`${at} has unknown member ${unknown.map((k) => JSON.stringify(k)).join(', ')}`)
     if (typeof name !== 'string' || checkName(name) !== undefined) throw problem(`${at}.name: ${checkName(String(name)) ?? 'must be a string'}`)
@@ -142,6 +169,15 @@ export function parseTokenFile (text: string, path: string): TokenEntry[] {
     if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && isScope(s))) {
       throw problem(`${at}.scopes must be a non-empty list of ${SCOPES.join(', ')}`)
     }
-    return { name, sha256, scopes: [...new Set(scopes as Scope[])] }
+    const entry: TokenEntry = { name, sha256, scopes: [...new Set(scopes as Scope[])] }
+    if (sub !== undefined) {
+      if (typeof sub !== 'string' || checkSubject(sub) !== undefined) throw problem(`${at}.sub: ${typeof sub === 'string' ? checkSubject(sub) as string : 'must be a string'}`)
+      entry.sub = sub
+    }
+    if (roles !== undefined) {
+      if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string' && checkRole(r) === undefined)) throw problem(`${at}.roles must be a list of role names (${checkRole('')})`)
+      entry.roles = [...new Set(roles as string[])]
+    }
+    return entry
   })
 }

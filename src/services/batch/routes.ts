@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { DanglingReferenceError, DuplicateKeyError, IdempotencyKeyUsedError, RecordReferencedError, type KeptAnswer, type KeptWrite, type KeptWrites, type KeyedWrite, type RecordStores } from '../../domain/index.js'
+import { callerKey, DanglingReferenceError, DuplicateKeyError, IdempotencyKeyUsedError, RecordReferencedError, type KeptAnswer, type KeptWrite, type KeptWrites, type KeyedWrite, type RecordStores } from '../../domain/index.js'
 import { AppError, buildProblem, classifyError, negotiateLanguage, PROBLEM_CONTENT_TYPE, problems } from '../../http/errors/index.js'
 import { exactJsonParser, routeOtherMethods } from '../../http/rest/index.js'
-import { idempotencyKey, REPLAYED_HEADER, requestFingerprint } from '../../http/rest/idempotency.js'
+import { idempotencyKey, REPLAYED_HEADER, requestFingerprint, scopedKey } from '../../http/rest/idempotency.js'
 import { answer } from '../../http/openapi/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
-import { principalOf, REALM } from '../../http/security/index.js'
+import { callerOf, principalOf, REALM } from '../../http/security/index.js'
 import { appendVary } from '../../lib/vary.js'
 import { BatchAnswer, batchBody } from './schema.js'
 import { resolveUrl, type Target } from './targets.js'
@@ -80,8 +80,8 @@ export async function batchRoutes (app: FastifyInstance, opts: BatchRoutesOption
     }
   }, async (request, reply) => {
     // Before the requests are checked (checking takes undeclared members out of their bodies).
-    const key = idempotencyKey(request)
-    const fingerprint = key === undefined ? '' : requestFingerprint(request)
+    const sentKey = idempotencyKey(request)
+    const fingerprint = sentKey === undefined ? '' : requestFingerprint(request)
     let steps: Step[]
     try {
       steps = request.body.requests.map((sent, index) => stepOf(sent, index, opts.targets))
@@ -90,6 +90,11 @@ export async function batchRoutes (app: FastifyInstance, opts: BatchRoutesOption
       throw err
     }
     authorize(request, steps, opts.auth)
+    // Under record rules each request is the caller's (docs/rules.md), and so is a kept answer.
+    const ruled = steps.some((step) => step.target.ids.store.declaration.access !== undefined)
+    const caller = ruled ? callerOf(request) : undefined
+    if (caller !== undefined) steps = steps.map((step) => ({ ...step, caller }))
+    const key = scopedKey(sentKey, caller === undefined ? undefined : callerKey(caller))
     reply.type('application/json; charset=utf-8')
     if (key !== undefined) {
       const earlier = await kept.keptWrite?.(key)

@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { IF_PRESENT, NO_CONDITION, type RecordId, type RecordInput, type RecordWrites, type StoredRecord, type WriteCondition } from '../../domain/index.js'
+import { IF_PRESENT, NO_CONDITION, viewAllowed, visibleRecord, writeAllowed, type Caller, type CollectionAccess, type RecordId, type RecordInput, type RecordWrites, type StoredRecord, type WriteCondition } from '../../domain/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { hasPreconditions, preconditionFailed, recordEtag, writeConditionFor } from '../../http/rest/index.js'
 import { evaluatePreconditions } from '../../http/rest/conditional.js'
 import { patchedRecord, readOnlyOf } from '../../data/patch.js'
 import { bodyMembers, refuseUnknownMembers } from '../records/bodies.js'
 import type { Target } from './targets.js'
+import { ownedInput, permittedCreate, ruleDenied } from '../records/access.js'
 
 /**
  * What each method of a batch does, with the record routes' rules
@@ -32,6 +33,20 @@ export interface Step {
   headers: IncomingHttpHeaders
   /** The checked body, declared fields only (POST, PUT); PATCH: the merge patch, its members declared fields. */
   input?: RecordInput
+  /** Who sent the batch: the record rules of its collections apply to each request (docs/rules.md). */
+  caller?: Caller
+}
+
+/** The rules a step runs under: its collection's and its caller, or none. */
+function rulesOf (step: Step, records: RecordWrites): { access: CollectionAccess, caller: Caller } | undefined {
+  const { access } = records.declaration
+  return access === undefined || step.caller === undefined ? undefined : { access, caller: step.caller }
+}
+
+/** The record a step answers, as its caller may see it. */
+function shown (step: Step, records: RecordWrites, record: StoredRecord): StoredRecord {
+  const rules = rulesOf(step, records)
+  return rules === undefined ? record : visibleRecord(rules.access, record, rules.caller)
 }
 
 /** One request's answer in the batch's: status, the headers that describe the result, the record. */
@@ -64,8 +79,10 @@ export const VERBS: Readonly<Record<BatchMethod, Verb>> = {
 /** GET: 200 with the record and its ETag; If-None-Match → 304, If-Match → 412 as a read's preconditions. */
 async function read (step: Step, records: RecordWrites): Promise<Answer> {
   const id = idOf(step)
-  const current = await records.get(id)
-  if (current === undefined) throw step.target.ids.notFound(id)
+  const found = await records.get(id)
+  const rules = rulesOf(step, records)
+  if (found === undefined || (rules !== undefined && !viewAllowed(rules.access, rules.caller, found))) throw step.target.ids.notFound(id)
+  const current = shown(step, records, found)
   const etag = recordEtag(current)
   const outcome = hasPreconditions(step.headers) ? evaluatePreconditions(step.headers, etag, true) : 'proceed'
   if (outcome === 'failed') throw preconditionFailed(step.headers, `${step.target.name} ${String(id)}`)
@@ -75,7 +92,10 @@ async function read (step: Step, records: RecordWrites): Promise<Answer> {
 
 /** POST: 201 with Location and ETag (and Replaced-Record when the count id rule overwrote a record). */
 async function create (step: Step, records: RecordWrites): Promise<Answer> {
-  const { outcome, record } = await records.create(step.input ?? {})
+  const rules = rulesOf(step, records)
+  const input = rules === undefined ? step.input ?? {} : permittedCreate(rules.access, rules.caller, step.input ?? {}, `request ${step.index}`)
+  const { outcome, record: created } = await records.create(input)
+  const record = shown(step, records, created)
   const location = `${step.base}/${String(record.id)}`
   const headers: Record<string, string> = { location, etag: recordEtag(record) }
   if (outcome === 'replaced') headers['replaced-record'] = location
@@ -88,6 +108,8 @@ async function create (step: Step, records: RecordWrites): Promise<Answer> {
  * matter: it is read and the write pinned to it.
  */
 async function replace (step: Step, records: RecordWrites): Promise<Answer> {
+  const rules = rulesOf(step, records)
+  if (rules !== undefined) return await guardedReplace(step, records, rules)
   const id = idOf(step)
   const input = step.input ?? {}
   const { declaration } = records
@@ -119,6 +141,23 @@ async function replace (step: Step, records: RecordWrites): Promise<Answer> {
   return { status: 200, headers: { etag }, record: result.record }
 }
 
+/** PUT under rules, as the record routes' guardedReplace: 404 unless viewable, the owner kept, the update rule on both states. */
+async function guardedReplace (step: Step, records: RecordWrites, { access, caller }: { access: CollectionAccess, caller: Caller }): Promise<Answer> {
+  const id = idOf(step)
+  const { ids, name } = step.target
+  const current = await records.get(id)
+  if (current === undefined || !viewAllowed(access, caller, current)) throw ids.notFound(id)
+  const condition = hasPreconditions(step.headers) ? writeConditionFor(step.headers, current, recordEtag) : { kind: 'matches' as const, current }
+  if (condition === undefined) throw preconditionFailed(step.headers, `${name} ${String(id)}`)
+  const input = ownedInput(access, caller, step.input ?? {}, current)
+  if (!writeAllowed(access, 'update', caller, { stored: current, written: { ...input, id }, body: step.input ?? {} })) throw ruleDenied('update', `${name} ${String(id)}`)
+  const result = await records.put(id, input, condition)
+  if (result.outcome === 'not-found') throw ids.notFound(id)
+  if (result.outcome !== 'replaced') throw preconditionFailed(step.headers, `${name} ${String(id)}`)
+  const record = shown(step, records, result.record)
+  return { status: 200, headers: { etag: recordEtag(record) }, record }
+}
+
 /**
  * PATCH: as the record routes' patchRecord, with the same merge and checks
  * (patchedRecord): 404 when missing, If-Match / If-None-Match against the
@@ -129,15 +168,19 @@ async function patch (step: Step, records: RecordWrites): Promise<Answer> {
   const id = idOf(step)
   const { ids, name, collection } = step.target
   const current = await records.get(id)
-  if (current === undefined) throw ids.notFound(id)
+  const rules = rulesOf(step, records)
+  if (current === undefined || (rules !== undefined && !viewAllowed(rules.access, rules.caller, current))) throw ids.notFound(id)
   if (hasPreconditions(step.headers) && writeConditionFor(step.headers, current, recordEtag) === undefined) {
     throw preconditionFailed(step.headers, `${name} ${String(id)}`)
   }
+  if (rules !== undefined) ownedInput(rules.access, rules.caller, step.input ?? {}, current)
   const merged = patchedRecord(records.declaration, current, step.input ?? {}, readOnlyOf(collection.model), (record) => collection.checkBody?.('create', record) ?? [])
+  if (rules !== undefined && !writeAllowed(rules.access, 'update', rules.caller, { stored: current, written: { ...merged, id }, body: step.input ?? {} })) throw ruleDenied('update', `${name} ${String(id)}`)
   const result = await records.put(id, merged, { kind: 'matches', current })
   if (result.outcome === 'not-found') throw ids.notFound(id)
   if (result.outcome !== 'replaced') throw preconditionFailed(step.headers, `${name} ${String(id)}`)
-  return { status: 200, headers: { etag: recordEtag(result.record) }, record: result.record }
+  const record = shown(step, records, result.record)
+  return { status: 200, headers: { etag: recordEtag(record) }, record }
 }
 
 /** DELETE: 204; a missing record is 404 whatever the preconditions say (RFC 9110 §13.2.1). */
@@ -145,6 +188,13 @@ async function remove (step: Step, records: RecordWrites): Promise<Answer> {
   const id = idOf(step)
   const { ids, name } = step.target
   let condition: WriteCondition<StoredRecord> = NO_CONDITION
+  const rules = rulesOf(step, records)
+  if (rules !== undefined) {
+    const current = await records.get(id)
+    if (current === undefined || !viewAllowed(rules.access, rules.caller, current)) throw ids.notFound(id)
+    if (!writeAllowed(rules.access, 'delete', rules.caller, { stored: current })) throw ruleDenied('delete', `${name} ${String(id)}`)
+    condition = { kind: 'matches', current }
+  }
   if (hasPreconditions(step.headers)) {
     const current = await records.get(id)
     if (current === undefined) throw ids.notFound(id)

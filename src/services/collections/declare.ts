@@ -6,6 +6,7 @@ import { tooManyCollections, tooManyFields } from './limits.js'
 import { autoStamp, integerEnum, ModelMistake, nullableType, stringEnum, uniqueKeys, type CollectionModelRules } from './model.js'
 import { compositeField, isComposite, type CheckedField, type DeclarationTools } from './composite.js'
 import { checkReferences, REFERENCE_KEYWORDS, referencesOf } from './references.js'
+import { ACCESS_KEYWORDS, accessOf, fieldAccessOf, ruleTextsOf } from './access.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -45,16 +46,17 @@ export const MAX_MAX_LENGTH = 100_000
 export const ID_KINDS = ['sequence', 'uuid'] as const
 export const FORMATS = ['date', 'date-time', 'email', 'uri']
 
-const COLLECTION_KEYS = ['schema', 'ids', 'description', 'unique']
+const COLLECTION_KEYS = ['schema', 'ids', 'description', 'unique', 'rules']
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
 const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'default']
 /**
  * Annotations of a field beyond JSON Schema: `x-hint`, how a valid value looks
  * in words (the web app says it when a value breaks the pattern); `x-auto`, a
  * timestamp the server sets (./model.ts); `x-references` and `x-on-delete`,
- * a reference to another collection's records (./references.ts).
+ * a reference to another collection's records (./references.ts); `x-owner`
+ * and `x-read`, who owns a record and who sees the field (./access.ts).
  */
-const FIELD_EXTENSIONS = ['x-hint', 'x-auto', ...REFERENCE_KEYWORDS]
+const FIELD_EXTENSIONS = ['x-hint', 'x-auto', ...REFERENCE_KEYWORDS, ...ACCESS_KEYWORDS]
 /** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
 const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
   const declared = KINDS[k].declaration
@@ -150,11 +152,16 @@ function collectionOf (name: string, value: unknown): CollectionSchema {
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
   if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
   const unique = uniqueKeys(`${path}.unique`, collection.unique, Object.keys(fields), auto)
-  // A replace keeps the stored creation time whatever the body holds.
-  const keptOnUpdate = Object.keys(auto).filter((f) => auto[f] === 'created')
+  const rules = ruleTextsOf(`${path}.rules`, collection.rules, fail)
+  const { owner, read } = fieldAccessOf(`${schemaPath}.properties`, declared, required, fail)
+  // A replace keeps the stored creation time whatever the body holds, and the owner the creator gave it.
+  const keptOnUpdate = [...Object.keys(auto).filter((f) => auto[f] === 'created'), ...(owner === undefined ? [] : [owner])]
   const references = referencesOf(schemaPath, properties, required, fail)
+  const declaration: CollectionDeclaration = { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate, ...(unique.length === 0 ? {} : { unique }), ...(references === undefined ? {} : { references }) }
+  const access = accessOf(path, schemaPath, { ...(rules === undefined ? {} : { rules }), ...(owner === undefined ? {} : { owner }), ...(read === undefined ? {} : { read }) }, declaration, fail)
+  if (access !== undefined) declaration.access = access
   return {
-    declaration: { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate, ...(unique.length === 0 ? {} : { unique }), ...(references === undefined ? {} : { references }) },
+    declaration,
     ...(description === undefined ? {} : { description }),
     properties,
     required,

@@ -40,6 +40,8 @@ export const de: MessageTable = {
   RATE_LIMITED: { title: 'Zu viele Anfragen', message: 'Sie haben zu viele Anfragen gesendet. Bitte warten Sie einen Moment und versuchen Sie es erneut.' },
   OVERLOADED: { title: 'Server überlastet', message: 'Der Dienst ist gerade stark ausgelastet. Bitte versuchen Sie es gleich noch einmal.' },
   AUTH_UNAVAILABLE: { title: 'Anmeldung vorübergehend nicht möglich', message: 'Ihr Zugriff konnte gerade nicht geprüft werden. Bitte versuchen Sie es gleich noch einmal.' },
+  RULE_DENIED: { title: 'Nach den Regeln nicht erlaubt', message: 'Sie dürfen diesen Datensatz nicht so ändern.' },
+  OWNER_MISMATCH: { title: 'Eigentümer nicht änderbar', message: 'Ein Datensatz gehört dem, der ihn angelegt hat; sein Eigentümer kann nicht gesetzt oder geändert werden.' },
   HOST_NOT_ALLOWED: { title: 'Unbekannter Hostname', message: 'Dieser Server ist unter dem verwendeten Namen nicht erreichbar. Bitte verwenden Sie seine übliche Adresse.' },
 
   // Reliability (issue 10)

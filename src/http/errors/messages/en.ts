@@ -40,6 +40,8 @@ export const en: MessageTable = {
   RATE_LIMITED: { title: 'Too many requests', message: 'You sent too many requests. Please wait a moment and try again.' },
   OVERLOADED: { title: 'Server overloaded', message: 'The service is very busy right now. Please try again shortly.' },
   AUTH_UNAVAILABLE: { title: 'Sign-in temporarily unavailable', message: 'Your access could not be checked right now. Please try again shortly.' },
+  RULE_DENIED: { title: 'Not allowed by the rules', message: 'You may not make this change to this record.' },
+  OWNER_MISMATCH: { title: 'Owner cannot be changed', message: 'A record belongs to whoever created it; its owner cannot be set or changed.' },
   HOST_NOT_ALLOWED: { title: 'Unknown host name', message: 'This server cannot be reached under the name you used. Please use its usual address.' },
 
   // Reliability (issue 10)
