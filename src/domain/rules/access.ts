@@ -50,6 +50,8 @@ export interface CollectionAccess {
   has: (operation: RuleOperation) => boolean
   /** What the operation's rule allows this caller (and these values sent): an admin and an absent rule allow everything. */
   allowance: (operation: RuleOperation, caller: Caller, body?: Readonly<Record<string, unknown>>) => Allowance
+  /** Where a guarded field's `x-read` holds for this caller (true for any other field): a filter, sort or aggregate that names it is narrowed to those records. */
+  readAllowance: (field: string, caller: Caller) => Allowance
   /** The record without the fields whose `x-read` does not hold for this caller (the same object when none is left out). */
   visibleRecord: <R extends object>(record: R, caller: Caller) => R
 }
@@ -100,6 +102,11 @@ export function compileAccess (declared: AccessDeclaration, fields: FilterFields
     guarded: reads.map(([field]) => field),
     has: (operation) => rules[operation] !== undefined,
     allowance,
+    readAllowance: (field, caller) => {
+      if (caller.admin) return true
+      const rule = reads.find(([name]) => name === field)?.[1]
+      return rule === undefined ? true : rule({ caller })
+    },
     visibleRecord
   }
 }

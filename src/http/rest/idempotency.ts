@@ -46,9 +46,10 @@ export async function answerOnce (
   request: FastifyRequest,
   reply: FastifyReply,
   store: KeptWrites,
-  work: (keep: Keep) => Promise<WriteAnswer>
+  work: (keep: Keep) => Promise<WriteAnswer>,
+  scope?: string
 ): Promise<FastifyReply> {
-  const key = idempotencyKey(request)
+  const key = scopedKey(idempotencyKey(request), scope)
   if (key === undefined) return sendAnswer(reply, await work(() => undefined))
 
   const fingerprint = requestFingerprint(request)
@@ -76,6 +77,17 @@ export async function answerOnce (
     throw err
   }
   return kept === undefined ? sendAnswer(reply, answer) : sendKept(reply, kept)
+}
+
+/**
+ * The key a write's answer is kept under: the client's key, or with a
+ * `scope` (the caller, where record rules make answers differ by caller) a
+ * digest of both, so a replay by another caller is never served the first
+ * caller's answer: it is another key, a write of its own.
+ */
+export function scopedKey (key: string | undefined, scope: string | undefined): string | undefined {
+  if (key === undefined || scope === undefined) return key
+  return `~${createHash('sha256').update(`${scope}\n${key}`).digest('base64url')}`
 }
 
 /** The key of a request, or undefined; 400 IDEMPOTENCY_KEY_INVALID when it is malformed. */

@@ -7,6 +7,7 @@ import type { CollectionSchema } from './declare.js'
 import { queryModel } from './schema.js'
 import type { Expansion } from '../records/policy.js'
 import { collectionStore } from '../records/routes.js'
+import { readableStore } from '../records/access.js'
 
 /**
  * `?expand=` on a declared collection's routes (src/records/expand.ts): the
@@ -24,7 +25,7 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
     refers: [...own.values()].some((r) => r.kind !== 'many'),
     referred: [...own.values()].some((r) => r.kind === 'many'),
     parse: (text) => parseExpand(relations, name, text),
-    apply: async (nodes, records) => await expandRecords(nodes, records, storeOf),
+    apply: async (nodes, records, caller) => await expandRecords(nodes, records, caller === undefined ? storeOf : (collection) => readableStore(storeOf(collection), caller)),
     through: (query) => through(name, query)
   }
 }

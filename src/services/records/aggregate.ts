@@ -1,9 +1,10 @@
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify'
-import { finishGroups, KINDS, MAX_GROUP_FIELDS, MAX_GROUPS, type RecordStore } from '../../domain/index.js'
+import { finishGroups, KINDS, MAX_GROUP_FIELDS, MAX_GROUPS, type AggregateQuery, type Caller, type CollectionAccess, type RecordStore } from '../../domain/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { answer, type OperationNotes } from '../../http/openapi/index.js'
 import { parseAggregateQuery, type CollectionModel } from '../../records/index.js'
 import type { WirePolicy } from './policy.js'
+import { andAllowance, guardedAllowance, narrowedFilter, requestCaller } from './access.js'
 
 /**
  * `GET /{collection}/aggregate`: counts, sums, averages, least and greatest
@@ -69,10 +70,23 @@ export function aggregateRoute (app: FastifyInstance, policy: WirePolicy, store:
 
 function aggregate (policy: WirePolicy, store: RecordStore): RouteHandlerMethod {
   const { model } = policy.schemas
+  const { access } = store.declaration
   return async function aggregateRecords (request) {
-    const { query, ask } = parseAggregateQuery(model, request.query as Record<string, unknown>)
+    const { query: asked, ask } = parseAggregateQuery(model, request.query as Record<string, unknown>)
+    const query = access === undefined ? asked : visibleAggregate(access, requestCaller(request), asked)
     const rows = await store.aggregate(query)
     if (rows.length > MAX_GROUPS) throw new AppError('TOO_MANY_GROUPS', `More than ${MAX_GROUPS} groups: filter the records further or group by fewer fields`)
     return { groups: finishGroups(query, ask, rows) }
   }
+}
+
+/**
+ * An aggregate over what the caller may list (docs/rules.md): the list rule
+ * ANDed into its filter, and for every guarded field it groups by or
+ * measures, only the records whose field the caller may read.
+ */
+function visibleAggregate (access: CollectionAccess, caller: Caller, query: AggregateQuery): AggregateQuery {
+  const filter = narrowedFilter(access, caller, query.filter)
+  const named = [...query.groupBy, ...query.sums, ...query.min, ...query.max]
+  return { ...query, filter: andAllowance(filter, guardedAllowance(access, caller, named)) }
 }

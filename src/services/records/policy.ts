@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import type { RecordId, ReferenceFilter, StoredRecord } from '../../domain/index.js'
+import type { Caller, RecordId, ReferenceFilter, StoredRecord } from '../../domain/index.js'
 import type { AppError, ErrorCode } from '../../http/errors/index.js'
 import type { CollectionModel } from '../../http/rest/index.js'
 import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
@@ -76,8 +76,8 @@ export interface Expansion {
   referred: boolean
   /** The relations an `expand` parameter names, or QueryRefused. */
   parse: (text: string) => ExpandNode[]
-  /** The records with their `expand` member: one store query per relation. */
-  apply: (nodes: readonly ExpandNode[], records: readonly StoredRecord[]) => Promise<ExpandedRecord[]>
+  /** The records with their `expand` member: one store query per relation; with a caller, only the targets it may view, as it may see them. */
+  apply: (nodes: readonly ExpandNode[], records: readonly StoredRecord[], caller?: Caller) => Promise<ExpandedRecord[]>
   /** The filters through references of a list's query (`author.name[contains]=…`), the rest of it, and the parameters a next link carries on; undefined without any. */
   through: (query: Readonly<Record<string, unknown>>) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]> } | undefined
 }

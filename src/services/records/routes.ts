@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { IF_PRESENT, NO_CONDITION, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
+import { callerKey, IF_PRESENT, NO_CONDITION, writeAllowed, type Caller, type CollectionAccess, type CreateResult, type DeleteResult, type RecordId, type RecordInput, type QueryableStore, type RecordStore, type RecordStores, type StoreRevision, type StoredRecord, type WriteCondition, type WriteResult } from '../../domain/index.js'
 import {
   ARRAY_FRAME, answerOnce, exactJsonParser, conditionalRead, csvColumns, hasPreconditions, isRevisioned, pageHeaders, parseListQuery, preconditionFailed, readPage,
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type ListRequest, type Page, type RecordEtags, type WriteAnswer
@@ -12,6 +12,7 @@ import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js
 import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
 import type { Expansion, Operation, WirePolicy } from './policy.js'
 import { patchedRecord } from '../../data/patch.js'
+import { narrowedFilter, ownedInput, permittedCreate, permittedWhere, requestCaller, ruleDenied, viewAllowed, visibleRecord, visibleStore } from './access.js'
 import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, readOnlyFields, refuseUnknownMembers } from './bodies.js'
 
 /**
@@ -244,9 +245,13 @@ function listWhole ({ policy, store, path, options, projection }: RouteContext):
 /** A list that is always a page: `limit` per page (a default and a maximum), `next` while another follows. */
 function listPages ({ policy, store, path, options, projection }: RouteContext): RouteHandlerMethod {
   const { model } = policy.schemas
-  const records = { store, path }
+  const { access } = store.declaration
+  const everyone = { store, path }
   const writers = { line: policy.line, columns: csvColumns(model) }
   return async function listRecords (request, reply) {
+    // Under rules a list is the caller's own (docs/rules.md): narrowed, its records' guarded fields hidden, never a kept page.
+    const caller = access === undefined ? undefined : requestCaller(request)
+    const records = caller === undefined ? everyone : { store: visibleStore(store, access as CollectionAccess, caller), path }
     const { query: unprojected, fields } = projection.split(request.query as Record<string, unknown>)
     const expanded = expansionAsked(policy.expand, unprojected)
     const asked = expanded?.query ?? unprojected
@@ -257,16 +262,19 @@ function listPages ({ policy, store, path, options, projection }: RouteContext):
       const carried: Array<[string, string]> = [...list.carried, ...through?.carried ?? [], ...(expanded === undefined ? [] : [['expand', expanded.text] as [string, string]])]
       list = { ...list, filter: through === undefined ? list.filter : { ...list.filter, through: through.filters }, carried }
     }
+    if (caller !== undefined) list = { ...list, filter: narrowedFilter(access as CollectionAccess, caller, list.filter, list.sort) }
     if (expanded !== undefined) {
       if (fields !== undefined) throw new AppError('INVALID_QUERY', 'fields and expand: ask for one of them (a projection of expanded records is not supported)')
-      if (request.stream === 'ndjson') return await sendStream(reply, { store: expandedStore(store, expanded), path }, list, request.stream, { ...writers, line: jsonLine })
-      if (request.stream === undefined) return await expandedPage(reply, records, list, expanded)
+      // The targets an expansion adds follow their own collection's rules, whether this one has any or not.
+      const reader = caller ?? requestCaller(request)
+      if (request.stream === 'ndjson') return await sendStream(reply, { store: expandedStore(records.store, expanded, reader), path }, list, request.stream, { ...writers, line: jsonLine })
+      if (request.stream === undefined) return await expandedPage(reply, records, list, expanded, reader)
     }
     // A projection is never a kept page (those hold whole records): it reads and writes its own.
     if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
     // A kept page answers for the store's revision: one filtered through references depends on other collections too.
-    if (through === undefined && isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
+    if (through === undefined && caller === undefined && isRevisioned(store)) return await options.pages.send(reply, { store, path }, list, request.url, pageBody)
     const page = await readPage(records, list)
     pageHeaders(reply, page)
     return pageBody(page)
@@ -284,19 +292,19 @@ function expansionAsked (expansion: Expansion | undefined, query: unknown): Expa
 }
 
 /** A page with each record's `expand` (one store query per relation for the page). */
-async function expandedPage (reply: FastifyReply, records: { store: RecordStore, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion }: Expanded): Promise<unknown> {
+async function expandedPage (reply: FastifyReply, records: { store: QueryableStore<StoredRecord, string>, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion }: Expanded, caller: Caller | undefined): Promise<unknown> {
   const page = await readPage(records, list)
   pageHeaders(reply, page)
-  const items = await expansion.apply(nodes, page.items)
+  const items = await expansion.apply(nodes, page.items, caller)
   return page.next === undefined ? { items } : { items, next: page.next }
 }
 
 /** The store as an NDJSON stream reads it, each batch expanded (one store query per relation per batch). */
-function expandedStore (store: RecordStore, { nodes, expansion }: Expanded): QueryableStore<ExpandedRecord, string> {
+function expandedStore (store: QueryableStore<StoredRecord, string>, { nodes, expansion }: Expanded, caller: Caller | undefined): QueryableStore<ExpandedRecord, string> {
   return {
-    query: async (query) => await expansion.apply(nodes, await store.query(query)),
+    query: async (query) => await expansion.apply(nodes, await store.query(query), caller),
     count: store.count.bind(store),
-    batches: async function * (query) { for await (const batch of store.batches(query)) yield await expansion.apply(nodes, batch) },
+    batches: async function * (query) { for await (const batch of store.batches(query)) yield await expansion.apply(nodes, batch, caller) },
     importAll: async () => { throw new TypeError('an expanded list is read only') }
   }
 }
@@ -311,7 +319,7 @@ function jsonLine (record: ExpandedRecord): string {
  * narrowed serializer. `fields` goes on in the next link.
  */
 async function sendProjected (
-  request: FastifyRequest, reply: FastifyReply, projection: Projection, records: { store: RecordStore, path: string },
+  request: FastifyRequest, reply: FastifyReply, projection: Projection, records: { store: QueryableStore<StoredRecord, string>, path: string },
   list: ListRequest, fields: string[], writers: { line: (record: StoredRecord) => string, columns: readonly string[] }
 ): Promise<FastifyReply> {
   const serialize = projection.serializers(reply, fields)
@@ -345,15 +353,20 @@ type WholeList = QueryableStore<StoredRecord, string> & { revision?: StoreRevisi
 
 function getRecord ({ policy, store, etagOf, projection }: RouteContext): RouteHandlerMethod {
   const { ids, notFound, noun } = policy
+  const { access } = store.declaration
   return async function getById (request, reply) {
     const id = ids.parse((request as IdRequest).params.id)
     const fields = projection.read((request.query as Record<string, unknown>).fields)
     const expanded = expansionAsked(policy.expand, request.query)
     if (expanded !== undefined && fields !== undefined) throw new AppError('INVALID_QUERY', 'fields and expand: ask for one of them (a projection of expanded records is not supported)')
-    const current = await store.get(id)
-    if (current === undefined) throw notFound.error(id)
+    const found = await store.get(id)
+    if (found === undefined) throw notFound.error(id)
+    const caller = access === undefined ? undefined : requestCaller(request)
+    // A record the caller may not view is not found: its existence is no answer either.
+    if (caller !== undefined && !viewAllowed(access, caller, found)) throw notFound.error(id)
+    const current = caller === undefined ? found : visibleRecord(access, found, caller)
     // The ETag names the record alone: an expanded answer has none (the records it adds change on their own).
-    if (expanded !== undefined) return (await expanded.expansion.apply(expanded.nodes, [current]))[0]
+    if (expanded !== undefined) return (await expanded.expansion.apply(expanded.nodes, [current], caller ?? requestCaller(request)))[0]
     const outcome = conditionalRead(request, reply, etagOf(current))
     if (outcome === 'not-modified') return reply
     if (outcome === 'failed') throw preconditionFailed(request.headers, `${noun} ${id}`)
@@ -397,11 +410,18 @@ function createRecord (collection: RouteContext): RouteHandlerMethod {
         return { status: 201, headers: outcome === 'replaced' ? { location, etag: etagOf(record), 'replaced-record': location } : { location, etag: etagOf(record) }, body: record }
       }
     : ({ record }: CreateResult): WriteAnswer => ({ status: 201, headers: { location: `${path}/${record.id}`, etag: etagOf(record) }, body: record })
+  const { access } = store.declaration
   return async function create (request, reply) {
     if (Array.isArray(request.body)) return await bulk.call(this, request, reply)
     if (request.validationError !== undefined) throw request.validationError
     // The body schema drops every member but the declared fields: the body is the input.
-    return await answerOnce(request, reply, store, async (keep) => created(await store.create(request.body as RecordInput, keep(created))))
+    if (access === undefined) return await answerOnce(request, reply, store, async (keep) => created(await store.create(request.body as RecordInput, keep(created))))
+    const caller = requestCaller(request)
+    const shown = visibleAnswer(created, access, caller)
+    return await answerOnce(request, reply, store, async (keep) => {
+      const input = permittedCreate(access, caller, request.body as RecordInput)
+      return shown(await store.create(input, keep(shown)))
+    }, callerKey(caller))
   }
 }
 
@@ -413,19 +433,25 @@ function createRecord (collection: RouteContext): RouteHandlerMethod {
 function createRecords ({ policy, store }: RouteContext): RouteHandlerMethod {
   const array = { type: 'array', items: policy.schemas.record }
   const members = bodyMembers(store.declaration)
+  const { access } = store.declaration
   return async function createMany (request, reply) {
-    const inputs = bulkInputs(bodyValidator(request, policy.schemas.create), members, request.body as unknown[])
+    const checked = bulkInputs(bodyValidator(request, policy.schemas.create), members, request.body as unknown[])
+    const caller = access === undefined ? undefined : requestCaller(request)
+    // One refused item refuses the whole request: nothing is written.
+    const inputs = caller === undefined ? checked : checked.map((input, i) => permittedCreate(access as CollectionAccess, caller, input, `item ${i}`))
     // The route's response schema is one record's: the array is serialised by a schema of its own.
     // fast-json-stringify takes any JSON value (here an array); fastify types its input as an object.
     const serialise = reply.compileSerializationSchema(array) as (value: unknown) => string
-    const created = (results: CreateResult[]): WriteAnswer => ({ status: 201, text: serialise(results.map((r) => r.record)) })
-    return await answerOnce(request, reply, store, async (keep) => created(await store.createMany(inputs, keep(created))))
+    const shown = (record: StoredRecord): StoredRecord => caller === undefined ? record : visibleRecord(access, record, caller)
+    const created = (results: CreateResult[]): WriteAnswer => ({ status: 201, text: serialise(results.map((r) => shown(r.record))) })
+    return await answerOnce(request, reply, store, async (keep) => created(await store.createMany(inputs, keep(created))), caller === undefined ? undefined : callerKey(caller))
   }
 }
 
 function putRecord (collection: RouteContext): RouteHandlerMethod {
   const { policy: { ids }, store } = collection
   const replace = replaceRecord(collection)
+  const { access } = store.declaration
   return async function put (request, reply) {
     return await answerOnce(request, reply, store, async (keep) => {
       const { params, body } = request as BodyRequest
@@ -435,7 +461,7 @@ function putRecord (collection: RouteContext): RouteHandlerMethod {
         if (failure !== undefined) throw failure
       }
       return await replace(request, keep, id, body)
-    })
+    }, access === undefined ? undefined : callerKey(requestCaller(request)))
   }
 }
 
@@ -457,7 +483,10 @@ export function replaceRecord ({ policy, store, path, etagOf }: RouteContext): (
     if (result.outcome === 'replaced') return { status: 200, headers: { etag: etagOf(result.record) }, body: result.record }
     return undefined
   }
+  const { access } = declaration
+  const guarded = access === undefined ? undefined : guardedReplace({ policy, store, etagOf, access })
   return async (request, keep, id, body) => {
+    if (guarded !== undefined) return await guarded(request, keep, id, body)
     const conditional = hasPreconditions(request.headers)
     const missing = kept.length === 0 ? undefined : kept.find((field) => body[field] === undefined)
     let condition: WriteCondition<StoredRecord> = NO_CONDITION
@@ -488,6 +517,44 @@ export function replaceRecord ({ policy, store, path, etagOf }: RouteContext): (
     }
     return stored(result) as WriteAnswer
   }
+}
+
+/**
+ * A PUT under rules: the record read first (a missing one, or one the caller
+ * may not view, is 404), its owner kept (another one sent is OWNER_MISMATCH),
+ * the update rule checked against it and the record it becomes, and the
+ * write pinned to the record checked (If-Match / If-None-Match as always).
+ */
+function guardedReplace ({ policy, store, etagOf, access }: Pick<RouteContext, 'policy' | 'store' | 'etagOf'> & { access: CollectionAccess }): (request: FastifyRequest, keep: Keep, id: RecordId, body: Readonly<Record<string, unknown>>) => Promise<WriteAnswer> {
+  const { notFound, noun } = policy
+  const fields = Object.keys(store.declaration.fields)
+  return async (request, keep, id, body) => {
+    const caller = requestCaller(request)
+    const stored = (result: WriteResult): WriteAnswer | undefined =>
+      result.outcome === 'replaced' ? { status: 200, headers: { etag: etagOf(result.record) }, body: visibleRecord(access, result.record, caller) } : undefined
+    for (let attempt = 1; ; attempt++) {
+      const current = await store.get(id)
+      if (current === undefined || !viewAllowed(access, caller, current)) throw notFound.error(id)
+      const conditional = hasPreconditions(request.headers)
+      const condition = conditional ? writeConditionFor(request.headers, current, etagOf) : { kind: 'matches' as const, current }
+      if (condition === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
+      const owned = ownedInput(access, caller, body, current)
+      const input: Record<string, RecordInput[string]> = {}
+      for (const field of fields) if (owned[field] !== undefined) input[field] = owned[field] as RecordInput[string]
+      if (!writeAllowed(access, 'update', caller, { stored: current, written: { ...input, id }, body })) throw ruleDenied('update', `${noun} ${id}`)
+      const result = await store.put(id, input, condition, keep(stored))
+      if (result.outcome === 'replaced') return stored(result) as WriteAnswer
+      if (result.outcome === 'not-found') throw notFound.error(id)
+      // Changed since it was checked: the client's precondition no longer holds, or (none) check the new state.
+      if (conditional || attempt === PATCH_ATTEMPTS) throw preconditionFailed(request.headers, `${noun} ${id}`)
+    }
+  }
+}
+
+/** A write's answer with its record as the caller may see it (guarded fields hidden). */
+function visibleAnswer<R extends { record: StoredRecord }> (render: (result: R) => WriteAnswer, access: CollectionAccess, caller: Caller): (result: R) => WriteAnswer {
+  if (access.guarded.length === 0 || caller.admin) return render
+  return (result) => render({ ...result, record: visibleRecord(access, result.record, caller) })
 }
 
 function keptFieldRequired (field: string): AppError {
@@ -523,17 +590,24 @@ function filteredWriteQuery (list: unknown, use: 'write' | 'aggregate' = 'write'
  */
 function writeWhere ({ policy, store }: RouteContext, kind: 'patch' | 'delete'): RouteHandlerMethod {
   const { model } = policy.schemas
+  const { access } = store.declaration
   const updatedStamps = readOnlyFields(policy.schemas.create).filter((f) => !store.declaration.keptOnUpdate.includes(f))
   const changed = (n: number): WriteAnswer => ({ status: 200, body: { changed: n } })
   return async function changeWhere (request, reply) {
     const { all, ...query } = request.query as Record<string, unknown>
     const paging = Object.keys(query).filter((param) => PAGE_PARAMS.includes(param))
     if (paging.length > 0) throw new AppError('INVALID_QUERY', `${paging.join(', ')}: a ${kind === 'patch' ? 'PATCH' : 'DELETE'} of many records takes the list's filters (and all=true) only`)
-    const { filter } = parseListQuery(model, query, 'stream')
-    if (filter.where.length === 0 && (filter.lists ?? []).length === 0 && filter.expression === undefined && filter.search === undefined && all !== true) {
+    const { filter: asked } = parseListQuery(model, query, 'stream')
+    const filter = access === undefined ? asked : narrowedFilter(access, requestCaller(request), asked)
+    if (asked.where.length === 0 && (filter.lists ?? []).length === 0 && filter.expression === undefined && filter.search === undefined && all !== true) {
       throw new AppError('FILTER_REQUIRED', `A ${kind === 'patch' ? 'PATCH' : 'DELETE'} of ${policy.resources === '' ? 'students' : policy.resources.slice(1)} names no filter: add one, or all=true for every record`)
     }
-    if (kind === 'delete') return await answerOnce(request, reply, store, async (keep) => changed(await store.deleteWhere(filter, keep(changed))))
+    const caller = access === undefined ? undefined : requestCaller(request)
+    const scope = caller === undefined ? undefined : callerKey(caller)
+    if (kind === 'delete') {
+      const permitted = caller === undefined ? filter : await permittedWhere(store, access as CollectionAccess, caller, 'delete', filter)
+      return await answerOnce(request, reply, store, async (keep) => changed(await store.deleteWhere(permitted, keep(changed))), scope)
+    }
     const body = request.body
     if (!isObject(body)) throw new AppError('JSON_EXPECTED', 'A merge patch is a JSON object')
     const failures = checkPatch(bodyValidator(request, policy.schemas.create), store.declaration, body)
@@ -541,7 +615,8 @@ function writeWhere ({ policy, store }: RouteContext, kind: 'patch' | 'delete'):
     // Fields the server sets on every write (`x-auto: updated`) take the time of this one.
     const now = new Date().toISOString()
     const patch = updatedStamps.length === 0 ? body : { ...body, ...Object.fromEntries(updatedStamps.map((f) => [f, now])) }
-    return await answerOnce(request, reply, store, async (keep) => changed(await store.updateWhere(filter, patch, keep(changed))))
+    const permitted = caller === undefined ? filter : await permittedWhere(store, access as CollectionAccess, caller, 'update', filter, body)
+    return await answerOnce(request, reply, store, async (keep) => changed(await store.updateWhere(permitted, patch, keep(changed))), scope)
   }
 }
 
@@ -560,9 +635,11 @@ function patchRecord ({ policy, store, etagOf }: RouteContext): RouteHandlerMeth
   const readOnly = readOnlyFields(schemas.create)
   const stored = (result: WriteResult): WriteAnswer | undefined =>
     result.outcome === 'replaced' ? { status: 200, headers: { etag: etagOf(result.record) }, body: result.record } : undefined
+  const { access } = declaration
   return async function patch (request, reply) {
     const { params, body } = request as BodyRequest
     if (!isObject(body)) throw new AppError('JSON_EXPECTED', 'A merge patch is a JSON object')
+    const caller = access === undefined ? undefined : requestCaller(request)
     const id = ids.parse(params.id)
     if (body.id !== undefined && body.id !== null) {
       const failure = ids.checkBody(body.id, id)
@@ -574,26 +651,37 @@ function patchRecord ({ policy, store, etagOf }: RouteContext): RouteHandlerMeth
       for (let attempt = 1; ; attempt++) {
         const current = await store.get(id)
         if (current === undefined) throw notFound.error(id)
+        if (caller !== undefined && !viewAllowed(access, caller, current)) throw notFound.error(id)
         if (conditional && writeConditionFor(request.headers, current, etagOf) === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
+        if (caller !== undefined) ownedInput(access as CollectionAccess, caller, body, current)
         const merged = patchedRecord(declaration, current, body, readOnly, (record) => checkRecord(validate, record))
+        if (caller !== undefined && !writeAllowed(access, 'update', caller, { stored: current, written: { ...merged, id }, body })) throw ruleDenied('update', `${noun} ${id}`)
         const result = await store.put(id, merged, { kind: 'matches', current }, keep(stored))
-        if (result.outcome === 'replaced') return stored(result) as WriteAnswer
+        if (result.outcome === 'replaced') return stored(caller === undefined ? result : { ...result, record: visibleRecord(access, result.record, caller) }) as WriteAnswer
         if (result.outcome === 'not-found') throw notFound.error(id)
         // Changed since it was read: the client's precondition no longer holds, or (none) merge into the new state.
         if (conditional || attempt === PATCH_ATTEMPTS) throw preconditionFailed(request.headers, `${noun} ${id}`)
       }
-    })
+    }, caller === undefined ? undefined : callerKey(caller))
   }
 }
 
 function deleteRecord ({ policy, store, etagOf }: RouteContext): RouteHandlerMethod {
   const { ids, notFound, noun } = policy
+  const { access } = store.declaration
   const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 204 } : undefined
   return async function remove (request, reply) {
+    const caller = access === undefined ? undefined : requestCaller(request)
     return await answerOnce(request, reply, store, async (keep) => {
       const id = ids.parse((request as IdRequest).params.id)
       let condition: WriteCondition<StoredRecord> = NO_CONDITION
-      if (hasPreconditions(request.headers)) {
+      if (caller !== undefined) {
+        // Under rules the record decides: read, checked (404 when not viewable), and the delete pinned to what was checked.
+        const current = await store.get(id)
+        if (current === undefined || !viewAllowed(access, caller, current)) throw notFound.error(id)
+        if (!writeAllowed(access, 'delete', caller, { stored: current })) throw ruleDenied('delete', `${noun} ${id}`)
+        condition = hasPreconditions(request.headers) ? writeConditionFor(request.headers, current, etagOf) ?? preconditionFailedThrow(request.headers, `${noun} ${id}`) : { kind: 'matches', current }
+      } else if (hasPreconditions(request.headers)) {
         // RFC 9110 §13.2.1: a missing record is 404 whatever the preconditions say.
         const current = await store.get(id)
         if (current === undefined) throw notFound.error(id)
@@ -605,8 +693,12 @@ function deleteRecord ({ policy, store, etagOf }: RouteContext): RouteHandlerMet
       if (result.outcome === 'not-found') throw notFound.error(id)
       if (result.outcome === 'precondition-failed') throw preconditionFailed(request.headers, `${noun} ${id}`)
       return deleted(result) as WriteAnswer
-    })
+    }, caller === undefined ? undefined : callerKey(caller))
   }
+}
+
+function preconditionFailedThrow (headers: FastifyRequest['headers'], what: string): never {
+  throw preconditionFailed(headers, what)
 }
 
 /** The store of a collection by name; a server opened without its declaration is a programming error. */
