@@ -1,6 +1,6 @@
 import type { Change, ChangeLog, ChangeSubscription } from '../domain/index.js'
 import { AppError } from '../http/errors/index.js'
-import type { ChangeFilter } from '../records/index.js'
+import type { ChangeAccess, ChangeFilter } from '../records/index.js'
 
 /** The changes a resumed subscription reads from the log at a time. */
 const REPLAY_BATCH = 500
@@ -28,14 +28,15 @@ export class ChangeStreams {
    * The changes of `collection` from now on, or (with `after`, a change's
    * `seq`) every one after that the log still holds, then the new ones: a
    * client that lost its stream resumes where it was, without gaps or repeats.
+   * With `access`, only the changes its caller may view, as it may see them.
    */
-  follow (collection: string, after: number | undefined, filter?: ChangeFilter): AsyncIterableIterator<Change> {
+  follow (collection: string, after: number | undefined, filter?: ChangeFilter, access?: ChangeAccess): AsyncIterableIterator<Change> {
     if (this.#listeners.size >= this.maxStreams) {
       throw new AppError('TOO_MANY_SUBSCRIPTIONS', `This server serves at most ${this.maxStreams} GraphQL subscriptions at once; retry later`)
     }
     // A generator waiting for the next change would finish a return() only when that change comes: abort wakes it.
     const stop = new AbortController()
-    const changes = this.#follow(collection, after, stop.signal, filter)
+    const changes = this.#follow(collection, after, stop.signal, filter, access)
     return {
       next: async () => await changes.next(),
       return: async () => {
@@ -47,8 +48,14 @@ export class ChangeStreams {
   }
 
   /** `filter`, when given, is asked about each change of the collection once, in order (it follows records that matched). */
-  async * #follow (collection: string, after: number | undefined, signal: AbortSignal, filter?: ChangeFilter): AsyncGenerator<Change, undefined> {
-    const wanted = (change: Change): boolean => change.service === collection && (filter === undefined || filter.passes(change))
+  async * #follow (collection: string, after: number | undefined, signal: AbortSignal, filter?: ChangeFilter, access?: ChangeAccess): AsyncGenerator<Change, undefined> {
+    // Each change of the collection is offered to the filter and the access once, in order: both follow records.
+    const wanted = (change: Change): Change | undefined => {
+      if (change.service !== collection) return undefined
+      const passes = filter === undefined || filter.passes(change)
+      const seen = access === undefined ? change : access.seen(change)
+      return passes ? seen : undefined
+    }
     const queue: Change[] = []
     let wake: (() => void) | undefined
     const listener = (change: Change): void => {
@@ -75,7 +82,8 @@ export class ChangeStreams {
           for (const change of batch) {
             if (change.seq > position) break
             last = change.seq
-            if (wanted(change)) yield change
+            const seen = wanted(change)
+            if (seen !== undefined) yield seen
           }
         }
       }
@@ -88,7 +96,8 @@ export class ChangeStreams {
         }
         if (change.seq <= last) continue // replayed already
         last = change.seq
-        if (wanted(change)) yield change
+        const seen = wanted(change)
+        if (seen !== undefined) yield seen
       }
     } finally {
       signal.removeEventListener('abort', onAbort)

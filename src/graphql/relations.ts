@@ -5,13 +5,16 @@ import { BACK_RELATION_CAP, type CollectionModel, type Relations } from '../reco
 import { readListArgs } from './lists.js'
 import { codedError } from './errors.js'
 import type { WriteContext } from './writes.js'
+import { callerIn, listedFilter, viewable } from './access.js'
 
 /**
  * References between collections in GraphQL (issue 30): a reference field
  * is typed as the record it names (`author: Author`), a back-relation is a
  * list field (`books_via_author(first:)`). Each is read through a DataLoader
  * of the request, so a level of a query costs one store query per relation
- * (getMany, withValues), never one per record.
+ * (getMany, withValues), never one per record. A target the caller may
+ * not view (its collection's view rule, docs/rules.md) is left out: a
+ * reference to it reads null, a list or back-relation goes without it.
  */
 
 type Loaders = Map<string, DataLoader<FieldData, unknown>>
@@ -71,7 +74,8 @@ export function relationFields (collection: string, { types, filters, stores, re
           try {
             // The loader of single references to the same collection: every id of a level in one getMany.
             const found = await recordsById(context, relation.target, store).loadMany(value as FieldData[])
-            return found.filter((r): r is StoredRecord => r !== null && !(r instanceof Error))
+            const caller = callerIn(context)
+            return found.filter((r): r is StoredRecord => r !== null && !(r instanceof Error) && viewable(store.declaration.access, caller, r) !== null)
           } catch (err) { throw codedError(err, context.request) }
         }
       }
@@ -85,7 +89,7 @@ export function relationFields (collection: string, { types, filters, stores, re
           const value = record[relation.field]
           if (value === undefined || value === null) return null
           try {
-            return await recordsById(context, relation.target, store).load(value)
+            return viewable(store.declaration.access, callerIn(context), await recordsById(context, relation.target, store).load(value))
           } catch (err) { throw codedError(err, context.request) }
         }
       }
@@ -100,7 +104,9 @@ export function relationFields (collection: string, { types, filters, stores, re
         const first = Math.min(Math.max(args.first ?? BACK_RELATION_CAP, 0), BACK_RELATION_CAP)
         try {
           // The same filter is one loader: every record of a level that asks with it shares one store query.
-          const where = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }).filter
+          const asked = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }).filter
+          // The view rule joins the filter in the store, so each record's cap counts only records the caller may view.
+          const where = store.declaration.access?.has('view') === true ? listedFilter(store.declaration.access, callerIn(context), asked ?? { where: [] }, 'view') : asked
           const through = relation.list === true
           const lists = loader(context, `many:${relation.name}:${JSON.stringify(where ?? null)}`, async (values) => {
             // The keys are record ids: numbers or strings.

@@ -15,6 +15,8 @@ import { CollectionWrites, type WriteContext } from './writes.js'
 import { relationFields, type RelationTypes } from './relations.js'
 import { relationsOf } from '../records/index.js'
 import { aggregateField } from './aggregates.js'
+import { callerIn, listedFilter, viewable } from './access.js'
+import { ChangeAccess } from '../records/index.js'
 
 /**
  * The GraphQL fields of every collection, generated from its declaration and
@@ -205,6 +207,8 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     id: { type: nonNull(GraphQLID), description: declaration.ids === 'int64' ? 'A 64-bit id, as decimal text (exact beyond 2^53).' : undefined, resolve: (r) => String(r.id) }
   }
   const inputFields: Record<string, { type: GraphQLInputType, description?: string }> = {}
+  const access = declaration.access
+  const guarded = new Set(access?.guarded ?? [])
   for (const [field, stored] of Object.entries(declaration.fields)) {
     const param = params[field]
     // A list is a GraphQL list of its items' scalar, an object a type of its own, free JSON the JSON scalar.
@@ -214,6 +218,8 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     const output = own ?? types.output
     const values = own === undefined ? allowedValues(param) : ''
     recordFields[field] = { type: stored.required ? nonNull(output) : output, ...(values === '' ? {} : { description: values.trim() }) }
+    // A field only some callers see (`x-read`) is nullable, and null for those who may not see it, wherever a record appears.
+    if (guarded.has(field)) recordFields[field] = { type: output, description: `${values.trim()} Null for callers its x-read rule does not let see it.`.trim(), resolve: (r, _args, context) => (access?.visibleRecord(r, callerIn(context)) as Partial<StoredRecord> | undefined)?.[field] ?? null }
     // A field the server sets (an automatic timestamp) is no input.
     if (param?.readOnly === true) continue
     const keptNote = declaration.keptOnUpdate.includes(field) ? ' A replace may leave it out to keep the stored value (it is needed when the replace creates the record).' : ''
@@ -309,21 +315,23 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
       first: { type: GraphQLInt },
       after: { type: GraphQLString }
     },
-    resolve: coded(async (args: ListArgs) => {
+    resolve: coded(async (args: ListArgs, context) => {
       const list = readListArgs(model, args)
-      const items = await store.query({ ...list.filter, sort: list.sort, after: list.after, limit: list.first + 1 })
+      // The list rule joins the filter in the store: pages, cursors and totalCount hold only what the caller may list.
+      const filter = listedFilter(access, callerIn(context), list.filter)
+      const items = await store.query({ ...filter, sort: list.sort, after: list.after, limit: list.first + 1 })
       const more = items.length > list.first
-      return { page: more ? items.slice(0, list.first) : items, more, sort: list.sort, filter: list.filter } satisfies Connection
+      return { page: more ? items.slice(0, list.first) : items, more, sort: list.sort, filter } satisfies Connection
     })
   } satisfies GraphQLFieldConfig<unknown, GraphQLContext, ListArgs>
 
-  parts.query[names.aggregate] = aggregateField(model, store, names, Filter, (SCALARS.get('JSON') as { scalar: GraphQLScalarType }).scalar, coded)
+  parts.query[names.aggregate] = aggregateField(model, store, names, Filter, (SCALARS.get('JSON') as { scalar: GraphQLScalarType }).scalar, coded, (filter, context) => listedFilter(access, callerIn(context), filter))
 
   parts.query[names.byId] = {
     type: Record,
-    description: `The record of ${name} with this id, or null (field names: the list field + \`ById\`).`,
     args: { id: { type: nonNull(GraphQLID) } },
-    resolve: coded(async (args: { id: string }) => (await store.get(writes.idOf(args.id))) ?? null)
+    description: `The record of ${name} with this id, or null (also when the caller may not view it; field names: the list field + \`ById\`).`,
+    resolve: coded(async (args: { id: string }, context) => viewable(access, callerIn(context), await store.get(writes.idOf(args.id))))
   }
 
   const Written = new GraphQLObjectType<unknown, GraphQLContext>({
@@ -375,7 +383,9 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     subscribe: (_source, args: { after?: number | null, filter?: FilterArg | null }, context) => {
       try {
         const expression = filterExpression(model, args.filter)
-        return streams.follow(name, args.after ?? undefined, expression === undefined ? undefined : new ChangeFilter(name, expression))
+        // Only changes of records the caller may view, as it may see them (the change feed's rule).
+        const seen = access === undefined ? undefined : new ChangeAccess(access, callerIn(context))
+        return streams.follow(name, args.after ?? undefined, expression === undefined ? undefined : new ChangeFilter(name, expression), seen)
       } catch (err) {
         throw codedError(err, context.request)
       }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import {
-  IdempotencyKeyUsedError, IF_PRESENT, NO_CONDITION, type KeptWrite, type KeyedWrite, type RecordId, type RecordInput, type RecordStore,
+  callerKey, IdempotencyKeyUsedError, IF_ABSENT, IF_PRESENT, NO_CONDITION, type Caller, type KeptWrite, type KeyedWrite, type RecordId, type RecordInput, type RecordStore,
   type StoredRecord, type WriteCondition
 } from '../domain/index.js'
 import type { ServedCollection } from '../data/collection.js'
@@ -10,12 +10,16 @@ import { AppError } from '../http/errors/index.js'
 import { preconditionFailed, writeConditionFor } from '../http/rest/index.js'
 import { idempotencyKey } from '../http/rest/idempotency.js'
 import { principalOf } from '../http/security/index.js'
+import { callerIn, checkWrite, ownedBody, viewable } from './access.js'
 
 /**
  * The mutations of a collection, with REST's rules: the write scope, the
  * bodies checked by REST's schemas, `ifMatch` as If-Match (a compare-and-set
  * in the store), REST's not-found and precondition codes, and the request's
  * Idempotency-Key (one keyed write per request: a retry gets the kept answer).
+ * A collection with rules (docs/rules.md) checks each write as REST does:
+ * the owner set from the caller, a record out of view not found, a write
+ * the rule refuses RULE_DENIED, and the write pinned to the record checked.
  */
 
 // A type, not an interface: graphql-http and graphql-sse take contexts that are records.
@@ -83,8 +87,11 @@ export class CollectionWrites {
 
   async create (context: WriteContext, field: string, input: Readonly<Record<string, unknown>>): Promise<Written> {
     requireWrite(context)
-    const body = this.#body('create', input)
-    return await keyed(context.request, this.store, [field, input], toWritten, async (keep) => {
+    const access = this.store.declaration.access
+    const caller = callerIn(context)
+    const body = this.#body('create', ownedBody(access, caller, input))
+    checkWrite(access, 'create', caller, { written: body, body: sent(input) })
+    return await keyed(context.request, this.store, [field, input, ...fingerprintOf(access === undefined ? undefined : caller)], toWritten, async (keep) => {
       const result = await this.store.create(body, keep((r) => ({ record: r.record, outcome: r.outcome === 'replaced' ? 'REPLACED' : 'CREATED' })))
       return { record: result.record, outcome: result.outcome === 'replaced' ? 'REPLACED' : 'CREATED' }
     })
@@ -93,6 +100,8 @@ export class CollectionWrites {
   async replace (context: WriteContext, field: string, args: { id: string, input: Readonly<Record<string, unknown>>, ifMatch?: string | null }): Promise<Written> {
     requireWrite(context)
     const id = this.idOf(args.id)
+    const access = this.store.declaration.access
+    if (access !== undefined) return await this.#replaceChecked(context, field, id, args)
     const body = this.#body('replace', args.input)
     const ifMatch = args.ifMatch ?? undefined
     // A field an update keeps (the address book's name) may be left out: then only an update may happen.
@@ -113,6 +122,35 @@ export class CollectionWrites {
   }
 
   /**
+   * A replace under rules: the record read, the rule checked against it and
+   * the new one (a create's rule when there is none and replaces create),
+   * and the write pinned to the record read; another write in between makes
+   * it read and check again.
+   */
+  async #replaceChecked (context: WriteContext, field: string, id: RecordId, args: { id: string, input: Readonly<Record<string, unknown>>, ifMatch?: string | null }): Promise<Written> {
+    const { access } = this.store.declaration
+    const caller = callerIn(context)
+    const ifMatch = args.ifMatch ?? undefined
+    return await keyed(context.request, this.store, [field, args, callerKey(caller)], toWritten, async (keep) => {
+      for (let attempt = 1; ; attempt++) {
+        const read = await this.store.get(id)
+        const current = viewable(access, caller, read)
+        if (read !== undefined && current === null) throw this.notFound(id)
+        if (current === null && !this.store.declaration.putCreates) throw this.notFound(id)
+        if (current !== null && ifMatch !== undefined) await this.#pinned(id, ifMatch, current)
+        if (current === null && ifMatch !== undefined) throw this.notFound(id)
+        const body = this.#body('replace', ownedBody(access, caller, args.input, current ?? undefined))
+        if (current === null) checkWrite(access, 'create', caller, { written: body, body: sent(args.input) })
+        else checkWrite(access, 'update', caller, { stored: current, written: body, body: sent(args.input) })
+        const condition: WriteCondition<StoredRecord> = current === null ? IF_ABSENT : { kind: 'matches', current }
+        const result = await this.store.put(id, body, condition, keep((r) => r.outcome === 'created' || r.outcome === 'replaced' ? { record: r.record, outcome: r.outcome === 'created' ? 'CREATED' : 'REPLACED' } : undefined))
+        if (result.outcome === 'created' || result.outcome === 'replaced') return { record: result.record, outcome: result.outcome === 'created' ? 'CREATED' : 'REPLACED' }
+        if (ifMatch !== undefined || attempt === PATCH_ATTEMPTS) throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
+      }
+    })
+  }
+
+  /**
    * REST's PATCH: the patch merged into the record read (a field left out is
    * kept, null removes an optional one), checked as a create body, and
    * written pinned to the record read (compare-and-set); without `ifMatch` a
@@ -123,13 +161,17 @@ export class CollectionWrites {
     const id = this.idOf(args.id)
     const ifMatch = args.ifMatch ?? undefined
     const { declaration } = this.store
+    const { access } = declaration
+    const caller = callerIn(context)
     const readOnly = readOnlyOf(this.collection.model)
-    return await keyed(context.request, this.store, [field, args], toWritten, async (keep) => {
+    return await keyed(context.request, this.store, [field, args, ...fingerprintOf(access === undefined ? undefined : caller)], toWritten, async (keep) => {
       for (let attempt = 1; ; attempt++) {
-        const current = await this.store.get(id)
-        if (current === undefined) throw this.notFound(id)
+        const current = viewable(access, caller, await this.store.get(id))
+        if (current === null) throw this.notFound(id)
         if (ifMatch !== undefined) await this.#pinned(id, ifMatch, current)
-        const merged = patchedRecord(declaration, current, args.patch, readOnly, (record) => this.collection.checkBody?.('create', record) ?? [], 'patch')
+        const patch = ownedBody(access, caller, args.patch, current)
+        const merged = patchedRecord(declaration, current, patch, readOnly, (record) => this.collection.checkBody?.('create', record) ?? [], 'patch')
+        checkWrite(access, 'update', caller, { stored: current, written: merged, body: sent(args.patch) })
         const result = await this.store.put(id, merged, { kind: 'matches', current }, keep((r) => r.outcome === 'replaced' ? { record: r.record, outcome: 'REPLACED' } : undefined))
         if (result.outcome === 'replaced') return { record: result.record, outcome: 'REPLACED' }
         if (result.outcome === 'not-found') throw this.notFound(id)
@@ -142,8 +184,17 @@ export class CollectionWrites {
     requireWrite(context)
     const id = this.idOf(args.id)
     const ifMatch = args.ifMatch ?? undefined
-    return await keyed(context.request, this.store, [field, args], (kept) => String((kept as { id: string }).id), async (keep) => {
-      const condition = ifMatch === undefined ? NO_CONDITION : await this.#pinned(id, ifMatch)
+    const { access } = this.store.declaration
+    const caller = callerIn(context)
+    return await keyed(context.request, this.store, [field, args, ...fingerprintOf(access === undefined ? undefined : caller)], (kept) => String((kept as { id: string }).id), async (keep) => {
+      let condition: WriteCondition<StoredRecord> = ifMatch === undefined ? NO_CONDITION : await this.#pinned(id, ifMatch)
+      if (access !== undefined) {
+        // Checked against the record read, and deleted only as read (a write in between: PRECONDITION_FAILED).
+        const current = viewable(access, caller, await this.store.get(id))
+        if (current === null) throw this.notFound(id)
+        checkWrite(access, 'delete', caller, { stored: current })
+        if (ifMatch === undefined) condition = { kind: 'matches', current }
+      }
       const result = await this.store.delete(id, condition, keep((r) => r.outcome === 'deleted' ? { id: String(id) } : undefined))
       if (result.outcome === 'not-found') throw this.notFound(id)
       if (result.outcome === 'precondition-failed') throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
@@ -160,6 +211,16 @@ export class CollectionWrites {
     if (condition === undefined) throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
     return condition
   }
+}
+
+/** The values a client sent (nulls left out), as a rule's `@request.body.<field>` reads them. */
+function sent (input: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined))
+}
+
+/** What a keyed write's fingerprint adds under rules: the caller, so that another caller's replay is IDEMPOTENCY_KEY_REUSED, never the first caller's answer. */
+function fingerprintOf (caller: Caller | undefined): string[] {
+  return caller === undefined ? [] : [callerKey(caller)]
 }
 
 function toWritten (kept: unknown): Written {

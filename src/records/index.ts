@@ -10,6 +10,7 @@ export type { CollectionModel, FieldParam, ExpressionOperator } from './model.js
 export { parseListQuery } from './parse.js'
 export { readFilterParam, readListOperator, splitList } from './filter.js'
 export { ChangeFilter, recordTest } from './change-filter.js'
+export { ChangeAccess } from './change-access.js'
 export type { ListAnswer, ListRequest } from './parse.js'
 export { QueryRefused } from './errors.js'
 export type { QueryFailure, QueryRefusalCode, QueryRefusalOptions } from './errors.js'

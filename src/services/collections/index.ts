@@ -2,6 +2,7 @@ import type { ServedCollection } from '../../data/collection.js'
 import { KeptLists, KeptPages, RecordEtags } from '../../http/rest/index.js'
 import type { ServiceDescriptor } from '../types.js'
 import { collectionsOptions } from './config.js'
+import { authEnabled } from '../../config/security.js'
 import type { CollectionSchema } from './declare.js'
 import { COLLECTION_ERRORS } from './errors.js'
 import { COLLECTIONS_PATH, collectionsListing } from './listing.js'
@@ -76,9 +77,10 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
         declared: own !== undefined,
         schema: own === undefined ? c.schema : declaredSchema(own),
         sort: sortKeys(c.model),
-        filters: filterOperators(c.model)
+        filters: filterOperators(c.model),
+        ...(own?.declaration.access === undefined ? {} : { access: own.declaration.access })
       }
     })
-    await app.register(collectionsListing, { collections: listed })
+    await app.register(collectionsListing, { collections: listed, auth: authEnabled(config.security) })
   }
 }

@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { declareRoutes } from '../../http/routes/index.js'
 import { answer } from '../../http/openapi/index.js'
+import { callerOf, principalOf } from '../../http/security/index.js'
+import type { CollectionAccess } from '../../domain/index.js'
+import { attemptable } from './operations.js'
 
 export const COLLECTIONS_PATH = '/collections'
 
@@ -18,6 +21,8 @@ export interface ListedCollection {
   sort: string[]
   /** The filter operators of each field (`eq` is `field=value`), by its kind. */
   filters: Record<string, readonly string[]>
+  /** Its rules (docs/rules.md), when it declares any: the answer then says which operations the caller may attempt. */
+  access?: CollectionAccess
 }
 
 const Listing = {
@@ -39,6 +44,11 @@ const Listing = {
             type: 'object',
             additionalProperties: { type: 'array', items: { type: 'string', enum: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains'] } },
             description: 'The filter operators of each field: `eq` is `field=value`, the others `field[op]=value`.'
+          },
+          operations: {
+            type: 'array',
+            items: { type: 'string', enum: ['list', 'view', 'create', 'update', 'delete'] },
+            description: 'Only for a collection with rules (docs/rules.md): the operations this caller may attempt. One left out is refused whatever the record (its scope is missing, or its rule holds for no record of this caller); one listed may still be refused for a record.'
           }
         },
         required: ['name', 'href', 'declared', 'schema', 'sort', 'filters']
@@ -51,10 +61,14 @@ const Listing = {
 /**
  * GET /collections: every collection this server serves, built-in and
  * declared, with its record schema, so the web app and clients discover
- * them. The answer never changes while the server runs: serialised once.
+ * them. The answer never changes while the server runs: serialised once
+ * (unless a collection has rules: then it says per caller what it may attempt).
  */
-export async function collectionsListing (app: FastifyInstance, opts: { collections: readonly ListedCollection[] }): Promise<void> {
-  const body = JSON.stringify({ items: opts.collections })
+export async function collectionsListing (app: FastifyInstance, opts: { collections: readonly ListedCollection[], auth: boolean }): Promise<void> {
+  const items = opts.collections.map(({ access: _access, ...listed }) => listed)
+  const body = JSON.stringify({ items })
+  // With rules, each caller is told what it may attempt: the answer is made per request.
+  const perCaller = opts.collections.some((c) => c.access !== undefined)
   declareRoutes(app, { service: 'collections', access: 'read' })
   app.get(COLLECTIONS_PATH, {
     schema: {
@@ -63,5 +77,11 @@ export async function collectionsListing (app: FastifyInstance, opts: { collecti
       summary: 'Every collection with its record schema (built-in and declared)',
       response: { 200: answer(Listing, 'The collections, in the order of the directory.') }
     }
-  }, async (_request, reply) => await reply.header('content-type', 'application/json; charset=utf-8').send(body))
+  }, async (request, reply) => {
+    void reply.header('content-type', 'application/json; charset=utf-8')
+    if (!perCaller) return await reply.send(body)
+    const caller = callerOf(request)
+    const write = !opts.auth || principalOf(request)?.scopes.has('write') === true
+    return await reply.send(JSON.stringify({ items: opts.collections.map(({ access, ...listed }) => access === undefined ? listed : { ...listed, operations: attemptable(access, caller, { write }) }) }))
+  })
 }

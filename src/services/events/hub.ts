@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { StreamOwner, StreamRefusal, StreamRegistry, StreamSlot } from '../../http/streams/index.js'
 import type { Change, ChangeLog, ChangeSubscription } from '../../domain/index.js'
-import type { ChangeFilter } from '../../records/index.js'
+import type { ChangeAccess, ChangeFilter } from '../../records/index.js'
 import type { ChangeFormat } from './format.js'
 import { FeedSubscriber, type PlannedEnd, type StartPoint } from './subscriber.js'
 import { ReplayTurns } from './turns.js'
@@ -116,7 +116,7 @@ export class ChangeHub {
   }
 
   /** A new client, holding a slot `reserve` gave it, whose response has its headers written: the stream starts. */
-  subscribe (res: ServerResponse, services: ReadonlySet<string>, start: StartPoint, slot: StreamSlot, filter?: ChangeFilter): FeedSubscriber | undefined {
+  subscribe (res: ServerResponse, services: ReadonlySet<string>, start: StartPoint, slot: StreamSlot, filter?: ChangeFilter, access?: ReadonlyMap<string, ChangeAccess>): FeedSubscriber | undefined {
     // The client left while the start was read: its response has closed already, and will not say so again.
     if (res.destroyed) {
       slot.release()
@@ -125,7 +125,7 @@ export class ChangeHub {
     const subscriber = new FeedSubscriber(res, this, services, (s) => {
       this.#subscribers.delete(s)
       slot.release()
-    }, filter)
+    }, filter, access)
     this.#subscribers.add(subscriber)
     // Its token withdrawn (a reload of the tokens file) or its JWT expired: `event: end` says which.
     slot.attach((reason) => { subscriber.end(reason) })

@@ -1,3 +1,5 @@
+import type { CollectionAccess, RecordStores } from '../../domain/index.js'
+import type { ServedCollection } from '../../data/collection.js'
 import type { ServiceDescriptor } from '../types.js'
 import { eventsOptions } from './config.js'
 import { FEED_ERRORS } from './errors.js'
@@ -42,6 +44,16 @@ export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
     // Open streams would keep the server from closing: end them first; clients reconnect.
     app.addHook('preClose', async () => { hub.close() })
     app.decorate('changeFeed', hub)
-    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), models: new Map(collections.map((c) => [c.name, c.model])), maxStreams: app.streams.maxStreams, maxStreamsPerClient: app.streams.maxStreamsPerClient })
+    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), models: new Map(collections.map((c) => [c.name, c.model])), access: accessOf(collections, stores), maxStreams: app.streams.maxStreams, maxStreamsPerClient: app.streams.maxStreamsPerClient })
   }
+}
+
+/** The rules of the feed's collections that declare them, by name. */
+function accessOf (collections: readonly ServedCollection[], stores: RecordStores): ReadonlyMap<string, CollectionAccess> {
+  const access = new Map<string, CollectionAccess>()
+  for (const { name } of collections) {
+    const rules = stores.collections.get(name)?.declaration.access
+    if (rules !== undefined) access.set(name, rules)
+  }
+  return access
 }

@@ -5,8 +5,9 @@ import { AppError, problems } from '../../http/errors/index.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import { RETRY_AFTER, streamOwner, type StreamRefusal, type StreamSlot } from '../../http/streams/index.js'
-import { MAX_FILTER_LENGTH } from '../../domain/index.js'
-import { ChangeFilter, readFilterParam, type CollectionModel } from '../../records/index.js'
+import { MAX_FILTER_LENGTH, type Caller, type CollectionAccess } from '../../domain/index.js'
+import { ChangeAccess, ChangeFilter, readFilterParam, type CollectionModel } from '../../records/index.js'
+import { callerOf } from '../../http/security/index.js'
 import type { ChangeHub } from './hub.js'
 import type { StartPoint } from './subscriber.js'
 
@@ -19,6 +20,8 @@ export interface EventsRoutesOptions {
   services: readonly string[]
   /** Each service's query model: what its `?filter=` may name. */
   models: ReadonlyMap<string, CollectionModel>
+  /** The rules of the collections that declare them (docs/rules.md): each stream carries only what its caller may view. */
+  access: ReadonlyMap<string, CollectionAccess>
   /** The stream budget (the server's stream registry, shared with GraphQL subscriptions), for the refusals' wording (Infinity: none). */
   maxStreams: number
   maxStreamsPerClient: number
@@ -115,7 +118,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = typeof value === 'number' ? String(value) : value
     reply.hijack()
     reply.raw.writeHead(200, headers)
-    hub.subscribe(reply.raw, services, start, slot, filter)
+    hub.subscribe(reply.raw, services, start, slot, filter, streamAccess(services, opts.access, callerOf(request)))
   })
 
   routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
@@ -181,6 +184,16 @@ function changeFilter (query: Readonly<Record<string, unknown>>, services: Reado
   const read = readFilterParam(model, text)
   if ('refused' in read) throw new AppError('INVALID_QUERY', read.refused, { errors: [{ code: 'INVALID_QUERY', detail: read.refused, field: 'filter' }] })
   return new ChangeFilter(service, read.expr)
+}
+
+/** What the stream's caller may see of each of its collections with rules; undefined when none has any. */
+function streamAccess (services: ReadonlySet<string>, access: ReadonlyMap<string, CollectionAccess>, caller: Caller): ReadonlyMap<string, ChangeAccess> | undefined {
+  const own = new Map<string, ChangeAccess>()
+  for (const service of services) {
+    const rules = access.get(service)
+    if (rules !== undefined) own.set(service, new ChangeAccess(rules, caller))
+  }
+  return own.size === 0 ? undefined : own
 }
 
 /** Where the stream starts for a client that sent `lastEventId` (or none). */

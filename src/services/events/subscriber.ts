@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { Change, ChangeLog } from '../../domain/index.js'
-import type { ChangeFilter } from '../../records/index.js'
+import type { ChangeAccess, ChangeFilter } from '../../records/index.js'
 import { endMessage, HEARTBEAT, readyMessage, resetMessage, retryMessage, type EndReason } from './format.js'
 
 /** Most changes one catch-up read takes from the store. */
@@ -65,17 +65,20 @@ export class FeedSubscriber {
   readonly #services: ReadonlySet<string>
   readonly #onClose: (subscriber: FeedSubscriber) => void
   readonly #filter: ChangeFilter | undefined
+  /** Per collection with rules: what its caller may see of its changes (docs/rules.md). */
+  readonly #access: ReadonlyMap<string, ChangeAccess> | undefined
   #state: State = 'starting'
   #cursor = 0
   #announced = false
   #endTimer: NodeJS.Timeout | undefined
 
-  constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<string>, onClose: (subscriber: FeedSubscriber) => void, filter?: ChangeFilter) {
+  constructor (res: ServerResponse, source: ChangeSource, services: ReadonlySet<string>, onClose: (subscriber: FeedSubscriber) => void, filter?: ChangeFilter, access?: ReadonlyMap<string, ChangeAccess>) {
     this.#res = res
     this.#source = source
     this.#services = services
     this.#onClose = onClose
     this.#filter = filter
+    this.#access = access
     res.on('drain', () => { if (this.#state === 'paused') void this.#catchUp() })
     // The client went away (or the response was ended): nothing more to do for it.
     res.once('close', () => { this.#close() })
@@ -117,12 +120,24 @@ export class FeedSubscriber {
     // A change before this one never reached us (the hub or the memory ring lost it): ask the store.
     if (seq > this.#cursor + 1) { void this.#catchUp(); return }
     this.#cursor = seq
-    if (this.#wants(change) && !this.#push(message)) this.#state = 'paused'
+    const own = this.#messageOf(change, message)
+    if (own !== undefined && !this.#push(own)) this.#state = 'paused'
   }
 
-  /** Whether this stream sends a change: one of its services, passing its filter (each change is asked once, in order). */
-  #wants (change: Change): boolean {
-    return this.#services.has(change.service) && (this.#filter === undefined || this.#filter.passes(change))
+  /**
+   * The message this stream sends for a change, or undefined when it sends
+   * none: one of its services, passing its filter, in its caller's view
+   * (each change is asked once, in order: the filter and the access follow
+   * records). `shared` is the message formatted once for every stream, sent
+   * when the caller sees the change as it is.
+   */
+  #messageOf (change: Change, shared?: string): string | undefined {
+    if (!this.#services.has(change.service)) return undefined
+    const passes = this.#filter === undefined || this.#filter.passes(change)
+    const access = this.#access?.get(change.service)
+    const seen = access === undefined ? change : access.seen(change)
+    if (!passes || seen === undefined) return undefined
+    return seen === change && shared !== undefined ? shared : this.#source.message(seen)
   }
 
   heartbeat (): void {
@@ -190,7 +205,7 @@ export class FeedSubscriber {
         let bytes = 0
         for (const change of changes) {
           this.#cursor = change.seq
-          const message = this.#wants(change) ? this.#source.message(change) : undefined
+          const message = this.#messageOf(change)
           if (message === undefined) continue
           piece += message
           bytes += Buffer.byteLength(message)

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks'
+import { useContext, useEffect, useRef } from 'preact/hooks'
 import type { Translate } from '../i18n.js'
 import type { SplitProblem } from '../problem.js'
 import { inputModeOf, referenceLabel, say, type Rec, type ResourceSpec } from '../resources.js'
@@ -9,6 +9,7 @@ import { describedBy, FieldMessages } from './FieldMessages.js'
 import { navigate, recordPath } from '../navigation.js'
 import { ReferenceLink } from './ReferenceLink.js'
 import { recordWords } from '../record-words.js'
+import { AttemptableContext, may } from '../operations.js'
 
 export interface RowNotice {
   kind: 'warn' | 'error'
@@ -53,6 +54,8 @@ function cellText (t: Translate, field: ResourceSpec['fields'][number], value: R
 /** A record as a table row; on a narrow screen each cell shows its column's name (data-label). */
 export function RecordRow ({ spec, t, record, flash, onEdit, onDelete, selected, onSelect }: RowProps) {
   const what = spec.describe(record)
+  // Actions the record rules never allow this caller are not offered (../operations.ts).
+  const attemptable = useContext(AttemptableContext)
   return (
     <tr class={flash ? 'flash' : undefined} data-id={record.id}>
       <td class="num" data-label={t('id')}><a href={recordPath(spec.key, record.id)} title={recordWords(t.lang)('openRecord', { what: what === '' ? `#${record.id}` : what })} onClick={(e) => { navigate(recordPath(spec.key, record.id), e) }}>{record.id}</a></td>
@@ -70,8 +73,8 @@ export function RecordRow ({ spec, t, record, flash, onEdit, onDelete, selected,
           <input type="checkbox" class="select" id={`select-${spec.key}-${record.id}`} checked={selected} style={CHECKBOX_STYLE} aria-label={t('selectRecord', { what: what === '' ? `#${record.id}` : what })}
             onChange={(e) => { onSelect?.(e.currentTarget.checked) }} />
         )}
-        <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>
-        <button type="button" id={deleteButtonId(spec, record.id)} class="danger" aria-label={t('deleteRecord', { what })} onClick={onDelete}>{t('delete')}</button>
+        {may(attemptable, 'update') && <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>}
+        {may(attemptable, 'delete') && <button type="button" id={deleteButtonId(spec, record.id)} class="danger" aria-label={t('deleteRecord', { what })} onClick={onDelete}>{t('delete')}</button>}
       </td>
     </tr>
   )

@@ -22,6 +22,7 @@ import { BulkBar } from './BulkBar.js'
 import { ColumnChooser } from './ColumnChooser.js'
 import { hiddenColumns, rememberHiddenColumns } from '../columns.js'
 import { focusById, type Status, type ViewContext } from './view-context.js'
+import { AttemptableContext, may, useAttemptable } from '../operations.js'
 
 /** Changes reported by the feed, a burst at a time, or a reset (reload) with when the feed (re)connected. */
 export type ChangeListener = (changes: readonly Change[] | { reset: number }) => void
@@ -86,11 +87,14 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const [hidden, setHidden] = useState(() => hiddenColumns(spec.key))
   const tableSpec = useMemo(() => hidden.size === 0 ? spec : { ...spec, fields: spec.fields.filter((f) => !hidden.has(f.key)) }, [spec, hidden])
   const chooseColumns = (next: ReadonlySet<string>): void => { rememberHiddenColumns(spec.key, next); setHidden(next) }
+  // What the record rules let this token attempt: New, Edit and Delete go when never allowed.
+  const attemptable = useAttemptable(api, spec.key, epoch)
   const fieldKeys = spec.fields.map((f) => f.key)
 
   const problemText = (problem: Problem): string => {
     if (problem.network === true) return t('networkError')
-    if (problem.status === 403) return t('forbidden')
+    // A record rule's refusal says what the server said (RULE_DENIED, OWNER_MISMATCH); a missing scope, the page's words.
+    if (problem.status === 403 && !problem.errors.some((e) => e.error === 'RULE_DENIED' || e.error === 'OWNER_MISMATCH')) return t('forbidden')
     const messages = problem.errors.map((e) => e.message)
     const text = messages.length > 0 ? messages.join(' ') : (problem.title ?? t('serverError', { status: problem.status }))
     return problem.status >= 500 && problem.traceId !== undefined ? `${text} ${t('reference', { id: problem.traceId })}` : text
@@ -296,13 +300,14 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   const headingId = `heading-${spec.key}`
 
   return (
+    <AttemptableContext.Provider value={attemptable}>
     <section aria-labelledby={headingId} data-listing={listing.mode}>
       <h1 id={headingId} tabIndex={-1}>{say(t, spec.title)}</h1>
       <div class="banner-slot">
         <p role="status" class={status === null ? 'visually-hidden' : `notice ${status.kind}`}>{status?.text ?? ''}</p>
       </div>
 
-      <AddForm spec={spec} t={t} create={create} />
+      {may(attemptable, 'create') && <AddForm spec={spec} t={t} create={create} />}
 
       <Toolbar spec={spec} t={t} search={search} sort={query.sort} onSearch={setSearch}
         onSearchNow={() => { setQuery({ ...query, q: search, cursor: undefined, page: 0 }) }}
@@ -345,5 +350,6 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
           onCancel={() => { const id = pendingDelete.record.id; closeDelete(listing.find(id) === undefined ? `search-${spec.key}` : deleteButtonId(spec, id)) }} />
       )}
     </section>
+    </AttemptableContext.Provider>
   )
 }
