@@ -51,10 +51,16 @@ const Listing = {
 /**
  * GET /collections: every collection this server serves, built-in and
  * declared, with its record schema, so the web app and clients discover
- * them. The answer never changes while the server runs: serialised once.
+ * them. The answer changes only with the collections (the registry's
+ * version): serialised once per version.
  */
-export async function collectionsListing (app: FastifyInstance, opts: { collections: readonly ListedCollection[] }): Promise<void> {
-  const body = JSON.stringify({ items: opts.collections })
+export async function collectionsListing (app: FastifyInstance, opts: { listed: () => readonly ListedCollection[], version: () => number }): Promise<void> {
+  let kept: { version: number, body: string } | undefined
+  const serialised = (): string => {
+    const version = opts.version()
+    if (kept?.version !== version) kept = { version, body: JSON.stringify({ items: opts.listed() }) }
+    return kept.body
+  }
   declareRoutes(app, { service: 'collections', access: 'read' })
   app.get(COLLECTIONS_PATH, {
     schema: {
@@ -63,5 +69,5 @@ export async function collectionsListing (app: FastifyInstance, opts: { collecti
       summary: 'Every collection with its record schema (built-in and declared)',
       response: { 200: answer(Listing, 'The collections, in the order of the directory.') }
     }
-  }, async (_request, reply) => await reply.header('content-type', 'application/json; charset=utf-8').send(body))
+  }, async (_request, reply) => await reply.header('content-type', 'application/json; charset=utf-8').send(serialised()))
 }
