@@ -5,6 +5,7 @@ import type { QueryableStore, RecordFilter } from './query.js'
 import type { AggregateQuery, AggregateRow } from './aggregate.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, FieldData, RecordId, RecordInput, StoredRecord } from './collection.js'
+import type { SchemaFindings, SchemaPlan } from './schema-plan.js'
 
 /**
  * The contracts every store meets (memory, SQLite, PostgreSQL). Stores know
@@ -154,6 +155,42 @@ export interface RecordStores {
   poolStats?: () => PoolStats
   /** Webhooks and their deliveries (issue 34): every store opened by openStores has them. */
   webhooks?: WebhookStore
+  /** Collections changed while the server runs: every store opened by openStores has them. */
+  schema?: SchemaChanges
+}
+
+/** A collection's declaration as the admin API last stored it: the JSON it was given, and its version. */
+export interface SavedDeclaration {
+  name: string
+  version: number
+  /** The declaration as sent (the file's form of one collection), or null once removed. */
+  source: unknown
+}
+
+/** One version of a collection: who changed it when, with which plan. */
+export interface SchemaHistoryEntry extends SavedDeclaration {
+  /** ISO 8601. */
+  at: string
+  /** Who asked: a token's name, `anonymous`, or `start` for the declarations file. */
+  caller: string
+  plan: SchemaPlan
+}
+
+/**
+ * Changes of collections while the server runs: a plan's findings in the
+ * records held, and its application, after which `collections` holds the
+ * collection's new store (or none, once removed). The SQL stores keep the
+ * declarations and their history, so a restart serves what was created.
+ */
+export interface SchemaChanges {
+  inspect (plan: SchemaPlan, before: CollectionDeclaration): Promise<SchemaFindings>
+  /** Applies the plan in one transaction where the store allows, records `entry`, and answers the collection's new store. */
+  apply (plan: SchemaPlan, before: CollectionDeclaration | undefined, after: CollectionDeclaration | undefined, entry: SchemaHistoryEntry): Promise<RecordStore | undefined>
+  /** Opens the store of a collection an earlier change created (its table as that change left it), at start. */
+  open (declaration: CollectionDeclaration): Promise<RecordStore>
+  /** The declarations stored by earlier changes (removed ones included, with a null source). */
+  saved (): Promise<SavedDeclaration[]>
+  history (name: string): Promise<SchemaHistoryEntry[]>
 }
 
 export interface PoolStats {

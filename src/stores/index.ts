@@ -8,6 +8,7 @@ import { MemoryWebhookStore } from './memory/webhooks.js'
 import { MemoryUnit } from './memory/unit.js'
 import { runUnit } from './unit.js'
 import { TableReferences } from './references.js'
+import { MemorySchema } from './memory/schema.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -43,6 +44,8 @@ export function memoryStores (options: StoreOptions = {}): RecordStores {
   const collections = new Map(declarations.map((d) => [d.name, new MemoryRecordStore(d, kept, changes, references)]))
   return {
     collections,
+    // A collection created while the server runs refers to no other (references are declared at start).
+    schema: new MemorySchema(collections, (d) => new MemoryRecordStore(d, kept, changes)),
     changes,
     webhooks: new MemoryWebhookStore(),
     atomically: async <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => await new Promise<R>((resolve, reject) => {

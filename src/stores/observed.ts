@@ -29,6 +29,27 @@ export function observeFailures (stores: RecordStores, onFailure: StoreFailureLi
   }
   if (stores.poolStats !== undefined) observed.poolStats = stores.poolStats
   if (stores.webhooks !== undefined) observed.webhooks = stores.webhooks
+  const schema = stores.schema
+  if (schema !== undefined) {
+    // A changed collection's new store is observed too, in this decorator's own map.
+    observed.schema = {
+      inspect: async (plan, before) => await schema.inspect(plan, before),
+      saved: async () => await schema.saved(),
+      history: async (name) => await schema.history(name),
+      open: async (declaration) => {
+        const watched = new ObservedRecordStore(await schema.open(declaration), (op, err) => { onFailure(declaration.name, op, err) })
+        collections.set(declaration.name, watched)
+        return watched
+      },
+      apply: async (plan, before, after, entry) => {
+        const store = await schema.apply(plan, before, after, entry)
+        if (store === undefined) { collections.delete(plan.collection); return undefined }
+        const watched = new ObservedRecordStore(store, (op, err) => { onFailure(plan.collection, op, err) })
+        collections.set(plan.collection, watched)
+        return watched
+      }
+    }
+  }
   return observed
 }
 

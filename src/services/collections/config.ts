@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { ConfigError, type OptionGroup } from '../../config.js'
-import type { ConfigInput } from '../../config/read.js'
 import { option } from '../../config/option.js'
+import { readSection, type ConfigInput } from '../../config/read.js'
 import { checkCollections as checkDeclarations, OWN_NAMES, type CollectionSchema } from './declare.js'
 import { checkDefaults } from './defaults.js'
 
@@ -12,6 +12,8 @@ export interface CollectionsConfig {
   /** Where they were declared (a file, or the configuration file), for messages; none when there are none. */
   source?: string
   declared: readonly CollectionSchema[]
+  /** The admin API of collections runs (create, change, remove while the server runs), also with none declared. */
+  api?: boolean
 }
 
 export const COLLECTIONS_FLAG = 'collections'
@@ -24,8 +26,15 @@ const options = Type.Object({
     value: 'file',
     env: COLLECTIONS_ENV,
     help: 'JSON file declaring your own collections: {"collections": {"books": {"schema": {…}, "ids": "sequence"|"uuid"}}} (each served at /<name>)'
+  }),
+  api: option(Type.Boolean(), {
+    default: false,
+    flag: 'collections-api',
+    env: 'RQS_COLLECTIONS_API',
+    help: 'serve the admin API of collections (POST/PUT/DELETE /collections/{name}) also when no collection is declared; it runs whenever one is (admin scope; without auth, loopback only)'
   })
 })
+const apiOption = Type.Object({ api: options.properties.api })
 
 /**
  * Read by hand rather than with readSection: in a configuration file the
@@ -35,7 +44,7 @@ const options = Type.Object({
 export const collectionsOptions: OptionGroup<'collections', CollectionsConfig> = {
   key: 'collections',
   options,
-  read: (input) => readCollections(input)
+  read: (input) => ({ ...readCollections(input), api: readSection(apiOption, input).api === true })
 }
 
 function readCollections ({ flags, env, file }: ConfigInput): CollectionsConfig {
@@ -70,6 +79,15 @@ function checkCollections (value: unknown, source: string): CollectionSchema[] {
   const collections = checkDeclarations(value, source)
   checkDefaults(collections, source)
   return collections
+}
+
+/**
+ * One collection's declaration as the admin API receives it (the file's
+ * form of one collection), checked as a start would check it; a ConfigError
+ * names the JSON path. References name only the collections `others` holds.
+ */
+export function checkOneCollection (name: string, source: unknown): CollectionSchema {
+  return checkCollections({ [name]: source }, `collection ${name}`)[0] as CollectionSchema
 }
 
 /** A collections file: one JSON object, `{"collections": {…}}`. */

@@ -27,6 +27,10 @@ export interface CollectionSchema {
   required: readonly string[]
   /** Null, automatic timestamps and unique keys (./model.ts). */
   rules: CollectionModelRules
+  /** The declaration as given (one collection of the file's form): what the admin API answers and `rqs collections export` writes. */
+  source?: unknown
+  /** Fields that declare an earlier name (`"x-renamed-from"`), new name → old. */
+  renamedFrom?: Readonly<Record<string, string>>
 }
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
@@ -46,6 +50,9 @@ export const MAX_MAX_LENGTH = 100_000
 export const ID_KINDS = ['sequence', 'uuid'] as const
 export const FORMATS = ['date', 'date-time', 'email', 'uri']
 
+/** A field's earlier name (a change while the server runs moves its values over): `"x-renamed-from": "name"`. */
+export const RENAMED_FROM = 'x-renamed-from'
+
 const COLLECTION_KEYS = ['schema', 'ids', 'description', 'unique', 'rules']
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
 const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'default']
@@ -56,7 +63,7 @@ const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'default']
  * a reference to another collection's records (./references.ts); `x-owner`
  * and `x-read`, who owns a record and who sees the field (./access.ts).
  */
-const FIELD_EXTENSIONS = ['x-hint', 'x-auto', ...REFERENCE_KEYWORDS, ...ACCESS_KEYWORDS]
+const FIELD_EXTENSIONS = ['x-hint', 'x-auto', RENAMED_FROM, ...REFERENCE_KEYWORDS, ...ACCESS_KEYWORDS]
 /** The keywords of each type: those of its kinds (src/domain/kinds/), e.g. a string's and a date-time's. */
 const KEYS_OF_TYPE = Object.fromEntries(JSON_TYPES.map((type) => [type, [...new Set([...COMMON_KEYS, ...KIND_NAMES.flatMap((k) => {
   const declared = KINDS[k].declaration
@@ -160,12 +167,21 @@ function collectionOf (name: string, value: unknown): CollectionSchema {
   const declaration: CollectionDeclaration = { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate, ...(unique.length === 0 ? {} : { unique }), ...(references === undefined ? {} : { references }) }
   const access = accessOf(path, schemaPath, { ...(rules === undefined ? {} : { rules }), ...(owner === undefined ? {} : { owner }), ...(read === undefined ? {} : { read }) }, declaration, fail)
   if (access !== undefined) declaration.access = access
+  const renamedFrom: Record<string, string> = {}
+  for (const [field, fieldSchema] of Object.entries(declared)) {
+    const from = (fieldSchema as Record<string, unknown>)[RENAMED_FROM]
+    if (from === undefined) continue
+    if (typeof from !== 'string' || !FIELD_NAME.test(from)) fail(`${schemaPath}.properties.${field}.${RENAMED_FROM}`, 'must be the field\'s earlier name, e.g. "title"')
+    renamedFrom[field] = from
+  }
   return {
     declaration,
     ...(description === undefined ? {} : { description }),
     properties,
     required,
-    rules: { nullable, auto, unique }
+    rules: { nullable, auto, unique },
+    source: value,
+    ...(Object.keys(renamedFrom).length === 0 ? {} : { renamedFrom })
   }
 }
 

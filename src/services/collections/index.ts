@@ -12,10 +12,19 @@ import { declaredSchema } from './schema.js'
 import { collectionStore } from '../records/routes.js'
 import { filterOperators, relationsOf, sortKeys } from '../../records/index.js'
 import { expansionOf } from './expand.js'
+import { catalogueOf } from '../../http/errors/index.js'
+import { checkOneCollection } from './config.js'
+import { OWN_NAMES } from './declare.js'
+import { adminRoutes } from './admin.js'
+import { followChanges, liveRoutes } from './live-routes.js'
+import { LiveCollections } from './live.js'
+import { CollectionRegistry } from './registry.js'
+import type { ListedCollection } from './listing.js'
 import { sharedCollectionValidator } from './validation.js'
 
 export { collectionsOptions, type CollectionsConfig } from './config.js'
 export type { CollectionSchema } from './declare.js'
+export type { CollectionChange, CollectionChangeListener, CollectionEntry, CollectionRegistry } from './registry.js'
 
 /** The versions a declared collection is served in: those of the built-in REST services, one representation in all. */
 const VERSIONS = [1, 2]
@@ -43,7 +52,7 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
   declarations: (config) => config.collections.declared.map((c) => c.declaration),
   collections: (config) => config.collections.declared.map(recordsOf),
   versions: VERSIONS,
-  enabled: (config) => config.collections.declared.length > 0,
+  enabled: (config) => config.collections.declared.length > 0 || config.collections.api === true,
   links: (config) => [
     { rel: 'collections', href: COLLECTIONS_PATH, title: 'Every collection with its record schema', type: 'application/json' },
     ...config.collections.declared.map((c) => ({ rel: c.declaration.name, href: `/${c.declaration.name}`, title: `${c.description ?? c.declaration.name} (declared collection, REST)`, type: 'application/json' }))
@@ -59,6 +68,16 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
   register: async (app, { config, stores, links, collections }) => {
     const declared = config.collections.declared
     const relations = relationsOf(declared.map((c) => c.declaration))
+    // The collections as declarations, on this server: changed by the admin API, followed by REST, the listing and OpenAPI.
+    const registry = new CollectionRegistry(stores, declared)
+    app.decorate('collectionRegistry', registry)
+    await registry.load(checkOneCollection, (name, err) => { app.log.error({ err, collection: name }, `collection ${name}, created through the admin API, no longer reads: not served`) })
+    const builtIns = new Map(collections.filter((c) => !declared.some((d) => d.declaration.name === c.name)).map((c) => [c.name, c.schema as unknown]))
+    const versions = [...new Set([...VERSIONS])]
+    const live = new LiveCollections({ registry, stores, versioning: config.versioning, versions, bodyLimit: config.bodyLimit, publicUrl: config.publicUrl, catalogue: catalogueOf(app), log: app.log })
+    app.addHook('onClose', async () => { await live.close() })
+    // A collection mounted at start whose declaration changed (or that was removed) is answered as it is now.
+    app.addHook('onRoute', followChanges(registry, live, declared, config.versioning.uri ? VERSIONS : []))
     for (const collection of declared) {
       const name = collection.declaration.name
       await app.mountRest<CollectionRoutesOptions>('/', {
@@ -68,19 +87,32 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
         options: { collection, records: collectionStore(stores, name), vendor: config.versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags(), validator: sharedCollectionValidator(), expansion: expansionOf(relations, name, stores, declared) }
       })
     }
-    const byName = new Map(declared.map((c) => [c.declaration.name, c]))
-    const listed = collections.map((c) => {
-      const own = byName.get(c.name)
-      return {
+    // Every collection: the built-ins in the directory's order, then the declared ones as the registry holds them now.
+    const listed = (): ListedCollection[] => {
+      const current = new Map(registry.entries().map((e) => [e.name, e.schema]))
+      const fixed = collections.filter((c) => !current.has(c.name) && !declared.some((d) => d.declaration.name === c.name)).map((c) => ({
         name: c.name,
         href: links.find((l) => l.rel === c.name)?.href ?? `/${c.name}`,
-        declared: own !== undefined,
-        schema: own === undefined ? c.schema : declaredSchema(own),
+        declared: false,
+        schema: c.schema,
         sort: sortKeys(c.model),
-        filters: filterOperators(c.model),
-        ...(own?.declaration.access === undefined ? {} : { access: own.declaration.access })
-      }
-    })
-    await app.register(collectionsListing, { collections: listed, auth: authEnabled(config.security) })
+        filters: filterOperators(c.model)
+      }))
+      const own = [...current.values()].map((schema) => {
+        const model = recordsOf(schema).model
+        return { name: schema.declaration.name, href: `/${schema.declaration.name}`, declared: true, schema: declaredSchema(schema), sort: sortKeys(model), filters: filterOperators(model), ...(schema.declaration.access === undefined ? {} : { access: schema.declaration.access }) }
+      })
+      const builtInsFirst = collections.map((c) => c.name)
+      return [...fixed, ...own].sort((a, b) => order(builtInsFirst, a.name) - order(builtInsFirst, b.name))
+    }
+    await app.register(collectionsListing, { listed, version: () => registry.version, auth: authEnabled(config.security) })
+    await app.register(adminRoutes, { registry, parse: checkOneCollection, builtIns, taken: [...OWN_NAMES, ...builtIns.keys()] })
+    await app.register(liveRoutes, { registry, live, versions: config.versioning.uri ? VERSIONS : [] })
   }
+}
+
+/** Where a name stands in the listing: the built-ins and the file's collections in the directory's order, those created later after them. */
+function order (names: readonly string[], name: string): number {
+  const at = names.indexOf(name)
+  return at === -1 ? names.length : at
 }

@@ -61,14 +61,20 @@ const Listing = {
 /**
  * GET /collections: every collection this server serves, built-in and
  * declared, with its record schema, so the web app and clients discover
- * them. The answer never changes while the server runs: serialised once
- * (unless a collection has rules: then it says per caller what it may attempt).
+ * them. The answer changes only with the collections (the registry's
+ * version): serialised once per version, unless a collection has rules: then
+ * it says per caller what that caller may attempt, made per request.
  */
-export async function collectionsListing (app: FastifyInstance, opts: { collections: readonly ListedCollection[], auth: boolean }): Promise<void> {
-  const items = opts.collections.map(({ access: _access, ...listed }) => listed)
-  const body = JSON.stringify({ items })
-  // With rules, each caller is told what it may attempt: the answer is made per request.
-  const perCaller = opts.collections.some((c) => c.access !== undefined)
+export async function collectionsListing (app: FastifyInstance, opts: { listed: () => readonly ListedCollection[], version: () => number, auth: boolean }): Promise<void> {
+  let kept: { version: number, body: string, listed: readonly ListedCollection[], perCaller: boolean } | undefined
+  const current = (): { body: string, listed: readonly ListedCollection[], perCaller: boolean } => {
+    const version = opts.version()
+    if (kept?.version !== version) {
+      const listed = opts.listed()
+      kept = { version, listed, perCaller: listed.some((c) => c.access !== undefined), body: JSON.stringify({ items: listed.map(({ access: _access, ...rest }) => rest) }) }
+    }
+    return kept
+  }
   declareRoutes(app, { service: 'collections', access: 'read' })
   app.get(COLLECTIONS_PATH, {
     schema: {
@@ -79,9 +85,10 @@ export async function collectionsListing (app: FastifyInstance, opts: { collecti
     }
   }, async (request, reply) => {
     void reply.header('content-type', 'application/json; charset=utf-8')
+    const { body, listed, perCaller } = current()
     if (!perCaller) return await reply.send(body)
     const caller = callerOf(request)
     const write = !opts.auth || principalOf(request)?.scopes.has('write') === true
-    return await reply.send(JSON.stringify({ items: opts.collections.map(({ access, ...listed }) => access === undefined ? listed : { ...listed, operations: attemptable(access, caller, { write }) }) }))
+    return await reply.send(JSON.stringify({ items: listed.map(({ access, ...rest }) => access === undefined ? rest : { ...rest, operations: attemptable(access, caller, { write }) }) }))
   })
 }

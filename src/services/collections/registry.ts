@@ -1,0 +1,177 @@
+import { blocked, planChange, type CollectionDeclaration, type RecordStores, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
+import type { CollectionSchema } from './declare.js'
+
+/**
+ * The collections a server serves as declarations, on the server instance
+ * (never in a module): those of the declarations file and those created
+ * through the admin API, each with its version. `change` plans a new
+ * declaration against the records held, applies it in the stores, records
+ * it in their history and tells every listener (REST, the listing,
+ * OpenAPI, GraphQL, the web app). A request keeps the entry it started with:
+ * entries are never changed in place, a change makes a new one.
+ */
+
+/** One collection as the registry holds it. */
+export interface CollectionEntry {
+  name: string
+  /** 1 when first declared, one more with every change. */
+  version: number
+  schema: CollectionSchema
+  /** Declared in the declarations file, or created through the admin API. */
+  origin: 'file' | 'api'
+}
+
+/** What listeners hear after a change was applied. */
+export interface CollectionChange {
+  name: string
+  /** The registry's version after the change (one more with every change of any collection). */
+  registryVersion: number
+  before?: CollectionEntry
+  /** Undefined once removed. */
+  after?: CollectionEntry
+  plan: SchemaPlan
+  caller: string
+}
+
+export type CollectionChangeListener = (change: CollectionChange) => void
+
+/** A plan with what it meets in the records held. */
+export interface PlannedChange {
+  plan: SchemaPlan
+  findings: SchemaFindings
+}
+
+/** Why a change was not applied: the plan refuses it, records block it, or it drops data unconfirmed. */
+export class ChangeRefused extends Error {
+  override name = 'ChangeRefused'
+  constructor (readonly reason: 'refused' | 'blocked' | 'unconfirmed', readonly planned: PlannedChange) {
+    super(reason === 'refused' ? planned.plan.refused.join('; ') : reason === 'blocked' ? 'records held block the change' : 'the change drops stored values')
+  }
+}
+
+export interface ChangeOptions {
+  /** The caller confirmed that values are lost (`?confirm=drop`, or the collection's name to remove it). */
+  confirmDrop: boolean
+}
+
+export class CollectionRegistry {
+  #version = 0
+  readonly #entries = new Map<string, CollectionEntry>()
+  readonly #listeners = new Set<CollectionChangeListener>()
+  readonly #stores: RecordStores
+  /** Changes run one after the other: each plans against what the one before it left. */
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor (stores: RecordStores, declared: readonly CollectionSchema[]) {
+    this.#stores = stores
+    for (const schema of declared) this.#entries.set(schema.declaration.name, { name: schema.declaration.name, version: 1, schema, origin: 'file' })
+  }
+
+  /** One more with every change of any collection. */
+  get version (): number {
+    return this.#version
+  }
+
+  entries (): CollectionEntry[] {
+    return [...this.#entries.values()]
+  }
+
+  get (name: string): CollectionEntry | undefined {
+    return this.#entries.get(name)
+  }
+
+  /** Hears every applied change; answers the function that stops it. */
+  onChange (listener: CollectionChangeListener): () => void {
+    this.#listeners.add(listener)
+    return () => { this.#listeners.delete(listener) }
+  }
+
+  /**
+   * Serves again the collections created through the admin API before this
+   * start (their stores' tables are opened as they were), and takes the
+   * versions of those the file declares from the history. `parse` reads a
+   * stored declaration; one that no longer reads is skipped and reported.
+   */
+  async load (parse: (name: string, source: unknown) => CollectionSchema, skipped: (name: string, err: unknown) => void): Promise<void> {
+    const schema = this.#schema()
+    if (schema === undefined) return
+    for (const saved of await schema.saved()) {
+      const held = this.#entries.get(saved.name)
+      if (held !== undefined) {
+        this.#entries.set(saved.name, { ...held, version: saved.version })
+        continue
+      }
+      if (saved.source === null) continue
+      try {
+        const parsed = parse(saved.name, saved.source)
+        await schema.open(parsed.declaration)
+        this.#entries.set(saved.name, { name: saved.name, version: saved.version, schema: parsed, origin: 'api' })
+      } catch (err) {
+        skipped(saved.name, err)
+      }
+    }
+  }
+
+  /** What changing `name` to `next` (undefined: removing it) would do to the records held. */
+  async plan (name: string, next: CollectionSchema | undefined): Promise<PlannedChange> {
+    const before = this.#entries.get(name)?.schema
+    const plan = planChange(name, before?.declaration, next?.declaration, next?.renamedFrom)
+    const schema = this.#schema()
+    const findings = before === undefined || schema === undefined
+      ? { records: 0, lost: {}, unconvertible: [], duplicates: [] }
+      : await schema.inspect(plan, before.declaration)
+    return { plan, findings }
+  }
+
+  /**
+   * Plans and applies a change, one at a time: refused (ChangeRefused) when
+   * the plan refuses it, records block it, or it drops values without
+   * `confirmDrop`. Answers the change listeners heard.
+   */
+  async change (name: string, next: CollectionSchema | undefined, caller: string, options: ChangeOptions): Promise<CollectionChange & PlannedChange> {
+    const run = this.#queue.then(async () => await this.#change(name, next, caller, options))
+    this.#queue = run.catch(() => {})
+    return await run
+  }
+
+  async history (name: string): Promise<SchemaHistoryEntry[]> {
+    return await this.#schema()?.history(name) ?? []
+  }
+
+  async #change (name: string, next: CollectionSchema | undefined, caller: string, options: ChangeOptions): Promise<CollectionChange & PlannedChange> {
+    const schema = this.#schema()
+    if (schema === undefined) throw new RangeError('these stores cannot change collections while the server runs')
+    const before = this.#entries.get(name)
+    const planned = await this.plan(name, next)
+    const { plan, findings } = planned
+    if (plan.refused.length > 0) throw new ChangeRefused('refused', planned)
+    if (blocked(findings)) throw new ChangeRefused('blocked', planned)
+    if (plan.dropsData && !options.confirmDrop) throw new ChangeRefused('unconfirmed', planned)
+    const version = (before?.version ?? (await schema.history(name)).at(-1)?.version ?? 0) + 1
+    const entry: SchemaHistoryEntry = { name, version, source: next?.source ?? null, at: new Date().toISOString(), caller, plan }
+    await schema.apply(plan, before?.schema.declaration, next?.declaration, entry)
+    const after: CollectionEntry | undefined = next === undefined ? undefined : { name, version, schema: next, origin: before?.origin ?? 'api' }
+    if (after === undefined) this.#entries.delete(name)
+    else this.#entries.set(name, after)
+    this.#version++
+    const change: CollectionChange = { name, registryVersion: this.#version, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }), plan, caller }
+    for (const listener of this.#listeners) listener(change)
+    return { ...change, findings }
+  }
+
+  #schema (): SchemaChanges | undefined {
+    return this.#stores.schema
+  }
+}
+
+/** The declarations the stores keep, for those who need only them. */
+export function declarationsOf (registry: CollectionRegistry): CollectionDeclaration[] {
+  return registry.entries().map((e) => e.schema.declaration)
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The collections as declarations, changed by the admin API (when the collections service runs). */
+    collectionRegistry?: CollectionRegistry
+  }
+}

@@ -1,0 +1,56 @@
+import type { CollectionDeclaration, RecordStore, SavedDeclaration, SchemaChanges, SchemaFindings, SchemaHistoryEntry, SchemaPlan, StoredRecord } from '../../domain/index.js'
+import { findingsOf, migratedRecord } from '../schema-changes.js'
+
+/**
+ * Changes of collections in memory: a changed collection is a new table
+ * that takes over the records held as the plan makes them (one turn of the
+ * event loop, so no write sees it half done); the declarations and their
+ * history are kept as long as the process runs.
+ */
+export class MemorySchema<S extends RecordStore> implements SchemaChanges {
+  readonly #collections: Map<string, S>
+  readonly #open: (declaration: CollectionDeclaration) => S
+  readonly #saved = new Map<string, SavedDeclaration>()
+  readonly #history: SchemaHistoryEntry[] = []
+
+  constructor (collections: Map<string, S>, open: (declaration: CollectionDeclaration) => S) {
+    this.#collections = collections
+    this.#open = open
+  }
+
+  async inspect (plan: SchemaPlan, before: CollectionDeclaration): Promise<SchemaFindings> {
+    const store = this.#collections.get(before.name)
+    return store === undefined ? { records: 0, lost: {}, unconvertible: [], duplicates: [] } : await findingsOf(store, plan)
+  }
+
+  async apply (plan: SchemaPlan, _before: CollectionDeclaration | undefined, after: CollectionDeclaration | undefined, entry: SchemaHistoryEntry): Promise<RecordStore | undefined> {
+    const old = this.#collections.get(plan.collection)
+    let next: S | undefined
+    if (after !== undefined) {
+      next = this.#open(after)
+      if (old !== undefined) {
+        const held: StoredRecord[] = []
+        for await (const batch of old.batches({ where: [], sort: [] })) for (const r of batch) held.push(migratedRecord(r, plan))
+        if (held.length > 0) await next.importAll((async function * () { yield held })())
+      }
+      this.#collections.set(plan.collection, next)
+    } else this.#collections.delete(plan.collection)
+    this.#saved.set(entry.name, { name: entry.name, version: entry.version, source: entry.source })
+    this.#history.push(entry)
+    return next
+  }
+
+  async open (declaration: CollectionDeclaration): Promise<RecordStore> {
+    const store = this.#open(declaration)
+    this.#collections.set(declaration.name, store)
+    return store
+  }
+
+  async saved (): Promise<SavedDeclaration[]> {
+    return [...this.#saved.values()]
+  }
+
+  async history (name: string): Promise<SchemaHistoryEntry[]> {
+    return this.#history.filter((e) => e.name === name)
+  }
+}
