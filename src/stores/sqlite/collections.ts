@@ -154,7 +154,7 @@ function addFields (db: Database.Database, declaration: CollectionDeclaration, a
 }
 
 /** The storage-relevant part of the fields: type and required, in declaration order. */
-function registeredFields (declaration: CollectionDeclaration): string {
+export function registeredFields (declaration: CollectionDeclaration): string {
   const fields: Record<string, StoredField> = {}
   for (const [name, f] of Object.entries(declaration.fields)) fields[name] = { type: f.type, required: f.required, ...(f.items === undefined ? {} : { items: f.items }), ...(f.fields === undefined ? {} : { fields: f.fields }) }
   return JSON.stringify(fields)
@@ -167,7 +167,7 @@ function registeredFields (declaration: CollectionDeclaration): string {
  * name (booleans as true/false, unset optional fields as null). Writing the
  * folded copies alone is no change.
  */
-function createTriggers (db: Database.Database, declaration: CollectionDeclaration): void {
+export function createTriggers (db: Database.Database, declaration: CollectionDeclaration): void {
   const fields = fieldLayouts(declaration.fields)
   const table = declaration.table
   const service = literal(declaration.name)

@@ -14,6 +14,7 @@ import { SqliteWebhookStore } from './webhooks.js'
 import { referenceTables, TableReferences } from '../references.js'
 import { layoutOf } from './layout.js'
 import { sqliteReferencedTable } from './references.js'
+import { SqliteSchema } from './schema-changes.js'
 
 export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -54,13 +55,17 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
   const group = new GroupCommit(file)
   const checkpointer = new Checkpointer(options.path, group, () => { if (file.open) file.pragma('wal_autocheckpoint = 1000') })
   const kept = new SqliteKeptWrites(file, options.idempotencyRetentionMs, options.clock)
-  const changes = new SqliteChangeLog(file, new Map(declarations.map((d) => [d.name, d])), options.changesRetentionMs, options.clock)
+  // Shared with the schema changes, which add and remove collections while the server runs.
+  const declared = new Map(declarations.map((d) => [d.name, d]))
+  const changes = new SqliteChangeLog(file, declared, options.changesRetentionMs, options.clock)
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
   const references = referencesOf(file, declarations)
   const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
   const collections = new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group, references, targets.get(d.name))]))
   return {
     collections,
+    // A collection created while the server runs refers to no other (references are declared at start).
+    schema: new SqliteSchema({ db: file, path: options.path, collections, declarations: declared, exclusive: async (work) => await group.exclusive(work), open: (d) => new SqliteRecordStore(file, d, kept, group) }),
     changes,
     webhooks: new SqliteWebhookStore(file, group),
     // One BEGIN IMMEDIATE … COMMIT of its own, in a turn of the group commit's queue (see GroupCommit.exclusive).
