@@ -51,4 +51,9 @@ export class AnswerCache {
   keep (key: string, answer: KeptAnswer): void {
     this.#answers.set(key, answer)
   }
+
+  /** Forgets every answer (the schema they were read from was replaced). */
+  clear (): void {
+    this.#answers.clear()
+  }
 }

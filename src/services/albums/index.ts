@@ -9,6 +9,8 @@ import { ALBUM_FIELDS, ALBUM_TYPES } from './schema.js'
 import { ChangeStreams } from '../../graphql/changes.js'
 import { collectionParts } from '../../graphql/schema.js'
 import { authEnabled } from '../../config/security.js'
+import type { CollectionParts } from '../../graphql/schema.js'
+import { ServedNow } from '../collections/served-now.js'
 
 /** Most GraphQL subscriptions one server serves at once (each holds a connection and a listener). */
 const MAX_SUBSCRIPTIONS = 1000
@@ -35,7 +37,22 @@ export const albumsService: ServiceDescriptor<typeof albumsOptions> = {
     // Each subscription takes a slot of the server's stream budget before it starts, at most this many of them.
     app.streams.limitKind(GRAPHQL_STREAMS, MAX_SUBSCRIPTIONS)
     app.addHook('onClose', async () => { streams.close() })
-    const parts = collectionParts({ collections, stores, streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
-    await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base, collections: parts, streams, auth: authEnabled(config.security) })
+    // A collection changed while the server runs (the admin API) rebuilds the whole schema with every collection as it is now.
+    const registry = app.collectionRegistry
+    const served = registry === undefined ? undefined : new ServedNow(registry, collections)
+    const partsOf = (): CollectionParts => collectionParts({ collections: served?.collections() ?? collections, stores, streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
+    const follow = registry === undefined
+      ? undefined
+      : (listener: (parts: CollectionParts) => void) => {
+          registry.onChange(() => {
+            // Heard after the change was applied: a schema that cannot be built is logged, never the change's failure.
+            try {
+              listener(partsOf())
+            } catch (err) {
+              app.log.error({ err }, 'the GraphQL schema could not follow a change of the collections: the one before it is served')
+            }
+          })
+        }
+    await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base, collections: partsOf(), streams, auth: authEnabled(config.security), ...(follow === undefined ? {} : { follow }) })
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import { getOperationAST, GraphQLError, Kind, printSchema, type DocumentNode, type ExecutionArgs, type SelectionSetNode } from 'graphql'
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionArgs, type SelectionSetNode } from 'graphql'
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify'
 import type { ChangeStreams } from '../../graphql/changes.js'
 import type { CollectionParts, GraphQLContext } from '../../graphql/schema.js'
@@ -13,15 +13,14 @@ import { appendVary } from '../../lib/vary.js'
 import { withoutDeadline } from '../../lib/deadline.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { AnswerCache } from './answer-cache.js'
-import { QueryEngine, withCode } from './engine.js'
+import { withCode, type QueryEngine } from './engine.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
 import { GRAPHQL_CODES } from './limits.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
 import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema, streamSchema } from './openapi.js'
 import { concealInternalErrors, INTERNAL_MESSAGE, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
-import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
+import { LiveSchema } from './live-schema.js'
 import { takeStreamSlot } from './stream-slots.js'
-import { CostBudget } from './cost.js'
 
 export interface AlbumsServiceOptions {
   config: AlbumsConfig
@@ -33,6 +32,8 @@ export interface AlbumsServiceOptions {
   streams?: ChangeStreams
   /** Whether tokens are checked: mutations then need the write scope. */
   auth?: boolean
+  /** Hands the collections' new fields to a listener after a collection changed while the server runs (none: the schema never changes). */
+  follow?: (listener: (parts: CollectionParts) => void) => void
 }
 
 /** The root fields whose answers depend on the request alone (the albums never change while the server runs). */
@@ -118,18 +119,20 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   const { config, base } = opts
   declareRoutes(app, { service: 'albums' })
   const albums = config.albumsFile === undefined ? DEFAULT_ALBUMS : await loadAlbumsFile(config.albumsFile)
-  const engine = new QueryEngine(buildAlbumSchema(albums, opts.collections), config)
-  engine.streamPath = `${base}/graphql/stream`
+  // The schema as the collections are now: swapped whole when one changes (./live-schema.ts).
+  const live = new LiveSchema(albums, config, `${base}/graphql/stream`, opts.collections)
+  opts.follow?.((parts) => { live.replace(parts) })
   const auth = opts.auth === true
-  const costs = new CostBudget(engine.schema, config.maxCost)
   /** Requests whose answer reads constants only: those answers are kept (see AnswerCache). */
   const constantAnswers = new WeakSet<FastifyRequest>()
 
   const handle = createHandler<FastifyRequest, string, GraphQLContext>({
-    schema: engine.schema,
+    schema: () => live.state.schema,
     parseRequestParams: parseParamsSafely,
     // Parsing and validation come from the engine's cache instead of graphql-http's own per-request parse + validate.
     onSubscribe: (req, params) => {
+      // The schema of this moment: the request finishes on it even if a change swaps it meanwhile.
+      const { engine, costs } = live.state
       const prepared = engine.prepare(params.query)
       if (prepared.errors !== undefined) return prepared.errors
       // Say which operation is missing rather than graphql-http's "Unable to detect operation AST".
@@ -146,7 +149,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
       const contextValue: GraphQLContext = { request: req.raw, auth }
       return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
     },
-    execute: (args) => engine.execute(args),
+    execute: (args) => live.engineOf(args.schema).execute(args),
     onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
     // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault; nothing else is worded.
     formatError: (error) => error instanceof GraphQLError
@@ -161,7 +164,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
    */
   function executionResponse (mediaType: string, args: ExecutionArgs, result: Awaited<ReturnType<QueryEngine['execute']>>): GraphQLHttpResponse {
     const failed = result.data === undefined && mediaType === GRAPHQL_RESPONSE_JSON
-    return [engine.stringify(args, result), { status: failed ? 400 : 200, statusText: failed ? 'Bad Request' : 'OK', headers: { 'content-type': mediaType } }]
+    return [live.engineOf(args.schema).stringify(args, result), { status: failed ? 400 : 200, statusText: failed ? 'Bad Request' : 'OK', headers: { 'content-type': mediaType } }]
   }
 
   // graphql-http reads the raw body itself so that it, not Fastify, decides
@@ -175,6 +178,8 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   app.setErrorHandler(graphqlErrors.handleError)
 
   const answers = new AnswerCache(config.documentCacheSize)
+  // Kept answers read the schema too (__schema, __type): a new schema starts with none.
+  live.onReplace(() => { answers.clear() })
 
   /**
    * A request answered before is answered again from the cache, without
@@ -243,13 +248,13 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
 
   // The SDL tells what introspection would: with introspection off there is none (404).
   if (config.introspection) {
-    const sdl = engine.schema.getMutationType() == null ? SCHEMA_SDL : `${printSchema(engine.schema)}\n`
     app.get('/graphql/schema.graphql', { schema: sdlSchema, config: forPeople, errorHandler: problems.handleError }, (_request, reply) => {
-      void reply.type('text/plain; charset=utf-8').send(sdl)
+      void reply.type('text/plain; charset=utf-8').send(live.state.sdl)
     })
   }
 
-  if (opts.streams !== undefined && engine.schema.getSubscriptionType() != null) registerStream(app, engine, costs, auth)
+  // A server whose collections may change serves the stream even before it has a subscription.
+  if (opts.streams !== undefined && (live.state.schema.getSubscriptionType() != null || opts.follow !== undefined)) registerStream(app, live, auth)
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
@@ -284,11 +289,13 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
  * scope; each stream follows the change log (ChangeStreams), so changes made
  * by any instance sharing the store arrive.
  */
-function registerStream (app: FastifyInstance, engine: QueryEngine, costs: CostBudget, auth: boolean): void {
+function registerStream (app: FastifyInstance, live: LiveSchema, auth: boolean): void {
   const handler = createSseHandler<GraphQLContext>({
-    schema: engine.schema,
+    schema: () => live.state.schema,
     context: (req) => ({ request: req.raw, auth }),
     onSubscribe: (req, params) => {
+      // A subscription runs on the schema it started with until it ends, whatever changes meanwhile.
+      const { engine, costs } = live.state
       const prepared = engine.prepare(params.query as string)
       // graphql-sse takes a result only with a `data` member.
       if (prepared.errors !== undefined) return { data: null, errors: [...prepared.errors] }
