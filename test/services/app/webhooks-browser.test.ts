@@ -94,8 +94,8 @@ describe.skipIf(!hasChromium)(title, () => {
     await item.getByRole('button', { name: 'Enable' }).click()
     await poll(async () => await item.innerText()).toContain('active')
 
-    page.once('dialog', (dialog) => { void dialog.accept() })
     await item.getByRole('button', { name: 'Delete' }).click()
+    await page.getByRole('dialog', { name: `Delete the webhook ${receiver.url} and its deliveries?` }).getByRole('button', { name: 'Delete' }).click()
     await page.getByText('No webhooks yet.').waitFor()
     expect((await request(`${server.origin}/webhooks`)).body.webhooks).toEqual([])
     expectClean(session, [400])

@@ -54,8 +54,8 @@ export function App ({ config }: { config: AppPageConfig }) {
     token: () => current.current.token,
     onAuthRequired: ({ rejected }) => { setTokenPanel(rejected ? 'rejected' : 'needed') }
   }), [])
-  // The reference fields' pickers search the collections shown here.
-  useMemo(() => { setReferenceTargets(api, views) }, [api, views])
+  // The reference fields' pickers search the collections shown here (they search only once something is typed).
+  useEffect(() => { setReferenceTargets(api, views) }, [api, views])
 
   const listeners = useRef(new Set<ChangeListener>())
   const changes = useMemo<ChangeBus>(() => ({
@@ -168,7 +168,7 @@ export function App ({ config }: { config: AppPageConfig }) {
       {view === WEBHOOKS_VIEW && config.webhooks !== undefined
         ? <WebhooksView url={config.webhooks} api={api} t={t} epoch={epoch} />
         : spec !== undefined && endpoint !== undefined && place.record !== undefined
-          ? <RecordPage key={`${spec.key}/${place.record}`} spec={spec} endpoint={endpoint} api={api} t={t} id={place.record} views={views} changes={changes} />
+          ? <RecordPage key={`${spec.key}/${place.record}`} spec={spec} endpoint={endpoint} api={api} t={t} id={place.record} views={views} changes={changes} epoch={epoch} />
           : spec !== undefined && endpoint !== undefined
             ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} live={live} />
             : <p class="notice warn">{t('unavailable')}</p>}

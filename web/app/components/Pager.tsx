@@ -17,7 +17,7 @@ interface Props {
   onJump?: (index: number) => void
 }
 
-/** "1–20 of 200,000" in the page's language, the page size, and first / previous / next / last. */
+/** "1–20 of 200,000" in the page's language, the page size, first / previous / next / last, and the page numbers. */
 export function Pager ({ idPrefix, t, page, limit, canLast, onLimit, onTurn, numbers, onJump }: Props) {
   const rows = page?.rows.length ?? 0
   const n = (value: number): string => formatNumber(t.lang, value)

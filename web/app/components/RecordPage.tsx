@@ -26,6 +26,8 @@ interface Props {
   /** Every collection the page shows: those whose records refer to this one are listed under it. */
   views: readonly View[]
   changes: ChangeBus
+  /** Changes when a token was given: the record is read again. */
+  epoch: number
 }
 
 type Loaded = { record: Rec, etag?: string } | { missing: true } | { problem: Problem }
@@ -43,7 +45,7 @@ interface Editing {
  * references as links to their records, edit and delete (each against the
  * version read, by its ETag), and the records that refer to this one.
  */
-export function RecordPage ({ spec, endpoint, api, t, id, views, changes }: Props) {
+export function RecordPage ({ spec, endpoint, api, t, id, views, changes, epoch }: Props) {
   const w = recordWords(t.lang)
   const [loaded, setLoaded] = useState<Loaded | undefined>(undefined)
   const [editing, setEditing] = useState<Editing | null>(null)
@@ -63,10 +65,8 @@ export function RecordPage ({ spec, endpoint, api, t, id, views, changes }: Prop
   }
   const reload = async (): Promise<Loaded> => { const now = await read(); setLoaded(now); return now }
 
-  useEffect(() => {
-    void reload()
-    focusById('record-heading')
-  }, [id])
+  useEffect(() => { focusById('record-heading') }, [id])
+  useEffect(() => { void reload() }, [id, epoch])
 
   // A change made elsewhere: shown at once, or (while editing) said, so the save is not a surprise 412.
   useEffect(() => changes.subscribe((batch) => {

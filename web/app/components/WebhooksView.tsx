@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
 import type { Translate } from '../i18n.js'
 import type { Problem } from '../problem.js'
@@ -57,6 +57,8 @@ export function WebhooksView ({ url, api, t, epoch }: Props) {
   const [busy, setBusy] = useState(false)
   const [open, setOpen] = useState<string | undefined>(undefined)
   const [deliveries, setDeliveries] = useState<Delivery[] | undefined>(undefined)
+  /** The webhook a delete waits on the person's confirmation for. */
+  const [removing, setRemoving] = useState<Webhook | undefined>(undefined)
 
   const problemText = (p: Problem): string => {
     if (p.network === true) return t('networkError')
@@ -109,7 +111,6 @@ export function WebhooksView ({ url, api, t, epoch }: Props) {
   }
 
   const act = async (hook: Webhook, action: 'ping' | 'rotate' | 'enable' | 'disable' | 'delete'): Promise<void> => {
-    if (action === 'delete' && !confirm(w('confirmRemove', { url: hook.url }))) return
     const at = `${url}/${hook.id}`
     const result = action === 'ping'
       ? await api.request('POST', `${at}/ping`, { accept: JSON_TYPE })
@@ -212,11 +213,17 @@ export function WebhooksView ({ url, api, t, epoch }: Props) {
                 <button type="button" onClick={() => { void act(hook, 'rotate') }}>{w('rotate')}</button>
                 <button type="button" onClick={() => { void act(hook, hook.enabled ? 'disable' : 'enable') }}>{hook.enabled ? w('disable') : w('enable')}</button>
                 <button type="button" aria-expanded={open === hook.id ? 'true' : 'false'} onClick={() => { setOpen(open === hook.id ? undefined : hook.id) }}>{open === hook.id ? w('hideDeliveries') : w('showDeliveries')}</button>
-                <button type="button" class="danger" onClick={() => { void act(hook, 'delete') }}>{w('remove')}</button>
+                <button type="button" class="danger" id={`remove-${hook.id}`} onClick={() => { setRemoving(hook) }}>{w('remove')}</button>
               </div>
             </li>
           ))}
         </ul>
+      )}
+
+      {removing !== undefined && (
+        <ConfirmDialog title={w('confirmRemove', { url: removing.url })} confirm={w('remove')} cancel={t('cancel')}
+          onConfirm={() => { const hook = removing; setRemoving(undefined); void act(hook, 'delete').then(() => { focusById('webhook-url') }) }}
+          onCancel={() => { const id = removing.id; setRemoving(undefined); focusById(`remove-${id}`) }} />
       )}
 
       {openHook !== undefined && (
@@ -254,5 +261,24 @@ export function WebhooksView ({ url, api, t, epoch }: Props) {
         </section>
       )}
     </section>
+  )
+}
+
+/** A modal question before a delete: the browser keeps focus inside it, and Escape cancels. */
+function ConfirmDialog ({ title, confirm, cancel, onConfirm, onCancel }: { title: string, confirm: string, cancel: string, onConfirm: () => void, onCancel: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null)
+  useEffect(() => {
+    const element = dialog.current
+    if (element !== null && !element.open) element.showModal()
+    return () => { if (element?.open === true) element.close() }
+  }, [])
+  return (
+    <dialog ref={dialog} aria-labelledby="confirm-title" onCancel={(e) => { e.preventDefault(); onCancel() }}>
+      <h2 id="confirm-title">{title}</h2>
+      <div class="dialog-actions">
+        <button type="button" autoFocus onClick={onCancel}>{cancel}</button>
+        <button type="button" class="danger primary" onClick={onConfirm}>{confirm}</button>
+      </div>
+    </dialog>
   )
 }
