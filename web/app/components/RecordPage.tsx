@@ -1,6 +1,7 @@
 import type { ComponentChild } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
+import { may, useAttemptable } from '../operations.js'
 import type { Translate } from '../i18n.js'
 import type { Endpoint } from '../listing.js'
 import { navigate } from '../navigation.js'
@@ -46,6 +47,8 @@ interface Editing {
  * version read, by its ETag), and the records that refer to this one.
  */
 export function RecordPage ({ spec, endpoint, api, t, id, views, changes, epoch }: Props) {
+  // Edit and Delete go when the record rules never allow them this token (../operations.ts).
+  const attemptable = useAttemptable(api, spec.key, epoch)
   const w = recordWords(t.lang)
   const [loaded, setLoaded] = useState<Loaded | undefined>(undefined)
   const [editing, setEditing] = useState<Editing | null>(null)
@@ -184,8 +187,8 @@ export function RecordPage ({ spec, endpoint, api, t, id, views, changes, epoch 
             {spec.fields.map((f) => [<dt key={`t${f.key}`}>{say(t, f.label)}</dt>, <dd key={`d${f.key}`}>{cell(f.key)}</dd>])}
           </dl>
           <div class="form-actions">
-            <button type="button" id="record-edit" class="primary" onClick={startEdit}>{t('edit')}</button>
-            <button type="button" id="record-delete" class="danger" onClick={() => { void askDelete() }}>{t('delete')}</button>
+            {may(attemptable, 'update') && <button type="button" id="record-edit" class="primary" onClick={startEdit}>{t('edit')}</button>}
+            {may(attemptable, 'delete') && <button type="button" id="record-delete" class="danger" onClick={() => { void askDelete() }}>{t('delete')}</button>}
           </div>
         </>
       )}
