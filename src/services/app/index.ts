@@ -87,6 +87,8 @@ export function pageConfig (directory: readonly DirectoryLink[], versioning: Ver
   const events = href('events')
   if (events !== undefined) config.events = events
   if (collections.length > 0) config.collections = [...collections]
+  const listing = href('collections')
+  if (listing !== undefined) config.collectionsListing = listing
   return config
 }
 
