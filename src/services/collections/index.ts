@@ -73,7 +73,7 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
     await registry.load(checkOneCollection, (name, err) => { app.log.error({ err, collection: name }, `collection ${name}, created through the admin API, no longer reads: not served`) })
     const builtIns = new Map(collections.filter((c) => !declared.some((d) => d.declaration.name === c.name)).map((c) => [c.name, c.schema as unknown]))
     const versions = [...new Set([...VERSIONS])]
-    const live = new LiveCollections({ registry, stores, versioning: config.versioning, versions, bodyLimit: config.bodyLimit, publicUrl: config.publicUrl, catalogue: catalogueOf(app) })
+    const live = new LiveCollections({ registry, stores, versioning: config.versioning, versions, bodyLimit: config.bodyLimit, publicUrl: config.publicUrl, catalogue: catalogueOf(app), log: app.log })
     app.addHook('onClose', async () => { await live.close() })
     // A collection mounted at start whose declaration changed (or that was removed) is answered as it is now.
     app.addHook('onRoute', followChanges(registry, live, declared, config.versioning.uri ? VERSIONS : []))

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { RecordStores } from '../../domain/index.js'
 import type { ErrorCatalogue } from '../../http/errors/index.js'
 import { KeptLists, KeptPages, MountTable, mountsPlugin, publicUrlPlugin, RecordEtags, validationPlugin } from '../../http/rest/index.js'
@@ -28,6 +28,8 @@ export interface LiveOptions {
   bodyLimit: number
   publicUrl: string | undefined
   catalogue: ErrorCatalogue
+  /** The listening server's logger: a failure inside is logged as any other. */
+  log: FastifyBaseLogger
 }
 
 /** How long a replaced declaration's server keeps answering the requests it took before it is closed. */
@@ -85,10 +87,10 @@ export class LiveCollections {
   }
 
   async #build (collection: CollectionSchema): Promise<FastifyInstance> {
-    const { stores, versioning, versions, bodyLimit, publicUrl, catalogue } = this.#options
+    const { stores, versioning, versions, bodyLimit, publicUrl, catalogue, log } = this.#options
     const name = collection.declaration.name
     const mounts = new MountTable()
-    const server = Fastify({ logger: false, bodyLimit, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 }, frameworkErrors: mounts.frameworkErrors })
+    const server = Fastify({ loggerInstance: log, disableRequestLogging: true, bodyLimit, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 }, frameworkErrors: mounts.frameworkErrors })
     server.setErrorHandler(mounts.rootErrors)
     server.decorate('errorCatalogue', catalogue)
     await server.register(publicUrlPlugin, { publicUrl })

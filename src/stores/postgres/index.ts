@@ -12,6 +12,7 @@ import { PostgresKeptWrites } from './kept-writes.js'
 import { PostgresWrites } from './transaction.js'
 import { PostgresChangeLog } from './changes.js'
 import { PostgresWebhookStore } from './webhooks.js'
+import { PostgresSchema } from './schema-changes.js'
 
 export interface PostgresOptions extends StoreOptions {
   url: string
@@ -107,6 +108,8 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
   }
 
   let closed = false
+  // Shared with the schema changes, which add and remove collections while the server runs.
+  const declared = new Map(declarations.map((d) => [d.name, d]))
   const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs, options.clock)
   const writes = new PostgresWrites(pool, kept)
   const changes = new PostgresChangeLog(pool, {
@@ -115,13 +118,15 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
     retentionMs: options.changesRetentionMs,
     clock: options.clock,
     log: options.log,
-    declarations: new Map(declarations.map((d) => [d.name, d]))
+    declarations: declared
   })
   const references = new PostgresReferences(pool, layouts)
   const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
   const collections = new Map<string, PostgresRecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name))]))
   return {
     collections,
+    // A collection created while the server runs refers to no other (references are declared at start).
+    schema: new PostgresSchema({ pool, where: describe(options.url), collections, declarations: declared, open: (d, sequence) => new PostgresRecordStore(pool, writes, kept, d, sequence) }),
     changes,
     webhooks: new PostgresWebhookStore(pool),
     // One connection in BEGIN … COMMIT; a keyed unit claims its key first and keeps its answer before COMMIT.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { randomUUID } from 'node:crypto'
 import { boundValue } from '../json-columns.js'
 import type { Pool, PoolClient, QueryConfig } from 'pg'
@@ -390,9 +391,16 @@ export class PostgresRecordStore implements RecordStore {
   }
 }
 
+/** Four characters that differ between two field lists of one collection (almost always). */
+function shapeTag (layout: TableLayout): string {
+  const digest = createHash('sha1').update(JSON.stringify(layout.fields.map((f) => [f.name, f.type, f.required, f.column]))).digest()
+  return digest.readUInt32BE(0).toString(36).slice(0, 4)
+}
+
 function statements (layout: TableLayout): Statements {
   const { declaration, table, fields, routines } = layout
-  const prefix = `rqs-${declaration.name}`
+  // A connection keeps its prepared statements by name: a changed declaration's are named apart (collections changed while the server runs).
+  const prefix = `rqs-${declaration.name}-${shapeTag(layout)}`
   const name = literal(declaration.name)
   const select = layout.sql.select
   const columns = ['id', ...layout.columns]
