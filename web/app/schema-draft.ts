@@ -27,8 +27,17 @@ export interface FieldDraft {
 
 export interface CollectionDraft {
   fields: FieldDraft[]
-  /** The rest of the declaration (ids, unique, description…), kept as read. */
+  /** How records get their ids (a new collection chooses; a change keeps it: another id kind is refused). */
+  ids: 'sequence' | 'uuid'
+  /** The unique keys as typed: keys separated by `;`, a key's fields by `,` ("isbn; title, year"). */
+  unique: string
+  /** The rest of the declaration (description…), kept as read. */
   rest: Record<string, unknown>
+}
+
+/** The draft of a new collection: one empty field, sequence ids. */
+export function newCollection (): CollectionDraft {
+  return { fields: [newField()], ids: 'sequence', unique: '', rest: {} }
 }
 
 /** The kinds a field can be declared with, in the registry's order. */
@@ -55,7 +64,8 @@ export function newField (): FieldDraft {
 
 /** A declaration as read (GET /collections/{name}) as the form's rows. */
 export function draftOf (declaration: Record<string, unknown> | undefined): CollectionDraft {
-  const { schema, ...rest } = declaration ?? { ids: 'sequence' }
+  if (declaration === undefined) return newCollection()
+  const { schema, ids, unique, ...rest } = declaration
   const object = (schema ?? {}) as { properties?: Record<string, Record<string, unknown>>, required?: string[] }
   const required = new Set(object.required ?? [])
   const fields = Object.entries(object.properties ?? {}).map(([name, property]): FieldDraft => {
@@ -70,7 +80,8 @@ export function draftOf (declaration: Record<string, unknown> | undefined): Coll
     const kept = Object.fromEntries(Object.entries(property).filter(([k]) => !MANAGED.has(k)))
     return { row: ++rows, name, original: name, kind, required: required.has(name), constraints, initial: property.default === undefined ? '' : String(property.default), rest: kept }
   })
-  return { fields, rest }
+  const keys = Array.isArray(unique) ? (unique as unknown[][]).map((key) => key.join(', ')).join('; ') : ''
+  return { fields, ids: ids === 'uuid' ? 'uuid' : 'sequence', unique: keys, rest }
 }
 
 /** The value a typed text stands for in a field of `kind`: a number or a boolean where the kind's type is one. */
@@ -100,5 +111,7 @@ export function declarationOf (draft: CollectionDraft): Record<string, unknown> 
     properties[field.name] = property
     if (field.required) required.push(field.name)
   }
-  return { ...draft.rest, schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) } }
+  // A unique key names fields by their new names (the server checks them and says which one is no field).
+  const unique = draft.unique.split(';').map((key) => key.split(',').map((f) => f.trim()).filter((f) => f !== '')).filter((key) => key.length > 0)
+  return { ...draft.rest, schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) }, ids: draft.ids, ...(unique.length > 0 ? { unique } : {}) }
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
 import type { Lang } from '../i18n.js'
 import type { Problem } from '../problem.js'
-import { constraintsOf, declarationOf, DECLARABLE_KINDS, draftOf, newField, type CollectionDraft, type FieldDraft } from '../schema-draft.js'
+import { constraintsOf, declarationOf, DECLARABLE_KINDS, draftOf, newCollection, newField, type CollectionDraft, type FieldDraft } from '../schema-draft.js'
 
 /**
  * The schema editor (for administrators: the admin API answers 403 to any
@@ -19,14 +19,14 @@ const TEXTS = {
     initial: 'Default', removeField: 'Remove field', addField: 'Add field', preview: 'Preview the plan', apply: 'Apply', confirmDrop: 'I accept that values are lost',
     plan: 'Plan', history: 'History', applied: 'Applied: version', noChange: 'Nothing changes.', records: 'records held', close: 'Close', version: 'Version',
     added: 'added', dropped: 'dropped', renamed: 'renamed', converted: 'converted', indexed: 'indexed', unique: 'unique key', refused: 'refused', lost: 'values lost',
-    blocked: 'blocked by records', network: 'The server did not answer.'
+    blocked: 'blocked by records', network: 'The server did not answer.', ids: 'Ids', uniqueKeys: 'Unique keys', uniqueHint: 'e.g. isbn; title, year'
   },
   de: {
     title: 'Sammlungen', collection: 'Sammlung', create: 'Neue Sammlung…', name: 'Name', field: 'Feld', kind: 'Art', required: 'Pflichtfeld',
     initial: 'Vorgabe', removeField: 'Feld entfernen', addField: 'Feld hinzufügen', preview: 'Plan ansehen', apply: 'Anwenden', confirmDrop: 'Ich nehme in Kauf, dass Werte verloren gehen',
     plan: 'Plan', history: 'Verlauf', applied: 'Angewendet: Version', noChange: 'Nichts ändert sich.', records: 'gespeicherte Datensätze', close: 'Schließen', version: 'Version',
     added: 'hinzugefügt', dropped: 'entfernt', renamed: 'umbenannt', converted: 'umgewandelt', indexed: 'indiziert', unique: 'eindeutiger Schlüssel', refused: 'abgelehnt', lost: 'Werte gehen verloren',
-    blocked: 'blockiert durch Datensätze', network: 'Der Server hat nicht geantwortet.'
+    blocked: 'blockiert durch Datensätze', network: 'Der Server hat nicht geantwortet.', ids: 'IDs', uniqueKeys: 'Eindeutige Schlüssel', uniqueHint: 'z. B. isbn; title, year'
   }
 } as const
 
@@ -56,7 +56,7 @@ export function SchemaEditor ({ api, lang, declared, onApplied, onClose }: Schem
   const w: Words = TEXTS[lang]
   const [chosen, setChosen] = useState(NEW)
   const [newName, setNewName] = useState('')
-  const [draft, setDraft] = useState<CollectionDraft>(() => ({ fields: [newField()], rest: { ids: 'sequence' } }))
+  const [draft, setDraft] = useState<CollectionDraft>(newCollection)
   const [etag, setEtag] = useState<string | undefined>(undefined)
   const [plan, setPlan] = useState<PlanAnswer | undefined>(undefined)
   const [problem, setProblem] = useState<Problem | undefined>(undefined)
@@ -68,7 +68,7 @@ export function SchemaEditor ({ api, lang, declared, onApplied, onClose }: Schem
   const load = async (name: string): Promise<void> => {
     setConfirm(false)
     if (name === NEW) {
-      setDraft({ fields: [newField()], rest: { ids: 'sequence' } }); setEtag(undefined); setHistory([])
+      setDraft(newCollection()); setEtag(undefined); setHistory([])
       return
     }
     const read = await api.request('GET', `/collections/${encodeURIComponent(name)}`, { accept: 'application/json' })
@@ -121,7 +121,15 @@ export function SchemaEditor ({ api, lang, declared, onApplied, onClose }: Schem
         {' '}<button type="button" onClick={onClose}>{w.close}</button>
       </p>
       {chosen === NEW && (
-        <p><label>{w.name}{' '}<input value={newName} pattern="[a-z][a-z0-9_-]*" onInput={(e) => { setNewName((e.target as HTMLInputElement).value) }} /></label></p>
+        <p>
+          <label>{w.name}{' '}<input value={newName} pattern="[a-z][a-z0-9_-]*" onInput={(e) => { setNewName((e.target as HTMLInputElement).value) }} /></label>{' '}
+          <label>{w.ids}{' '}
+            <select value={draft.ids} onChange={(e) => { const ids = (e.target as HTMLSelectElement).value === 'uuid' ? 'uuid' : 'sequence'; setDraft((d) => ({ ...d, ids })) }}>
+              <option value="sequence">sequence</option>
+              <option value="uuid">uuid</option>
+            </select>
+          </label>
+        </p>
       )}
       {draft.fields.map((field, i) => (
         <fieldset key={field.row} class="schema-field">
@@ -140,6 +148,9 @@ export function SchemaEditor ({ api, lang, declared, onApplied, onClose }: Schem
           <button type="button" onClick={() => { setPlan(undefined); setDraft((d) => ({ ...d, fields: d.fields.filter((f) => f.row !== field.row) })) }}>{w.removeField}</button>
         </fieldset>
       ))}
+      <p>
+        <label>{w.uniqueKeys}{' '}<input value={draft.unique} placeholder={w.uniqueHint} onInput={(e) => { setPlan(undefined); const unique = (e.target as HTMLInputElement).value; setDraft((d) => ({ ...d, unique })) }} /></label>
+      </p>
       <p class="schema-actions">
         <button type="button" onClick={() => { setDraft((d) => ({ ...d, fields: [...d.fields, newField()] })) }}>{w.addField}</button>{' '}
         <button type="button" disabled={name === ''} onClick={() => { void preview() }}>{w.preview}</button>{' '}
