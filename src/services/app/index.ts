@@ -95,6 +95,8 @@ export function pageConfig (directory: readonly DirectoryLink[], versioning: Ver
   const webhooks = href('webhooks')
   if (webhooks !== undefined) config.webhooks = webhooks
   if (collections.length > 0) config.collections = [...collections]
+  const listing = href('collections')
+  if (listing !== undefined) config.collectionsListing = listing
   return config
 }
 

@@ -24,6 +24,8 @@ export interface AppPageConfig {
   webhooks?: string
   /** The collections the server's user declared (`--collections`), each a view built from its schema. */
   collections?: AppCollection[]
+  /** GET /collections (directory rel "collections"), when the server lists its collections: read again while the page is open, so collections created meanwhile get views, and the schema editor's. */
+  collectionsListing?: string
 }
 
 /** A declared collection as the app needs it: where it is and its record's schema (flat, JSON Schema). */

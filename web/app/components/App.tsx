@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import type { AppPageConfig } from '../../../src/services/app/page-config.js'
+import type { AppCollection, AppPageConfig } from '../../../src/services/app/page-config.js'
 import { Api } from '../api.js'
 import { openFeed, type FeedStatus } from '../feed.js'
 import { acceptLanguage, initialLanguage, LANGS, rememberLanguage, translator, type Lang } from '../i18n.js'
@@ -13,14 +13,24 @@ import { WEBHOOKS_VIEW, WebhooksNavLink, WebhooksView, useWebhooksAccess } from 
 import type { Change } from '../feed.js'
 import { ResourceView, type ChangeBus, type ChangeListener } from './ResourceView.js'
 import { TokenPanel, type TokenReason } from './TokenPanel.js'
+import { SchemaEditor } from './SchemaEditor.js'
+import { useLiveCollections } from '../live-collections.js'
 
 /** Every collection the page shows: the built-in ones it knows, then those the server's user declared, each with where it is. */
-function viewsOf (config: AppPageConfig): Array<{ spec: ResourceSpec, endpoint: { url: string, accept: string } }> {
-  const views: Array<{ spec: ResourceSpec, endpoint: { url: string, accept: string } }> = []
+type View = { spec: ResourceSpec, endpoint: { url: string, accept: string } }
+
+function viewsOf (config: AppPageConfig): View[] {
+  const views: View[] = []
   if (config.students !== undefined) views.push({ spec: STUDENTS, endpoint: config.students })
   if (config.addresses !== undefined) views.push({ spec: ADDRESSES, endpoint: config.addresses })
   for (const collection of config.collections ?? []) views.push({ spec: specFromDeclaration(collection), endpoint: { url: collection.url, accept: 'application/json' } })
   return views
+}
+
+/** The page's views and, after them, those of collections created since the page was served (GET /collections, read again while it is open). */
+function withCreated (views: readonly View[], created: readonly AppCollection[] = []): View[] {
+  const fresh = created.filter((c) => !views.some((v) => v.spec.key === c.name))
+  return fresh.length === 0 ? [...views] : [...views, ...fresh.map((c) => ({ spec: specFromDeclaration(c), endpoint: { url: c.url, accept: 'application/json' } }))]
 }
 
 /** Changes are handed on in bursts: at most one delivery per window, however many arrive (issue 22: 50 000 at once). */
@@ -30,15 +40,17 @@ const FEED_WAIT_MS = 1_500
 
 /** The application: a view per collection, the language switch, the token panel and the live feed. */
 export function App ({ config }: { config: AppPageConfig }) {
-  const views = useMemo(() => viewsOf(config), [config])
-  // The places the address may name: each collection, and the webhooks page where the server has webhooks.
-  const available = [...views.map((v) => v.spec.key), ...(config.webhooks === undefined ? [] : [WEBHOOKS_VIEW])]
   const [lang, setLang] = useState<Lang>(initialLanguage)
-  const [place, setPlace] = useState<Place>(() => placeFromLocation(available))
+  const served = useMemo(() => viewsOf(config), [config])
+  // The places the address may name: each collection, and the webhooks page where the server has webhooks.
+  const [place, setPlace] = useState<Place>(() => placeFromLocation([...served.map((v) => v.spec.key), ...(config.webhooks === undefined ? [] : [WEBHOOKS_VIEW])]))
   const view: ResourceKey | undefined = place.view
   /** The lists wait for the feed's first answer, so a page load reads each list once (not once, then again on the feed's reset). */
   const [feedReady, setFeedReady] = useState(config.events === undefined)
   const [token, setToken] = useState<string | undefined>(readToken)
+  /** The schema editor is open; `schemaChanges` counts the changes it applied (the listing is read again after each). */
+  const [editing, setEditing] = useState(false)
+  const [schemaChanges, setSchemaChanges] = useState(0)
   const [tokenPanel, setTokenPanel] = useState<TokenReason | null>(null)
   const [epoch, setEpoch] = useState(0)
   const [live, setLive] = useState<FeedStatus>('off')
@@ -54,6 +66,13 @@ export function App ({ config }: { config: AppPageConfig }) {
     token: () => current.current.token,
     onAuthRequired: ({ rejected }) => { setTokenPanel(rejected ? 'rejected' : 'needed') }
   }), [])
+  // Collections created while the page is open get their views too (../live-collections.ts).
+  const listed = useLiveCollections(config.collectionsListing, () => current.current.token, schemaChanges)
+  const views = useMemo(() => withCreated(served, listed), [served, listed])
+  const available = [...views.map((v) => v.spec.key), ...(config.webhooks === undefined ? [] : [WEBHOOKS_VIEW])]
+  // Back and Forward read the places as they are then: collections created since the page loaded included.
+  const availableNow = useRef(available)
+  availableNow.current = available
   // The reference fields' pickers search the collections shown here (they search only once something is typed).
   useEffect(() => { setReferenceTargets(api, views) }, [api, views])
 
@@ -73,7 +92,7 @@ export function App ({ config }: { config: AppPageConfig }) {
     // An old #/addresses link: the path form from now on (a record's page keeps its own).
     const { view: key, record } = placeFromLocation(available)
     if (key !== undefined && record === undefined && location.pathname !== APP_BASE + key) history.replaceState(null, '', APP_BASE + key + (location.pathname.startsWith(APP_BASE + key) ? location.search : ''))
-    const onMove = (): void => { navigated.current = true; setPlace(placeFromLocation(available)) }
+    const onMove = (): void => { navigated.current = true; setPlace(placeFromLocation(availableNow.current)) }
     addEventListener('popstate', onMove)
     addEventListener('hashchange', onMove)
     const wait = setTimeout(() => { setFeedReady(true) }, FEED_WAIT_MS)
@@ -150,6 +169,9 @@ export function App ({ config }: { config: AppPageConfig }) {
           {config.events !== undefined && live !== 'off' && (
             <span class={`live${live === 'live' ? ' on' : ''}`} title={t('liveTitle')}>{live === 'live' ? t('live') : t('liveConnecting')}</span>
           )}
+          {listed !== undefined && (
+            <button type="button" aria-pressed={editing ? 'true' : 'false'} onClick={() => { setEditing((open) => !open) }}>Schema</button>
+          )}
           {token !== undefined && tokenPanel === null && (
             <button type="button" onClick={() => { setTokenPanel('manual') }}>{t('tokenButton')}</button>
           )}
@@ -164,6 +186,9 @@ export function App ({ config }: { config: AppPageConfig }) {
       </div>
       {tokenPanel !== null && (
         <TokenPanel t={t} reason={tokenPanel} hasToken={token !== undefined} onUse={applyToken} onForget={dropToken} onClose={() => { setTokenPanel(null) }} />
+      )}
+      {editing && listed !== undefined && (
+        <SchemaEditor api={api} lang={lang} declared={listed.map((c) => c.name)} onApplied={() => { setSchemaChanges((n) => n + 1) }} onClose={() => { setEditing(false) }} />
       )}
       {view === WEBHOOKS_VIEW && config.webhooks !== undefined
         ? <WebhooksView url={config.webhooks} api={api} t={t} epoch={epoch} />
