@@ -25,7 +25,7 @@ import { CollectionRegistry } from './registry.js'
 import type { ListedCollection } from './listing.js'
 import { sharedCollectionValidator } from './validation.js'
 
-export { collectionsOptions, type CollectionsConfig } from './config.js'
+export { checkOneCollection, collectionsOptions, fromFile, type CollectionsConfig } from './config.js'
 export type { CollectionSchema } from './declare.js'
 export type { CollectionChange, CollectionChangeListener, CollectionEntry, CollectionRegistry } from './registry.js'
 
