@@ -111,7 +111,7 @@ export class SqliteSchema<S extends RecordStore> implements SchemaChanges {
 function recordEntry (db: Database.Database, entry: SchemaHistoryEntry): void {
   const source = entry.source === null ? null : JSON.stringify(entry.source)
   db.prepare('INSERT INTO rqs_schema (name, version, source) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version, source = excluded.source').run(entry.name, entry.version, source)
-  db.prepare('INSERT INTO rqs_schema_history (name, version, at, caller, plan, source) VALUES (?, ?, ?, ?, ?, ?)').run(entry.name, entry.version, entry.at, entry.caller, JSON.stringify(entry.plan), source)
+  db.prepare('INSERT OR IGNORE INTO rqs_schema_history (name, version, at, caller, plan, source) VALUES (?, ?, ?, ?, ?, ?)').run(entry.name, entry.version, entry.at, entry.caller, JSON.stringify(entry.plan), source)
 }
 
 /** A collection removed: its table (indexes and triggers with it), its counter and its registry row. */
