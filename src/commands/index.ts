@@ -3,6 +3,7 @@ import { collectionNames } from '../data/collection.js'
 import { COLLECTIONS, type CommandIO } from './common.js'
 import { runExport } from './export.js'
 import { runImport } from './import.js'
+import { runCollections } from './collections.js'
 
 export type { CommandIO }
 
@@ -31,5 +32,13 @@ export const dataCommands: readonly CliCommand[] = [
     options: [],
     run: async () => 2,
     ownArguments: async (args, env) => await runImport(args, processStreams(env))
+  },
+  {
+    name: 'collections',
+    summary: 'write the declarations a store keeps (export), or show what a start with a file would change (plan FILE)',
+    usage: 'rqs collections export|plan FILE --store <url>',
+    options: [],
+    run: async () => 2,
+    ownArguments: async (args, env) => await runCollections(args, processStreams(env))
   }
 ]

@@ -188,6 +188,8 @@ export interface SchemaChanges {
   apply (plan: SchemaPlan, before: CollectionDeclaration | undefined, after: CollectionDeclaration | undefined, entry: SchemaHistoryEntry): Promise<RecordStore | undefined>
   /** Opens the store of a collection an earlier change created (its table as that change left it), at start. */
   open (declaration: CollectionDeclaration): Promise<RecordStore>
+  /** Keeps a version of a declaration whose tables are in step already (the declarations file's, applied at start). */
+  record (entry: SchemaHistoryEntry): Promise<void>
   /** The declarations stored by earlier changes (removed ones included, with a null source). */
   saved (): Promise<SavedDeclaration[]>
   history (name: string): Promise<SchemaHistoryEntry[]>

@@ -35,6 +35,7 @@ export function observeFailures (stores: RecordStores, onFailure: StoreFailureLi
     observed.schema = {
       inspect: async (plan, before) => await schema.inspect(plan, before),
       saved: async () => await schema.saved(),
+      record: async (entry) => { await schema.record(entry) },
       history: async (name) => await schema.history(name),
       open: async (declaration) => {
         const watched = new ObservedRecordStore(await schema.open(declaration), (op, err) => { onFailure(declaration.name, op, err) })

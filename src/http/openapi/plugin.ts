@@ -25,6 +25,25 @@ export interface OpenApiOptions {
    * first request. Either way built once and kept as its JSON text.
    */
   buildAhead?: boolean
+  /** Serve Swagger UI too (default); off for a server that only lends its document (a collection changed while the server runs). */
+  ui?: boolean
+}
+
+/**
+ * Something that changes the document while the server runs (collections
+ * changed through the admin API): the document is made again from the
+ * routes' whenever a follower's version moved, with each follower's patch.
+ */
+export interface DocumentFollower {
+  version: () => number
+  patch: (document: OpenApiDocument) => Promise<OpenApiDocument>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Keeps /openapi.json in step with what `follower` changes. */
+    followOpenApi: (follower: DocumentFollower) => void
+  }
 }
 
 const BEARER_AUTH = {
@@ -86,15 +105,24 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
     transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument, catalogueOf(app), opts.security) as never
   })
   // Documents for every client and browser: no token.
-  await app.register(async (ui) => {
-    declareRoutes(ui, { service: 'openapi', access: 'public' })
-    await ui.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true }, ...SWAGGER_UI_OPTIONS })
-  })
-  // The document as sent: generated and serialised once per server (routes do not change once it listens).
-  let text: string | undefined
-  const documentText = (): string => {
-    text ??= JSON.stringify(app.swagger())
-    return text
+  if (opts.ui !== false) {
+    await app.register(async (ui) => {
+      declareRoutes(ui, { service: 'openapi', access: 'public' })
+      await ui.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true }, ...SWAGGER_UI_OPTIONS })
+    })
+  }
+  // The document as sent: generated and serialised once per server (routes do not change once it listens),
+  // and again when a follower's version moved (collections changed while the server runs).
+  const followers: DocumentFollower[] = []
+  app.decorate('followOpenApi', (follower: DocumentFollower) => { followers.push(follower) })
+  let text: { key: string, body: string } | undefined
+  const documentText = async (): Promise<string> => {
+    const key = followers.map((f) => f.version()).join(',')
+    if (text?.key === key) return text.body
+    let document = app.swagger() as unknown as OpenApiDocument
+    for (const follower of followers) document = await follower.patch(structuredClone(document))
+    text = { key, body: JSON.stringify(document) }
+    return text.body
   }
   app.get(OPENAPI_PATH, {
     config: { rqs: { service: 'openapi', access: 'public' } },
@@ -104,6 +132,6 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
       summary: 'This OpenAPI 3.1 document',
       response: { 200: { type: 'object', additionalProperties: true, 'x-response-description': 'The OpenAPI document (generated from the routes\' schemas).' } }
     }
-  }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(documentText()))
-  if (opts.buildAhead === true) app.addHook('onReady', async () => { documentText() })
+  }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(await documentText()))
+  if (opts.buildAhead === true) app.addHook('onReady', async () => { await documentText() })
 }, { name: 'rqs-openapi', fastify: '5.x' })

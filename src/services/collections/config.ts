@@ -44,7 +44,7 @@ const apiOption = Type.Object({ api: options.properties.api })
 export const collectionsOptions: OptionGroup<'collections', CollectionsConfig> = {
   key: 'collections',
   options,
-  read: (input) => ({ ...readCollections(input), api: readSection(apiOption, input).api === true })
+  read: (input) => ({ ...readCollections(input), ...(readSection(apiOption, input).api === true ? { api: true } : {}) })
 }
 
 function readCollections ({ flags, env, file }: ConfigInput): CollectionsConfig {

@@ -13,6 +13,10 @@ import { collectionStore } from '../records/routes.js'
 import { filterOperators, relationsOf, sortKeys } from '../../records/index.js'
 import { expansionOf } from './expand.js'
 import { catalogueOf } from '../../http/errors/index.js'
+import type { OpenApiDocument, SecurityFeatures } from '../../http/openapi/index.js'
+import { vendorType } from '../../http/rest/index.js'
+import { authEnabled } from '../../config/security.js'
+import type { ServiceConfig } from '../types.js'
 import { checkOneCollection } from './config.js'
 import { OWN_NAMES } from './declare.js'
 import { adminRoutes } from './admin.js'
@@ -22,7 +26,7 @@ import { CollectionRegistry } from './registry.js'
 import type { ListedCollection } from './listing.js'
 import { sharedCollectionValidator } from './validation.js'
 
-export { collectionsOptions, type CollectionsConfig } from './config.js'
+export { checkOneCollection, collectionsOptions, fromFile, type CollectionsConfig } from './config.js'
 export type { CollectionSchema } from './declare.js'
 export type { CollectionChange, CollectionChangeListener, CollectionEntry, CollectionRegistry } from './registry.js'
 
@@ -74,7 +78,7 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
     await registry.load(checkOneCollection, (name, err) => { app.log.error({ err, collection: name }, `collection ${name}, created through the admin API, no longer reads: not served`) })
     const builtIns = new Map(collections.filter((c) => !declared.some((d) => d.declaration.name === c.name)).map((c) => [c.name, c.schema as unknown]))
     const versions = [...new Set([...VERSIONS])]
-    const live = new LiveCollections({ registry, stores, versioning: config.versioning, versions, bodyLimit: config.bodyLimit, publicUrl: config.publicUrl, catalogue: catalogueOf(app), log: app.log })
+    const live = new LiveCollections({ registry, stores, versioning: config.versioning, versions, bodyLimit: config.bodyLimit, publicUrl: config.publicUrl, catalogue: catalogueOf(app), log: app.log, openApi: openApiOf(config) })
     app.addHook('onClose', async () => { await live.close() })
     // A collection mounted at start whose declaration changed (or that was removed) is answered as it is now.
     app.addHook('onRoute', followChanges(registry, live, declared, config.versioning.uri ? VERSIONS : []))
@@ -108,7 +112,43 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
     await app.register(collectionsListing, { listed, version: () => registry.version, auth: authEnabled(config.security) })
     await app.register(adminRoutes, { registry, parse: checkOneCollection, builtIns, taken: [...OWN_NAMES, ...builtIns.keys()] })
     await app.register(liveRoutes, { registry, live, versions: config.versioning.uri ? VERSIONS : [] })
+    // /openapi.json lists each collection as the registry holds it now.
+    if (app.hasDecorator('followOpenApi')) app.followOpenApi({ version: () => registry.version, patch: async (document) => await followedDocument(document, registry, live, declared, config.versioning.uri ? VERSIONS : []) })
   }
+}
+
+/** The API description's settings as the listening server has them (src/server.ts), for the part a changed collection lends it. */
+function openApiOf (config: ServiceConfig<typeof collectionsOptions>): { newestType: string, bearerAuth: boolean, security: SecurityFeatures } {
+  const security = config.security
+  return {
+    newestType: vendorType(config.versioning.vendor, Math.max(...VERSIONS)),
+    bearerAuth: authEnabled(security),
+    security: { auth: authEnabled(security), jwt: security.authJwksUrl !== undefined, rateLimit: security.rateLimit !== undefined, overload: security.overload }
+  }
+}
+
+/**
+ * The document with each collection as the registry holds it: the paths of
+ * those changed or removed since the start taken out, those of the changed
+ * and created ones as their own servers describe them put in.
+ */
+async function followedDocument (document: OpenApiDocument, registry: CollectionRegistry, live: LiveCollections, declared: readonly CollectionSchema[], versions: readonly number[]): Promise<OpenApiDocument> {
+  const atStart = new Map(declared.map((c) => [c.declaration.name, c]))
+  const current = registry.entries()
+  const moved = current.filter((e) => atStart.get(e.name) !== e.schema)
+  const names = new Set([...moved.map((e) => e.name), ...[...atStart.keys()].filter((n) => registry.get(n) === undefined)])
+  const prefixes = ['', ...versions.map((v) => `/v${v}`)]
+  const owned = (path: string): boolean => prefixes.some((p) => [...names].some((n) => path === `${p}/${n}` || path.startsWith(`${p}/${n}/`)))
+  for (const path of Object.keys(document.paths)) if (owned(path)) Reflect.deleteProperty(document.paths, path)
+  const tags = (document.tags ?? []) as Array<{ name: string }>
+  document.tags = tags.filter((t) => !names.has(t.name))
+  for (const entry of moved) {
+    const own = await live.documentOf(entry.schema)
+    Object.assign(document.paths, own.paths)
+    Object.assign(document.components.schemas, own.components.schemas)
+    document.tags.push(...((own.tags ?? []) as Array<{ name: string }>).filter((t) => t.name === entry.name))
+  }
+  return document
 }
 
 /** Where a name stands in the listing: the built-ins and the file's collections in the directory's order, those created later after them. */

@@ -66,10 +66,8 @@ export function followChanges (registry: CollectionRegistry, live: LiveCollectio
 
 /** The collection a route of a declared collection serves (`/books`, `/v2/books/:id`), or undefined. */
 function collectionOf (url: string, prefixes: readonly string[]): string | undefined {
-  for (const prefix of prefixes) {
-    if (prefix !== '' && !url.startsWith(`${prefix}/`)) continue
-    const rest = url.slice(prefix.length).split('/')
-    if (rest[0] === '' && rest[1] !== undefined && rest[1] !== '') return rest[1]
-  }
-  return undefined
+  // A version's prefix first: `/v2/books` is the collection books, not v2.
+  const prefix = prefixes.find((p) => p !== '' && url.startsWith(`${p}/`)) ?? ''
+  const rest = url.slice(prefix.length).split('/')
+  return rest[0] === '' && rest[1] !== undefined && rest[1] !== '' ? rest[1] : undefined
 }

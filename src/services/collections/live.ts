@@ -5,6 +5,7 @@ import { KeptLists, KeptPages, MountTable, mountsPlugin, publicUrlPlugin, Record
 import type { VersioningConfig } from '../../config/versioning.js'
 import { collectionStore } from '../records/routes.js'
 import type { CollectionSchema } from './declare.js'
+import { openApiPlugin, type OpenApiDocument, type SecurityFeatures } from '../../http/openapi/index.js'
 import type { CollectionEntry, CollectionRegistry } from './registry.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { sharedCollectionValidator } from './validation.js'
@@ -30,6 +31,8 @@ export interface LiveOptions {
   catalogue: ErrorCatalogue
   /** The listening server's logger: a failure inside is logged as any other. */
   log: FastifyBaseLogger
+  /** How the listening server's API description is made, for the part each collection lends it. */
+  openApi: { newestType: string, bearerAuth: boolean, security: SecurityFeatures }
 }
 
 /** How long a replaced declaration's server keeps answering the requests it took before it is closed. */
@@ -69,6 +72,11 @@ export class LiveCollections {
     return await reply.send(answer.rawPayload)
   }
 
+  /** The API description of a declaration's routes, as the listening server's would list them. */
+  async documentOf (schema: CollectionSchema): Promise<OpenApiDocument> {
+    return (await this.#serverOf(schema)).swagger() as unknown as OpenApiDocument
+  }
+
   async close (): Promise<void> {
     for (const timer of this.#closing) clearTimeout(timer)
     this.#closing.clear()
@@ -94,6 +102,8 @@ export class LiveCollections {
     server.setErrorHandler(mounts.rootErrors)
     server.decorate('errorCatalogue', catalogue)
     await server.register(publicUrlPlugin, { publicUrl })
+    const tag = { name, description: collection.description ?? `The collection ${name} (created or changed through the admin API): POST creates, PUT replaces, ETag and If-Match.` }
+    await server.register(openApiPlugin, { ...this.#options.openApi, tags: [tag], ui: false })
     await server.register(validationPlugin, { vendor: versioning.vendor })
     await server.register(mountsPlugin, { versioning, versions, table: mounts })
     await server.mountRest<CollectionRoutesOptions>('/', {

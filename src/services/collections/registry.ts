@@ -1,4 +1,5 @@
-import { blocked, planChange, type CollectionDeclaration, type RecordStores, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
+import { isDeepStrictEqual } from 'node:util'
+import { blocked, planChange, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
 import type { CollectionSchema } from './declare.js'
 
 /**
@@ -95,12 +96,10 @@ export class CollectionRegistry {
   async load (parse: (name: string, source: unknown) => CollectionSchema, skipped: (name: string, err: unknown) => void): Promise<void> {
     const schema = this.#schema()
     if (schema === undefined) return
+    const saved = await schema.saved()
+    for (const held of this.#entries.values()) await this.#recordStart(schema, held, saved.find((s) => s.name === held.name), parse)
     for (const saved of await schema.saved()) {
-      const held = this.#entries.get(saved.name)
-      if (held !== undefined) {
-        this.#entries.set(saved.name, { ...held, version: saved.version })
-        continue
-      }
+      if (this.#entries.has(saved.name)) continue
       if (saved.source === null) continue
       try {
         const parsed = parse(saved.name, saved.source)
@@ -110,6 +109,29 @@ export class CollectionRegistry {
         skipped(saved.name, err)
       }
     }
+  }
+
+  /**
+   * A collection of the declarations file, whose tables the stores brought
+   * in step as they opened: a new version when its declaration differs from
+   * the one kept, with the plan from that one (caller `start`), so the kept
+   * declarations (and `rqs collections export`) are complete.
+   */
+  async #recordStart (schema: SchemaChanges, held: CollectionEntry, saved: SavedDeclaration | undefined, parse: (name: string, source: unknown) => CollectionSchema): Promise<void> {
+    if (saved !== undefined && isDeepStrictEqual(saved.source, held.schema.source ?? null)) {
+      this.#entries.set(held.name, { ...held, version: saved.version })
+      return
+    }
+    let before: CollectionDeclaration | undefined
+    try {
+      before = saved?.source === null || saved === undefined ? undefined : parse(held.name, saved.source).declaration
+    } catch {
+      before = undefined // a kept declaration this build no longer reads: planned as new
+    }
+    const version = (saved?.version ?? 0) + 1
+    const plan = planChange(held.name, before, held.schema.declaration, held.schema.renamedFrom)
+    await schema.record({ name: held.name, version, source: held.schema.source ?? null, at: new Date().toISOString(), caller: 'start', plan })
+    this.#entries.set(held.name, { ...held, version })
   }
 
   /** What changing `name` to `next` (undefined: removing it) would do to the records held. */

@@ -35,8 +35,7 @@ export class MemorySchema<S extends RecordStore> implements SchemaChanges {
       }
       this.#collections.set(plan.collection, next)
     } else this.#collections.delete(plan.collection)
-    this.#saved.set(entry.name, { name: entry.name, version: entry.version, source: entry.source })
-    this.#history.push(entry)
+    await this.record(entry)
     return next
   }
 
@@ -44,6 +43,11 @@ export class MemorySchema<S extends RecordStore> implements SchemaChanges {
     const store = this.#open(declaration)
     this.#collections.set(declaration.name, store)
     return store
+  }
+
+  async record (entry: SchemaHistoryEntry): Promise<void> {
+    this.#saved.set(entry.name, { name: entry.name, version: entry.version, source: entry.source })
+    this.#history.push(entry)
   }
 
   async saved (): Promise<SavedDeclaration[]> {

@@ -54,10 +54,7 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
         await ensureCollections(client, [layoutOf(after)], where)
         held = (await client.query<{ id_sequence: string | null }>('SELECT id_sequence FROM rqs_collections WHERE name = $1', [after.name])).rows[0]?.id_sequence ?? null
       }
-      await client.query('INSERT INTO rqs_schema (name, version, source) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET version = excluded.version, source = excluded.source',
-        [entry.name, entry.version, entry.source === null ? null : JSON.stringify(entry.source)])
-      await client.query('INSERT INTO rqs_schema_history (name, version, at, caller, plan, source) VALUES ($1, $2, $3, $4, $5, $6)',
-        [entry.name, entry.version, entry.at, entry.caller, JSON.stringify(entry.plan), entry.source === null ? null : JSON.stringify(entry.source)])
+      await recordEntry(client, entry)
       return held
     })
     if (after === undefined) {
@@ -80,6 +77,10 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
     this.#parts.collections.set(declaration.name, store)
     this.#parts.declarations.set(declaration.name, declaration)
     return store
+  }
+
+  async record (entry: SchemaHistoryEntry): Promise<void> {
+    await this.#locked(async (client) => { await recordEntry(client, entry) })
   }
 
   async saved (): Promise<SavedDeclaration[]> {
@@ -114,6 +115,14 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
       client.release(failed !== undefined && isUnavailable(failed) ? failed : undefined)
     }
   }
+}
+
+/** The declaration's version and its history entry (another instance that recorded the same version first wins). */
+async function recordEntry (client: pg.ClientBase, entry: SchemaHistoryEntry): Promise<void> {
+  const source = entry.source === null ? null : JSON.stringify(entry.source)
+  await client.query('INSERT INTO rqs_schema (name, version, source) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET version = excluded.version, source = excluded.source', [entry.name, entry.version, source])
+  await client.query('INSERT INTO rqs_schema_history (name, version, at, caller, plan, source) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name, version) DO NOTHING',
+    [entry.name, entry.version, entry.at, entry.caller, JSON.stringify(entry.plan), source])
 }
 
 /** A collection removed: its table (indexes and trigger with it), its routines, id state and registry row. */

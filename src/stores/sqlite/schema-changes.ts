@@ -55,10 +55,7 @@ export class SqliteSchema<S extends RecordStore> implements SchemaChanges {
           syncCollections(db, [after], path)
           createTriggers(db, after)
         }
-        db.prepare('INSERT INTO rqs_schema (name, version, source) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version, source = excluded.source')
-          .run(entry.name, entry.version, entry.source === null ? null : JSON.stringify(entry.source))
-        db.prepare('INSERT INTO rqs_schema_history (name, version, at, caller, plan, source) VALUES (?, ?, ?, ?, ?, ?)')
-          .run(entry.name, entry.version, entry.at, entry.caller, JSON.stringify(entry.plan), entry.source === null ? null : JSON.stringify(entry.source))
+        recordEntry(db, entry)
       }).immediate()
       if (after === undefined) {
         collections.delete(plan.collection)
@@ -83,6 +80,14 @@ export class SqliteSchema<S extends RecordStore> implements SchemaChanges {
     })
   }
 
+  async record (entry: SchemaHistoryEntry): Promise<void> {
+    const { db } = this.#parts
+    await this.#parts.exclusive(async () => {
+      this.#tables()
+      db.transaction(() => { recordEntry(db, entry) }).immediate()
+    })
+  }
+
   async saved (): Promise<SavedDeclaration[]> {
     this.#tables()
     return this.#parts.db.prepare<[], { name: string, version: number, source: string | null }>('SELECT name, version, source FROM rqs_schema ORDER BY rowid').all()
@@ -100,6 +105,13 @@ export class SqliteSchema<S extends RecordStore> implements SchemaChanges {
     this.#parts.db.exec(TABLES)
     this.#ready = true
   }
+}
+
+/** The declaration's version and its history entry. */
+function recordEntry (db: Database.Database, entry: SchemaHistoryEntry): void {
+  const source = entry.source === null ? null : JSON.stringify(entry.source)
+  db.prepare('INSERT INTO rqs_schema (name, version, source) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version, source = excluded.source').run(entry.name, entry.version, source)
+  db.prepare('INSERT OR IGNORE INTO rqs_schema_history (name, version, at, caller, plan, source) VALUES (?, ?, ?, ?, ?, ?)').run(entry.name, entry.version, entry.at, entry.caller, JSON.stringify(entry.plan), source)
 }
 
 /** A collection removed: its table (indexes and triggers with it), its counter and its registry row. */

@@ -48,6 +48,9 @@ export function schemaSuite (storeOf: () => Config['store'] | undefined): void {
     expect(listed.find((c) => c.name === 'books')).toMatchObject({ declared: true })
     const read = await json('GET', '/collections/books')
     expect(read.body).toMatchObject({ name: 'books', version: 1, declaration: BOOKS })
+    const document = (await json('GET', '/openapi.json')).body
+    expect(document.paths['/books'].post.operationId).toBe('createBook')
+    expect(Object.keys(document.paths)).toContain('/books/{id}')
   })
 
   it('refuses a change without If-Match (428) or with a stale one (412)', async () => {
@@ -131,10 +134,25 @@ export function schemaSuite (storeOf: () => Config['store'] | undefined): void {
     expect((await json('GET', '/books')).status).toBe(404)
     expect((await json('GET', '/collections/books')).status).toBe(404)
     expect(((await json('GET', '/collections')).body.items as Array<{ name: string }>).some((c) => c.name === 'books')).toBe(false)
+    expect(Object.keys((await json('GET', '/openapi.json')).body.paths)).not.toContain('/books')
     // Created again: a new table, from version 6 on.
     const again = await json('POST', '/collections', { name: 'books', ...BOOKS })
     expect(again.status).toBe(201)
     expect((await json('GET', '/books')).body.items).toEqual([])
+  })
+
+  it('serves the collections created at run time after a restart of a durable store', async () => {
+    const store = storeOf()
+    if (store === undefined || store.kind === 'memory') return
+    expect((await json('POST', '/books', { title: 'Kept', year: 2000 })).status).toBe(201)
+    const again = await startServer({ collections: { declared: [], api: true }, store })
+    try {
+      expect((await request(`${again.origin}/books?title=Kept`)).body.items).toHaveLength(1)
+      expect((await request(`${again.origin}/collections/books`)).body).toMatchObject({ version: 6, origin: 'api' })
+      expect((await request(`${again.origin}/collections/books/history`)).body.items).toHaveLength(6)
+    } finally {
+      await again.close()
+    }
   })
 
   it('reads a built-in collection, and refuses to change or remove it', async () => {
