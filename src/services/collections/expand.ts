@@ -1,13 +1,13 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
-import type { RecordStores, ReferenceFilter } from '../../domain/index.js'
+import type { Caller, RecordStores, ReferenceFilter } from '../../domain/index.js'
 import { TEXT_VALIDATION } from '../../http/rest/index.js'
 import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type Relations } from '../../records/index.js'
 import type { CollectionSchema } from './declare.js'
 import { queryModel } from './schema.js'
 import type { Expansion } from '../records/policy.js'
 import { collectionStore } from '../records/routes.js'
-import { readableStore } from '../records/access.js'
+import { narrowedFilter, readableStore } from '../records/access.js'
 
 /**
  * `?expand=` on a declared collection's routes (src/records/expand.ts): the
@@ -26,8 +26,18 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
     referred: [...own.values()].some((r) => r.kind === 'many'),
     parse: (text) => parseExpand(relations, name, text),
     apply: async (nodes, records, caller) => await expandRecords(nodes, records, caller === undefined ? storeOf : (collection) => readableStore(storeOf(collection), caller)),
-    through: (query) => through(name, query)
+    through: (query, caller) => {
+      const found = through(name, query)
+      return found === undefined || caller === undefined ? found : { ...found, filters: found.filters.map((f) => readableThrough(f, caller, storeOf)) }
+    }
   }
+}
+
+/** A filter through a reference narrowed to the target records the caller may list (and, recursively, theirs). */
+function readableThrough (filter: ReferenceFilter, caller: Caller, storeOf: (collection: string) => ReturnType<typeof collectionStore>): ReferenceFilter {
+  const { access } = storeOf(filter.target).declaration
+  const inner = filter.filter.through === undefined ? filter.filter : { ...filter.filter, through: filter.filter.through.map((f) => readableThrough(f, caller, storeOf)) }
+  return { ...filter, filter: access === undefined ? inner : narrowedFilter(access, caller, inner) }
 }
 
 /** The filters of a list through references (`author.name[contains]=…`, `author.publisher.name=…`) and the rest of its query. */

@@ -78,8 +78,8 @@ export interface Expansion {
   parse: (text: string) => ExpandNode[]
   /** The records with their `expand` member: one store query per relation; with a caller, only the targets it may view, as it may see them. */
   apply: (nodes: readonly ExpandNode[], records: readonly StoredRecord[], caller?: Caller) => Promise<ExpandedRecord[]>
-  /** The filters through references of a list's query (`author.name[contains]=…`), the rest of it, and the parameters a next link carries on; undefined without any. */
-  through: (query: Readonly<Record<string, unknown>>) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]> } | undefined
+  /** The filters through references of a list's query (`author.name[contains]=…`), the rest of it, and the parameters a next link carries on; undefined without any. With a caller, each only over the target records it may list. */
+  through: (query: Readonly<Record<string, unknown>>, caller?: Caller) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]> } | undefined
 }
 
 export interface Operation {

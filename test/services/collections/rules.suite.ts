@@ -193,6 +193,11 @@ export function rulesSuite (storeOf: () => Config['store'] | undefined): void {
     expect(comments[1]?.expand.note).not.toHaveProperty('email')
     const alices = (await call('alice', 'GET', '/comments?expand=note&sort=id')).body.items as Json[]
     expect(alices.map((c) => c.expand.note?.email ?? null)).toEqual(['alice@example.com', 'alice@example.com'])
+    // A filter through the reference sees only the notes the caller may list, and their readable fields.
+    expect((await call('bob', 'GET', '/comments?note.title=a-private')).body.items).toEqual([])
+    expect((await call('alice', 'GET', '/comments?note.title=a-private')).body.items).toHaveLength(1)
+    expect((await call('bob', 'GET', '/comments?note.email=alice@example.com')).body.items).toEqual([])
+    expect((await call('alice', 'GET', '/comments?note.email=alice@example.com')).body.items).toHaveLength(2)
   })
 
   it('refuses a bulk create, a filtered write and a batch whole when one item is refused', async () => {
