@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
-import type { RecordStores, ReferenceFilter } from '../../domain/index.js'
+import type { Caller, RecordFilter, RecordStores, ReferenceFilter } from '../../domain/index.js'
 import { TEXT_VALIDATION } from '../../http/rest/index.js'
 import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, EXPRESSION_PARAM, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type Relations } from '../../records/index.js'
 import type { CollectionSchema } from './declare.js'
@@ -8,7 +8,7 @@ import { queryModel } from './schema.js'
 import { filterThrough } from './filter-through.js'
 import type { Expansion } from '../records/policy.js'
 import { collectionStore } from '../records/routes.js'
-import { readableStore } from '../records/access.js'
+import { narrowedFilter, readableStore } from '../records/access.js'
 
 /**
  * `?expand=` on a declared collection's routes (src/records/expand.ts): the
@@ -28,18 +28,30 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
     referred: [...own.values()].some((r) => r.kind === 'many'),
     parse: (text) => parseExpand(relations, name, text),
     apply: async (nodes, records, caller) => await expandRecords(nodes, records, caller === undefined ? storeOf : (collection) => readableStore(storeOf(collection), caller)),
-    through: (query) => {
-      const brackets = through(name, query)
-      const text = query[EXPRESSION_PARAM]
-      if (typeof text !== 'string') return brackets
-      const expression = expressions(name, text)
-      if (expression === undefined) return brackets
-      // The expression is read here whole: its own part joins the list's filter (routes.ts), and a next link carries it on as sent.
-      const rest = { ...(brackets?.rest ?? query) }
-      delete rest[EXPRESSION_PARAM]
-      return { rest, filters: [...brackets?.filters ?? [], ...expression.filters], carried: [...brackets?.carried ?? [], [EXPRESSION_PARAM, text]], ...(expression.own === undefined ? {} : { own: expression.own }) }
+    through: (query, caller) => {
+      const found = withExpression(through(name, query), query)
+      return found === undefined || caller === undefined ? found : { ...found, filters: found.filters.map((f) => readableThrough(f, caller, storeOf)) }
     }
   }
+
+  /** The bracket filters with those of a `filter=` expression that goes through references. */
+  function withExpression (brackets: ReturnType<ThroughFilters>, query: Readonly<Record<string, unknown>>): { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]>, own?: RecordFilter } | undefined {
+    const text = query[EXPRESSION_PARAM]
+    if (typeof text !== 'string') return brackets
+    const expression = expressions(name, text)
+    if (expression === undefined) return brackets
+    // The expression is read here whole: its own part joins the list's filter (routes.ts), and a next link carries it on as sent.
+    const rest = { ...(brackets?.rest ?? query) }
+    delete rest[EXPRESSION_PARAM]
+    return { rest, filters: [...brackets?.filters ?? [], ...expression.filters], carried: [...brackets?.carried ?? [], [EXPRESSION_PARAM, text]], ...(expression.own === undefined ? {} : { own: expression.own }) }
+  }
+}
+
+/** A filter through a reference narrowed to the target records the caller may list (and, recursively, theirs). */
+function readableThrough (filter: ReferenceFilter, caller: Caller, storeOf: (collection: string) => ReturnType<typeof collectionStore>): ReferenceFilter {
+  const { access } = storeOf(filter.target).declaration
+  const inner = filter.filter.through === undefined ? filter.filter : { ...filter.filter, through: filter.filter.through.map((f) => readableThrough(f, caller, storeOf)) }
+  return { ...filter, filter: access === undefined ? inner : narrowedFilter(access, caller, inner) }
 }
 
 /** The filters of a list through references (`author.name[contains]=…`, `author.publisher.name=…`) and the rest of its query. */

@@ -14,7 +14,7 @@ const README = fileURLToPath(new URL('../../../README.md', import.meta.url))
 const GUIDE = 'README.md'
 
 /** Documents for the people who run and call rqs, in the index's order; the others are for contributors. */
-const FOR_USERS = ['collections.md', 'webhooks.md', 'operations.md', 'versioning.md', 'errors.md', 'decisions.md']
+const FOR_USERS = ['collections.md', 'rules.md', 'webhooks.md', 'operations.md', 'versioning.md', 'errors.md', 'decisions.md']
 
 const pages = new MediaTypeChooser(['text/markdown', 'text/html'])
 

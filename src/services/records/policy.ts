@@ -82,9 +82,10 @@ export interface Expansion {
    * The filters through references of a list's query (`author.name[contains]=…`,
    * `filter=author.name = 'x'`), the rest of it, the parameters a next link
    * carries on, and (when `filter=` went through a reference) the expression's
-   * own part, read here; undefined without any.
+   * own part, read here; undefined without any. With a caller, each only over
+   * the target records it may list.
    */
-  through: (query: Readonly<Record<string, unknown>>) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]>, own?: RecordFilter } | undefined
+  through: (query: Readonly<Record<string, unknown>>, caller?: Caller) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]>, own?: RecordFilter } | undefined
 }
 
 export interface Operation {

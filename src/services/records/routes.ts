@@ -72,6 +72,9 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   // RFC 7396 patches are JSON; a POST or PUT sent as one is refused (checkBody).
   app.addContentTypeParser(MERGE_PATCH_TYPE, { parseAs: 'string' }, exactJsonParser)
   const checkBody = bodyCheck(bodyMembers(collection.store.declaration))
+  // Under record rules (docs/rules.md) a write may be refused by a rule, or for naming another owner.
+  const { access } = collection.store.declaration
+  const ruleErrors: ErrorCode[] = access === undefined ? [] : ['RULE_DENIED', ...(access.owner === undefined ? [] : ['OWNER_MISMATCH' as const])]
 
   app.get(many, {
     schema: {
@@ -109,7 +112,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       description: `${ops.create.description === undefined ? '' : `${ops.create.description} `}A JSON array of up to ${MAX_BULK_RECORDS} records is a bulk create: all or nothing (a bad item refuses the request, its entries naming \`/index/field\`), 201 with the created records in order; Idempotency-Key replays it as one write.`,
       body: schemas.create,
       'x-rqs': notes({
-        errors: [...(policy.writeErrors ?? []), ...referenceErrors(policy), 'BULK_SIZE'],
+        errors: [...(policy.writeErrors ?? []), ...referenceErrors(policy), 'BULK_SIZE', ...ruleErrors],
         headers: { 201: policy.replacedHeader ? ['Location', 'ETag', 'Replaced-Record'] : ['Location', 'ETag'] },
         alternatives: { 201: { schema: { type: 'array', items: schemas.record, description: 'A bulk create: the created records, in the order sent.' }, headers: 'Not sent for a bulk create (an array).' } }
       }),
@@ -127,7 +130,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       body: schemas.put,
       'x-rqs': notes(putCreates
         ? { errors: ['INVALID_ID', 'ID_MISMATCH', ...policy.writeErrors ?? [], ...referenceErrors(policy)], preconditions: 'write', headers: { 200: ['ETag'], 201: ['Location', 'ETag'] } }
-        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code, ...policy.writeErrors ?? [], ...referenceErrors(policy)], preconditions: 'write', headers: { 200: ['ETag'] } }),
+        : { errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code, ...policy.writeErrors ?? [], ...referenceErrors(policy), ...ruleErrors], preconditions: 'write', headers: { 200: ['ETag'] } }),
       response: putCreates
         ? { 200: answer(schemas.record, ops.replace.answer), 201: answer(schemas.record, ops.replace.created ?? 'Created at this id.') }
         : { 200: answer(schemas.record, ops.replace.answer) }
@@ -146,7 +149,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       description: 'Send `application/merge-patch+json` (or `application/json`): a member sent replaces the field, `null` removes an optional field (a required one set to null is 400 FIELD_REQUIRED), a member left out keeps its value. The merged record is checked as a create body is. Fields an update keeps (the address book\'s `name`) cannot change (400). Never creates: 404 when missing; If-Match / If-None-Match as for PUT; Idempotency-Key replays.',
       params: ids.params,
       body: { content: { [JSON_TYPE]: { schema: patchBody }, [MERGE_PATCH_TYPE]: { schema: patchBody } } },
-      'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code], preconditions: 'write', headers: { 200: ['ETag'] } }),
+      'x-rqs': notes({ errors: ['INVALID_ID', 'ID_MISMATCH', notFound.code, ...ruleErrors], preconditions: 'write', headers: { 200: ['ETag'] } }),
       response: { 200: answer(schemas.record, 'The record as patched, with its new ETag.') }
     }
   }, patchRecord(collection))
@@ -163,7 +166,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       description: 'The list\'s filters (`field=value`, `field[op]=value`, `q`) select the records; the patch (RFC 7396) is merged into each, all in one transaction, with a change on the feed for each. Without any filter the request is refused (400 FILTER_REQUIRED) unless `all=true`. The patch may not name the id or a field an update keeps. Answers `{"changed": n}`.',
       querystring: where,
       body: { content: { [JSON_TYPE]: { schema: patchBody }, [MERGE_PATCH_TYPE]: { schema: patchBody } } },
-      'x-rqs': notes({ errors: ['INVALID_QUERY', 'FILTER_REQUIRED'] }),
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'FILTER_REQUIRED', ...ruleErrors] }),
       response: changed
     }
   }, writeWhere(collection, 'patch'))
@@ -176,7 +179,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
       summary: 'Delete every record a filter selects (one transaction; all=true for every record)',
       description: 'The list\'s filters (`field=value`, `field[op]=value`, `q`) select the records, deleted in one transaction with a change on the feed for each. Without any filter the request is refused (400 FILTER_REQUIRED) unless `all=true`. Answers `{"changed": n}`.',
       querystring: where,
-      'x-rqs': notes({ errors: ['INVALID_QUERY', 'FILTER_REQUIRED'] }),
+      'x-rqs': notes({ errors: ['INVALID_QUERY', 'FILTER_REQUIRED', ...ruleErrors] }),
       response: changed
     }
   }, writeWhere(collection, 'delete'))
@@ -187,7 +190,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.delete),
       params: ids.params,
-      'x-rqs': notes({ errors: policy.expand?.referred === true ? ['INVALID_ID', notFound.code, 'RECORD_REFERENCED'] : ['INVALID_ID', notFound.code], preconditions: 'write' }),
+      'x-rqs': notes({ errors: [...(policy.expand?.referred === true ? ['INVALID_ID', notFound.code, 'RECORD_REFERENCED'] as ErrorCode[] : ['INVALID_ID', notFound.code] as ErrorCode[]), ...(access === undefined ? [] : ['RULE_DENIED' as const])], preconditions: 'write' }),
       response: { 204: noBody(ops.delete.answer) }
     }
   }, deleteRecord(collection))
@@ -255,7 +258,8 @@ function listPages ({ policy, store, path, options, projection }: RouteContext):
     const { query: unprojected, fields } = projection.split(request.query as Record<string, unknown>)
     const expanded = expansionAsked(policy.expand, unprojected)
     const asked = expanded?.query ?? unprojected
-    const through = policy.expand?.through(asked)
+    // A filter through a reference sees only the target records the caller may list (docs/rules.md).
+    const through = policy.expand?.through(asked, caller ?? requestCaller(request))
     let list = parseListQuery(model, through?.rest ?? asked, request.stream === undefined ? 'page' : 'stream')
     if (through !== undefined || expanded !== undefined) {
       // What the list's own parser does not know: carried on by next links as the client sent it.
