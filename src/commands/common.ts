@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { ConfigError, defaultConfig, resolveConfig, type Config } from '../options.js'
 import { openStores } from '../stores/index.js'
-import type { RecordStores } from '../domain/index.js'
+import type { CollectionDeclaration, RecordStores } from '../domain/index.js'
 import { collectionNames, type ServedCollection } from '../data/collection.js'
 import { collectionsOf, declarationsOf, SERVICES } from '../services/index.js'
 import type { ProgressStream } from './progress.js'
@@ -64,17 +64,7 @@ export const COLLECTIONS_HELP = 'JSON file of your declared collections (or RQS_
  * `--collections` file (or RQS_COLLECTIONS), read and checked as rqs serve does.
  */
 export function collectionFrom (service: string | undefined, collectionsFile: string | undefined, env: NodeJS.ProcessEnv): ServedCollection {
-  let all: readonly ServedCollection[] = COLLECTIONS
-  if (collectionsFile !== undefined || env.RQS_COLLECTIONS !== undefined) {
-    let config: Config
-    try {
-      config = resolveConfig(collectionsFile === undefined ? {} : { collections: collectionsFile }, env)
-    } catch (err) {
-      if (err instanceof ConfigError) throw new UsageError(err.message)
-      throw err
-    }
-    all = collectionsOf(SERVICES, config)
-  }
+  const all = collectionsFrom(collectionsFile, env).collections
   if (service === undefined) throw new UsageError(`--service is required: ${collectionNames(all)}`)
   const collection = all.find((c) => c.name === service)
   if (collection === undefined) {
@@ -83,6 +73,20 @@ export function collectionFrom (service: string | undefined, collectionsFile: st
     throw new UsageError(`--service must be ${collectionNames(all)}, got "${service}"${hint}`)
   }
   return collection
+}
+
+/** Every collection a command may name (the built-in ones, and those of the --collections file or RQS_COLLECTIONS), with their declarations. */
+export function collectionsFrom (collectionsFile: string | undefined, env: NodeJS.ProcessEnv): { collections: readonly ServedCollection[], declarations: readonly CollectionDeclaration[] } {
+  let config = defaultConfig()
+  if (collectionsFile !== undefined || env.RQS_COLLECTIONS !== undefined) {
+    try {
+      config = resolveConfig(collectionsFile === undefined ? {} : { collections: collectionsFile }, env)
+    } catch (err) {
+      if (err instanceof ConfigError) throw new UsageError(err.message)
+      throw err
+    }
+  }
+  return { collections: collectionsOf(SERVICES, config), declarations: declarationsOf(SERVICES, config) }
 }
 
 export async function withStores<T> (config: Config, work: (stores: RecordStores) => Promise<T>): Promise<T> {

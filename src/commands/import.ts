@@ -2,14 +2,17 @@ import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { ConfigError } from '../config/errors.js'
 import { size as sizeReader } from '../config/readers.js'
-import { collectionFrom, COLLECTIONS, COLLECTIONS_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
+import { collectionFrom, collectionsFrom, COLLECTIONS, COLLECTIONS_HELP, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, STORE_OPTIONS, storeConfig, UsageError, withStores, type CommandIO } from './common.js'
 import { Progress } from './progress.js'
 import { BadLineError, LineTooLongError, readRecords, type DataFormat } from '../data/read-records.js'
 import { DEFAULT_MAX_LINE_BYTES, describeSize, InputReadError } from '../data/lines.js'
-import { collectionNames } from '../data/collection.js'
+import { collectionNames, type ServedCollection } from '../data/collection.js'
+import type { Config } from '../options.js'
+import { importSteps, isDirectory, type ImportStep } from './import-order.js'
 import type { ImportOutcome } from '../domain/index.js'
 
 export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--skip-invalid] [--max-line SIZE] [--format ndjson|csv] FILE.ndjson|FILE.csv
+       rqs import --store … [--collections FILE] [options] FILE FILE … | DIRECTORY
 
 Stores every record of an NDJSON file (one JSON object a line; - or none reads stdin) or a CSV
 file (a header row naming the columns, in any order), all or nothing: a bad line stops the
@@ -28,6 +31,10 @@ writing while the file is read: it is staged first, then stored in one short tra
                    boolean is true or false in any case, or 1 or 0; a number uses a point), an
                    unquoted empty cell is an absent field, "" an empty text; line numbers count
                    CSV records (a quoted cell may span lines), the header being line 1
+Several files (or a directory's .ndjson, .jsonl, .json and .csv files), each named after its
+collection (authors.ndjson, books.csv), are imported in dependency order: a collection whose
+records name records of another (x-references) after it. Each file is stored all or nothing;
+the first that fails stops the import, and the summary says which files were stored before it.
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
 
@@ -37,25 +44,59 @@ const MAX_LISTED = 1000
 
 /** `rqs import`: validates an NDJSON file line by line with the API's schemas and stores it all or nothing. */
 export async function runImport (argv: string[], io: CommandIO): Promise<number> {
-  let args
-  let collection
-  let config
-  let maxLineBytes
-  let format: DataFormat
+  let options: FileOptions
+  let steps: ImportStep[]
   try {
-    args = parseCommandArgs(argv, { ...STORE_OPTIONS, 'skip-invalid': { type: 'boolean' }, 'max-line': { type: 'string' }, format: { type: 'string' } })
+    const args = parseCommandArgs(argv, { ...STORE_OPTIONS, 'skip-invalid': { type: 'boolean' }, 'max-line': { type: 'string' }, format: { type: 'string' } })
     if (args.values.help === true) { io.stdout.write(IMPORT_USAGE); return EXIT_OK }
-    if (args.positionals.length > 1) throw new UsageError('give one file (or - for stdin)')
-    collection = collectionFrom(args.values.service, args.values.collections, io.env)
-    config = storeConfig(args.values.store, io.env, args.values.collections)
-    maxLineBytes = lineLimit(args.values['max-line'])
-    format = dataFormat(args.values.format, args.positionals[0])
+    const paths = args.positionals
+    // With --service, one file (a directory is then refused as a file); without, several files or a directory may be given.
+    const named = args.values.service !== undefined
+    if (named && paths.length > 1) throw new UsageError('give one file (or - for stdin) with --service; several files (or a directory) go without it, each named after its collection (authors.ndjson, books.csv)')
+    const several = !named && (paths.length > 1 || (paths.length === 1 && isDirectory(paths[0] as string)))
+    if (several) {
+      const { collections, declarations } = collectionsFrom(args.values.collections, io.env)
+      steps = importSteps(paths, collections, declarations)
+    } else {
+      steps = [{ file: paths[0] ?? '-', collection: collectionFrom(args.values.service, args.values.collections, io.env) }]
+    }
+    const given = args.values.format
+    options = {
+      config: storeConfig(args.values.store, io.env, args.values.collections),
+      maxLineBytes: lineLimit(args.values['max-line']),
+      skipInvalid: args.values['skip-invalid'] === true,
+      format: (file) => dataFormat(given, file === '-' ? undefined : file)
+    }
+    for (const { file } of steps) options.format(file)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     io.stderr.write(`rqs import: ${err.message}\n\n${IMPORT_USAGE}`)
     return EXIT_USAGE
   }
-  const file = args.positionals[0] ?? '-'
+  for (const [i, { file, collection }] of steps.entries()) {
+    const code = await importFile(file, collection, options, io)
+    if (code === EXIT_OK) continue
+    // Each file is its own transaction: say plainly what the store now holds.
+    if (steps.length > 1) {
+      const before = i === 0 ? 'no file was imported' : `imported before it: ${steps.slice(0, i).map((s) => s.file).join(', ')}`
+      io.stderr.write(`rqs import: stopped at ${file}; ${before}; not imported: ${steps.slice(i).map((s) => s.file).join(', ')}\n`)
+    }
+    return code
+  }
+  return EXIT_OK
+}
+
+/** What every file of one import shares. */
+interface FileOptions {
+  config: Config
+  maxLineBytes: number
+  skipInvalid: boolean
+  format: (file: string) => DataFormat
+}
+
+/** One file into one collection, all or nothing. */
+async function importFile (file: string, collection: ServedCollection, { config, maxLineBytes, skipInvalid, format: formatOf }: FileOptions, io: CommandIO): Promise<number> {
+  const format = formatOf(file)
   const name = file === '-' ? 'stdin' : file
   let input: Readable
   let size: number | undefined
@@ -75,7 +116,7 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
   let read = 0
   const progress = new Progress({ stream: io.stderr, command: 'rqs import', verb: 'imported', noun: collection.name, total: size })
   const read1 = readRecords(input, collection, {
-    skipInvalid: args.values['skip-invalid'] === true,
+    skipInvalid,
     maxLineBytes,
     format,
     onSkipped: (line, reason) => {

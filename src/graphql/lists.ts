@@ -29,11 +29,21 @@ export interface ListQuery {
 /** The page size without `first`: REST's default for a page (students have none: they list everything without `limit`). */
 export const DEFAULT_FIRST = 50
 
-export function readListArgs (model: CollectionModel, args: ListArgs): ListQuery {
+/**
+ * The filter fields through a reference of a list's filter input
+ * (`author__name`: REST's `author.name`), each as its reference field, the
+ * referenced collection and its model, and the field there; undefined for
+ * any other name. Given where the input may filter through references (a
+ * list, a back-relation); elsewhere such a field is refused.
+ */
+export type ThroughPaths = (path: string) => { field: string, target: string, model: CollectionModel, inner: string } | undefined
+
+export function readListArgs (model: CollectionModel, args: ListArgs, throughPaths?: ThroughPaths): ListQuery {
   const reader = new FilterReader(model)
   const where: Condition[] = []
   const lists: ListCondition[] = []
   const expressions: FilterExpr[] = []
+  const through = new Map<string, { target: string, model: CollectionModel, filter: Record<string, unknown> }>()
   let search: string | undefined
   // The top level as before: conditions and the search; `and`, `or`, `not`, `in` and `isNull` become an expression.
   for (const [field, ops] of Object.entries(args.filter ?? {})) {
@@ -50,7 +60,15 @@ export function readListArgs (model: CollectionModel, args: ListArgs): ListQuery
     // A dotted path is named address__city in GraphQL (./schema.ts graphqlPathName).
     const path = field.replace(/__/g, '.')
     const param = fieldParam(model, path)
-    if (param === undefined) continue // the schema names only the model's fields
+    if (param === undefined) {
+      // Not a field of the model: a field through a reference (the schema names no other), a semi-join as REST's `author.name=…`.
+      const to = throughPaths?.(path)
+      if (to === undefined) { reader.refuseThrough(`filter.${field}`); continue }
+      const group = through.get(to.field) ?? { target: to.target, model: to.model, filter: {} }
+      group.filter[to.inner.replace(/\./g, '__')] = ops
+      through.set(to.field, group)
+      continue
+    }
     for (const [op, value] of Object.entries(ops as Record<string, unknown>)) {
       if (value === null || value === undefined) continue
       const name = `filter.${field}.${op}`
@@ -85,7 +103,8 @@ export function readListArgs (model: CollectionModel, args: ListArgs): ListQuery
     after = decodeCursor(model, sort, args.after)
     if (after === undefined) throw new AppError('INVALID_CURSOR', `cursor "${args.after.slice(0, 80)}" was not issued by this service for this sort`)
   }
-  return { filter: { where, ...(lists.length === 0 ? {} : { lists }), search, expression: allOf(expressions) }, sort, after, first }
+  const filters = [...through].map(([field, group]) => ({ field, target: group.target, filter: readListArgs(group.model, { filter: group.filter }).filter }))
+  return { filter: { where, ...(lists.length === 0 ? {} : { lists }), search, expression: allOf(expressions), ...(filters.length === 0 ? {} : { through: filters }) }, sort, after, first }
 }
 
 /**
@@ -123,6 +142,11 @@ class FilterReader {
     if (this.failures.length > 0) throw new AppError('VALIDATION_FAILED', this.failures.map((f) => f.detail).join('; '), { subject: 'query', errors: this.failures })
   }
 
+  /** A field through a reference where none is followed: inside `and`, `or` or `not`, an aggregate's or a subscription's filter. */
+  refuseThrough (name: string): void {
+    this.invalidQuery.push({ code: 'INVALID_QUERY', field: name, detail: `"${name}": a filter through a reference applies at the top of a list's filter only (not inside and, or, not, nor in an aggregate's or a subscription's filter)` })
+  }
+
   search (value: unknown, name: string): string | undefined {
     const q = value as string
     if (q.length > MAX_SEARCH_LENGTH) this.failures.push({ code: 'FIELD_TOO_LONG', field: name, detail: `${name} must NOT have more than ${MAX_SEARCH_LENGTH} characters` })
@@ -156,7 +180,7 @@ class FilterReader {
       // A dotted path is named address__city in GraphQL (./schema.ts graphqlPathName).
       const fieldPath = field.replace(/__/g, '.')
       const param = fieldParam(this.model, fieldPath)
-      if (param === undefined) continue // the schema names only the model's fields
+      if (param === undefined) { this.refuseThrough(name); continue }
       for (const [op, value] of Object.entries(ops as Record<string, unknown>)) {
         if (value === null || value === undefined) continue
         const expr = this.leaf(fieldPath, param, op, value, `${name}.${op}`)

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader'
 import { GraphQLInt, GraphQLList, GraphQLNonNull, type GraphQLFieldConfigMap, type GraphQLInputObjectType, type GraphQLObjectType } from 'graphql'
 import { referenceIdOf, type FieldData, type RecordId, type RecordStore, type StoredRecord } from '../domain/index.js'
 import { BACK_RELATION_CAP, type CollectionModel, type Relations } from '../records/index.js'
-import { readListArgs } from './lists.js'
+import { readListArgs, type ThroughPaths } from './lists.js'
 import { codedError } from './errors.js'
 import type { WriteContext } from './writes.js'
 import { callerIn, listedFilter, viewable } from './access.js'
@@ -50,7 +50,7 @@ export interface RelationTypes {
   /** The record type of each collection, by name, once built (the fields are read lazily, after every type exists). */
   types: Map<string, GraphQLObjectType<StoredRecord, WriteContext>>
   /** The filter input and query model of each collection (a back-relation's `filter`). */
-  filters: Map<string, { type: GraphQLInputObjectType, model: CollectionModel }>
+  filters: Map<string, { type: GraphQLInputObjectType, model: CollectionModel, through: ThroughPaths }>
   stores: ReadonlyMap<string, RecordStore>
   relations: Relations
 }
@@ -104,7 +104,7 @@ export function relationFields (collection: string, { types, filters, stores, re
         const first = Math.min(Math.max(args.first ?? BACK_RELATION_CAP, 0), BACK_RELATION_CAP)
         try {
           // The same filter is one loader: every record of a level that asks with it shares one store query.
-          const asked = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }).filter
+          const asked = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }, filter.through).filter
           // The view rule joins the filter in the store, so each record's cap counts only records the caller may view.
           const where = store.declaration.access?.has('view') === true ? listedFilter(store.declaration.access, callerIn(context), asked ?? { where: [] }, 'view') : asked
           const through = relation.list === true

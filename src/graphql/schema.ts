@@ -4,11 +4,11 @@ import {
 } from 'graphql'
 import type { ServedCollection } from '../data/collection.js'
 import { KIND_NAMES, KINDS, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, positionOf, type Change, type RecordFilter, type RecordStore, type SortKey, type StoredField, type StoredRecord, type RecordStores } from '../domain/index.js'
-import { ChangeFilter, encodeCursor, MAX_IN_VALUES, type FieldParam } from '../records/index.js'
+import { ChangeFilter, encodeCursor, fieldParam, MAX_IN_VALUES, type FieldParam } from '../records/index.js'
 import type { ChangeStreams } from './changes.js'
 import { codedError } from './errors.js'
 import { allowedValues, enumOf } from './enums.js'
-import { filterExpression, readListArgs, sortableFields, type FilterArg, type ListArgs } from './lists.js'
+import { filterExpression, readListArgs, sortableFields, type FilterArg, type ListArgs, type ThroughPaths } from './lists.js'
 import { namesOf, TYPE_SUFFIXES, type CollectionNames } from './names.js'
 import { ownScalar, SafeInt } from './scalars.js'
 import { CollectionWrites, type WriteContext } from './writes.js'
@@ -196,6 +196,36 @@ export function collectionParts (options: CollectionSchemaOptions): CollectionPa
   return parts
 }
 
+/**
+ * The filter fields through each reference field of a collection: the
+ * referenced collection's fields by path (`author__name`, REST's
+ * `author.name`), each with its own operators; read as a semi-join.
+ */
+function referenceFilterFields (collection: string, { relations, filters }: RelationTypes): Record<string, { type: GraphQLInputType, description?: string }> {
+  const fields: Record<string, { type: GraphQLInputType, description?: string }> = {}
+  for (const relation of relations.get(collection)?.values() ?? []) {
+    const target = relation.kind === 'one' ? filters.get(relation.target) : undefined
+    if (target === undefined) continue
+    for (const [field, param] of Object.entries(target.model.fields as Readonly<Record<string, FieldParam>>)) {
+      if (field === 'id' || param.items !== undefined || KINDS[param.kind].composite !== undefined) continue
+      fields[`${relation.name}__${graphqlPathName(field)}`] = { type: scalarOf(param).filter, description: `Only records whose ${relation.field} names a record of ${relation.target} whose ${field} matches (REST's \`${relation.name}.${field}\`); at the top of a list's filter.` }
+    }
+  }
+  return fields
+}
+
+/** The paths through `collection`'s reference fields its list filter reads (see referenceFilterFields). */
+function throughPaths (collection: string, { relations, filters }: RelationTypes): ThroughPaths {
+  return (path) => {
+    const dot = path.indexOf('.')
+    const relation = dot < 0 ? undefined : relations.get(collection)?.get(path.slice(0, dot))
+    const target = relation?.kind === 'one' ? filters.get(relation.target) : undefined
+    if (relation === undefined || target === undefined) return undefined
+    const inner = path.slice(dot + 1)
+    return fieldParam(target.model, inner) === undefined ? undefined : { field: relation.field, target: relation.target, model: target.model, inner }
+  }
+}
+
 function addCollection (parts: CollectionParts, collection: ServedCollection, store: RecordStore, names: CollectionNames, streams: ChangeStreams, takenTypes: Set<string>, relations: RelationTypes): void {
   const { declaration } = store
   const model = collection.model
@@ -262,12 +292,14 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     // A thunk: the combinators take this type itself.
     fields: () => ({
       ...filterFields,
+      ...referenceFilterFields(name, relations),
       and: { type: new GraphQLList(nonNull(Filter)), description: 'Every one of these filters holds.' },
       or: { type: new GraphQLList(nonNull(Filter)), description: 'At least one of these filters holds.' },
       not: { type: Filter, description: 'This filter does not hold (a record without a field it compares counts as not matching it).' }
     })
   })
-  relations.filters.set(name, { type: Filter, model })
+  const through = throughPaths(name, relations)
+  relations.filters.set(name, { type: Filter, model, through })
 
   const sortValues: Record<string, { value: SortKey }> = {}
   for (const field of sortableFields(model)) {
@@ -316,7 +348,7 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
       after: { type: GraphQLString }
     },
     resolve: coded(async (args: ListArgs, context) => {
-      const list = readListArgs(model, args)
+      const list = readListArgs(model, args, through)
       // The list rule joins the filter in the store: pages, cursors and totalCount hold only what the caller may list.
       const filter = listedFilter(access, callerIn(context), list.filter)
       const items = await store.query({ ...filter, sort: list.sort, after: list.after, limit: list.first + 1 })

@@ -192,6 +192,19 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect(introspected.body.data.__type.fields).toContainEqual({ name: 'author', type: { name: 'Author', kind: 'OBJECT' } })
   })
 
+  it('filters through references in GraphQL list filters (author__name, REST\'s author.name), at the top of the filter only', async () => {
+    const graphql = async (query: string): Promise<Json> => (await request(`${base}/graphql`, { method: 'POST', json: { query } })).body
+    const titles = (body: Json): string[] => body.data.books.nodes.map((b: Json) => b.title)
+    expect(titles(await graphql('{ books(filter: { author__name: { contains: "HERBERT" } }) { nodes { title } } }'))).toEqual(['Dune', 'Dune Messiah'])
+    expect(titles(await graphql('{ books(filter: { author__name: { eq: "Frank Herbert" }, title: { contains: "messiah" } }) { nodes { title } } }'))).toEqual(['Dune Messiah'])
+    expect(titles(await graphql('{ books(filter: { author__publisher: { eq: 1 } }, sort: [title_DESC]) { nodes { title } } }'))).toEqual(['Dune Messiah', 'Dune'])
+    const back = await graphql('{ publishers(first: 1) { nodes { name authors_via_publisher(filter: { name: { contains: "frank" } }) { name } } } }')
+    expect(back.data.publishers.nodes).toEqual([{ name: 'Chilton', authors_via_publisher: [{ name: 'Frank Herbert' }] }])
+    const nested = await graphql('{ books(filter: { or: [{ author__name: { eq: "x" } }] }) { nodes { title } } }')
+    expect(nested.errors[0].extensions.code).toBe('INVALID_QUERY')
+    expect(JSON.stringify(nested.errors[0].extensions)).toContain('a filter through a reference applies at the top of a list\'s filter only')
+  })
+
   it('describes expand, the expanded shape and the refusals in /openapi.json', async () => {
     const doc = (await get('/openapi.json')).body
     const names = (op: Json): string[] => (op.parameters ?? []).map((p: Json) => p.name)

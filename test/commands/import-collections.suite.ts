@@ -1,0 +1,74 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { runExport } from '../../src/commands/export.js'
+import { runImport } from '../../src/commands/import.js'
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../src/commands/common.js'
+import { LIBRARY } from '../services/collections/relations.suite.js'
+import { declarationFiles } from '../services/collections/fixture.js'
+import { run, type Scratch } from './helpers.js'
+
+/**
+ * `rqs import` of several collections (files, or a directory): each file
+ * named after its collection, loaded in dependency order (a collection
+ * after those it refers to), each all or nothing, stopping at the first
+ * that fails and saying what was stored. import-collections.test.ts runs it
+ * on SQLite, import-collections-pg.test.ts on PostgreSQL.
+ */
+const files = declarationFiles()
+const declarations = files.write('library-import.json', LIBRARY)
+const lines = (records: unknown[]): string => records.map((r) => `${JSON.stringify(r)}\n`).join('')
+
+export function importCollectionsSuite (tmp: Scratch, storeOf: () => Promise<string>): void {
+  let folders = 0
+  /** A folder holding one file per collection, named after it. */
+  const folder = (contents: Record<string, unknown[]>): string => {
+    const dir = join(tmp.dir, `library-${folders++}`)
+    mkdirSync(dir)
+    for (const [name, records] of Object.entries(contents)) writeFileSync(join(dir, `${name}.ndjson`), lines(records))
+    return dir
+  }
+  const exported = async (store: string, service: string): Promise<unknown[]> => {
+    const out = await run(runExport, ['--store', store, '--service', service, '--collections', declarations])
+    expect(out.code, out.stderr).toBe(EXIT_OK)
+    return out.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))
+  }
+  const authors = [{ id: 1, name: 'Frank Herbert', publisher: 1 }, { id: 2, name: 'Ursula K. Le Guin' }]
+  const books = [{ id: 1, title: 'Dune', author: 1 }, { id: 2, title: 'The Dispossessed', author: 2 }]
+
+  it('loads a directory in dependency order: publishers, then authors, then books, then reviews', async () => {
+    const store = await storeOf()
+    const dir = folder({ reviews: [{ id: 1, text: 'Sandy', book: 1 }], books, authors, publishers: [{ id: 1, name: 'Chilton' }] })
+    const res = await run(runImport, ['--store', store, '--collections', declarations, dir])
+    expect(res.code, res.stderr).toBe(EXIT_OK)
+    const order = ['publishers', 'authors', 'books', 'reviews'].map((name) => res.stderr.indexOf(` ${name} imported`))
+    expect(order.every((at, i) => at >= 0 && (i === 0 || at > (order[i - 1] as number))), res.stderr).toBe(true)
+    expect(await exported(store, 'books')).toEqual(books)
+    expect(await exported(store, 'reviews')).toEqual([{ id: 1, text: 'Sandy', book: 1 }])
+  })
+
+  it('takes several files in any order, and stops at the first refused, saying what was stored', async () => {
+    const store = await storeOf()
+    const dir = folder({ publishers: [{ id: 1, name: 'Chilton' }], authors, books: [...books, { id: 3, title: 'Ghost', author: 99 }], reviews: [] })
+    const res = await run(runImport, ['--store', store, '--collections', declarations, ...['reviews', 'books', 'authors', 'publishers'].map((n) => join(dir, `${n}.ndjson`))])
+    expect(res.code).toBe(EXIT_FAILURE)
+    expect(res.stderr).toContain(`rqs import: stopped at ${join(dir, 'books.ndjson')}; imported before it: ${join(dir, 'publishers.ndjson')}, ${join(dir, 'authors.ndjson')}; not imported: ${join(dir, 'books.ndjson')}, ${join(dir, 'reviews.ndjson')}`)
+    expect(await exported(store, 'authors')).toEqual(authors)
+    expect(await exported(store, 'books')).toEqual([])
+  })
+
+  it('refuses a file named after no collection, two files of one, and --service with several (exit 2)', async () => {
+    const store = await storeOf()
+    const dir = folder({ authors, writers: authors })
+    const unknown = await run(runImport, ['--store', store, '--collections', declarations, dir])
+    expect(unknown.code).toBe(EXIT_USAGE)
+    expect(unknown.stderr).toContain(`${join(dir, 'writers.ndjson')}: a file of several is named after its collection, and there is no collection "writers"`)
+    const csv = join(dir, 'authors.csv')
+    writeFileSync(csv, 'id,name\n3,X\n')
+    const twice = await run(runImport, ['--store', store, '--collections', declarations, join(dir, 'authors.ndjson'), csv])
+    expect(twice.stderr).toContain('are both for authors')
+    const named = await run(runImport, ['--store', store, '--collections', declarations, '--service', 'authors', join(dir, 'authors.ndjson'), csv])
+    expect(named.stderr).toContain('give one file (or - for stdin) with --service')
+    expect(await exported(store, 'authors')).toEqual([])
+  })
+}
