@@ -33,7 +33,7 @@ describe('configuration from one declaration', () => {
         authJwksCooldownMs: 30_000, authFailureLimit: { max: 30, windowMs: 60_000 }, authPublicRead: false, protectiveHeaders: true, securityHeaders: false, trustProxy: false, overload: false,
         maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, maxRssBytes: 0, overloadSampleIntervalMs: 1000, metrics: false, auditLog: false, adminAnyAddress: false
       },
-      connections: { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 4096 }
+      connections: { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, readBudgetMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 4096 }
     })
   })
 

@@ -43,10 +43,13 @@ describe.skipIf(!hasChromium)(`GraphiQL runs a subscription (issue 23)${hasChrom
     const streamed = page.waitForResponse((res) => new URL(res.url()).pathname === '/graphql/stream')
     await page.locator('.graphiql-execute-button').click()
     expect((await streamed).status()).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    await request(`${server.origin}/v2/students`, { method: 'POST', json: { firstName: 'Streamed', lastName: 'Live', age: 1 } })
+    // The stream's answer has begun, but the subscription may not listen to changes yet (a loaded machine):
+    // a student is created on every poll, no fixed wait, until one of them shows.
     const result = page.locator('.graphiql-response')
-    await expect.poll(async () => text(await result.innerText()), { timeout: 30_000 }).toContain('"firstName": "Streamed"')
+    await expect.poll(async () => {
+      await request(`${server.origin}/v2/students`, { method: 'POST', json: { firstName: 'Streamed', lastName: 'Live', age: 1 } })
+      return text(await result.innerText())
+    }, { timeout: 30_000, interval: 500 }).toContain('"firstName": "Streamed"')
     expect(text(await result.innerText())).toContain('"kind": "CREATED"')
     expect(pageErrors).toEqual([])
     await context.close()

@@ -72,11 +72,31 @@ export function sharedCollectionValidator (): FastifySchemaCompiler<FastifySchem
     const key = `${route.httpPart === 'body' ? 'body' : 'text'} ${JSON.stringify(route.schema)}`
     let validate = compiled.get(key)
     if (validate === undefined) {
-      validate = collectionValidator(route)
+      validate = lazily(() => collectionValidator(route))
       compiled.set(key, validate)
     }
     return validate
   }
+}
+
+type Validator = ReturnType<FastifySchemaCompiler<FastifySchema>>
+
+/**
+ * A validator compiled when it first checks something, not when its route
+ * is added: at the declaration limits (20 collections of 48 string fields)
+ * compiling every route's schemas at start took most of a minute; a route
+ * never asked costs nothing, and the first request of each pays its own.
+ * Fastify reads `errors` after a failed check, so they are handed over.
+ */
+function lazily (compile: () => Validator): Validator {
+  let validate: Validator | undefined
+  const wrapped: Validator = Object.assign((data: unknown) => {
+    validate ??= compile()
+    const result = validate(data)
+    wrapped.errors = validate.errors
+    return result
+  }, { errors: null })
+  return wrapped
 }
 
 /** Checks a parsed value against a schema, with the API's words for what is wrong (the lines of `rqs import`). */

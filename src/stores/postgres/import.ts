@@ -3,6 +3,20 @@ import { StoreOutcomeUnknownError, type ImportOutcome } from '../../domain/index
 import { isLostAnswer, isUnavailable, rethrow } from './errors.js'
 import { drainChanges } from './sequencer.js'
 
+/**
+ * How many ids past the records held a count-rule import writes last (see
+ * ImportPlan.frontier): the creates a server can make while the rest of a
+ * large file is applied, each without waiting for it.
+ */
+const FRONTIER = 10_000
+/** Ids past the creates made so far left for those still to come before the import takes the counter's lock. */
+const MARGIN = 1000
+
+/** The SQL condition on a staged row's id: in (low, high]. */
+function between (low: number, high: number): string {
+  return `id > ${low} AND id <= ${high}`
+}
+
 /** What an import into one table writes; see importStaged. */
 export interface ImportPlan<R> {
   table: string
@@ -21,8 +35,23 @@ export interface ImportPlan<R> {
    * hold and never waits for the import's uncommitted row of that id.
    */
   reserve?: string
-  /** Run first in the applying transaction: locks a concurrent write takes before any row's (the counter row of count and sequence ids). */
+  /**
+   * Locks a concurrent write takes before any row's (the counter row of count
+   * and sequence ids): taken in the applying transaction after the file's rows
+   * (but the last of the frontier's), right before `finish`, so that creates go
+   * on while the rows are written. A delete (or a create after deletes) of a
+   * record the file holds, made during the apply, holds it while it waits for
+   * the import's row: PostgreSQL ends that cycle after a second by refusing one
+   * of the two, and a refused import leaves nothing behind.
+   */
   lock?: string
+  /**
+   * The count id rule (id = records held + 1): a query giving the records
+   * held. Creates while the file is applied take the ids just past it; the
+   * file's rows among the next FRONTIER ids are written last, under `lock`,
+   * so that those creates never wait for the import's uncommitted rows.
+   */
+  frontier?: string
   /** Run after the rows, in the same transaction: the bookkeeping rows (record count, next generated id). */
   finish?: string
 }
@@ -33,7 +62,9 @@ export interface ImportPlan<R> {
  * temporary table of this connection (no WAL, no lock on a live table, no
  * open transaction however slowly the file comes); generated ids are moved
  * past the file's (issue 36: a create that drew an id the file holds waited
- * for the whole apply, 10 s for 200 000 addresses); then one transaction
+ * for the whole apply, 10 s for 200 000 addresses; under count ids, whose
+ * creates take the ids just past the records held, the file's rows there are
+ * written last: see ImportPlan.frontier); then one transaction
  * applies it all: one upsert (the last line of an id wins), the bookkeeping
  * rows, and the file's changes appended unnumbered in the same statement
  * (like any write's, migration 8: one per record, in id order), which the
@@ -58,25 +89,53 @@ export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: 
       count += batch.length
     }
     if (plan.reserve !== undefined && count > 0) await client.query(plan.reserve)
+    // The frontier's rows are read by id range, some under the counter's lock: an index first, outside any lock.
+    if (plan.frontier !== undefined && count > 0) await client.query('CREATE INDEX ON pg_temp.rqs_import (id)')
     await client.query('BEGIN')
     // The row triggers leave this transaction's changes to the statement below (migration 6).
     await client.query("SET LOCAL rqs.import = 'on'")
-    if (plan.lock !== undefined) await client.query(plan.lock)
-    const applied = await client.query<{ inserted: boolean }>(`WITH applied AS (
-        INSERT INTO ${plan.table} AS t (${names.join(', ')})
-        SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import ORDER BY id, rqs__ord DESC
-        ON CONFLICT (id) DO UPDATE SET ${names.length > 1 ? names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ') : 'id = t.id'}
+    // The ids creates take next while the file is applied (count ids): (held, held + FRONTIER].
+    const held = plan.frontier === undefined ? undefined : Number((await client.query<{ n: string }>(plan.frontier)).rows[0]?.n ?? 0)
+    const frontier = held === undefined ? undefined : between(held, held + FRONTIER)
+    const upsert = (where: string): string => `INSERT INTO ${plan.table} AS t (${names.join(', ')})
+        SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import WHERE ${where} ORDER BY id, rqs__ord DESC
+        ON CONFLICT (id) DO UPDATE SET ${names.length > 1 ? names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ') : 'id = t.id'}`
+    // Every change of the file in one statement, in id order; those of the frontier's rows, written below, as created for now.
+    const rows = frontier === undefined
+      ? 'applied'
+      : `(SELECT ${names.join(', ')}, rqs__inserted FROM applied UNION ALL
+          (SELECT DISTINCT ON (id) ${names.join(', ')}, true FROM pg_temp.rqs_import WHERE ${frontier} ORDER BY id, rqs__ord DESC))`
+    const applied = await client.query<{ inserted: boolean, key: string, id: string }>(`WITH applied AS (
+        ${upsert(frontier === undefined ? 'true' : `NOT (${frontier})`)}
         RETURNING t.*, t.xmax = 0 AS rqs__inserted
       )
       INSERT INTO rqs_pending_changes (service, kind, ${plan.changeId === 'record_key' ? 'record_id, record_key' : 'record_id'}, record)
       SELECT $1, CASE WHEN a.rqs__inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
-      FROM applied a ORDER BY a.id
-      RETURNING kind = 'created' AS inserted`, [plan.service])
+      FROM ${rows} a ORDER BY a.id
+      RETURNING kind = 'created' AS inserted, key::text, record_id::text AS id`, [plan.service])
+    let replacedLater = 0
+    /** Writes the file's rows with ids in (low, high]: a create made one meanwhile, and its change becomes a replacement. */
+    const writeFrontier = async (low: number, high: number): Promise<void> => {
+      if (high <= low) return
+      const changes = applied.rows.filter((row) => Number(row.id) > low && Number(row.id) <= high)
+      replacedLater += (await client.query(`WITH applied AS (${upsert(between(low, high))} RETURNING t.id, t.xmax = 0 AS rqs__inserted)
+        UPDATE rqs_pending_changes p SET kind = 'replaced'
+        FROM applied a JOIN unnest($1::bigint[], $2::bigint[]) AS c (key, id) ON c.id = a.id
+        WHERE NOT a.rqs__inserted AND p.key = c.key`, [changes.map((row) => row.key), changes.map((row) => row.id)])).rowCount ?? 0
+    }
+    let reach = held ?? 0
+    if (held !== undefined && plan.frontier !== undefined) {
+      // The creates made so far: the frontier's rows beyond their reach (and a margin) are written before the lock, the rest under it.
+      reach = Math.min(held + FRONTIER, Math.max(held, Number((await client.query<{ n: string }>(plan.frontier)).rows[0]?.n ?? 0)) + MARGIN)
+      await writeFrontier(reach, held + FRONTIER)
+    }
+    if (plan.lock !== undefined) await client.query(plan.lock)
+    if (held !== undefined) await writeFrontier(held, reach)
     if (plan.finish !== undefined) await client.query(plan.finish)
     committing = true
     await client.query('COMMIT')
     committing = false
-    const created = applied.rows.filter((row) => row.inserted).length
+    const created = applied.rows.filter((row) => row.inserted).length - replacedLater
     onApplied?.({ created, replaced: applied.rows.length - created })
     // Committed: a failure to number is no failure of the import (any reader numbers them).
     if (count > 0) await drainChanges(client).catch(() => {})

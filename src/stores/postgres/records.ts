@@ -562,9 +562,13 @@ function importPlan (layout: TableLayout, sequence: string | null): ImportPlan<S
   let reserve: string | undefined
   let lock: string | undefined
   let finish: string | undefined
+  let frontier: string | undefined
   if (layout.counted) {
-    // Creates and deletes lock the counter before a record: taken first, so neither waits in a cycle with the import.
+    // Creates and deletes lock the counter before a record. The import takes it after writing the file's rows, so creates go on
+    // meanwhile: under count ids they take ids past the records held (the frontier, written last); under sequence ids, past the file's.
     lock = `SELECT n FROM rqs_ids WHERE collection = ${name} FOR UPDATE`
+    if (declaration.ids === 'count') frontier = `SELECT n FROM rqs_ids WHERE collection = ${name}`
+    else reserve = `UPDATE rqs_ids SET next_id = GREATEST(next_id, (SELECT max(id) + 1 FROM pg_temp.rqs_import)) WHERE collection = ${name}`
     finish = `UPDATE rqs_ids SET n = (SELECT count(*) FROM ${table}),
       next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM ${table}), 0)) WHERE collection = ${name}`
   } else if (declaration.ids === 'int64') {
@@ -573,5 +577,5 @@ function importPlan (layout: TableLayout, sequence: string | null): ImportPlan<S
       finish = skipTakenIds(table, sequence)
     }
   }
-  return { reserve, table, service: declaration.name, changeId: layout.idSqlType === 'text' ? 'record_key' : 'record_id', columns, changed: changedJson(layout, 'a'), lock, finish }
+  return { reserve, table, service: declaration.name, changeId: layout.idSqlType === 'text' ? 'record_key' : 'record_id', columns, changed: changedJson(layout, 'a'), lock, finish, frontier }
 }
