@@ -1,11 +1,14 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { runExport } from '../../src/commands/export.js'
+import type { CommandIO } from '../../src/commands/common.js'
 import type { ConfigOverrides } from '../../src/options.js'
 import { fromFile } from '../../src/services/collections/config.js'
 import { generateToken, tokenEntry, type Scope } from '../../src/http/security/tokens.js'
-import { startServer, type RunningServer } from '../helpers/server.js'
+import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { connectFeed, type FeedConnection } from '../helpers/sse.js'
 import { bearer, security } from '../http/security/helpers.js'
 import { gql, subscribe } from './helpers.js'
@@ -217,4 +220,46 @@ export function rulesSuite (store: () => ConfigOverrides['store'] | undefined): 
       for (const sub of subs.values()) sub.close()
     }
   })
+
+  it.each(CALLERS)('%s holds the same notes in its REST list, GraphQL list, export and feed replay', async (caller) => {
+    type Seen = Record<string, { title: string, email: string | null }>
+    const shown = (records: Array<{ id: string | number, title: string, email?: string | null }>): Seen =>
+      Object.fromEntries(records.map((r) => [String(r.id), { title: r.title, email: r.email ?? null }]))
+    const rest = await request(`${base}/notes?limit=100`, { headers: rules.as(caller) })
+    expect(rest.status).toBe(200)
+    const graphql = await run(caller, '{ notes(first: 100) { nodes { id title email } } }')
+    const token = rules.as(caller).authorization?.replace('Bearer ', '')
+    const exported = await exportOf(['--url', base, '--service', 'notes', ...(token === undefined ? [] : ['--token', token])])
+    expect(exported.code, exported.stderr).toBe(0)
+    // The feed from its first change on: the records each change leaves in view, folded by id.
+    const feed = await connectFeed(`${base}/events?services=notes`, { ...rules.as(caller), 'last-event-id': '0' })
+    const replayed: Seen = {}
+    try {
+      await feed.waitForEvent('ready')
+      for (const event of feed.events) {
+        if (event.event === 'ready' || event.event === undefined) continue
+        const data = JSON.parse(event.data)
+        if (data.record === null) Reflect.deleteProperty(replayed, String(data.id))
+        else Object.assign(replayed, shown([data.record]))
+      }
+    } finally { feed.close() }
+    const expected = shown(rest.body.items ?? rest.body)
+    // Of the notes made first, exactly those the caller may see (an export with bob's token holds none of alice's private ones).
+    const titles = Object.values(expected).map((note) => note.title)
+    expect(Object.keys(ids).filter((title) => titles.includes(title))).toEqual(SEES[caller].titles)
+    expect(shown(graphql.data.notes.nodes)).toEqual(expected)
+    expect(shown(exported.stdout.trim().split('\n').map((line) => JSON.parse(line)))).toEqual(expected)
+    expect(replayed).toEqual(expected)
+  })
+}
+
+/** `rqs export --url` run in this process, its output kept. */
+async function exportOf (argv: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  const stdout = new PassThrough()
+  let out = ''
+  stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  let err = ''
+  const io: CommandIO = { stdin: new PassThrough(), stdout, stderr: { write: (text: string) => { err += text; return true } } as CommandIO['stderr'], env: {} }
+  const code = await runExport(argv, io)
+  return { code, stdout: out, stderr: err }
 }
