@@ -221,6 +221,24 @@ export function rulesSuite (store: () => ConfigOverrides['store'] | undefined): 
     }
   })
 
+  it('GET /collections tells each caller which operations of a collection with rules it may attempt (the web app hides the others)', async () => {
+    const expected: Record<CallerName, string[]> = {
+      anonymous: ['list', 'view'],
+      alice: ['list', 'view', 'create', 'update', 'delete'],
+      bob: ['list', 'view', 'create', 'update', 'delete'],
+      editor: ['list', 'view', 'create', 'update', 'delete'],
+      admin: ['list', 'view', 'create', 'update', 'delete']
+    }
+    for (const caller of CALLERS) {
+      const listing = await request(`${base}/collections`, { headers: rules.as(caller) })
+      expect(listing.status).toBe(200)
+      const byName = Object.fromEntries(listing.body.items.map((item: { name: string }) => [item.name, item]))
+      expect(byName.notes.operations, caller).toEqual(expected[caller])
+      // A collection without rules says nothing: every operation its scopes allow.
+      expect(byName.comments).not.toHaveProperty('operations')
+    }
+  })
+
   it.each(CALLERS)('%s holds the same notes in its REST list, GraphQL list, export and feed replay', async (caller) => {
     type Seen = Record<string, { title: string, email: string | null }>
     const shown = (records: Array<{ id: string | number, title: string, email?: string | null }>): Seen =>
