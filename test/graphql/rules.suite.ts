@@ -221,6 +221,23 @@ export function rulesSuite (store: () => ConfigOverrides['store'] | undefined): 
     }
   })
 
+  it('a stream\'s filter sees only the fields its caller may read: bob cannot probe alice\'s hidden email', async () => {
+    const filter = encodeURIComponent("email = 'probe@example.org' || title = 'marker'")
+    const feeds = { alice: await connectFeed(`${base}/events?services=notes&filter=${filter}`, rules.as('alice')), bob: await connectFeed(`${base}/events?services=notes&filter=${filter}`, rules.as('bob')) }
+    try {
+      await feeds.alice.waitForEvent('ready')
+      await feeds.bob.waitForEvent('ready')
+      await run('alice', 'mutation { createNote(input: {title: "probed", public: true, email: "probe@example.org"}) { record { id } } }')
+      await run('alice', 'mutation { createNote(input: {title: "marker", public: true}) { record { id } } }')
+      const titles = (events: Array<{ data: string }>): string[] => events.slice(1).map((e) => JSON.parse(e.data).record.title)
+      expect(titles(await feeds.alice.waitFor(3))).toEqual(['probed', 'marker'])
+      expect(titles(await feeds.bob.waitFor(2))).toEqual(['marker'])
+    } finally {
+      feeds.alice.close()
+      feeds.bob.close()
+    }
+  })
+
   it('GET /collections tells each caller which operations of a collection with rules it may attempt (the web app hides the others)', async () => {
     const expected: Record<CallerName, string[]> = {
       anonymous: ['list', 'view'],
