@@ -55,19 +55,26 @@ describe.skipIf(!hasChromium)(title, () => {
     expectClean(session)
   })
 
-  it('bob sees alice\'s public note and his own, never her private one; a change of hers is refused with the server\'s words', async () => {
+  it('bob sees alice\'s public note and his own, never her private one; Edit and Delete only on his own; a change of owner is refused with the server\'s words', async () => {
     const session = await notesAs('bob')
     const { page } = session
-    await page.locator(`tbody tr[data-id="${ids['bob private'] as string}"]`).waitFor()
+    const bobs = ids['bob private'] as string
+    const alices = ids['alice public'] as string
+    await page.locator(`tbody tr[data-id="${bobs}"]`).waitFor()
     expect(await page.locator(`tbody tr[data-id="${ids['alice private'] as string}"]`).count()).toBe(0)
-    // Bob may create notes: the form stays.
+    // Bob may create notes: the form stays; he may change his own notes only.
     expect(await page.locator('form fieldset legend').count()).toBe(1)
-    await page.locator(`#edit-notes-${ids['alice public'] as string}`).click()
-    const input = page.locator(`#edit-notes-${ids['alice public'] as string}-title`)
-    await input.fill('taken by bob')
+    await page.locator(`#edit-notes-${bobs}`).waitFor()
+    await page.locator(`#delete-notes-${bobs}`).waitFor()
+    await poll(async () => await page.locator(`#edit-notes-${alices}`).count()).toBe(0)
+    expect(await page.locator(`#delete-notes-${alices}`).count()).toBe(0)
+    await page.locator(`#edit-notes-${bobs}`).click()
+    const owner = page.locator(`#edit-notes-${bobs}-author`)
+    await poll(async () => await owner.inputValue()).toBe('bob')
+    await owner.fill('alice')
     await page.getByRole('button', { name: 'Save' }).click()
-    await poll(async () => await page.getByText('You may not make this change to this record.').count()).toBeGreaterThan(0)
-    expect((await request(`${base}/notes/${ids['alice public'] as string}`, { headers: rules.as('alice') })).body.title).toBe('alice public')
+    await poll(async () => await page.getByText('A record belongs to whoever created it; its owner cannot be set or changed.').count()).toBeGreaterThan(0)
+    expect((await request(`${base}/notes/${bobs}`, { headers: rules.as('bob') })).body.author).toBe('bob')
     expectClean(session, [403])
   })
 })
