@@ -148,6 +148,9 @@ export function rulesSuite (store: () => ConfigOverrides['store'] | undefined): 
     // Bob may not even view alice's private note: not found, as a missing one.
     expect(code(await run('bob', `mutation { updateNote(id: "${alicePrivate}", patch: {title: "mine"}) { outcome } }`))).toBe('RECORD_NOT_FOUND')
     expect(code(await run('bob', `mutation { deleteNote(id: "${alicePrivate}") }`))).toBe('RECORD_NOT_FOUND')
+    // An If-Match does not tell a record out of view from a missing one either.
+    expect(code(await run('bob', `mutation { deleteNote(id: "${alicePrivate}", ifMatch: "\\"stale\\"") }`))).toBe('RECORD_NOT_FOUND')
+    expect(code(await run('bob', `mutation { updateNote(id: "${alicePrivate}", patch: {title: "x"}, ifMatch: "\\"stale\\"") { outcome } }`))).toBe('RECORD_NOT_FOUND')
     expect(code(await run('alice', `mutation { updateNote(id: "${alicePrivate}", patch: {author: "bob"}) { outcome } }`))).toBe('OWNER_MISMATCH')
     const kept = await run('admin', `{ a: notesById(id: "${alicePublic}") { title author } b: notesById(id: "${alicePrivate}") { title author } }`)
     expect(kept.data).toEqual({ a: { title: 'alice public', author: 'alice' }, b: { title: 'alice private', author: 'alice' } })
