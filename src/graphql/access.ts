@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import {
-  ownerOf, restrictedFilter, viewAllowed, writeAllowed,
-  type Caller, type CollectionAccess, type RecordFilter, type StoredRecord, type WriteSubject
+  bothAllowances, fieldsOf, ownerOf, restrictedFilter, viewAllowed, writeAllowed,
+  type AggregateQuery, type Allowance, type Caller, type CollectionAccess, type RecordFilter, type SortKey, type StoredRecord, type WriteSubject
 } from '../domain/index.js'
 import { AppError } from '../http/errors/index.js'
 import { callerOf } from '../http/security/index.js'
@@ -19,11 +19,46 @@ export function callerIn (context: { request: FastifyRequest }): Caller {
   return callerOf(context.request)
 }
 
-/** A list's filter with the list rule ANDed for this caller (the same filter when the collection has no list rule). */
-export function listedFilter (access: CollectionAccess | undefined, caller: Caller, filter: RecordFilter, operation: 'list' | 'view' = 'list'): RecordFilter {
-  if (access === undefined || !access.has(operation)) return filter
-  const expression = restrictedFilter(filter.expression, access.allowance(operation, caller))
+/**
+ * A list's filter with the list rule (or, for a back-relation, the view
+ * rule) ANDed for this caller and, as REST narrows it, where the query names
+ * a guarded field (filter, sort, search) only the records whose field the
+ * caller may read: a hidden value never decides what a list holds or in
+ * which order. The same filter when nothing applies.
+ */
+export function listedFilter (access: CollectionAccess | undefined, caller: Caller, filter: RecordFilter, operation: 'list' | 'view' = 'list', sort: readonly SortKey[] = []): RecordFilter {
+  if (access === undefined) return filter
+  const named = namedFields(filter, sort)
+  const guarded = access.guarded.filter((field) => named.has(field) || filter.search !== undefined)
+  return withAllowance(filter, bothAllowances(access.allowance(operation, caller), guardedAllowance(access, caller, guarded)))
+}
+
+/** An aggregate over what the caller may list: the list rule, and the records whose guarded fields it groups by or measures the caller may read. */
+export function listedAggregate (access: CollectionAccess | undefined, caller: Caller, query: AggregateQuery): AggregateQuery {
+  if (access === undefined) return query
+  const filter = listedFilter(access, caller, query.filter)
+  return { ...query, filter: withAllowance(filter, guardedAllowance(access, caller, [...query.groupBy, ...query.sums, ...query.min, ...query.max])) }
+}
+
+/** Where the caller may read every one of these fields (true for unguarded ones). */
+function guardedAllowance (access: CollectionAccess, caller: Caller, fields: readonly string[]): Allowance {
+  return bothAllowances(...access.guarded.filter((field) => fields.includes(field)).map((field) => access.readAllowance(field, caller)))
+}
+
+function withAllowance (filter: RecordFilter, allowance: Allowance): RecordFilter {
+  if (allowance === true) return filter
+  const expression = restrictedFilter(filter.expression, allowance)
   return expression === undefined ? filter : { ...filter, expression }
+}
+
+/** The fields a filter and a sort name, each once. */
+function namedFields (filter: RecordFilter, sort: readonly SortKey[]): Set<string> {
+  const named = new Set<string>()
+  for (const condition of filter.where) named.add(condition.field)
+  for (const condition of filter.lists ?? []) named.add(condition.field)
+  if (filter.expression !== undefined) fieldsOf(filter.expression, named)
+  for (const key of sort) named.add(key.field)
+  return named
 }
 
 /** The record when the caller may view it, else null (a record out of reach reads as one that does not exist). */

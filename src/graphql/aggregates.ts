@@ -1,5 +1,5 @@
 import { GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig, type GraphQLInputObjectType, type GraphQLScalarType } from 'graphql'
-import { finishGroups, MAX_GROUPS, type AggregateGroup, type RecordFilter, type RecordStore } from '../domain/index.js'
+import { finishGroups, MAX_GROUPS, type AggregateGroup, type AggregateQuery, type RecordStore } from '../domain/index.js'
 import { parseAggregateQuery, QueryRefused, type CollectionModel } from '../records/index.js'
 import { readListArgs, type FilterArg } from './lists.js'
 import type { CollectionNames } from './names.js'
@@ -23,8 +23,8 @@ export interface AggregateArgs {
 /** The schema's `coded`: runs a resolver, giving what it throws REST's code and words. */
 type Coded<C> = (resolve: (args: AggregateArgs, context: C) => Promise<unknown>) => GraphQLFieldConfig<unknown, C, AggregateArgs>['resolve']
 
-/** `restrict` narrows the filter to what the caller may list (the collection's list rule), so groups count only those records. */
-export function aggregateField<C> (model: CollectionModel, store: RecordStore, names: CollectionNames, filter: GraphQLInputObjectType, json: GraphQLScalarType, coded: Coded<C>, restrict: (filter: RecordFilter, context: C) => RecordFilter = (f) => f): GraphQLFieldConfig<unknown, C, AggregateArgs> {
+/** `restrict` narrows the query to what the caller may list (the collection's rules), so groups count only those records. */
+export function aggregateField<C> (model: CollectionModel, store: RecordStore, names: CollectionNames, filter: GraphQLInputObjectType, json: GraphQLScalarType, coded: Coded<C>, restrict: (query: AggregateQuery, context: C) => AggregateQuery = (q) => q): GraphQLFieldConfig<unknown, C, AggregateArgs> {
   const Group = new GraphQLObjectType<AggregateGroup>({
     name: `${names.type}AggregateGroup`,
     description: 'One group: its key, its number of records, and per field asked for its sum, average, least and greatest value (JSON objects by field).',
@@ -51,9 +51,10 @@ export function aggregateField<C> (model: CollectionModel, store: RecordStore, n
       }
       const request = parseAggregateQuery(model, query)
       const { filter: selected } = readListArgs(model, { filter: args.filter ?? null })
-      const rows = await store.aggregate({ ...request.query, filter: restrict(selected, context) })
+      const asked = restrict({ ...request.query, filter: selected }, context)
+      const rows = await store.aggregate(asked)
       if (rows.length > MAX_GROUPS) throw new QueryRefused('TOO_MANY_GROUPS', `More than ${MAX_GROUPS} groups: filter the records further or group by fewer fields`)
-      return finishGroups(request.query, request.ask, rows)
+      return finishGroups(asked, request.ask, rows)
     })
   }
 }

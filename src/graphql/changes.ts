@@ -52,8 +52,9 @@ export class ChangeStreams {
     // Each change of the collection is offered to the filter and the access once, in order: both follow records.
     const wanted = (change: Change): Change | undefined => {
       if (change.service !== collection) return undefined
-      const passes = filter === undefined || filter.passes(change)
       const seen = access === undefined ? change : access.seen(change)
+      // The filter tests the record as the caller sees it: a hidden field never decides what the stream carries.
+      const passes = filter === undefined || filter.passes(seen ?? { ...change, record: null })
       return passes ? seen : undefined
     }
     const queue: Change[] = []

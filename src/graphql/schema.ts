@@ -15,7 +15,7 @@ import { CollectionWrites, type WriteContext } from './writes.js'
 import { relationFields, type RelationTypes } from './relations.js'
 import { relationsOf } from '../records/index.js'
 import { aggregateField } from './aggregates.js'
-import { callerIn, listedFilter, viewable } from './access.js'
+import { callerIn, listedAggregate, listedFilter, viewable } from './access.js'
 import { ChangeAccess } from '../records/index.js'
 
 /**
@@ -350,14 +350,14 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     resolve: coded(async (args: ListArgs, context) => {
       const list = readListArgs(model, args, through)
       // The list rule joins the filter in the store: pages, cursors and totalCount hold only what the caller may list.
-      const filter = listedFilter(access, callerIn(context), list.filter)
+      const filter = listedFilter(access, callerIn(context), list.filter, 'list', list.sort)
       const items = await store.query({ ...filter, sort: list.sort, after: list.after, limit: list.first + 1 })
       const more = items.length > list.first
       return { page: more ? items.slice(0, list.first) : items, more, sort: list.sort, filter } satisfies Connection
     })
   } satisfies GraphQLFieldConfig<unknown, GraphQLContext, ListArgs>
 
-  parts.query[names.aggregate] = aggregateField(model, store, names, Filter, (SCALARS.get('JSON') as { scalar: GraphQLScalarType }).scalar, coded, (filter, context) => listedFilter(access, callerIn(context), filter))
+  parts.query[names.aggregate] = aggregateField(model, store, names, Filter, (SCALARS.get('JSON') as { scalar: GraphQLScalarType }).scalar, coded, (query, context) => listedAggregate(access, callerIn(context), query))
 
   parts.query[names.byId] = {
     type: Record,

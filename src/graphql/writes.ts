@@ -187,18 +187,21 @@ export class CollectionWrites {
     const { access } = this.store.declaration
     const caller = callerIn(context)
     return await keyed(context.request, this.store, [field, args, ...fingerprintOf(access === undefined ? undefined : caller)], (kept) => String((kept as { id: string }).id), async (keep) => {
-      let condition: WriteCondition<StoredRecord> = ifMatch === undefined ? NO_CONDITION : await this.#pinned(id, ifMatch)
-      if (access !== undefined) {
-        // Checked against the record read, and deleted only as read (a write in between: PRECONDITION_FAILED).
-        const current = viewable(access, caller, await this.store.get(id))
-        if (current === null) throw this.notFound(id)
-        checkWrite(access, 'delete', caller, { stored: current })
-        if (ifMatch === undefined) condition = { kind: 'matches', current }
+      for (let attempt = 1; ; attempt++) {
+        let condition: WriteCondition<StoredRecord> = NO_CONDITION
+        if (access !== undefined) {
+          // Checked against the record read (out of view: not found, before any If-Match), and deleted only as read.
+          const current = viewable(access, caller, await this.store.get(id))
+          if (current === null) throw this.notFound(id)
+          checkWrite(access, 'delete', caller, { stored: current })
+          condition = ifMatch === undefined ? { kind: 'matches', current } : await this.#pinned(id, ifMatch, current)
+        } else if (ifMatch !== undefined) condition = await this.#pinned(id, ifMatch)
+        const result = await this.store.delete(id, condition, keep((r) => r.outcome === 'deleted' ? { id: String(id) } : undefined))
+        if (result.outcome === 'not-found') throw this.notFound(id)
+        if (result.outcome === 'deleted') return String(id)
+        // A write between the read and the delete: read and check again (with If-Match, the version is stale).
+        if (access === undefined || ifMatch !== undefined || attempt === PATCH_ATTEMPTS) throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
       }
-      const result = await this.store.delete(id, condition, keep((r) => r.outcome === 'deleted' ? { id: String(id) } : undefined))
-      if (result.outcome === 'not-found') throw this.notFound(id)
-      if (result.outcome === 'precondition-failed') throw preconditionFailed({ 'if-match': ifMatch }, `${this.#name} ${id}`)
-      return String(id)
     })
   }
 

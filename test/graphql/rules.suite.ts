@@ -1,11 +1,14 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { runExport } from '../../src/commands/export.js'
+import type { CommandIO } from '../../src/commands/common.js'
 import type { ConfigOverrides } from '../../src/options.js'
 import { fromFile } from '../../src/services/collections/config.js'
 import { generateToken, tokenEntry, type Scope } from '../../src/http/security/tokens.js'
-import { startServer, type RunningServer } from '../helpers/server.js'
+import { request, startServer, type RunningServer } from '../helpers/server.js'
 import { connectFeed, type FeedConnection } from '../helpers/sse.js'
 import { bearer, security } from '../http/security/helpers.js'
 import { gql, subscribe } from './helpers.js'
@@ -145,6 +148,9 @@ export function rulesSuite (store: () => ConfigOverrides['store'] | undefined): 
     // Bob may not even view alice's private note: not found, as a missing one.
     expect(code(await run('bob', `mutation { updateNote(id: "${alicePrivate}", patch: {title: "mine"}) { outcome } }`))).toBe('RECORD_NOT_FOUND')
     expect(code(await run('bob', `mutation { deleteNote(id: "${alicePrivate}") }`))).toBe('RECORD_NOT_FOUND')
+    // An If-Match does not tell a record out of view from a missing one either.
+    expect(code(await run('bob', `mutation { deleteNote(id: "${alicePrivate}", ifMatch: "\\"stale\\"") }`))).toBe('RECORD_NOT_FOUND')
+    expect(code(await run('bob', `mutation { updateNote(id: "${alicePrivate}", patch: {title: "x"}, ifMatch: "\\"stale\\"") { outcome } }`))).toBe('RECORD_NOT_FOUND')
     expect(code(await run('alice', `mutation { updateNote(id: "${alicePrivate}", patch: {author: "bob"}) { outcome } }`))).toBe('OWNER_MISMATCH')
     const kept = await run('admin', `{ a: notesById(id: "${alicePublic}") { title author } b: notesById(id: "${alicePrivate}") { title author } }`)
     expect(kept.data).toEqual({ a: { title: 'alice public', author: 'alice' }, b: { title: 'alice private', author: 'alice' } })
@@ -217,4 +223,84 @@ export function rulesSuite (store: () => ConfigOverrides['store'] | undefined): 
       for (const sub of subs.values()) sub.close()
     }
   })
+
+  it('a stream\'s filter sees only the fields its caller may read: bob cannot probe alice\'s hidden email', async () => {
+    const filter = encodeURIComponent("email = 'probe@example.org' || title = 'marker'")
+    const feeds = { alice: await connectFeed(`${base}/events?services=notes&filter=${filter}`, rules.as('alice')), bob: await connectFeed(`${base}/events?services=notes&filter=${filter}`, rules.as('bob')) }
+    try {
+      await feeds.alice.waitForEvent('ready')
+      await feeds.bob.waitForEvent('ready')
+      await run('alice', 'mutation { createNote(input: {title: "probed", public: true, email: "probe@example.org"}) { record { id } } }')
+      await run('alice', 'mutation { createNote(input: {title: "marker", public: true}) { record { id } } }')
+      const titles = (events: Array<{ data: string }>): string[] => events.slice(1).map((e) => JSON.parse(e.data).record.title)
+      expect(titles(await feeds.alice.waitFor(3))).toEqual(['probed', 'marker'])
+      expect(titles(await feeds.bob.waitFor(2))).toEqual(['marker'])
+    } finally {
+      feeds.alice.close()
+      feeds.bob.close()
+    }
+  })
+
+  it('GET /collections tells each caller which operations of a collection with rules it may attempt (the web app hides the others)', async () => {
+    const expected: Record<CallerName, string[]> = {
+      anonymous: ['list', 'view'],
+      alice: ['list', 'view', 'create', 'update', 'delete'],
+      bob: ['list', 'view', 'create', 'update', 'delete'],
+      editor: ['list', 'view', 'create', 'update', 'delete'],
+      admin: ['list', 'view', 'create', 'update', 'delete']
+    }
+    for (const caller of CALLERS) {
+      const listing = await request(`${base}/collections`, { headers: rules.as(caller) })
+      expect(listing.status).toBe(200)
+      const byName = Object.fromEntries(listing.body.items.map((item: { name: string }) => [item.name, item]))
+      expect(byName.notes.operations, caller).toEqual(expected[caller])
+      // The notes each may change: its own (no condition for the admin, whom every rule lets through; none for anonymous, who may not write).
+      const own = caller === 'admin' || caller === 'anonymous' ? {} : { update: { op: 'eq', field: 'author', value: caller }, delete: { op: 'eq', field: 'author', value: caller } }
+      expect(byName.notes.conditions, caller).toEqual(own)
+      // A collection without rules says nothing: every operation its scopes allow.
+      expect(byName.comments).not.toHaveProperty('operations')
+    }
+  })
+
+  it.each(CALLERS)('%s holds the same notes in its REST list, GraphQL list, export and feed replay', async (caller) => {
+    type Seen = Record<string, { title: string, email: string | null }>
+    const shown = (records: Array<{ id: string | number, title: string, email?: string | null }>): Seen =>
+      Object.fromEntries(records.map((r) => [String(r.id), { title: r.title, email: r.email ?? null }]))
+    const rest = await request(`${base}/notes?limit=100`, { headers: rules.as(caller) })
+    expect(rest.status).toBe(200)
+    const graphql = await run(caller, '{ notes(first: 100) { nodes { id title email } } }')
+    const token = rules.as(caller).authorization?.replace('Bearer ', '')
+    const exported = await exportOf(['--url', base, '--service', 'notes', ...(token === undefined ? [] : ['--token', token])])
+    expect(exported.code, exported.stderr).toBe(0)
+    // The feed from its first change on: the records each change leaves in view, folded by id.
+    const feed = await connectFeed(`${base}/events?services=notes`, { ...rules.as(caller), 'last-event-id': '0' })
+    const replayed: Seen = {}
+    try {
+      await feed.waitForEvent('ready')
+      for (const event of feed.events) {
+        if (event.event === 'ready' || event.event === undefined) continue
+        const data = JSON.parse(event.data)
+        if (data.record === null) Reflect.deleteProperty(replayed, String(data.id))
+        else Object.assign(replayed, shown([data.record]))
+      }
+    } finally { feed.close() }
+    const expected = shown(rest.body.items ?? rest.body)
+    // Of the notes made first, exactly those the caller may see (an export with bob's token holds none of alice's private ones).
+    const titles = Object.values(expected).map((note) => note.title)
+    expect(Object.keys(ids).filter((title) => titles.includes(title))).toEqual(SEES[caller].titles)
+    expect(shown(graphql.data.notes.nodes)).toEqual(expected)
+    expect(shown(exported.stdout.trim().split('\n').map((line) => JSON.parse(line)))).toEqual(expected)
+    expect(replayed).toEqual(expected)
+  })
+}
+
+/** `rqs export --url` run in this process, its output kept. */
+async function exportOf (argv: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  const stdout = new PassThrough()
+  let out = ''
+  stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  let err = ''
+  const io: CommandIO = { stdin: new PassThrough(), stdout, stderr: { write: (text: string) => { err += text; return true } } as CommandIO['stderr'], env: {} }
+  const code = await runExport(argv, io)
+  return { code, stdout: out, stderr: err }
 }

@@ -4,7 +4,7 @@ import { declareRoutes } from '../../http/routes/index.js'
 import { answer } from '../../http/openapi/index.js'
 import { callerOf, principalOf } from '../../http/security/index.js'
 import type { CollectionAccess } from '../../domain/index.js'
-import { attemptable } from './operations.js'
+import { attemptable, recordConditions } from './operations.js'
 
 export const COLLECTIONS_PATH = '/collections'
 
@@ -49,6 +49,11 @@ const Listing = {
             type: 'array',
             items: { type: 'string', enum: ['list', 'view', 'create', 'update', 'delete'] },
             description: 'Only for a collection with rules (docs/rules.md): the operations this caller may attempt. One left out is refused whatever the record (its scope is missing, or its rule holds for no record of this caller); one listed may still be refused for a record.'
+          },
+          conditions: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'Only for a collection with rules: for `update` and `delete`, when the rule depends on the record, the filter expression (as a tree) a record must match for this caller to change it; the web app offers Edit and Delete only on those rows.'
           }
         },
         required: ['name', 'href', 'declared', 'schema', 'sort', 'filters']
@@ -89,6 +94,6 @@ export async function collectionsListing (app: FastifyInstance, opts: { listed: 
     if (!perCaller) return await reply.send(body)
     const caller = callerOf(request)
     const write = !opts.auth || principalOf(request)?.scopes.has('write') === true
-    return await reply.send(JSON.stringify({ items: listed.map(({ access, ...rest }) => access === undefined ? rest : { ...rest, operations: attemptable(access, caller, { write }) }) }))
+    return await reply.send(JSON.stringify({ items: listed.map(({ access, ...rest }) => access === undefined ? rest : { ...rest, operations: attemptable(access, caller, { write }), conditions: recordConditions(access, caller) }) }))
   })
 }

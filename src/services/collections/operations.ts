@@ -1,4 +1,4 @@
-import { RULE_OPERATIONS, type Caller, type CollectionAccess, type RuleOperation } from '../../domain/index.js'
+import { RULE_OPERATIONS, type Caller, type CollectionAccess, type FilterExpr, type RuleOperation } from '../../domain/index.js'
 
 /**
  * Which operations of a collection with rules (docs/rules.md) a caller may
@@ -15,4 +15,28 @@ export function attemptable (access: CollectionAccess, caller: Caller, scopes: {
     if (!access.has(operation) || (access.rules[operation] ?? '').includes('@request.body')) return true
     return access.allowance(operation, caller) !== false
   })
+}
+
+/**
+ * The records of which a caller may attempt an update or a delete, as the
+ * filter expression its rule becomes for them (the caller's subject and
+ * roles put in), for operations whose rule depends on the record: the web
+ * app tests each row with it and offers Edit and Delete only where it holds.
+ * Left out: a rule that holds for every record, or reads the values sent,
+ * or whose expression is not plain JSON (64-bit values).
+ */
+export function recordConditions (access: CollectionAccess, caller: Caller): Partial<Record<'update' | 'delete', FilterExpr>> {
+  const conditions: Partial<Record<'update' | 'delete', FilterExpr>> = {}
+  for (const operation of ['update', 'delete'] as const) {
+    if (!access.has(operation) || (access.rules[operation] ?? '').includes('@request.body')) continue
+    const allowance = access.allowance(operation, caller)
+    if (typeof allowance === 'boolean' || safeJson(allowance) === undefined) continue
+    conditions[operation] = allowance
+  }
+  return conditions
+}
+
+/** The JSON of a value, or undefined when it holds a 64-bit integer. */
+function safeJson (value: unknown): string | undefined {
+  try { return JSON.stringify(value) } catch { return undefined }
 }

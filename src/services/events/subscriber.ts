@@ -133,9 +133,10 @@ export class FeedSubscriber {
    */
   #messageOf (change: Change, shared?: string): string | undefined {
     if (!this.#services.has(change.service)) return undefined
-    const passes = this.#filter === undefined || this.#filter.passes(change)
     const access = this.#access?.get(change.service)
     const seen = access === undefined ? change : access.seen(change)
+    // The filter tests the record as the caller sees it: a hidden field never decides what the stream carries.
+    const passes = this.#filter === undefined || this.#filter.passes(seen ?? { ...change, record: null })
     if (!passes || seen === undefined) return undefined
     return seen === change && shared !== undefined ? shared : this.#source.message(seen)
   }

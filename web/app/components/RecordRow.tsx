@@ -73,8 +73,8 @@ export function RecordRow ({ spec, t, record, flash, onEdit, onDelete, selected,
           <input type="checkbox" class="select" id={`select-${spec.key}-${record.id}`} checked={selected} style={CHECKBOX_STYLE} aria-label={t('selectRecord', { what: what === '' ? `#${record.id}` : what })}
             onChange={(e) => { onSelect?.(e.currentTarget.checked) }} />
         )}
-        {may(attemptable, 'update') && <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>}
-        {may(attemptable, 'delete') && <button type="button" id={deleteButtonId(spec, record.id)} class="danger" aria-label={t('deleteRecord', { what })} onClick={onDelete}>{t('delete')}</button>}
+        {may(attemptable, 'update', record) && <button type="button" id={editButtonId(spec, record.id)} aria-label={t('editRecord', { what })} onClick={onEdit}>{t('edit')}</button>}
+        {may(attemptable, 'delete', record) && <button type="button" id={deleteButtonId(spec, record.id)} class="danger" aria-label={t('deleteRecord', { what })} onClick={onDelete}>{t('delete')}</button>}
       </td>
     </tr>
   )
