@@ -5,7 +5,7 @@ import {
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
-import { aggregateRecords, MAX_INT64_ID } from '../../domain/index.js'
+import { aggregateRecords, MAX_INT64_ID, StoreUnavailableError } from '../../domain/index.js'
 import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
@@ -35,6 +35,8 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
   #next: number | bigint
   /** The references between the stores of one open (x-references), when given. */
   readonly #references: TableReferences<MemoryUnit> | undefined
+  /** Set when a change of the collection moved its records to a new store (./schema.ts): a write still on its way here is refused, never lost. */
+  #retired = false
 
   constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog(), references?: TableReferences<MemoryUnit>) {
     this.declaration = declaration
@@ -223,7 +225,22 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
     return (this.#records.equalRange(field, value as FieldValue, Infinity) ?? []).map((r) => r.id)
   }
 
+  /**
+   * This store no longer holds its collection (its records moved to the
+   * store of a changed declaration): a write that began before the change
+   * and arrives now is refused as a store that cannot serve (503, sent again
+   * it reaches the new store), rather than written where nobody reads it.
+   */
+  retire (): void {
+    this.#retired = true
+  }
+
+  #writable (): void {
+    if (this.#retired) throw new StoreUnavailableError(`the collection ${this.declaration.name} was changed while this write was on its way; send it again`)
+  }
+
   removeNow (id: RecordId, unit?: MemoryUnit): void {
+    this.#writable()
     const current = this.#records.get(id)
     if (current === undefined || !this.#records.delete(id)) return
     this.#unique.move(current, undefined)
@@ -308,6 +325,7 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
 
   /** Stores a record that #unique.check passed (a create's and a put's; an import's checked as a whole). */
   #store (kind: 'created' | 'replaced', record: StoredRecord, unit?: MemoryUnit): void {
+    this.#writable()
     const before = this.#records.get(record.id)
     if (!this.#unique.empty) this.#unique.move(before, record)
     if (unit !== undefined) {

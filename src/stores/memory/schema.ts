@@ -7,7 +7,13 @@ import { findingsOf, migratedRecord } from '../schema-changes.js'
  * event loop, so no write sees it half done); the declarations and their
  * history are kept as long as the process runs.
  */
-export class MemorySchema<S extends RecordStore> implements SchemaChanges {
+/** What a memory collection's store offers a change: its count of writes, and its retirement once its records moved on. */
+interface ChangeableStore extends RecordStore {
+  readonly revision: { readonly current: number }
+  retire: () => void
+}
+
+export class MemorySchema<S extends ChangeableStore> implements SchemaChanges {
   readonly #collections: Map<string, S>
   readonly #open: (declaration: CollectionDeclaration) => S
   readonly #saved = new Map<string, SavedDeclaration>()
@@ -27,14 +33,22 @@ export class MemorySchema<S extends RecordStore> implements SchemaChanges {
     const old = this.#collections.get(plan.collection)
     let next: S | undefined
     if (after !== undefined) {
-      next = this.#open(after)
-      if (old !== undefined) {
-        const held: StoredRecord[] = []
-        for await (const batch of old.batches({ where: [], sort: [] })) for (const r of batch) held.push(migratedRecord(r, plan))
-        if (held.length > 0) await next.importAll((async function * () { yield held })())
+      // The copy takes turns of the event loop: a write that lands meanwhile makes it start again, so the new store
+      // takes over exactly the records held at the moment of the swap (checked and swapped in one turn).
+      for (;;) {
+        const at = old?.revision.current
+        next = this.#open(after)
+        if (old !== undefined) {
+          const held: StoredRecord[] = []
+          for await (const batch of old.batches({ where: [], sort: [] })) for (const r of batch) held.push(migratedRecord(r, plan))
+          if (held.length > 0) await next.importAll((async function * () { yield held })())
+        }
+        if (old?.revision.current === at) break
       }
       this.#collections.set(plan.collection, next)
     } else this.#collections.delete(plan.collection)
+    // A write that began before the change and arrives now is refused (503), not lost in a store nobody reads.
+    old?.retire()
     await this.record(entry)
     return next
   }
