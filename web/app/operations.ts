@@ -1,5 +1,5 @@
 import { createContext } from 'preact'
-import { useEffect, useState } from 'preact/hooks'
+import { useContext, useEffect, useState } from 'preact/hooks'
 import type { Api } from './api.js'
 
 /**
@@ -14,8 +14,11 @@ import type { Api } from './api.js'
  * or Delete only when its record meets it.
  */
 
-/** The server's listing of collections (src/services/collections/listing.ts). */
-const COLLECTIONS_PATH = '/collections'
+/**
+ * Where the server lists its collections (src/services/collections/listing.ts), as the page's
+ * configuration names it; none: the server has no listing, so none is asked for.
+ */
+export const ListingContext = createContext<string | undefined>(undefined)
 
 /** The operations the caller may attempt, and the records it may change; undefined: every one (no rules, or not known). */
 export type Attemptable = { operations: ReadonlySet<string>, records: Partial<Record<'update' | 'delete', (record: object) => boolean>> } | undefined
@@ -70,9 +73,11 @@ function compiled (node: unknown): Test | undefined {
 /** The operations the caller may attempt on `collection`, read again when the token changes (`epoch`). */
 export function useAttemptable (api: Api, collection: string, epoch: number): Attemptable {
   const [attemptable, setAttemptable] = useState<Attemptable>(undefined)
+  const listing = useContext(ListingContext)
   useEffect(() => {
+    if (listing === undefined) return
     let current = true
-    void api.request('GET', COLLECTIONS_PATH, { accept: 'application/json' }).then((res) => {
+    void api.request('GET', listing, { accept: 'application/json' }).then((res) => {
       if (!current) return
       const items = (res.body as { items?: unknown } | undefined)?.items
       const entry = Array.isArray(items) ? (items as Array<{ name?: unknown, operations?: unknown, conditions?: Record<string, unknown> }>).find((item) => item.name === collection) : undefined
@@ -85,6 +90,6 @@ export function useAttemptable (api: Api, collection: string, epoch: number): At
       setAttemptable({ operations: new Set(entry.operations as string[]), records })
     })
     return () => { current = false }
-  }, [api, collection, epoch])
+  }, [api, collection, epoch, listing])
   return attemptable
 }

@@ -15,6 +15,7 @@ import { ResourceView, type ChangeBus, type ChangeListener } from './ResourceVie
 import { TokenPanel, type TokenReason } from './TokenPanel.js'
 import { SchemaEditor } from './SchemaEditor.js'
 import { useLiveCollections } from '../live-collections.js'
+import { ListingContext } from '../operations.js'
 
 /** Every collection the page shows: the built-in ones it knows, then those the server's user declared, each with where it is. */
 type View = { spec: ResourceSpec, endpoint: { url: string, accept: string } }
@@ -157,7 +158,7 @@ export function App ({ config }: { config: AppPageConfig }) {
   const endpoint = chosen?.endpoint
 
   return (
-    <>
+    <ListingContext.Provider value={config.collectionsListing}>
       <div class="app-top">
         <nav class="views" aria-label={t('views')}>
           {views.map(({ spec: { key, title } }) => (
@@ -197,6 +198,6 @@ export function App ({ config }: { config: AppPageConfig }) {
           : spec !== undefined && endpoint !== undefined
             ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} live={live} />
             : <p class="notice warn">{t('unavailable')}</p>}
-    </>
+    </ListingContext.Provider>
   )
 }
