@@ -165,13 +165,13 @@ describe('bounded request phases (issue 10, defects 1 and 9)', () => {
 })
 
 describe('limit options', () => {
-  it('defaults: headers 10 s, body 30 s, handler 60 s, keep-alive 5 s, 4096 connections', () => {
-    expect(defaultConfig().connections).toEqual({ headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 4096 })
+  it('defaults: headers 10 s, body 30 s, handler 60 s, reads 30 s, keep-alive 5 s, 4096 connections', () => {
+    expect(defaultConfig().connections).toEqual({ headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000, handlerTimeoutMs: 60_000, readBudgetMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 4096 })
   })
 
   it('flags and environment variables set them; 0 turns one off', () => {
-    const config = resolveConfig({ 'headers-timeout': '2000', 'body-timeout': '0', 'max-connections': '100' }, { RQS_HANDLER_TIMEOUT_MS: '5000', RQS_KEEP_ALIVE_TIMEOUT_MS: '65000' })
-    expect(config.connections).toEqual({ headersTimeoutMs: 2000, bodyTimeoutMs: 0, handlerTimeoutMs: 5000, keepAliveTimeoutMs: 65_000, maxConnections: 100 })
+    const config = resolveConfig({ 'headers-timeout': '2000', 'body-timeout': '0', 'max-connections': '100', 'read-budget': '0' }, { RQS_HANDLER_TIMEOUT_MS: '5000', RQS_KEEP_ALIVE_TIMEOUT_MS: '65000' })
+    expect(config.connections).toEqual({ headersTimeoutMs: 2000, bodyTimeoutMs: 0, handlerTimeoutMs: 5000, readBudgetMs: 0, keepAliveTimeoutMs: 65_000, maxConnections: 100 })
     // Durations as the other time options take them.
     expect(resolveConfig({ 'headers-timeout': '2s', 'handler-timeout': '1m', 'keep-alive-timeout': '500ms' }, {}).connections)
       .toMatchObject({ headersTimeoutMs: 2000, handlerTimeoutMs: 60_000, keepAliveTimeoutMs: 500 })

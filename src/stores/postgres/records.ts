@@ -433,7 +433,8 @@ function shapeTag (layout: TableLayout): string {
 function statements (layout: TableLayout): Statements {
   const { declaration, table, fields, routines } = layout
   // A connection keeps its prepared statements by name: a changed declaration's are named apart (collections changed while the server runs).
-  const prefix = `rqs-${declaration.name}-${shapeTag(layout)}`
+  const prefix = `rqs-${declaration.name}`
+  const shape = `@${shapeTag(layout)}`
   const name = literal(declaration.name)
   const select = layout.sql.select
   const columns = ['id', ...layout.columns]
@@ -460,30 +461,30 @@ function statements (layout: TableLayout): Statements {
     case 'uuid': create = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.join(', ')})`; break
   }
   return {
-    create: { name: `${prefix}-create`, text: create },
-    createMany: { name: `${prefix}-create-many`, text: createManyText(layout) },
-    counter: { name: `${prefix}-counter`, text: `SELECT n, next_id FROM rqs_ids WHERE collection = ${name} FOR UPDATE` },
-    heldIn: { name: `${prefix}-held-in`, text: `SELECT 1 FROM ${table} WHERE id >= $1::bigint AND id < $2::bigint LIMIT 1` },
-    countedMany: { name: `${prefix}-counted-many`, text: `UPDATE rqs_ids SET n = n + $1::bigint, next_id = GREATEST(next_id, $2::bigint) WHERE collection = ${name}` },
-    updateMany: { name: `${prefix}-update-many`, text: updateManyText(layout, sets) },
-    deleteMany: { name: `${prefix}-delete-many`, text: `DELETE FROM ${table} WHERE id = ANY($1::${layout.idSqlType}[])` },
-    uncountedBy: { name: `${prefix}-uncounted-by`, text: `UPDATE rqs_ids SET n = n - $1 WHERE collection = ${name}` },
-    getMany: { name: `${prefix}-get-many`, text: `SELECT ${select} FROM ${table} WHERE id = ANY($1::${idType}[])` },
-    update: { name: `${prefix}-update`, text: `UPDATE ${table} SET ${update} WHERE id = $1 RETURNING ${select}` },
+    create: { name: `${prefix}-create${shape}`, text: create },
+    createMany: { name: `${prefix}-create-many${shape}`, text: createManyText(layout) },
+    counter: { name: `${prefix}-counter${shape}`, text: `SELECT n, next_id FROM rqs_ids WHERE collection = ${name} FOR UPDATE` },
+    heldIn: { name: `${prefix}-held-in${shape}`, text: `SELECT 1 FROM ${table} WHERE id >= $1::bigint AND id < $2::bigint LIMIT 1` },
+    countedMany: { name: `${prefix}-counted-many${shape}`, text: `UPDATE rqs_ids SET n = n + $1::bigint, next_id = GREATEST(next_id, $2::bigint) WHERE collection = ${name}` },
+    updateMany: { name: `${prefix}-update-many${shape}`, text: updateManyText(layout, sets) },
+    deleteMany: { name: `${prefix}-delete-many${shape}`, text: `DELETE FROM ${table} WHERE id = ANY($1::${layout.idSqlType}[])` },
+    uncountedBy: { name: `${prefix}-uncounted-by${shape}`, text: `UPDATE rqs_ids SET n = n - $1 WHERE collection = ${name}` },
+    getMany: { name: `${prefix}-get-many${shape}`, text: `SELECT ${select} FROM ${table} WHERE id = ANY($1::${idType}[])` },
+    update: { name: `${prefix}-update${shape}`, text: `UPDATE ${table} SET ${update} WHERE id = $1 RETURNING ${select}` },
     // After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
     upsert: {
-      name: `${prefix}-upsert`,
+      name: `${prefix}-upsert${shape}`,
       text: `INSERT INTO ${table} AS t (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO UPDATE SET ${excluded} RETURNING ${select}, t.xmax = 0 AS rqs__inserted`
     },
-    insert: { name: `${prefix}-insert`, text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING ${select}` },
-    lock: { name: `${prefix}-lock`, text: `SELECT ${select} FROM ${table} WHERE id = $1 FOR UPDATE` },
-    lockCounter: { name: `${prefix}-lock-counter`, text: `SELECT n FROM rqs_ids WHERE collection = ${name} FOR UPDATE` },
+    insert: { name: `${prefix}-insert${shape}`, text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING ${select}` },
+    lock: { name: `${prefix}-lock${shape}`, text: `SELECT ${select} FROM ${table} WHERE id = $1 FOR UPDATE` },
+    lockCounter: { name: `${prefix}-lock-counter${shape}`, text: `SELECT n FROM rqs_ids WHERE collection = ${name} FOR UPDATE` },
     delete: layout.counted
-      ? { name: `${prefix}-delete`, text: `SELECT o_deleted FROM ${routines.delete}($1)` }
-      : { name: `${prefix}-delete`, text: `DELETE FROM ${table} WHERE id = $1` },
-    remove: { name: `${prefix}-remove`, text: `DELETE FROM ${table} WHERE id = $1` },
-    counted: { name: `${prefix}-counted`, text: `UPDATE rqs_ids SET n = n + 1 WHERE collection = ${name}` },
-    uncounted: { name: `${prefix}-uncounted`, text: `UPDATE rqs_ids SET n = n - 1 WHERE collection = ${name}` }
+      ? { name: `${prefix}-delete${shape}`, text: `SELECT o_deleted FROM ${routines.delete}($1)` }
+      : { name: `${prefix}-delete${shape}`, text: `DELETE FROM ${table} WHERE id = $1` },
+    remove: { name: `${prefix}-remove${shape}`, text: `DELETE FROM ${table} WHERE id = $1` },
+    counted: { name: `${prefix}-counted${shape}`, text: `UPDATE rqs_ids SET n = n + 1 WHERE collection = ${name}` },
+    uncounted: { name: `${prefix}-uncounted${shape}`, text: `UPDATE rqs_ids SET n = n - 1 WHERE collection = ${name}` }
   }
 }
 

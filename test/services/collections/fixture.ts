@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
@@ -29,14 +29,19 @@ export const DECLARATIONS = {
   }
 }
 
-/** A temp folder removed after the calling test file; `write` puts a JSON (or raw text) file in it. */
-export function declarationFiles (): { dir: string, write: (name: string, content: unknown) => string } {
-  const dir = mkdtempSync(join(tmpdir(), 'rqs-collections-'))
-  afterAll(() => { rmSync(dir, { recursive: true, force: true }) })
+/**
+ * A temp folder removed after the calling test file; `write` puts a JSON (or raw text) file in it.
+ * Workers share modules between files (vitest's isolate: false), so a suite module that made its
+ * folder at import may be used by a later file after the first one removed it: it is made again.
+ */
+export function declarationFiles (): { readonly dir: string, write: (name: string, content: unknown) => string } {
+  const made = mkdtempSync(join(tmpdir(), 'rqs-collections-'))
+  const present = (): string => { mkdirSync(made, { recursive: true }); return made }
+  afterAll(() => { rmSync(made, { recursive: true, force: true }) })
   return {
-    dir,
+    get dir () { return present() },
     write: (name, content) => {
-      const path = join(dir, name)
+      const path = join(present(), name)
       writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content))
       return path
     }
