@@ -198,10 +198,10 @@ function streamAccess (services: ReadonlySet<string>, access: ReadonlyMap<string
 
 /** Where the stream starts for a client that sent `lastEventId` (or none). */
 async function startPoint (lastEventId: string | undefined, hub: ChangeHub): Promise<StartPoint> {
-  if (lastEventId === undefined) return { kind: 'live' }
+  const { oldest, latest } = await hub.changes.window()
+  if (lastEventId === undefined) return { kind: 'live', latest }
   if (!SEQUENCE.test(lastEventId)) return { kind: 'reset' }
   const after = Number(lastEventId)
-  const { oldest, latest } = await hub.changes.window()
   // Newer than anything here: the client saw another database, or a memory store before a restart.
   if (after > latest || after < oldest - 1) return { kind: 'reset' }
   return { kind: 'resume', after }

@@ -10,7 +10,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** Where a new stream starts. */
 export type StartPoint =
-  | { kind: 'live' }
+  /**
+   * The changes after `latest`, the newest change the store held when the stream was asked for: a
+   * change this server's hub learns of later (SQLite and PostgreSQL tell it after a poll or a
+   * notification) but that was written before is not sent as live.
+   */
+  | { kind: 'live', latest: number }
   /** Every change after `after` first (Last-Event-ID). */
   | { kind: 'resume', after: number }
   /** The client's position is lost: `event: reset` first. */
@@ -108,7 +113,7 @@ export class FeedSubscriber {
       void this.#catchUp()
       return
     }
-    this.#cursor = this.#source.position
+    this.#cursor = start.kind === 'live' ? Math.max(this.#source.position, start.latest) : this.#source.position
     if (start.kind === 'reset') this.#push(resetMessage(this.#cursor))
     this.#goLive()
   }
