@@ -31,7 +31,7 @@ describe.skipIf(SKIP_POSTGRES)(`webhooks on PostgreSQL${SKIP_POSTGRES ? ` (${POS
 
   it('resumes after a restart: nothing twice, nothing lost, pending retries kept', async () => {
     await resumesAfterRestart({ kind: 'postgres', url: await database() })
-  })
+  }, 60_000) // four starts of a server on a durable store: slow on a loaded machine
 
   it('with two instances on one database, delivers each of 200 changes exactly once', async () => {
     const url = await database()

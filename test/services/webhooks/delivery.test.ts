@@ -30,5 +30,5 @@ describe.each(STORES)('webhooks on the %s store', (_name, store) => {
 describe('webhooks on the SQLite store across restarts', () => {
   it('resume where delivery stopped: nothing twice, nothing lost, pending retries kept', async () => {
     await resumesAfterRestart({ kind: 'sqlite', path: join(tmp.dir, 'restart.db'), url: '' })
-  })
+  }, 60_000) // four starts of a server on a durable store: slow on a loaded machine
 })
