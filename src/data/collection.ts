@@ -26,6 +26,8 @@ export interface ServedCollection<R = unknown> {
    * absent: `schema` says it all.
    */
   declared?: TSchema
+  /** The field that names a record where a reference shows it (a declared collection's `x-label` or its rule); absent: the id. */
+  label?: string
   store (stores: RecordStores): QueryableStore<R, string>
   /** The members of a line: the first line of a seed file tells its collection by them. */
   fields: readonly string[]

@@ -19,6 +19,8 @@ interface ListedCollection {
   name: string
   href: string
   declared: boolean
+  description?: string
+  label?: string
   schema: { properties?: Record<string, unknown>, required?: string[] }
   sort?: string[]
 }
@@ -45,6 +47,8 @@ export function useLiveCollections (listing: string | undefined, token: () => st
       setCollections(items.filter((c) => c.declared).map((c) => ({
         name: c.name,
         url: c.href,
+        ...(c.description === undefined ? {} : { description: c.description }),
+        ...(c.label === undefined ? {} : { label: c.label }),
         schema: {
           properties: Object.fromEntries(Object.entries(c.schema.properties ?? {}).filter(([key]) => key !== 'id')) as AppCollection['schema']['properties'],
           required: (c.schema.required ?? []).filter((key) => key !== 'id')

@@ -50,6 +50,8 @@ export interface FieldSpec {
   sortable?: false
   /** A reference field: the collection its value names a record of (the list asks for it with `expand`). */
   references?: string
+  /** A reference field: the field that labels a record of that collection (its `label` in GET /collections; `id`: its id). */
+  targetLabel?: string
   /** The declaration requires it: forms mark it. */
   required?: true
 }
@@ -69,8 +71,12 @@ export interface ResourceSpec {
   exactIds: boolean
   /** A client may choose a record's id (PUT creates at an id): an import keeps the ids of its file. */
   clientIds?: true
-  /** How a record is named in messages ("Ada Lovelace"). */
+  /** How a record is named in messages ("Ada Lovelace"), and where a reference to it is shown. */
   describe: (record: Rec) => string
+  /** The declaration's words about the collection, shown under its title. */
+  description?: string
+  /** The field that labels a record (the declaration's `x-label` or the server's rule; `id`: its id); absent: `describe` says. */
+  labelField?: string
   /** The body of the POST that creates a record from the form. */
   createBody: (values: Record<string, string>) => Record<string, unknown>
   /** The body of the PUT that replaces a record after an edit. */
@@ -194,7 +200,7 @@ function humanise (key: string): string {
  * property, labelled by its `title` or its humanised name; the search reads
  * the string fields. Its words are the declaration's, in one language.
  */
-export function specFromDeclaration (collection: AppCollection): ResourceSpec {
+export function specFromDeclaration (collection: AppCollection, targetLabels: ReadonlyMap<string, string> = new Map()): ResourceSpec {
   const required = new Set(collection.schema.required ?? [])
   // The server's sort keys (its query model); without them, its rule: the required fields.
   const sortKeys = new Set(collection.sort ?? required)
@@ -221,7 +227,7 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
         ...(property['x-auto'] === undefined ? {} : { readOnly: true as const }),
         ...(property.default === undefined || property.default === null ? {} : { initial: String(property.default) }),
         ...(sortKeys.has(key) ? {} : { sortable: false as const }),
-        ...(property['x-references'] === undefined ? {} : { references: property['x-references'] }),
+        ...(property['x-references'] === undefined ? {} : { references: property['x-references'], ...targetLabelOf(targetLabels, property['x-references']) }),
         ...(required.has(key) ? { required: true as const } : {})
       })
     }
@@ -229,7 +235,10 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
   add('', [], collection.schema.properties, required, true)
   const references = fields.filter((f) => f.references !== undefined).map((f) => f.key)
   const title = collection.title ?? humanise(collection.name)
+  // The server names the label field (`x-label`, else the first required string field, else the id); a page without it, the first text.
+  const labelField = collection.label
   const describe = (r: Rec): string => {
+    if (labelField !== undefined) return labelField !== 'id' && r[labelField] !== undefined && r[labelField] !== '' ? String(r[labelField]) : `#${r.id}`
     const first = fields.find((f) => f.kind === 'string' && r[f.key] !== undefined && r[f.key] !== '')
     return first === undefined ? `#${r.id}` : String(r[first.key])
   }
@@ -242,10 +251,23 @@ export function specFromDeclaration (collection: AppCollection): ResourceSpec {
     fields,
     exactIds: false,
     describe,
+    ...(collection.description === undefined || collection.description.trim() === '' ? {} : { description: collection.description }),
+    ...(labelField === undefined ? {} : { labelField }),
     createBody: (values) => bodyOf(fields, values, () => true, required),
     replaceBody: (values) => bodyOf(fields, values, () => true, required),
     ...(references.length === 0 ? {} : { listParams: `expand=${references.join(',')}` })
   }
+}
+
+/** The label field of the collection a reference names, when the page knows it. */
+function targetLabelOf (labels: ReadonlyMap<string, string>, collection: string): { targetLabel?: string } {
+  const label = labels.get(collection)
+  return label === undefined ? {} : { targetLabel: label }
+}
+
+/** The label field of each declared collection (GET /collections' `label`), for the references into it. */
+export function labelFields (collections: readonly AppCollection[]): ReadonlyMap<string, string> {
+  return new Map(collections.flatMap((c) => c.label === undefined ? [] : [[c.name, c.label] as const]))
 }
 
 /**
@@ -324,7 +346,7 @@ export function toRecord (value: unknown, spec?: { fields: readonly FieldSpec[] 
   if (typeof raw.expand === 'object' && raw.expand !== null) {
     const labels: Record<string, string> = {}
     for (const [key, target] of Object.entries(raw.expand)) {
-      if (typeof target === 'object' && target !== null && !Array.isArray(target)) labels[key] = labelOf(target as Record<string, unknown>)
+      if (typeof target === 'object' && target !== null && !Array.isArray(target)) labels[key] = labelOf(target as Record<string, unknown>, spec?.fields.find((f) => f.key === key)?.targetLabel)
     }
     referenceLabels.set(record, labels)
   }
@@ -334,8 +356,16 @@ export function toRecord (value: unknown, spec?: { fields: readonly FieldSpec[] 
 /** The labels of the records a record's references name, as the list's `expand` answered them. */
 const referenceLabels = new WeakMap<Rec, Record<string, string>>()
 
-/** How a referenced record is named: its first text field (a declaration's fields come in order, required first as a rule), else its id. */
-export function labelOf (target: Record<string, unknown>): string {
+/**
+ * How a referenced record is named: its collection's label field (`field`,
+ * `id` for its id) when the page knows it, else its first text field; its
+ * id where the label is unset.
+ */
+export function labelOf (target: Record<string, unknown>, field?: string): string {
+  if (field !== undefined) {
+    const value = target[field]
+    return field !== 'id' && (typeof value === 'string' || typeof value === 'number') && value !== '' ? String(value) : `#${String(target.id)}`
+  }
   const text = Object.entries(target).find(([key, value]) => key !== 'id' && typeof value === 'string' && value !== '')
   return text === undefined ? `#${String(target.id)}` : text[1] as string
 }

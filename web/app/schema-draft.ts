@@ -31,6 +31,8 @@ export interface CollectionDraft {
   ids: 'sequence' | 'uuid'
   /** The unique keys as typed: keys separated by `;`, a key's fields by `,` ("isbn; title, year"). */
   unique: string
+  /** The row of the field that labels a record (`"x-label"`); absent: the server's rule (the first required text field, else the id). */
+  label?: number
   /** The rest of the declaration (description…), kept as read. */
   rest: Record<string, unknown>
 }
@@ -65,7 +67,7 @@ export function newField (): FieldDraft {
 /** A declaration as read (GET /collections/{name}) as the form's rows. */
 export function draftOf (declaration: Record<string, unknown> | undefined): CollectionDraft {
   if (declaration === undefined) return newCollection()
-  const { schema, ids, unique, ...rest } = declaration
+  const { schema, ids, unique, 'x-label': label, ...rest } = declaration
   const object = (schema ?? {}) as { properties?: Record<string, Record<string, unknown>>, required?: string[] }
   const required = new Set(object.required ?? [])
   const fields = Object.entries(object.properties ?? {}).map(([name, property]): FieldDraft => {
@@ -81,7 +83,14 @@ export function draftOf (declaration: Record<string, unknown> | undefined): Coll
     return { row: ++rows, name, original: name, kind, required: required.has(name), constraints, initial: property.default === undefined ? '' : String(property.default), rest: kept }
   })
   const keys = Array.isArray(unique) ? (unique as unknown[][]).map((key) => key.join(', ')).join('; ') : ''
-  return { fields, ids: ids === 'uuid' ? 'uuid' : 'sequence', unique: keys, rest }
+  // The label names a field by its name, or by the name a field was renamed from (the server follows the rename too).
+  const labelled = fields.find((f) => f.name === label) ?? fields.find((f) => object.properties?.[f.name]?.['x-renamed-from'] === label)
+  return { fields, ids: ids === 'uuid' ? 'uuid' : 'sequence', unique: keys, ...(labelled === undefined ? {} : { label: labelled.row }), rest }
+}
+
+/** Whether a field of this kind may label a record: a string field. */
+export function labelsRecords (kind: Kind): boolean {
+  return KINDS[kind].declaration?.type === 'string'
 }
 
 /** The value a typed text stands for in a field of `kind`: a number or a boolean where the kind's type is one. */
@@ -112,6 +121,8 @@ export function declarationOf (draft: CollectionDraft): Record<string, unknown> 
     if (field.required) required.push(field.name)
   }
   // A unique key names fields by their new names (the server checks them and says which one is no field).
+  // The label field by its name now; a removed one (or one made another kind) leaves the server's rule.
+  const label = draft.fields.find((f) => f.row === draft.label && f.name !== '' && labelsRecords(f.kind))
   const unique = draft.unique.split(';').map((key) => key.split(',').map((f) => f.trim()).filter((f) => f !== '')).filter((key) => key.length > 0)
-  return { ...draft.rest, schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) }, ids: draft.ids, ...(unique.length > 0 ? { unique } : {}) }
+  return { ...draft.rest, schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) }, ids: draft.ids, ...(unique.length > 0 ? { unique } : {}), ...(label === undefined ? {} : { 'x-label': label.name }) }
 }

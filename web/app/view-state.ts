@@ -3,8 +3,9 @@ import type { ListQuery, Sort } from './listing.js'
 import { isSortKey, type FieldSpec, type ResourceSpec } from './resources.js'
 
 /**
- * The whole view state lives in the URL: `/app/students?sort=-age&q=ada&age[gte]=18&limit=50&cursor=…&page=2`,
- * so a reload, Back and Forward, and a shared link show the same view. Filters use the API's own parameters.
+ * The whole view state lives in the URL: `/app/students?sort=-age&q=ada&age[gte]=18&limit=50&columns=firstName,age&cursor=…&page=2`,
+ * so a reload, Back and Forward, and a shared link show the same view. Filters use the API's own parameters;
+ * `columns` (the page's own) names the columns shown when some are hidden.
  */
 export const APP_BASE = '/app/'
 export const DEFAULT_LIMIT = 20
@@ -59,14 +60,35 @@ export function queryFromSearch (search: string, spec: ResourceSpec): ListQuery 
   }
 }
 
-/** The query string of a view state; brackets stay readable (`age[gte]=18`). */
-export function searchOf (query: ListQuery): string {
+/**
+ * The columns a link hides: those its `columns` leaves out. Undefined when it
+ * names none of the collection's fields (or has no `columns`): the columns
+ * this browser keeps for the collection (../columns.ts) are shown then.
+ */
+export function hiddenFromSearch (search: string, spec: ResourceSpec): ReadonlySet<string> | undefined {
+  const named = new URLSearchParams(search).get('columns')
+  if (named === null) return undefined
+  const shown = new Set(named.split(',').map((key) => key.trim()))
+  if (!spec.fields.some((f) => shown.has(f.key))) return undefined
+  return new Set(spec.fields.filter((f) => !shown.has(f.key)).map((f) => f.key))
+}
+
+/** The columns of a view state: those hidden, and whether the URL names the columns even when none is (a choice made, or a link's). */
+export interface Columns {
+  spec: ResourceSpec
+  hidden: ReadonlySet<string>
+  named: boolean
+}
+
+/** The query string of a view state, with its columns where they are named or some are hidden; brackets and commas stay readable (`age[gte]=18`). */
+export function searchOf (query: ListQuery, columns?: Columns): string {
   const parts: string[] = []
   const add = (name: string, value: string): void => { parts.push(`${name.replace(/[^\w[\]-]/g, encodeURIComponent)}=${encodeURIComponent(value)}`) }
   if (query.sort !== undefined) add('sort', `${query.sort.desc ? '-' : ''}${query.sort.field}`)
   if (query.q.trim() !== '') add('q', query.q.trim())
   for (const [param, value] of Object.entries(query.filters)) if (value !== '') add(param, value)
   if (query.limit !== DEFAULT_LIMIT) add('limit', String(query.limit))
+  if (columns !== undefined && (columns.named || columns.hidden.size > 0)) parts.push(`columns=${columns.spec.fields.filter((f) => !columns.hidden.has(f.key)).map((f) => encodeURIComponent(f.key)).join(',')}`)
   if (query.cursor !== undefined && query.page > 0) { add('cursor', query.cursor); add('page', String(query.page)) }
   return parts.length === 0 ? '' : `?${parts.join('&')}`
 }

@@ -125,7 +125,8 @@ export function declaredCollections (collections: readonly ServedCollection[], d
     // The sort keys are the server's own (its query model), so the view offers no sort the list refuses.
     const model = collection.model as ServedCollection['model'] | undefined
     // (A collection described without a query model leaves the page the server's rule: the id and the required fields.)
-    out.push({ name: collection.name, url, schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') }, ...(model === undefined ? {} : { sort: sortKeys(model) }) })
+    const description = (schema as { description?: unknown }).description
+    out.push({ name: collection.name, url, ...(typeof description === 'string' ? { description } : {}), ...(collection.label === undefined ? {} : { label: collection.label }), schema: { properties, required: (schema.required ?? []).filter((key) => key !== 'id') }, ...(model === undefined ? {} : { sort: sortKeys(model) }) })
   }
   return out
 }

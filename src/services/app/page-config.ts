@@ -33,6 +33,10 @@ export interface AppCollection {
   name: string
   url: string
   title?: string
+  /** The declaration's words about the collection: shown under the view's title. */
+  description?: string
+  /** The field that names one of its records where a reference shows it (GET /collections' `label`); `id`: its id. */
+  label?: string
   schema: {
     properties: Record<string, AppProperty>
     required?: string[]

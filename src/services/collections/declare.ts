@@ -7,6 +7,7 @@ import { autoStamp, integerEnum, ModelMistake, nullableType, stringEnum, uniqueK
 import { compositeField, isComposite, type CheckedField, type DeclarationTools } from './composite.js'
 import { checkReferences, REFERENCE_KEYWORDS, referencesOf } from './references.js'
 import { ACCESS_KEYWORDS, accessOf, fieldAccessOf, ruleTextsOf } from './access.js'
+import { declaredLabel, LABEL } from './label.js'
 
 /**
  * A user's collection declarations (`--collections books.json`), checked
@@ -31,6 +32,8 @@ export interface CollectionSchema {
   source?: unknown
   /** Fields that declare an earlier name (`"x-renamed-from"`), new name → old. */
   renamedFrom?: Readonly<Record<string, string>>
+  /** The string field its declaration names to label a record (`"x-label"`, ./label.ts), renames followed. */
+  label?: string
 }
 
 export const COLLECTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
@@ -53,7 +56,7 @@ export const FORMATS = ['date', 'date-time', 'email', 'uri']
 /** A field's earlier name (a change while the server runs moves its values over): `"x-renamed-from": "name"`. */
 export const RENAMED_FROM = 'x-renamed-from'
 
-const COLLECTION_KEYS = ['schema', 'ids', 'description', 'unique', 'rules']
+const COLLECTION_KEYS = ['schema', 'ids', 'description', 'unique', 'rules', LABEL]
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
 const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'default']
 /**
@@ -174,6 +177,7 @@ function collectionOf (name: string, value: unknown): CollectionSchema {
     if (typeof from !== 'string' || !FIELD_NAME.test(from)) fail(`${schemaPath}.properties.${field}.${RENAMED_FROM}`, 'must be the field\'s earlier name, e.g. "title"')
     renamedFrom[field] = from
   }
+  const label = declaredLabel(`${path}.${LABEL}`, collection[LABEL], { properties, required }, renamedFrom, fail)
   return {
     declaration,
     ...(description === undefined ? {} : { description }),
@@ -181,7 +185,8 @@ function collectionOf (name: string, value: unknown): CollectionSchema {
     required,
     rules: { nullable, auto, unique },
     source: value,
-    ...(Object.keys(renamedFrom).length === 0 ? {} : { renamedFrom })
+    ...(Object.keys(renamedFrom).length === 0 ? {} : { renamedFrom }),
+    ...(label === undefined ? {} : { label })
   }
 }
 

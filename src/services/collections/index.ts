@@ -9,6 +9,7 @@ import { COLLECTIONS_PATH, collectionsListing } from './listing.js'
 import { servedCollection } from './records.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { declaredSchema } from './schema.js'
+import { labelFieldOf } from './label.js'
 import { collectionStore } from '../records/routes.js'
 import { filterOperators, relationsOf, sortKeys } from '../../records/index.js'
 import { expansionOf } from './expand.js'
@@ -97,13 +98,14 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
         name: c.name,
         href: links.find((l) => l.rel === c.name)?.href ?? `/${c.name}`,
         declared: false,
+        label: labelFieldOf({ properties: {}, required: [], ...(c.schema as { properties?: Record<string, { type?: unknown }>, required?: string[] }) }),
         schema: c.schema,
         sort: sortKeys(c.model),
         filters: filterOperators(c.model)
       }))
       const own = [...current.values()].map((schema) => {
         const model = recordsOf(schema).model
-        return { name: schema.declaration.name, href: `/${schema.declaration.name}`, declared: true, schema: declaredSchema(schema), sort: sortKeys(model), filters: filterOperators(model), ...(schema.declaration.access === undefined ? {} : { access: schema.declaration.access }) }
+        return { name: schema.declaration.name, href: `/${schema.declaration.name}`, declared: true, label: labelFieldOf(schema), ...(schema.description === undefined ? {} : { description: schema.description }), schema: declaredSchema(schema), sort: sortKeys(model), filters: filterOperators(model), ...(schema.declaration.access === undefined ? {} : { access: schema.declaration.access }) }
       })
       const builtInsFirst = collections.map((c) => c.name)
       return [...fixed, ...own].sort((a, b) => order(builtInsFirst, a.name) - order(builtInsFirst, b.name))

@@ -21,6 +21,10 @@ export interface ListedCollection {
   sort: string[]
   /** The filter operators of each field (`eq` is `field=value`), by its kind. */
   filters: Record<string, readonly string[]>
+  /** The field that names a record where a reference shows it (`x-label`, else the first required string field, else `id`). */
+  label: string
+  /** The declaration's `description`, if any. */
+  description?: string
   /** Its rules (docs/rules.md), when it declares any: the answer then says which operations the caller may attempt. */
   access?: CollectionAccess
 }
@@ -38,6 +42,8 @@ const Listing = {
           name: { type: 'string' },
           href: { type: 'string', format: 'uri-reference' },
           declared: { type: 'boolean', description: 'Declared with --collections (false: built in).' },
+          description: { type: 'string', description: 'The declaration\'s `description` of the collection, when it has one.' },
+          label: { type: 'string', description: 'The field that names a record where a reference to it is shown (the web app\'s cells, pickers and record pages): the declaration\'s `"x-label"`, else the first required string field, else `id`.' },
           schema: { type: 'object', additionalProperties: true, description: 'The record as JSON Schema, id included. A declared string field without maxLength holds at most 10000 characters (the maxLength shown).' },
           sort: { type: 'array', items: { type: 'string' }, description: 'The fields `?sort=` accepts, id included (a declared collection: the required fields).' },
           filters: {
@@ -56,7 +62,7 @@ const Listing = {
             description: 'Only for a collection with rules: for `update` and `delete`, when the rule depends on the record, the filter expression (as a tree) a record must match for this caller to change it; the web app offers Edit and Delete only on those rows.'
           }
         },
-        required: ['name', 'href', 'declared', 'schema', 'sort', 'filters']
+        required: ['name', 'href', 'declared', 'label', 'schema', 'sort', 'filters']
       }
     }
   },

@@ -5,6 +5,7 @@ import type { CollectionSchema } from './declare.js'
 import { createBody, idSchema, lineBody, lineOf, queryModel, declaredSchema, recordSchema } from './schema.js'
 import { bodyChecker, collectionValidator } from './validation.js'
 import { recordEtag } from '../../http/rest/index.js'
+import { labelFieldOf } from './label.js'
 
 /**
  * A declared collection in files (`rqs import`/`export --service books`,
@@ -21,6 +22,7 @@ export function servedCollection (collection: CollectionSchema): ServedCollectio
     name: declaration.name,
     schema: recordSchema(collection),
     declared: declaredSchema(collection),
+    label: labelFieldOf(collection),
     store: (stores) => {
       const store = stores.collections.get(declaration.name)
       if (store === undefined) throw new RangeError(`the stores keep no collection ${declaration.name}: open them with its declaration`)

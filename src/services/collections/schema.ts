@@ -7,6 +7,7 @@ import { KINDS, nestedScalars, type Kind, type StoredField, type StoredRecord } 
 import { MAX_MAX_LENGTH, type FieldSchema, type CollectionSchema } from './declare.js'
 import { keptStampProperty, stampedProperty, stampsOf } from './stamps.js'
 import { kindKeyword } from './kind-keyword.js'
+import { LABEL, labelFieldOf } from './label.js'
 
 /**
  * The JSON Schemas of a declared collection: what a client sends (the
@@ -164,6 +165,9 @@ export function recordSchema (collection: CollectionSchema): TSchema {
   return {
     type: 'object',
     title: singularOf(collection.declaration.name),
+    ...(collection.description === undefined ? {} : { description: collection.description }),
+    // The field that names a record where a reference shows it (./label.ts): an extension clients of the API description read.
+    [LABEL]: labelFieldOf(collection),
     properties,
     required: ['id', ...collection.required.filter((f) => !nullable.includes(f)), ...Object.keys(auto)],
     additionalProperties: false,

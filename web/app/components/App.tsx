@@ -3,7 +3,7 @@ import type { AppCollection, AppPageConfig } from '../../../src/services/app/pag
 import { Api } from '../api.js'
 import { openFeed, type FeedStatus } from '../feed.js'
 import { acceptLanguage, initialLanguage, LANGS, rememberLanguage, translator, type Lang } from '../i18n.js'
-import { ADDRESSES, say, specFromDeclaration, STUDENTS, type ResourceKey, type ResourceSpec } from '../resources.js'
+import { ADDRESSES, labelFields, say, specFromDeclaration, STUDENTS, type ResourceKey, type ResourceSpec } from '../resources.js'
 import { forgetToken, readToken, storeToken } from '../token.js'
 import { APP_BASE } from '../view-state.js'
 import { navigate, placeFromLocation, type Place } from '../navigation.js'
@@ -24,14 +24,17 @@ function viewsOf (config: AppPageConfig): View[] {
   const views: View[] = []
   if (config.students !== undefined) views.push({ spec: STUDENTS, endpoint: config.students })
   if (config.addresses !== undefined) views.push({ spec: ADDRESSES, endpoint: config.addresses })
-  for (const collection of config.collections ?? []) views.push({ spec: specFromDeclaration(collection), endpoint: { url: collection.url, accept: 'application/json' } })
+  // A reference is shown by its target's label field: the page's collections say theirs.
+  const labels = labelFields(config.collections ?? [])
+  for (const collection of config.collections ?? []) views.push({ spec: specFromDeclaration(collection, labels), endpoint: { url: collection.url, accept: 'application/json' } })
   return views
 }
 
 /** The page's views and, after them, those of collections created since the page was served (GET /collections, read again while it is open). */
 function withCreated (views: readonly View[], created: readonly AppCollection[] = []): View[] {
   const fresh = created.filter((c) => !views.some((v) => v.spec.key === c.name))
-  return fresh.length === 0 ? [...views] : [...views, ...fresh.map((c) => ({ spec: specFromDeclaration(c), endpoint: { url: c.url, accept: 'application/json' } }))]
+  const labels = labelFields(created)
+  return fresh.length === 0 ? [...views] : [...views, ...fresh.map((c) => ({ spec: specFromDeclaration(c, labels), endpoint: { url: c.url, accept: 'application/json' } }))]
 }
 
 /** Changes are handed on in bursts: at most one delivery per window, however many arrive (issue 22: 50 000 at once). */

@@ -37,9 +37,11 @@ export function ReferencePicker ({ collection, id, value }: Props) {
         if (!current) return
         const items = (result.body as { items?: unknown } | undefined)?.items
         const first: unknown = Array.isArray(items) ? items[0] : undefined
-        if (one) { setChosen(result.ok && typeof first === 'object' && first !== null ? labelOf(first as Record<string, unknown>) : undefined); return }
+        // Named by the target collection's label field, as its references are everywhere.
+        const label = (item: object): string => labelOf(item as Record<string, unknown>, target.spec.labelField)
+        if (one) { setChosen(result.ok && typeof first === 'object' && first !== null ? label(first) : undefined); return }
         setChosen(undefined)
-        if (result.ok && Array.isArray(items)) setOptions(items.flatMap((item) => typeof item === 'object' && item !== null ? [{ id: String((item as { id: unknown }).id), label: labelOf(item as Record<string, unknown>) }] : []))
+        if (result.ok && Array.isArray(items)) setOptions(items.flatMap((item) => typeof item === 'object' && item !== null ? [{ id: String((item as { id: unknown }).id), label: label(item) }] : []))
       })
     }, SEARCH_DELAY_MS)
     return () => { current = false; clearTimeout(timer) }

@@ -5,7 +5,7 @@ import type { Translate } from '../i18n.js'
 import { Listing, type Endpoint, type ListQuery, type Outcome, type Page, type Sort } from '../listing.js'
 import { splitProblem, type FieldWording, type Problem } from '../problem.js'
 import { fieldMessage, invalidRuleOf } from '../../../src/http/errors/messages/fields.js'
-import { queryFromSearch, searchOf } from '../view-state.js'
+import { hiddenFromSearch, queryFromSearch, searchOf, type Columns } from '../view-state.js'
 import { Filters } from './Filters.js'
 import { Pager } from './Pager.js'
 import { say, toRecord, type Rec, type ResourceSpec } from '../resources.js'
@@ -83,10 +83,26 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     return () => { clearTimeout(timer) }
   }, [status])
   const [flashing, setFlashing] = useState<ReadonlySet<string>>(new Set())
-  /** The columns the person hid (kept per collection in this browser); the table shows the rest. */
-  const [hidden, setHidden] = useState(() => hiddenColumns(spec.key))
+  /** The columns hidden: those the URL leaves out, else those the person hid last in this browser; the table shows the rest. */
+  const [hidden, setHidden] = useState(() => hiddenFromSearch(location.search, spec) ?? hiddenColumns(spec.key))
+  /** Whether the URL names the columns when none is hidden: it did, or the person chose (so a link never falls back on another browser's choice). */
+  const columnsNamed = useRef(hiddenFromSearch(location.search, spec) !== undefined)
+  const hiddenRef = useRef(hidden)
+  hiddenRef.current = hidden
+  const columnsOf = (keys: ReadonlySet<string>): Columns => ({ spec, hidden: keys, named: columnsNamed.current })
   const tableSpec = useMemo(() => hidden.size === 0 ? spec : { ...spec, fields: spec.fields.filter((f) => !hidden.has(f.key)) }, [spec, hidden])
-  const chooseColumns = (next: ReadonlySet<string>): void => { rememberHiddenColumns(spec.key, next); setHidden(next) }
+  /** A choice of columns is a view of its own: remembered as this collection's default, and a new entry in the history (Back restores the columns before). */
+  const chooseColumns = (next: ReadonlySet<string>): void => {
+    rememberHiddenColumns(spec.key, next)
+    const here = { ...queryRef.current, ...listing.position() }
+    // The entry left names its columns, so Back shows them rather than the choice just remembered.
+    columnsNamed.current = true
+    const before = searchOf(here, columnsOf(hiddenRef.current))
+    if (before !== location.search) history.replaceState(null, '', location.pathname + before)
+    setHidden(next)
+    const search = searchOf(here, columnsOf(next))
+    if (search !== location.search) history.pushState(null, '', location.pathname + search)
+  }
   // What the record rules let this token attempt: New, Edit and Delete go when never allowed.
   const attemptable = useAttemptable(api, spec.key, epoch)
   const fieldKeys = spec.fields.map((f) => f.key)
@@ -111,7 +127,7 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
     navigation.current = 'replace'
     if (how === 'none') return
     const position = listing.position()
-    const search = searchOf({ ...queryRef.current, ...position })
+    const search = searchOf({ ...queryRef.current, ...position }, columnsOf(hiddenRef.current))
     if (search === location.search) return
     history[how === 'push' ? 'pushState' : 'replaceState'](null, '', location.pathname + search)
   }
@@ -191,6 +207,9 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   useEffect(() => {
     const onPop = (): void => {
       const next = queryFromSearch(location.search, spec)
+      const named = hiddenFromSearch(location.search, spec)
+      columnsNamed.current = named !== undefined
+      setHidden(named ?? hiddenColumns(spec.key))
       setSearch(next.q)
       setQuery(next, 'replace')
       navigation.current = 'none'
@@ -302,7 +321,9 @@ export function ResourceView ({ spec, endpoint, api, t, changes, epoch, focusHea
   return (
     <AttemptableContext.Provider value={attemptable}>
     <section aria-labelledby={headingId} data-listing={listing.mode}>
-      <h1 id={headingId} tabIndex={-1}>{say(t, spec.title)}</h1>
+      <h1 id={headingId} tabIndex={-1} {...(spec.description === undefined ? {} : { 'aria-describedby': `description-${spec.key}` })}>{say(t, spec.title)}</h1>
+      {/* The declaration's words about the collection, in the one language it was written in. */}
+      {spec.description !== undefined && <p id={`description-${spec.key}`} class="collection-description muted">{spec.description}</p>}
       <div class="banner-slot">
         <p role="status" class={status === null ? 'visually-hidden' : `notice ${status.kind}`}>{status?.text ?? ''}</p>
       </div>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { Api } from '../api.js'
 import type { Lang } from '../i18n.js'
 import type { Problem } from '../problem.js'
-import { constraintsOf, declarationOf, DECLARABLE_KINDS, draftOf, newCollection, newField, type CollectionDraft, type FieldDraft } from '../schema-draft.js'
+import { constraintsOf, declarationOf, DECLARABLE_KINDS, draftOf, labelsRecords, newCollection, newField, type CollectionDraft, type FieldDraft } from '../schema-draft.js'
 
 /**
  * The schema editor (for administrators: the admin API answers 403 to any
@@ -19,14 +19,16 @@ const TEXTS = {
     initial: 'Default', removeField: 'Remove field', addField: 'Add field', preview: 'Preview the plan', apply: 'Apply', confirmDrop: 'I accept that values are lost',
     plan: 'Plan', history: 'History', applied: 'Applied: version', noChange: 'Nothing changes.', records: 'records held', close: 'Close', version: 'Version',
     added: 'added', dropped: 'dropped', renamed: 'renamed', converted: 'converted', indexed: 'indexed', unique: 'unique key', refused: 'refused', lost: 'values lost',
-    blocked: 'blocked by records', network: 'The server did not answer.', ids: 'Ids', uniqueKeys: 'Unique keys', uniqueHint: 'e.g. isbn; title, year'
+    blocked: 'blocked by records', network: 'The server did not answer.', ids: 'Ids', uniqueKeys: 'Unique keys', uniqueHint: 'e.g. isbn; title, year',
+    label: 'Label field', labelRule: 'First required text field'
   },
   de: {
     title: 'Sammlungen', collection: 'Sammlung', create: 'Neue Sammlung…', name: 'Name', field: 'Feld', kind: 'Art', required: 'Pflichtfeld',
     initial: 'Vorgabe', removeField: 'Feld entfernen', addField: 'Feld hinzufügen', preview: 'Plan ansehen', apply: 'Anwenden', confirmDrop: 'Ich nehme in Kauf, dass Werte verloren gehen',
     plan: 'Plan', history: 'Verlauf', applied: 'Angewendet: Version', noChange: 'Nichts ändert sich.', records: 'gespeicherte Datensätze', close: 'Schließen', version: 'Version',
     added: 'hinzugefügt', dropped: 'entfernt', renamed: 'umbenannt', converted: 'umgewandelt', indexed: 'indiziert', unique: 'eindeutiger Schlüssel', refused: 'abgelehnt', lost: 'Werte gehen verloren',
-    blocked: 'blockiert durch Datensätze', network: 'Der Server hat nicht geantwortet.', ids: 'IDs', uniqueKeys: 'Eindeutige Schlüssel', uniqueHint: 'z. B. isbn; title, year'
+    blocked: 'blockiert durch Datensätze', network: 'Der Server hat nicht geantwortet.', ids: 'IDs', uniqueKeys: 'Eindeutige Schlüssel', uniqueHint: 'z. B. isbn; title, year',
+    label: 'Bezeichnendes Feld', labelRule: 'Erstes Pflicht-Textfeld'
   }
 } as const
 
@@ -149,7 +151,14 @@ export function SchemaEditor ({ api, lang, declared, onApplied, onClose }: Schem
         </fieldset>
       ))}
       <p>
-        <label>{w.uniqueKeys}{' '}<input value={draft.unique} placeholder={w.uniqueHint} onInput={(e) => { setPlan(undefined); const unique = (e.target as HTMLInputElement).value; setDraft((d) => ({ ...d, unique })) }} /></label>
+        <label>{w.uniqueKeys}{' '}<input value={draft.unique} placeholder={w.uniqueHint} onInput={(e) => { setPlan(undefined); const unique = (e.target as HTMLInputElement).value; setDraft((d) => ({ ...d, unique })) }} /></label>{' '}
+        {/* The field a reference to a record shows (x-label): a text field, or the server's rule. */}
+        <label>{w.label}{' '}
+          <select value={draft.label === undefined ? '' : String(draft.label)} onChange={(e) => { setPlan(undefined); const row = Number((e.target as HTMLSelectElement).value); setDraft((d) => { const { label: _label, ...rest } = d; return row === 0 ? rest : { ...rest, label: row } }) }}>
+            <option value="">{w.labelRule}</option>
+            {draft.fields.filter((f) => labelsRecords(f.kind) && f.name.trim() !== '').map((f) => <option key={f.row} value={String(f.row)}>{f.name}</option>)}
+          </select>
+        </label>
       </p>
       <p class="schema-actions">
         <button type="button" onClick={() => { setDraft((d) => ({ ...d, fields: [...d.fields, newField()] })) }}>{w.addField}</button>{' '}
