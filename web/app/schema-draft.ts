@@ -84,7 +84,7 @@ export function draftOf (declaration: Record<string, unknown> | undefined): Coll
   })
   const keys = Array.isArray(unique) ? (unique as unknown[][]).map((key) => key.join(', ')).join('; ') : ''
   // The label names a field by its name, or by the name a field was renamed from (the server follows the rename too).
-  const labelled = fields.find((f) => f.name === label) ?? fields.find((f) => object.properties?.[f.name]?.['x-renamed-from'] === label)
+  const labelled = typeof label !== 'string' ? undefined : fields.find((f) => f.name === label) ?? fields.find((f) => object.properties?.[f.name]?.['x-renamed-from'] === label)
   return { fields, ids: ids === 'uuid' ? 'uuid' : 'sequence', unique: keys, ...(labelled === undefined ? {} : { label: labelled.row }), rest }
 }
 

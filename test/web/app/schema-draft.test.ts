@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { constraintsOf, declarationOf, DECLARABLE_KINDS, draftOf } from '../../../web/app/schema-draft.js'
+import { constraintsOf, declarationOf, DECLARABLE_KINDS, draftOf, labelsRecords } from '../../../web/app/schema-draft.js'
 
 /** The schema editor's model (web/app/schema-draft.ts): a declaration as rows of fields, and back. */
 describe('schema drafts', () => {
@@ -48,5 +48,39 @@ describe('schema drafts', () => {
     expect(out.schema.properties.name).toEqual({ type: 'string', title: 'Title', maxLength: 200, 'x-renamed-from': 'title' })
     expect(out.schema.properties.pages).toEqual({ type: 'integer', minimum: 1, default: 100 })
     expect(out.schema.required).toEqual(['name'])
+  })
+})
+
+describe('the schema editor\'s label field', () => {
+  const TAGS = { schema: { type: 'object', properties: { label: { type: 'string' }, rank: { type: 'integer' } }, required: ['label'] }, ids: 'sequence', 'x-label': 'label' }
+
+  it('reads x-label as the row of its field and writes it back by that field\'s name, renamed or not', () => {
+    const draft = draftOf(TAGS)
+    expect(draft.label).toBe(draft.fields[0]?.row)
+    expect(declarationOf(draft)).toEqual(TAGS)
+    const label = draft.fields[0]
+    if (label === undefined) throw new Error('no label row')
+    label.name = 'name'
+    expect(declarationOf(draft)).toMatchObject({ 'x-label': 'name', schema: { properties: { name: { 'x-renamed-from': 'label' } } } })
+  })
+
+  it('follows a field that was renamed from the label it names', () => {
+    const draft = draftOf({ ...TAGS, schema: { type: 'object', properties: { name: { type: 'string', 'x-renamed-from': 'label' } } } })
+    expect(draft.label).toBe(draft.fields[0]?.row)
+    expect(declarationOf(draft)['x-label']).toBe('name')
+  })
+
+  it('leaves the server\'s rule when the label field is removed or is no longer text', () => {
+    const removed = draftOf(TAGS)
+    removed.fields = removed.fields.slice(1)
+    expect(declarationOf(removed)).not.toHaveProperty('x-label')
+    const retyped = draftOf(TAGS)
+    const first = retyped.fields[0]
+    if (first === undefined) throw new Error('no label row')
+    first.kind = 'integer'
+    expect(declarationOf(retyped)).not.toHaveProperty('x-label')
+    expect(labelsRecords('string')).toBe(true)
+    expect(labelsRecords('date-time')).toBe(true)
+    expect(labelsRecords('boolean')).toBe(false)
   })
 })
