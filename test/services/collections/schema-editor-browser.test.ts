@@ -69,4 +69,33 @@ describe.skipIf(!hasChromium)(title, () => {
     expectClean(session)
     await session.context.close()
   })
+
+  it('chooses the field that labels a record, kept when the field is renamed', async () => {
+    expect((await request(`${server.origin}/collections`, { method: 'POST', json: { name: 'authors', schema: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, born: { type: 'integer' } }, required: ['code'] } } })).status).toBe(201)
+    const listed = async (): Promise<unknown> => ((await request(`${server.origin}/collections`)).body.items as Array<{ name: string, label: string }>).find((c) => c.name === 'authors')?.label
+    expect(await listed()).toBe('code')
+    const session = await openSession(browser)
+    const { page } = session
+    await page.goto(`${server.origin}/app/`)
+    await page.getByRole('button', { name: 'Schema' }).click()
+    const editor = page.getByRole('region', { name: 'Collections' })
+    await editor.getByLabel('Collection').selectOption('authors')
+    await editor.getByRole('group', { name: 'Field 2' }).getByLabel('Name', { exact: true }).waitFor()
+    const label = editor.getByLabel('Label field')
+    // The text fields only, and the server's rule.
+    expect(await label.locator('option').allInnerTexts()).toEqual(['First required text field', 'code', 'name'])
+    await label.selectOption({ label: 'name' })
+    await editor.getByRole('button', { name: 'Apply' }).click()
+    await editor.getByRole('status').getByText('Applied: version 2').waitFor()
+    await poll(listed).toBe('name')
+    // Renamed in the editor: the label follows the field.
+    await poll(async () => await editor.getByRole('group', { name: 'Field 2' }).getByLabel('Name', { exact: true }).inputValue()).toBe('name')
+    await editor.getByRole('group', { name: 'Field 2' }).getByLabel('Name', { exact: true }).fill('fullName')
+    await editor.getByRole('button', { name: 'Apply' }).click()
+    await editor.getByRole('status').getByText('Applied: version 3').waitFor()
+    await poll(listed).toBe('fullName')
+    expect((await request(`${server.origin}/collections/authors`)).body.declaration).toMatchObject({ 'x-label': 'fullName' })
+    expectClean(session)
+    await session.context.close()
+  })
 })
