@@ -1,6 +1,6 @@
 import type { Api } from './api.js'
 import type { Problem } from './problem.js'
-import { toRecord, type Rec, type ResourceSpec } from './resources.js'
+import { keepReferenceLabels, toRecord, type Rec, type ResourceSpec } from './resources.js'
 
 export interface Sort {
   field: string
@@ -193,7 +193,11 @@ export class Listing {
   apply (kind: 'created' | 'replaced' | 'deleted', id: string, record?: Rec): boolean {
     if (this.mode === 'client') {
       if (kind === 'deleted') this.all.delete(id)
-      else if (record !== undefined) this.all.set(id, record)
+      else if (record !== undefined) {
+        const before = this.all.get(id)
+        if (before !== undefined) keepReferenceLabels(before, record)
+        this.all.set(id, record)
+      }
       return false
     }
     const at = this.serverRows.findIndex((row) => row.id === id)
@@ -202,6 +206,7 @@ export class Listing {
         this.serverRows.splice(at, 1)
         if (this.total !== undefined) this.total--
       } else if (record !== undefined) {
+        keepReferenceLabels(this.serverRows[at] as Rec, record)
         this.serverRows[at] = record
       }
     }

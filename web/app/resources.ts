@@ -370,6 +370,18 @@ export function labelOf (target: Record<string, unknown>, field?: string): strin
   return text === undefined ? `#${String(target.id)}` : text[1] as string
 }
 
+/**
+ * A fresher copy of a record (a write's answer, a feed change: no `expand`)
+ * keeps the labels of the references it still names, so its cells do not
+ * fall back on ids until the list is read again.
+ */
+export function keepReferenceLabels (before: Rec, after: Rec): void {
+  const labels = referenceLabels.get(before)
+  if (labels === undefined || referenceLabels.has(after)) return
+  const kept = Object.fromEntries(Object.entries(labels).filter(([key]) => before[key] === after[key]))
+  if (Object.keys(kept).length > 0) referenceLabels.set(after, kept)
+}
+
 /** The label of the record a reference field names, when the list expanded it. */
 export function referenceLabel (record: Rec, field: string): string | undefined {
   return referenceLabels.get(record)?.[field]

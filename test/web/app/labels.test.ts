@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { labelFields, labelOf, referenceLabel, specFromDeclaration, toRecord } from '../../../web/app/resources.js'
+import { keepReferenceLabels, labelFields, labelOf, referenceLabel, specFromDeclaration, toRecord } from '../../../web/app/resources.js'
 import { hiddenFromSearch, searchOf } from '../../../web/app/view-state.js'
 
 /** A reference is shown by its target's label field (GET /collections' `label`); a collection's description and chosen columns go with its view. */
@@ -42,5 +42,17 @@ describe('labels, descriptions and columns in the web app', () => {
     // No columns, or none of the collection's: the browser's own choice applies.
     expect(hiddenFromSearch('?sort=title', spec)).toBeUndefined()
     expect(hiddenFromSearch('?columns=nope', spec)).toBeUndefined()
+  })
+})
+
+describe('a fresher copy of a record', () => {
+  it('keeps the labels of the references it still names', () => {
+    const before = toRecord({ id: 1, title: 'Dune', author: 7, editor: 8, expand: { author: { id: 7, name: 'Frank Herbert' }, editor: { id: 8, name: 'Ed' } } })
+    const after = toRecord({ id: 1, title: 'Dune!', author: 7, editor: 9 })
+    if (before === undefined || after === undefined) throw new Error('no record')
+    keepReferenceLabels(before, after)
+    expect(referenceLabel(after, 'author')).toBe('Frank Herbert')
+    // Another record named now: its label is not known yet.
+    expect(referenceLabel(after, 'editor')).toBeUndefined()
   })
 })
