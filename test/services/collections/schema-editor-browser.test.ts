@@ -74,6 +74,7 @@ describe.skipIf(!hasChromium)(title, () => {
     expect((await request(`${server.origin}/collections`, { method: 'POST', json: { name: 'authors', schema: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, born: { type: 'integer' } }, required: ['code'] } } })).status).toBe(201)
     const listed = async (): Promise<unknown> => ((await request(`${server.origin}/collections`)).body.items as Array<{ name: string, label: string }>).find((c) => c.name === 'authors')?.label
     expect(await listed()).toBe('code')
+    expect((await request(`${server.origin}/authors`, { method: 'POST', json: { code: 'FH', name: 'Frank Herbert' } })).status).toBe(201)
     const session = await openSession(browser)
     const { page } = session
     await page.goto(`${server.origin}/app/`)
@@ -95,6 +96,11 @@ describe.skipIf(!hasChromium)(title, () => {
     await editor.getByRole('status').getByText('Applied: version 3').waitFor()
     await poll(listed).toBe('fullName')
     expect((await request(`${server.origin}/collections/authors`)).body.declaration).toMatchObject({ 'x-label': 'fullName' })
+    // The open page names the records by the label field now, without a reload.
+    await page.getByRole('navigation').getByRole('link', { name: 'Authors' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Authors' }).waitFor()
+    await page.locator('tbody tr[data-id="1"]').getByRole('link', { name: '1' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Authors: Frank Herbert' }).waitFor()
     expectClean(session)
     await session.context.close()
   })

@@ -30,11 +30,27 @@ function viewsOf (config: AppPageConfig): View[] {
   return views
 }
 
-/** The page's views and, after them, those of collections created since the page was served (GET /collections, read again while it is open). */
+/**
+ * The page's views and, after them, those of collections created since the page was served (GET /collections,
+ * read again while it is open). A view whose collection now names its records otherwise (another label field or
+ * description, or a reference into a collection whose label changed) is built again from the listing.
+ */
 function withCreated (views: readonly View[], created: readonly AppCollection[] = []): View[] {
-  const fresh = created.filter((c) => !views.some((v) => v.spec.key === c.name))
   const labels = labelFields(created)
-  return fresh.length === 0 ? [...views] : [...views, ...fresh.map((c) => ({ spec: specFromDeclaration(c, labels), endpoint: { url: c.url, accept: 'application/json' } }))]
+  const listed = new Map(created.map((c) => [c.name, c]))
+  const followed = views.map((view) => {
+    const now = listed.get(view.spec.key)
+    return now === undefined || !namingChanged(view.spec, now, labels) ? view : { spec: specFromDeclaration(now, labels), endpoint: view.endpoint }
+  })
+  const fresh = created.filter((c) => !views.some((v) => v.spec.key === c.name))
+  return [...followed, ...fresh.map((c) => ({ spec: specFromDeclaration(c, labels), endpoint: { url: c.url, accept: 'application/json' } }))]
+}
+
+/** Whether a view names its records, its collection or the records its references name otherwise than the listing says now. */
+function namingChanged (spec: ResourceSpec, now: AppCollection, labels: ReadonlyMap<string, string>): boolean {
+  const description = now.description === undefined || now.description.trim() === '' ? undefined : now.description
+  return (now.label !== undefined && spec.labelField !== now.label) || spec.description !== description ||
+    spec.fields.some((f) => f.references !== undefined && labels.has(f.references) && f.targetLabel !== labels.get(f.references))
 }
 
 /** Changes are handed on in bursts: at most one delivery per window, however many arrive (issue 22: 50 000 at once). */
