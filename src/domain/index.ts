@@ -33,6 +33,6 @@ export { BRACKET_OPERATORS, LIST_FILTERS, isJsonObject, canonicalInstant, conver
 export type { GraphqlScalar, JsonType, Kind, KindDefinition, ReadValue, ValueBounds } from './kinds/index.js'
 export { ADMIN_CALLER, ANONYMOUS_CALLER, callerKey } from './caller.js'
 export type { Caller } from './caller.js'
-export { bothAllowances, compileAccess, compileRule, holds, NOTHING, ownerOf, restrictedFilter, RULE_OPERATIONS, RuleMistake, viewAllowed, visibleRecord, writeAllowed } from './rules/index.js'
-export type { AccessDeclaration, Allowance, CollectionAccess, Rule, RuleInput, RuleOperation, RuleScope, RuleTexts, WriteSubject } from './rules/index.js'
+export { andAllowance, bothAllowances, compileAccess, guardedAllowance, narrowedFilter, narrowedThrough, compileRule, holds, NOTHING, ownerOf, restrictedFilter, RULE_OPERATIONS, RuleMistake, viewAllowed, visibleRecord, writeAllowed } from './rules/index.js'
+export type { AccessDeclaration, AccessOf, Allowance, CollectionAccess, Narrowing, Rule, RuleInput, RuleOperation, RuleScope, RuleTexts, WriteSubject } from './rules/index.js'
 export type { AttemptOutcome, Delivery, DeliveryState, NewDelivery, Webhook, WebhookStore } from './webhooks.js'

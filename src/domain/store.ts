@@ -1,7 +1,7 @@
 import type { ChangeLog } from './changes.js'
 import type { WebhookStore } from './webhooks.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
-import type { QueryableStore, RecordFilter } from './query.js'
+import type { QueryableStore, RecordFilter, SortKey } from './query.js'
 import type { AggregateQuery, AggregateRow } from './aggregate.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, FieldData, RecordId, RecordInput, StoredRecord } from './collection.js'
@@ -79,11 +79,12 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
   getMany (ids: readonly RecordId[]): Promise<StoredRecord[]>
   /**
    * The records whose `field` holds one of `values`, ordered by that value,
-   * then id, at most `perValue` for each value, in one store query (the
+   * then by `sort` (id breaking ties; by id alone without it), the first
+   * `perValue` of each value in that order, in one store query (the
    * back-relations of references: `books_via_author`), and that `filter`
    * accepts when given.
    */
-  withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]>
+  withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort?: readonly SortKey[]): Promise<StoredRecord[]>
   /** Stores a new record under an id the declaration's id rule gives. */
   create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult>
   /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   conditionHolds, DELETED, UndeclaredFieldError, fieldKindsOf, matcher, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type FieldData, type FieldValue, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
+  type CollectionDeclaration, type CreateResult, type FieldData, type FieldValue, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
@@ -62,13 +62,14 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
     return ids.flatMap((id) => { const record = this.#records.get(id); return record === undefined ? [] : [record] })
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort: readonly SortKey[] = []): Promise<StoredRecord[]> {
     if (!Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
     // Reference values are ids: scalars.
     const sorted = [...new Set(values as readonly FieldValue[])].sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
-    if (filter === undefined) return sorted.flatMap((value) => (this.#records.equalRange(field, value, Infinity) ?? []).slice(0, perValue))
+    if (filter === undefined && sort.length === 0) return sorted.flatMap((value) => (this.#records.equalRange(field, value, Infinity) ?? []).slice(0, perValue))
+    const within = filter ?? { where: [] }
     const found: StoredRecord[] = []
-    for (const value of sorted) found.push(...await this.query({ ...filter, where: [...filter.where, { field, op: 'eq', value }], sort: [], limit: perValue }))
+    for (const value of sorted) found.push(...await this.query({ ...within, where: [...within.where, { field, op: 'eq', value }], sort, limit: perValue }))
     return found
   }
 

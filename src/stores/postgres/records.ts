@@ -4,7 +4,7 @@ import { boundValue } from '../json-columns.js'
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
   conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
@@ -145,11 +145,11 @@ export class PostgresRecordStore implements RecordStore {
     } catch (err) { return rethrow(err) }
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort?: readonly SortKey[]): Promise<StoredRecord[]> {
     const f = this.#layout.fields.find((candidate) => candidate.name === field)
     if (f === undefined) throw new UndeclaredFieldError(this.declaration.name, field)
     if (values.length === 0) return []
-    const { text, values: bound } = compileWithValues(this.#table, POSTGRES_DIALECT, field, values, perValue, filter, f.sqlType)
+    const { text, values: bound } = compileWithValues(this.#table, POSTGRES_DIALECT, field, values, perValue, filter, f.sqlType, sort)
     try {
       return (await readQuery<Row>(this.#pool, { text, values: bound })).rows.map(this.#layout.toRecord)
     } catch (err) { return rethrow(err) }

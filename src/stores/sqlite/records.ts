@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3'
 import type { Statement } from 'better-sqlite3'
 import {
   conditionHolds, DanglingReferenceError, DELETED, UndeclaredFieldError, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
@@ -205,13 +205,14 @@ export class SqliteRecordStore implements RecordStore {
     return records
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort?: readonly SortKey[]): Promise<StoredRecord[]> {
     if (field === 'id' || !Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
     const records: StoredRecord[] = []
     try {
       for (let i = 0; i < values.length; i += MAX_BOUND) {
-        const { text, values: bound } = compileWithValues(this.#table, SQLITE_DIALECT, field, values.slice(i, i + MAX_BOUND).map(sqlValue), perValue, filter)
-        const rows = this.#db.prepare(text).safeIntegers(this.#layout.bigintIds).all(...bound) as Array<Record<string, unknown>>
+        const { text, values: bound } = compileWithValues(this.#table, SQLITE_DIALECT, field, values.slice(i, i + MAX_BOUND), perValue, filter, undefined, sort)
+        // The filter's values too are bound as SQLite keeps them (a boolean as 0 or 1).
+        const rows = this.#db.prepare(text).safeIntegers(this.#layout.bigintIds).all(...bound.map(sqlValue)) as Array<Record<string, unknown>>
         for (const row of rows) records.push(this.#shaped(row))
       }
     } catch (err) { return rethrow(err) }
