@@ -18,7 +18,7 @@ export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT
 export type { SavedDeclaration, SchemaChanges, SchemaHistoryEntry } from './store.js'
 export { blocked, changesStorage, convertible, MAX_BLOCKERS_SHOWN, planChange } from './schema-plan.js'
 export type { SchemaFindings, SchemaPlan } from './schema-plan.js'
-export type { CreateResult, DeleteResult, PoolStats, RecordStore, RecordStores, RecordWrites, UnitOfWork, ReplaceResult, StoreOptions, WriteCondition, WriteResult } from './store.js'
+export type { CollectionImport, CreateResult, DeleteResult, PoolStats, RecordStore, RecordStores, RecordWrites, UnitOfWork, ReplaceResult, StoreOptions, WriteCondition, WriteResult } from './store.js'
 export { allOf, checkFilter, expressionTest, fieldsOf, liftConditions, FilterError, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter, parseRule, readLiteral } from './filter/index.js'
 export type { Comparison, FilterExpr, FilterField, FilterFields, Literal, SyntaxNode } from './filter/index.js'
 export type { KeptAnswer, KeptWrite, KeptWrites, KeyedWrite } from './idempotency.js'

@@ -1,7 +1,7 @@
 import type { ChangeLog } from './changes.js'
 import type { WebhookStore } from './webhooks.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
-import type { QueryableStore, RecordFilter, SortKey } from './query.js'
+import type { ImportOutcome, QueryableStore, RecordFilter, SortKey } from './query.js'
 import type { AggregateQuery, AggregateRow } from './aggregate.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, FieldData, RecordId, RecordInput, StoredRecord } from './collection.js'
@@ -126,6 +126,13 @@ export interface RecordWrites {
   delete (id: RecordId, condition?: WriteCondition<StoredRecord>): Promise<DeleteResult>
 }
 
+/** One collection's records of an import of several (RecordStores.importAllOf). */
+export interface CollectionImport {
+  collection: string
+  source: AsyncIterable<readonly StoredRecord[]>
+  onApplied?: (outcome: ImportOutcome) => void
+}
+
 /** What the work of a unit of work sees: every collection, by name, in one transaction. */
 export interface UnitOfWork {
   collections: ReadonlyMap<string, RecordWrites>
@@ -149,6 +156,15 @@ export interface RecordStores {
    * The single-record writes never pass through here.
    */
   atomically: <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => Promise<R>
+  /**
+   * Imports several collections' records all or nothing (`rqs import` of
+   * several files): each part's records as its collection's importAll takes
+   * them, applied in the order given (a referenced collection before those
+   * that refer to it) and committed together; a failing source or write
+   * leaves every collection as it was. Answers how many records each source
+   * gave. Every store opened by openStores has it.
+   */
+  importAllOf?: (parts: readonly CollectionImport[]) => Promise<number[]>
   /** Resolves when the backing database answers; rejects with StoreUnavailableError otherwise. */
   ping (): Promise<void>
   close (): Promise<void>

@@ -28,6 +28,8 @@ export function observeFailures (stores: RecordStores, onFailure: StoreFailureLi
     close: async () => { await stores.close() }
   }
   if (stores.poolStats !== undefined) observed.poolStats = stores.poolStats
+  const importAllOf = stores.importAllOf
+  if (importAllOf !== undefined) observed.importAllOf = async (parts) => await importAllOf(parts)
   if (stores.webhooks !== undefined) observed.webhooks = stores.webhooks
   const schema = stores.schema
   if (schema !== undefined) {

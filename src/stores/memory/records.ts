@@ -304,12 +304,30 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
    * stores do. Ids are kept; the id rule goes on from the records held.
    */
   async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+    const { staged, count } = await this.stageImport(source)
+    const outcome = this.applyImport(staged)
+    onApplied?.(outcome)
+    return count
+  }
+
+  /** Reads an import's records (the last line of an id wins), storing none yet. */
+  async stageImport (source: AsyncIterable<readonly StoredRecord[]>): Promise<{ staged: ReadonlyMap<RecordId, StoredRecord>, count: number }> {
     const staged = new Map<RecordId, StoredRecord>()
     let count = 0
     for await (const batch of source) {
       for (const r of batch) staged.set(r.id, recordOf(this.declaration, r.id, r))
       count += batch.length
     }
+    return { staged, count }
+  }
+
+  /**
+   * Stores staged records in id order, a change each, after checking them
+   * all (unique keys, references): all or nothing. Inside a unit (an import
+   * of several collections) every one is undone with the unit, and its
+   * changes wait for the unit's commit.
+   */
+  applyImport (staged: ReadonlyMap<RecordId, StoredRecord>, unit?: MemoryUnit): ImportOutcome {
     this.#unique.checkAll(staged)
     // References are checked as a write's are, before anything is stored: all or nothing.
     for (const r of staged.values()) this.#references?.check(this.declaration, r)
@@ -317,11 +335,10 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
     for (const r of [...staged.values()].sort(byId)) {
       const held = this.#records.has(r.id)
       if (held) replaced++
-      this.#store(held ? 'replaced' : 'created', r)
+      this.#store(held ? 'replaced' : 'created', r, unit)
       this.#issued(r.id)
     }
-    onApplied?.({ created: staged.size - replaced, replaced })
-    return count
+    return { created: staged.size - replaced, replaced }
   }
 
   /** Stores a record that #unique.check passed (a create's and a put's; an import's checked as a whole). */

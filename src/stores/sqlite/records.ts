@@ -11,7 +11,7 @@ import { rethrow } from './errors.js'
 import { duplicateOf } from './unique.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
 import type { GroupCommit } from './group-commit.js'
-import { importStaged } from './import.js'
+import { importStaged, type ImportPart, type ImportPlan } from './import.js'
 import { SqliteQueries } from './query.js'
 import { shareTheLoop } from '../read-budget.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
@@ -301,6 +301,23 @@ export class SqliteRecordStore implements RecordStore {
    * its next id past the run of taken ids it points into.
    */
   async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+    try {
+      return await importStaged(this.#db, this.#importPlan(), source, onApplied)
+    } catch (err) {
+      throw this.#importRefusal(err)
+    }
+  }
+
+  /** This collection's part of an import of several (RecordStores.importAllOf): its plan and its refusals. */
+  importPart (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): ImportPart<StoredRecord> {
+    return { plan: this.#importPlan(), source, ...(onApplied === undefined ? {} : { onApplied }), refusal: (err) => this.#importRefusal(err) }
+  }
+
+  #importRefusal (err: unknown): unknown {
+    return duplicateOf(this.#db, this.declaration, err, undefined) ?? err
+  }
+
+  #importPlan (): ImportPlan<StoredRecord> {
     const { declaration, fields } = this.#layout
     const table = quoted(declaration.table)
     const columns: Array<readonly [string, (r: StoredRecord) => unknown]> = [['id', (r) => r.id]]
@@ -308,16 +325,7 @@ export class SqliteRecordStore implements RecordStore {
     for (const f of fields) {
       if (f.folded !== undefined) columns.push([quoted(f.folded), (r) => typeof r[f.name] === 'string' ? fold(r[f.name] as string) : null])
     }
-    try {
-      return await this.#importStaged(table, columns, source, onApplied)
-    } catch (err) {
-      throw duplicateOf(this.#db, declaration, err, undefined) ?? err
-    }
-  }
-
-  async #importStaged (table: string, columns: Array<readonly [string, (r: StoredRecord) => unknown]>, source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
-    const { declaration } = this.#layout
-    return await importStaged<StoredRecord>(this.#db, {
+    return {
       // Unquoted: importStaged also looks the table up in sqlite_master (rqs's table names are plain identifiers).
       table: declaration.table,
       columns,
@@ -331,7 +339,7 @@ export class SqliteRecordStore implements RecordStore {
         const dangling = this.#danglingReference()
         if (dangling !== undefined) throw dangling
       }
-    }, source, onApplied)
+    }
   }
 }
 
