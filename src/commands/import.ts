@@ -9,7 +9,7 @@ import { DEFAULT_MAX_LINE_BYTES, describeSize, InputReadError } from '../data/li
 import { collectionNames, type ServedCollection } from '../data/collection.js'
 import type { Config } from '../options.js'
 import { importSteps, isDirectory, type ImportStep } from './import-order.js'
-import type { ImportOutcome } from '../domain/index.js'
+import type { ImportOutcome, StoredRecord } from '../domain/index.js'
 
 export const IMPORT_USAGE = `Usage: rqs import --store sqlite:PATH|postgres://… --service ${collectionNames(COLLECTIONS, '|')}|NAME [--collections FILE] [--skip-invalid] [--max-line SIZE] [--format ndjson|csv] FILE.ndjson|FILE.csv
        rqs import --store … [--collections FILE] [options] FILE FILE … | DIRECTORY
@@ -33,8 +33,9 @@ writing while the file is read: it is staged first, then stored in one short tra
                    CSV records (a quoted cell may span lines), the header being line 1
 Several files (or a directory's .ndjson, .jsonl, .json and .csv files), each named after its
 collection (authors.ndjson, books.csv), are imported in dependency order: a collection whose
-records name records of another (x-references) after it. Each file is stored all or nothing;
-the first that fails stops the import, and the summary says which files were stored before it.
+records name records of another (x-references) after it, all or nothing: each file is staged
+in turn, then all are stored in one transaction; the first that fails stops the import, and
+none of the files is stored.
 Progress goes to stderr: a bar on a terminal, one summary line otherwise.
 `
 
@@ -73,17 +74,9 @@ export async function runImport (argv: string[], io: CommandIO): Promise<number>
     io.stderr.write(`rqs import: ${err.message}\n\n${IMPORT_USAGE}`)
     return EXIT_USAGE
   }
-  for (const [i, { file, collection }] of steps.entries()) {
-    const code = await importFile(file, collection, options, io)
-    if (code === EXIT_OK) continue
-    // Each file is its own transaction: say plainly what the store now holds.
-    if (steps.length > 1) {
-      const before = i === 0 ? 'no file was imported' : `imported before it: ${steps.slice(0, i).map((s) => s.file).join(', ')}`
-      io.stderr.write(`rqs import: stopped at ${file}; ${before}; not imported: ${steps.slice(i).map((s) => s.file).join(', ')}\n`)
-    }
-    return code
-  }
-  return EXIT_OK
+  if (steps.length > 1) return await importFiles(steps, options, io)
+  const [{ file, collection }] = steps as [ImportStep]
+  return await importFile(file, collection, options, io)
 }
 
 /** What every file of one import shares. */
@@ -95,7 +88,79 @@ interface FileOptions {
 }
 
 /** One file into one collection, all or nothing. */
-async function importFile (file: string, collection: ServedCollection, { config, maxLineBytes, skipInvalid, format: formatOf }: FileOptions, io: CommandIO): Promise<number> {
+async function importFile (file: string, collection: ServedCollection, options: FileOptions, io: CommandIO): Promise<number> {
+  const reading = openReading(file, collection, options, io)
+  if (typeof reading === 'number') return reading
+  try {
+    await withStores(options.config, async (stores) => await collection.store(stores).importAll(reading.records, reading.applied))
+  } catch (err) {
+    reading.progress.abandon()
+    io.stderr.write(`rqs import: ${reading.name}: ${failure(err)}; nothing was imported\n`)
+    return EXIT_FAILURE
+  } finally {
+    reading.close()
+  }
+  reading.done()
+  return EXIT_OK
+}
+
+/**
+ * Several files into their collections, all or nothing (the store's
+ * importAllOf): each is read and checked in turn, then all are stored in
+ * one transaction, so a failure in a later file leaves the earlier ones
+ * unstored too.
+ */
+async function importFiles (steps: readonly ImportStep[], options: FileOptions, io: CommandIO): Promise<number> {
+  const readings: Reading[] = []
+  try {
+    for (const { file, collection } of steps) {
+      const reading = openReading(file, collection, options, io)
+      if (typeof reading === 'number') {
+        io.stderr.write(`rqs import: stopped at ${file}; none of the files was imported\n`)
+        return reading
+      }
+      readings.push(reading)
+    }
+    /** The file being read when the import failed (undefined: the store refused it while storing). */
+    let current: Reading | undefined
+    const parts = readings.map((reading) => ({
+      collection: reading.collection,
+      // A collection's records as its reader checked them: what its store's importAll takes (a built-in's view stores them as read).
+      source: (async function * () { current = reading; yield * reading.records as AsyncIterable<StoredRecord[]>; current = undefined })(),
+      onApplied: reading.applied
+    }))
+    try {
+      await withStores(options.config, async (stores) => {
+        if (stores.importAllOf === undefined) throw new TypeError('this store cannot import several collections at once')
+        await stores.importAllOf(parts)
+      })
+    } catch (err) {
+      for (const reading of readings) reading.progress.abandon()
+      const where = current === undefined ? '' : `${current.name}: `
+      io.stderr.write(`rqs import: ${where}${failure(err)}; none of the files was imported (${steps.map((s) => s.file).join(', ')})\n`)
+      return EXIT_FAILURE
+    }
+    for (const reading of readings) reading.done()
+    return EXIT_OK
+  } finally {
+    for (const reading of readings) reading.close()
+  }
+}
+
+/** A file being imported: its records as read and checked, its progress, and what to say once stored. */
+interface Reading {
+  name: string
+  collection: string
+  records: AsyncIterable<unknown[]>
+  progress: Progress
+  applied: (outcome: ImportOutcome) => void
+  /** Reports the stored file (progress, skipped and repeated lines, replacements). */
+  done: () => void
+  close: () => void
+}
+
+/** Opens a file for import (a usage exit code when it cannot be read: said on stderr). */
+function openReading (file: string, collection: ServedCollection, { maxLineBytes, skipInvalid, format: formatOf }: FileOptions, io: CommandIO): Reading | number {
   const format = formatOf(file)
   const name = file === '-' ? 'stdin' : file
   let input: Readable
@@ -126,28 +191,27 @@ async function importFile (file: string, collection: ServedCollection, { config,
     onRepeatedId: () => { repeated++ },
     onProgress: (count, bytes) => { read = count; progress.update(count, size === undefined ? count : bytes) }
   })
-  // The store has read the whole file when the records run out: what follows is its commit.
-  const records = (async function * () { yield * read1; progress.committing() })()
   let outcome: ImportOutcome | undefined
-  try {
-    await withStores(config, async (stores) => await collection.store(stores).importAll(records, (applied) => { outcome = applied }))
-  } catch (err) {
-    progress.abandon()
-    io.stderr.write(`rqs import: ${name}: ${failure(err)}; nothing was imported\n`)
-    return EXIT_FAILURE
-  } finally {
-    if (input !== io.stdin) input.destroy()
+  return {
+    name,
+    collection: collection.name,
+    // The store has read the whole file when the records run out: what follows is its commit.
+    records: (async function * () { yield * read1; progress.committing() })(),
+    progress,
+    applied: (applied) => { outcome = applied },
+    done: () => {
+      // Lines that repeated an id stored no record of their own: the count is of records stored.
+      progress.update(read - repeated)
+      const notes = [
+        repeated === 0 ? '' : `; ${repeated} line${repeated === 1 ? '' : 's'} repeated the id of an earlier line (the last line of an id is stored)`,
+        skipped.length === 0 ? '' : `; skipped ${skipped.length} invalid line${skipped.length === 1 ? '' : 's'}: ${listed(skipped)}`
+      ]
+      // Replacements are never silent: a record held under an id of the file was overwritten.
+      const detail = outcome === undefined || outcome.replaced === 0 ? '' : ` (${outcome.created} created, ${outcome.replaced} replaced: the records held under those ids were overwritten)`
+      progress.done(notes.join(''), detail)
+    },
+    close: () => { if (input !== io.stdin) input.destroy() }
   }
-  // Lines that repeated an id stored no record of their own: the count is of records stored.
-  progress.update(read - repeated)
-  const notes = [
-    repeated === 0 ? '' : `; ${repeated} line${repeated === 1 ? '' : 's'} repeated the id of an earlier line (the last line of an id is stored)`,
-    skipped.length === 0 ? '' : `; skipped ${skipped.length} invalid line${skipped.length === 1 ? '' : 's'}: ${listed(skipped)}`
-  ]
-  // Replacements are never silent: a record held under an id of the file was overwritten.
-  const detail = outcome === undefined || outcome.replaced === 0 ? '' : ` (${outcome.created} created, ${outcome.replaced} replaced: the records held under those ids were overwritten)`
-  progress.done(notes.join(''), detail)
-  return EXIT_OK
 }
 
 function lineLimit (text: string | undefined): number {

@@ -1,7 +1,7 @@
 import type { ChangeLog } from './changes.js'
 import type { WebhookStore } from './webhooks.js'
 import type { KeptWrites, KeyedWrite } from './idempotency.js'
-import type { QueryableStore, RecordFilter } from './query.js'
+import type { ImportOutcome, QueryableStore, RecordFilter, SortKey } from './query.js'
 import type { AggregateQuery, AggregateRow } from './aggregate.js'
 import type { Clock } from './clock.js'
 import type { CollectionDeclaration, FieldData, RecordId, RecordInput, StoredRecord } from './collection.js'
@@ -79,11 +79,12 @@ export interface RecordStore extends KeptWrites, QueryableStore<StoredRecord, st
   getMany (ids: readonly RecordId[]): Promise<StoredRecord[]>
   /**
    * The records whose `field` holds one of `values`, ordered by that value,
-   * then id, at most `perValue` for each value, in one store query (the
+   * then by `sort` (id breaking ties; by id alone without it), the first
+   * `perValue` of each value in that order, in one store query (the
    * back-relations of references: `books_via_author`), and that `filter`
    * accepts when given.
    */
-  withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]>
+  withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort?: readonly SortKey[]): Promise<StoredRecord[]>
   /** Stores a new record under an id the declaration's id rule gives. */
   create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult>
   /**
@@ -125,6 +126,13 @@ export interface RecordWrites {
   delete (id: RecordId, condition?: WriteCondition<StoredRecord>): Promise<DeleteResult>
 }
 
+/** One collection's records of an import of several (RecordStores.importAllOf). */
+export interface CollectionImport {
+  collection: string
+  source: AsyncIterable<readonly StoredRecord[]>
+  onApplied?: (outcome: ImportOutcome) => void
+}
+
 /** What the work of a unit of work sees: every collection, by name, in one transaction. */
 export interface UnitOfWork {
   collections: ReadonlyMap<string, RecordWrites>
@@ -148,6 +156,15 @@ export interface RecordStores {
    * The single-record writes never pass through here.
    */
   atomically: <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => Promise<R>
+  /**
+   * Imports several collections' records all or nothing (`rqs import` of
+   * several files): each part's records as its collection's importAll takes
+   * them, applied in the order given (a referenced collection before those
+   * that refer to it) and committed together; a failing source or write
+   * leaves every collection as it was. Answers how many records each source
+   * gave. Every store opened by openStores has it.
+   */
+  importAllOf?: (parts: readonly CollectionImport[]) => Promise<number[]>
   /** Resolves when the backing database answers; rejects with StoreUnavailableError otherwise. */
   ping (): Promise<void>
   close (): Promise<void>

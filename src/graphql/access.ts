@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import {
-  bothAllowances, fieldsOf, ownerOf, restrictedFilter, viewAllowed, writeAllowed,
-  type AggregateQuery, type Allowance, type Caller, type CollectionAccess, type RecordFilter, type SortKey, type StoredRecord, type WriteSubject
+  andAllowance, guardedAllowance, narrowedFilter, ownerOf, viewAllowed, writeAllowed,
+  type AccessOf, type AggregateQuery, type Caller, type CollectionAccess, type Narrowing, type RecordFilter, type StoredRecord, type WriteSubject
 } from '../domain/index.js'
 import { AppError } from '../http/errors/index.js'
 import { callerOf } from '../http/security/index.js'
@@ -20,45 +20,27 @@ export function callerIn (context: { request: FastifyRequest }): Caller {
 }
 
 /**
- * A list's filter with the list rule (or, for a back-relation, the view
- * rule) ANDed for this caller and, as REST narrows it, where the query names
- * a guarded field (filter, sort, search) only the records whose field the
- * caller may read: a hidden value never decides what a list holds or in
- * which order. The same filter when nothing applies.
+ * A list's filter as this caller may list it (the domain's one narrowing,
+ * as REST's): the list rule (or, for a back-relation, the view rule) ANDed,
+ * guarded fields the query names read only where the caller may read them,
+ * and each filter through a reference (`author__name`) narrowed to the
+ * target records the caller may list, so a filter never tells the values
+ * of records out of the caller's reach.
  */
-export function listedFilter (access: CollectionAccess | undefined, caller: Caller, filter: RecordFilter, operation: 'list' | 'view' = 'list', sort: readonly SortKey[] = []): RecordFilter {
-  if (access === undefined) return filter
-  const named = namedFields(filter, sort)
-  const guarded = access.guarded.filter((field) => named.has(field) || filter.search !== undefined)
-  return withAllowance(filter, bothAllowances(access.allowance(operation, caller), guardedAllowance(access, caller, guarded)))
+export function listedFilter (access: CollectionAccess | undefined, caller: Caller, filter: RecordFilter, narrowing: Narrowing = {}): RecordFilter {
+  return narrowedFilter(access, caller, filter, narrowing)
 }
 
 /** An aggregate over what the caller may list: the list rule, and the records whose guarded fields it groups by or measures the caller may read. */
 export function listedAggregate (access: CollectionAccess | undefined, caller: Caller, query: AggregateQuery): AggregateQuery {
   if (access === undefined) return query
   const filter = listedFilter(access, caller, query.filter)
-  return { ...query, filter: withAllowance(filter, guardedAllowance(access, caller, [...query.groupBy, ...query.sums, ...query.min, ...query.max])) }
+  return { ...query, filter: andAllowance(filter, guardedAllowance(access, caller, [...query.groupBy, ...query.sums, ...query.min, ...query.max])) }
 }
 
-/** Where the caller may read every one of these fields (true for unguarded ones). */
-function guardedAllowance (access: CollectionAccess, caller: Caller, fields: readonly string[]): Allowance {
-  return bothAllowances(...access.guarded.filter((field) => fields.includes(field)).map((field) => access.readAllowance(field, caller)))
-}
-
-function withAllowance (filter: RecordFilter, allowance: Allowance): RecordFilter {
-  if (allowance === true) return filter
-  const expression = restrictedFilter(filter.expression, allowance)
-  return expression === undefined ? filter : { ...filter, expression }
-}
-
-/** The fields a filter and a sort name, each once. */
-function namedFields (filter: RecordFilter, sort: readonly SortKey[]): Set<string> {
-  const named = new Set<string>()
-  for (const condition of filter.where) named.add(condition.field)
-  for (const condition of filter.lists ?? []) named.add(condition.field)
-  if (filter.expression !== undefined) fieldsOf(filter.expression, named)
-  for (const key of sort) named.add(key.field)
-  return named
+/** The rules of each collection by name, as the narrowing of filters through references asks them. */
+export function accessOfStores (stores: ReadonlyMap<string, { declaration: { access?: CollectionAccess } }>): AccessOf {
+  return (collection) => stores.get(collection)?.declaration.access
 }
 
 /** The record when the caller may view it, else null (a record out of reach reads as one that does not exist). */

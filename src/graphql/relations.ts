@@ -1,16 +1,16 @@
 import DataLoader from 'dataloader'
-import { GraphQLInt, GraphQLList, GraphQLNonNull, type GraphQLFieldConfigMap, type GraphQLInputObjectType, type GraphQLObjectType } from 'graphql'
-import { referenceIdOf, type FieldData, type RecordId, type RecordStore, type StoredRecord } from '../domain/index.js'
+import { GraphQLInt, GraphQLList, GraphQLNonNull, type GraphQLEnumType, type GraphQLFieldConfigMap, type GraphQLInputObjectType, type GraphQLObjectType } from 'graphql'
+import { referenceIdOf, type FieldData, type RecordId, type RecordStore, type SortKey, type StoredRecord } from '../domain/index.js'
 import { BACK_RELATION_CAP, type CollectionModel, type Relations } from '../records/index.js'
 import { readListArgs, type ThroughPaths } from './lists.js'
 import { codedError } from './errors.js'
 import type { WriteContext } from './writes.js'
-import { callerIn, listedFilter, viewable } from './access.js'
+import { accessOfStores, callerIn, listedFilter, viewable } from './access.js'
 
 /**
  * References between collections in GraphQL (issue 30): a reference field
  * is typed as the record it names (`author: Author`), a back-relation is a
- * list field (`books_via_author(first:)`). Each is read through a DataLoader
+ * list field (`books_via_author(first:, filter:, sort:)`). Each is read through a DataLoader
  * of the request, so a level of a query costs one store query per relation
  * (getMany, withValues), never one per record. A target the caller may
  * not view (its collection's view rule, docs/rules.md) is left out: a
@@ -46,11 +46,18 @@ function recordsById (context: object, target: string, store: RecordStore): Data
   })
 }
 
+/** A back-relation's arguments: the list field's filter and sort, and how many of each record's. */
+interface BackRelationArgs {
+  first?: number | null
+  filter?: Readonly<Record<string, unknown>> | null
+  sort?: readonly SortKey[] | null
+}
+
 export interface RelationTypes {
   /** The record type of each collection, by name, once built (the fields are read lazily, after every type exists). */
   types: Map<string, GraphQLObjectType<StoredRecord, WriteContext>>
   /** The filter input and query model of each collection (a back-relation's `filter`). */
-  filters: Map<string, { type: GraphQLInputObjectType, model: CollectionModel, through: ThroughPaths }>
+  filters: Map<string, { type: GraphQLInputObjectType, sort: GraphQLEnumType, model: CollectionModel, through: ThroughPaths }>
   stores: ReadonlyMap<string, RecordStore>
   relations: Relations
 }
@@ -58,6 +65,7 @@ export interface RelationTypes {
 /** The fields of `collection`'s record type that follow its relations; those whose target has no type are left out. */
 export function relationFields (collection: string, { types, filters, stores, relations }: RelationTypes): GraphQLFieldConfigMap<StoredRecord, WriteContext> {
   const fields: GraphQLFieldConfigMap<StoredRecord, WriteContext> = {}
+  const accessOf = accessOfStores(stores)
   for (const relation of relations.get(collection)?.values() ?? []) {
     const type = types.get(relation.target)
     const store = stores.get(relation.target)
@@ -98,22 +106,31 @@ export function relationFields (collection: string, { types, filters, stores, re
     const filter = filters.get(relation.target)
     fields[relation.name] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
-      description: `The records of ${relation.target} whose ${relation.field} ${relation.list === true ? 'list holds' : 'names'} this one, in id order (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\`: as the list field's). Loaded in one store query for every record of a level.`,
-      args: { first: { type: GraphQLInt }, ...(filter === undefined ? {} : { filter: { type: filter.type } }) },
-      resolve: async (record, args: { first?: number | null, filter?: Readonly<Record<string, unknown>> | null }, context) => {
+      description: `The records of ${relation.target} whose ${relation.field} ${relation.list === true ? 'list holds' : 'names'} this one, in id order or \`sort\`'s (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\` and \`sort\`: as the list field's). Loaded in one store query for every record of a level.`,
+      args: {
+        first: { type: GraphQLInt },
+        ...(filter === undefined ? {} : { filter: { type: filter.type }, sort: { type: new GraphQLList(new GraphQLNonNull(filter.sort)) } })
+      },
+      resolve: async (record, args: BackRelationArgs, context) => {
         const first = Math.min(Math.max(args.first ?? BACK_RELATION_CAP, 0), BACK_RELATION_CAP)
         try {
-          // The same filter is one loader: every record of a level that asks with it shares one store query.
-          const asked = filter === undefined || args.filter == null ? undefined : readListArgs(filter.model, { filter: args.filter }, filter.through).filter
-          // The view rule joins the filter in the store, so each record's cap counts only records the caller may view.
-          const where = store.declaration.access?.has('view') === true ? listedFilter(store.declaration.access, callerIn(context), asked ?? { where: [] }, 'view') : asked
+          // Read as the list field reads them: the same operators, limits and refusals (a key named twice, a bad value).
+          const asked = filter === undefined || (args.filter == null && args.sort == null) ? undefined : readListArgs(filter.model, { filter: args.filter ?? null, sort: args.sort ?? null }, filter.through)
+          const sort = asked?.sort ?? []
+          // The view rule joins the filter in the store, so each record's cap counts only records the caller may view;
+          // a guarded field the filter or sort names, and a filter through a reference, see only what the caller may read.
+          const access = store.declaration.access
+          const where = access === undefined && asked?.filter.through === undefined
+            ? asked?.filter
+            : listedFilter(access, callerIn(context), asked?.filter ?? { where: [] }, { operation: 'view', sort, accessOf })
           const through = relation.list === true
-          const lists = loader(context, `many:${relation.name}:${JSON.stringify(where ?? null)}`, async (values) => {
+          // The same filter and sort is one loader: every record of a level that asks with them shares one store query.
+          const lists = loader(context, `many:${relation.name}:${JSON.stringify(where ?? null)}:${JSON.stringify(sort)}`, async (values) => {
             // The keys are record ids: numbers or strings.
             const ids = values.filter((v): v is number | string => typeof v === 'number' || typeof v === 'string')
             const found = through
-              ? await store.query({ ...where ?? { where: [] }, lists: [...where?.lists ?? [], { field: relation.field, op: 'hasAny', values: ids }], sort: [], limit: BACK_RELATION_CAP * values.length })
-              : await store.withValues(relation.field, values, BACK_RELATION_CAP, where)
+              ? await store.query({ ...where ?? { where: [] }, lists: [...where?.lists ?? [], { field: relation.field, op: 'hasAny', values: ids }], sort, limit: BACK_RELATION_CAP * values.length })
+              : await store.withValues(relation.field, values, BACK_RELATION_CAP, where, sort)
             const byValue = new Map<FieldData, StoredRecord[]>()
             for (const r of found) {
               // Through a list of references (`books_via_tags`): a record belongs to each id its list holds.

@@ -15,7 +15,7 @@ import { CollectionWrites, type WriteContext } from './writes.js'
 import { relationFields, type RelationTypes } from './relations.js'
 import { relationsOf } from '../records/index.js'
 import { aggregateField } from './aggregates.js'
-import { callerIn, listedAggregate, listedFilter, viewable } from './access.js'
+import { accessOfStores, callerIn, listedAggregate, listedFilter, viewable } from './access.js'
 import { ChangeAccess } from '../records/index.js'
 
 /**
@@ -299,7 +299,6 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     })
   })
   const through = throughPaths(name, relations)
-  relations.filters.set(name, { type: Filter, model, through })
 
   const sortValues: Record<string, { value: SortKey }> = {}
   for (const field of sortableFields(model)) {
@@ -307,6 +306,9 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     sortValues[`${graphqlPathName(field)}_DESC`] = { value: { field, descending: true } }
   }
   const Sort = new GraphQLEnumType({ name: `${names.type}Sort`, description: `Sort keys of ${name} (REST's \`sort\`: the id and the required fields); ties are broken by id.`, values: sortValues })
+  relations.filters.set(name, { type: Filter, sort: Sort, model, through })
+  // A filter through a reference is narrowed by the rules of the collection it leads to.
+  const accessOf = accessOfStores(relations.stores)
 
   const Edge = new GraphQLObjectType<{ node: StoredRecord, sort: readonly SortKey[] }, GraphQLContext>({
     name: `${names.type}Edge`,
@@ -350,7 +352,7 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     resolve: coded(async (args: ListArgs, context) => {
       const list = readListArgs(model, args, through)
       // The list rule joins the filter in the store: pages, cursors and totalCount hold only what the caller may list.
-      const filter = listedFilter(access, callerIn(context), list.filter, 'list', list.sort)
+      const filter = listedFilter(access, callerIn(context), list.filter, { sort: list.sort, accessOf })
       const items = await store.query({ ...filter, sort: list.sort, after: list.after, limit: list.first + 1 })
       const more = items.length > list.first
       return { page: more ? items.slice(0, list.first) : items, more, sort: list.sort, filter } satisfies Connection

@@ -1,5 +1,5 @@
 import type { StoreConfig } from '../config/store.js'
-import type { CollectionDeclaration, KeyedWrite, RecordStores, StoreOptions, UnitOfWork } from '../domain/index.js'
+import type { CollectionDeclaration, ImportOutcome, KeyedWrite, RecordStores, StoreOptions, UnitOfWork } from '../domain/index.js'
 import type { StoreLog } from './postgres/index.js'
 import { MemoryRecordStore } from './memory/records.js'
 import { MemoryKeptWrites } from './memory/kept-writes.js'
@@ -66,6 +66,26 @@ export function memoryStores (options: StoreOptions = {}): RecordStores {
         }).then(resolve, reject)
       })
     }),
+    importAllOf: async (parts) => {
+      // Every source read first; then all applied at once, each write on one undo log, the changes logged at the end.
+      const staged = []
+      for (const part of parts) {
+        const store = collections.get(part.collection)
+        if (store === undefined) throw new TypeError(`no collection "${part.collection}" to import into`)
+        staged.push({ store, part, ...await store.stageImport(part.source) })
+      }
+      const unit = new MemoryUnit(() => {})
+      const outcomes: ImportOutcome[] = []
+      try {
+        for (const { store, staged: records } of staged) outcomes.push(store.applyImport(records, unit))
+      } catch (err) {
+        unit.rollback()
+        throw err
+      }
+      unit.commit(changes)
+      for (const [i, { part }] of staged.entries()) part.onApplied?.(outcomes[i] as ImportOutcome)
+      return staged.map(({ count }) => count)
+    },
     ping: async () => {},
     close: async () => {}
   }

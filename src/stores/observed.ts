@@ -1,6 +1,6 @@
 import {
   type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type CollectionDeclaration, type CreateResult, type FieldData,
-  type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
+  type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
   type RecordStores, type StoredRecord, type StoreRevision, type WriteCondition, type WriteResult
 } from '../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../domain/index.js'
@@ -28,6 +28,8 @@ export function observeFailures (stores: RecordStores, onFailure: StoreFailureLi
     close: async () => { await stores.close() }
   }
   if (stores.poolStats !== undefined) observed.poolStats = stores.poolStats
+  const importAllOf = stores.importAllOf
+  if (importAllOf !== undefined) observed.importAllOf = async (parts) => await importAllOf(parts)
   if (stores.webhooks !== undefined) observed.webhooks = stores.webhooks
   const schema = stores.schema
   if (schema !== undefined) {
@@ -101,8 +103,8 @@ class ObservedRecordStore implements RecordStore {
     return await watch('getMany', this.failed, async () => await this.inner.getMany(ids))
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
-    return await watch('withValues', this.failed, async () => await this.inner.withValues(field, values, perValue, filter))
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort?: readonly SortKey[]): Promise<StoredRecord[]> {
+    return await watch('withValues', this.failed, async () => await this.inner.withValues(field, values, perValue, filter, sort))
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {

@@ -215,17 +215,20 @@ export function compileCount<F extends string> (table: SqlTable<F>, dialect: Sql
 
 /**
  * The rows whose `field` holds one of `values` (and that `filter` accepts),
- * at most `perValue` per value by id, ordered by the value then id: one
+ * at most `perValue` per value in `sort`'s order (by id without one), ordered
+ * by the value, then that order: one
  * statement with a window (the back-relations of references). The select
  * list reads the subquery's columns, which are the table's.
  */
-export function compileWithValues<F extends string> (table: SqlTable<F>, dialect: SqlDialect, field: F, values: readonly unknown[], perValue: number, filter: RecordFilter<F> = { where: [] }, valueType = ''): CompiledSql {
+export function compileWithValues<F extends string> (table: SqlTable<F>, dialect: SqlDialect, field: F, values: readonly unknown[], perValue: number, filter: RecordFilter<F> = { where: [] }, valueType = '', sort: ReadonlyArray<SortKey<F>> = []): CompiledSql {
   const b = new Builder(table, dialect)
   const column = b.column(field)
   const list = valueType === '' ? `IN (${values.map((v) => b.bind(v)).join(', ')})` : `= ANY(${b.bind([...values])}::${valueType}[])`
   const parts = [`${column} ${list}`, ...b.filter(filter)]
-  const text = `SELECT ${table.select} FROM (SELECT *, row_number() OVER (PARTITION BY ${column} ORDER BY id) AS rqs__n FROM ${table.name}${where(parts)}) rqs__w
-    WHERE rqs__n <= ${b.bind(perValue)} ORDER BY ${column}, id`
+  // Each value's records numbered in the sort's order (id breaking ties), as a list sorted so would give them.
+  const order = orderKeys(sort).map((k) => b.orderBy(k)).join(', ')
+  const text = `SELECT ${table.select} FROM (SELECT *, row_number() OVER (PARTITION BY ${column} ORDER BY ${order}) AS rqs__n FROM ${table.name}${where(parts)}) rqs__w
+    WHERE rqs__n <= ${b.bind(perValue)} ORDER BY ${column}, rqs__n`
   return { text, values: b.values }
 }
 

@@ -11,8 +11,8 @@ import { run, type Scratch } from './helpers.js'
 /**
  * `rqs import` of several collections (files, or a directory): each file
  * named after its collection, loaded in dependency order (a collection
- * after those it refers to), each all or nothing, stopping at the first
- * that fails and saying what was stored. import-collections.test.ts runs it
+ * after those it refers to), all or nothing across the files: the first
+ * that fails stops the import and none of them is stored. import-collections.test.ts runs it
  * on SQLite, import-collections-pg.test.ts on PostgreSQL.
  */
 const files = declarationFiles()
@@ -47,14 +47,34 @@ export function importCollectionsSuite (tmp: Scratch, storeOf: () => Promise<str
     expect(await exported(store, 'reviews')).toEqual([{ id: 1, text: 'Sandy', book: 1 }])
   })
 
-  it('takes several files in any order, and stops at the first refused, saying what was stored', async () => {
+  it('takes several files in any order, all or nothing: a reference a later file breaks stores none of them', async () => {
     const store = await storeOf()
     const dir = folder({ publishers: [{ id: 1, name: 'Chilton' }], authors, books: [...books, { id: 3, title: 'Ghost', author: 99 }], reviews: [] })
-    const res = await run(runImport, ['--store', store, '--collections', declarations, ...['reviews', 'books', 'authors', 'publishers'].map((n) => join(dir, `${n}.ndjson`))])
+    const paths = ['reviews', 'books', 'authors', 'publishers'].map((n) => join(dir, `${n}.ndjson`))
+    const res = await run(runImport, ['--store', store, '--collections', declarations, ...paths])
     expect(res.code).toBe(EXIT_FAILURE)
-    expect(res.stderr).toContain(`rqs import: stopped at ${join(dir, 'books.ndjson')}; imported before it: ${join(dir, 'publishers.ndjson')}, ${join(dir, 'authors.ndjson')}; not imported: ${join(dir, 'books.ndjson')}, ${join(dir, 'reviews.ndjson')}`)
-    expect(await exported(store, 'authors')).toEqual(authors)
-    expect(await exported(store, 'books')).toEqual([])
+    expect(res.stderr).toContain('the store refused the import')
+    expect(res.stderr).toContain(`none of the files was imported (${['publishers', 'authors', 'books', 'reviews'].map((n) => join(dir, `${n}.ndjson`)).join(', ')})`)
+    for (const name of ['publishers', 'authors', 'books', 'reviews']) expect(await exported(store, name), name).toEqual([])
+    // Fixed, the same files load whole.
+    writeFileSync(join(dir, 'books.ndjson'), lines(books))
+    const again = await run(runImport, ['--store', store, '--collections', declarations, ...paths])
+    expect(again.code, again.stderr).toBe(EXIT_OK)
+    expect(await exported(store, 'books')).toEqual(books)
+  })
+
+  it('a bad line in a later file stores none of the files, and names that file; what the store held before stays', async () => {
+    const store = await storeOf()
+    const held = folder({ publishers: [{ id: 7, name: 'Ace' }] })
+    expect((await run(runImport, ['--store', store, '--collections', declarations, '--service', 'publishers', join(held, 'publishers.ndjson')])).code).toBe(EXIT_OK)
+    const dir = folder({ publishers: [{ id: 1, name: 'Chilton' }, { id: 7, name: 'Ace Books' }], authors, books })
+    writeFileSync(join(dir, 'books.ndjson'), `${lines(books)}{"id": 4, "title": 12}\n`)
+    const res = await run(runImport, ['--store', store, '--collections', declarations, dir])
+    expect(res.code).toBe(EXIT_FAILURE)
+    expect(res.stderr).toContain(`rqs import: ${join(dir, 'books.ndjson')}: line 3`)
+    expect(res.stderr).toContain('none of the files was imported')
+    expect(await exported(store, 'publishers')).toEqual([{ id: 7, name: 'Ace' }])
+    expect(await exported(store, 'authors')).toEqual([])
   })
 
   it('refuses a file named after no collection, two files of one, and --service with several (exit 2)', async () => {

@@ -133,6 +133,28 @@ export function rulesSuite (store: () => ConfigOverrides['store'] | undefined): 
     expect(res.data.comments.nodes).toEqual(Object.keys(ids).map((title) => ({ text: `on ${title}`, note: byNote[title] ?? null })))
   })
 
+  it.each(CALLERS)('%s filters comments through their note (note__title, note__email) only over the notes it may list and the emails it may read', async (caller) => {
+    const texts = (connection: { nodes: Array<{ text: string }> }): string[] => connection.nodes.map((n) => n.text)
+    const res = await run(caller, `{
+      byTitle: comments(filter: { note__title: { contains: "private" } }, sort: [id_ASC]) { nodes { text } }
+      byEmail: comments(filter: { note__email: { eq: "alice@example.org" } }, sort: [id_ASC]) { nodes { text } totalCount }
+      notMine: comments(filter: { not: { text: { eq: "none" } }, note__author: { eq: "alice" } }, sort: [id_ASC]) { nodes { text } }
+    }`)
+    expect(res.errors).toBeUndefined()
+    // A note out of the caller's reach never matches, so its title does not leak through the comments that name it.
+    expect(texts(res.data.byTitle)).toEqual(SEES[caller].titles.filter((t) => t.includes('private')).map((t) => `on ${t}`))
+    // An email the caller may not read never matches either (bob and the editor may list alice's notes, not read her email).
+    const aliceEmails = SEES[caller].emails.filter((t) => t.startsWith('alice'))
+    expect(texts(res.data.byEmail)).toEqual(aliceEmails.map((t) => `on ${t}`))
+    expect(res.data.byEmail.totalCount).toBe(aliceEmails.length)
+    expect(texts(res.data.notMine)).toEqual(SEES[caller].titles.filter((t) => t.startsWith('alice')).map((t) => `on ${t}`))
+    // A back-relation's filter through a reference is narrowed alike: bob sees alice's public note, not that its email matches.
+    const back = await run(caller, '{ notes(first: 100, sort: [id_ASC]) { nodes { title comments_via_note(filter: { note__email: { eq: "alice@example.org" } }) { text } } } }')
+    expect(back.errors).toBeUndefined()
+    const matched = (back.data.notes.nodes as Array<{ title: string, comments_via_note: Array<{ text: string }> }>).flatMap((n) => texts({ nodes: n.comments_via_note }))
+    expect(matched).toEqual(aliceEmails.map((t) => `on ${t}`))
+  })
+
   it('writes: the owner is the caller, another owner is OWNER_MISMATCH, a rule that does not hold is RULE_DENIED, a note out of view is not found', async () => {
     const code = (body: any): string => body.errors?.[0]?.extensions?.code
     expect(code(await run('bob', 'mutation { createNote(input: {title: "forged", author: "alice"}) { record { id } } }'))).toBe('OWNER_MISMATCH')

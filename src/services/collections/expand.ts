@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
-import type { Caller, RecordFilter, RecordStores, ReferenceFilter } from '../../domain/index.js'
+import type { CollectionAccess, RecordFilter, RecordStores, ReferenceFilter } from '../../domain/index.js'
 import { TEXT_VALIDATION } from '../../http/rest/index.js'
 import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, EXPRESSION_PARAM, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type Relations } from '../../records/index.js'
 import type { CollectionSchema } from './declare.js'
@@ -8,7 +8,7 @@ import { queryModel } from './schema.js'
 import { filterThrough } from './filter-through.js'
 import type { Expansion } from '../records/policy.js'
 import { collectionStore } from '../records/routes.js'
-import { narrowedFilter, readableStore } from '../records/access.js'
+import { narrowedThrough, readableStore } from '../records/access.js'
 
 /**
  * `?expand=` on a declared collection's routes (src/records/expand.ts): the
@@ -20,6 +20,7 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
   const own = relations.get(name)
   if (own === undefined || own.size === 0) return undefined
   const storeOf = (collection: string): ReturnType<typeof collectionStore> => collectionStore(stores, collection)
+  const accessOf = (collection: string): CollectionAccess | undefined => storeOf(collection).declaration.access
   const through = throughFilters(relations, declared)
   const expressions = filterThrough(relations, declared)
   return {
@@ -30,7 +31,7 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
     apply: async (nodes, records, caller) => await expandRecords(nodes, records, caller === undefined ? storeOf : (collection) => readableStore(storeOf(collection), caller)),
     through: (query, caller) => {
       const found = withExpression(through(name, query), query)
-      return found === undefined || caller === undefined ? found : { ...found, filters: found.filters.map((f) => readableThrough(f, caller, storeOf)) }
+      return found === undefined || caller === undefined ? found : { ...found, filters: found.filters.map((f) => narrowedThrough(f, caller, accessOf)) }
     }
   }
 
@@ -45,13 +46,6 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
     delete rest[EXPRESSION_PARAM]
     return { rest, filters: [...brackets?.filters ?? [], ...expression.filters], carried: [...brackets?.carried ?? [], [EXPRESSION_PARAM, text]], ...(expression.own === undefined ? {} : { own: expression.own }) }
   }
-}
-
-/** A filter through a reference narrowed to the target records the caller may list (and, recursively, theirs). */
-function readableThrough (filter: ReferenceFilter, caller: Caller, storeOf: (collection: string) => ReturnType<typeof collectionStore>): ReferenceFilter {
-  const { access } = storeOf(filter.target).declaration
-  const inner = filter.filter.through === undefined ? filter.filter : { ...filter.filter, through: filter.filter.through.map((f) => readableThrough(f, caller, storeOf)) }
-  return { ...filter, filter: access === undefined ? inner : narrowedFilter(access, caller, inner) }
 }
 
 /** The filters of a list through references (`author.name[contains]=…`, `author.publisher.name=…`) and the rest of its query. */

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import {
-  bothAllowances, fieldsOf, holds, mergePatch, ownerOf, restrictedFilter, viewAllowed, visibleRecord, writeAllowed,
-  type Allowance, type Caller, type CollectionAccess, type QueryableStore, type RecordFilter, type RecordStore, type StoredRecord
+  andAllowance, holds, mergePatch, ownerOf, viewAllowed, visibleRecord, writeAllowed,
+  type Caller, type CollectionAccess, type QueryableStore, type RecordFilter, type RecordStore, type StoredRecord
 } from '../../domain/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { callerOf } from '../../http/security/index.js'
@@ -16,42 +16,6 @@ import { callerOf } from '../../http/security/index.js'
 /** The caller of a request whose collection has rules. */
 export function requestCaller (request: FastifyRequest): Caller {
   return callerOf(request)
-}
-
-/** The fields a filter names (conditions, list conditions, expression), each once. */
-function namedFields (filter: RecordFilter, sort: ReadonlyArray<{ field: string }> = []): Set<string> {
-  const named = new Set<string>()
-  for (const c of filter.where) named.add(c.field)
-  for (const c of filter.lists ?? []) named.add(c.field)
-  if (filter.expression !== undefined) fieldsOf(filter.expression, named)
-  for (const key of sort) named.add(key.field)
-  return named
-}
-
-/**
- * A list's filter narrowed for a caller: the list rule (`operation`: `list`,
- * or the update or delete rule a filtered write adds itself) ANDed in, and
- * where the query names a guarded field (filter, sort, search) the records
- * whose field the caller may read, so a hidden value never decides what a
- * list holds or in which order.
- */
-export function narrowedFilter<F extends RecordFilter> (access: CollectionAccess, caller: Caller, filter: F, sort?: ReadonlyArray<{ field: string }>): F {
-  const named = namedFields(filter, sort)
-  const guarded = access.guarded.filter((field) => named.has(field) || filter.search !== undefined)
-  const allowance = bothAllowances(access.allowance('list', caller), ...guarded.map((field) => access.readAllowance(field, caller)))
-  if (allowance === true) return filter
-  return { ...filter, expression: restrictedFilter(filter.expression, allowance) }
-}
-
-/** The filter with one more allowance ANDed. */
-export function andAllowance<F extends RecordFilter> (filter: F, allowance: Allowance): F {
-  return allowance === true ? filter : { ...filter, expression: restrictedFilter(filter.expression, allowance) }
-}
-
-/** The guarded fields' read allowances for the fields an aggregate names. */
-export function guardedAllowance (access: CollectionAccess, caller: Caller, fields: Iterable<string>): Allowance {
-  const named = new Set(fields)
-  return bothAllowances(...access.guarded.filter((field) => named.has(field)).map((field) => access.readAllowance(field, caller)))
 }
 
 /** 403 RULE_DENIED naming the operation. */
@@ -104,6 +68,8 @@ export function readableStore (store: RecordStore, caller: Caller): RecordStore 
   })
 }
 
+// The narrowing of lists is the domain's (src/domain/rules/narrow.ts), shared with GraphQL.
+export { andAllowance, guardedAllowance, narrowedFilter, narrowedThrough } from '../../domain/index.js'
 export { holds, viewAllowed, visibleRecord }
 
 /** The store as one caller lists it: every record read has its guarded fields hidden (the filter is narrowed by the route). */

@@ -266,7 +266,7 @@ function listPages ({ policy, store, path, options, projection }: RouteContext):
       const carried: Array<[string, string]> = [...list.carried, ...through?.carried ?? [], ...(expanded === undefined ? [] : [['expand', expanded.text] as [string, string]])]
       list = { ...list, filter: through === undefined ? list.filter : withThrough(list.filter, through.filters, through.own), carried }
     }
-    if (caller !== undefined) list = { ...list, filter: narrowedFilter(access as CollectionAccess, caller, list.filter, list.sort) }
+    if (caller !== undefined) list = { ...list, filter: narrowedFilter(access as CollectionAccess, caller, list.filter, { sort: list.sort }) }
     if (expanded !== undefined) {
       if (fields !== undefined) throw new AppError('INVALID_QUERY', 'fields and expand: ask for one of them (a projection of expanded records is not supported)')
       // The targets an expansion adds follow their own collection's rules, whether this one has any or not.

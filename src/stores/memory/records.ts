@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   conditionHolds, DELETED, UndeclaredFieldError, fieldKindsOf, matcher, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type FieldData, type FieldValue, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
+  type CollectionDeclaration, type CreateResult, type FieldData, type FieldValue, type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
@@ -62,13 +62,14 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
     return ids.flatMap((id) => { const record = this.#records.get(id); return record === undefined ? [] : [record] })
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort: readonly SortKey[] = []): Promise<StoredRecord[]> {
     if (!Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
     // Reference values are ids: scalars.
     const sorted = [...new Set(values as readonly FieldValue[])].sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
-    if (filter === undefined) return sorted.flatMap((value) => (this.#records.equalRange(field, value, Infinity) ?? []).slice(0, perValue))
+    if (filter === undefined && sort.length === 0) return sorted.flatMap((value) => (this.#records.equalRange(field, value, Infinity) ?? []).slice(0, perValue))
+    const within = filter ?? { where: [] }
     const found: StoredRecord[] = []
-    for (const value of sorted) found.push(...await this.query({ ...filter, where: [...filter.where, { field, op: 'eq', value }], sort: [], limit: perValue }))
+    for (const value of sorted) found.push(...await this.query({ ...within, where: [...within.where, { field, op: 'eq', value }], sort, limit: perValue }))
     return found
   }
 
@@ -303,12 +304,30 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
    * stores do. Ids are kept; the id rule goes on from the records held.
    */
   async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+    const { staged, count } = await this.stageImport(source)
+    const outcome = this.applyImport(staged)
+    onApplied?.(outcome)
+    return count
+  }
+
+  /** Reads an import's records (the last line of an id wins), storing none yet. */
+  async stageImport (source: AsyncIterable<readonly StoredRecord[]>): Promise<{ staged: ReadonlyMap<RecordId, StoredRecord>, count: number }> {
     const staged = new Map<RecordId, StoredRecord>()
     let count = 0
     for await (const batch of source) {
       for (const r of batch) staged.set(r.id, recordOf(this.declaration, r.id, r))
       count += batch.length
     }
+    return { staged, count }
+  }
+
+  /**
+   * Stores staged records in id order, a change each, after checking them
+   * all (unique keys, references): all or nothing. Inside a unit (an import
+   * of several collections) every one is undone with the unit, and its
+   * changes wait for the unit's commit.
+   */
+  applyImport (staged: ReadonlyMap<RecordId, StoredRecord>, unit?: MemoryUnit): ImportOutcome {
     this.#unique.checkAll(staged)
     // References are checked as a write's are, before anything is stored: all or nothing.
     for (const r of staged.values()) this.#references?.check(this.declaration, r)
@@ -316,11 +335,10 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
     for (const r of [...staged.values()].sort(byId)) {
       const held = this.#records.has(r.id)
       if (held) replaced++
-      this.#store(held ? 'replaced' : 'created', r)
+      this.#store(held ? 'replaced' : 'created', r, unit)
       this.#issued(r.id)
     }
-    onApplied?.({ created: staged.size - replaced, replaced })
-    return count
+    return { created: staged.size - replaced, replaced }
   }
 
   /** Stores a record that #unique.check passed (a create's and a put's; an import's checked as a whole). */

@@ -34,7 +34,7 @@ export interface ImportPlan<R> {
    * so that a create while the file is applied takes an id the file does not
    * hold and never waits for the import's uncommitted row of that id.
    */
-  reserve?: string
+  reserve?: (staged: string) => string
   /**
    * Locks a concurrent write takes before any row's (the counter row of count
    * and sequence ids): taken in the applying transaction after the file's rows
@@ -73,82 +73,125 @@ export interface ImportPlan<R> {
  * untouched. Returns how many records the source gave.
  */
 export async function importStaged<R> (pool: Pool, plan: ImportPlan<R>, source: AsyncIterable<readonly R[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+  return (await importStagedAll(pool, [{ plan, source, onApplied }]))[0] as number
+}
+
+/** One file of an import of several (see importStagedAll). */
+export interface ImportPart<R> {
+  plan: ImportPlan<R>
+  source: AsyncIterable<readonly R[]>
+  onApplied?: (outcome: ImportOutcome) => void
+  /** The store's own refusal for a failure of this part's apply (a duplicate, a dangling reference). */
+  refusal?: (err: unknown) => Promise<unknown>
+}
+
+/**
+ * Several files into their tables all or nothing (rqs import of several
+ * collections): each is staged in turn on one connection, as importStaged
+ * stages one, then one transaction applies them in the order given (a
+ * referenced collection before those that refer to it: the foreign keys are
+ * checked as each is applied) and commits them together. A failing file,
+ * or any part's apply, leaves every live table untouched. Each part's apply
+ * is importStaged's, so creates go on while its rows are written; the lock
+ * it takes at its end (the counter row, count and sequence ids) is held
+ * until the whole import commits, so writes that take that lock wait for the
+ * later files' apply. Returns how many records each source gave.
+ */
+export async function importStagedAll<R> (pool: Pool, parts: ReadonlyArray<ImportPart<R>>): Promise<number[]> {
   let client: PoolClient
   try { client = await pool.connect() } catch (err) { return rethrow(err) }
-  const names = plan.columns.map(([name]) => name)
   let broken: Error | undefined
   let committing = false
+  const tables = parts.map((_, i) => i === 0 ? 'pg_temp.rqs_import' : `pg_temp.rqs_import_${i}`)
+  let applying: ImportPart<R> | undefined
   try {
-    await client.query('DROP TABLE IF EXISTS pg_temp.rqs_import')
-    // rqs__ord: a name no field's column can take (column-names.ts), as rqs__inserted below.
-    await client.query(`CREATE TEMP TABLE rqs_import (rqs__ord integer, ${plan.columns.map(([name, type]) => `${name} ${type}`).join(', ')})`)
-    const stage = `INSERT INTO pg_temp.rqs_import SELECT * FROM unnest($1::integer[], ${plan.columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')})`
-    let count = 0
-    for await (const batch of source) {
-      await client.query(stage, [batch.map((_, i) => count + i), ...plan.columns.map(([, , value]) => batch.map(value))])
-      count += batch.length
+    const counts: number[] = []
+    for (const [i, { plan, source }] of parts.entries()) {
+      const staged = tables[i] as string
+      await client.query(`DROP TABLE IF EXISTS ${staged}`)
+      // rqs__ord: a name no field's column can take (column-names.ts), as rqs__inserted below.
+      await client.query(`CREATE TEMP TABLE ${staged.slice('pg_temp.'.length)} (rqs__ord integer, ${plan.columns.map(([name, type]) => `${name} ${type}`).join(', ')})`)
+      const stage = `INSERT INTO ${staged} SELECT * FROM unnest($1::integer[], ${plan.columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')})`
+      let count = 0
+      for await (const batch of source) {
+        await client.query(stage, [batch.map((_, i) => count + i), ...plan.columns.map(([, , value]) => batch.map(value))])
+        count += batch.length
+      }
+      if (plan.reserve !== undefined && count > 0) await client.query(plan.reserve(staged))
+      // The frontier's rows are read by id range, some under the counter's lock: an index first, outside any lock.
+      if (plan.frontier !== undefined && count > 0) await client.query(`CREATE INDEX ON ${staged} (id)`)
+      counts.push(count)
     }
-    if (plan.reserve !== undefined && count > 0) await client.query(plan.reserve)
-    // The frontier's rows are read by id range, some under the counter's lock: an index first, outside any lock.
-    if (plan.frontier !== undefined && count > 0) await client.query('CREATE INDEX ON pg_temp.rqs_import (id)')
     await client.query('BEGIN')
     // The row triggers leave this transaction's changes to the statement below (migration 6).
     await client.query("SET LOCAL rqs.import = 'on'")
-    // The ids creates take next while the file is applied (count ids): (held, held + FRONTIER].
-    const held = plan.frontier === undefined ? undefined : Number((await client.query<{ n: string }>(plan.frontier)).rows[0]?.n ?? 0)
-    const frontier = held === undefined ? undefined : between(held, held + FRONTIER)
-    const upsert = (where: string): string => `INSERT INTO ${plan.table} AS t (${names.join(', ')})
-        SELECT DISTINCT ON (id) ${names.join(', ')} FROM pg_temp.rqs_import WHERE ${where} ORDER BY id, rqs__ord DESC
-        ON CONFLICT (id) DO UPDATE SET ${names.length > 1 ? names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ') : 'id = t.id'}`
-    // Every change of the file in one statement, in id order; those of the frontier's rows, written below, as created for now.
-    const rows = frontier === undefined
-      ? 'applied'
-      : `(SELECT ${names.join(', ')}, rqs__inserted FROM applied UNION ALL
-          (SELECT DISTINCT ON (id) ${names.join(', ')}, true FROM pg_temp.rqs_import WHERE ${frontier} ORDER BY id, rqs__ord DESC))`
-    const applied = await client.query<{ inserted: boolean, key: string, id: string }>(`WITH applied AS (
-        ${upsert(frontier === undefined ? 'true' : `NOT (${frontier})`)}
-        RETURNING t.*, t.xmax = 0 AS rqs__inserted
-      )
-      INSERT INTO rqs_pending_changes (service, kind, ${plan.changeId === 'record_key' ? 'record_id, record_key' : 'record_id'}, record)
-      SELECT $1, CASE WHEN a.rqs__inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
-      FROM ${rows} a ORDER BY a.id
-      RETURNING kind = 'created' AS inserted, key::text, record_id::text AS id`, [plan.service])
-    let replacedLater = 0
-    /** Writes the file's rows with ids in (low, high]: a create made one meanwhile, and its change becomes a replacement. */
-    const writeFrontier = async (low: number, high: number): Promise<void> => {
-      if (high <= low) return
-      const changes = applied.rows.filter((row) => Number(row.id) > low && Number(row.id) <= high)
-      replacedLater += (await client.query(`WITH applied AS (${upsert(between(low, high))} RETURNING t.id, t.xmax = 0 AS rqs__inserted)
-        UPDATE rqs_pending_changes p SET kind = 'replaced'
-        FROM applied a JOIN unnest($1::bigint[], $2::bigint[]) AS c (key, id) ON c.id = a.id
-        WHERE NOT a.rqs__inserted AND p.key = c.key`, [changes.map((row) => row.key), changes.map((row) => row.id)])).rowCount ?? 0
+    const outcomes: ImportOutcome[] = []
+    for (const [i, part] of parts.entries()) {
+      applying = part
+      outcomes.push(await applyStaged(client, part.plan, tables[i] as string))
     }
-    let reach = held ?? 0
-    if (held !== undefined && plan.frontier !== undefined) {
-      // The creates made so far: the frontier's rows beyond their reach (and a margin) are written before the lock, the rest under it.
-      reach = Math.min(held + FRONTIER, Math.max(held, Number((await client.query<{ n: string }>(plan.frontier)).rows[0]?.n ?? 0)) + MARGIN)
-      await writeFrontier(reach, held + FRONTIER)
-    }
-    if (plan.lock !== undefined) await client.query(plan.lock)
-    if (held !== undefined) await writeFrontier(held, reach)
-    if (plan.finish !== undefined) await client.query(plan.finish)
+    applying = undefined
     committing = true
     await client.query('COMMIT')
     committing = false
-    const created = applied.rows.filter((row) => row.inserted).length - replacedLater
-    onApplied?.({ created, replaced: applied.rows.length - created })
+    for (const [i, part] of parts.entries()) part.onApplied?.(outcomes[i] as ImportOutcome)
     // Committed: a failure to number is no failure of the import (any reader numbers them).
-    if (count > 0) await drainChanges(client).catch(() => {})
-    return count
+    if (counts.some((n) => n > 0)) await drainChanges(client).catch(() => {})
+    return counts
   } catch (err) {
     if (isUnavailable(err) || isLostAnswer(err)) broken = err as Error
     else await client.query('ROLLBACK').catch((e: unknown) => { broken = e as Error })
     if (committing && isLostAnswer(err)) {
       throw new StoreOutcomeUnknownError(`PostgreSQL did not confirm the import (${(err as Error).message}); it may have been stored`, { cause: err })
     }
-    return rethrow(err)
+    return rethrow(applying?.refusal === undefined ? err : await applying.refusal(err))
   } finally {
-    if (broken === undefined) await client.query('DROP TABLE IF EXISTS pg_temp.rqs_import').catch((e: unknown) => { broken = e as Error })
+    if (broken === undefined) await client.query(`DROP TABLE IF EXISTS ${tables.join(', ')}`).catch((e: unknown) => { broken = e as Error })
     client.release(broken)
   }
+}
+
+/** Applies one staged file inside the open transaction: its rows, its changes, its frontier and lock, its bookkeeping. */
+async function applyStaged<R> (client: PoolClient, plan: ImportPlan<R>, staged: string): Promise<ImportOutcome> {
+  const names = plan.columns.map(([name]) => name)
+  // The ids creates take next while the file is applied (count ids): (held, held + FRONTIER].
+  const held = plan.frontier === undefined ? undefined : Number((await client.query<{ n: string }>(plan.frontier)).rows[0]?.n ?? 0)
+  const frontier = held === undefined ? undefined : between(held, held + FRONTIER)
+  const upsert = (where: string): string => `INSERT INTO ${plan.table} AS t (${names.join(', ')})
+      SELECT DISTINCT ON (id) ${names.join(', ')} FROM ${staged} WHERE ${where} ORDER BY id, rqs__ord DESC
+      ON CONFLICT (id) DO UPDATE SET ${names.length > 1 ? names.slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ') : 'id = t.id'}`
+  // Every change of the file in one statement, in id order; those of the frontier's rows, written below, as created for now.
+  const rows = frontier === undefined
+    ? 'applied'
+    : `(SELECT ${names.join(', ')}, rqs__inserted FROM applied UNION ALL
+        (SELECT DISTINCT ON (id) ${names.join(', ')}, true FROM ${staged} WHERE ${frontier} ORDER BY id, rqs__ord DESC))`
+  const applied = await client.query<{ inserted: boolean, key: string, id: string }>(`WITH applied AS (
+      ${upsert(frontier === undefined ? 'true' : `NOT (${frontier})`)}
+      RETURNING t.*, t.xmax = 0 AS rqs__inserted
+    )
+    INSERT INTO rqs_pending_changes (service, kind, ${plan.changeId === 'record_key' ? 'record_id, record_key' : 'record_id'}, record)
+    SELECT $1, CASE WHEN a.rqs__inserted THEN 'created' ELSE 'replaced' END, ${plan.changeId === 'record_key' ? '0, a.id' : 'a.id'}, ${plan.changed}
+    FROM ${rows} a ORDER BY a.id
+    RETURNING kind = 'created' AS inserted, key::text, record_id::text AS id`, [plan.service])
+  let replacedLater = 0
+  /** Writes the file's rows with ids in (low, high]: a create made one meanwhile, and its change becomes a replacement. */
+  const writeFrontier = async (low: number, high: number): Promise<void> => {
+    if (high <= low) return
+    const changes = applied.rows.filter((row) => Number(row.id) > low && Number(row.id) <= high)
+    replacedLater += (await client.query(`WITH applied AS (${upsert(between(low, high))} RETURNING t.id, t.xmax = 0 AS rqs__inserted)
+      UPDATE rqs_pending_changes p SET kind = 'replaced'
+      FROM applied a JOIN unnest($1::bigint[], $2::bigint[]) AS c (key, id) ON c.id = a.id
+      WHERE NOT a.rqs__inserted AND p.key = c.key`, [changes.map((row) => row.key), changes.map((row) => row.id)])).rowCount ?? 0
+  }
+  let reach = held ?? 0
+  if (held !== undefined && plan.frontier !== undefined) {
+    // The creates made so far: the frontier's rows beyond their reach (and a margin) are written before the lock, the rest under it.
+    reach = Math.min(held + FRONTIER, Math.max(held, Number((await client.query<{ n: string }>(plan.frontier)).rows[0]?.n ?? 0)) + MARGIN)
+    await writeFrontier(reach, held + FRONTIER)
+  }
+  if (plan.lock !== undefined) await client.query(plan.lock)
+  if (held !== undefined) await writeFrontier(held, reach)
+  if (plan.finish !== undefined) await client.query(plan.finish)
+  const created = applied.rows.filter((row) => row.inserted).length - replacedLater
+  return { created, replaced: applied.rows.length - created }
 }

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { ensureForeignKeys, PostgresReferences } from './references.js'
 import { referenceTables } from '../references.js'
-import { type KeyedWrite, type RecordStores, type StoreOptions, StoreUnavailableError, type UnitOfWork } from '../../domain/index.js'
+import { type CollectionImport, type KeyedWrite, type RecordStores, type StoredRecord, type StoreOptions, StoreUnavailableError, type UnitOfWork } from '../../domain/index.js'
 import { POSTGRES_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { PostgresRecordStore } from './records.js'
@@ -13,6 +13,7 @@ import { PostgresWrites } from './transaction.js'
 import { PostgresChangeLog } from './changes.js'
 import { PostgresWebhookStore } from './webhooks.js'
 import { PostgresSchema } from './schema-changes.js'
+import { importStagedAll, type ImportPart } from './import.js'
 
 export interface PostgresOptions extends StoreOptions {
   url: string
@@ -134,6 +135,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
       async (client) => await work({ collections: new Map([...collections].map(([name, store]) => [name, store.writesIn(client)])) }),
       keyed
     ),
+    importAllOf: async (parts) => await importStagedAll(pool, parts.map((part) => importPartOf(collections, part))),
     ping: async () => {
       try { await pool.query('SELECT 1') } catch (err) { rethrow(err) }
     },
@@ -145,6 +147,13 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
       await pool.end()
     }
   }
+}
+
+/** A part of an import of several as the collection's store stages and applies it. */
+function importPartOf (collections: ReadonlyMap<string, PostgresRecordStore>, part: CollectionImport): ImportPart<StoredRecord> {
+  const store = collections.get(part.collection)
+  if (store === undefined) throw new TypeError(`no collection "${part.collection}" to import into`)
+  return store.importPart(part.source, part.onApplied)
 }
 
 /** A little under the client's timeout: 80 %, at most 1 s less. */

@@ -4,14 +4,14 @@ import { boundValue } from '../json-columns.js'
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
   conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type RecordId,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
 import type { PostgresKeptWrites } from './kept-writes.js'
 import { ClientWrites, type PostgresWrites, type Writes } from './transaction.js'
 import { PostgresQueries } from './query.js'
-import { importStaged, type ImportPlan } from './import.js'
+import { importStaged, type ImportPart, type ImportPlan } from './import.js'
 import { BatchedGets } from './batched-gets.js'
 import { changedJson } from './registry.js'
 import { layoutOf, literal, type TableLayout } from './layout.js'
@@ -145,11 +145,11 @@ export class PostgresRecordStore implements RecordStore {
     } catch (err) { return rethrow(err) }
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort?: readonly SortKey[]): Promise<StoredRecord[]> {
     const f = this.#layout.fields.find((candidate) => candidate.name === field)
     if (f === undefined) throw new UndeclaredFieldError(this.declaration.name, field)
     if (values.length === 0) return []
-    const { text, values: bound } = compileWithValues(this.#table, POSTGRES_DIALECT, field, values, perValue, filter, f.sqlType)
+    const { text, values: bound } = compileWithValues(this.#table, POSTGRES_DIALECT, field, values, perValue, filter, f.sqlType, sort)
     try {
       return (await readQuery<Row>(this.#pool, { text, values: bound })).rows.map(this.#layout.toRecord)
     } catch (err) { return rethrow(err) }
@@ -392,6 +392,11 @@ export class PostgresRecordStore implements RecordStore {
     }
   }
 
+  /** This collection's part of an import of several (RecordStores.importAllOf): its plan and its refusals. */
+  importPart (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): ImportPart<StoredRecord> {
+    return { plan: importPlan(this.#layout, this.#sequence), source, ...(onApplied === undefined ? {} : { onApplied }), refusal: async (err) => await this.#refusal(err) }
+  }
+
   /** A write's values in the order of layout.columns: each field's (NULL when unset), then each folded copy. */
   #values (input: RecordInput): unknown[] {
     const fields = this.#layout.fields
@@ -560,7 +565,7 @@ function importPlan (layout: TableLayout, sequence: string | null): ImportPlan<S
   for (const f of fields) {
     if (f.folded !== undefined) columns.push([f.folded, 'text', (r) => { const v = r[f.name]; return v === undefined || v === null ? null : fold(v as string) }])
   }
-  let reserve: string | undefined
+  let reserve: ((staged: string) => string) | undefined
   let lock: string | undefined
   let finish: string | undefined
   let frontier: string | undefined
@@ -569,12 +574,12 @@ function importPlan (layout: TableLayout, sequence: string | null): ImportPlan<S
     // meanwhile: under count ids they take ids past the records held (the frontier, written last); under sequence ids, past the file's.
     lock = `SELECT n FROM rqs_ids WHERE collection = ${name} FOR UPDATE`
     if (declaration.ids === 'count') frontier = `SELECT n FROM rqs_ids WHERE collection = ${name}`
-    else reserve = `UPDATE rqs_ids SET next_id = GREATEST(next_id, (SELECT max(id) + 1 FROM pg_temp.rqs_import)) WHERE collection = ${name}`
+    else reserve = (staged) => `UPDATE rqs_ids SET next_id = GREATEST(next_id, (SELECT max(id) + 1 FROM ${staged})) WHERE collection = ${name}`
     finish = `UPDATE rqs_ids SET n = (SELECT count(*) FROM ${table}),
       next_id = GREATEST(next_id, COALESCE((SELECT max(id) + 1 FROM ${table}), 0)) WHERE collection = ${name}`
   } else if (declaration.ids === 'int64') {
     if (sequence !== null) {
-      reserve = skipTakenIds(table, sequence, 'pg_temp.rqs_import')
+      reserve = (staged) => skipTakenIds(table, sequence, staged)
       finish = skipTakenIds(table, sequence)
     }
   }

@@ -15,6 +15,7 @@ import { referenceTables, TableReferences } from '../references.js'
 import { layoutOf } from './layout.js'
 import { sqliteReferencedTable } from './references.js'
 import { SqliteSchema } from './schema-changes.js'
+import { importStagedAll } from './import.js'
 
 export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -92,6 +93,12 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
           try { file.exec('ROLLBACK') } catch { /* the transaction is gone either way */ }
         }
       }
+    })),
+    // As each collection's importAll: staged first (no lock on the file), then one BEGIN IMMEDIATE … COMMIT for them all.
+    importAllOf: async (parts) => await importStagedAll(file, parts.map((part) => {
+      const store = collections.get(part.collection)
+      if (store === undefined) throw new TypeError(`no collection "${part.collection}" to import into`)
+      return store.importPart(part.source, part.onApplied)
     })),
     ping: async () => { try { ping.get() } catch (err) { rethrow(err) } },
     close: async () => {

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3'
 import type { Statement } from 'better-sqlite3'
 import {
   conditionHolds, DanglingReferenceError, DELETED, UndeclaredFieldError, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord,
-  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter,
+  type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey,
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
@@ -11,7 +11,7 @@ import { rethrow } from './errors.js'
 import { duplicateOf } from './unique.js'
 import type { SqliteKeptWrites } from './kept-writes.js'
 import type { GroupCommit } from './group-commit.js'
-import { importStaged } from './import.js'
+import { importStaged, type ImportPart, type ImportPlan } from './import.js'
 import { SqliteQueries } from './query.js'
 import { shareTheLoop } from '../read-budget.js'
 import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
@@ -205,13 +205,14 @@ export class SqliteRecordStore implements RecordStore {
     return records
   }
 
-  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter): Promise<StoredRecord[]> {
+  async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort?: readonly SortKey[]): Promise<StoredRecord[]> {
     if (field === 'id' || !Object.hasOwn(this.declaration.fields, field)) throw new UndeclaredFieldError(this.declaration.name, field)
     const records: StoredRecord[] = []
     try {
       for (let i = 0; i < values.length; i += MAX_BOUND) {
-        const { text, values: bound } = compileWithValues(this.#table, SQLITE_DIALECT, field, values.slice(i, i + MAX_BOUND).map(sqlValue), perValue, filter)
-        const rows = this.#db.prepare(text).safeIntegers(this.#layout.bigintIds).all(...bound) as Array<Record<string, unknown>>
+        const { text, values: bound } = compileWithValues(this.#table, SQLITE_DIALECT, field, values.slice(i, i + MAX_BOUND), perValue, filter, undefined, sort)
+        // The filter's values too are bound as SQLite keeps them (a boolean as 0 or 1).
+        const rows = this.#db.prepare(text).safeIntegers(this.#layout.bigintIds).all(...bound.map(sqlValue)) as Array<Record<string, unknown>>
         for (const row of rows) records.push(this.#shaped(row))
       }
     } catch (err) { return rethrow(err) }
@@ -300,6 +301,23 @@ export class SqliteRecordStore implements RecordStore {
    * its next id past the run of taken ids it points into.
    */
   async importAll (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
+    try {
+      return await importStaged(this.#db, this.#importPlan(), source, onApplied)
+    } catch (err) {
+      throw this.#importRefusal(err)
+    }
+  }
+
+  /** This collection's part of an import of several (RecordStores.importAllOf): its plan and its refusals. */
+  importPart (source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): ImportPart<StoredRecord> {
+    return { plan: this.#importPlan(), source, ...(onApplied === undefined ? {} : { onApplied }), refusal: (err) => this.#importRefusal(err) }
+  }
+
+  #importRefusal (err: unknown): unknown {
+    return duplicateOf(this.#db, this.declaration, err, undefined) ?? err
+  }
+
+  #importPlan (): ImportPlan<StoredRecord> {
     const { declaration, fields } = this.#layout
     const table = quoted(declaration.table)
     const columns: Array<readonly [string, (r: StoredRecord) => unknown]> = [['id', (r) => r.id]]
@@ -307,16 +325,7 @@ export class SqliteRecordStore implements RecordStore {
     for (const f of fields) {
       if (f.folded !== undefined) columns.push([quoted(f.folded), (r) => typeof r[f.name] === 'string' ? fold(r[f.name] as string) : null])
     }
-    try {
-      return await this.#importStaged(table, columns, source, onApplied)
-    } catch (err) {
-      throw duplicateOf(this.#db, declaration, err, undefined) ?? err
-    }
-  }
-
-  async #importStaged (table: string, columns: Array<readonly [string, (r: StoredRecord) => unknown]>, source: AsyncIterable<readonly StoredRecord[]>, onApplied?: (outcome: ImportOutcome) => void): Promise<number> {
-    const { declaration } = this.#layout
-    return await importStaged<StoredRecord>(this.#db, {
+    return {
       // Unquoted: importStaged also looks the table up in sqlite_master (rqs's table names are plain identifiers).
       table: declaration.table,
       columns,
@@ -330,7 +339,7 @@ export class SqliteRecordStore implements RecordStore {
         const dangling = this.#danglingReference()
         if (dangling !== undefined) throw dangling
       }
-    }, source, onApplied)
+    }
   }
 }
 

@@ -192,6 +192,34 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect(introspected.body.data.__type.fields).toContainEqual({ name: 'author', type: { name: 'Author', kind: 'OBJECT' } })
   })
 
+  it('sorts back-relations in GraphQL (sort: as the list field\'s), capping each record\'s in that order, still one store query per relation per level', async () => {
+    const graphql = async (query: string): Promise<Json> => (await request(`${base}/graphql`, { method: 'POST', json: { query } })).body
+    const counted = countCalls(stores, ['authors', 'publishers', 'books'])
+    const sorted = await graphql('{ authors(first: 2) { nodes { name newest: books_via_author(sort: [title_DESC], first: 1) { title } all: books_via_author(sort: [title_DESC]) { title } } } }')
+    counted.restore()
+    expect(sorted.errors).toBeUndefined()
+    expect(sorted.data.authors.nodes).toEqual([
+      { name: 'Frank Herbert', newest: [{ title: 'Dune Messiah' }], all: [{ title: 'Dune Messiah' }, { title: 'Dune' }] },
+      { name: 'Ursula K. Le Guin', newest: [{ title: 'The Dispossessed' }], all: [{ title: 'The Dispossessed' }] }
+    ])
+    // The same sort and filter is one load for the level: two aliases with the same arguments, one query.
+    expect(counted.calls).toEqual(['books.withValues'])
+    // Two levels deep, each level one query; a filter and a sort together.
+    const again = countCalls(stores, ['authors', 'publishers', 'books'])
+    const nested = await graphql('{ books(first: 3) { nodes { title author { books_via_author(filter: { title: { contains: "dune" } }, sort: [title_DESC]) { title author { name } } } } } }')
+    again.restore()
+    expect(nested.errors).toBeUndefined()
+    expect(nested.data.books.nodes.map((b: Json) => b.author.books_via_author.map((x: Json) => x.title))).toEqual([['Dune Messiah', 'Dune'], ['Dune Messiah', 'Dune'], []])
+    // The second level's authors are those of the first, already loaded for the request: no second query.
+    expect(again.calls.sort()).toEqual(['authors.getMany', 'books.withValues'])
+    // Through a list of references, and a publisher's authors by name descending.
+    const publishers = await graphql('{ publishers(first: 1) { nodes { authors_via_publisher(sort: [name_DESC]) { name } } } }')
+    expect(publishers.data.publishers.nodes).toEqual([{ authors_via_publisher: [{ name: 'Frank Herbert' }] }])
+    // A key named twice is refused as the list field refuses it.
+    const twice = await graphql('{ authors(first: 1) { nodes { books_via_author(sort: [title_ASC, title_DESC]) { title } } } }')
+    expect(twice.errors[0].extensions.code).toBe('INVALID_QUERY')
+  })
+
   it('filters through references in GraphQL list filters (author__name, REST\'s author.name), at the top of the filter only', async () => {
     const graphql = async (query: string): Promise<Json> => (await request(`${base}/graphql`, { method: 'POST', json: { query } })).body
     const titles = (body: Json): string[] => body.data.books.nodes.map((b: Json) => b.title)
