@@ -50,6 +50,11 @@ export function holdDeadline (ms: number, work: () => void): () => void {
   }
 }
 
+/** How many deadlines are held now (tests check that every request gives its hold back). */
+export function deadlinesHeld (): number {
+  return held
+}
+
 /** Runs `work` under no deadline at all (a long-lived stream started by a request). */
 export function withoutDeadline<T> (work: () => T): T {
   return current.run(undefined, work)

@@ -99,26 +99,27 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
       if (route.config?.rqs?.readsById === true) return
       // First of the route's own preHandlers, as a server-wide hook would be.
       route.preHandler = [function rqsReadBudget (request, _reply, done) { request[RELEASE] = holdDeadline(ms, done) }, ...hooks(route.preHandler)]
-      route.onResponse = [...hooks(route.onResponse), function rqsReadBudgetEnd (request, _reply, done) {
-        const release = request[RELEASE]
-        if (release !== null) release()
-        done()
-      }]
     })
   }
 
-  if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {
+  const watched = limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0
+  if (watched) {
     const sweep = new DeadlineSweep<FastifyReply>(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
     app.decorateRequest(WATCH, null)
     app.addHook('onRequest', (request, reply, done) => {
       request[WATCH] = sweep.watch(reply)
       done()
     })
-    app.addHook('onResponse', (request, _reply, done) => {
-      if (request[WATCH] !== null) DeadlineSweep.finish(request[WATCH])
+    app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
+  }
+  // One hook ends both: the watch, and the hold of the read budget's deadline.
+  if (watched || limits.readBudgetMs > 0) {
+    app.addHook('onResponse', function rqsRequestEnd (request, _reply, done) {
+      if (watched && request[WATCH] !== null) DeadlineSweep.finish(request[WATCH])
+      const release = request[RELEASE]
+      if (release != null) release()
       done()
     })
-    app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
   }
 }, { name: 'rqs-request-limits', fastify: '5.x' })
 
