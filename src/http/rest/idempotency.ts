@@ -36,21 +36,25 @@ export interface WriteAnswer {
  */
 export type Keep = <R>(render: (result: R) => WriteAnswer | undefined) => KeyedWrite<R> | undefined
 
+/** The Keep of a request without a key: the store writes as it would without one. */
+const KEEP_NOTHING: Keep = () => undefined
+
 /**
  * Runs a write route with Idempotency-Key support. `work` does what the route
  * did before and returns its answer; it passes `keep(render)` to the store
  * write, `render` mapping the store's result to the answer (undefined when the
  * write changed nothing, e.g. not found: then nothing is kept).
  */
-export async function answerOnce (
-  request: FastifyRequest,
+export async function answerOnce<Request extends FastifyRequest> (
+  request: Request,
   reply: FastifyReply,
   store: KeptWrites,
-  work: (keep: Keep) => Promise<WriteAnswer>,
+  work: (keep: Keep, request: Request) => Promise<WriteAnswer>,
   scope?: string
 ): Promise<FastifyReply> {
   const key = scopedKey(idempotencyKey(request), scope)
-  if (key === undefined) return sendAnswer(reply, await work(() => undefined))
+  // Without a key: the route's work as it is (a route may define it once, taking the request, so no closure is made per request).
+  if (key === undefined) return sendAnswer(reply, await work(KEEP_NOTHING, request))
 
   const fingerprint = requestFingerprint(request)
   // Looked up before the route's own checks: a retry after success must not
@@ -70,7 +74,7 @@ export async function answerOnce (
   })
   let answer: WriteAnswer
   try {
-    answer = await work(keep)
+    answer = await work(keep, request)
   } catch (err) {
     // Another request with this key wrote first (it committed while we waited).
     if (err instanceof IdempotencyKeyUsedError) return replay(reply, err.kept, fingerprint)
@@ -142,7 +146,8 @@ function serialise (reply: FastifyReply, answer: WriteAnswer): KeptAnswer {
 
 function sendAnswer (reply: FastifyReply, answer: WriteAnswer): FastifyReply {
   reply.code(answer.status)
-  for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value)
+  const headers = answer.headers
+  if (headers !== undefined) for (const name in headers) reply.header(name, headers[name])
   if (answer.text === undefined) return reply.send(answer.body)
   if (reply.getHeader('content-type') === undefined) reply.type('application/json; charset=utf-8')
   return reply.send(answer.text)

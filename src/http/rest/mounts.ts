@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyPluginOptions, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyPluginOptions, FastifyReply, FastifyRequest, HTTPMethods, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { appendVary } from '../../lib/vary.js'
 import type { VersioningConfig } from '../../config.js'
@@ -220,13 +220,10 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       scope.setErrorHandler(representation.errors.handleError)
       // What the API description needs to know of each route: its version, and how this mount reaches it.
       const described: RepresentationRoute = { version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: deprecation !== undefined }
-      scope.addHook('onRoute', (route) => {
-        if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
-        route.config = { ...route.config, representation: route.config?.streams === true ? { ...described, streams: STREAM_TYPES } : described }
-        declareRoute(route, { version, dataOnly: true })
-      })
-      scope.addHook('onRequest', (request, reply, done) => {
-        const choice = negotiator.negotiate(request.headers.accept, request.routeOptions.config.streams === true)
+      // The representation's own hook, made per route as it is added (what the route streams is known then, not
+      // asked of each request) and run first of the route's own hooks, as a hook of this scope would be.
+      const negotiation = (streams: boolean): onRequestHookHandler => function negotiateRepresentation (request, reply, done) {
+        const choice = negotiator.negotiate(request.headers.accept, streams)
         request.apiVersion = version
         request.stream = choice?.stream
         if (choice === undefined) { // a URI mount, or a stream asked of a route that is no collection
@@ -236,6 +233,15 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
         applyChoice(reply, choice)
         if (deprecation !== undefined) applyDeprecation(reply, deprecation, mount.successor(request.url, version))
         done()
+      }
+      const negotiated = { streams: negotiation(true), single: negotiation(false) }
+      scope.addHook('onRoute', (route) => {
+        if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
+        const streams = route.config?.streams === true
+        route.config = { ...route.config, representation: streams ? { ...described, streams: STREAM_TYPES } : described }
+        declareRoute(route, { version, dataOnly: true })
+        const own = route.onRequest
+        route.onRequest = [streams ? negotiated.streams : negotiated.single, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])]
       })
       await scope.register(representation.plugin as FastifyPluginAsync, service.options)
       // Registered in this scope, the 405 routes carry the version constraint too.

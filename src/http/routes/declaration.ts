@@ -26,6 +26,11 @@ export interface RouteDeclaration {
    * Content-Security-Policy, which governs documents (REST representations, the GraphQL endpoint).
    */
   dataOnly?: boolean
+  /**
+   * The route reads records by id only (one record, or none: a create), never walks a collection: the
+   * read budget (`--read-budget`) bounds nothing there, and its per-request deadline is not set up.
+   */
+  readsById?: boolean
 }
 
 declare module 'fastify' {

@@ -1,13 +1,13 @@
 import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ConnectionLimits } from '../../config.js'
 import type { BoundLog } from './bound-log.js'
 import { AppError, catalogueOf, type ErrorCode, errorsBase, HandlerTimeoutError } from '../errors/index.js'
 import { DeadlineSweep, type Watch } from './deadline-sweep.js'
 import { freshRequestId } from './request-id.js'
-import { withDeadline } from '../../lib/deadline.js'
+import { holdDeadline } from '../../lib/deadline.js'
 
 /**
  * Bounded time for every phase of a request, and a cap on connections
@@ -90,23 +90,36 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
   }
 
   if (limits.readBudgetMs > 0) {
-    // Every read the handler makes, directly or through what it starts, sees this request's deadline (src/lib/deadline.ts).
+    // Every read the handler makes, directly or through what it starts, sees this request's deadline (src/lib/deadline.ts),
+    // held until the answer has gone. A route that reads records by id only (no walk, nothing a budget bounds) gets none:
+    // the deadline's context costs every promise of the process while any request holds one.
     const ms = limits.readBudgetMs
-    app.addHook('preHandler', function rqsReadBudget (_request, _reply, done) { withDeadline(ms, done) })
+    app.decorateRequest(RELEASE, null)
+    app.addHook('onRoute', (route: RouteOptions) => {
+      if (route.config?.rqs?.readsById === true) return
+      // First of the route's own preHandlers, as a server-wide hook would be.
+      route.preHandler = [function rqsReadBudget (request, _reply, done) { request[RELEASE] = holdDeadline(ms, done) }, ...hooks(route.preHandler)]
+    })
   }
 
-  if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {
+  const watched = limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0
+  if (watched) {
     const sweep = new DeadlineSweep<FastifyReply>(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
     app.decorateRequest(WATCH, null)
     app.addHook('onRequest', (request, reply, done) => {
       request[WATCH] = sweep.watch(reply)
       done()
     })
-    app.addHook('onResponse', (request, _reply, done) => {
-      if (request[WATCH] !== null) DeadlineSweep.finish(request[WATCH])
+    app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
+  }
+  // One hook ends both: the watch, and the hold of the read budget's deadline.
+  if (watched || limits.readBudgetMs > 0) {
+    app.addHook('onResponse', function rqsRequestEnd (request, _reply, done) {
+      if (watched && request[WATCH] !== null) DeadlineSweep.finish(request[WATCH])
+      const release = request[RELEASE]
+      if (release != null) release()
       done()
     })
-    app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
   }
 }, { name: 'rqs-request-limits', fastify: '5.x' })
 
@@ -116,11 +129,18 @@ function hasBody (request: FastifyRequest): boolean {
 }
 
 const WATCH = 'rqsDeadline'
+const RELEASE = 'rqsReadBudget'
+
+function hooks<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** This request's place in the deadline sweep (./deadline-sweep.ts), while it is watched. */
     rqsDeadline: Watch<FastifyReply> | null
+    /** Ends this request's hold of its read budget (src/lib/deadline.ts), once its handler started under one. */
+    rqsReadBudget: (() => void) | null
   }
 }
 

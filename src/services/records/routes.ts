@@ -90,7 +90,8 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   if (policy.aggregates !== false) aggregateRoute(app, policy, collection.store, `${resources}/aggregate`, filteredWriteQuery(schemas.querystring, 'aggregate', schemas.model))
 
   app.get(one, {
-    config: { rqs: { access: 'read' } },
+    // Without expand the only read is the record's own, by id (no read budget to keep).
+    config: { rqs: policy.expand === undefined ? { access: 'read', readsById: true } : { access: 'read' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       ...described(ops.get),
@@ -103,7 +104,8 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
 
   app.post(many, {
     compress: false, // one record: always small (src/http/compression.ts)
-    config: { rqs: { access: 'write' } },
+    // A create reads nothing but, through references, its targets by id.
+    config: { rqs: { access: 'write', readsById: true } },
     preValidation: checkBody,
     // A JSON array is a bulk create, its items validated by the handler (naming `/index/field`).
     attachValidation: true,
@@ -415,11 +417,13 @@ function createRecord (collection: RouteContext): RouteHandlerMethod {
       }
     : ({ record }: CreateResult): WriteAnswer => ({ status: 201, headers: { location: `${path}/${record.id}`, etag: etagOf(record) }, body: record })
   const { access } = store.declaration
+  // Made once: a create without an Idempotency-Key makes no closure of its own.
+  const createOne = async (keep: Keep, request: FastifyRequest): Promise<WriteAnswer> => created(await store.create(request.body as RecordInput, keep(created)))
   return async function create (request, reply) {
     if (Array.isArray(request.body)) return await bulk.call(this, request, reply)
     if (request.validationError !== undefined) throw request.validationError
     // The body schema drops every member but the declared fields: the body is the input.
-    if (access === undefined) return await answerOnce(request, reply, store, async (keep) => created(await store.create(request.body as RecordInput, keep(created))))
+    if (access === undefined) return await answerOnce(request, reply, store, createOne)
     const caller = requestCaller(request)
     const shown = visibleAnswer(created, access, caller)
     return await answerOnce(request, reply, store, async (keep) => {

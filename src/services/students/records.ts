@@ -93,8 +93,7 @@ class StudentView extends RecordView<Student> implements StudentStore {
   }
 
   async createReporting (input: StudentInput, keyed?: KeyedWrite<StudentCreated>): Promise<StudentCreated> {
-    const created = (r: CreateResult): StudentCreated => ({ outcome: r.outcome, record: r.record as Student })
-    return created(await this.records.create(input, keyedAs(keyed, created)))
+    return studentCreated(await this.records.create(input, keyedAs(keyed, studentCreated)))
   }
 
   async replace (student: Student, condition?: WriteCondition<Student>, keyed?: KeyedWrite<ReplaceResult<Student>>): Promise<ReplaceResult<Student>> {
@@ -102,6 +101,10 @@ class StudentView extends RecordView<Student> implements StudentStore {
     const result = await this.records.put(id, input, condition, keyedAs(keyed, replaceResult))
     return replaceResult(result)
   }
+}
+
+function studentCreated (r: CreateResult): StudentCreated {
+  return { outcome: r.outcome, record: r.record as Student }
 }
 
 function replaceResult (result: WriteResult): ReplaceResult<Student> {

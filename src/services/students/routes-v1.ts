@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify'
-import { type Representation, answerOnce, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendStream, csvColumns, streamsWhole, isRevisioned } from '../../http/rest/index.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { type Representation, answerOnce, type Keep, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendStream, csvColumns, streamsWhole, isRevisioned } from '../../http/rest/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { messages, ok } from './envelope.js'
 import { studentNotFound } from './failures.js'
@@ -54,7 +54,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   })
 
   app.get<{ Params: IdParams }>('/:id', {
-    config: { rqs: { access: 'read' } },
+    config: { rqs: { access: 'read', readsById: true } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: { operationId: 'getStudent', tags, summary: 'Retrieve a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The student.'), ...errorResponses } }
   }, async (request) => {
@@ -64,9 +64,13 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     return ok(student)
   })
 
+  // Made once: a create without an Idempotency-Key makes no closure of its own.
+  const prefix = `${app.prefix}/`
+  const created = ({ outcome, record }: StudentCreated): WriteAnswer => outcome === 'created' ? { status: 201, body: ok(record) } : { status: 201, headers: replacedHeader(outcome, record, prefix), body: ok(record) }
+  const create = async (keep: Keep, request: FastifyRequest<{ Body: StudentCreateBody }>): Promise<WriteAnswer> => created(await store.createReporting(request.body, keep(created)))
   app.post<{ Body: StudentCreateBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
-    config: { rqs: { access: 'write' } },
+    config: { rqs: { access: 'write', readsById: true } },
     schema: {
       operationId: 'createStudent',
       tags,
@@ -76,10 +80,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       'x-rqs': notes({ headers: { 201: ['Replaced-Record'] } }),
       response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
     }
-  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
-    const created = ({ outcome, record }: StudentCreated): WriteAnswer => ({ status: 201, headers: replacedHeader(outcome, record, `${app.prefix}/`), body: ok(record) })
-    return created(await store.createReporting(request.body, keep(created)))
-  }))
+  }, async (request, reply) => await answerOnce(request, reply, store, create))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)

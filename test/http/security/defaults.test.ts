@@ -18,11 +18,11 @@ describe('with no security option (npm start)', () => {
   afterAll(async () => { await server?.close() })
 
   it('registers no hook of its own on any route but the Host check and the protective headers (issue 19)', () => {
-    // The server's own hooks (request id, mounts, compression), Fastify's HEAD handler, the two on by default (issue 19),
+    // The server's own hooks (request id, each representation's negotiation, compression, the read budget's deadline and the request's end), Fastify's HEAD handler, the two on by default (issue 19),
     // the Content-Encoding and Content-Type check of routes that take content (issue 19), the change feed's
     // route closing the connection of every answer that is not a stream, and the record routes' own check of a
     // write's members (POST, PUT, PATCH: an undeclared member is refused, not dropped).
-    expect([...hookNames(server)].sort()).toEqual(['addProtectiveHeaders', 'anonymous', 'checkBodyMembers', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'onRequest', 'onSend', 'readContentHeaders', 'rqsReadBudget'])
+    expect([...hookNames(server)].sort()).toEqual(['addProtectiveHeaders', 'anonymous', 'checkBodyMembers', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'rqsReadBudget', 'rqsRequestEnd'])
     for (const hook of ['checkAccess', 'limitRate', 'addSecurityHeaders', 'varyByOrigin', 'observeRequest', 'audit']) expect(hookNames(server)).not.toContain(hook)
   })
 
@@ -98,7 +98,7 @@ describe('--no-security-headers', () => {
       for (const header of ['content-security-policy', 'x-content-type-options', 'x-frame-options']) expect(res.headers.get(header), `${path} ${header}`).toBeNull()
     }
     // What remains are the server's own (see above): no security hook.
-    expect([...hookNames(server)].sort()).toEqual(['anonymous', 'checkBodyMembers', 'closeConnection', 'headRouteOnSendHandler', 'onRequest', 'onSend', 'readContentHeaders', 'rqsReadBudget'])
+    expect([...hookNames(server)].sort()).toEqual(['anonymous', 'checkBodyMembers', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'rqsReadBudget', 'rqsRequestEnd'])
   })
 
   it('is the flag --no-security-headers or RQS_NO_SECURITY_HEADERS; it contradicts --security-headers', () => {

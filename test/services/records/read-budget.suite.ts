@@ -4,6 +4,7 @@ import { fromFile } from '../../../src/services/collections/config.js'
 import { declarationsOf, SERVICES } from '../../../src/services/index.js'
 import { openStores } from '../../../src/stores/index.js'
 import type { RecordStore, RecordStores } from '../../../src/domain/index.js'
+import { deadlineLeft, deadlinesHeld } from '../../../src/lib/deadline.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { DECLARATIONS, declarationFiles } from '../collections/fixture.js'
 
@@ -71,6 +72,27 @@ export function readBudgetSuite (storeOf: () => Config['store'] | undefined): vo
     expect(new Set(codes)).toEqual(new Set(['STORE_TIMEOUT']))
   })
 
+  it('gives a read by id and a create no deadline, a list its own, and holds none once the answers have gone', async () => {
+    const seen = { get: [] as boolean[], query: [] as boolean[], create: [] as boolean[] }
+    const server = await serve(30_000, {}, watchReads(stores, 'books', (method) => { seen[method].push(deadlineLeft() !== undefined) }))
+    const held = deadlinesHeld()
+    const page = await request(`${server.origin}/books?limit=1`)
+    expect(page.status, page.text).toBe(200)
+    const id = String(page.body.items[0].id)
+    expect((await request(`${server.origin}/books/${id}`)).status).toBe(200)
+    expect((await request(`${server.origin}/v2/books/${id}`, {})).status).toBeLessThan(500)
+    const created = await request(`${server.origin}/books`, { method: 'POST', json: { title: 'A book with no deadline', year: 2001, price: 3, available: true } })
+    expect(created.status, created.text).toBe(201)
+    // Refused before its handler (validation) and refused by its handler: neither keeps a hold.
+    expect((await request(`${server.origin}/books?limit=nope`)).status).toBe(400)
+    expect((await request(`${server.origin}/books/0${'9'.repeat(40)}`)).status).toBeLessThan(500)
+    expect(seen.query).toContain(true)
+    expect(seen.get.length).toBeGreaterThan(0)
+    expect(seen.get.every((d) => !d)).toBe(true)
+    expect(seen.create).toEqual([false])
+    expect(deadlinesHeld()).toBe(held)
+  })
+
   it('lets /healthz answer while a long GraphQL document reads', async () => {
     // Thirty whole-collection searches and counts (the most aliases a document may have), uncapped by the cost model and within the budget.
     let counting!: () => void
@@ -90,6 +112,21 @@ export function readBudgetSuite (storeOf: () => Config['store'] | undefined): vo
     expect(res.body.data.s29).toEqual({ totalCount: 0 })
     expect(order).toEqual(['healthz', 'graphql'])
   })
+}
+
+/** `stores` with the get, query and create of `collection` calling `onRead` with the method's name as they start. */
+function watchReads (stores: RecordStores, collection: string, onRead: (method: 'get' | 'query' | 'create') => void): RecordStores {
+  const store = stores.collections.get(collection)!
+  const watched = new Proxy(store, {
+    get (target, key) {
+      const value: unknown = Reflect.get(target, key, target)
+      if (typeof value !== 'function') return value
+      const method = value as (...a: unknown[]) => unknown
+      if (key === 'get' || key === 'query' || key === 'create') return (...args: unknown[]) => { onRead(key); return method.apply(target, args) }
+      return method.bind(target)
+    }
+  })
+  return { ...stores, collections: new Map([...stores.collections].map(([name, s]) => [name, name === collection ? watched : s])) }
 }
 
 /** `stores` with the count of `collection` calling `onCount` as it starts (the rest as it is). */
