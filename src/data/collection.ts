@@ -4,6 +4,7 @@ import { plainReasons, validationFailures, type ErrorCode, type Failure } from '
 import { BODY_VALIDATION } from '../http/rest/index.js'
 import type { CollectionModel } from '../records/index.js'
 import type { QueryableStore, RecordStores } from '../domain/index.js'
+import { onFirstUse } from '../lib/first-use.js'
 
 const ajv = new Ajv(BODY_VALIDATION)
 // OpenAPI's 64-bit integer (address ids), as the REST validators know it.
@@ -51,10 +52,11 @@ export interface ServedCollection<R = unknown> {
 
 /** A checkBody of REST's POST and PUT schemas, compiled with the server's body rules (or `compile`, for declared formats). */
 export function bodyChecks (schemas: { create: TSchema, replace: TSchema }, compile: (schema: TSchema) => ValidateFunction = (schema) => ajv.compile(schema)): NonNullable<ServedCollection['checkBody']> {
-  const create = compile(schemas.create)
-  const replace = schemas.replace === schemas.create ? create : compile(schemas.replace)
+  // Compiled when first used (most servers never take a GraphQL write): the start pays nothing for them.
+  const create = onFirstUse(() => compile(schemas.create))
+  const replace = schemas.replace === schemas.create ? create : onFirstUse(() => compile(schemas.replace))
   return (kind, body) => {
-    const validate = kind === 'create' ? create : replace
+    const validate = kind === 'create' ? create() : replace()
     return validate(body) ? [] : validationFailures(validate.errors ?? [], 'body')
   }
 }
@@ -62,8 +64,10 @@ export function bodyChecks (schemas: { create: TSchema, replace: TSchema }, comp
 
 /** Checks a parsed line against a schema; what is wrong in words a person reads, limits included (plainReasons). */
 export function lineChecker (schema: TSchema): (value: unknown) => { ok: true } | { reason: string } {
-  const validate: ValidateFunction = ajv.compile(schema)
+  // Compiled when a file is first read: `rqs serve` without --seed never checks a line.
+  const compiled = onFirstUse((): ValidateFunction => ajv.compile(schema))
   return (value) => {
+    const validate = compiled()
     if (validate(value)) return { ok: true }
     return { reason: plainReasons(validate.errors ?? []) }
   }

@@ -254,7 +254,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   }
 
   // A server whose collections may change serves the stream even before it has a subscription.
-  if (opts.streams !== undefined && (live.state.schema.getSubscriptionType() != null || opts.follow !== undefined)) registerStream(app, live, auth)
+  if (opts.streams !== undefined && (live.hasSubscriptions || opts.follow !== undefined)) registerStream(app, live, auth)
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
