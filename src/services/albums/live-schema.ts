@@ -4,7 +4,7 @@ import type { Album } from './albums.js'
 import type { AlbumsConfig } from './config.js'
 import { CostBudget } from './cost.js'
 import { QueryEngine } from './engine.js'
-import { buildAlbumSchema, hasCollections, SCHEMA_SDL } from './schema.js'
+import { buildAlbumSchema, SCHEMA_SDL } from './schema.js'
 
 /** The executable schema of one moment, with what is made for it: its engine (document and compiled-query caches), cost budget and SDL. */
 export interface SchemaState {
@@ -37,11 +37,6 @@ export class LiveSchema {
 
   get state (): SchemaState {
     return (this.#state ??= this.#build(this.#parts))
-  }
-
-  /** Whether the schema has a Subscription type (it has one beside collections: see buildAlbumSchema), known without building it. */
-  get hasSubscriptions (): boolean {
-    return hasCollections(this.#parts)
   }
 
   /** The engine that prepared a request's document: the one of the schema its execution arguments carry. */
