@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { checkDeclaredNames, type Config } from './options.js'
 import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, requestIdPlugin, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
+import { serializersOnFirstUse } from './http/transport/serializers.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
 import { MountTable, mountsPlugin, publicUrlPlugin, validationPlugin, vendorType } from './http/rest/index.js'
@@ -37,7 +38,8 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   refuseOverlappingPaths(config, services)
   const mounts = new MountTable()
   const bounds = new BoundLog()
-  const app = Fastify(fastifyOptions(config, { frameworkErrors: mounts.frameworkErrors, bounds, principalOf, logStream: deps.logStream }))
+  // Response serialisers compiled when first used: the start compiles none (see serializersOnFirstUse).
+  const app = Fastify({ ...fastifyOptions(config, { frameworkErrors: mounts.frameworkErrors, bounds, principalOf, logStream: deps.logStream }), schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse } } })
   // Before any route: routes take the error handler in force when they are added, and the ones added
   // before the services (health, /openapi.json) answer refusals such as a foreign Host as problems too.
   app.setErrorHandler(mounts.rootErrors)

@@ -1,9 +1,6 @@
 import type { CliCommand } from '../cli/command.js'
 import { collectionNames } from '../data/collection.js'
 import { COLLECTIONS, type CommandIO } from './common.js'
-import { runExport } from './export.js'
-import { runImport } from './import.js'
-import { runCollections } from './collections.js'
 
 export type { CommandIO }
 
@@ -13,6 +10,9 @@ function processStreams (env: NodeJS.ProcessEnv): CommandIO {
 }
 
 /**
+ * Each command's code is loaded when it runs: `rqs serve` (the start) never
+ * loads the readers, writers and progress bars of the bulk commands.
+ *
  * `rqs export` and `rqs import`: they read their own arguments and print
  * their own help (`rqs export --help`), so `run` is never called.
  */
@@ -23,7 +23,7 @@ export const dataCommands: readonly CliCommand[] = [
     usage: `rqs export --store <url> | --url <server> [--token <token>] [--follow-redirects] --service ${collectionNames(COLLECTIONS, '|')} [--query <query>] [--format ndjson|csv] [--bom]`,
     options: [],
     run: async () => 2,
-    ownArguments: async (args, env) => await runExport(args, processStreams(env))
+    ownArguments: async (args, env) => await (await import('./export.js')).runExport(args, processStreams(env))
   },
   {
     name: 'import',
@@ -31,7 +31,7 @@ export const dataCommands: readonly CliCommand[] = [
     usage: `rqs import --store <url> --service ${collectionNames(COLLECTIONS, '|')} [--skip-invalid] [--max-line <size>] [--format ndjson|csv] <file.ndjson|file.csv>`,
     options: [],
     run: async () => 2,
-    ownArguments: async (args, env) => await runImport(args, processStreams(env))
+    ownArguments: async (args, env) => await (await import('./import.js')).runImport(args, processStreams(env))
   },
   {
     name: 'collections',
@@ -39,6 +39,6 @@ export const dataCommands: readonly CliCommand[] = [
     usage: 'rqs collections export|plan FILE --store <url>',
     options: [],
     run: async () => 2,
-    ownArguments: async (args, env) => await runCollections(args, processStreams(env))
+    ownArguments: async (args, env) => await (await import('./collections.js')).runCollections(args, processStreams(env))
   }
 ]

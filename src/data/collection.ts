@@ -4,10 +4,15 @@ import { plainReasons, validationFailures, type ErrorCode, type Failure } from '
 import { BODY_VALIDATION } from '../http/rest/index.js'
 import type { CollectionModel } from '../records/index.js'
 import type { QueryableStore, RecordStores } from '../domain/index.js'
+import { onFirstUse } from '../lib/first-use.js'
 
-const ajv = new Ajv(BODY_VALIDATION)
-// OpenAPI's 64-bit integer (address ids), as the REST validators know it.
-ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
+// Made when a line or a GraphQL write is first checked, not when the module loads (a start checks neither).
+const ajv = onFirstUse(() => {
+  const made = new Ajv(BODY_VALIDATION)
+  // OpenAPI's 64-bit integer (address ids), as the REST validators know it.
+  made.addFormat('int64', { type: 'number', validate: Number.isInteger })
+  return made
+})
 
 /**
  * A collection of records a service declares (`collections` of its
@@ -52,11 +57,12 @@ export interface ServedCollection<R = unknown> {
 }
 
 /** A checkBody of REST's POST and PUT schemas, compiled with the server's body rules (or `compile`, for declared formats). */
-export function bodyChecks (schemas: { create: TSchema, replace: TSchema }, compile: (schema: TSchema) => ValidateFunction = (schema) => ajv.compile(schema)): NonNullable<ServedCollection['checkBody']> {
-  const create = compile(schemas.create)
-  const replace = schemas.replace === schemas.create ? create : compile(schemas.replace)
+export function bodyChecks (schemas: { create: TSchema, replace: TSchema }, compile: (schema: TSchema) => ValidateFunction = (schema) => ajv().compile(schema)): NonNullable<ServedCollection['checkBody']> {
+  // Compiled when first used (most servers never take a GraphQL write): the start pays nothing for them.
+  const create = onFirstUse(() => compile(schemas.create))
+  const replace = schemas.replace === schemas.create ? create : onFirstUse(() => compile(schemas.replace))
   return (kind, body) => {
-    const validate = kind === 'create' ? create : replace
+    const validate = kind === 'create' ? create() : replace()
     return validate(body) ? [] : validationFailures(validate.errors ?? [], 'body')
   }
 }
@@ -64,8 +70,10 @@ export function bodyChecks (schemas: { create: TSchema, replace: TSchema }, comp
 
 /** Checks a parsed line against a schema; what is wrong in words a person reads, limits included (plainReasons). */
 export function lineChecker (schema: TSchema): (value: unknown) => { ok: true } | { reason: string } {
-  const validate: ValidateFunction = ajv.compile(schema)
+  // Compiled when a file is first read: `rqs serve` without --seed never checks a line.
+  const compiled = onFirstUse((): ValidateFunction => ajv().compile(schema))
   return (value) => {
+    const validate = compiled()
     if (validate(value)) return { ok: true }
     return { reason: plainReasons(validate.errors ?? []) }
   }

@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv'
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
+import { compiledOnFirstUse } from '../../lib/first-use.js'
 import { installDepthLimitedJson } from './json-depth.js'
 import { vendorJsonPattern } from './versioning.js'
 
@@ -24,10 +25,12 @@ export function installValidators (app: FastifyInstance): void {
     // OpenAPI's 64-bit integer (address ids): any integer; the routes check the range exactly.
     ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
   }
-  app.setValidatorCompiler(({ schema, httpPart }) => {
+  // Compiled on a route's first request, not at start: most routes of a start are never asked (and each
+  // collection adds dozens), and compiling them all was the largest part of the start.
+  app.setValidatorCompiler(({ schema, httpPart }) => compiledOnFirstUse<FastifySchemaValidationError[]>(() => {
     if (httpPart !== 'body') return textAjv.compile(schema)
     return withExactIntegers(bodyAjv.compile(schema))
-  })
+  }))
 }
 
 type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null }

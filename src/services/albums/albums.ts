@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { Type, type Static } from '@sinclair/typebox'
 import { Ajv } from 'ajv'
+import { onFirstUse } from '../../lib/first-use.js'
 
 /** One album as the schema exposes it; every field is nullable, as in the spec's table. */
 export const AlbumSchema = Type.Object({
@@ -32,7 +33,8 @@ export class AlbumsFileError extends Error {
   override name = 'AlbumsFileError'
 }
 
-const validateList = new Ajv({ allErrors: false, strict: true }).compile<Album[]>(AlbumListSchema)
+// Compiled when an albums file is first read (the built-in albums need no check).
+const albumList = onFirstUse(() => new Ajv({ allErrors: false, strict: true }).compile<Album[]>(AlbumListSchema))
 
 /**
  * Reads and validates an albums file at start-up, so that a typo stops the
@@ -51,6 +53,7 @@ export async function loadAlbumsFile (path: string): Promise<readonly Album[]> {
   } catch (err) {
     throw new AlbumsFileError(`albums file ${path} is not valid JSON: ${(err as Error).message}`)
   }
+  const validateList = albumList()
   if (!validateList(data)) {
     const first = validateList.errors?.[0]
     const where = first === undefined || first.instancePath === '' ? 'the top level' : first.instancePath

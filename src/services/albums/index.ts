@@ -5,11 +5,8 @@ import { prefixOf } from '../types.js'
 import { ALBUM_TAGS } from './openapi.js'
 import { albumRoutes } from './routes.js'
 import { GRAPHQL_STREAMS } from './stream-slots.js'
-import { ALBUM_FIELDS, ALBUM_TYPES } from './schema.js'
 import { ChangeStreams } from '../../graphql/changes.js'
-import { collectionParts } from '../../graphql/schema.js'
 import { authEnabled } from '../../config/security.js'
-import type { CollectionParts } from '../../graphql/schema.js'
 import { ServedNow } from '../collections/served-now.js'
 
 /** Most GraphQL subscriptions one server serves at once (each holds a connection and a listener). */
@@ -40,19 +37,18 @@ export const albumsService: ServiceDescriptor<typeof albumsOptions> = {
     // A collection changed while the server runs (the admin API) rebuilds the whole schema with every collection as it is now.
     const registry = app.collectionRegistry
     const served = registry === undefined ? undefined : new ServedNow(registry, collections)
-    const partsOf = (): CollectionParts => collectionParts({ collections: served?.collections() ?? collections, stores, streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
     const follow = registry === undefined
       ? undefined
-      : (listener: (parts: CollectionParts) => void) => {
+      : (listener: () => void) => {
           registry.onChange(() => {
             // Heard after the change was applied: a schema that cannot be built is logged, never the change's failure.
             try {
-              listener(partsOf())
+              listener()
             } catch (err) {
               app.log.error({ err }, 'the GraphQL schema could not follow a change of the collections: the one before it is served')
             }
           })
         }
-    await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base, collections: partsOf(), streams, auth: authEnabled(config.security), ...(follow === undefined ? {} : { follow }) })
+    await app.register(albumRoutes, { prefix: prefixOf(config.albums.base), config: config.albums, base: config.albums.base, collections: () => served?.collections() ?? collections, stores, streams, auth: authEnabled(config.security), ...(follow === undefined ? {} : { follow }) })
   }
 }

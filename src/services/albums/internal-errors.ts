@@ -2,7 +2,8 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { GraphQLError, type ExecutionResult } from 'graphql'
 import { parseRequestParams, type Request, type RequestParams, type Response } from 'graphql-http'
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../http/rest/index.js'
-import { GRAPHQL_CODES } from './limits.js'
+import { GRAPHQL_CODES } from './codes.js'
+import { INTERNAL_MESSAGE } from './replies.js'
 
 /**
  * No answer of the album service carries an internal error text (issue 10,
@@ -11,7 +12,7 @@ import { GRAPHQL_CODES } from './limits.js'
  * the request id and answered with a generic message.
  */
 
-export const INTERNAL_MESSAGE = 'Internal server error.'
+export { INTERNAL_MESSAGE }
 export const UNPROCESSABLE_MESSAGE = 'The request could not be processed.'
 
 /** The context is the response media type negotiated from Accept (see routes.ts). */

@@ -24,27 +24,30 @@ export interface SchemaState {
  * started on until it ends, and the next request sees the new collections.
  */
 export class LiveSchema {
-  #state: SchemaState
+  /** Built on the first request that needs it, not at start (the start pays nothing for GraphQL). */
+  #state: SchemaState | undefined
+  #parts: CollectionParts | undefined
   /** The engine of every schema still in use by a request or subscription (weakly: they go with the schema). */
   readonly #engines = new WeakMap<GraphQLSchema, QueryEngine>()
   readonly #listeners = new Set<() => void>()
 
   constructor (private readonly albums: readonly Album[], private readonly config: AlbumsConfig, private readonly streamPath: string, parts?: CollectionParts) {
-    this.#state = this.#build(parts)
+    this.#parts = parts
   }
 
   get state (): SchemaState {
-    return this.#state
+    return (this.#state ??= this.#build(this.#parts))
   }
 
   /** The engine that prepared a request's document: the one of the schema its execution arguments carry. */
   engineOf (schema: GraphQLSchema): QueryEngine {
-    return this.#engines.get(schema) ?? this.#state.engine
+    return this.#engines.get(schema) ?? this.state.engine
   }
 
   /** Builds the schema for the collections' new fields and serves it from now on (a build that throws leaves the old one in place). */
   replace (parts: CollectionParts): void {
     this.#state = this.#build(parts)
+    this.#parts = parts
     for (const listener of this.#listeners) listener()
   }
 

@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyStatic from '@fastify/static'
-import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionArgs, type SelectionSetNode } from 'graphql'
-import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify'
+import type { ServedCollection } from '../../data/collection.js'
+import type { RecordStores } from '../../domain/index.js'
 import type { ChangeStreams } from '../../graphql/changes.js'
-import type { CollectionParts, GraphQLContext } from '../../graphql/schema.js'
-import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { AlbumsConfig } from './config.js'
 import { ACCESS_REFUSALS, type ErrorCode, type Classified, errorPipeline, problems } from '../../http/errors/index.js'
 import { routableMethods } from '../../http/rest/index.js'
@@ -12,75 +10,28 @@ import { declareRoutes } from '../../http/routes/index.js'
 import { appendVary } from '../../lib/vary.js'
 import { withoutDeadline } from '../../lib/deadline.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
-import { AnswerCache } from './answer-cache.js'
-import { withCode, type QueryEngine } from './engine.js'
+import { GRAPHQL_CODES } from './codes.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
-import { GRAPHQL_CODES } from './limits.js'
-import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
+import { JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
 import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema, streamSchema } from './openapi.js'
-import { concealInternalErrors, INTERNAL_MESSAGE, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
-import { LiveSchema } from './live-schema.js'
+import type { GraphqlProtocol, ProtocolOptions } from './protocol.js'
+import { errorBody, INTERNAL_MESSAGE } from './replies.js'
 import { takeStreamSlot } from './stream-slots.js'
 
 export interface AlbumsServiceOptions {
   config: AlbumsConfig
   /** Where the service is mounted ('' or e.g. '/albums'), for the links the GraphiQL page holds. */
   base: string
-  /** Every collection's fields beside `albums` (none: the album schema alone). */
-  collections?: CollectionParts
+  /** The collections whose fields stand beside `albums`, as they are now (none: the album schema alone). */
+  collections?: () => readonly ServedCollection[]
+  /** The stores of those collections. */
+  stores?: RecordStores
   /** The change log's streams, for the subscriptions at /graphql/stream. */
   streams?: ChangeStreams
   /** Whether tokens are checked: mutations then need the write scope. */
   auth?: boolean
-  /** Hands the collections' new fields to a listener after a collection changed while the server runs (none: the schema never changes). */
-  follow?: (listener: (parts: CollectionParts) => void) => void
-}
-
-/** The root fields whose answers depend on the request alone (the albums never change while the server runs). */
-const CONSTANT_FIELDS = new Set(['albums', '__typename', '__schema', '__type'])
-
-/** Per prepared document (the engine caches them) and operation name: whether it reads constants only. */
-const constantOperations = new WeakMap<DocumentNode, Map<string, boolean>>()
-
-/** Whether an operation reads only constant fields, so its answer may be kept (a record read may not). */
-function readsConstantsOnly (document: DocumentNode, operationName: string | null | undefined): boolean {
-  let known = constantOperations.get(document)
-  if (known === undefined) constantOperations.set(document, known = new Map())
-  const key = operationName ?? ''
-  let constant = known.get(key)
-  if (constant === undefined) known.set(key, constant = walkConstants(document, operationName))
-  return constant
-}
-
-function walkConstants (document: DocumentNode, operationName: string | null | undefined): boolean {
-  const operation = getOperationAST(document, operationName)
-  if (operation == null || operation.operation !== 'query') return false
-  const fragments = new Map(document.definitions.flatMap((d) => d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : []))
-  const seen = new Set<string>()
-  const constant = (set: SelectionSetNode): boolean => set.selections.every((s) => {
-    if (s.kind === Kind.FIELD) return CONSTANT_FIELDS.has(s.name.value)
-    if (s.kind === Kind.INLINE_FRAGMENT) return constant(s.selectionSet)
-    if (seen.has(s.name.value)) return true
-    seen.add(s.name.value)
-    const fragment = fragments.get(s.name.value)
-    return fragment === undefined || constant(fragment.selectionSet)
-  })
-  return constant(operation.selectionSet)
-}
-
-
-type HandlerRequest = GraphQLHttpRequest<FastifyRequest, string>
-
-/** The `{errors: [...]}` body every failure of this service has, with a code clients can branch on. */
-function errorBody (message: string, code: string): string {
-  return JSON.stringify({ errors: [{ message, extensions: { code } }] })
-}
-
-function unknownOperation (operationName: string | null | undefined): GraphQLError {
-  const message = operationName == null
-    ? 'The document has several operations: say which one to run with operationName.'
-    : `The document has no operation named "${operationName}".`
-  return new GraphQLError(message, { extensions: { code: GRAPHQL_CODES.badRequest } })
+  /** Tells a listener when the collections changed while the server runs (none: the schema never changes). */
+  follow?: (listener: () => void) => void
 }
 
 /** Catalogue codes raised around the handler that keep their own status and code here (issue 10: the request time limits; issue 19: a coded body). */
@@ -111,6 +62,23 @@ function keepBodyText (_request: FastifyRequest, body: string, done: (error: nul
 }
 
 /**
+ * The GraphQL side, loaded by the first request that needs it: a start
+ * loads neither graphql-js nor graphql-http, graphql-sse and graphql-jit,
+ * nor builds the schema. Once loaded, requests reach it without waiting.
+ */
+class LazyProtocol {
+  #loading: Promise<GraphqlProtocol> | undefined
+  loaded: GraphqlProtocol | undefined
+
+  constructor (private readonly options: ProtocolOptions) {}
+
+  async load (): Promise<GraphqlProtocol> {
+    this.#loading ??= import('./protocol.js').then(({ graphqlProtocol }) => (this.loaded = graphqlProtocol(this.options)))
+    return await this.#loading
+  }
+}
+
+/**
  * The album query service's routes (spec: "Album query service (GraphQL)"):
  * GraphQL over HTTP at `/graphql` (graphql-http does the protocol), the schema
  * as SDL, and GraphiQL bundled into this package at `/graphiql`.
@@ -119,53 +87,11 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   const { config, base } = opts
   declareRoutes(app, { service: 'albums' })
   const albums = config.albumsFile === undefined ? DEFAULT_ALBUMS : await loadAlbumsFile(config.albumsFile)
-  // The schema as the collections are now: swapped whole when one changes (./live-schema.ts).
-  const live = new LiveSchema(albums, config, `${base}/graphql/stream`, opts.collections)
-  opts.follow?.((parts) => { live.replace(parts) })
   const auth = opts.auth === true
-  /** Requests whose answer reads constants only: those answers are kept (see AnswerCache). */
-  const constantAnswers = new WeakSet<FastifyRequest>()
-
-  const handle = createHandler<FastifyRequest, string, GraphQLContext>({
-    schema: () => live.state.schema,
-    parseRequestParams: parseParamsSafely,
-    // Parsing and validation come from the engine's cache instead of graphql-http's own per-request parse + validate.
-    onSubscribe: (req, params) => {
-      // The schema of this moment: the request finishes on it even if a change swaps it meanwhile.
-      const { engine, costs } = live.state
-      const prepared = engine.prepare(params.query)
-      if (prepared.errors !== undefined) return prepared.errors
-      // Say which operation is missing rather than graphql-http's "Unable to detect operation AST".
-      const operation = getOperationAST(prepared.document, params.operationName)
-      if (operation == null) return [unknownOperation(params.operationName)]
-      // graphql-http would refuse it with its own words; say where subscriptions run instead.
-      if (operation.operation === 'subscription' && engine.schema.getSubscriptionType() != null) {
-        return [new GraphQLError(`Subscriptions run over Server-Sent Events (the graphql-sse protocol) at ${engine.streamPath}.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })]
-      }
-      // Weighed before it runs (issue 36): a document within the shape limits can still ask for a scan per alias.
-      const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
-      if (tooCostly !== undefined) return [tooCostly]
-      if (readsConstantsOnly(prepared.document, params.operationName)) constantAnswers.add(req.raw)
-      const contextValue: GraphQLContext = { request: req.raw, auth }
-      return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
-    },
-    execute: (args) => live.engineOf(args.schema).execute(args),
-    onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
-    // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault; nothing else is worded.
-    formatError: (error) => error instanceof GraphQLError
-      ? withCode(error, GRAPHQL_CODES.badRequest)
-      : new GraphQLError(isClientMessage(error) ? error.message : UNPROCESSABLE_MESSAGE, { extensions: { code: GRAPHQL_CODES.badRequest } })
-  })
-
-  /**
-   * Serialises the result itself: graphql-jit's serialiser is faster, and a
-   * result without `data` (variables that do not coerce) is a request error,
-   * which GraphQL over HTTP answers with 400 under application/graphql-response+json.
-   */
-  function executionResponse (mediaType: string, args: ExecutionArgs, result: Awaited<ReturnType<QueryEngine['execute']>>): GraphQLHttpResponse {
-    const failed = result.data === undefined && mediaType === GRAPHQL_RESPONSE_JSON
-    return [live.engineOf(args.schema).stringify(args, result), { status: failed ? 400 : 200, statusText: failed ? 'Bad Request' : 'OK', headers: { 'content-type': mediaType } }]
-  }
+  const stores = opts.stores ?? { collections: new Map() } as unknown as RecordStores
+  const protocol = new LazyProtocol({ albums, config, base, auth, collections: opts.collections, stores, streams: opts.streams })
+  // A change of the collections rebuilds a schema already built; one not yet built is built from the collections as they are then.
+  opts.follow?.(() => { protocol.loaded?.followCollections() })
 
   // graphql-http reads the raw body itself so that it, not Fastify, decides
   // what a wrong content type or malformed JSON gets (415, 400 per the spec).
@@ -177,54 +103,10 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   app.addContentTypeParser('*', { parseAs: 'string' }, keepBodyText)
   app.setErrorHandler(graphqlErrors.handleError)
 
-  const answers = new AnswerCache(config.documentCacheSize)
-  // Kept answers read the schema too (__schema, __type): a new schema starts with none.
-  live.onReplace(() => { answers.clear() })
-
-  /**
-   * A request answered before is answered again from the cache, without
-   * waiting on a promise (the common case: a client repeating its queries);
-   * anything else goes through graphql-http.
-   */
   function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
-    appendVary(reply, 'Accept')
-    const key = answers.keyOf(request)
-    const kept = key === undefined ? undefined : answers.get(key)
-    if (kept === undefined) return answerWithGraphqlHttp(request, reply, key)
-    void reply.code(200).headers(kept.headers).send(kept.body)
-    return undefined
-  }
-
-  /** Everything else: negotiation (406 when nothing offered is acceptable), then graphql-http; a success is kept under `key`. */
-  async function answerWithGraphqlHttp (request: FastifyRequest, reply: FastifyReply, key: string | undefined): Promise<FastifyReply> {
-    const mediaType = responseMediaType(request.headers.accept)
-    if (mediaType === undefined) {
-      return reply.code(406).header('accept', `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}`).type(JSON_UTF8)
-        .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', GRAPHQL_CODES.notAcceptable))
-    }
-    const headers = request.headers
-    const req: HandlerRequest = {
-      method: request.method,
-      url: request.url,
-      // graphql-http does not weigh q-values: it is handed the media type negotiated above.
-      headers: { get: (name: string) => name === 'accept' ? mediaType : (headers[name] as string | undefined) ?? null },
-      body: (request.body as string | undefined) ?? null,
-      raw: request,
-      context: mediaType
-    }
-    const [body, init] = await handle(req)
-    if (key !== undefined && init.status === 200 && typeof body === 'string' && constantAnswers.has(request)) answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
-    void reply.code(init.status)
-    if (init.status === 405) {
-      const message = request.method === 'GET'
-        ? 'Mutations cannot be sent with GET; use POST.'
-        : `Method ${request.method} is not allowed; use GET or POST.`
-      return reply.header('allow', init.headers?.allow ?? 'GET, POST').type(mediaType).send(errorBody(message, GRAPHQL_CODES.methodNotAllowed))
-    }
-    if (init.status === 415) {
-      return reply.type(mediaType).send(errorBody('A POST body must be JSON: Content-Type application/json (charset utf-8, if given).', GRAPHQL_CODES.unsupportedMediaType))
-    }
-    return reply.headers(init.headers ?? {}).send(body)
+    const loaded = protocol.loaded
+    if (loaded !== undefined) return loaded.graphqlHandler(request, reply)
+    return protocol.load().then(async (p) => await (p.graphqlHandler(request, reply) ?? reply))
   }
 
   const editor = `${base}/graphiql`
@@ -249,12 +131,14 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   // The SDL tells what introspection would: with introspection off there is none (404).
   if (config.introspection) {
     app.get('/graphql/schema.graphql', { schema: sdlSchema, config: forPeople, errorHandler: problems.handleError }, (_request, reply) => {
-      void reply.type('text/plain; charset=utf-8').send(live.state.sdl)
+      return protocol.load().then((p) => reply.type('text/plain; charset=utf-8').send(p.sdl()))
     })
   }
 
   // A server whose collections may change serves the stream even before it has a subscription.
-  if (opts.streams !== undefined && (live.state.schema.getSubscriptionType() != null || opts.follow !== undefined)) registerStream(app, live, auth)
+  // It has a subscription beside collections that have a store (what gives the schema its Subscription type).
+  const hasSubscriptions = opts.collections?.().some((c) => stores.collections.has(c.name)) === true
+  if (opts.streams !== undefined && (hasSubscriptions || opts.follow !== undefined)) registerStream(app, protocol)
 
   // GraphiQL: a page rendered once (it names the endpoint), and the bundle's files beside it.
   if (graphiqlBundleExists(config.graphiqlDir)) {
@@ -289,27 +173,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
  * scope; each stream follows the change log (ChangeStreams), so changes made
  * by any instance sharing the store arrive.
  */
-function registerStream (app: FastifyInstance, live: LiveSchema, auth: boolean): void {
-  const handler = createSseHandler<GraphQLContext>({
-    schema: () => live.state.schema,
-    context: (req) => ({ request: req.raw, auth }),
-    onSubscribe: (req, params) => {
-      // A subscription runs on the schema it started with until it ends, whatever changes meanwhile.
-      const { engine, costs } = live.state
-      const prepared = engine.prepare(params.query as string)
-      // graphql-sse takes a result only with a `data` member.
-      if (prepared.errors !== undefined) return { data: null, errors: [...prepared.errors] }
-      const operation = getOperationAST(prepared.document, params.operationName)
-      if (operation == null) return { data: null, errors: [unknownOperation(params.operationName)] }
-      if (operation.operation !== 'subscription') {
-        return { data: null, errors: [new GraphQLError('Only subscriptions run over the stream; send queries and mutations to /graphql.', { extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
-      }
-      const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
-      if (tooCostly !== undefined) return { data: null, errors: [tooCostly] }
-      const contextValue: GraphQLContext = { request: req.raw, auth }
-      return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
-    }
-  })
+function registerStream (app: FastifyInstance, protocol: LazyProtocol): void {
   const stream = { rqs: { access: 'read' as const } }
   for (const method of ['GET', 'POST'] as const) {
     app.route({
@@ -319,11 +183,12 @@ function registerStream (app: FastifyInstance, live: LiveSchema, auth: boolean):
       exposeHeadRoute: false,
       schema: streamSchema(method),
       handler: async (request, reply) => {
+        const { streamHandler } = protocol.loaded ?? await protocol.load()
         // A slot of the server's stream budget first: a refusal is a 429 or 503, before any byte of a stream.
         if (takeStreamSlot(app.streams, request, reply) === undefined) return reply
         reply.hijack() // graphql-sse writes the response itself, event by event
         // A subscription lives as long as its client listens: the request's read budget (--read-budget), spent long before, must not refuse its later reads.
-        await withoutDeadline(async () => { await handler(request, reply) })
+        await withoutDeadline(async () => { await streamHandler(request, reply) })
       }
     })
   }

@@ -22,7 +22,7 @@ export function buildAlbumSchema (albums: readonly Album[], collections?: Collec
   const albumsField = query?.getFields().albums
   if (query == null || albumsField === undefined) throw new Error('schema.graphql must define Query.albums')
   albumsField.resolve = (_source, args: { titleFilter?: string | null }) => filterAlbums(albums, args.titleFilter)
-  if (collections === undefined || Object.keys(collections.query).length === 0) return schema
+  if (!hasCollections(collections)) return schema
   const config = query.toConfig()
   return new GraphQLSchema({
     query: new GraphQLObjectType({
@@ -33,6 +33,11 @@ export function buildAlbumSchema (albums: readonly Album[], collections?: Collec
     mutation: new GraphQLObjectType({ name: 'Mutation', description: 'Writes to the record collections: create<Type>, replace<Type>, delete<Type>; each needs the write scope.', fields: collections.mutation }),
     subscription: new GraphQLObjectType({ name: 'Subscription', description: 'Changes of the record collections, `<name>Changed`, over SSE (graphql-sse) at {base}/graphql/stream.', fields: collections.subscription })
   })
+}
+
+/** Whether collections add fields beside `albums` (and so a Mutation and a Subscription type). */
+export function hasCollections (collections: CollectionParts | undefined): collections is CollectionParts {
+  return collections !== undefined && Object.keys(collections.query).length > 0
 }
 
 /** Type and root field names the album part holds, which no collection may take. */

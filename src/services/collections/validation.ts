@@ -5,6 +5,7 @@ import { plainReasons } from '../../http/errors/index.js'
 import { NOT_BLANK_PATTERN } from '../../http/errors/validation.js'
 import { linearRegExpEngine } from '../../lib/linear-pattern.js'
 import { STORABLE_TEXT_PATTERN } from '../../lib/storable-text.js'
+import { onFirstUse } from '../../lib/first-use.js'
 import { UUID_PATTERN } from './schema.js'
 import { addKindKeyword } from './kind-keyword.js'
 import { addStampKeyword } from './stamps.js'
@@ -101,8 +102,10 @@ function lazily (compile: () => Validator): Validator {
 
 /** Checks a parsed value against a schema, with the API's words for what is wrong (the lines of `rqs import`). */
 export function bodyChecker (schema: object): (value: unknown) => { ok: true } | { reason: string } {
-  const validate: ValidateFunction = bodyAjv.compile(schema)
+  // Compiled when first used (a seed file, an import, a default): a start checks nothing.
+  const compiled = onFirstUse((): ValidateFunction => bodyAjv.compile(schema))
   return (value) => {
+    const validate = compiled()
     if (validate(value)) return { ok: true }
     return { reason: plainReasons(validate.errors ?? []) }
   }

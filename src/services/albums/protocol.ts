@@ -1,0 +1,227 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionArgs, type SelectionSetNode } from 'graphql'
+import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify'
+import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
+import type { ServedCollection } from '../../data/collection.js'
+import type { RecordStores } from '../../domain/index.js'
+import type { ChangeStreams } from '../../graphql/changes.js'
+import { collectionParts, type CollectionParts, type GraphQLContext } from '../../graphql/schema.js'
+import { appendVary } from '../../lib/vary.js'
+import type { Album } from './albums.js'
+import { AnswerCache } from './answer-cache.js'
+import { GRAPHQL_CODES } from './codes.js'
+import type { AlbumsConfig } from './config.js'
+import { withCode, type QueryEngine } from './engine.js'
+import { concealInternalErrors, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
+import { LiveSchema } from './live-schema.js'
+import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
+import { errorBody } from './replies.js'
+import { ALBUM_FIELDS, ALBUM_TYPES } from './schema.js'
+
+/**
+ * The GraphQL side of the album service: the schema, graphql-http and
+ * graphql-sse, and the answers kept. Loaded by the first request that needs
+ * it (./routes.ts declares the routes at start): a start loads no GraphQL.
+ */
+export interface GraphqlProtocol {
+  /** Answers /graphql (every method): from the kept answers when it can, else through graphql-http. */
+  graphqlHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
+  /** Answers one subscription over graphql-sse on a hijacked reply. */
+  streamHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+  /** The schema as SDL. */
+  sdl: () => string
+  /** Builds the schema again from the collections as they are now (one changed while the server runs). */
+  followCollections: () => void
+}
+
+export interface ProtocolOptions {
+  albums: readonly Album[]
+  config: AlbumsConfig
+  base: string
+  auth: boolean
+  /** The collections whose fields stand beside `albums`, as they are now (none: the album schema alone). */
+  collections?: () => readonly ServedCollection[]
+  stores: RecordStores
+  streams?: ChangeStreams
+}
+
+/** The root fields whose answers depend on the request alone (the albums never change while the server runs). */
+const CONSTANT_FIELDS = new Set(['albums', '__typename', '__schema', '__type'])
+
+/** Per prepared document (the engine caches them) and operation name: whether it reads constants only. */
+const constantOperations = new WeakMap<DocumentNode, Map<string, boolean>>()
+
+/** Whether an operation reads only constant fields, so its answer may be kept (a record read may not). */
+function readsConstantsOnly (document: DocumentNode, operationName: string | null | undefined): boolean {
+  let known = constantOperations.get(document)
+  if (known === undefined) constantOperations.set(document, known = new Map())
+  const key = operationName ?? ''
+  let constant = known.get(key)
+  if (constant === undefined) known.set(key, constant = walkConstants(document, operationName))
+  return constant
+}
+
+function walkConstants (document: DocumentNode, operationName: string | null | undefined): boolean {
+  const operation = getOperationAST(document, operationName)
+  if (operation == null || operation.operation !== 'query') return false
+  const fragments = new Map(document.definitions.flatMap((d) => d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : []))
+  const seen = new Set<string>()
+  const constant = (set: SelectionSetNode): boolean => set.selections.every((s) => {
+    if (s.kind === Kind.FIELD) return CONSTANT_FIELDS.has(s.name.value)
+    if (s.kind === Kind.INLINE_FRAGMENT) return constant(s.selectionSet)
+    if (seen.has(s.name.value)) return true
+    seen.add(s.name.value)
+    const fragment = fragments.get(s.name.value)
+    return fragment === undefined || constant(fragment.selectionSet)
+  })
+  return constant(operation.selectionSet)
+}
+
+type HandlerRequest = GraphQLHttpRequest<FastifyRequest, string>
+
+function unknownOperation (operationName: string | null | undefined): GraphQLError {
+  const message = operationName == null
+    ? 'The document has several operations: say which one to run with operationName.'
+    : `The document has no operation named "${operationName}".`
+  return new GraphQLError(message, { extensions: { code: GRAPHQL_CODES.badRequest } })
+}
+
+/** Every collection's fields beside `albums`, as the collections are now. */
+function partsOf (opts: ProtocolOptions): CollectionParts | undefined {
+  if (opts.collections === undefined || opts.streams === undefined) return undefined
+  return collectionParts({ collections: opts.collections(), stores: opts.stores, streams: opts.streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
+}
+
+export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
+  const { config, base, auth } = opts
+  // The schema as the collections are now: swapped whole when one changes (./live-schema.ts).
+  const live = new LiveSchema(opts.albums, config, `${base}/graphql/stream`, partsOf(opts))
+  /** Requests whose answer reads constants only: those answers are kept (see AnswerCache). */
+  const constantAnswers = new WeakSet<FastifyRequest>()
+
+  const handle = createHandler<FastifyRequest, string, GraphQLContext>({
+    schema: () => live.state.schema,
+    parseRequestParams: parseParamsSafely,
+    // Parsing and validation come from the engine's cache instead of graphql-http's own per-request parse + validate.
+    onSubscribe: (req, params) => {
+      // The schema of this moment: the request finishes on it even if a change swaps it meanwhile.
+      const { engine, costs } = live.state
+      const prepared = engine.prepare(params.query)
+      if (prepared.errors !== undefined) return prepared.errors
+      // Say which operation is missing rather than graphql-http's "Unable to detect operation AST".
+      const operation = getOperationAST(prepared.document, params.operationName)
+      if (operation == null) return [unknownOperation(params.operationName)]
+      // graphql-http would refuse it with its own words; say where subscriptions run instead.
+      if (operation.operation === 'subscription' && engine.schema.getSubscriptionType() != null) {
+        return [new GraphQLError(`Subscriptions run over Server-Sent Events (the graphql-sse protocol) at ${engine.streamPath}.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })]
+      }
+      // Weighed before it runs (issue 36): a document within the shape limits can still ask for a scan per alias.
+      const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
+      if (tooCostly !== undefined) return [tooCostly]
+      if (readsConstantsOnly(prepared.document, params.operationName)) constantAnswers.add(req.raw)
+      const contextValue: GraphQLContext = { request: req.raw, auth }
+      return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
+    },
+    execute: (args) => live.engineOf(args.schema).execute(args),
+    onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
+    // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault; nothing else is worded.
+    formatError: (error) => error instanceof GraphQLError
+      ? withCode(error, GRAPHQL_CODES.badRequest)
+      : new GraphQLError(isClientMessage(error) ? error.message : UNPROCESSABLE_MESSAGE, { extensions: { code: GRAPHQL_CODES.badRequest } })
+  })
+
+  /**
+   * Serialises the result itself: graphql-jit's serialiser is faster, and a
+   * result without `data` (variables that do not coerce) is a request error,
+   * which GraphQL over HTTP answers with 400 under application/graphql-response+json.
+   */
+  function executionResponse (mediaType: string, args: ExecutionArgs, result: Awaited<ReturnType<QueryEngine['execute']>>): GraphQLHttpResponse {
+    const failed = result.data === undefined && mediaType === GRAPHQL_RESPONSE_JSON
+    return [live.engineOf(args.schema).stringify(args, result), { status: failed ? 400 : 200, statusText: failed ? 'Bad Request' : 'OK', headers: { 'content-type': mediaType } }]
+  }
+  const answers = new AnswerCache(config.documentCacheSize)
+  // Kept answers read the schema too (__schema, __type): a new schema starts with none.
+  live.onReplace(() => { answers.clear() })
+
+  /**
+   * A request answered before is answered again from the cache, without
+   * waiting on a promise (the common case: a client repeating its queries);
+   * anything else goes through graphql-http.
+   */
+  function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
+    appendVary(reply, 'Accept')
+    const key = answers.keyOf(request)
+    const kept = key === undefined ? undefined : answers.get(key)
+    if (kept === undefined) return answerWithGraphqlHttp(request, reply, key)
+    void reply.code(200).headers(kept.headers).send(kept.body)
+    return undefined
+  }
+
+  /** Everything else: negotiation (406 when nothing offered is acceptable), then graphql-http; a success is kept under `key`. */
+  async function answerWithGraphqlHttp (request: FastifyRequest, reply: FastifyReply, key: string | undefined): Promise<FastifyReply> {
+    const mediaType = responseMediaType(request.headers.accept)
+    if (mediaType === undefined) {
+      return reply.code(406).header('accept', `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}`).type(JSON_UTF8)
+        .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', GRAPHQL_CODES.notAcceptable))
+    }
+    const headers = request.headers
+    const req: HandlerRequest = {
+      method: request.method,
+      url: request.url,
+      // graphql-http does not weigh q-values: it is handed the media type negotiated above.
+      headers: { get: (name: string) => name === 'accept' ? mediaType : (headers[name] as string | undefined) ?? null },
+      body: (request.body as string | undefined) ?? null,
+      raw: request,
+      context: mediaType
+    }
+    const [body, init] = await handle(req)
+    if (key !== undefined && init.status === 200 && typeof body === 'string' && constantAnswers.has(request)) answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
+    void reply.code(init.status)
+    if (init.status === 405) {
+      const message = request.method === 'GET'
+        ? 'Mutations cannot be sent with GET; use POST.'
+        : `Method ${request.method} is not allowed; use GET or POST.`
+      return reply.header('allow', init.headers?.allow ?? 'GET, POST').type(mediaType).send(errorBody(message, GRAPHQL_CODES.methodNotAllowed))
+    }
+    if (init.status === 415) {
+      return reply.type(mediaType).send(errorBody('A POST body must be JSON: Content-Type application/json (charset utf-8, if given).', GRAPHQL_CODES.unsupportedMediaType))
+    }
+    return reply.headers(init.headers ?? {}).send(body)
+  }
+
+  /**
+   * Subscriptions over Server-Sent Events with the graphql-sse protocol: only
+   * subscriptions run here; their documents pass the engine's limits as
+   * queries do.
+   */
+  const handler = createSseHandler<GraphQLContext>({
+    schema: () => live.state.schema,
+    context: (req) => ({ request: req.raw, auth }),
+    onSubscribe: (req, params) => {
+      // A subscription runs on the schema it started with until it ends, whatever changes meanwhile.
+      const { engine, costs } = live.state
+      const prepared = engine.prepare(params.query as string)
+      // graphql-sse takes a result only with a `data` member.
+      if (prepared.errors !== undefined) return { data: null, errors: [...prepared.errors] }
+      const operation = getOperationAST(prepared.document, params.operationName)
+      if (operation == null) return { data: null, errors: [unknownOperation(params.operationName)] }
+      if (operation.operation !== 'subscription') {
+        return { data: null, errors: [new GraphQLError('Only subscriptions run over the stream; send queries and mutations to /graphql.', { extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
+      }
+      const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
+      if (tooCostly !== undefined) return { data: null, errors: [tooCostly] }
+      const contextValue: GraphQLContext = { request: req.raw, auth }
+      return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
+    }
+  })
+
+  return {
+    graphqlHandler,
+    streamHandler: async (request, reply) => { await handler(request, reply) },
+    sdl: () => live.state.sdl,
+    followCollections: () => {
+      const parts = partsOf(opts)
+      if (parts !== undefined) live.replace(parts)
+    }
+  }
+}
