@@ -490,10 +490,12 @@ const SCHEMA_VALUES = ['items', 'additionalProperties', 'not', 'contains', 'prop
 const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
 
 /**
- * Every schema with a `title` (Student, Address, Problem, …) becomes a named
- * component and is referenced where it was inlined, so client generators
- * produce named types. Two different schemas under one name are a mistake
- * in the route schemas and stop the document from being built.
+ * Every object schema with a `title` (Student, Address, Problem, …) becomes a
+ * named component and is referenced where it was inlined, so client
+ * generators produce named types. A declaration's own titles are labels for
+ * people: a field titled "Author" beside an `authors` collection stays inline
+ * (a string is no type to name, and an object that differs from the record
+ * keeps its own shape), so no title a declaration chooses stops the start.
  */
 function hoistNamedSchemas (doc: OpenApiDocument): Record<string, unknown> {
   const named = new Map<string, { schema: Record<string, unknown>, text: string }>()
@@ -507,13 +509,13 @@ function hoistNamedSchemas (doc: OpenApiDocument): Record<string, unknown> {
     for (const key of SCHEMA_VALUES) if (key in s) s[key] = hoist(s[key])
     for (const key of SCHEMA_LISTS) if (Array.isArray(s[key])) s[key] = (s[key] as unknown[]).map(hoist)
     const title = s.title
-    if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) return s
+    if (typeof title !== 'string' || s.type !== 'object' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) return s
     // @fastify/swagger drops `examples` of some nested copies: those do not make two schemas.
     const { examples, ...described } = s
     const text = JSON.stringify(described)
     const known = named.get(title)
     if (known === undefined || (known.text === text && known.schema.examples === undefined && examples !== undefined)) named.set(title, { schema: s, text })
-    else if (known.text !== text) throw new Error(`two different schemas are named ${title}; give one another title`)
+    else if (known.text !== text) return s
     return { $ref: `#/components/schemas/${title}` }
   }
   for (const item of Object.values(doc.paths)) {
