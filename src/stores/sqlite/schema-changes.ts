@@ -133,15 +133,23 @@ function reshape (db: Database.Database, plan: SchemaPlan, before: CollectionDec
   for (const { name } of uniques) if (name.includes(UNIQUE_INDEX_INFIX)) db.exec(`DROP INDEX ${quoted(name)}`)
   const old = fieldLayouts(before.fields)
   const layoutOf = (name: string): FieldLayout => old.find((l) => l.name === name) as FieldLayout
+  const dropping = new Set(plan.dropped.flatMap((field) => { const f = layoutOf(field); return f.folded === undefined ? [f.column] : [f.column, f.folded] }))
+  // Every index on a dropped column goes first, whatever its name (an index made under a
+  // field's earlier name follows the column through RENAME COLUMN), or DROP COLUMN fails.
+  for (const { name } of db.prepare<[string], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(before.table)) {
+    const columns = db.prepare<[], { name: string }>(`PRAGMA index_info(${quoted(name)})`).all()
+    if (columns.some((c) => dropping.has(c.name))) db.exec(`DROP INDEX ${quoted(name)}`)
+  }
   for (const field of plan.dropped) {
     const f = layoutOf(field)
-    db.exec(`DROP INDEX IF EXISTS ${quoted(`${before.table}_${f.column}`)}`)
     db.exec(`ALTER TABLE ${table} DROP COLUMN ${quoted(f.column)}`)
     if (f.folded !== undefined) db.exec(`ALTER TABLE ${table} DROP COLUMN ${quoted(f.folded)}`)
   }
   // Renamed in two steps through a free name, so two fields may swap names.
   const renamed = plan.renamed.map(({ from, to }, i) => ({ was: layoutOf(from), to, step: `rqs_renaming_${i}` }))
   for (const r of renamed) {
+    // The index named after the old name goes; the new name's index is made below.
+    db.exec(`DROP INDEX IF EXISTS ${quoted(`${before.table}_${r.was.column}`)}`)
     db.exec(`ALTER TABLE ${table} RENAME COLUMN ${quoted(r.was.column)} TO ${quoted(r.step)}`)
     if (r.was.folded !== undefined) db.exec(`ALTER TABLE ${table} RENAME COLUMN ${quoted(r.was.folded)} TO ${quoted(`${r.step}_folded`)}`)
   }

@@ -98,6 +98,18 @@ export function schemaSuite (storeOf: () => Config['store'] | undefined): void {
     expect((await json('GET', '/books/1')).body).toEqual({ id: 1, name: 'Dune', year: 1965 })
   })
 
+  it('drops a field that was renamed before (its index followed the rename)', async () => {
+    const shelf = (properties: Record<string, unknown>): unknown => ({ schema: { type: 'object', properties: { room: { type: 'string' }, ...properties } }, ids: 'sequence' })
+    expect((await json('POST', '/collections', { name: 'racks', ...shelf({ label: { type: 'string' } }) as object })).status).toBe(201)
+    expect((await json('POST', '/racks', { room: 'A', label: 'poetry' })).status).toBe(201)
+    expect((await change('racks', shelf({ name: { type: 'string', 'x-renamed-from': 'label' } }))).status).toBe(200)
+    const dropped = await change('racks', shelf({}), '?confirm=drop')
+    expect(dropped.status).toBe(200)
+    expect(dropped.body.plan.dropped).toEqual(['name'])
+    expect((await json('GET', '/racks/1')).body).toEqual({ id: 1, room: 'A' })
+    expect((await json('POST', '/racks', { room: 'B' })).status).toBe(201)
+  })
+
   it('refuses a plan that records block, naming them; and a kind that does not convert', async () => {
     expect((await json('POST', '/books', { name: 'Dune', year: 2021 })).status).toBe(201)
     const unique = { schema: { type: 'object', properties: { name: { ...title, maxLength: 80 }, year: { type: 'number' } }, required: ['name'] }, ids: 'sequence', unique: [['name']] }
