@@ -569,7 +569,10 @@ function guardedReplace ({ policy, store, path, etagOf, access }: Pick<RouteCont
       const owned = ownedInput(access, caller, body, current)
       const input: Record<string, RecordInput[string]> = {}
       for (const field of fields) if (owned[field] !== undefined) input[field] = owned[field] as RecordInput[string]
-      if (!writeAllowed(access, 'update', caller, { stored: current, written: { ...input, id }, body })) throw ruleDenied('update', `${noun} ${id}`)
+      // Fields an update keeps (the address book's name) are the stored ones in the record it becomes.
+      const written: Record<string, unknown> = { ...input, id }
+      for (const field of store.declaration.keptOnUpdate) written[field] = current[field]
+      if (!writeAllowed(access, 'update', caller, { stored: current, written, body })) throw ruleDenied('update', `${noun} ${id}`)
       const result = await store.put(id, input, condition, keep(stored))
       if (result.outcome === 'replaced') return stored(result) as WriteAnswer
       if (result.outcome === 'not-found') throw notFound.error(id)
