@@ -82,7 +82,7 @@ export function checkDeclaredNames (config: Config, extra: readonly ServiceDescr
 function refuseRulesOfOthers ({ rules, collections }: Config, builtIns: readonly string[]): void {
   for (const name of Object.keys(rules?.collections ?? {})) {
     if (builtIns.includes(name)) continue
-    const where = `${rules.source ?? 'the configuration'}: rules.${name}`
+    const where = `${rules?.source ?? 'the configuration'}: rules.${name}`
     if (collections.declared.some((c) => c.declaration.name === name)) throw new ConfigError(`${where}: ${name} is a declared collection: put its rules in its declaration (collections.${name}.rules)`)
     throw new ConfigError(`${where}: there is no built-in collection ${name} (rules here are for ${builtIns.join(', ')}; a declared collection takes its rules in its declaration)`)
   }
@@ -107,7 +107,11 @@ export function makeConfig (overrides: ConfigOverrides = {}): Config {
   const defaults: Record<string, unknown> = defaultConfig()
   const given: Record<string, unknown> = overrides
   const config: Record<string, unknown> = { ...defaults, ...overrides }
-  for (const { key } of optionGroups([])) config[key] = { ...(defaults[key] as object), ...(given[key] as object | undefined) }
+  for (const { key } of optionGroups([])) {
+    // A section that is absent unless given (the built-in collections' rules) stays absent.
+    if (defaults[key] === undefined && given[key] === undefined) continue
+    config[key] = { ...(defaults[key] as object), ...(given[key] as object | undefined) }
+  }
   // The defaults with sections merged and settings replaced: a Config, as the overrides' type allows only its fields.
   return config as Config
 }

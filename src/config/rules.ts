@@ -17,22 +17,22 @@ import type { ConfigInput } from './read.js'
 export interface RulesConfig {
   /** The configuration file that declared them, for messages; none without any. */
   source?: string
-  /** The rules by collection name; empty: the built-in collections have none. */
+  /** The rules by collection name. */
   collections: Readonly<Record<string, RuleTexts>>
 }
 
 /** The configuration file's member that holds them: a key that is no option's flag. */
 export const RULES_KEY = 'rules'
 
-/** The group that makes `config.rules` (no options of its own: the file's member is read by hand). */
-export const rulesGroup: OptionGroup<'rules', RulesConfig> = {
+/** The group that makes `config.rules`, undefined without any (no options of its own: the file's member is read by hand). */
+export const rulesGroup: OptionGroup<'rules', RulesConfig | undefined> = {
   key: 'rules',
   options: Type.Object({}),
   read: (input) => readRules(input)
 }
 
-function readRules ({ file }: ConfigInput): RulesConfig {
-  if (file === undefined || !Object.hasOwn(file.values, RULES_KEY)) return { collections: {} }
+function readRules ({ file }: ConfigInput): RulesConfig | undefined {
+  if (file === undefined || !Object.hasOwn(file.values, RULES_KEY)) return undefined
   const fail = (path: string, message: string): never => { throw new ConfigError(`${file.name}: ${path}: ${message}`) }
   const value = file.values[RULES_KEY]
   if (!isObject(value)) fail(RULES_KEY, 'must be an object of rules by built-in collection, e.g. {"students": {"delete": "@request.auth.roles ?= \'registrar\'"}}')
