@@ -4,7 +4,7 @@ import type { ServerConfig } from './config/server.js'
 import { connectionsOptions } from './config/connections.js'
 import { resolveStore, storeOptions } from './config/store.js'
 import { versioningOptions } from './config/versioning.js'
-import { rulesGroup } from './config/rules.js'
+import type { rulesGroup } from './config/rules.js'
 
 /*
  * The server's own configuration. Every setting is declared once, with

@@ -7,6 +7,7 @@ import { studentId as pathId } from './ids.js'
 import { envelopeErrors, envelopeShape } from './v1-errors.js'
 import { answer, type OperationNotes } from '../../http/openapi/index.js'
 import type { DeleteResult, ReplaceResult } from '../../domain/index.js'
+import type { ErrorCode } from '../../http/errors/index.js'
 import type { Student, StudentCreated } from './records.js'
 import { replacedHeader } from './replaced.js'
 import { guardedV1 } from './v1-rules.js'
@@ -31,6 +32,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   // Rules from the configuration file (docs/rules.md) swap in handlers that apply them; without any, these plain ones run.
   const { access } = opts.records.declaration
   const guarded = access === undefined ? undefined : guardedV1(store, opts.records, access, collection.path, app.prefix)
+  const ruleErrors: ErrorCode[] = access === undefined ? [] : ['RULE_DENIED']
 
   app.get<{ Querystring: Record<string, unknown> }>('/', {
     schema: {
@@ -77,7 +79,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       summary: 'Create a student (id = number of records held)',
       description: 'The id is the number of records held before the create (spec rule): after a delete, a create can reuse, and overwrite, an id.',
       body: StudentCreateBody,
-      'x-rqs': notes({ headers: { 201: ['Replaced-Record'] } }),
+      'x-rqs': notes({ ...(ruleErrors.length === 0 ? {} : { errors: ruleErrors }), headers: { 201: ['Replaced-Record'] } }),
       response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
     }
   }, guarded?.create ?? (async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
@@ -88,7 +90,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   app.put<{ Body: StudentReplaceBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
-    schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
+    schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND', ...ruleErrors] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
   }, guarded?.replace ?? (async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const replaced = (result: ReplaceResult<Student>): WriteAnswer | undefined => result.outcome === 'replaced' ? { status: 200, body: ok(result.record) } : undefined
     const written = replaced(await store.replace(request.body, undefined, keep(replaced)))
@@ -99,7 +101,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   app.delete<{ Params: IdParams }>('/:id', {
     config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
-    schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
+    schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND', ...ruleErrors] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
   }, guarded?.remove ?? (async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 200, body: ok(messages.deleted(id)) } : undefined

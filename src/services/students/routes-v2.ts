@@ -73,7 +73,7 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       tags,
       summary: 'Replace the student named by body.id (never creates)',
       body: StudentReplaceBody,
-      'x-rqs': { store: true, errors: ['STUDENT_NOT_FOUND'], preconditions: 'write', headers: { 200: ['ETag'] } },
+      'x-rqs': { store: true, errors: perCaller ? ['STUDENT_NOT_FOUND', 'RULE_DENIED'] : ['STUDENT_NOT_FOUND'], preconditions: 'write', headers: { 200: ['ETag'] } },
       response: { 200: answer(Student, 'The stored student, with its new ETag.') }
     }
   }, async (request, reply) => await answerOnce(request, reply, opts.records, async (keep) => await replace(request, keep, request.body.id, request.body), perCaller ? callerKey(callerOf(request)) : undefined))

@@ -1,8 +1,11 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { Config } from '../../../src/options.js'
+import { runExport } from '../../../src/commands/export.js'
+import type { CommandIO } from '../../../src/commands/common.js'
 import { generateToken, tokenEntry, type Scope } from '../../../src/http/security/tokens.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { connectFeed } from '../../helpers/sse.js'
@@ -184,7 +187,7 @@ export function builtInRulesSuite (storeOf: () => Config['store'] | undefined): 
     expect((await call('admin', 'GET', `/addresses/${addressIds.carol}`)).body.city).toBe('Public')
   })
 
-  it('GraphQL, the feed\'s replay and the REST list hold the same students for each caller', async () => {
+  it('GraphQL, the feed\'s replay, rqs export --url and the REST list hold the same students for each caller', async () => {
     for (const who of WHO) {
       const rest = names((await call(who, 'GET', '/students', undefined, V2)).body)
       const graphql = await gql(server.origin, '{ students(first: 100) { nodes { firstName } } }', undefined, as(who))
@@ -201,6 +204,10 @@ export function builtInRulesSuite (storeOf: () => Config['store'] | undefined): 
         }
       } finally { feed.close() }
       expect([...replayed.values()].sort(), who).toEqual(rest)
+      const token = tokens[who]
+      const exported = await exportOf(['--url', server.origin, '--service', 'students', ...(token === undefined ? [] : ['--token', token])])
+      expect(exported.code, exported.stderr).toBe(0)
+      expect(names(exported.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json)), who).toEqual(rest)
     }
     const denied = await gql(server.origin, 'mutation { createStudent(input: {firstName: "x", lastName: "alice", age: 1}) { outcome } }', undefined, as('bob'))
     expect(denied.body.errors?.[0]?.extensions?.code, denied.text).toBe('RULE_DENIED')
@@ -213,5 +220,19 @@ export function builtInRulesSuite (storeOf: () => Config['store'] | undefined): 
     expect(students?.operations).toBeDefined()
     const anonymous = ((await call('anonymous', 'GET', '/collections')).body.items as Json[]).find((c) => c.name === 'students')
     expect(anonymous?.operations).not.toContain('create')
+    // The API description names the refusal where rules can refuse.
+    const doc = (await call('admin', 'GET', '/openapi.json')).body
+    expect(Object.keys(doc.paths['/students'].post.responses)).toContain('403')
   })
+}
+
+/** `rqs export --url` run in this process, its output kept. */
+async function exportOf (argv: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  const stdout = new PassThrough()
+  let out = ''
+  stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  let err = ''
+  const io: CommandIO = { stdin: new PassThrough(), stdout, stderr: { write: (text: string) => { err += text; return true } } as CommandIO['stderr'], env: {} }
+  const code = await runExport(argv, io)
+  return { code, stdout: out, stderr: err }
 }
