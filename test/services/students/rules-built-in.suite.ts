@@ -9,7 +9,7 @@ import type { CommandIO } from '../../../src/commands/common.js'
 import { generateToken, tokenEntry, type Scope } from '../../../src/http/security/tokens.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { connectFeed } from '../../helpers/sse.js'
-import { gql } from '../../graphql/helpers.js'
+import { gql, subscribe } from '../../graphql/helpers.js'
 import { security } from '../../http/security/helpers.js'
 
 /**
@@ -17,7 +17,8 @@ import { security } from '../../http/security/helpers.js'
  * (docs/rules.md), as an attacker would try them: anonymous, alice, bob, a
  * teacher and an admin × students (v1 in its envelope, v2) and addresses ×
  * lists (JSON, NDJSON, CSV), reads, creates (one, bulk), PUT, PATCH, DELETE
- * (one, filtered), aggregates, batches, GraphQL, the feed's replay and the
+ * (one, filtered), aggregates, batches, idempotent replays, GraphQL queries,
+ * mutations and subscriptions, the feed's replay, `rqs export --url` and the
  * listing's `operations`. rules-built-in.test.ts runs it on memory and
  * SQLite, rules-built-in-pg.test.ts on PostgreSQL.
  */
@@ -209,6 +210,21 @@ export function builtInRulesSuite (storeOf: () => Config['store'] | undefined): 
       expect(exported.code, exported.stderr).toBe(0)
       expect(names(exported.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json)), who).toEqual(rest)
     }
+    // A subscription replayed from the first change carries bob only his own students' changes.
+    const sub = await subscribe(server.origin, 'subscription { studentsChanged(after: 0) { kind record { firstName lastName } } }', undefined, as('bob'))
+    try {
+      expect(sub.status).toBe(200)
+      expect((await call('admin', 'POST', '/students', { firstName: 'marker', lastName: 'bob', age: 1 })).status).toBe(201)
+      const until = async (): Promise<any[]> => {
+        for (let n = 1; ; n++) {
+          const results = await sub.next(n)
+          if (results.at(-1)?.data?.studentsChanged?.record?.firstName === 'marker') return results
+        }
+      }
+      const seen = (await until()).map((r) => r.data.studentsChanged.record?.lastName ?? null)
+      expect(seen.length).toBeGreaterThan(1)
+      expect(seen.filter((lastName) => lastName !== 'bob' && lastName !== null)).toEqual([])
+    } finally { sub.close() }
     const denied = await gql(server.origin, 'mutation { createStudent(input: {firstName: "x", lastName: "alice", age: 1}) { outcome } }', undefined, as('bob'))
     expect(denied.body.errors?.[0]?.extensions?.code, denied.text).toBe('RULE_DENIED')
   })
@@ -223,6 +239,19 @@ export function builtInRulesSuite (storeOf: () => Config['store'] | undefined): 
     // The API description names the refusal where rules can refuse.
     const doc = (await call('admin', 'GET', '/openapi.json')).body
     expect(Object.keys(doc.paths['/students'].post.responses)).toContain('403')
+  })
+
+  it('keeps a v1 Idempotency-Key\'s answer per caller: another caller\'s replay is a write of its own', async () => {
+    const key = { 'idempotency-key': `k-${Math.random()}` }
+    const first = await call('alice', 'POST', '/students', { firstName: 'keyed', lastName: 'alice', age: 9 }, key)
+    expect(first.status, first.text).toBe(201)
+    const again = await call('alice', 'POST', '/students', { firstName: 'keyed', lastName: 'alice', age: 9 }, key)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.body).toEqual(first.body)
+    const other = await call('bob', 'POST', '/students', { firstName: 'keyed', lastName: 'bob', age: 9 }, key)
+    expect(other.status, other.text).toBe(201)
+    expect(other.headers.get('idempotent-replayed')).toBeNull()
+    expect(other.body.body.lastName).toBe('bob')
   })
 }
 
