@@ -4,6 +4,7 @@ import type { ServerConfig } from './config/server.js'
 import { connectionsOptions } from './config/connections.js'
 import { resolveStore, storeOptions } from './config/store.js'
 import { versioningOptions } from './config/versioning.js'
+import type { rulesGroup } from './config/rules.js'
 
 /*
  * The server's own configuration. Every setting is declared once, with
@@ -27,6 +28,7 @@ export type { ConnectionLimits } from './config/connections.js'
 export { STORE_KINDS, type StoreConfig, type StoreKind } from './config/store.js'
 export { API_VERSIONS, type VersioningConfig } from './config/versioning.js'
 export type { SecurityConfig } from './config/security.js'
+export { RULES_KEY, rulesGroup, type RulesConfig } from './config/rules.js'
 
 /** How clients choose an API version: `config.versioning`. */
 export const versioningGroup = optionGroup('versioning', versioningOptions)
@@ -37,7 +39,7 @@ export const securityGroup = optionGroup('security', securityOptions, resolveSec
 /** Time limits for every phase of a request and a cap on connections (issue 10): `config.connections`. */
 export const connectionsGroup = optionGroup('connections', connectionsOptions)
 
-type CoreGroup = typeof versioningGroup | typeof storeGroup | typeof securityGroup | typeof connectionsGroup
+type CoreGroup = typeof versioningGroup | typeof storeGroup | typeof securityGroup | typeof connectionsGroup | typeof rulesGroup
 
 /** The server's settings without any service's section: what the HTTP layer, the stores and the CLI read. */
 export type CoreConfig = ServerConfig & SectionsOf<CoreGroup>

@@ -1,5 +1,5 @@
 import {
-  connectionsGroup, readGroups, readSection, securityGroup, serverOptions, storeGroup, versioningGroup, declaredOptions,
+  connectionsGroup, ConfigError, readGroups, readSection, rulesGroup, securityGroup, serverOptions, storeGroup, versioningGroup, declaredOptions,
   type ConfigFile, type CoreConfig, type DeclaredOption, type Flags, type OptionGroup, type ServerConfig
 } from './config.js'
 import { declarationsOf, SERVICES } from './services/index.js'
@@ -32,7 +32,7 @@ export type Config = CoreConfig & ServiceSections<typeof SERVICES>
  */
 function optionGroups (extra: readonly ServiceDescriptor[]): OptionGroup[] {
   const [first, ...others] = [...SERVICES, ...extra].flatMap((s) => s.options === undefined ? [] : [s.options])
-  return [...(first === undefined ? [] : [first]), versioningGroup, ...others, storeGroup, securityGroup, connectionsGroup]
+  return [...(first === undefined ? [] : [first]), versioningGroup, ...others, storeGroup, securityGroup, connectionsGroup, rulesGroup]
 }
 
 /** Every option `rqs serve` understands with some extra services, in the order `--help` lists them. */
@@ -68,7 +68,24 @@ export function resolveConfig<const E extends readonly ServiceDescriptor[] = []>
  */
 export function checkDeclaredNames (config: Config, extra: readonly ServiceDescriptor[] = []): void {
   const others = [...SERVICES, ...extra].filter((s) => s !== collectionsService)
-  refuseTakenNames(config.collections, declarationsOf(others, config).map((d) => d.name))
+  // Compiles the built-in collections' rules too: a mistake stops here with its path and position.
+  const builtIns = declarationsOf(others, config).map((d) => d.name)
+  refuseTakenNames(config.collections, builtIns)
+  refuseRulesOfOthers(config, builtIns)
+}
+
+/**
+ * The configuration file's `rules` name built-in collections only: a
+ * declared collection takes its rules in its declaration, and a name that
+ * is no collection is a typo to point at.
+ */
+function refuseRulesOfOthers ({ rules, collections }: Config, builtIns: readonly string[]): void {
+  for (const name of Object.keys(rules?.collections ?? {})) {
+    if (builtIns.includes(name)) continue
+    const where = `${rules?.source ?? 'the configuration'}: rules.${name}`
+    if (collections.declared.some((c) => c.declaration.name === name)) throw new ConfigError(`${where}: ${name} is a declared collection: put its rules in its declaration (collections.${name}.rules)`)
+    throw new ConfigError(`${where}: there is no built-in collection ${name} (rules here are for ${builtIns.join(', ')}; a declared collection takes its rules in its declaration)`)
+  }
 }
 
 /** Every setting at its declared default. */
@@ -90,7 +107,11 @@ export function makeConfig (overrides: ConfigOverrides = {}): Config {
   const defaults: Record<string, unknown> = defaultConfig()
   const given: Record<string, unknown> = overrides
   const config: Record<string, unknown> = { ...defaults, ...overrides }
-  for (const { key } of optionGroups([])) config[key] = { ...(defaults[key] as object), ...(given[key] as object | undefined) }
+  for (const { key } of optionGroups([])) {
+    // A section that is absent unless given (the built-in collections' rules) stays absent.
+    if (defaults[key] === undefined && given[key] === undefined) continue
+    config[key] = { ...(defaults[key] as object), ...(given[key] as object | undefined) }
+  }
   // The defaults with sections merged and settings replaced: a Config, as the overrides' type allows only its fields.
   return config as Config
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { closestWord } from '../lib/suggest.js'
 import { ConfigError } from './errors.js'
 import type { ConfigFile, DeclaredOption } from './read.js'
+import { RULES_KEY } from './rules.js'
 
 /**
  * Reads a configuration file (`--config rqs.json`): one JSON object whose
@@ -9,6 +10,8 @@ import type { ConfigFile, DeclaredOption } from './read.js'
  * `"store": "sqlite:./rqs.db"`, `"no-albums": true`). A key that is no option
  * is refused, naming it, so a typo cannot silently leave a default in place.
  * The values are read by resolveConfig with the options' own readers.
+ * Beside the options, `"rules"` holds the built-in collections' rules
+ * (./rules.ts), which no flag could carry.
  */
 export function readConfigFile (path: string, options: readonly DeclaredOption[]): ConfigFile {
   let text: string
@@ -27,7 +30,7 @@ export function readConfigFile (path: string, options: readonly DeclaredOption[]
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
     throw new ConfigError(`${path} must hold one JSON object of options, e.g. {"port": 9000}`)
   }
-  const known = options.map((o) => o.flag)
+  const known = [...options.map((o) => o.flag), RULES_KEY]
   for (const key of Object.keys(values)) {
     if (known.includes(key)) continue
     const guess = closestWord(key, known)

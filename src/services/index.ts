@@ -7,6 +7,7 @@ import { albumsService } from './albums/index.js'
 import { appService } from './app/index.js'
 import { batchService } from './batch/index.js'
 import { collectionsService } from './collections/index.js'
+import { withConfiguredRules } from './collections/access.js'
 import { eventsService } from './events/index.js'
 import { directory } from './home/index.js'
 import { studentsService } from './students/index.js'
@@ -44,7 +45,8 @@ export function collectionsOf (services: readonly ServiceDescriptor[], config: C
  * open exactly these (src/server.ts, src/commands/common.ts).
  */
 export function declarationsOf (services: readonly ServiceDescriptor[], config: CoreConfig): CollectionDeclaration[] {
-  return services.flatMap((s) => s.declarations?.(config) ?? [])
+  // The built-in collections take their rules from the configuration file (docs/rules.md).
+  return withConfiguredRules(services.flatMap((s) => s.declarations?.(config) ?? []), config.rules)
 }
 
 /** The OpenAPI tags of some services under a Config. */

@@ -1,5 +1,6 @@
 import { compileAccess, KINDS, nestedScalars, RULE_OPERATIONS, RuleMistake, type AccessDeclaration, type CollectionAccess, type CollectionDeclaration, type FilterField, type RuleOperation, type RuleTexts } from '../../domain/index.js'
 import { closestWord } from '../../lib/suggest.js'
+import { ConfigError, type RulesConfig } from '../../config.js'
 
 /**
  * A collection's access as declared (docs/rules.md): `"rules"` beside its
@@ -75,4 +76,29 @@ export function ruleFields (declaration: CollectionDeclaration): Record<string, 
   // A text inside an object has no folded copy: compared with = and != only (as a filter compares it).
   for (const nested of nestedScalars(declaration.fields)) fields[nested.path] = { kind: nested.kind, operators: KINDS[nested.kind].operators.filter((op) => op !== 'contains') }
   return fields
+}
+
+/**
+ * The declarations with the rules the configuration file gives the built-in
+ * collections (`"rules": {"students": {…}}`, src/config/rules.ts) compiled
+ * into them; a mistake is a ConfigError at `rules.<collection>.<operation>`
+ * with its position. Without any: the same declarations, untouched.
+ */
+export function withConfiguredRules (declarations: CollectionDeclaration[], rules: RulesConfig | undefined): CollectionDeclaration[] {
+  const configured = rules?.collections ?? {}
+  if (Object.keys(configured).length === 0) return declarations
+  return declarations.map((declaration) => {
+    const texts = Object.hasOwn(configured, declaration.name) ? configured[declaration.name] : undefined
+    if (texts === undefined) return declaration
+    // The count id rule lets a create replace the record held at its id: that would write past the update and delete rules.
+    if (declaration.ids === 'count' && (texts.update !== undefined || texts.delete !== undefined)) {
+      throw new ConfigError(`${rules?.source ?? 'the configuration'}: rules.${declaration.name}: under the count id rule a create may replace the record held at its id, past the update and delete rules: give ${declaration.name} ids that are never reused (--student-ids sequence)`)
+    }
+    try {
+      return { ...declaration, access: compileAccess({ rules: texts }, ruleFields(declaration)) }
+    } catch (err) {
+      if (!(err instanceof RuleMistake) || !('operation' in err.where)) throw err
+      throw new ConfigError(`${rules?.source ?? 'the configuration'}: rules.${declaration.name}.${err.where.operation}: ${err.error.reason} (at ${err.error.at} in the expression)`)
+    }
+  })
 }

@@ -94,15 +94,20 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
     // Every collection: the built-ins in the directory's order, then the declared ones as the registry holds them now.
     const listed = (): ListedCollection[] => {
       const current = new Map(registry.entries().map((e) => [e.name, e.schema]))
-      const fixed = collections.filter((c) => !current.has(c.name) && !declared.some((d) => d.declaration.name === c.name)).map((c) => ({
-        name: c.name,
-        href: links.find((l) => l.rel === c.name)?.href ?? `/${c.name}`,
-        declared: false,
-        label: labelFieldOf({ properties: {}, required: [], ...(c.schema as { properties?: Record<string, { type?: unknown }>, required?: string[] }) }),
-        schema: c.schema,
-        sort: sortKeys(c.model),
-        filters: filterOperators(c.model)
-      }))
+      const fixed = collections.filter((c) => !current.has(c.name) && !declared.some((d) => d.declaration.name === c.name)).map((c) => {
+        // A built-in collection's rules come from the configuration file (docs/rules.md).
+        const access = stores.collections.get(c.name)?.declaration.access
+        return {
+          name: c.name,
+          href: links.find((l) => l.rel === c.name)?.href ?? `/${c.name}`,
+          declared: false,
+          label: labelFieldOf({ properties: {}, required: [], ...(c.schema as { properties?: Record<string, { type?: unknown }>, required?: string[] }) }),
+          schema: c.schema,
+          sort: sortKeys(c.model),
+          filters: filterOperators(c.model),
+          ...(access === undefined ? {} : { access })
+        }
+      })
       const own = [...current.values()].map((schema) => {
         const model = recordsOf(schema).model
         return { name: schema.declaration.name, href: `/${schema.declaration.name}`, declared: true, label: labelFieldOf(schema), ...(schema.description === undefined ? {} : { description: schema.description }), schema: declaredSchema(schema), sort: sortKeys(model), filters: filterOperators(model), ...(schema.declaration.access === undefined ? {} : { access: schema.declaration.access }) }

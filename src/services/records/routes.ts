@@ -224,20 +224,25 @@ function notes (extra: OperationNotes): OperationNotes {
 function listWhole ({ policy, store, path, options, projection }: RouteContext): RouteHandlerMethod {
   const { model, array, page: pageSchema } = policy.schemas
   if (array === undefined || pageSchema === undefined) throw new TypeError('a whole list needs the schemas of its array and its page')
-  const records = { store, path: path === '' ? '/' : path }
+  const everyone = { store, path: path === '' ? '/' : path }
   const writers = { line: policy.line, columns: csvColumns(model) }
   const every = everyRecord(store)
+  const { access } = store.declaration
   return async function listRecords (request, reply) {
     // A serializer of our own leaves the content type to us: JSON unless a vendor type was negotiated.
     if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+    // Under rules the whole list is the caller's own (docs/rules.md): read as a narrowed list, never a kept one.
+    const caller = access === undefined ? undefined : requestCaller(request)
     // Serialised by the schema of the shape sent (one union schema would test every record against both).
-    if (request.stream === undefined && Object.keys(request.query as object).length === 0) {
+    if (caller === undefined && request.stream === undefined && Object.keys(request.query as object).length === 0) {
       if (isRevisioned(every)) return await options.lists.send(reply, every, ARRAY_FRAME)
       if (await streamsWhole(store)) return await sendJsonList(reply, store, ARRAY_FRAME)
       return reply.serializer(reply.compileSerializationSchema(array)).send(await every.list())
     }
+    const records = caller === undefined ? everyone : { store: visibleStore(store, access as CollectionAccess, caller), path: everyone.path }
     const { query, fields } = projection.split(request.query as Record<string, unknown>)
-    const list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
+    let list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
+    if (caller !== undefined) list = { ...list, filter: narrowedFilter(access as CollectionAccess, caller, list.filter, list.sort) }
     if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
     const page = await readPage(records, list)
@@ -492,7 +497,7 @@ export function replaceRecord ({ policy, store, path, etagOf }: RouteContext): (
     return undefined
   }
   const { access } = declaration
-  const guarded = access === undefined ? undefined : guardedReplace({ policy, store, etagOf, access })
+  const guarded = access === undefined ? undefined : guardedReplace({ policy, store, path, etagOf, access })
   return async (request, keep, id, body) => {
     if (guarded !== undefined) return await guarded(request, keep, id, body)
     const conditional = hasPreconditions(request.headers)
@@ -533,15 +538,34 @@ export function replaceRecord ({ policy, store, path, etagOf }: RouteContext): (
  * the update rule checked against it and the record it becomes, and the
  * write pinned to the record checked (If-Match / If-None-Match as always).
  */
-function guardedReplace ({ policy, store, etagOf, access }: Pick<RouteContext, 'policy' | 'store' | 'etagOf'> & { access: CollectionAccess }): (request: FastifyRequest, keep: Keep, id: RecordId, body: Readonly<Record<string, unknown>>) => Promise<WriteAnswer> {
+function guardedReplace ({ policy, store, path, etagOf, access }: Pick<RouteContext, 'policy' | 'store' | 'path' | 'etagOf'> & { access: CollectionAccess }): (request: FastifyRequest, keep: Keep, id: RecordId, body: Readonly<Record<string, unknown>>) => Promise<WriteAnswer> {
   const { notFound, noun } = policy
+  const { putCreates } = store.declaration
   const fields = Object.keys(store.declaration.fields)
   return async (request, keep, id, body) => {
     const caller = requestCaller(request)
-    const stored = (result: WriteResult): WriteAnswer | undefined =>
-      result.outcome === 'replaced' ? { status: 200, headers: { etag: etagOf(result.record) }, body: visibleRecord(access, result.record, caller) } : undefined
+    const stored = (result: WriteResult): WriteAnswer | undefined => {
+      if (result.outcome === 'created') return { status: 201, headers: { etag: etagOf(result.record), location: `${path}/${result.record.id}` }, body: visibleRecord(access, result.record, caller) }
+      return result.outcome === 'replaced' ? { status: 200, headers: { etag: etagOf(result.record) }, body: visibleRecord(access, result.record, caller) } : undefined
+    }
     for (let attempt = 1; ; attempt++) {
       const current = await store.get(id)
+      // A PUT that creates (the address book's) is a create: checked as one, and pinned to the id being free.
+      if (current === undefined && putCreates) {
+        const missing = store.declaration.keptOnUpdate.find((field) => body[field] === undefined)
+        if (missing !== undefined) throw keptFieldRequired(missing)
+        const input = permittedCreate(access, caller, body, `${noun} ${id}`)
+        const condition = hasPreconditions(request.headers) ? writeConditionFor(request.headers, undefined, etagOf) : { kind: 'absent' as const }
+        if (condition === undefined) throw preconditionFailed(request.headers, `${noun} ${id}`)
+        const created: Record<string, RecordInput[string]> = {}
+        for (const field of fields) if (input[field] !== undefined) created[field] = input[field] as RecordInput[string]
+        const result = await store.put(id, created, condition, keep(stored))
+        const answer = stored(result)
+        if (answer !== undefined && result.outcome === 'created') return answer
+        // Created by another write meanwhile: check that record's update, once more.
+        if (hasPreconditions(request.headers) || attempt === PATCH_ATTEMPTS) throw preconditionFailed(request.headers, `${noun} ${id}`)
+        continue
+      }
       if (current === undefined || !viewAllowed(access, caller, current)) throw notFound.error(id)
       const conditional = hasPreconditions(request.headers)
       const condition = conditional ? writeConditionFor(request.headers, current, etagOf) : { kind: 'matches' as const, current }
@@ -549,7 +573,10 @@ function guardedReplace ({ policy, store, etagOf, access }: Pick<RouteContext, '
       const owned = ownedInput(access, caller, body, current)
       const input: Record<string, RecordInput[string]> = {}
       for (const field of fields) if (owned[field] !== undefined) input[field] = owned[field] as RecordInput[string]
-      if (!writeAllowed(access, 'update', caller, { stored: current, written: { ...input, id }, body })) throw ruleDenied('update', `${noun} ${id}`)
+      // Fields an update keeps (the address book's name) are the stored ones in the record it becomes.
+      const written: Record<string, unknown> = { ...input, id }
+      for (const field of store.declaration.keptOnUpdate) written[field] = current[field]
+      if (!writeAllowed(access, 'update', caller, { stored: current, written, body })) throw ruleDenied('update', `${noun} ${id}`)
       const result = await store.put(id, input, condition, keep(stored))
       if (result.outcome === 'replaced') return stored(result) as WriteAnswer
       if (result.outcome === 'not-found') throw notFound.error(id)

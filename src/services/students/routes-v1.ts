@@ -7,8 +7,10 @@ import { studentId as pathId } from './ids.js'
 import { envelopeErrors, envelopeShape } from './v1-errors.js'
 import { answer, type OperationNotes } from '../../http/openapi/index.js'
 import type { DeleteResult, ReplaceResult } from '../../domain/index.js'
+import type { ErrorCode } from '../../http/errors/index.js'
 import type { Student, StudentCreated } from './records.js'
 import { replacedHeader } from './replaced.js'
+import { guardedV1 } from './v1-rules.js'
 import { STUDENT_QUERY, studentLine, StudentListQuery } from './query.js'
 import {
   IdParams, MessageEnvelope, StudentCreateBody, StudentEnvelope, StudentListEnvelope, StudentReplaceBody
@@ -27,6 +29,10 @@ const notes = (extra: OperationNotes = {}): OperationNotes => ({ errorShape: env
 async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Promise<void> {
   const { store } = opts
   const collection = { store, path: app.prefix === '' ? '/' : app.prefix }
+  // Rules from the configuration file (docs/rules.md) swap in handlers that apply them; without any, these plain ones run.
+  const { access } = opts.records.declaration
+  const guarded = access === undefined ? undefined : guardedV1(store, opts.records, access, collection.path, app.prefix)
+  const ruleErrors: ErrorCode[] = access === undefined ? [] : ['RULE_DENIED']
 
   app.get<{ Querystring: Record<string, unknown> }>('/', {
     schema: {
@@ -39,7 +45,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       response: { 200: answer(StudentListEnvelope, 'Students in the envelope: every one, or a page.'), ...errorResponses }
     },
     config: { streams: true, rqs: { access: 'read' } }
-  }, async (request, reply) => {
+  }, guarded?.list ?? (async (request, reply) => {
     // No parameters: the spec's answer, every record in the envelope (built once per store revision where the store has one).
     if (request.stream === undefined && Object.keys(request.query).length === 0) {
       if (isRevisioned(store)) return await opts.lists.send(reply, store, ENVELOPE_FRAME)
@@ -51,18 +57,18 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
     const page = await readPage(collection, list)
     pageHeaders(reply, page)
     return ok(page.items)
-  })
+  }))
 
   app.get<{ Params: IdParams }>('/:id', {
     config: { rqs: { access: 'read', readsById: true } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: { operationId: 'getStudent', tags, summary: 'Retrieve a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The student.'), ...errorResponses } }
-  }, async (request) => {
+  }, guarded?.get ?? (async (request) => {
     const id = pathId(request.params.id)
     const student = await store.get(id)
     if (student === undefined) throw studentNotFound(id)
     return ok(student)
-  })
+  }))
 
   // Made once: a create without an Idempotency-Key makes no closure of its own.
   const prefix = `${app.prefix}/`
@@ -77,33 +83,33 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       summary: 'Create a student (id = number of records held)',
       description: 'The id is the number of records held before the create (spec rule): after a delete, a create can reuse, and overwrite, an id.',
       body: StudentCreateBody,
-      'x-rqs': notes({ headers: { 201: ['Replaced-Record'] } }),
+      'x-rqs': notes({ ...(ruleErrors.length === 0 ? {} : { errors: ruleErrors }), headers: { 201: ['Replaced-Record'] } }),
       response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
     }
-  }, async (request, reply) => await answerOnce(request, reply, store, create))
+  }, guarded?.create ?? (async (request, reply) => await answerOnce(request, reply, store, create)))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write' } },
-    schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
-  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    schema: { operationId: 'replaceStudent', tags, summary: 'Replace the student named by body.id (never creates)', body: StudentReplaceBody, 'x-rqs': notes({ errors: ['STUDENT_NOT_FOUND', ...ruleErrors] }), response: { 200: answer(StudentEnvelope, 'The stored student.'), ...errorResponses } }
+  }, guarded?.replace ?? (async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const replaced = (result: ReplaceResult<Student>): WriteAnswer | undefined => result.outcome === 'replaced' ? { status: 200, body: ok(result.record) } : undefined
     const written = replaced(await store.replace(request.body, undefined, keep(replaced)))
     if (written === undefined) throw studentNotFound(request.body.id)
     return written
-  }))
+  })))
 
   app.delete<{ Params: IdParams }>('/:id', {
     config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
-    schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
-  }, async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
+    schema: { operationId: 'deleteStudent', tags, summary: 'Delete a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND', ...ruleErrors] }), response: { 200: answer(MessageEnvelope, 'Deleted: "Student with id {id} was deleted".'), ...errorResponses } }
+  }, guarded?.remove ?? (async (request, reply) => await answerOnce(request, reply, store, async (keep) => {
     const id = pathId(request.params.id)
     const deleted = (result: DeleteResult): WriteAnswer | undefined => result.outcome === 'deleted' ? { status: 200, body: ok(messages.deleted(id)) } : undefined
     const written = deleted(await store.delete(id, undefined, keep(deleted)))
     if (written === undefined) throw studentNotFound(id)
     return written
-  }))
+  })))
 }
 
 export const studentsV1: Representation<StudentRoutesOptions> = {

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { answerOnce, type Representation } from '../../http/rest/index.js'
+import { callerKey } from '../../domain/index.js'
+import { callerOf } from '../../http/security/index.js'
 import { problems } from '../../http/errors/index.js'
 import { answer } from '../../http/openapi/index.js'
 import { bodyCheck, recordRoutes, replaceRecord } from '../records/routes.js'
@@ -58,6 +60,8 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   const students = recordRoutes(app, STUDENTS_V2, opts)
   const replace = replaceRecord(students)
   const members = bodyMembers(opts.records.declaration)
+  // Under rules (docs/rules.md) an Idempotency-Key's answer is kept per caller.
+  const perCaller = opts.records.declaration.access !== undefined
   // The spec's PUT names the record in its body: the same replace as PUT /{id}.
   app.put<{ Body: StudentReplaceBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
@@ -69,10 +73,10 @@ async function routesV2 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       tags,
       summary: 'Replace the student named by body.id (never creates)',
       body: StudentReplaceBody,
-      'x-rqs': { store: true, errors: ['STUDENT_NOT_FOUND'], preconditions: 'write', headers: { 200: ['ETag'] } },
+      'x-rqs': { store: true, errors: perCaller ? ['STUDENT_NOT_FOUND', 'RULE_DENIED'] : ['STUDENT_NOT_FOUND'], preconditions: 'write', headers: { 200: ['ETag'] } },
       response: { 200: answer(Student, 'The stored student, with its new ETag.') }
     }
-  }, async (request, reply) => await answerOnce(request, reply, opts.records, async (keep) => await replace(request, keep, request.body.id, request.body)))
+  }, async (request, reply) => await answerOnce(request, reply, opts.records, async (keep) => await replace(request, keep, request.body.id, request.body), perCaller ? callerKey(callerOf(request)) : undefined))
 }
 
 export const studentsV2: Representation<StudentRoutesOptions> = {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdirSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { generateToken, tokenEntry } from '../../../src/http/security/tokens.js'
 import type { ConfigOverrides } from '../../../src/options.js'
 import { tempDir } from '../../stores/harness.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
@@ -67,6 +70,29 @@ describe('who may use the webhooks API', () => {
     } finally {
       await server.close()
       await tokens.remove()
+    }
+  })
+
+  it('under record rules, a caller without the admin scope registers none, whatever its roles (a webhook gets every change)', async () => {
+    const dir = join(tmp.dir, `rules-${++files}`)
+    mkdirSync(dir)
+    const editor = generateToken()
+    const admin = generateToken()
+    await writeFile(join(dir, 'tokens.json'), JSON.stringify({ tokens: [tokenEntry(editor, 'ed', ['read', 'write', 'metrics'], { roles: ['editor', 'admin'] }), tokenEntry(admin, 'ops', ['admin'])] }))
+    const server = await startServer({
+      webhooks: { enabled: true },
+      students: { ids: 'sequence' },
+      rules: { source: 'rqs.json', collections: { students: { list: "@request.auth.roles ?= 'editor'", update: "@request.auth.roles ?= 'editor'" } } },
+      security: security({ authTokensFile: join(dir, 'tokens.json') })
+    })
+    try {
+      const hook = { url: 'https://hooks.example.com/rqs', events: ['students.*'] }
+      const refused = await request(`${server.origin}/webhooks`, { method: 'POST', json: hook, headers: bearer(editor) })
+      expect(refused.status).toBe(403)
+      expect(refused.headers.get('www-authenticate')).toContain('scope="admin"')
+      expect((await request(`${server.origin}/webhooks`, { headers: bearer(admin) })).body.webhooks).toEqual([])
+    } finally {
+      await server.close()
     }
   })
 })
