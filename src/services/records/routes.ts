@@ -242,7 +242,7 @@ function listWhole ({ policy, store, path, options, projection }: RouteContext):
     const records = caller === undefined ? everyone : { store: visibleStore(store, access as CollectionAccess, caller), path: everyone.path }
     const { query, fields } = projection.split(request.query as Record<string, unknown>)
     let list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
-    if (caller !== undefined) list = { ...list, filter: narrowedFilter(access as CollectionAccess, caller, list.filter, list.sort) }
+    if (caller !== undefined) list = { ...list, filter: narrowedFilter(access as CollectionAccess, caller, list.filter, { sort: list.sort }) }
     if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
     const page = await readPage(records, list)

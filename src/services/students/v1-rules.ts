@@ -44,7 +44,7 @@ export function guardedV1 (store: StudentStore, records: RecordStore, access: Co
       const mine = { store: visibleStore(records, access, caller), path }
       // No parameters: every record the caller may list, as the spec's whole list.
       const list = parseListQuery(STUDENT_QUERY, request.query, request.stream === undefined ? 'page' : 'stream')
-      const narrowed = { ...list, filter: narrowedFilter(access, caller, list.filter, list.sort) }
+      const narrowed = { ...list, filter: narrowedFilter(access, caller, list.filter, { sort: list.sort }) }
       // A stored student is a Student: the typed view reads the same records.
       if (request.stream !== undefined) return await sendStream(reply, mine as unknown as ListSource<Student, string>, narrowed, request.stream, writers)
       const page = await readPage(mine, narrowed)
