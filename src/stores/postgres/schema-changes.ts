@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import type { CollectionDeclaration, RecordStore, SavedDeclaration, SchemaChanges, SchemaFindings, SchemaHistoryEntry, SchemaPlan, StoredField } from '../../domain/index.js'
 import { findingsOf } from '../schema-changes.js'
-import { isUnavailable } from './errors.js'
+import { isUnavailable, rethrow } from './errors.js'
 import { columnType, identifier, layoutOf, type FieldLayout } from './layout.js'
 import { ensureCollections } from './registry.js'
 
@@ -110,7 +110,7 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
     } catch (err) {
       failed = err as Error
       await client.query('ROLLBACK').catch(() => {})
-      throw err
+      return rethrow(err)
     } finally {
       client.release(failed !== undefined && isUnavailable(failed) ? failed : undefined)
     }
