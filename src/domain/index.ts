@@ -15,7 +15,7 @@ export { CollectionChangedError, IdempotencyKeyUsedError, SchemaChangedError, St
 export { assertDeclaredFields, LIST_OPERATORS, OPERATORS, STREAM_BATCH_SIZE, compareText, compareValues, isAfter, matcher, orderKeys, positionOf, positionValues, sortComparator } from './query.js'
 export type { Condition, ReferenceFilter, FilterOperator, ImportOutcome, FieldKinds, FieldValue, JsonData, JsonValue, ListCondition, ListOperator, Operator, Position, QueryableStore, RecordFilter, RecordQuery, SortKey, StoreRevision } from './query.js'
 export { DEFAULT_CHANGES_RETENTION_MS, DEFAULT_IDEMPOTENCY_RETENTION_MS, DEFAULT_MEMORY_CHANGES_KEPT, DELETED, IF_ABSENT, IF_PRESENT, NOT_FOUND, NO_CONDITION, PRECONDITION_FAILED } from './store.js'
-export type { SavedDeclaration, SchemaChanges, SchemaHistoryEntry, SharedSchema } from './store.js'
+export type { SavedDeclaration, SchemaChanges, SchemaHistoryEntry, SchemaMove, SharedSchema } from './store.js'
 export { blocked, changesStorage, convertible, MAX_BLOCKERS_SHOWN, planChange } from './schema-plan.js'
 export type { SchemaFindings, SchemaPlan } from './schema-plan.js'
 export type { CreateResult, DeleteResult, PoolStats, RecordStore, RecordStores, RecordWrites, UnitOfWork, ReplaceResult, StoreOptions, WriteCondition, WriteResult } from './store.js'

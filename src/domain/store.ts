@@ -197,6 +197,9 @@ export interface SchemaChanges {
   shared?: SharedSchema
 }
 
+/** How an instance learnt that the database holds a newer declaration than its own. */
+export type SchemaMove = 'announced' | 'refused'
+
 /**
  * What keeps an instance's declarations in step with a database other
  * instances change too. The database holds the registry's version, which a
@@ -204,12 +207,12 @@ export interface SchemaChanges {
  */
 export interface SharedSchema {
   /**
-   * Calls `moved` soon after another instance changed a collection (a
-   * notification; a check every few seconds covers a lost one) and after a
-   * write met a newer declaration than this instance's. Answers the
-   * function that stops it.
+   * Calls `moved` soon after another instance changed a collection
+   * (`announced`: a notification, or a check every few seconds that covers a
+   * lost one) and when a write met a newer declaration than this instance's
+   * (`refused`). Answers the function that stops it.
    */
-  watch (moved: () => void): () => void
+  watch (moved: (why: SchemaMove) => void): () => void
   /**
    * Writes to the collection's store hold from now on only while the
    * database's declaration of it is at `version`; any other one refuses

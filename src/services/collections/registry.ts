@@ -133,10 +133,16 @@ export class CollectionRegistry {
   follow (failed: (err: unknown) => void): () => void {
     const shared = this.#schema()?.shared
     if (shared === undefined) return () => {}
-    const stop = shared.watch(() => { this.#followSoon(failed) })
+    let following = true
+    // A catch-up still running when the server closes meets closed stores: no failure to report.
+    const report = (err: unknown): void => { if (following) failed(err) }
+    const stop = shared.watch(() => { this.#followSoon(report) })
     // A change made between load and watch was announced to nobody here.
-    this.#followSoon(failed)
-    return stop
+    this.#followSoon(report)
+    return () => {
+      following = false
+      stop()
+    }
   }
 
   /** Queues one catch-up with the stores (after any change under way), unless one is queued already. */

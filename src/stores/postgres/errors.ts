@@ -45,11 +45,12 @@ export const SCHEMA_CHANGED_STATE = 'RQ001'
 
 /**
  * SQLSTATEs of a statement that names what a change of a collection took
- * away (undefined_column, undefined_table): a request that was on its way
+ * away (undefined_column, undefined_table, undefined_function: a create
+ * function takes one argument per field): a request that was on its way
  * while the change was applied. Store statements are generated from the
  * declarations, so nothing else produces them.
  */
-const SCHEMA_MOVED = new Set([SCHEMA_CHANGED_STATE, '42703', '42P01'])
+const SCHEMA_MOVED = new Set([SCHEMA_CHANGED_STATE, '42703', '42P01', '42883'])
 
 /** SQLSTATE query_canceled, with the server's wording when its statement_timeout did it (not an operator's pg_cancel_backend). */
 function statementTimedOut (err: unknown): err is DatabaseError {

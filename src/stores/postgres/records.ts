@@ -196,7 +196,10 @@ export class PostgresRecordStore implements RecordStore {
 
   /** A unique index's or a foreign key's violation as the refusal it stands for (naming what it can); any other error as it is. */
   async #refusal (err: unknown, input?: RecordInput, own?: RecordId): Promise<unknown> {
-    if (err instanceof SchemaChangedError) { this.#stale?.(); return err }
+    if (err instanceof SchemaChangedError) {
+      this.#stale?.()
+      return err.collection === undefined ? new SchemaChangedError(this.declaration.name, undefined, { cause: err.cause }) : err
+    }
     return await duplicateOf(this.#pool, this.#layout, err, input, own) ??
       (this.#references === undefined ? undefined : await this.#references.refusal(err)) ?? err
   }

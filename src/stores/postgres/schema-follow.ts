@@ -1,5 +1,5 @@
 import pg from 'pg'
-import type { CollectionDeclaration, SharedSchema } from '../../domain/index.js'
+import type { CollectionDeclaration, SchemaMove, SharedSchema } from '../../domain/index.js'
 import { SCHEMA_CHANGED_STATE } from './errors.js'
 import { literal } from './layout.js'
 
@@ -86,6 +86,22 @@ export function schemaGuard (name: string, version: number): string {
   return `rqs_schema_is(${literal(name)}, ${version})`
 }
 
+/**
+ * The declaration with its fields in the order the database registered them
+ * (rqs_collections): the order its create routines take their arguments in.
+ * A declaration kept in rqs_schema comes back from jsonb with its members
+ * reordered, so one read from there (after a restart, or another instance's
+ * change) would bind a value to another field's argument.
+ */
+export async function inStoredOrder (client: pg.ClientBase, declaration: CollectionDeclaration): Promise<CollectionDeclaration> {
+  const row = (await client.query<{ fields: Array<{ name: string }> }>('SELECT fields FROM rqs_collections WHERE name = $1', [declaration.name])).rows[0]
+  if (row === undefined) return declaration
+  const order = row.fields.map((f) => f.name)
+  const rank = (name: string): number => { const at = order.indexOf(name); return at === -1 ? order.length : at }
+  const fields = Object.fromEntries(Object.entries(declaration.fields).sort(([a], [b]) => rank(a) - rank(b)))
+  return { ...declaration, fields }
+}
+
 /** A store the follower can pin. */
 export interface PinnableStore {
   pin: (version: number) => void
@@ -104,7 +120,7 @@ export interface SchemaFollowerOptions {
 
 export class PostgresSchemaFollower implements SharedSchema {
   readonly #options: SchemaFollowerOptions
-  readonly #watchers = new Set<() => void>()
+  readonly #watchers = new Set<(why: SchemaMove) => void>()
   #head: bigint | undefined
   #listener: pg.Client | undefined
   #connecting: pg.Client | undefined
@@ -117,7 +133,7 @@ export class PostgresSchemaFollower implements SharedSchema {
     this.#options = options
   }
 
-  watch (moved: () => void): () => void {
+  watch (moved: (why: SchemaMove) => void): () => void {
     this.#watchers.add(moved)
     if (this.#watchers.size === 1) this.#start()
     return () => {
@@ -137,7 +153,7 @@ export class PostgresSchemaFollower implements SharedSchema {
 
   /** A write met a newer declaration than this instance's: follow now rather than at the next check. */
   stale (): void {
-    this.#moved()
+    this.#moved('refused')
   }
 
   async close (): Promise<void> {
@@ -146,8 +162,8 @@ export class PostgresSchemaFollower implements SharedSchema {
     this.#closed = true
   }
 
-  #moved (): void {
-    for (const watcher of this.#watchers) watcher()
+  #moved (why: SchemaMove): void {
+    for (const watcher of this.#watchers) watcher(why)
   }
 
   #start (): void {
@@ -178,7 +194,7 @@ export class PostgresSchemaFollower implements SharedSchema {
     }
     const seen = this.#head
     this.#head = head
-    if (seen !== undefined && seen !== head) this.#moved()
+    if (seen !== undefined && seen !== head) this.#moved('announced')
     const listener = this.#listener
     if (listener === undefined) return
     try {
@@ -199,7 +215,7 @@ export class PostgresSchemaFollower implements SharedSchema {
     this.#connecting = client
     client.on('error', () => { this.#lost(client) })
     client.on('end', () => { this.#lost(client) })
-    client.on('notification', () => { this.#moved() })
+    client.on('notification', () => { this.#moved('announced') })
     try {
       await client.connect()
       await client.query(`LISTEN ${SCHEMA_CHANNEL}`)
