@@ -21,7 +21,7 @@ export function isUnavailable (err: unknown): boolean {
  * Store statements are generated from the declarations, so nothing else
  * produces these.
  */
-const SCHEMA_MOVED = /^no such (column|table)\b/
+const SCHEMA_MOVED = /^(no such (column|table)\b|table \S+ has no column named )/
 
 /** Re-throws `err`, as StoreUnavailableError when the database is the cause (SchemaChangedError when a change of a collection is). */
 export function rethrow (err: unknown): never {
