@@ -194,7 +194,8 @@ export class PostgresSchemaFollower implements SharedSchema {
     }
     const seen = this.#head
     this.#head = head
-    if (seen !== undefined && seen !== head) this.#moved('announced')
+    // The first read follows too: a change committed before LISTEN began was announced to nobody here.
+    if (seen === undefined || seen !== head) this.#moved('announced')
     const listener = this.#listener
     if (listener === undefined) return
     try {
