@@ -13,6 +13,28 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
+ * A request met a collection whose declaration changed under it: a write
+ * made with an older declaration than the database holds (another instance
+ * changed it), a write that reached a store its change already replaced, or
+ * a statement naming a table or column the change took away. Nothing was
+ * changed; the server follows the change, and the same request sent again
+ * is served under the new declaration. The HTTP layer answers 503
+ * SCHEMA_CHANGED with a short Retry-After. A StoreUnavailableError, so code
+ * that only knows "nothing changed, try again" treats it so.
+ */
+export class SchemaChangedError extends StoreUnavailableError {
+  override name = 'SchemaChangedError'
+  constructor (
+    /** The collection, when known. */
+    readonly collection: string | undefined,
+    message = `the declaration of ${collection ?? 'a collection'} changed while the request was on its way; send it again`,
+    options?: { cause?: unknown }
+  ) {
+    super(message, options)
+  }
+}
+
+/**
  * The work of one request in the store took longer than its time budget and
  * was stopped before it finished (a read refused once the request's deadline
  * passed, a statement the database cancelled at its statement timeout):

@@ -210,6 +210,34 @@ export interface SchemaChanges {
   /** The declarations stored by earlier changes (removed ones included, with a null source). */
   saved (): Promise<SavedDeclaration[]>
   history (name: string): Promise<SchemaHistoryEntry[]>
+  /** Stores that several instances share (PostgreSQL): how each instance follows the others' changes. */
+  shared?: SharedSchema
+}
+
+/** How an instance learnt that the database holds a newer declaration than its own. */
+export type SchemaMove = 'announced' | 'refused'
+
+/**
+ * What keeps an instance's declarations in step with a database other
+ * instances change too. The database holds the registry's version, which a
+ * change raises and announces in its own transaction.
+ */
+export interface SharedSchema {
+  /**
+   * Calls `moved` soon after another instance changed a collection
+   * (`announced`: a notification, or a check every few seconds that covers a
+   * lost one) and when a write met a newer declaration than this instance's
+   * (`refused`). Answers the function that stops it.
+   */
+  watch (moved: (why: SchemaMove) => void): () => void
+  /**
+   * Writes to the collection's store hold from now on only while the
+   * database's declaration of it is at `version`; any other one refuses
+   * them (SchemaChangedError), inside the write's own statement.
+   */
+  pin (name: string, version: number): void
+  /** Forgets the store of a collection another instance removed. */
+  forget (name: string): void
 }
 
 export interface PoolStats {

@@ -52,6 +52,14 @@ export function observeFailures (stores: RecordStores, onFailure: StoreFailureLi
         return watched
       }
     }
+    const shared = schema.shared
+    if (shared !== undefined) {
+      observed.schema.shared = {
+        watch: (moved) => shared.watch(moved),
+        pin: (name, version) => { shared.pin(name, version) },
+        forget: (name) => { shared.forget(name); collections.delete(name) }
+      }
+    }
   }
   return observed
 }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { DanglingReferenceError, DuplicateKeyError, RecordReferencedError, StoreOutcomeUnknownError, StoreTimeoutError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
+import { DanglingReferenceError, DuplicateKeyError, RecordReferencedError, SchemaChangedError, StoreOutcomeUnknownError, StoreTimeoutError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
 import { QueryRefused } from '../../records/index.js'
 import { CATALOGUE, type CoreErrorCode, type ErrorCode } from './catalogue.js'
 import { catalogueOf } from './error-catalogue.js'
@@ -34,6 +34,9 @@ export interface Classified {
 /** Seconds a client should wait after a 503 (the Retry-After header). */
 export const RETRY_AFTER_SECONDS = '5'
 
+/** After a change of a collection's declaration the server follows within a second: the same request is served then. */
+export const SCHEMA_RETRY_AFTER_SECONDS = '1'
+
 export function classifyError (thrown: FastifyError, request: FastifyRequest): Classified {
   // The record layer's refusals carry AppError's arguments (it imports no transport).
   const error = thrown instanceof QueryRefused ? new AppError(thrown.code, thrown.message, thrown.options) as AppError & FastifyError : referenceFailure(thrown) ?? thrown
@@ -53,6 +56,9 @@ export function classifyError (thrown: FastifyError, request: FastifyRequest): C
   }
   if (error instanceof StoreTimeoutError) {
     return { code: 'STORE_TIMEOUT', status: 503, detail: `${error.message}; nothing was changed`, headers: { 'retry-after': RETRY_AFTER_SECONDS }, cause: error }
+  }
+  if (error instanceof SchemaChangedError) {
+    return { code: 'SCHEMA_CHANGED', status: 503, detail: `${error.message}; nothing was changed`, headers: { 'retry-after': SCHEMA_RETRY_AFTER_SECONDS }, cause: error }
   }
   if (error instanceof StoreUnavailableError) {
     return { code: 'STORE_UNAVAILABLE', status: 503, detail: 'The data store did not answer; nothing was changed', headers: { 'retry-after': RETRY_AFTER_SECONDS }, cause: error }

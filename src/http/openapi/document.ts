@@ -307,7 +307,7 @@ function addError (op: Operation, path: string, code: ErrorCode, shape: ErrorSha
 }
 
 /** Codes whose answers say in Retry-After when to try again. */
-const RETRIED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['STORE_UNAVAILABLE', 'PROCESSING_TIMEOUT', 'RATE_LIMITED', 'OVERLOADED', 'AUTH_UNAVAILABLE'])
+const RETRIED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['STORE_UNAVAILABLE', 'SCHEMA_CHANGED', 'PROCESSING_TIMEOUT', 'RATE_LIMITED', 'OVERLOADED', 'AUTH_UNAVAILABLE'])
 
 /** The refusals the security features that are on can answer this route with (src/http/security). */
 function refusals (notes: Notes, security: SecurityFeatures): ErrorCode[] {

@@ -76,6 +76,9 @@ export const collectionsService: ServiceDescriptor<typeof collectionsOptions> = 
     const registry = new CollectionRegistry(stores, declared)
     app.decorate('collectionRegistry', registry)
     await registry.load(checkOneCollection, (name, err) => { app.log.error({ err, collection: name }, `collection ${name}, created through the admin API, no longer reads: not served`) })
+    // Other instances on the same database change collections too: followed within a second (a notification, or the check every few seconds).
+    const unfollow = registry.follow((err) => { app.log.warn({ err }, 'collections: could not read the changes other instances made; trying again at the next notification or check') })
+    app.addHook('onClose', async () => { unfollow() })
     const builtIns = new Map(collections.filter((c) => !declared.some((d) => d.declaration.name === c.name)).map((c) => [c.name, c.schema as unknown]))
     const versions = [...new Set([...VERSIONS])]
     const live = new LiveCollections({ registry, stores, versioning: config.versioning, versions, bodyLimit: config.bodyLimit, publicUrl: config.publicUrl, catalogue: catalogueOf(app), log: app.log, openApi: openApiOf(config) })

@@ -46,6 +46,8 @@ export class LiveCollections {
   constructor (options: LiveOptions) {
     this.#options = options
     options.registry.onChange((change) => {
+      // Built now rather than by the first request, which would wait for it (another instance's change included).
+      if (change.after !== undefined) this.#serverOf(change.after.schema).catch(() => {})
       const before = change.before?.schema
       const server = before === undefined ? undefined : this.#servers.get(before)
       if (before === undefined || server === undefined) return

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import { blocked, planChange, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
+import { blocked, planChange, SchemaChangedError, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
 import type { CollectionSchema } from './declare.js'
 
 /**
@@ -9,7 +9,9 @@ import type { CollectionSchema } from './declare.js'
  * declaration against the records held, applies it in the stores, records
  * it in their history and tells every listener (REST, the listing,
  * OpenAPI, GraphQL, the web app). A request keeps the entry it started with:
- * entries are never changed in place, a change makes a new one.
+ * entries are never changed in place, a change makes a new one. On stores
+ * several instances share (`follow`), another instance's change is taken
+ * over from the stores and told to the same listeners, as a local one is.
  */
 
 /** One collection as the registry holds it. */
@@ -62,6 +64,11 @@ export class CollectionRegistry {
   readonly #stores: RecordStores
   /** Changes run one after the other: each plans against what the one before it left. */
   #queue: Promise<unknown> = Promise.resolve()
+  /** How a kept declaration is read, from `load`: other instances' changes are read the same way. */
+  #parse: ((name: string, source: unknown) => CollectionSchema) | undefined
+  #skipped: (name: string, err: unknown) => void = () => {}
+  /** A catch-up with the stores is queued and has not started: another request for one joins it. */
+  #followQueued = false
 
   constructor (stores: RecordStores, declared: readonly CollectionSchema[]) {
     this.#stores = stores
@@ -94,6 +101,8 @@ export class CollectionRegistry {
    * stored declaration; one that no longer reads is skipped and reported.
    */
   async load (parse: (name: string, source: unknown) => CollectionSchema, skipped: (name: string, err: unknown) => void): Promise<void> {
+    this.#parse = parse
+    this.#skipped = skipped
     const schema = this.#schema()
     if (schema === undefined) return
     const saved = await schema.saved()
@@ -109,6 +118,80 @@ export class CollectionRegistry {
         skipped(saved.name, err)
       }
     }
+    // Stores that several instances share write each collection only under the version held now.
+    for (const entry of this.#entries.values()) schema.shared?.pin(entry.name, entry.version)
+  }
+
+  /**
+   * Follows the changes other instances make on the same stores (those that
+   * are shared: PostgreSQL), from now until the answered function is
+   * called: each is read from the stores, its collection's store opened as
+   * the change left it, and told to the listeners as a local change is.
+   * `failed` hears a catch-up that could not read the stores (the next one
+   * tries again). Nothing to follow on stores of one instance.
+   */
+  follow (failed: (err: unknown) => void): () => void {
+    const shared = this.#schema()?.shared
+    if (shared === undefined) return () => {}
+    let following = true
+    // A catch-up still running when the server closes meets closed stores: no failure to report.
+    const report = (err: unknown): void => { if (following) failed(err) }
+    const stop = shared.watch(() => { this.#followSoon(report) })
+    // A change made between load and watch was announced to nobody here.
+    this.#followSoon(report)
+    return () => {
+      following = false
+      stop()
+    }
+  }
+
+  /** Queues one catch-up with the stores (after any change under way), unless one is queued already. */
+  #followSoon (failed: (err: unknown) => void): void {
+    if (this.#followQueued) return
+    this.#followQueued = true
+    const run = this.#queue.then(async () => {
+      this.#followQueued = false
+      await this.#followOthers()
+    })
+    this.#queue = run.catch(failed)
+  }
+
+  /** Takes over every declaration the stores hold at a newer version than this registry (or removed since). */
+  async #followOthers (): Promise<void> {
+    const schema = this.#schema()
+    const parse = this.#parse
+    if (schema?.shared === undefined || parse === undefined) return
+    for (const saved of await schema.saved()) {
+      const before = this.#entries.get(saved.name)
+      if (before === undefined ? saved.source === null : before.version >= saved.version) continue
+      let next: CollectionSchema | undefined
+      if (saved.source === null) {
+        schema.shared.forget(saved.name)
+      } else {
+        try {
+          next = parse(saved.name, saved.source)
+        } catch (err) {
+          this.#skipped(saved.name, err)
+          continue
+        }
+        await schema.open(next.declaration)
+        schema.shared.pin(saved.name, saved.version)
+      }
+      const recorded = (await schema.history(saved.name)).find((e) => e.version === saved.version)
+      const plan = recorded?.plan ?? planChange(saved.name, before?.schema.declaration, next?.declaration, next?.renamedFrom)
+      const after: CollectionEntry | undefined = next === undefined ? undefined : { name: saved.name, version: saved.version, schema: next, origin: before?.origin ?? 'api' }
+      this.#told({ name: saved.name, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }), plan, caller: recorded?.caller ?? 'another instance' })
+    }
+  }
+
+  /** Makes `after` the collection's entry (none: removed), moves the registry's version and tells every listener. */
+  #told (change: Omit<CollectionChange, 'registryVersion'>): CollectionChange {
+    if (change.after === undefined) this.#entries.delete(change.name)
+    else this.#entries.set(change.name, change.after)
+    this.#version++
+    const told: CollectionChange = { ...change, registryVersion: this.#version }
+    for (const listener of this.#listeners) listener(told)
+    return told
   }
 
   /**
@@ -163,6 +246,8 @@ export class CollectionRegistry {
   async #change (name: string, next: CollectionSchema | undefined, caller: string, options: ChangeOptions): Promise<CollectionChange & PlannedChange> {
     const schema = this.#schema()
     if (schema === undefined) throw new RangeError('these stores cannot change collections while the server runs')
+    // Planned against the declaration the stores hold now, whichever instance changed it last.
+    await this.#followOthers()
     const before = this.#entries.get(name)
     const planned = await this.plan(name, next)
     const { plan, findings } = planned
@@ -171,13 +256,16 @@ export class CollectionRegistry {
     if (plan.dropsData && !options.confirmDrop) throw new ChangeRefused('unconfirmed', planned)
     const version = (before?.version ?? (await schema.history(name)).at(-1)?.version ?? 0) + 1
     const entry: SchemaHistoryEntry = { name, version, source: next?.source ?? null, at: new Date().toISOString(), caller, plan }
-    await schema.apply(plan, before?.schema.declaration, next?.declaration, entry)
+    try {
+      await schema.apply(plan, before?.schema.declaration, next?.declaration, entry)
+    } catch (err) {
+      // Another instance changed the collection between this plan and its application: nothing was applied.
+      if (err instanceof SchemaChangedError) await this.#followOthers().catch(() => {})
+      throw err
+    }
+    if (next !== undefined) schema.shared?.pin(name, version)
     const after: CollectionEntry | undefined = next === undefined ? undefined : { name, version, schema: next, origin: before?.origin ?? 'api' }
-    if (after === undefined) this.#entries.delete(name)
-    else this.#entries.set(name, after)
-    this.#version++
-    const change: CollectionChange = { name, registryVersion: this.#version, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }), plan, caller }
-    for (const listener of this.#listeners) listener(change)
+    const change = this.#told({ name, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }), plan, caller })
     return { ...change, findings }
   }
 

@@ -5,7 +5,7 @@ import {
   type RecordId, type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
 import type { AggregateQuery, AggregateRow } from '../../domain/index.js'
-import { aggregateRecords, MAX_INT64_ID, StoreUnavailableError } from '../../domain/index.js'
+import { aggregateRecords, MAX_INT64_ID, SchemaChangedError } from '../../domain/index.js'
 import { MemoryKeptWrites } from './kept-writes.js'
 import { IndexedTable } from './indexed-table.js'
 import { MemoryQueries } from './query.js'
@@ -237,7 +237,7 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
   }
 
   #writable (): void {
-    if (this.#retired) throw new StoreUnavailableError(`the collection ${this.declaration.name} was changed while this write was on its way; send it again`)
+    if (this.#retired) throw new SchemaChangedError(this.declaration.name, `the collection ${this.declaration.name} was changed while this write was on its way; send it again`)
   }
 
   removeNow (id: RecordId, unit?: MemoryUnit): void {

@@ -1,5 +1,5 @@
 import { DatabaseError } from 'pg'
-import { StoreTimeoutError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
+import { SchemaChangedError, StoreTimeoutError, StoreUnavailableError, UnstorableTextError } from '../../domain/index.js'
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'])
 const DRIVER_MESSAGES = /Connection terminated|Query read timeout|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Client was closed/i
 
@@ -40,6 +40,18 @@ export function isLostAnswer (err: unknown): boolean {
 /** SQLSTATE character_not_in_repertoire, untranslatable_character. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05'])
 
+/** The SQLSTATE of a write refused by its collection's guard: the database holds a newer declaration (./schema-follow.ts). */
+export const SCHEMA_CHANGED_STATE = 'RQ001'
+
+/**
+ * SQLSTATEs of a statement that names what a change of a collection took
+ * away (undefined_column, undefined_table, undefined_function: a create
+ * function takes one argument per field): a request that was on its way
+ * while the change was applied. Store statements are generated from the
+ * declarations, so nothing else produces them.
+ */
+const SCHEMA_MOVED = new Set([SCHEMA_CHANGED_STATE, '42703', '42P01', '42883'])
+
 /** SQLSTATE query_canceled, with the server's wording when its statement_timeout did it (not an operator's pg_cancel_backend). */
 function statementTimedOut (err: unknown): err is DatabaseError {
   return err instanceof DatabaseError && err.code === '57014' && /statement timeout/i.test(err.message)
@@ -53,6 +65,9 @@ export function rethrow (err: unknown): never {
   }
   if (err instanceof DatabaseError && UNSTORABLE_TEXT.has(err.code ?? '')) {
     throw new UnstorableTextError('Text fields must not contain the character U+0000', { cause: err })
+  }
+  if (err instanceof DatabaseError && SCHEMA_MOVED.has(err.code ?? '')) {
+    throw new SchemaChangedError(err.code === SCHEMA_CHANGED_STATE ? err.detail : undefined, undefined, { cause: err })
   }
   if (isUnavailable(err)) throw new StoreUnavailableError(`PostgreSQL unavailable: ${(err as Error).message}`, { cause: err })
   throw err

@@ -14,6 +14,7 @@ import { PostgresChangeLog } from './changes.js'
 import { PostgresWebhookStore } from './webhooks.js'
 import { PostgresSchema } from './schema-changes.js'
 import { importStagedAll, type ImportPart } from './import.js'
+import { ensureSchemaFollowing, PostgresSchemaFollower } from './schema-follow.js'
 
 export interface PostgresOptions extends StoreOptions {
   url: string
@@ -89,6 +90,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
       await migrate(pool, POSTGRES_MIGRATIONS, async (client) => {
         await ensureCollections(client, layouts, describe(options.url))
         await ensureForeignKeys(client, layouts, describe(options.url))
+        await ensureSchemaFollowing(client)
         const rows = (await client.query<{ name: string, id_sequence: string | null }>('SELECT name, id_sequence FROM rqs_collections')).rows
         sequences = new Map(rows.map((r) => [r.name, r.id_sequence]))
       }, layouts)
@@ -123,11 +125,16 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
   })
   const references = new PostgresReferences(pool, layouts)
   const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
-  const collections = new Map<string, PostgresRecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name))]))
+  // Other instances' changes of collections: a write that meets a newer declaration makes this one follow at once.
+  const collections = new Map<string, PostgresRecordStore>()
+  const following = new PostgresSchemaFollower({ pool, url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, collections, declarations: declared, log: options.log })
+  const stale = (): void => { following.stale() }
+  for (const d of declarations) collections.set(d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name), stale))
+  const schema = new PostgresSchema({ pool, where: describe(options.url), collections, declarations: declared, open: (d, sequence) => new PostgresRecordStore(pool, writes, kept, d, sequence, undefined, undefined, stale) })
   return {
     collections,
     // A collection created while the server runs refers to no other (references are declared at start).
-    schema: new PostgresSchema({ pool, where: describe(options.url), collections, declarations: declared, open: (d, sequence) => new PostgresRecordStore(pool, writes, kept, d, sequence) }),
+    schema: Object.assign(schema, { shared: following }),
     changes,
     webhooks: new PostgresWebhookStore(pool),
     // One connection in BEGIN … COMMIT; a keyed unit claims its key first and keeps its answer before COMMIT.
@@ -143,6 +150,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
     close: async () => {
       if (closed) return
       closed = true
+      await following.close()
       await changes.close()
       await pool.end()
     }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { boundValue } from '../json-columns.js'
 import type { Pool, PoolClient, QueryConfig } from 'pg'
 import {
-  conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, UndeclaredFieldError,
+  conditionHolds, DELETED, fold, mergePatch, NO_CONDITION, NOT_FOUND, PRECONDITION_FAILED, recordOf, sameRecord, SchemaChangedError, UndeclaredFieldError,
   type CollectionDeclaration, type CreateResult, type DeleteResult, type FieldData, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey, type RecordId,
   type RecordInput, type RecordQuery, type RecordStore, type RecordWrites, type StoredRecord, type WriteCondition, type WriteResult
 } from '../../domain/index.js'
@@ -21,6 +21,7 @@ import { rethrow } from './errors.js'
 import { readQuery } from './read-retry.js'
 import { compileWithValues, type SqlTable } from '../sql-query.js'
 import { POSTGRES_DIALECT } from './query.js'
+import { schemaGuard } from './schema-follow.js'
 
 type Row = Record<string, unknown>
 
@@ -74,7 +75,8 @@ export class PostgresRecordStore implements RecordStore {
   readonly #pool: Pool
   readonly #writes: PostgresWrites
   readonly #kept: PostgresKeptWrites
-  readonly #s: Statements
+  /** Built again when the collection is pinned at a version of its declaration (a guard in every write). */
+  #s: Statements
   readonly #queries: PostgresQueries<string, Row, StoredRecord>
   readonly #gets: BatchedGets<RecordId, Row, StoredRecord>
   /** The SEQUENCE of an int64 collection (from the registry). */
@@ -85,10 +87,13 @@ export class PostgresRecordStore implements RecordStore {
   readonly #table: SqlTable<string>
   /** The foreign keys of x-references, whose violations become the domain's refusals. */
   readonly #references: PostgresReferences | undefined
+  /** Told when a write met a newer declaration than this store's: the instance follows the change. */
+  readonly #stale: (() => void) | undefined
 
   /** `sequence`: the SEQUENCE of an int64 collection, as the registry names it. */
   /** `targets`: the tables its reference fields name (filters through references). */
-  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null, references?: PostgresReferences, targets?: Record<string, SqlTable<string>>) {
+  /** `stale`: told when a write met a newer declaration than this store's. */
+  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null, references?: PostgresReferences, targets?: Record<string, SqlTable<string>>, stale?: () => void) {
     this.declaration = declaration
     const layout = this.#layout = layoutOf(declaration)
     this.#pool = pool
@@ -105,6 +110,16 @@ export class PostgresRecordStore implements RecordStore {
     }))
     this.#updated = layout.columns.flatMap((c, i) => keptColumns.has(c) ? [] : [i])
     this.#references = references?.any === true ? references : undefined
+    this.#stale = stale
+  }
+
+  /**
+   * From now on every write holds only while the database's declaration of
+   * this collection is at `version` (a one-time filter in its own statement,
+   * ./schema-follow.ts): a write made with an older one is refused.
+   */
+  pin (version: number): void {
+    this.#s = statements(this.#layout, version)
   }
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
@@ -181,6 +196,10 @@ export class PostgresRecordStore implements RecordStore {
 
   /** A unique index's or a foreign key's violation as the refusal it stands for (naming what it can); any other error as it is. */
   async #refusal (err: unknown, input?: RecordInput, own?: RecordId): Promise<unknown> {
+    if (err instanceof SchemaChangedError) {
+      this.#stale?.()
+      return err.collection === undefined ? new SchemaChangedError(this.declaration.name, undefined, { cause: err.cause }) : err
+    }
     return await duplicateOf(this.#pool, this.#layout, err, input, own) ??
       (this.#references === undefined ? undefined : await this.#references.refusal(err)) ?? err
   }
@@ -349,6 +368,14 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
+    try {
+      return await this.#deleteWhere(filter, keyed)
+    } catch (err) {
+      throw await this.#refusal(err)
+    }
+  }
+
+  async #deleteWhere (filter: RecordFilter, keyed?: KeyedWrite<number>): Promise<number> {
     return await this.#writes.transaction(async (client) => {
       if (this.#layout.counted) await client.query({ ...this.#s.lockCounter })
       const records = await this.#queries.locked(client, filter)
@@ -435,15 +462,26 @@ function shapeTag (layout: TableLayout): string {
   return digest.readUInt32BE(0).toString(36).slice(0, 4)
 }
 
-function statements (layout: TableLayout): Statements {
+/**
+ * `version`: the version of the declaration the collection is pinned at;
+ * each statement that writes first (or alone) then carries its guard.
+ */
+function statements (layout: TableLayout, version?: number): Statements {
   const { declaration, table, fields, routines } = layout
   // A connection keeps its prepared statements by name: a changed declaration's are named apart (collections changed while the server runs).
   const prefix = `rqs-${declaration.name}`
-  const shape = `@${shapeTag(layout)}`
+  const shape = `@${shapeTag(layout)}${version === undefined ? '' : `~v${version}`}`
+  const guard = version === undefined ? undefined : schemaGuard(declaration.name, version)
+  const and = guard === undefined ? '' : ` AND ${guard}`
+  const where = guard === undefined ? '' : ` WHERE ${guard}`
+
   const name = literal(declaration.name)
   const select = layout.sql.select
   const columns = ['id', ...layout.columns]
   const params = columns.map((_, i) => `$${i + 1}`)
+  // VALUES takes no condition: a guarded insert selects its typed parameters under the guard instead.
+  const types = [layout.idSqlType, ...fields.map((f) => f.sqlType), ...fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
+  const values = guard === undefined ? `VALUES (${params.join(', ')})` : `SELECT ${types.map((t, i) => `$${i + 1}::${t}`).join(', ')}${where}`
   // $1 is the id, then the values in the order of layout.columns; fields kept on update are not written by one.
   const kept = new Set(declaration.keptOnUpdate)
   const written = new Set<string>()
@@ -460,34 +498,34 @@ function statements (layout: TableLayout): Statements {
   const idType = layout.idSqlType
   let create: string
   switch (declaration.ids) {
-    case 'count': create = `SELECT o_id AS id, o_replaced AS replaced FROM ${routines.create}($1${args === 0 ? '' : `, ${argList(2)}`})`; break
-    case 'sequence': create = `SELECT o_id AS id, o_replaced AS replaced FROM ${routines.createNext}(${argList(1)})`; break
-    case 'int64': create = `SELECT o_id AS id FROM ${routines.create}(${argList(1)})`; break
-    case 'uuid': create = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.join(', ')})`; break
+    case 'count': create = `SELECT o_id AS id, o_replaced AS replaced FROM ${routines.create}($1${args === 0 ? '' : `, ${argList(2)}`})${where}`; break
+    case 'sequence': create = `SELECT o_id AS id, o_replaced AS replaced FROM ${routines.createNext}(${argList(1)})${where}`; break
+    case 'int64': create = `SELECT o_id AS id FROM ${routines.create}(${argList(1)})${where}`; break
+    case 'uuid': create = `INSERT INTO ${table} (${columns.join(', ')}) ${values}`; break
   }
   return {
     create: { name: `${prefix}-create${shape}`, text: create },
-    createMany: { name: `${prefix}-create-many${shape}`, text: createManyText(layout) },
-    counter: { name: `${prefix}-counter${shape}`, text: `SELECT n, next_id FROM rqs_ids WHERE collection = ${name} FOR UPDATE` },
+    createMany: { name: `${prefix}-create-many${shape}`, text: createManyText(layout, where) },
+    counter: { name: `${prefix}-counter${shape}`, text: `SELECT n, next_id FROM rqs_ids WHERE collection = ${name}${and} FOR UPDATE` },
     heldIn: { name: `${prefix}-held-in${shape}`, text: `SELECT 1 FROM ${table} WHERE id >= $1::bigint AND id < $2::bigint LIMIT 1` },
     countedMany: { name: `${prefix}-counted-many${shape}`, text: `UPDATE rqs_ids SET n = n + $1::bigint, next_id = GREATEST(next_id, $2::bigint) WHERE collection = ${name}` },
-    updateMany: { name: `${prefix}-update-many${shape}`, text: updateManyText(layout, sets) },
-    deleteMany: { name: `${prefix}-delete-many${shape}`, text: `DELETE FROM ${table} WHERE id = ANY($1::${layout.idSqlType}[])` },
+    updateMany: { name: `${prefix}-update-many${shape}`, text: updateManyText(layout, sets, and) },
+    deleteMany: { name: `${prefix}-delete-many${shape}`, text: `DELETE FROM ${table} WHERE id = ANY($1::${layout.idSqlType}[])${and}` },
     uncountedBy: { name: `${prefix}-uncounted-by${shape}`, text: `UPDATE rqs_ids SET n = n - $1 WHERE collection = ${name}` },
     getMany: { name: `${prefix}-get-many${shape}`, text: `SELECT ${select} FROM ${table} WHERE id = ANY($1::${idType}[])` },
-    update: { name: `${prefix}-update${shape}`, text: `UPDATE ${table} SET ${update} WHERE id = $1 RETURNING ${select}` },
+    update: { name: `${prefix}-update${shape}`, text: `UPDATE ${table} SET ${update} WHERE id = $1${and} RETURNING ${select}` },
     // After an upsert, xmax is 0 only on a freshly inserted row (an updated one carries the locker's id).
     upsert: {
       name: `${prefix}-upsert${shape}`,
-      text: `INSERT INTO ${table} AS t (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO UPDATE SET ${excluded} RETURNING ${select}, t.xmax = 0 AS rqs__inserted`
+      text: `INSERT INTO ${table} AS t (${columns.join(', ')}) ${values} ON CONFLICT (id) DO UPDATE SET ${excluded} RETURNING ${select}, t.xmax = 0 AS rqs__inserted`
     },
-    insert: { name: `${prefix}-insert${shape}`, text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${params.join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING ${select}` },
-    lock: { name: `${prefix}-lock${shape}`, text: `SELECT ${select} FROM ${table} WHERE id = $1 FOR UPDATE` },
-    lockCounter: { name: `${prefix}-lock-counter${shape}`, text: `SELECT n FROM rqs_ids WHERE collection = ${name} FOR UPDATE` },
+    insert: { name: `${prefix}-insert${shape}`, text: `INSERT INTO ${table} (${columns.join(', ')}) ${values} ON CONFLICT (id) DO NOTHING RETURNING ${select}` },
+    lock: { name: `${prefix}-lock${shape}`, text: `SELECT ${select} FROM ${table} WHERE id = $1${and} FOR UPDATE` },
+    lockCounter: { name: `${prefix}-lock-counter${shape}`, text: `SELECT n FROM rqs_ids WHERE collection = ${name}${and} FOR UPDATE` },
     delete: layout.counted
-      ? { name: `${prefix}-delete${shape}`, text: `SELECT o_deleted FROM ${routines.delete}($1)` }
-      : { name: `${prefix}-delete${shape}`, text: `DELETE FROM ${table} WHERE id = $1` },
-    remove: { name: `${prefix}-remove${shape}`, text: `DELETE FROM ${table} WHERE id = $1` },
+      ? { name: `${prefix}-delete${shape}`, text: `SELECT o_deleted FROM ${routines.delete}($1)${where}` }
+      : { name: `${prefix}-delete${shape}`, text: `DELETE FROM ${table} WHERE id = $1${and}` },
+    remove: { name: `${prefix}-remove${shape}`, text: `DELETE FROM ${table} WHERE id = $1${and}` },
     counted: { name: `${prefix}-counted${shape}`, text: `UPDATE rqs_ids SET n = n + 1 WHERE collection = ${name}` },
     uncounted: { name: `${prefix}-uncounted${shape}`, text: `UPDATE rqs_ids SET n = n - 1 WHERE collection = ${name}` }
   }
@@ -501,14 +539,14 @@ function statements (layout: TableLayout): Statements {
  * row trigger would (the caller turns it off for the statement). Answers
  * each row's id and whether it replaced one.
  */
-function createManyText (layout: TableLayout): string {
+function createManyText (layout: TableLayout, where: string): string {
   const { declaration, table, fields } = layout
   const types = [layout.idSqlType, ...fields.map((f) => f.sqlType), ...fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
   const names = ['id', ...layout.columns.map((_, i) => `c${i}`)]
   const updates = layout.columns.length === 0 ? 'id = t.id' : layout.columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ')
   const conflict = declaration.ids === 'uuid' ? '' : declaration.ids === 'int64' ? 'ON CONFLICT (id) DO NOTHING' : `ON CONFLICT (id) DO UPDATE SET ${updates}`
   const [idColumns, id] = layout.idSqlType === 'text' ? ['record_id, record_key', '0, a.id'] : ['record_id', 'a.id']
-  return `WITH u AS (SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) WITH ORDINALITY AS u(${[...names, 'rqs__ord'].join(', ')})),
+  return `WITH u AS (SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) WITH ORDINALITY AS u(${[...names, 'rqs__ord'].join(', ')})${where}),
     applied AS (
       INSERT INTO ${table} AS t (${['id', ...layout.columns].join(', ')}) SELECT ${names.join(', ')} FROM u ORDER BY rqs__ord ${conflict}
       RETURNING t.*, t.xmax <> 0 AS rqs__replaced
@@ -528,14 +566,14 @@ function drawIdsText (layout: TableLayout, sequence: string): string {
 }
 
 /** UPDATE of the `sets` columns of many rows from arrays: the ids ($1), then each column's values in the order of `sets`. */
-function updateManyText (layout: TableLayout, sets: readonly string[]): string {
+function updateManyText (layout: TableLayout, sets: readonly string[], and: string): string {
   const types = [...layout.fields.map((f) => f.sqlType), ...layout.fields.flatMap((f) => f.folded === undefined ? [] : ['text'])]
   const typeOf = (column: string): string => types[layout.columns.indexOf(column)] ?? 'text'
-  if (sets.length === 0) return `UPDATE ${layout.table} SET id = id WHERE id = ANY($1::${layout.idSqlType}[])`
+  if (sets.length === 0) return `UPDATE ${layout.table} SET id = id WHERE id = ANY($1::${layout.idSqlType}[])${and}`
   const arrays = [`$1::${layout.idSqlType}[]`, ...sets.map((c, i) => `$${i + 2}::${typeOf(c)}[]`)]
   const names = sets.map((_, i) => `c${i}`)
   return `UPDATE ${layout.table} AS t SET ${sets.map((c, i) => `${c} = u.${names[i] as string}`).join(', ')}
-    FROM unnest(${arrays.join(', ')}) AS u(id, ${names.join(', ')}) WHERE t.id = u.id`
+    FROM unnest(${arrays.join(', ')}) AS u(id, ${names.join(', ')}) WHERE t.id = u.id${and}`
 }
 
 /**

@@ -1,9 +1,10 @@
 import type pg from 'pg'
 import type { CollectionDeclaration, RecordStore, SavedDeclaration, SchemaChanges, SchemaFindings, SchemaHistoryEntry, SchemaPlan, StoredField } from '../../domain/index.js'
 import { findingsOf } from '../schema-changes.js'
-import { isUnavailable } from './errors.js'
+import { isUnavailable, rethrow } from './errors.js'
 import { columnType, identifier, layoutOf, type FieldLayout } from './layout.js'
 import { ensureCollections } from './registry.js'
+import { inStoredOrder } from './schema-follow.js'
 
 /**
  * Changes of collections on PostgreSQL, each in one transaction under the
@@ -68,8 +69,11 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
     return store
   }
 
-  async open (declaration: CollectionDeclaration): Promise<RecordStore> {
+  async open (read: CollectionDeclaration): Promise<RecordStore> {
+    let declaration = read
     const sequence = await this.#locked(async (client) => {
+      // A kept declaration comes back from jsonb with its fields in another order than its table's routines take them.
+      declaration = await inStoredOrder(client, read)
       await ensureCollections(client, [layoutOf(declaration)], this.#parts.where)
       return (await client.query<{ id_sequence: string | null }>('SELECT id_sequence FROM rqs_collections WHERE name = $1', [declaration.name])).rows[0]?.id_sequence ?? null
     })
@@ -110,7 +114,7 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
     } catch (err) {
       failed = err as Error
       await client.query('ROLLBACK').catch(() => {})
-      throw err
+      return rethrow(err)
     } finally {
       client.release(failed !== undefined && isUnavailable(failed) ? failed : undefined)
     }

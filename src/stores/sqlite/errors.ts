@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../../domain/index.js'
+import { SchemaChangedError, StoreUnavailableError } from '../../domain/index.js'
 /**
  * SQLite result codes that mean "the file cannot be used right now" (locked
  * past the busy timeout, I/O error, disk full, read-only, gone) rather than a
@@ -14,9 +14,21 @@ export function isUnavailable (err: unknown): boolean {
   return err instanceof TypeError && /database connection is not open/.test(err.message)
 }
 
-/** Re-throws `err`, as StoreUnavailableError when the database is the cause. */
+/**
+ * A statement that names a table or column a change of a collection took
+ * away: a request that was on its way while the change was applied (SQLite
+ * prepares a statement again after a change of the schema, and that fails).
+ * Store statements are generated from the declarations, so nothing else
+ * produces these.
+ */
+const SCHEMA_MOVED = /^(no such (column|table)\b|table \S+ has no column named )/
+
+/** Re-throws `err`, as StoreUnavailableError when the database is the cause (SchemaChangedError when a change of a collection is). */
 export function rethrow (err: unknown): never {
   if (err instanceof StoreUnavailableError) throw err
+  if ((err as { code?: unknown } | null)?.code === 'SQLITE_ERROR' && SCHEMA_MOVED.test((err as Error).message)) {
+    throw new SchemaChangedError(undefined, undefined, { cause: err })
+  }
   if (isUnavailable(err)) throw new StoreUnavailableError(`SQLite database unavailable: ${(err as Error).message}`, { cause: err })
   throw err
 }

@@ -31,6 +31,7 @@ export const de: MessageTable = {
   RECORD_NOT_CREATED: { title: 'Datensatz nicht angelegt', message: 'Die Daten konnten nicht angelegt werden.' },
   UNKNOWN_ERROR_CODE: { title: 'Unbekannter Fehlercode', message: 'Diesen Fehlercode gibt es nicht.' },
   STORE_UNAVAILABLE: { title: 'Dienst nicht verfügbar', message: 'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es gleich noch einmal.' },
+  SCHEMA_CHANGED: { title: 'Sammlung geändert', message: 'Die Sammlung wurde geändert, während Ihre Anfrage unterwegs war; nichts wurde geändert. Bitte senden Sie sie noch einmal.' },
   STORE_TIMEOUT: { title: 'Anfrage zu aufwendig', message: 'Die Anfrage hat zu lange gedauert und wurde abgebrochen; nichts wurde geändert. Fragen Sie nach weniger Daten oder versuchen Sie es später noch einmal.' },
   WRITE_OUTCOME_UNKNOWN: { title: 'Ergebnis unbekannt', message: 'Wir konnten nicht bestätigen, ob Ihre Änderung gespeichert wurde. Bitte prüfen Sie das oder versuchen Sie es gleich noch einmal.' },
   INTERNAL: { title: 'Interner Serverfehler', message: 'Bei uns ist etwas schiefgelaufen.' },

@@ -31,6 +31,7 @@ export const en: MessageTable = {
   RECORD_NOT_CREATED: { title: 'Record not created', message: 'The data could not be created.' },
   UNKNOWN_ERROR_CODE: { title: 'Unknown error code', message: 'There is no such error code.' },
   STORE_UNAVAILABLE: { title: 'Service unavailable', message: 'The service is temporarily unavailable. Please try again shortly.' },
+  SCHEMA_CHANGED: { title: 'Collection changed', message: 'The collection was changed while your request was on its way; nothing was changed. Please send it again.' },
   STORE_TIMEOUT: { title: 'Request too costly', message: 'The request took too long to answer and was stopped; nothing was changed. Ask for less, or try again later.' },
   WRITE_OUTCOME_UNKNOWN: { title: 'Outcome unknown', message: 'We could not confirm whether your change was saved. Please check, or try again shortly.' },
   INTERNAL: { title: 'Internal server error', message: 'Something went wrong on our side.' },

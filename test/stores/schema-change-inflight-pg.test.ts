@@ -1,0 +1,4 @@
+import { storeKinds } from './harness.js'
+import { schemaChangeInflightSuite } from './schema-change-inflight.suite.js'
+
+schemaChangeInflightSuite(storeKinds(['postgres']))
