@@ -89,6 +89,11 @@ export function importCollectionsSuite (tmp: Scratch, storeOf: () => Promise<str
     expect(twice.stderr).toContain('are both for authors')
     const named = await run(runImport, ['--store', store, '--collections', declarations, '--service', 'authors', join(dir, 'authors.ndjson'), csv])
     expect(named.stderr).toContain('give one file (or - for stdin) with --service')
+    // Every file is opened before any is read: one that cannot be stops the import before the others are stored.
+    const missing = await run(runImport, ['--store', store, '--collections', declarations, join(dir, 'authors.ndjson'), join(dir, 'publishers.ndjson')])
+    expect(missing.code).toBe(EXIT_USAGE)
+    expect(missing.stderr).toContain(`rqs import: cannot read ${join(dir, 'publishers.ndjson')}: no such file`)
+    expect(missing.stderr).toContain('none of the files was imported')
     expect(await exported(store, 'authors')).toEqual([])
   })
 }
