@@ -31,6 +31,12 @@ export interface RouteDeclaration {
    * read budget (`--read-budget`) bounds nothing there, and its per-request deadline is not set up.
    */
   readsById?: boolean
+  /**
+   * The route holds a long-lived stream (the change feed, GraphQL subscriptions): it gets no read
+   * budget, whose context would cost every promise of the process for as long as the stream lasts;
+   * its replays read in bounded batches.
+   */
+  longLived?: boolean
 }
 
 declare module 'fastify' {

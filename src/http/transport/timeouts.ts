@@ -96,7 +96,7 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
     const ms = limits.readBudgetMs
     app.decorateRequest(RELEASE, null)
     app.addHook('onRoute', (route: RouteOptions) => {
-      if (route.config?.rqs?.readsById === true) return
+      if (route.config?.rqs?.readsById === true || route.config?.rqs?.longLived === true) return
       // First of the route's own preHandlers, as a server-wide hook would be.
       route.preHandler = [function rqsReadBudget (request, _reply, done) { request[RELEASE] = holdDeadline(ms, done) }, ...hooks(route.preHandler)]
     })

@@ -174,7 +174,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
  * by any instance sharing the store arrive.
  */
 function registerStream (app: FastifyInstance, protocol: LazyProtocol): void {
-  const stream = { rqs: { access: 'read' as const } }
+  const stream = { rqs: { access: 'read' as const, longLived: true } }
   for (const method of ['GET', 'POST'] as const) {
     app.route({
       method,

@@ -93,6 +93,24 @@ export function readBudgetSuite (storeOf: () => Config['store'] | undefined): vo
     expect(deadlinesHeld()).toBe(held)
   })
 
+  it('holds no deadline while a change feed stream or a GraphQL subscription is open', async () => {
+    const server = await serve(30_000)
+    const held = deadlinesHeld()
+    const streams = new AbortController()
+    try {
+      const feed = await fetch(`${server.origin}/events`, { headers: { accept: 'text/event-stream' }, signal: streams.signal })
+      expect(feed.status).toBe(200)
+      const subscription = await fetch(`${server.origin}/graphql/stream`, {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'subscription { studentsChanged { kind } }' }),
+        signal: streams.signal
+      })
+      expect(subscription.status).toBe(200)
+      expect(deadlinesHeld()).toBe(held)
+    } finally { streams.abort() }
+  })
+
   it('lets /healthz answer while a long GraphQL document reads', async () => {
     // Thirty whole-collection searches and counts (the most aliases a document may have), uncapped by the cost model and within the budget.
     let counting!: () => void
