@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { RecordStores } from '../../domain/index.js'
 import type { ErrorCatalogue } from '../../http/errors/index.js'
 import { KeptLists, KeptPages, MountTable, mountsPlugin, publicUrlPlugin, RecordEtags, validationPlugin } from '../../http/rest/index.js'
@@ -100,7 +100,7 @@ export class LiveCollections {
     const { stores, versioning, versions, bodyLimit, publicUrl, catalogue, log } = this.#options
     const name = collection.declaration.name
     const mounts = new MountTable()
-    const server = Fastify({ loggerInstance: log, disableRequestLogging: true, bodyLimit, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 }, frameworkErrors: mounts.frameworkErrors })
+    const server = Fastify({ loggerInstance: log, logController: new LogController({ disableRequestLogging: true }), bodyLimit, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 }, frameworkErrors: mounts.frameworkErrors })
     server.setErrorHandler(mounts.rootErrors)
     server.decorate('errorCatalogue', catalogue)
     await server.register(publicUrlPlugin, { publicUrl })
