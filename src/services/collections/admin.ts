@@ -171,7 +171,9 @@ async function applied<T extends PlannedChange> (change: Promise<T>, name: strin
       const how = plan.action === 'remove' ? `?confirm=${name}` : '?confirm=drop'
       throw new AppError('CONFIRMATION_REQUIRED', `The change loses ${lost}: send it again with ${how}`, { errors: [{ code: 'CONFIRMATION_REQUIRED', detail: `loses ${lost}`, field: name }] })
     }
-    const entries: Failure[] = err.reason === 'refused'
+    const entries: Failure[] = err.reason === 'failed'
+      ? [{ code: 'CHANGE_REFUSED', detail: err.message, field: name }]
+      : err.reason === 'refused'
       ? plan.refused.map((r) => ({ code: 'CHANGE_REFUSED', detail: r, field: r.split(':')[0] ?? name }))
       : [
           ...findings.unconvertible.map((u) => ({ code: 'CHANGE_REFUSED' as const, detail: `${u.field}: records ${u.records.map((r) => `${String(r.id)} (${JSON.stringify(r.value).slice(0, 40)})`).join(', ')} hold values that do not convert; correct them first`, field: u.field })),

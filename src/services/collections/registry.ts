@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import { blocked, planChange, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
+import { blocked, planChange, SchemaChangeFailedError, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
 import type { CollectionSchema } from './declare.js'
 
 /**
@@ -42,11 +42,11 @@ export interface PlannedChange {
   findings: SchemaFindings
 }
 
-/** Why a change was not applied: the plan refuses it, records block it, or it drops data unconfirmed. */
+/** Why a change was not applied: the plan refuses it, records block it, it drops data unconfirmed, or the store could not finish it (its work undone). */
 export class ChangeRefused extends Error {
   override name = 'ChangeRefused'
-  constructor (readonly reason: 'refused' | 'blocked' | 'unconfirmed', readonly planned: PlannedChange) {
-    super(reason === 'refused' ? planned.plan.refused.join('; ') : reason === 'blocked' ? 'records held block the change' : 'the change drops stored values')
+  constructor (readonly reason: 'refused' | 'blocked' | 'unconfirmed' | 'failed', readonly planned: PlannedChange, failure?: string) {
+    super(failure ?? (reason === 'refused' ? planned.plan.refused.join('; ') : reason === 'blocked' ? 'records held block the change' : 'the change drops stored values'))
   }
 }
 
@@ -171,7 +171,12 @@ export class CollectionRegistry {
     if (plan.dropsData && !options.confirmDrop) throw new ChangeRefused('unconfirmed', planned)
     const version = (before?.version ?? (await schema.history(name)).at(-1)?.version ?? 0) + 1
     const entry: SchemaHistoryEntry = { name, version, source: next?.source ?? null, at: new Date().toISOString(), caller, plan }
-    await schema.apply(plan, before?.schema.declaration, next?.declaration, entry)
+    try {
+      await schema.apply(plan, before?.schema.declaration, next?.declaration, entry)
+    } catch (err) {
+      if (err instanceof SchemaChangeFailedError) throw new ChangeRefused('failed', planned, err.reason)
+      throw err
+    }
     const after: CollectionEntry | undefined = next === undefined ? undefined : { name, version, schema: next, origin: before?.origin ?? 'api' }
     if (after === undefined) this.#entries.delete(name)
     else this.#entries.set(name, after)

@@ -75,19 +75,24 @@ export function differences (stored: RegistryRow, layout: TableLayout, added: Fi
   return changes
 }
 
-export async function ensureCollections (client: pg.ClientBase, layouts: readonly TableLayout[], where: string): Promise<void> {
+/**
+ * `prepared`: added fields whose columns an earlier step of a change made
+ * already, their default in the catalogue and their index built
+ * (./schema-changes.ts): they only lose the default.
+ */
+export async function ensureCollections (client: pg.ClientBase, layouts: readonly TableLayout[], where: string, prepared: ReadonlySet<string> = new Set()): Promise<void> {
   const rows = (await client.query<RegistryRow>('SELECT name, table_name, id_type, id_sequence, fields, routines FROM rqs_collections')).rows
   const stored = new Map(rows.map((r) => [r.name, r]))
   for (const layout of layouts) {
     const row = stored.get(layout.declaration.name)
     if (row === undefined) await create(client, layout)
-    else await update(client, layout, row, where)
+    else await update(client, layout, row, where, prepared)
     await syncUniqueIndexes(client, layout, where)
   }
 }
 
 /** A registered collection brought in step with its declaration: added fields, converted kinds, routines of an older version. */
-async function update (client: pg.ClientBase, layout: TableLayout, row: RegistryRow, where: string): Promise<void> {
+async function update (client: pg.ClientBase, layout: TableLayout, row: RegistryRow, where: string, prepared: ReadonlySet<string>): Promise<void> {
   const added: FieldLayout[] = []
   const converted: Array<{ field: FieldLayout, was: StoredField }> = []
   const changes = differences(row, layout, added, converted)
@@ -98,12 +103,16 @@ async function update (client: pg.ClientBase, layout: TableLayout, row: Registry
     if (!isDeepStrictEqual(row.fields, fields)) await client.query('UPDATE rqs_collections SET fields = $2 WHERE name = $1', [layout.declaration.name, JSON.stringify(fields)])
     return
   }
-  for (const field of added) await client.query(addColumns(layout, field, layout.declaration.fields[field.name]?.default))
+  for (const field of added) {
+    const value = layout.declaration.fields[field.name]?.default
+    if (!prepared.has(field.name)) await client.query(addColumns(layout, field, value))
+    else if (value !== undefined) await client.query(withoutDefaults(layout, field))
+  }
   const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
   for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
   await writeRoutines(client, layout, row.id_sequence)
   for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
-  for (const field of added) await fillDefault(client, layout, field)
+  for (const field of added) if (!prepared.has(field.name)) await fillDefault(client, layout, field)
   await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
     [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
 }
@@ -164,12 +173,50 @@ async function create (client: pg.ClientBase, layout: TableLayout): Promise<void
 }
 
 function index (layout: TableLayout, field: FieldLayout): string {
+  return fieldIndex(layout, field)?.sql ?? 'SELECT 1'
+}
+
+/**
+ * A field's index, by name (none for objects and free JSON, which have no
+ * order to index). `concurrently`: built without blocking writes, which
+ * only runs outside a transaction.
+ */
+export function fieldIndex (layout: TableLayout, field: FieldLayout, concurrently = false): { name: string, sql: string } | undefined {
   const name = identifier(layout.table, field.columnName)
-  // A list: a GIN index answers `@>` (has, hasAny); objects and free JSON have no order to index (json none at all).
+  const create = `CREATE INDEX${concurrently ? ' CONCURRENTLY' : ''} IF NOT EXISTS ${name} ON ${layout.table}`
+  // A list: a GIN index answers `@>` (has, hasAny).
   const composite = KINDS[field.type].composite
-  if (composite === 'list') return `CREATE INDEX IF NOT EXISTS ${name} ON ${layout.table} USING gin (${field.column} jsonb_path_ops)`
-  if (composite !== undefined) return 'SELECT 1'
-  return `CREATE INDEX IF NOT EXISTS ${name} ON ${layout.table} (${field.column}, id)`
+  if (composite === 'list') return { name, sql: `${create} USING gin (${field.column} jsonb_path_ops)` }
+  if (composite !== undefined) return undefined
+  return { name, sql: `${create} (${field.column}, id)` }
+}
+
+/** A default as SQL text: composite values as JSON. */
+function defaultText (value: FieldData): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)
+}
+
+/**
+ * A new field's columns, added before a change switches over: with the
+ * default as the columns' own (a constant default is a change of the
+ * catalogue alone: no row is rewritten, every record held reads it, and
+ * writers of the declaration before still insert valid rows), NOT NULL
+ * when the field is required. `withoutDefaults` takes the defaults off
+ * once the routines write every column.
+ */
+export function addedColumns (layout: TableLayout, field: FieldLayout, value: FieldData | undefined): string {
+  const notNull = field.required ? ' NOT NULL' : ''
+  const column = (name: string, type: string, text: string | undefined): string =>
+    `ADD COLUMN IF NOT EXISTS ${name} ${type}${text === undefined ? '' : `${notNull} DEFAULT ${literal(text)}::${type.split(' ')[0] ?? type}`}`
+  const text = value === undefined ? undefined : defaultText(value)
+  const columns = [column(field.column, columnType(field.type), text)]
+  if (field.folded !== undefined) columns.push(column(field.folded, 'text COLLATE "C"', text === undefined ? undefined : fold(text)))
+  return `ALTER TABLE ${layout.table} ${columns.join(', ')}`
+}
+
+export function withoutDefaults (layout: TableLayout, field: FieldLayout): string {
+  const columns = [field.column, ...(field.folded === undefined ? [] : [field.folded])]
+  return `ALTER TABLE ${layout.table} ${columns.map((c) => `ALTER COLUMN ${c} DROP DEFAULT`).join(', ')}`
 }
 
 /** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */
