@@ -4,7 +4,7 @@ import { findingsOf } from '../schema-changes.js'
 import { uniqueIndexName } from '../unique-index.js'
 import { columnType, identifier, layoutOf, quoted, type FieldLayout, type TableLayout } from './layout.js'
 import { holdingMigrationLock, TableBusyError, untimed, underMigrationLock, withShortLocks } from './migration-lock.js'
-import { addedColumns, ensureCollections, fieldIndex } from './registry.js'
+import { addedColumns, ensureCollections, fieldIndex, type Prepared } from './registry.js'
 
 /**
  * Changes of collections on PostgreSQL, under the migrations' advisory lock
@@ -17,10 +17,12 @@ import { addedColumns, ensureCollections, fieldIndex } from './registry.js'
  *    on); a build that fails (records written meanwhile broke a unique key)
  *    leaves an invalid index, which is dropped with the columns of step 1:
  *    the change fails, the declaration stays as it was;
- * 3. the switch, in one short transaction: renamed and dropped columns, the
- *    defaults taken off, widened kinds, then the start's own step
- *    (./registry.ts): conversions, routines, the registry row; and the
- *    declaration's new version.
+ * 3. the switch, in one short transaction: renamed and dropped columns,
+ *    widened kinds, then the start's own step (./registry.ts): conversions,
+ *    routines, the registry row; and the declaration's new version. A
+ *    change that only adds fields keeps the routines before it beside the
+ *    new ones: a write queued behind the switch inside one finishes (the
+ *    new columns take their defaults) instead of failing.
  *
  * Each step that needs the table to itself waits for it at most a moment
  * (./migration-lock.ts, withShortLocks) and tries again later, so writers
@@ -113,7 +115,7 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
 }
 
 /** The collection's tables in step with `layout` (created when new); answers its id sequence. */
-async function ensured (client: pg.ClientBase, layout: TableLayout, where: string, prepared?: ReadonlySet<string>): Promise<string | null> {
+async function ensured (client: pg.ClientBase, layout: TableLayout, where: string, prepared?: Prepared): Promise<string | null> {
   await ensureCollections(client, [layout], where, prepared)
   return (await client.query<{ id_sequence: string | null }>('SELECT id_sequence FROM rqs_collections WHERE name = $1', [layout.declaration.name])).rows[0]?.id_sequence ?? null
 }
@@ -146,7 +148,8 @@ async function change (client: pg.ClientBase, plan: SchemaPlan, before: Collecti
     for (const index of indexes) await buildConcurrently(client, index)
     return await shortly(name, client, async () => {
       await reshape(client, plan, before, after)
-      const held = await ensured(client, layout, where, new Set(added.map((f) => f.name)))
+      const addsOnly = plan.dropped.length + plan.renamed.length + plan.converted.length === 0
+      const held = await ensured(client, layout, where, { fields: new Set(added.map((f) => f.name)), keepRoutines: addsOnly })
       await recordEntry(client, entry)
       return held
     })
