@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import { blocked, planChange, SchemaChangeFailedError, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
+import { blocked, CollectionChangedError, planChange, SchemaChangeFailedError, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
 import type { CollectionSchema } from './declare.js'
 
 /**
@@ -93,22 +93,43 @@ export class CollectionRegistry {
    * versions of those the file declares from the history. `parse` reads a
    * stored declaration; one that no longer reads is skipped and reported.
    */
-  async load (parse: (name: string, source: unknown) => CollectionSchema, skipped: (name: string, err: unknown) => void): Promise<void> {
+  async load (parse: (name: string, source: unknown, others: readonly CollectionSchema[]) => CollectionSchema, skipped: (name: string, err: unknown) => void): Promise<void> {
     const schema = this.#schema()
     if (schema === undefined) return
     const saved = await schema.saved()
     for (const held of this.#entries.values()) await this.#recordStart(schema, held, saved.find((s) => s.name === held.name), parse)
-    for (const saved of await schema.saved()) {
-      if (this.#entries.has(saved.name)) continue
-      if (saved.source === null) continue
-      try {
-        const parsed = parse(saved.name, saved.source)
-        await schema.open(parsed.declaration)
-        this.#entries.set(saved.name, { name: saved.name, version: saved.version, schema: parsed, origin: 'api' })
-      } catch (err) {
-        skipped(saved.name, err)
+    // Referenced collections first: each round serves those whose references name collections served already.
+    let waiting = (await schema.saved()).filter((s) => !this.#entries.has(s.name) && s.source !== null)
+    while (waiting.length > 0) {
+      const failed = new Map<string, unknown>()
+      for (const saved of waiting) {
+        try {
+          const parsed = parse(saved.name, saved.source, this.#schemas())
+          await schema.open(parsed.declaration)
+          this.#entries.set(saved.name, { name: saved.name, version: saved.version, schema: parsed, origin: 'api' })
+        } catch (err) {
+          failed.set(saved.name, err)
+        }
       }
+      if (failed.size === waiting.length) {
+        for (const [name, err] of failed) skipped(name, err)
+        break
+      }
+      waiting = waiting.filter((s) => failed.has(s.name))
     }
+  }
+
+  #schemas (): CollectionSchema[] {
+    return [...this.#entries.values()].map((e) => e.schema)
+  }
+
+  /** The collections whose references name `name`, with the fields that do. */
+  referring (name: string): Array<{ collection: string, fields: string[] }> {
+    return [...this.#entries.values()].flatMap((e) => {
+      if (e.name === name) return []
+      const fields = Object.entries(e.schema.declaration.references ?? {}).filter(([, r]) => r.collection === name).map(([field]) => field)
+      return fields.length === 0 ? [] : [{ collection: e.name, fields }]
+    })
   }
 
   /**
@@ -117,14 +138,14 @@ export class CollectionRegistry {
    * the one kept, with the plan from that one (caller `start`), so the kept
    * declarations (and `rqs collections export`) are complete.
    */
-  async #recordStart (schema: SchemaChanges, held: CollectionEntry, saved: SavedDeclaration | undefined, parse: (name: string, source: unknown) => CollectionSchema): Promise<void> {
+  async #recordStart (schema: SchemaChanges, held: CollectionEntry, saved: SavedDeclaration | undefined, parse: (name: string, source: unknown, others: readonly CollectionSchema[]) => CollectionSchema): Promise<void> {
     if (saved !== undefined && isDeepStrictEqual(saved.source, held.schema.source ?? null)) {
       this.#entries.set(held.name, { ...held, version: saved.version })
       return
     }
     let before: CollectionDeclaration | undefined
     try {
-      before = saved?.source === null || saved === undefined ? undefined : parse(held.name, saved.source).declaration
+      before = saved?.source === null || saved === undefined ? undefined : parse(held.name, saved.source, this.#schemas()).declaration
     } catch {
       before = undefined // a kept declaration this build no longer reads: planned as new
     }
@@ -175,6 +196,8 @@ export class CollectionRegistry {
       await schema.apply(plan, before?.schema.declaration, next?.declaration, entry)
     } catch (err) {
       if (err instanceof SchemaChangeFailedError) throw new ChangeRefused('failed', planned, err.reason)
+      // The records held do not fit the new declaration after all (a new reference naming records that do not exist).
+      if (err instanceof CollectionChangedError) throw new ChangeRefused('failed', planned, err.changes.join('; '))
       throw err
     }
     const after: CollectionEntry | undefined = next === undefined ? undefined : { name, version, schema: next, origin: before?.origin ?? 'api' }

@@ -125,8 +125,18 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
   const collections = new Map<string, PostgresRecordStore>(declarations.map((d) => [d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name))]))
   return {
     collections,
-    // A collection created while the server runs refers to no other (references are declared at start).
-    schema: new PostgresSchema({ pool, where: describe(options.url), collections, declarations: declared, open: (d, sequence) => new PostgresRecordStore(pool, writes, kept, d, sequence) }),
+    // A collection created or changed while the server runs takes part in the references as those declared at start do.
+    schema: new PostgresSchema({
+      pool,
+      where: describe(options.url),
+      collections,
+      declarations: declared,
+      references,
+      open: (d, sequence) => {
+        const all = [...[...declared.values()].filter((held) => held.name !== d.name), d]
+        return new PostgresRecordStore(pool, writes, kept, d, sequence, references, referenceTables(all, (held) => layoutOf(held).sql).get(d.name))
+      }
+    }),
     changes,
     webhooks: new PostgresWebhookStore(pool),
     // One connection in BEGIN … COMMIT; a keyed unit claims its key first and keeps its answer before COMMIT.

@@ -72,10 +72,15 @@ export async function ensureForeignKeys (client: pg.ClientBase, layouts: readonl
 /** Turns the foreign key violations of one open store's writes into the domain's refusals. */
 export class PostgresReferences {
   readonly #pool: pg.Pool
-  readonly #keys: Map<string, ForeignKey>
+  #keys: Map<string, ForeignKey>
 
   constructor (pool: pg.Pool, layouts: readonly TableLayout[]) {
     this.#pool = pool
+    this.#keys = foreignKeys(layouts)
+  }
+
+  /** The collections after one was created, changed or removed while the server runs: their foreign keys. */
+  redeclare (layouts: readonly TableLayout[]): void {
     this.#keys = foreignKeys(layouts)
   }
 

@@ -4,6 +4,7 @@ import { findingsOf } from '../schema-changes.js'
 import { uniqueIndexName } from '../unique-index.js'
 import { columnType, identifier, layoutOf, quoted, type FieldLayout, type TableLayout } from './layout.js'
 import { holdingMigrationLock, TableBusyError, untimed, underMigrationLock, withShortLocks } from './migration-lock.js'
+import { ensureForeignKeys, type PostgresReferences } from './references.js'
 import { addedColumns, ensureCollections, fieldIndex, type Prepared } from './registry.js'
 
 /**
@@ -37,6 +38,8 @@ export interface PostgresSchemaParts<S extends RecordStore> {
   /** The change log's declarations, which a change updates. */
   declarations: Map<string, CollectionDeclaration>
   open: (declaration: CollectionDeclaration, sequence: string | null) => S
+  /** The foreign keys' refusals of every collection's writes, which follow a change. */
+  references: PostgresReferences
 }
 
 const TABLES = `
@@ -59,17 +62,22 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
   }
 
   async apply (plan: SchemaPlan, before: CollectionDeclaration | undefined, after: CollectionDeclaration | undefined, entry: SchemaHistoryEntry): Promise<RecordStore | undefined> {
-    const { pool, collections, declarations, where } = this.#parts
+    const { pool, collections, declarations, where, references } = this.#parts
+    // Every collection as it will be, for the foreign keys between them (references to and from the changed one).
+    const layouts = [...[...declarations.values()].filter((d) => d.name !== plan.collection), ...(after === undefined ? [] : [after])].map(layoutOf)
+    const linked = async (client: pg.ClientBase): Promise<void> => { await ensureForeignKeys(client, layouts, where) }
     const sequence = await holdingMigrationLock(pool, async (client) => {
       await client.query(TABLES)
-      if (before !== undefined && after !== undefined) return await change(client, plan, before, after, entry, where)
+      if (before !== undefined && after !== undefined) return await change(client, plan, before, after, entry, where, linked)
       return await shortly(plan.collection, client, async () => {
         if (before !== undefined) await removeTable(client, before)
         const held = after === undefined ? null : await ensured(client, layoutOf(after), where)
+        if (after !== undefined) await linked(client)
         await recordEntry(client, entry)
         return held
       })
     })
+    references.redeclare(layouts)
     if (after === undefined) {
       collections.delete(plan.collection)
       declarations.delete(plan.collection)
@@ -134,7 +142,7 @@ async function shortly<R> (collection: string, client: pg.ClientBase, work: () =
 interface Built { name: string, sql: string }
 
 /** The steps of a change of a collection (see the top of this file); answers the id sequence. */
-async function change (client: pg.ClientBase, plan: SchemaPlan, before: CollectionDeclaration, after: CollectionDeclaration, entry: SchemaHistoryEntry, where: string): Promise<string | null> {
+async function change (client: pg.ClientBase, plan: SchemaPlan, before: CollectionDeclaration, after: CollectionDeclaration, entry: SchemaHistoryEntry, where: string, linked: (client: pg.ClientBase) => Promise<void>): Promise<string | null> {
   const layout = layoutOf(after)
   const added = layout.fields.filter((f) => plan.added.some((a) => a.field === f.name))
   const name = plan.collection
@@ -150,6 +158,7 @@ async function change (client: pg.ClientBase, plan: SchemaPlan, before: Collecti
       await reshape(client, plan, before, after)
       const addsOnly = plan.dropped.length + plan.renamed.length + plan.converted.length === 0
       const held = await ensured(client, layout, where, { fields: new Set(added.map((f) => f.name)), keepRoutines: addsOnly })
+      await linked(client)
       await recordEntry(client, entry)
       return held
     })
