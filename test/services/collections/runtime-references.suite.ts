@@ -6,8 +6,8 @@ import { request, startServer, type RunningServer } from '../../helpers/server.j
  * Collections created while the server runs that reference others (a
  * collection created at run time, a built-in one), on one store
  * (runtime-references.test.ts: memory and SQLite; …-pg.test.ts:
- * PostgreSQL), through the admin API: integrity as for declared
- * references, a referenced collection that cannot be removed, a reference
+ * PostgreSQL), through the admin API: integrity, `?expand=` and
+ * GraphQL relations as for declared references, a referenced collection that cannot be removed, a reference
  * that cannot be retyped away from its target's ids.
  */
 const AUTHORS = { schema: { type: 'object', properties: { name: { type: 'string', maxLength: 50 } }, required: ['name'] }, ids: 'sequence' }
@@ -36,6 +36,11 @@ export function runtimeReferencesSuite (storeOf: () => Config['store'] | undefin
     expect(books.status).toBe(201)
     expect((await json('POST', '/authors', { name: 'Le Guin' })).body).toEqual({ id: 1, name: 'Le Guin' })
     expect((await json('POST', '/books', { title: 'The Dispossessed', author: 1 })).status).toBe(201)
+    const expanded = await json('GET', '/books?expand=author')
+    expect(expanded.status).toBe(200)
+    expect(expanded.body.items[0]).toMatchObject({ title: 'The Dispossessed', expand: { author: { id: 1, name: 'Le Guin' } } })
+    const related = await json('POST', '/graphql', { query: '{ books { nodes { title author { name } } } }' })
+    expect(related.body).toEqual({ data: { books: { nodes: [{ title: 'The Dispossessed', author: { name: 'Le Guin' } }] } } })
     const dangling = await json('POST', '/books', { title: 'Nobody', author: 99 })
     expect(dangling.status).toBe(422)
     expect(codeOf(dangling)).toBe('REFERENCE_NOT_FOUND')
