@@ -94,6 +94,8 @@ export class PostgresSchema<S extends RecordStore> implements SchemaChanges {
     const store = this.#parts.open(declaration, sequence)
     this.#parts.collections.set(declaration.name, store)
     this.#parts.declarations.set(declaration.name, declaration)
+    // Its foreign keys (made by the change that created it) answer as the domain's refusals, as those declared at start do.
+    this.#parts.references.redeclare([...this.#parts.declarations.values()].map(layoutOf))
     return store
   }
 

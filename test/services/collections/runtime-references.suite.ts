@@ -78,6 +78,22 @@ export function runtimeReferencesSuite (storeOf: () => Config['store'] | undefin
     expect(codeOf(await json('POST', '/grades', { grade: 5, student: 12345 }))).toBe('REFERENCE_NOT_FOUND')
   })
 
+  it('keeps the references after a restart of a durable store', async () => {
+    const store = storeOf()
+    if (store === undefined || store.kind === 'memory') return
+    const author = (await json('POST', '/authors', { name: 'Butler' })).body.id as number
+    expect((await json('POST', '/books', { title: 'Kindred', author })).status).toBe(201)
+    const again = await startServer({ collections: { declared: [], api: true }, store })
+    try {
+      const dangling = await request(`${again.origin}/books`, { method: 'POST', json: { title: 'Nobody', author: 999 } })
+      expect(dangling.status).toBe(422)
+      expect((await request(`${again.origin}/authors/${author}`, { method: 'DELETE' })).status).toBe(204)
+      expect((await request(`${again.origin}/books`)).body.items).toEqual([])
+    } finally {
+      await again.close()
+    }
+  })
+
   it('removes the referring collection first, then the one it referenced', async () => {
     expect((await json('DELETE', '/collections/books?confirm=books', undefined, { 'if-match': await etag('books') })).status).toBe(200)
     expect((await json('DELETE', '/collections/authors?confirm=authors', undefined, { 'if-match': await etag('authors') })).status).toBe(200)
