@@ -84,10 +84,6 @@ export class PostgresReferences {
     this.#keys = foreignKeys(layouts)
   }
 
-  get any (): boolean {
-    return this.#keys.size > 0
-  }
-
   /** The refusal `err` stands for, or undefined when it is no violation of a reference. */
   async refusal (err: unknown): Promise<Error | undefined> {
     if (!(err instanceof pg.DatabaseError) || err.code !== FOREIGN_KEY_VIOLATION || err.constraint === undefined) return undefined
