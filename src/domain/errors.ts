@@ -120,6 +120,19 @@ export class CollectionChangedError extends Error {
 }
 
 /**
+ * A change of a collection that a store began and could not finish, its
+ * work undone: records written meanwhile broke a unique key being built,
+ * or the table never came free for the short step that switches over. The
+ * declaration stays as it was; the change may be sent again.
+ */
+export class SchemaChangeFailedError extends Error {
+  override name = 'SchemaChangeFailedError'
+  constructor (readonly collection: string, readonly reason: string, options?: ErrorOptions) {
+    super(`the change of ${collection} was not applied: ${reason}`, options)
+  }
+}
+
+/**
  * A unit of work of a synchronous store (memory, SQLite) waited for
  * something besides its own operations, so it could not stay out of other
  * requests' sight: it was rolled back, nothing of it applied. A caller's bug

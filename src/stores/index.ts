@@ -44,8 +44,8 @@ export function memoryStores (options: StoreOptions = {}): RecordStores {
   const collections = new Map(declarations.map((d) => [d.name, new MemoryRecordStore(d, kept, changes, references)]))
   return {
     collections,
-    // A collection created while the server runs refers to no other (references are declared at start).
-    schema: new MemorySchema(collections, (d) => new MemoryRecordStore(d, kept, changes)),
+    // A collection created or changed while the server runs takes part in the references as those declared at start do.
+    schema: new MemorySchema(collections, (d) => new MemoryRecordStore(d, kept, changes, references), references),
     changes,
     webhooks: new MemoryWebhookStore(),
     atomically: async <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => await new Promise<R>((resolve, reject) => {

@@ -35,14 +35,22 @@ export interface ReferencedTable<U = never> {
  */
 export class TableReferences<U = never> implements ReferenceReader {
   readonly #tables = new Map<string, ReferencedTable<U>>()
-  readonly #incoming: Map<string, IncomingReference[]>
+  #incoming: Map<string, IncomingReference[]>
 
   constructor (declarations: readonly CollectionDeclaration[]) {
     this.#incoming = incomingReferences(declarations)
   }
 
+  /** A collection's table, new or in place of the one of its name (a collection created or changed while the server runs): the references follow its declaration. */
   register (table: ReferencedTable<U>): void {
     this.#tables.set(table.declaration.name, table)
+    this.#incoming = incomingReferences([...this.#tables.values()].map((t) => t.declaration))
+  }
+
+  /** A collection removed: nothing refers to it or from it any more. */
+  unregister (name: string): void {
+    this.#tables.delete(name)
+    this.#incoming = incomingReferences([...this.#tables.values()].map((t) => t.declaration))
   }
 
   /** Throws DanglingReferenceError when `input` names a record that does not exist. */

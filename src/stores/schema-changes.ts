@@ -17,6 +17,8 @@ export function convertedValue (to: CollectionDeclaration['fields'][string]['typ
 /** Counts the values each dropped field loses, the values that would not convert and the records that block a new unique key. */
 export async function findingsOf (store: RecordStore, plan: SchemaPlan): Promise<SchemaFindings> {
   const findings: SchemaFindings = { records: 0, lost: Object.fromEntries(plan.dropped.map((f) => [f, 0])), unconvertible: [], duplicates: [] }
+  // Nothing to look for in the records (fields added, renamed): their count alone, without reading them.
+  if (plan.dropped.length + plan.converted.length + plan.uniqueAdded.length === 0) return { ...findings, records: await store.count({ where: [] }) }
   const bad = new Map<string, Array<{ id: RecordId, value: unknown }>>()
   const keys = plan.uniqueAdded.map((fields) => ({ fields, seen: new Map<string, RecordId>(), blocking: [] as RecordId[] }))
   const sourceOf = new Map(plan.renamed.map((r) => [r.to, r.from]))

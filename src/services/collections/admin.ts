@@ -20,7 +20,7 @@ import { ChangeRefused, type CollectionEntry, type CollectionRegistry, type Plan
 export interface AdminRoutesOptions {
   registry: CollectionRegistry
   /** Reads a declaration (the file's form of one collection) or throws a ConfigError naming its path. */
-  parse: (name: string, source: unknown) => CollectionSchema
+  parse: (name: string, source: unknown, others: readonly CollectionSchema[]) => CollectionSchema
   /** The built-in collections' record schemas, by name: readable, never changed. */
   builtIns: ReadonlyMap<string, unknown>
   /** Names no collection may take (this service's own, the built-ins'). */
@@ -42,7 +42,7 @@ export async function adminRoutes (app: FastifyInstance, { registry, parse, buil
 
   const declarationOf = (name: string, source: unknown): CollectionSchema => {
     try {
-      return parse(name, source)
+      return parse(name, source, registry.entries().map((e) => e.schema))
     } catch (err) {
       if (err instanceof ConfigError) throw new AppError('DECLARATION_INVALID', err.message, { errors: [{ code: 'DECLARATION_INVALID', detail: err.message, field: name }] })
       throw err
@@ -128,6 +128,11 @@ export async function adminRoutes (app: FastifyInstance, { registry, parse, buil
     const { name } = request.params
     refuseBuiltIn(name)
     checkIfMatch(request, existing(name))
+    const referring = registry.referring(name)
+    if (referring.length > 0) {
+      const named = referring.map((r) => `${r.collection} (${r.fields.join(', ')})`).join(', ')
+      throw new AppError('COLLECTION_REFERENCED', `${name} is referenced by ${named}: remove those references (or collections) first`, { errors: referring.map((r) => ({ code: 'COLLECTION_REFERENCED', detail: `${r.collection}.${r.fields.join(', ')} references ${name}`, field: r.collection })) })
+    }
     const done = await applied(registry.change(name, undefined, caller(request), { confirmDrop: request.query.confirm === name }), name)
     audit(request, name, done.plan)
     return { name, removed: true, ...planView(done.plan, done.findings) }
@@ -171,7 +176,9 @@ async function applied<T extends PlannedChange> (change: Promise<T>, name: strin
       const how = plan.action === 'remove' ? `?confirm=${name}` : '?confirm=drop'
       throw new AppError('CONFIRMATION_REQUIRED', `The change loses ${lost}: send it again with ${how}`, { errors: [{ code: 'CONFIRMATION_REQUIRED', detail: `loses ${lost}`, field: name }] })
     }
-    const entries: Failure[] = err.reason === 'refused'
+    const entries: Failure[] = err.reason === 'failed'
+      ? [{ code: 'CHANGE_REFUSED', detail: err.message, field: name }]
+      : err.reason === 'refused'
       ? plan.refused.map((r) => ({ code: 'CHANGE_REFUSED', detail: r, field: r.split(':')[0] ?? name }))
       : [
           ...findings.unconvertible.map((u) => ({ code: 'CHANGE_REFUSED' as const, detail: `${u.field}: records ${u.records.map((r) => `${String(r.id)} (${JSON.stringify(r.value).slice(0, 40)})`).join(', ')} hold values that do not convert; correct them first`, field: u.field })),

@@ -75,8 +75,8 @@ export function refuseTakenNames ({ source, declared }: CollectionsConfig, other
 }
 
 /** The declarations, then their defaults against their own fields' rules (./defaults.ts). */
-function checkCollections (value: unknown, source: string): CollectionSchema[] {
-  const collections = checkDeclarations(value, source)
+function checkCollections (value: unknown, source: string, others: readonly CollectionSchema[] = []): CollectionSchema[] {
+  const collections = checkDeclarations(value, source, others)
   checkDefaults(collections, source)
   return collections
 }
@@ -84,10 +84,11 @@ function checkCollections (value: unknown, source: string): CollectionSchema[] {
 /**
  * One collection's declaration as the admin API receives it (the file's
  * form of one collection), checked as a start would check it; a ConfigError
- * names the JSON path. References name only the collections `others` holds.
+ * names the JSON path. Its references may name the built-in collections and
+ * those of `others` (the collections served now).
  */
-export function checkOneCollection (name: string, source: unknown): CollectionSchema {
-  return checkCollections({ [name]: source }, `collection ${name}`)[0] as CollectionSchema
+export function checkOneCollection (name: string, source: unknown, others: readonly CollectionSchema[] = []): CollectionSchema {
+  return checkCollections({ [name]: source }, `collection ${name}`, others.filter((c) => c.declaration.name !== name))[0] as CollectionSchema
 }
 
 /** A collections file: one JSON object, `{"collections": {…}}`. */

@@ -87,9 +87,9 @@ function fail (path: string, message: string): never {
  * The user's collections from the value of `collections` (a file's or the
  * configuration file's), or a ConfigError naming `source` and the JSON path.
  */
-export function checkCollections (value: unknown, source: string): CollectionSchema[] {
+export function checkCollections (value: unknown, source: string, others: readonly CollectionSchema[] = []): CollectionSchema[] {
   try {
-    return collectionsOf(value)
+    return collectionsOf(value, others)
   } catch (err) {
     if (err instanceof DeclarationError) throw new ConfigError(`${source}: ${err.message}`)
     if (err instanceof ModelMistake) throw new ConfigError(`${source}: ${err.path}: ${err.message}`)
@@ -97,12 +97,13 @@ export function checkCollections (value: unknown, source: string): CollectionSch
   }
 }
 
-function collectionsOf (value: unknown): CollectionSchema[] {
+/** `others`: collections served already, which the new ones may reference (a collection created or changed while the server runs). */
+function collectionsOf (value: unknown, others: readonly CollectionSchema[]): CollectionSchema[] {
   const map = objectAt('collections', value, 'an object of collections by name, e.g. {"books": {"schema": {…}}}')
   const tooMany = tooManyCollections(Object.keys(map).length)
   if (tooMany !== undefined) fail('collections', tooMany)
   const collections = Object.entries(map).map(([name, declared]) => collectionOf(name, declared))
-  checkReferences(collections, fail)
+  checkReferences(collections, fail, others)
   return collections
 }
 

@@ -65,6 +65,13 @@ export const COLLECTION_ERRORS = {
       de: { title: 'Änderung abgelehnt', message: 'Die Änderung von {field} lässt sich auf die gespeicherten Datensätze nicht anwenden.' }
     }
   },
+  COLLECTION_REFERENCED: {
+    status: 409, description: 'The collection cannot be removed: other collections reference its records (`x-references`). `errors` names each referring collection and field; remove those references or collections first. Nothing was changed.',
+    messages: {
+      en: { title: 'Collection referenced', message: 'The collection {field} references records of this one.' },
+      de: { title: 'Sammlung referenziert', message: 'Die Sammlung {field} verweist auf Datensätze dieser Sammlung.' }
+    }
+  },
   CONFIRMATION_REQUIRED: {
     status: 409, description: 'The change loses stored values (a field dropped: add `?confirm=drop`; the collection removed: add `?confirm=<name>`). `detail` says how many values go; nothing was changed.',
     messages: {

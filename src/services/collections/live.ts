@@ -9,6 +9,8 @@ import { openApiPlugin, type OpenApiDocument, type SecurityFeatures } from '../.
 import type { CollectionEntry, CollectionRegistry } from './registry.js'
 import { collectionRepresentations, type CollectionRoutesOptions } from './routes.js'
 import { sharedCollectionValidator } from './validation.js'
+import { expansionOf } from './expand.js'
+import { relationsOf } from '../../records/index.js'
 
 /**
  * The REST routes of collections whose declaration changed, or that were
@@ -96,6 +98,13 @@ export class LiveCollections {
     return server
   }
 
+  /** `?expand=` over the references between every collection the stores keep now (declared, built-in, created at run time). */
+  #expansionOf (collection: CollectionSchema): ReturnType<typeof expansionOf> {
+    const { stores, registry } = this.#options
+    const relations = relationsOf([...stores.collections.values()].map((s) => s.declaration))
+    return expansionOf(relations, collection.declaration.name, stores, registry.entries().map((e) => e.schema))
+  }
+
   async #build (collection: CollectionSchema): Promise<FastifyInstance> {
     const { stores, versioning, versions, bodyLimit, publicUrl, catalogue, log } = this.#options
     const name = collection.declaration.name
@@ -112,7 +121,7 @@ export class LiveCollections {
       name,
       resources: `/${name}`,
       representations: collectionRepresentations(name, versions),
-      options: { collection, records: collectionStore(stores, name), vendor: versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags(), validator: sharedCollectionValidator() }
+      options: { collection, records: collectionStore(stores, name), vendor: versioning.vendor, pages: new KeptPages(), lists: new KeptLists(), etags: new RecordEtags(), validator: sharedCollectionValidator(), expansion: this.#expansionOf(collection) }
     })
     await server.ready()
     return server

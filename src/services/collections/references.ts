@@ -77,9 +77,14 @@ function listReference (path: string, schema: Readonly<Record<string, unknown>>,
   return { collection: target, onDelete: action, many: true }
 }
 
-/** Checks every reference against the collections declared together (targets, id types, cycles, the `expand` member). */
-export function checkReferences (collections: readonly Declared[], fail: Fail): void {
-  const byName = new Map(collections.map((c) => [c.declaration.name, c]))
+/**
+ * Checks every reference against the collections declared together and
+ * those served already (`others`, which a collection created or changed
+ * while the server runs may reference): targets, id types, cycles, the
+ * `expand` member.
+ */
+export function checkReferences (collections: readonly Declared[], fail: Fail, others: readonly Declared[] = []): void {
+  const byName = new Map([...others, ...collections].map((c) => [c.declaration.name, c]))
   const any = collections.some((c) => c.declaration.references !== undefined)
   if (!any) return
   const targets = [...Object.keys(BUILT_IN_TARGETS), ...byName.keys()]

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import { blocked, planChange, SchemaChangedError, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
+import { blocked, CollectionChangedError, planChange, SchemaChangedError, SchemaChangeFailedError, type CollectionDeclaration, type RecordStores, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan } from '../../domain/index.js'
 import type { CollectionSchema } from './declare.js'
 
 /**
@@ -44,11 +44,11 @@ export interface PlannedChange {
   findings: SchemaFindings
 }
 
-/** Why a change was not applied: the plan refuses it, records block it, or it drops data unconfirmed. */
+/** Why a change was not applied: the plan refuses it, records block it, it drops data unconfirmed, or the store could not finish it (its work undone). */
 export class ChangeRefused extends Error {
   override name = 'ChangeRefused'
-  constructor (readonly reason: 'refused' | 'blocked' | 'unconfirmed', readonly planned: PlannedChange) {
-    super(reason === 'refused' ? planned.plan.refused.join('; ') : reason === 'blocked' ? 'records held block the change' : 'the change drops stored values')
+  constructor (readonly reason: 'refused' | 'blocked' | 'unconfirmed' | 'failed', readonly planned: PlannedChange, failure?: string) {
+    super(failure ?? (reason === 'refused' ? planned.plan.refused.join('; ') : reason === 'blocked' ? 'records held block the change' : 'the change drops stored values'))
   }
 }
 
@@ -65,7 +65,7 @@ export class CollectionRegistry {
   /** Changes run one after the other: each plans against what the one before it left. */
   #queue: Promise<unknown> = Promise.resolve()
   /** How a kept declaration is read, from `load`: other instances' changes are read the same way. */
-  #parse: ((name: string, source: unknown) => CollectionSchema) | undefined
+  #parse: ((name: string, source: unknown, others: readonly CollectionSchema[]) => CollectionSchema) | undefined
   #skipped: (name: string, err: unknown) => void = () => {}
   /** A catch-up with the stores is queued and has not started: another request for one joins it. */
   #followQueued = false
@@ -100,23 +100,31 @@ export class CollectionRegistry {
    * versions of those the file declares from the history. `parse` reads a
    * stored declaration; one that no longer reads is skipped and reported.
    */
-  async load (parse: (name: string, source: unknown) => CollectionSchema, skipped: (name: string, err: unknown) => void): Promise<void> {
+  async load (parse: (name: string, source: unknown, others: readonly CollectionSchema[]) => CollectionSchema, skipped: (name: string, err: unknown) => void): Promise<void> {
     this.#parse = parse
     this.#skipped = skipped
     const schema = this.#schema()
     if (schema === undefined) return
     const saved = await schema.saved()
     for (const held of this.#entries.values()) await this.#recordStart(schema, held, saved.find((s) => s.name === held.name), parse)
-    for (const saved of await schema.saved()) {
-      if (this.#entries.has(saved.name)) continue
-      if (saved.source === null) continue
-      try {
-        const parsed = parse(saved.name, saved.source)
-        await schema.open(parsed.declaration)
-        this.#entries.set(saved.name, { name: saved.name, version: saved.version, schema: parsed, origin: 'api' })
-      } catch (err) {
-        skipped(saved.name, err)
+    // Referenced collections first: each round serves those whose references name collections served already.
+    let waiting = (await schema.saved()).filter((s) => !this.#entries.has(s.name) && s.source !== null)
+    while (waiting.length > 0) {
+      const failed = new Map<string, unknown>()
+      for (const saved of waiting) {
+        try {
+          const parsed = parse(saved.name, saved.source, this.#schemas())
+          await schema.open(parsed.declaration)
+          this.#entries.set(saved.name, { name: saved.name, version: saved.version, schema: parsed, origin: 'api' })
+        } catch (err) {
+          failed.set(saved.name, err)
+        }
       }
+      if (failed.size === waiting.length) {
+        for (const [name, err] of failed) skipped(name, err)
+        break
+      }
+      waiting = waiting.filter((s) => failed.has(s.name))
     }
     // Stores that several instances share write each collection only under the version held now.
     for (const entry of this.#entries.values()) schema.shared?.pin(entry.name, entry.version)
@@ -169,7 +177,7 @@ export class CollectionRegistry {
         schema.shared.forget(saved.name)
       } else {
         try {
-          next = parse(saved.name, saved.source)
+          next = parse(saved.name, saved.source, this.#schemas().filter((held) => held.declaration.name !== saved.name))
         } catch (err) {
           this.#skipped(saved.name, err)
           continue
@@ -194,20 +202,33 @@ export class CollectionRegistry {
     return told
   }
 
+  #schemas (): CollectionSchema[] {
+    return [...this.#entries.values()].map((e) => e.schema)
+  }
+
+  /** The collections whose references name `name`, with the fields that do. */
+  referring (name: string): Array<{ collection: string, fields: string[] }> {
+    return [...this.#entries.values()].flatMap((e) => {
+      if (e.name === name) return []
+      const fields = Object.entries(e.schema.declaration.references ?? {}).filter(([, r]) => r.collection === name).map(([field]) => field)
+      return fields.length === 0 ? [] : [{ collection: e.name, fields }]
+    })
+  }
+
   /**
    * A collection of the declarations file, whose tables the stores brought
    * in step as they opened: a new version when its declaration differs from
    * the one kept, with the plan from that one (caller `start`), so the kept
    * declarations (and `rqs collections export`) are complete.
    */
-  async #recordStart (schema: SchemaChanges, held: CollectionEntry, saved: SavedDeclaration | undefined, parse: (name: string, source: unknown) => CollectionSchema): Promise<void> {
+  async #recordStart (schema: SchemaChanges, held: CollectionEntry, saved: SavedDeclaration | undefined, parse: (name: string, source: unknown, others: readonly CollectionSchema[]) => CollectionSchema): Promise<void> {
     if (saved !== undefined && isDeepStrictEqual(saved.source, held.schema.source ?? null)) {
       this.#entries.set(held.name, { ...held, version: saved.version })
       return
     }
     let before: CollectionDeclaration | undefined
     try {
-      before = saved?.source === null || saved === undefined ? undefined : parse(held.name, saved.source).declaration
+      before = saved?.source === null || saved === undefined ? undefined : parse(held.name, saved.source, this.#schemas()).declaration
     } catch {
       before = undefined // a kept declaration this build no longer reads: planned as new
     }
@@ -261,6 +282,9 @@ export class CollectionRegistry {
     } catch (err) {
       // Another instance changed the collection between this plan and its application: nothing was applied.
       if (err instanceof SchemaChangedError) await this.#followOthers().catch(() => {})
+      if (err instanceof SchemaChangeFailedError) throw new ChangeRefused('failed', planned, err.reason)
+      // The records held do not fit the new declaration after all (a new reference naming records that do not exist).
+      if (err instanceof CollectionChangedError) throw new ChangeRefused('failed', planned, err.changes.join('; '))
       throw err
     }
     if (next !== undefined) schema.shared?.pin(name, version)

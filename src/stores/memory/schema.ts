@@ -1,5 +1,7 @@
 import type { CollectionDeclaration, RecordStore, SavedDeclaration, SchemaChanges, SchemaFindings, SchemaHistoryEntry, SchemaPlan, StoredRecord } from '../../domain/index.js'
 import { findingsOf, migratedRecord } from '../schema-changes.js'
+import type { ReferencedTable, TableReferences } from '../references.js'
+import type { MemoryUnit } from './unit.js'
 
 /**
  * Changes of collections in memory: a changed collection is a new table
@@ -8,7 +10,7 @@ import { findingsOf, migratedRecord } from '../schema-changes.js'
  * history are kept as long as the process runs.
  */
 /** What a memory collection's store offers a change: its count of writes, and its retirement once its records moved on. */
-interface ChangeableStore extends RecordStore {
+interface ChangeableStore extends RecordStore, ReferencedTable<MemoryUnit> {
   readonly revision: { readonly current: number }
   retire: () => void
 }
@@ -19,9 +21,13 @@ export class MemorySchema<S extends ChangeableStore> implements SchemaChanges {
   readonly #saved = new Map<string, SavedDeclaration>()
   readonly #history: SchemaHistoryEntry[] = []
 
-  constructor (collections: Map<string, S>, open: (declaration: CollectionDeclaration) => S) {
+  readonly #references: TableReferences<MemoryUnit> | undefined
+
+  /** `open` makes a store that takes part in `references` (it registers itself there as it is made). */
+  constructor (collections: Map<string, S>, open: (declaration: CollectionDeclaration) => S, references?: TableReferences<MemoryUnit>) {
     this.#collections = collections
     this.#open = open
+    this.#references = references
   }
 
   async inspect (plan: SchemaPlan, before: CollectionDeclaration): Promise<SchemaFindings> {
@@ -38,6 +44,8 @@ export class MemorySchema<S extends ChangeableStore> implements SchemaChanges {
       for (;;) {
         const at = old?.revision.current
         next = this.#open(after)
+        // Until the swap, references still reach the store that holds the records.
+        if (old !== undefined) this.#references?.register(old)
         if (old !== undefined) {
           const held: StoredRecord[] = []
           for await (const batch of old.batches({ where: [], sort: [] })) for (const r of batch) held.push(migratedRecord(r, plan))
@@ -46,7 +54,11 @@ export class MemorySchema<S extends ChangeableStore> implements SchemaChanges {
         if (old?.revision.current === at) break
       }
       this.#collections.set(plan.collection, next)
-    } else this.#collections.delete(plan.collection)
+      this.#references?.register(next)
+    } else {
+      this.#collections.delete(plan.collection)
+      this.#references?.unregister(plan.collection)
+    }
     // A write that began before the change and arrives now is refused (503), not lost in a store nobody reads.
     old?.retire()
     await this.record(entry)

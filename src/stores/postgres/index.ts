@@ -130,10 +130,20 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
   const following = new PostgresSchemaFollower({ pool, url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, collections, declarations: declared, log: options.log })
   const stale = (): void => { following.stale() }
   for (const d of declarations) collections.set(d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name), stale))
-  const schema = new PostgresSchema({ pool, where: describe(options.url), collections, declarations: declared, open: (d, sequence) => new PostgresRecordStore(pool, writes, kept, d, sequence, undefined, undefined, stale) })
+  // A collection created or changed while the server runs takes part in the references as those declared at start do.
+  const schema = new PostgresSchema({
+    pool,
+    where: describe(options.url),
+    collections,
+    declarations: declared,
+    references,
+    open: (d, sequence) => {
+      const all = [...[...declared.values()].filter((held) => held.name !== d.name), d]
+      return new PostgresRecordStore(pool, writes, kept, d, sequence, references, referenceTables(all, (held) => layoutOf(held).sql).get(d.name), stale)
+    }
+  })
   return {
     collections,
-    // A collection created while the server runs refers to no other (references are declared at start).
     schema: Object.assign(schema, { shared: following }),
     changes,
     webhooks: new PostgresWebhookStore(pool),

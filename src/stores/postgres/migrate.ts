@@ -1,11 +1,8 @@
 import type pg from 'pg'
 import { pendingMigrations } from '../migrations.js'
 import type { PostgresMigration } from './schema.js'
-import { isUnavailable } from './errors.js'
 import type { TableLayout } from './layout.js'
-
-/** Any 64-bit key for pg_advisory_xact_lock, the same in every rqs instance ("rqs-mig" in ASCII). */
-const MIGRATION_LOCK_KEY = '32212886842337639'
+import { underMigrationLock } from './migration-lock.js'
 
 /**
  * Applies the missing steps in one transaction under an advisory lock, each
@@ -16,13 +13,7 @@ const MIGRATION_LOCK_KEY = '32212886842337639'
  * A step's `fill` works on the collections of `layouts` (those the store opens).
  */
 export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigration[], then?: (client: pg.ClientBase) => Promise<void>, layouts: readonly TableLayout[] = []): Promise<void> {
-  const client = await pool.connect()
-  let failed: Error | undefined
-  try {
-    await client.query('BEGIN')
-    // A step may take long on a big table, and waiting for another instance's lock is expected.
-    await client.query('SET LOCAL statement_timeout = 0')
-    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`)
+  await underMigrationLock(pool, async (client) => {
     await client.query('CREATE TABLE IF NOT EXISTS rqs_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())')
     const applied = (await client.query<{ version: number }>('SELECT version FROM rqs_migrations')).rows.map((r) => r.version)
     for (const m of pendingMigrations(applied, migrations)) {
@@ -31,12 +22,5 @@ export async function migrate (pool: pg.Pool, migrations: readonly PostgresMigra
       await client.query('INSERT INTO rqs_migrations (version, name) VALUES ($1, $2)', [m.version, m.name])
     }
     await then?.(client)
-    await client.query('COMMIT')
-  } catch (err) {
-    failed = err as Error
-    await client.query('ROLLBACK').catch(() => {})
-    throw err
-  } finally {
-    client.release(failed !== undefined && isUnavailable(failed) ? failed : undefined)
-  }
+  })
 }

@@ -109,7 +109,8 @@ export class PostgresRecordStore implements RecordStore {
       return f === undefined ? [] : [f.column, ...(f.folded === undefined ? [] : [f.folded])]
     }))
     this.#updated = layout.columns.flatMap((c, i) => keptColumns.has(c) ? [] : [i])
-    this.#references = references?.any === true ? references : undefined
+    // Kept even without foreign keys now: a collection created later may reference this one (its refusals then come here).
+    this.#references = references
     this.#stale = stale
   }
 

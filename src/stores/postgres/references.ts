@@ -72,15 +72,16 @@ export async function ensureForeignKeys (client: pg.ClientBase, layouts: readonl
 /** Turns the foreign key violations of one open store's writes into the domain's refusals. */
 export class PostgresReferences {
   readonly #pool: pg.Pool
-  readonly #keys: Map<string, ForeignKey>
+  #keys: Map<string, ForeignKey>
 
   constructor (pool: pg.Pool, layouts: readonly TableLayout[]) {
     this.#pool = pool
     this.#keys = foreignKeys(layouts)
   }
 
-  get any (): boolean {
-    return this.#keys.size > 0
+  /** The collections after one was created, changed or removed while the server runs: their foreign keys. */
+  redeclare (layouts: readonly TableLayout[]): void {
+    this.#keys = foreignKeys(layouts)
   }
 
   /** The refusal `err` stands for, or undefined when it is no violation of a reference. */

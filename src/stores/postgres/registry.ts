@@ -75,19 +75,34 @@ export function differences (stored: RegistryRow, layout: TableLayout, added: Fi
   return changes
 }
 
-export async function ensureCollections (client: pg.ClientBase, layouts: readonly TableLayout[], where: string): Promise<void> {
+/**
+ * What an earlier step of a change while the server runs did already
+ * (./schema-changes.ts): `fields`, added fields whose columns exist, their
+ * defaults in the catalogue and their indexes built; `keepRoutines`, the
+ * change only adds fields, so the routines of the declaration before stay
+ * beside the new ones (writes already under way in them finish, the new
+ * columns taking their defaults).
+ */
+export interface Prepared {
+  fields: ReadonlySet<string>
+  keepRoutines: boolean
+}
+
+const NOTHING_PREPARED: Prepared = { fields: new Set(), keepRoutines: false }
+
+export async function ensureCollections (client: pg.ClientBase, layouts: readonly TableLayout[], where: string, prepared: Prepared = NOTHING_PREPARED): Promise<void> {
   const rows = (await client.query<RegistryRow>('SELECT name, table_name, id_type, id_sequence, fields, routines FROM rqs_collections')).rows
   const stored = new Map(rows.map((r) => [r.name, r]))
   for (const layout of layouts) {
     const row = stored.get(layout.declaration.name)
     if (row === undefined) await create(client, layout)
-    else await update(client, layout, row, where)
+    else await update(client, layout, row, where, prepared)
     await syncUniqueIndexes(client, layout, where)
   }
 }
 
 /** A registered collection brought in step with its declaration: added fields, converted kinds, routines of an older version. */
-async function update (client: pg.ClientBase, layout: TableLayout, row: RegistryRow, where: string): Promise<void> {
+async function update (client: pg.ClientBase, layout: TableLayout, row: RegistryRow, where: string, prepared: Prepared): Promise<void> {
   const added: FieldLayout[] = []
   const converted: Array<{ field: FieldLayout, was: StoredField }> = []
   const changes = differences(row, layout, added, converted)
@@ -98,12 +113,12 @@ async function update (client: pg.ClientBase, layout: TableLayout, row: Registry
     if (!isDeepStrictEqual(row.fields, fields)) await client.query('UPDATE rqs_collections SET fields = $2 WHERE name = $1', [layout.declaration.name, JSON.stringify(fields)])
     return
   }
-  for (const field of added) await client.query(addColumns(layout, field, layout.declaration.fields[field.name]?.default))
+  for (const field of added) if (!prepared.fields.has(field.name)) await client.query(addColumns(layout, field, layout.declaration.fields[field.name]?.default))
   const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
   for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
-  await writeRoutines(client, layout, row.id_sequence)
+  await writeRoutines(client, layout, row.id_sequence, prepared.keepRoutines)
   for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
-  for (const field of added) await fillDefault(client, layout, field)
+  for (const field of added) if (!prepared.fields.has(field.name)) await fillDefault(client, layout, field)
   await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
     [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
 }
@@ -164,12 +179,45 @@ async function create (client: pg.ClientBase, layout: TableLayout): Promise<void
 }
 
 function index (layout: TableLayout, field: FieldLayout): string {
+  return fieldIndex(layout, field)?.sql ?? 'SELECT 1'
+}
+
+/**
+ * A field's index, by name (none for objects and free JSON, which have no
+ * order to index). `concurrently`: built without blocking writes, which
+ * only runs outside a transaction.
+ */
+export function fieldIndex (layout: TableLayout, field: FieldLayout, concurrently = false): { name: string, sql: string } | undefined {
   const name = identifier(layout.table, field.columnName)
-  // A list: a GIN index answers `@>` (has, hasAny); objects and free JSON have no order to index (json none at all).
+  const create = `CREATE INDEX${concurrently ? ' CONCURRENTLY' : ''} IF NOT EXISTS ${name} ON ${layout.table}`
+  // A list: a GIN index answers `@>` (has, hasAny).
   const composite = KINDS[field.type].composite
-  if (composite === 'list') return `CREATE INDEX IF NOT EXISTS ${name} ON ${layout.table} USING gin (${field.column} jsonb_path_ops)`
-  if (composite !== undefined) return 'SELECT 1'
-  return `CREATE INDEX IF NOT EXISTS ${name} ON ${layout.table} (${field.column}, id)`
+  if (composite === 'list') return { name, sql: `${create} USING gin (${field.column} jsonb_path_ops)` }
+  if (composite !== undefined) return undefined
+  return { name, sql: `${create} (${field.column}, id)` }
+}
+
+/** A default as SQL text: composite values as JSON. */
+function defaultText (value: FieldData): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)
+}
+
+/**
+ * A new field's columns, added before a change switches over: with the
+ * default as the columns' own (a constant default is a change of the
+ * catalogue alone: no row is rewritten, and every record held reads it),
+ * NOT NULL when the field is required. The defaults stay: the routines of
+ * the declaration before, kept for the writes under way in them, leave the
+ * new columns out.
+ */
+export function addedColumns (layout: TableLayout, field: FieldLayout, value: FieldData | undefined): string {
+  const notNull = field.required ? ' NOT NULL' : ''
+  const column = (name: string, type: string, text: string | undefined): string =>
+    `ADD COLUMN IF NOT EXISTS ${name} ${type}${text === undefined ? '' : `${notNull} DEFAULT ${literal(text)}::${type.split(' ')[0] ?? type}`}`
+  const text = value === undefined ? undefined : defaultText(value)
+  const columns = [column(field.column, columnType(field.type), text)]
+  if (field.folded !== undefined) columns.push(column(field.folded, 'text COLLATE "C"', text === undefined ? undefined : fold(text)))
+  return `ALTER TABLE ${layout.table} ${columns.join(', ')}`
 }
 
 /** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */
@@ -197,12 +245,16 @@ function addColumns (layout: TableLayout, field: FieldLayout, value?: FieldData)
  * running with the old declaration can no longer write, rather than write
  * without the new columns' folded copies.
  */
-async function writeRoutines (client: pg.ClientBase, layout: TableLayout, sequence: string | null): Promise<void> {
+async function writeRoutines (client: pg.ClientBase, layout: TableLayout, sequence: string | null, keepOlder = false): Promise<void> {
   const { routines } = layout
   const names = [routines.create, routines.createNext, routines.delete]
-  const old = (await client.query<{ signature: string }>(
-    'SELECT p.oid::regprocedure::text AS signature FROM pg_proc p WHERE p.proname = ANY($1) AND p.pronamespace = current_schema()::regnamespace', [names])).rows
+  const old = keepOlder
+    ? []
+    : (await client.query<{ signature: string }>(
+        'SELECT p.oid::regprocedure::text AS signature FROM pg_proc p WHERE p.proname = ANY($1) AND p.pronamespace = current_schema()::regnamespace', [names])).rows
   for (const { signature } of old) await client.query(`DROP FUNCTION ${signature}`)
+  // OR REPLACE: a kept routine of the same arguments (the delete) is replaced where it stands, so a call under way finds it.
+
   for (const sql of routineSql(layout, sequence)) await client.query(sql)
 }
 
@@ -219,7 +271,7 @@ function routineSql (layout: TableLayout, sequence: string | null): string[] {
   const sql: string[] = []
   if (layout.counted) {
     // count: id = firstId ($1) + records held, under the counter row's lock; a record already under it is replaced.
-    sql.push(`CREATE FUNCTION ${routines.create} (bigint${argTypes.map((t) => `, ${t}`).join('')}, OUT o_id bigint, OUT o_replaced boolean)
+    sql.push(`CREATE OR REPLACE FUNCTION ${routines.create} (bigint${argTypes.map((t) => `, ${t}`).join('')}, OUT o_id bigint, OUT o_replaced boolean)
       LANGUAGE plpgsql AS $$
       BEGIN
         SELECT c.n + $1 INTO o_id FROM rqs_ids c WHERE c.collection = ${name} FOR UPDATE;
@@ -229,7 +281,7 @@ function routineSql (layout: TableLayout, sequence: string | null): string[] {
         UPDATE rqs_ids SET n = n + CASE WHEN o_replaced THEN 0 ELSE 1 END, next_id = GREATEST(next_id, o_id + 1) WHERE collection = ${name};
       END $$`)
     // sequence: one past the highest id ever issued, under the same lock (so switching rules keeps both exact).
-    sql.push(`CREATE FUNCTION ${routines.createNext} (${argTypes.join(', ')}${argTypes.length === 0 ? '' : ', '}OUT o_id bigint, OUT o_replaced boolean)
+    sql.push(`CREATE OR REPLACE FUNCTION ${routines.createNext} (${argTypes.join(', ')}${argTypes.length === 0 ? '' : ', '}OUT o_id bigint, OUT o_replaced boolean)
       LANGUAGE plpgsql AS $$
       BEGIN
         SELECT c.next_id INTO o_id FROM rqs_ids c WHERE c.collection = ${name} FOR UPDATE;
@@ -239,7 +291,7 @@ function routineSql (layout: TableLayout, sequence: string | null): string[] {
         UPDATE rqs_ids SET n = n + CASE WHEN o_replaced THEN 0 ELSE 1 END, next_id = o_id + 1 WHERE collection = ${name};
       END $$`)
     // The counter lock before the record's, in the same order as a create: no deadlock.
-    sql.push(`CREATE FUNCTION ${routines.delete} (bigint, OUT o_deleted boolean)
+    sql.push(`CREATE OR REPLACE FUNCTION ${routines.delete} (bigint, OUT o_deleted boolean)
       LANGUAGE plpgsql AS $$
       BEGIN
         PERFORM 1 FROM rqs_ids WHERE collection = ${name} FOR UPDATE;
@@ -251,7 +303,7 @@ function routineSql (layout: TableLayout, sequence: string | null): string[] {
       END $$`)
   } else if (sequence !== null) {
     // Generated ids come from the sequence; one a write by id already holds is skipped.
-    sql.push(`CREATE FUNCTION ${routines.create} (${argTypes.join(', ')}${argTypes.length === 0 ? '' : ', '}OUT o_id bigint)
+    sql.push(`CREATE OR REPLACE FUNCTION ${routines.create} (${argTypes.join(', ')}${argTypes.length === 0 ? '' : ', '}OUT o_id bigint)
       LANGUAGE plpgsql AS $$
       BEGIN
         LOOP

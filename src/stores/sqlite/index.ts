@@ -65,8 +65,20 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
   const collections = new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group, references, targets.get(d.name))]))
   return {
     collections,
-    // A collection created while the server runs refers to no other (references are declared at start).
-    schema: new SqliteSchema({ db: file, path: options.path, collections, declarations: declared, exclusive: async (work) => await group.exclusive(work), open: (d) => new SqliteRecordStore(file, d, kept, group) }),
+    // A collection created or changed while the server runs takes part in the references as those declared at start do.
+    schema: new SqliteSchema({
+      db: file,
+      path: options.path,
+      collections,
+      declarations: declared,
+      exclusive: async (work) => await group.exclusive(work),
+      open: (d) => {
+        references.register(sqliteReferencedTable(file, d))
+        const all = [...[...declared.values()].filter((held) => held.name !== d.name), d]
+        return new SqliteRecordStore(file, d, kept, group, references, referenceTables(all, (held) => layoutOf(held).sql).get(d.name))
+      },
+      removed: (name) => { references.unregister(name) }
+    }),
     changes,
     webhooks: new SqliteWebhookStore(file, group),
     // One BEGIN IMMEDIATE … COMMIT of its own, in a turn of the group commit's queue (see GroupCommit.exclusive).
@@ -110,9 +122,8 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
   }
 }
 
-/** The references between the file's collections, when any declaration has one (else no store pays for them). */
-function referencesOf (db: Database.Database, declarations: readonly CollectionDeclaration[]): TableReferences | undefined {
-  if (declarations.every((d) => d.references === undefined)) return undefined
+/** The references between the file's collections (those created while the server runs join them). */
+function referencesOf (db: Database.Database, declarations: readonly CollectionDeclaration[]): TableReferences {
   const references = new TableReferences(declarations)
   for (const d of declarations) references.register(sqliteReferencedTable(db, d))
   return references

@@ -25,6 +25,8 @@ export interface SqliteSchemaParts<S extends RecordStore> {
   /** Runs `work` alone, between the group commit's batches. */
   exclusive: <R>(work: () => Promise<R>) => Promise<R>
   open: (declaration: CollectionDeclaration) => S
+  /** A collection removed: its part in the references goes. */
+  removed: (name: string) => void
 }
 
 const TABLES = `
@@ -60,6 +62,7 @@ export class SqliteSchema<S extends RecordStore> implements SchemaChanges {
       if (after === undefined) {
         collections.delete(plan.collection)
         declarations.delete(plan.collection)
+        this.#parts.removed(plan.collection)
         return undefined
       }
       const store = this.#parts.open(after)
