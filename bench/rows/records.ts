@@ -1,0 +1,219 @@
+/**
+ * The rows of the verbs and relations: a bulk create against one-record
+ * POSTs, aggregates against the same SQL run by hand, a `filter=` expression
+ * against bracket parameters, a page with `expand` against the plain page
+ * (REST and GraphQL), and PATCH against POST. Every server is rqs serving
+ * declared collections (lib/declared.ts), seeded before it listens.
+ */
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { compare, httpContender, type AnswerCheck, type Contender } from '../lib/compare.js'
+import { BOOK_INPUT, declaredSpec, LIBRARY, librarySetup, storeOf, type StoreKind } from '../lib/declared.js'
+import { loopContender, postJson } from '../lib/loops.js'
+import type { LoadRequest } from '../lib/load.js'
+import type { ServerPool } from '../lib/pool.js'
+import { noDatabase, statusIs, type RowContext, type RowModule, type RowSpec } from '../lib/row.js'
+
+const STORE_NAMES: Record<StoreKind, string> = { memory: 'memory', sqlite: 'SQLite', postgres: 'PostgreSQL' }
+const json = { 'content-type': 'application/json' }
+
+/** Books without references: what a bulk create writes. */
+const SHELF = {
+  collections: {
+    books: { schema: { type: 'object', properties: { title: { type: 'string', maxLength: 200 }, year: { type: 'integer' }, price: { type: 'number' } }, required: ['title', 'year'] } }
+  }
+}
+const shelfBook = (i: number): { title: string, year: number, price: number } => ({ title: `Book ${i}`, year: 1900 + (i % 120), price: (i % 50) + 0.5 })
+
+/** Readings of 100 sensors: what the aggregates group. */
+const READINGS = {
+  collections: {
+    readings: { schema: { type: 'object', properties: { sensor: { type: 'integer' }, value: { type: 'number' } }, required: ['sensor', 'value'] } }
+  }
+}
+const SENSORS = 100
+const AGGREGATE_PATH = '/readings/aggregate?groupBy=sensor&count=true&sum=value&avg=value'
+/** What rqs runs for AGGREGATE_PATH, written by hand (it computes the average as sum ÷ count of values). */
+const AGGREGATE_SQL = 'SELECT sensor, count(*) AS n, sum(value) AS s, avg(value) AS a FROM rqs_col_readings GROUP BY sensor ORDER BY sensor'
+
+const groupsAre = (n: number): AnswerCheck => (s, body) =>
+  s === 200 && (JSON.parse(body) as { groups?: unknown[] }).groups?.length === n ? undefined : `not ${n} groups`
+const itemsAre = (n: number | 'some'): AnswerCheck => (s, body) => {
+  if (s !== 200) return `status ${s}`
+  const items = (JSON.parse(body) as { items?: unknown[] }).items
+  return items !== undefined && (n === 'some' ? items.length > 0 : items.length === n) ? undefined : `not ${n} items`
+}
+const expanded = (members: string[]): AnswerCheck => (s, body) => {
+  const problem = itemsAre(50)(s, body, new Headers())
+  if (problem !== undefined) return problem
+  const first = (JSON.parse(body) as { items: Array<{ expand?: Record<string, unknown> }> }).items[0]
+  return members.every((m) => first?.expand?.[m] !== undefined) ? undefined : `not expanded: ${members.join(', ')}`
+}
+
+export function recordRows (ctx: RowContext): RowModule {
+  const { settings, quick } = ctx
+  const sizes = quick
+    ? { bulk: 200, readings: 2_000, books: 1_000 }
+    : { bulk: 10_000, readings: 1_000_000, books: 10_000 }
+  const bulkClients = 8
+  const stores: StoreKind[] = ['memory', 'sqlite', 'postgres']
+  const onStore = (store: StoreKind): Pick<RowSpec, 'skip'> => store === 'postgres' ? { skip: noDatabase } : {}
+  const suffix = (store: StoreKind): string => store === 'memory' ? '' : store === 'sqlite' ? '-sqlite' : '-pg'
+
+  const recipes: RowModule['recipes'] = {}
+  for (const store of stores) {
+    recipes[`shelf-${store}`] = async () => await declaredSpec(ctx.declared, { label: `rqs-shelf-${store}`, declaration: SHELF, store })
+    recipes[`library-${store}`] = async () => await declaredSpec(ctx.declared, { label: `rqs-library-${store}`, declaration: LIBRARY, store, setup: librarySetup(sizes.books) })
+    recipes[`readings-${store}`] = async () => await declaredSpec(ctx.declared, {
+      label: `rqs-readings-${store}`,
+      declaration: READINGS,
+      store,
+      setup: [{ seed: { collection: 'readings', count: sizes.readings, record: { sensor: { cycle: SENSORS }, value: { cycle: 1000, step: 0.25 } } } }]
+    })
+  }
+  // The by-hand baselines need the store's location, which only the recipe knows (a fresh database, a temp file).
+  const locations = new Map<string, string>()
+  const located = (key: string): RowModule['recipes'][string] => {
+    const recipe = recipes[key]!
+    return async (pool: ServerPool) => {
+      const spec = typeof recipe === 'function' ? await recipe(pool) : recipe
+      locations.set(key, storeOf(spec))
+      return spec
+    }
+  }
+  for (const store of ['sqlite', 'postgres'] as const) recipes[`readings-${store}`] = located(`readings-${store}`)
+
+  const bulkRow = (store: StoreKind): RowSpec => {
+    const key = `shelf-${store}`
+    const title = `bulk create of ${sizes.bulk.toLocaleString('en')} books, ${STORE_NAMES[store]}`
+    const single = `rqs, one-record POSTs (${bulkClients} clients)`
+    return {
+      id: `bulk-create${suffix(store)}`,
+      group: 'bulk-create',
+      title,
+      servers: [key],
+      ...onStore(store),
+      run: async (s) => {
+        const url = `${s[key]!.origin}/books`
+        const batch = Array.from({ length: sizes.bulk }, (_, i) => shelfBook(i))
+        let next = 0
+        const r = await compare({ id: `bulk-create${suffix(store)}`, title, goal: { against: single, min: 10, text: '≥ 10× one-record POSTs (records)' } }, [
+          fewerInQuickMode(loopContender(`rqs, POST of ${sizes.bulk.toLocaleString('en')} records`, 'target', async () => {
+            await postJson(url, batch)
+            return sizes.bulk
+          }, { concurrency: 1, cpuOf: { pid: s[key]!.pid } })),
+          loopContender(single, 'baseline', async () => {
+            await postJson(url, shelfBook(next++))
+            return 1
+          }, { concurrency: bulkClients, cpuOf: { pid: s[key]!.pid } })
+        ], settings)
+        // The rates here are records a second, and CPU µs a record.
+        return { ...r, note: 'req/s = records/s; CPU µs/req = CPU µs a record' }
+      }
+    }
+  }
+
+  const aggregateRow = (store: 'sqlite' | 'postgres'): RowSpec => {
+    const key = `readings-${store}`
+    const title = `aggregate count/sum/avg by sensor, ${SENSORS} groups over ${sizes.readings.toLocaleString('en')} records, ${STORE_NAMES[store]}`
+    const byHand = store === 'postgres' ? 'the same SQL by hand (pg, prepared)' : 'the same SQL by hand (better-sqlite3)'
+    return {
+      id: `aggregates${suffix(store)}`,
+      group: 'aggregates',
+      title,
+      servers: [key],
+      ...onStore(store),
+      run: async (s) => {
+        const location = locations.get(key)!
+        const baseline = store === 'postgres' ? await pgByHand(location, byHand) : sqliteByHand(location.slice('sqlite:'.length), byHand)
+        try {
+          const min = store === 'postgres' ? 1 / 1.2 : 1 / 1.5
+          return await compare({ id: `aggregates${suffix(store)}`, title, goal: { against: byHand, min, text: `within ${store === 'postgres' ? '1.2' : '1.5'}× of its SQL by hand (≥ ${min.toFixed(2)}×)` } }, [
+            httpContender('rqs GET /readings/aggregate', 'target', s[key]!, { method: 'GET', path: AGGREGATE_PATH }, 1, groupsAre(SENSORS)),
+            baseline.contender
+          ], { ...settings, connections: 1 })
+        } finally {
+          await baseline.close()
+        }
+      }
+    }
+  }
+
+  /** One row of two GETs on the library (books with authors and tags): `target` against `baseline`. */
+  const libraryRow = (id: string, group: string, store: StoreKind, title: string, target: [string, LoadRequest, AnswerCheck], baseline: [string, LoadRequest, AnswerCheck], goal?: { min: number, text: string }): RowSpec => {
+    const key = `library-${store}`
+    return {
+      id,
+      group,
+      title,
+      servers: [key],
+      ...onStore(store),
+      run: async (s) => await compare({ id, title, goal: goal === undefined ? undefined : { against: baseline[0], ...goal } }, [
+        httpContender(target[0], 'target', s[key]!, target[1], settings.connections, target[2]),
+        httpContender(baseline[0], 'baseline', s[key]!, baseline[1], settings.connections, baseline[2])
+      ], settings)
+    }
+  }
+  const books = sizes.books.toLocaleString('en')
+  const page: [string, LoadRequest, AnswerCheck] = ['rqs GET /books?limit=50', { method: 'GET', path: '/books?limit=50' }, itemsAre(50)]
+  const expandRow = (store: 'memory' | 'postgres'): RowSpec => libraryRow(`expand${suffix(store)}`, 'expand', store,
+    `page of 50 books with expand=author,tags, ${books} books, ${STORE_NAMES[store]}`,
+    ['rqs GET /books?limit=50&expand=author,tags', { method: 'GET', path: '/books?limit=50&expand=author,tags' }, expanded(['author', 'tags'])],
+    page, { min: 0.5, text: '≥ 0.5× the page without expand' })
+
+  const rows: RowSpec[] = [
+    ...stores.map(bulkRow),
+    aggregateRow('sqlite'),
+    aggregateRow('postgres'),
+    libraryRow('filter-expr', 'filter-expr', 'memory', `page of books by filter= against brackets, ${books} books, memory`,
+      ['rqs filter=year = 1965 || year = 1984 || year = 2001', { method: 'GET', path: `/books?limit=50&filter=${encodeURIComponent('year = 1965 || year = 1984 || year = 2001')}` }, itemsAre('some')],
+      ['rqs year[in]=1965,1984,2001', { method: 'GET', path: '/books?limit=50&year[in]=1965,1984,2001' }, itemsAre('some')],
+      { min: 0.9, text: 'within 10 % of brackets (≥ 0.9×)' }),
+    expandRow('memory'),
+    expandRow('postgres'),
+    libraryRow('graphql-expand', 'expand', 'memory', `GraphQL books(first: 50) { title author { name } } against REST expand=author, ${books} books, memory`,
+      ['rqs GraphQL books(first: 50) { nodes { title author { name } } }', { method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ books(first: 50) { nodes { title author { name } } } }' }), headers: json },
+        (st, body) => st === 200 && (JSON.parse(body) as { data?: { books?: { nodes?: Array<{ author?: { name?: string } }> } } }).data?.books?.nodes?.filter((n) => n.author?.name !== undefined).length === 50 ? undefined : 'not 50 books with their authors'],
+      ['rqs GET /books?limit=50&expand=author', { method: 'GET', path: '/books?limit=50&expand=author' }, expanded(['author'])],
+      { min: 0.8, text: '≥ 0.8× REST with expand=author' }),
+    libraryRow('patch', 'patch', 'memory', `PATCH /books/1 (merge patch) against POST /books, ${books} books, memory`,
+      ['rqs PATCH /books/1', { method: 'PATCH', path: '/books/1', body: JSON.stringify({ price: 3.5 }), headers: { 'content-type': 'application/merge-patch+json' } }, statusIs(200)],
+      // No target: how a PATCH compares with a create, for reading.
+      ['rqs POST /books', { method: 'POST', path: '/books', body: JSON.stringify(BOOK_INPUT), headers: json }, statusIs(201)])
+  ]
+  return { recipes, rows }
+}
+
+/** In quick mode two bulk creates prove the row works (a hundred, as the other contenders send, would only take time). */
+function fewerInQuickMode (c: Contender): Contender {
+  return { ...c, measure: async (o) => await c.measure({ ...o, maxRequests: o.maxRequests === undefined ? undefined : 2 }) }
+}
+
+/** The aggregate's SQL through pg on its own connection, prepared once, one query at a time (PostgreSQL's CPU is in its backend: judged by rate). */
+async function pgByHand (url: string, label: string): Promise<{ contender: Contender, close: () => Promise<void> }> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const query = { name: 'bench-aggregate', text: AGGREGATE_SQL }
+  return {
+    contender: loopContender(label, 'baseline', async () => { await client.query(query); return 1 }, {
+      concurrency: 1,
+      cpuOf: undefined,
+      check: async () => { const { rowCount } = await client.query(query); if (rowCount !== SENSORS) throw new Error(`${label}: ${rowCount ?? 0} groups, expected ${SENSORS}`) }
+    }),
+    close: async () => { await client.end() }
+  }
+}
+
+/** The aggregate's SQL through better-sqlite3 in this process, on the server's file (WAL: readers beside its writer), its CPU this process's. */
+function sqliteByHand (file: string, label: string): { contender: Contender, close: () => Promise<void> } {
+  const db = new Database(file, { readonly: true })
+  const statement = db.prepare(AGGREGATE_SQL)
+  return {
+    contender: loopContender(label, 'baseline', async () => { statement.all(); return 1 }, {
+      concurrency: 1,
+      cpuOf: { self: true },
+      check: async () => { const n = statement.all().length; if (n !== SENSORS) throw new Error(`${label}: ${n} groups, expected ${SENSORS}`) }
+    }),
+    close: async () => { db.close() }
+  }
+}
