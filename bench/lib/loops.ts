@@ -39,7 +39,11 @@ export async function loopRun (once: () => Promise<number>, opts: LoadOptions, c
     while (more()) {
       calls++
       const t = performance.now()
-      try { operations += await once() } catch (err) {
+      try {
+        // Not `operations += await once()`: that reads the sum before the await, and loses the other loops' counts.
+        const done = await once()
+        operations += done
+      } catch (err) {
         errors++
         if (errors === 1) process.stderr.write(`  first error: ${(err as Error).message}\n`)
       }

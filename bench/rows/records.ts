@@ -11,7 +11,6 @@ import { compare, httpContender, type AnswerCheck, type Contender } from '../lib
 import { BOOK_INPUT, declaredSpec, LIBRARY, librarySetup, storeOf, type StoreKind } from '../lib/declared.js'
 import { loopContender, postJson } from '../lib/loops.js'
 import type { LoadRequest } from '../lib/load.js'
-import type { ServerPool } from '../lib/pool.js'
 import { noDatabase, statusIs, type RowContext, type RowModule, type RowSpec } from '../lib/row.js'
 
 const STORE_NAMES: Record<StoreKind, string> = { memory: 'memory', sqlite: 'SQLite', postgres: 'PostgreSQL' }
@@ -19,17 +18,13 @@ const json = { 'content-type': 'application/json' }
 
 /** Books without references: what a bulk create writes. */
 const SHELF = {
-  collections: {
-    books: { schema: { type: 'object', properties: { title: { type: 'string', maxLength: 200 }, year: { type: 'integer' }, price: { type: 'number' } }, required: ['title', 'year'] } }
-  }
+  shelf: { schema: { type: 'object', properties: { title: { type: 'string', maxLength: 200 }, year: { type: 'integer' }, price: { type: 'number' } }, required: ['title', 'year'] } }
 }
 const shelfBook = (i: number): { title: string, year: number, price: number } => ({ title: `Book ${i}`, year: 1900 + (i % 120), price: (i % 50) + 0.5 })
 
 /** Readings of 100 sensors: what the aggregates group. */
 const READINGS = {
-  collections: {
-    readings: { schema: { type: 'object', properties: { sensor: { type: 'integer' }, value: { type: 'number' } }, required: ['sensor', 'value'] } }
-  }
+  readings: { schema: { type: 'object', properties: { sensor: { type: 'integer' }, value: { type: 'number' } }, required: ['sensor', 'value'] } }
 }
 const SENSORS = 100
 const AGGREGATE_PATH = '/readings/aggregate?groupBy=sensor&count=true&sum=value&avg=value'
@@ -60,31 +55,29 @@ export function recordRows (ctx: RowContext): RowModule {
   const onStore = (store: StoreKind): Pick<RowSpec, 'skip'> => store === 'postgres' ? { skip: noDatabase } : {}
   const suffix = (store: StoreKind): string => store === 'memory' ? '' : store === 'sqlite' ? '-sqlite' : '-pg'
 
+  // One server per store holds every collection these rows use (fewer processes to start, each seeded once);
+  // the features-off rows show what other collections cost a request (nothing measurable).
   const recipes: RowModule['recipes'] = {}
+  /** The store's location (a fresh database, a temp file), for the by-hand baselines. */
+  const locations = new Map<StoreKind, string>()
   for (const store of stores) {
-    recipes[`shelf-${store}`] = async () => await declaredSpec(ctx.declared, { label: `rqs-shelf-${store}`, declaration: SHELF, store })
-    recipes[`library-${store}`] = async () => await declaredSpec(ctx.declared, { label: `rqs-library-${store}`, declaration: LIBRARY, store, setup: librarySetup(sizes.books) })
-    recipes[`readings-${store}`] = async () => await declaredSpec(ctx.declared, {
-      label: `rqs-readings-${store}`,
-      declaration: READINGS,
-      store,
-      setup: [{ seed: { collection: 'readings', count: sizes.readings, record: { sensor: { cycle: SENSORS }, value: { cycle: 1000, step: 0.25 } } } }]
-    })
-  }
-  // The by-hand baselines need the store's location, which only the recipe knows (a fresh database, a temp file).
-  const locations = new Map<string, string>()
-  const located = (key: string): RowModule['recipes'][string] => {
-    const recipe = recipes[key]!
-    return async (pool: ServerPool) => {
-      const spec = typeof recipe === 'function' ? await recipe(pool) : recipe
-      locations.set(key, storeOf(spec))
+    recipes[`records-${store}`] = async () => {
+      const spec = await declaredSpec(ctx.declared, {
+        label: `rqs-records-${store}`,
+        declaration: { collections: { ...SHELF, ...READINGS, ...LIBRARY.collections } },
+        store,
+        setup: [
+          ...(store === 'sqlite' ? [] : librarySetup(sizes.books)),
+          ...(store === 'memory' ? [] : [{ seed: { collection: 'readings', count: sizes.readings, record: { sensor: { cycle: SENSORS }, value: { cycle: 1000, step: 0.25 } } } }])
+        ]
+      })
+      locations.set(store, storeOf(spec))
       return spec
     }
   }
-  for (const store of ['sqlite', 'postgres'] as const) recipes[`readings-${store}`] = located(`readings-${store}`)
 
   const bulkRow = (store: StoreKind): RowSpec => {
-    const key = `shelf-${store}`
+    const key = `records-${store}`
     const title = `bulk create of ${sizes.bulk.toLocaleString('en')} books, ${STORE_NAMES[store]}`
     const single = `rqs, one-record POSTs (${bulkClients} clients)`
     return {
@@ -94,7 +87,7 @@ export function recordRows (ctx: RowContext): RowModule {
       servers: [key],
       ...onStore(store),
       run: async (s) => {
-        const url = `${s[key]!.origin}/books`
+        const url = `${s[key]!.origin}/shelf`
         const batch = Array.from({ length: sizes.bulk }, (_, i) => shelfBook(i))
         let next = 0
         const r = await compare({ id: `bulk-create${suffix(store)}`, title, goal: { against: single, min: 10, text: '≥ 10× one-record POSTs (records)' } }, [
@@ -114,7 +107,7 @@ export function recordRows (ctx: RowContext): RowModule {
   }
 
   const aggregateRow = (store: 'sqlite' | 'postgres'): RowSpec => {
-    const key = `readings-${store}`
+    const key = `records-${store}`
     const title = `aggregate count/sum/avg by sensor, ${SENSORS} groups over ${sizes.readings.toLocaleString('en')} records, ${STORE_NAMES[store]}`
     const byHand = store === 'postgres' ? 'the same SQL by hand (pg, prepared)' : 'the same SQL by hand (better-sqlite3)'
     return {
@@ -124,7 +117,7 @@ export function recordRows (ctx: RowContext): RowModule {
       servers: [key],
       ...onStore(store),
       run: async (s) => {
-        const location = locations.get(key)!
+        const location = locations.get(store)!
         const baseline = store === 'postgres' ? await pgByHand(location, byHand) : sqliteByHand(location.slice('sqlite:'.length), byHand)
         try {
           const min = store === 'postgres' ? 1 / 1.2 : 1 / 1.5
@@ -141,7 +134,7 @@ export function recordRows (ctx: RowContext): RowModule {
 
   /** One row of two GETs on the library (books with authors and tags): `target` against `baseline`. */
   const libraryRow = (id: string, group: string, store: StoreKind, title: string, target: [string, LoadRequest, AnswerCheck], baseline: [string, LoadRequest, AnswerCheck], goal?: { min: number, text: string }): RowSpec => {
-    const key = `library-${store}`
+    const key = `records-${store}`
     return {
       id,
       group,

@@ -109,7 +109,7 @@ function drainedContender (inner: Contender, pid: number, receiver: Receiver, wr
   }
 }
 
-interface Throughput { events: number, seconds: number, eventsPerSecond: number }
+export interface Throughput { events: number, seconds: number, eventsPerSecond: number }
 
 /** Bulk-creates `n` items (1 000 a request) and times them until the receiver has every one. */
 async function deliveryRate (url: string, receiver: Receiver, n: number): Promise<Throughput> {
@@ -123,7 +123,7 @@ async function deliveryRate (url: string, receiver: Receiver, n: number): Promis
   return { events: n, seconds, eventsPerSecond: n / seconds }
 }
 
-interface Latency { writes: number, writesPerSecond: number, p50Ms: number, p99Ms: number, maxMs: number }
+export interface Latency { writes: number, writesPerSecond: number, p50Ms: number, p99Ms: number, maxMs: number }
 
 /** `n` single POSTs paced at WRITE_RATE a second (at most 256 in flight); each change's time to its delivery. */
 async function changeToDelivery (url: string, receiver: Receiver, n: number): Promise<Latency> {
@@ -147,7 +147,7 @@ async function changeToDelivery (url: string, receiver: Receiver, n: number): Pr
 }
 
 /** The cost row with the delivery figures beside it; met when all three parts are. */
-function webhookResult (cost: RowResult, throughput: Throughput, latency: Latency): RowResult {
+export function webhookResult (cost: RowResult, throughput: Throughput, latency: Latency): RowResult {
   const fast = throughput.eventsPerSecond >= 2000
   const prompt = latency.p99Ms <= 1000
   const lines: Line[] = [
