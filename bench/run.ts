@@ -1,6 +1,8 @@
 /**
  * npm run bench: rqs against what its users would otherwise run, every row
- * of issue 12 (see bench/README.md). Servers run one process each on CPU 0,
+ * of issue 12 (see bench/README.md), and the rows of the later issues on
+ * declared collections (bulk creates, aggregates, filter=, expand, webhooks,
+ * the cost of unused features), which live in bench/rows/. Servers run one process each on CPU 0,
  * the load generator (wrk, else autocannon) on CPU 1, everything on
  * 127.0.0.1 and bounded in time. Prints one Markdown table and writes
  * bench/results/latest.json and its chart, latest.svg (quick.json and
@@ -9,7 +11,7 @@
  *   npm run bench                          # every row (≈ 15 min)
  *   npm run bench -- --quick               # every row, tiny and bounded (CI: proves the bench works)
  *   npm run bench -- --only get-student,graphql-post --rounds 5 --duration 5
- *   npm run bench -- --rows                # lists the row ids
+ *   npm run bench -- --rows                # lists the row ids (and their groups: --only webhooks runs both stores' rows)
  *   npm run bench -- --quick --no-build    # without compiling src/ to dist/ first (CI, right after npm ci)
  *
  * The PostgreSQL rows need DATABASE_URL (a database to connect to; the
@@ -101,7 +103,8 @@ let postgres: { url: string, drop: () => Promise<void> } | undefined
 const rowContext: RowContext = {
   settings,
   quick,
-  declared: { temp, databaseUrl: DATABASE_URL, cleanup: (drop) => { cleanups.push(drop) } }
+  declared: { temp, databaseUrl: DATABASE_URL, cleanup: (drop) => { cleanups.push(drop) } },
+  willRun: (id) => selected.some((r) => r.id === id)
 }
 /** The rows of the verbs, relations, webhooks and feature-cost issues, each module with its servers. */
 const rowModules = [recordRows(rowContext), webhookRows(rowContext), featureRows(rowContext)]

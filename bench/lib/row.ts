@@ -20,6 +20,8 @@ export interface RowContext {
   settings: Settings
   quick: boolean
   declared: DeclaredContext
+  /** Whether the run includes the row `id` (known once servers start): a server seeds only what its selected rows read. */
+  willRun: (id: string) => boolean
 }
 
 /** Rows and the servers they need, contributed by a module beside run.ts. */

@@ -13,6 +13,8 @@ import { loopContender, postJson } from '../lib/loops.js'
 import type { LoadRequest } from '../lib/load.js'
 import { noDatabase, statusIs, type RowContext, type RowModule, type RowSpec } from '../lib/row.js'
 
+/** The rows that read the library (with the store's suffix: expand-pg). */
+const LIBRARY_ROWS = ['filter-expr', 'expand', 'graphql-expand', 'patch']
 const STORE_NAMES: Record<StoreKind, string> = { memory: 'memory', sqlite: 'SQLite', postgres: 'PostgreSQL' }
 const json = { 'content-type': 'application/json' }
 
@@ -66,9 +68,10 @@ export function recordRows (ctx: RowContext): RowModule {
         label: `rqs-records-${store}`,
         declaration: { collections: { ...SHELF, ...READINGS, ...LIBRARY.collections } },
         store,
+        // Seeded with what the run's rows on this store read (a million readings take minutes to write).
         setup: [
-          ...(store === 'sqlite' ? [] : librarySetup(sizes.books)),
-          ...(store === 'memory' ? [] : [{ seed: { collection: 'readings', count: sizes.readings, record: { sensor: { cycle: SENSORS }, value: { cycle: 1000, step: 0.25 } } } }])
+          ...(LIBRARY_ROWS.some((id) => ctx.willRun(`${id}${suffix(store)}`)) ? librarySetup(sizes.books) : []),
+          ...(ctx.willRun(`aggregates${suffix(store)}`) ? [{ seed: { collection: 'readings', count: sizes.readings, record: { sensor: { cycle: SENSORS }, value: { cycle: 1000, step: 0.25 } } } }] : [])
         ]
       })
       locations.set(store, storeOf(spec))

@@ -77,7 +77,7 @@ export function webhookRows (ctx: RowContext): RowModule {
         // Writes the generator had in flight when it stopped are stored too: wait for them, then count from there.
         await receiver.waitFor(written.count, DRAIN_TIMEOUT_MS)
         await new Promise((resolve) => setTimeout(resolve, 500))
-        const throughput = await deliveryRate(`${on.origin}/items`, receiver, quick ? 200 : 10_000)
+        const throughput = await deliveryRate(`${on.origin}/items`, on.pid, receiver, quick ? 200 : 10_000)
         const latency = await changeToDelivery(`${on.origin}/items`, receiver, quick ? 100 : Math.round(WRITE_RATE * settings.durationSec))
         return webhookResult(cost, throughput, latency)
       }
@@ -109,18 +109,21 @@ function drainedContender (inner: Contender, pid: number, receiver: Receiver, wr
   }
 }
 
-export interface Throughput { events: number, seconds: number, eventsPerSecond: number }
+/** `cpuUsPerEvent`: the server's CPU from the first write until the last delivery, per event (its writes included). */
+export interface Throughput { events: number, seconds: number, eventsPerSecond: number, serverCpu?: number, cpuUsPerEvent?: number }
 
 /** Bulk-creates `n` items (1 000 a request) and times them until the receiver has every one. */
-async function deliveryRate (url: string, receiver: Receiver, n: number): Promise<Throughput> {
+async function deliveryRate (url: string, pid: number, receiver: Receiver, n: number): Promise<Throughput> {
   const start = receiver.count()
+  const cpu0 = cpuSeconds(pid)
   const t0 = performance.now()
   for (let done = 0; done < n; done += 1000) {
     await postJson(url, Array.from({ length: Math.min(1000, n - done) }, (_, i) => ({ name: 'bulk', n: done + i })))
   }
   await receiver.waitFor(start + n, DRAIN_TIMEOUT_MS)
   const seconds = (receiver.arrivalOf(start + n) - t0) / 1000
-  return { events: n, seconds, eventsPerSecond: n / seconds }
+  const cpu = cpuSeconds(pid) - cpu0
+  return { events: n, seconds, eventsPerSecond: n / seconds, serverCpu: cpu / seconds, cpuUsPerEvent: cpu * 1e6 / n }
 }
 
 export interface Latency { writes: number, writesPerSecond: number, p50Ms: number, p99Ms: number, maxMs: number }
@@ -152,7 +155,7 @@ export function webhookResult (cost: RowResult, throughput: Throughput, latency:
   const prompt = latency.p99Ms <= 1000
   const lines: Line[] = [
     ...cost.lines,
-    { label: 'delivery of a backlog', role: 'target', rps: throughput.eventsPerSecond, note: `${throughput.events.toLocaleString('en')} bulk-created changes delivered in ${throughput.seconds.toFixed(2)} s (events/s)` },
+    { label: 'delivery of a backlog', role: 'target', rps: throughput.eventsPerSecond, serverCpu: throughput.serverCpu, cpuUsPerRequest: throughput.cpuUsPerEvent, note: `${throughput.events.toLocaleString('en')} bulk-created changes delivered in ${throughput.seconds.toFixed(2)} s (events/s; CPU a change, its write included)` },
     { label: 'change → delivery', role: 'target', rps: latency.writesPerSecond, p99Ms: latency.p99Ms, note: `${latency.writes.toLocaleString('en')} single POSTs paced at ${WRITE_RATE}/s (req/s: the rate reached): p50 ${latency.p50Ms.toFixed(0)} ms, p99 ${latency.p99Ms.toFixed(0)} ms, max ${latency.maxMs.toFixed(0)} ms` }
   ]
   const result: RowResult = {
@@ -161,6 +164,7 @@ export function webhookResult (cost: RowResult, throughput: Throughput, latency:
     lines,
     figures: {
       eventsPerSecond: throughput.eventsPerSecond,
+      deliveryCpuUsPerEvent: throughput.cpuUsPerEvent ?? Number.NaN,
       pacedWritesPerSecond: latency.writesPerSecond,
       changeToDeliveryP50Ms: latency.p50Ms,
       changeToDeliveryP99Ms: latency.p99Ms,
