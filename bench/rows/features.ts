@@ -42,7 +42,7 @@ export function featureRows (ctx: RowContext): RowModule {
     })
   }
   const row = (id: string, what: string, request: { method: string, path: string, body?: string, headers?: Record<string, string> }, status: number): RowSpec => {
-    const title = `${what} on a collection without the newer features, against the same beside collections with them`
+    const title = `${what} beside unused features`
     return {
       id,
       group: 'features-off',

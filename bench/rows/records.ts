@@ -81,7 +81,7 @@ export function recordRows (ctx: RowContext): RowModule {
 
   const bulkRow = (store: StoreKind): RowSpec => {
     const key = `records-${store}`
-    const title = `bulk create of ${sizes.bulk.toLocaleString('en')} books, ${STORE_NAMES[store]}`
+    const title = `bulk create of ${sizes.bulk.toLocaleString('en')}, ${STORE_NAMES[store]}`
     const single = `rqs, one-record POSTs (${bulkClients} clients)`
     return {
       id: `bulk-create${suffix(store)}`,
@@ -111,7 +111,7 @@ export function recordRows (ctx: RowContext): RowModule {
 
   const aggregateRow = (store: 'sqlite' | 'postgres'): RowSpec => {
     const key = `records-${store}`
-    const title = `aggregate count/sum/avg by sensor, ${SENSORS} groups over ${sizes.readings.toLocaleString('en')} records, ${STORE_NAMES[store]}`
+    const title = `aggregate into ${SENSORS} groups, ${sizes.readings.toLocaleString('en')} records, ${STORE_NAMES[store]}`
     const byHand = store === 'postgres' ? 'the same SQL by hand (pg, prepared)' : 'the same SQL by hand (better-sqlite3)'
     return {
       id: `aggregates${suffix(store)}`,
@@ -153,7 +153,7 @@ export function recordRows (ctx: RowContext): RowModule {
   const books = sizes.books.toLocaleString('en')
   const page: [string, LoadRequest, AnswerCheck] = ['rqs GET /books?limit=50', { method: 'GET', path: '/books?limit=50' }, itemsAre(50)]
   const expandRow = (store: 'memory' | 'postgres'): RowSpec => libraryRow(`expand${suffix(store)}`, 'expand', store,
-    `page of 50 books with expand=author,tags, ${books} books, ${STORE_NAMES[store]}`,
+    `expand=author,tags, ${books} books, ${STORE_NAMES[store]}`,
     ['rqs GET /books?limit=50&expand=author,tags', { method: 'GET', path: '/books?limit=50&expand=author,tags' }, expanded(['author', 'tags'])],
     page, { min: 0.5, text: '≥ 0.5× the page without expand' })
 
@@ -161,18 +161,18 @@ export function recordRows (ctx: RowContext): RowModule {
     ...stores.map(bulkRow),
     aggregateRow('sqlite'),
     aggregateRow('postgres'),
-    libraryRow('filter-expr', 'filter-expr', 'memory', `page of books by filter= against brackets, ${books} books, memory`,
+    libraryRow('filter-expr', 'filter-expr', 'memory', `filter= vs brackets, ${books} books`,
       ['rqs filter=year = 1965 || year = 1984 || year = 2001', { method: 'GET', path: `/books?limit=50&filter=${encodeURIComponent('year = 1965 || year = 1984 || year = 2001')}` }, itemsAre('some')],
       ['rqs year[in]=1965,1984,2001', { method: 'GET', path: '/books?limit=50&year[in]=1965,1984,2001' }, itemsAre('some')],
       { min: 0.9, text: 'within 10 % of brackets (≥ 0.9×)' }),
     expandRow('memory'),
     expandRow('postgres'),
-    libraryRow('graphql-expand', 'expand', 'memory', `GraphQL books(first: 50) { title author { name } } against REST expand=author, ${books} books, memory`,
+    libraryRow('graphql-expand', 'expand', 'memory', `GraphQL books { author } vs REST expand`,
       ['rqs GraphQL books(first: 50) { nodes { title author { name } } }', { method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ books(first: 50) { nodes { title author { name } } } }' }), headers: json },
         (st, body) => st === 200 && (JSON.parse(body) as { data?: { books?: { nodes?: Array<{ author?: { name?: string } }> } } }).data?.books?.nodes?.filter((n) => n.author?.name !== undefined).length === 50 ? undefined : 'not 50 books with their authors'],
       ['rqs GET /books?limit=50&expand=author', { method: 'GET', path: '/books?limit=50&expand=author' }, expanded(['author'])],
       { min: 0.8, text: '≥ 0.8× REST with expand=author' }),
-    libraryRow('patch', 'patch', 'memory', `PATCH /books/1 (merge patch) against POST /books, ${books} books, memory`,
+    libraryRow('patch', 'patch', 'memory', 'PATCH /books/1 vs POST /books',
       ['rqs PATCH /books/1', { method: 'PATCH', path: '/books/1', body: JSON.stringify({ price: 3.5 }), headers: { 'content-type': 'application/merge-patch+json' } }, statusIs(200)],
       // No target: how a PATCH compares with a create, for reading.
       ['rqs POST /books', { method: 'POST', path: '/books', body: JSON.stringify(BOOK_INPUT), headers: json }, statusIs(201)])

@@ -57,7 +57,7 @@ export function webhookRows (ctx: RowContext): RowModule {
     recipes[`webhook-off-${store}`] = async () => await declaredSpec(ctx.declared, { label: `rqs-webhook-off-${store}`, declaration: ITEMS, store, options: WEBHOOK_OPTIONS })
     const id = store === 'sqlite' ? 'webhooks-sqlite' : 'webhooks-pg'
     const connections = store === 'postgres' ? 10 : settings.connections
-    const title = `webhooks: delivery to a loopback receiver, and POST /items with a webhook against without, ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`
+    const title = `webhooks, ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: writes and delivery`
     rows.push({
       id,
       group: 'webhooks',
