@@ -1,0 +1,183 @@
+/**
+ * The webhooks rows, one per durable store: rqs with a webhook registered
+ * to a receiver on loopback (lib/receiver.ts) against the same server with
+ * none, by CPU per write; then, on the server with the webhook, how fast a
+ * backlog of bulk-created changes is delivered, and the time from a change
+ * to its delivery while writes arrive at 1 000 a second.
+ *
+ * A write's CPU with the webhook counts its delivery too: from the start of
+ * the load run until the receiver has every change the run wrote (the
+ * dispatcher runs in the server's process, so that is what a write costs the
+ * server). Before each run the previous run's deliveries are drained.
+ */
+import { compare, httpContender, type Contender, type Line, type RowResult } from '../lib/compare.js'
+import { declaredSpec, type StoreKind } from '../lib/declared.js'
+import { postJson } from '../lib/loops.js'
+import { cpuSeconds } from '../lib/procs.js'
+import { startReceiver, type Receiver } from '../lib/receiver.js'
+import { noDatabase, type RowContext, type RowModule, type RowSpec } from '../lib/row.js'
+import { percentile } from '../lib/stats.js'
+
+const ITEMS = {
+  collections: {
+    items: { schema: { type: 'object', properties: { name: { type: 'string', maxLength: 100 }, n: { type: 'integer' } }, required: ['name', 'n'] } }
+  }
+}
+const ITEM = { name: 'item', n: 1 }
+const WEBHOOK_OPTIONS = { RQS_WEBHOOKS: 'true', RQS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' }
+/** How long the deliveries of one step may take before the row fails. */
+const DRAIN_TIMEOUT_MS = 300_000
+const WRITE_RATE = 1000
+const WITH = 'rqs, a webhook registered (each write and its delivery)'
+const WITHOUT = 'rqs, no webhook'
+
+export function webhookRows (ctx: RowContext): RowModule {
+  const { settings, quick } = ctx
+  const receivers = new Map<StoreKind, Promise<Receiver>>()
+  const receiverOf = async (store: StoreKind): Promise<Receiver> => {
+    let r = receivers.get(store)
+    if (r === undefined) {
+      r = startReceiver()
+      receivers.set(store, r)
+      ctx.declared.cleanup(async () => { await (await r!).close() })
+    }
+    return await r
+  }
+  const recipes: RowModule['recipes'] = {}
+  const rows: RowSpec[] = []
+  for (const store of ['sqlite', 'postgres'] as const) {
+    recipes[`webhook-on-${store}`] = async () => await declaredSpec(ctx.declared, {
+      label: `rqs-webhook-on-${store}`,
+      declaration: ITEMS,
+      store,
+      options: WEBHOOK_OPTIONS,
+      setup: [{ method: 'POST', url: '/webhooks', body: { url: (await receiverOf(store)).url, events: ['items.*'] } }]
+    })
+    // The same server, webhooks served, none registered: the row prices the registration.
+    recipes[`webhook-off-${store}`] = async () => await declaredSpec(ctx.declared, { label: `rqs-webhook-off-${store}`, declaration: ITEMS, store, options: WEBHOOK_OPTIONS })
+    const id = store === 'sqlite' ? 'webhooks-sqlite' : 'webhooks-pg'
+    const connections = store === 'postgres' ? 10 : settings.connections
+    const title = `webhooks, ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: writes and delivery`
+    rows.push({
+      id,
+      group: 'webhooks',
+      title,
+      servers: [`webhook-on-${store}`, `webhook-off-${store}`],
+      ...(store === 'postgres' ? { skip: noDatabase } : {}),
+      run: async (s) => {
+        const on = s[`webhook-on-${store}`]!
+        const off = s[`webhook-off-${store}`]!
+        const receiver = await receiverOf(store)
+        const request = { method: 'POST', path: '/items', body: JSON.stringify(ITEM), headers: { 'content-type': 'application/json' } }
+        const written = { count: 0 }
+        const cost = await compare({ id, title, goal: { against: WITHOUT, min: 0.95, text: '' } }, [
+          drainedContender(httpContender(WITH, 'target', on, request, connections), on.pid, receiver, written),
+          httpContender(WITHOUT, 'baseline', off, request, connections)
+        ], { ...settings, connections })
+        // Writes the generator had in flight when it stopped are stored too: wait for them, then count from there.
+        await receiver.waitFor(written.count, DRAIN_TIMEOUT_MS)
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        const throughput = await deliveryRate(`${on.origin}/items`, on.pid, receiver, quick ? 200 : 10_000)
+        const latency = await changeToDelivery(`${on.origin}/items`, receiver, quick ? 100 : Math.round(WRITE_RATE * settings.durationSec))
+        return webhookResult(cost, throughput, latency)
+      }
+    })
+  }
+  return { recipes, rows }
+}
+
+/**
+ * A load run on the server with the webhook, whose CPU is counted until the
+ * receiver has every change the run wrote; it starts once the previous
+ * run's deliveries are in.
+ */
+function drainedContender (inner: Contender, pid: number, receiver: Receiver, written: { count: number }): Contender {
+  return {
+    ...inner,
+    measure: async (opts) => {
+      await receiver.waitFor(written.count, DRAIN_TIMEOUT_MS)
+      written.count = Math.max(written.count, receiver.count())
+      const cpu0 = cpuSeconds(pid)
+      const r = await inner.measure(opts)
+      const writes = r.requests - r.errors
+      written.count += writes
+      await receiver.waitFor(written.count, DRAIN_TIMEOUT_MS)
+      const cpu = cpuSeconds(pid) - cpu0
+      // Quick mode measures no CPU on either side: nothing to count the deliveries into.
+      return { ...r, cpuUsPerRequest: r.cpuUsPerRequest !== undefined && writes > 0 ? cpu * 1e6 / writes : undefined }
+    }
+  }
+}
+
+/** `cpuUsPerEvent`: the server's CPU from the first write until the last delivery, per event (its writes included). */
+export interface Throughput { events: number, seconds: number, eventsPerSecond: number, serverCpu?: number, cpuUsPerEvent?: number }
+
+/** Bulk-creates `n` items (1 000 a request) and times them until the receiver has every one. */
+async function deliveryRate (url: string, pid: number, receiver: Receiver, n: number): Promise<Throughput> {
+  const start = receiver.count()
+  const cpu0 = cpuSeconds(pid)
+  const t0 = performance.now()
+  for (let done = 0; done < n; done += 1000) {
+    await postJson(url, Array.from({ length: Math.min(1000, n - done) }, (_, i) => ({ name: 'bulk', n: done + i })))
+  }
+  await receiver.waitFor(start + n, DRAIN_TIMEOUT_MS)
+  const seconds = (receiver.arrivalOf(start + n) - t0) / 1000
+  const cpu = cpuSeconds(pid) - cpu0
+  return { events: n, seconds, eventsPerSecond: n / seconds, serverCpu: cpu / seconds, cpuUsPerEvent: cpu * 1e6 / n }
+}
+
+export interface Latency { writes: number, writesPerSecond: number, p50Ms: number, p99Ms: number, maxMs: number }
+
+/** `n` single POSTs paced at WRITE_RATE a second (at most 256 in flight); each change's time to its delivery. */
+async function changeToDelivery (url: string, receiver: Receiver, n: number): Promise<Latency> {
+  const mark = receiver.count()
+  const pending = new Set<Promise<unknown>>()
+  let sent = 0
+  const t0 = performance.now()
+  while (sent < n) {
+    const due = Math.min(n, Math.floor((performance.now() - t0) / 1000 * WRITE_RATE) + 1)
+    while (sent < due && pending.size < 256) {
+      const p: Promise<unknown> = postJson(url, { name: 'paced', n: sent++ }).finally(() => pending.delete(p))
+      pending.add(p)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+  await Promise.all(pending)
+  const writesPerSecond = n / ((performance.now() - t0) / 1000)
+  await receiver.waitFor(mark + n, DRAIN_TIMEOUT_MS)
+  const ms = receiver.latenciesSince(mark).filter(Number.isFinite)
+  return { writes: n, writesPerSecond, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), maxMs: Math.max(...ms) }
+}
+
+/** The cost row with the delivery figures beside it; met when all three parts are. */
+export function webhookResult (cost: RowResult, throughput: Throughput, latency: Latency): RowResult {
+  const fast = throughput.eventsPerSecond >= 2000
+  const prompt = latency.p99Ms <= 1000
+  const lines: Line[] = [
+    ...cost.lines,
+    { label: 'delivery of a backlog', role: 'target', rps: throughput.eventsPerSecond, serverCpu: throughput.serverCpu, cpuUsPerRequest: throughput.cpuUsPerEvent, note: `${throughput.events.toLocaleString('en')} bulk-created changes delivered in ${throughput.seconds.toFixed(2)} s (events/s; CPU a change, its write included)` },
+    { label: 'change → delivery', role: 'target', rps: latency.writesPerSecond, p99Ms: latency.p99Ms, note: `${latency.writes.toLocaleString('en')} single POSTs paced at ${WRITE_RATE}/s (req/s: the rate reached): p50 ${latency.p50Ms.toFixed(0)} ms, p99 ${latency.p99Ms.toFixed(0)} ms, max ${latency.maxMs.toFixed(0)} ms` }
+  ]
+  const result: RowResult = {
+    ...cost,
+    goal: '≥ 2 000 events/s; p99 ≤ 1 s at 1 000 writes/s; writes ≤ 5 % dearer (≥ 0.95×)',
+    lines,
+    figures: {
+      eventsPerSecond: throughput.eventsPerSecond,
+      deliveryCpuUsPerEvent: throughput.cpuUsPerEvent ?? Number.NaN,
+      pacedWritesPerSecond: latency.writesPerSecond,
+      changeToDeliveryP50Ms: latency.p50Ms,
+      changeToDeliveryP99Ms: latency.p99Ms,
+      changeToDeliveryMaxMs: latency.maxMs,
+      writeCostRatio: cost.judged ?? Number.NaN
+    }
+  }
+  const misses = [...(fast ? [] : ['delivery below 2 000 events/s']), ...(prompt ? [] : ['p99 above 1 s'])]
+  if (cost.verdict === 'not met') misses.push('writes more than 5 % dearer')
+  if (misses.length > 0) {
+    result.verdict = 'not met'
+    result.met = false
+  }
+  result.note = misses.length > 0 ? `not met: ${misses.join('; ')}` : cost.verdict === 'undecided' ? 'delivery met; the write cost undecided' : undefined
+  return result
+}
