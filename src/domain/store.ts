@@ -233,9 +233,11 @@ export interface SharedSchema {
   /**
    * Writes to the collection's store hold from now on only while the
    * database's declaration of it is at `version`; any other one refuses
-   * them (SchemaChangedError), inside the write's own statement.
+   * them (SchemaChangedError), inside the write's own statement; with
+   * `until`, any version from `version` to it (this instance's own change,
+   * which the writes of the declaration before it still fit).
    */
-  pin (name: string, version: number): void
+  pin (name: string, version: number, until?: number): void
   /** Forgets the store of a collection another instance removed. */
   forget (name: string): void
 }

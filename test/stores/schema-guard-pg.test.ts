@@ -21,15 +21,35 @@ const NOTES: CollectionDeclaration = {
   keptOnUpdate: []
 }
 
-function entryOf (version: number): SchemaHistoryEntry {
-  return { name: NOTES.name, version, source: { version }, at: new Date().toISOString(), caller: 'test', plan: planChange(NOTES.name, undefined, NOTES) }
+function entryOf (version: number, declaration = NOTES): SchemaHistoryEntry {
+  return { name: declaration.name, version, source: { version }, at: new Date().toISOString(), caller: 'test', plan: planChange(declaration.name, undefined, declaration) }
 }
+
+/** The same collection under another name, for a test of its own. */
+const SHELVES: CollectionDeclaration = { ...NOTES, name: 'guarded_run', table: userTableOf('guarded_run') }
 
 const refusal = async (write: () => Promise<unknown>): Promise<unknown> => await write().then(() => undefined, (err: unknown) => err)
 
 describe.skipIf(kind?.skip !== undefined)(`postgres store, writes guarded by the declaration's version${kind?.skip === undefined ? '' : ` (${kind.skip})`}`, () => {
   beforeAll(async () => { await kind?.setup() })
   afterAll(async () => { await kind?.teardown() })
+
+  it('pinned at a run of versions (this instance\'s own change its writes fit), writes while the database holds any of them', async () => {
+    const stores = await kind!.fresh({})
+    const schema = stores.schema as SchemaChanges
+    try {
+      const store = await schema.apply(planChange(SHELVES.name, undefined, SHELVES), undefined, SHELVES, entryOf(1, SHELVES)) as RecordStore
+      schema.shared!.pin(SHELVES.name, 1, 2)
+      expect((await store.create({ title: 'before the switch' })).outcome).toBe('created')
+      await schema.record(entryOf(2, SHELVES))
+      expect((await store.create({ title: 'after the switch' })).outcome).toBe('created')
+      await schema.record(entryOf(3, SHELVES))
+      expect(await refusal(async () => await store.create({ title: 'a version later' }))).toBeInstanceOf(SchemaChangedError)
+      expect((await store.query({ where: [], sort: [] })).map((r) => r.title)).toEqual(['before the switch', 'after the switch'])
+    } finally {
+      await stores.close()
+    }
+  })
 
   it('writes while the database holds the pinned version; refuses every kind of write once it moved, writing nothing', async () => {
     const stores = await kind!.fresh({})

@@ -277,9 +277,14 @@ export class CollectionRegistry {
     if (plan.dropsData && !options.confirmDrop) throw new ChangeRefused('unconfirmed', planned)
     const version = (before?.version ?? (await schema.history(name)).at(-1)?.version ?? 0) + 1
     const entry: SchemaHistoryEntry = { name, version, source: next?.source ?? null, at: new Date().toISOString(), caller, plan }
+    // This instance's own change, which the writes of the declaration before it still fit (fields added, with a
+    // default or optional): its store keeps writing across the switch, so writes keep flowing (no 503 for them).
+    const fitting = before !== undefined && next !== undefined && oldWritesFit(plan, next.declaration)
+    if (fitting) schema.shared?.pin(name, before.version, version)
     try {
       await schema.apply(plan, before?.schema.declaration, next?.declaration, entry)
     } catch (err) {
+      if (fitting) schema.shared?.pin(name, before.version)
       // Another instance changed the collection between this plan and its application: nothing was applied.
       if (err instanceof SchemaChangedError) await this.#followOthers().catch(() => {})
       if (err instanceof SchemaChangeFailedError) throw new ChangeRefused('failed', planned, err.reason)
@@ -308,4 +313,14 @@ declare module 'fastify' {
     /** The collections as declarations, changed by the admin API (when the collections service runs). */
     collectionRegistry?: CollectionRegistry
   }
+}
+
+/**
+ * Whether a write made with the declaration before `plan` still stores a
+ * record the new declaration accepts: nothing dropped, renamed or
+ * converted, and every added field optional or filled by its default.
+ */
+function oldWritesFit (plan: SchemaPlan, next: CollectionDeclaration): boolean {
+  if (plan.dropped.length > 0 || plan.renamed.length > 0 || plan.converted.length > 0 || plan.uniqueAdded.length > 0) return false
+  return plan.added.every(({ field, default: value }) => value !== undefined || next.fields[field]?.required !== true)
 }

@@ -119,8 +119,8 @@ export class PostgresRecordStore implements RecordStore {
    * this collection is at `version` (a one-time filter in its own statement,
    * ./schema-follow.ts): a write made with an older one is refused.
    */
-  pin (version: number): void {
-    this.#s = statements(this.#layout, version)
+  pin (version: number, until?: number): void {
+    this.#s = statements(this.#layout, version, until)
   }
 
   async get (id: RecordId): Promise<StoredRecord | undefined> {
@@ -465,14 +465,15 @@ function shapeTag (layout: TableLayout): string {
 
 /**
  * `version`: the version of the declaration the collection is pinned at;
- * each statement that writes first (or alone) then carries its guard.
+ * each statement that writes first (or alone) then carries its guard
+ * (`until`: any version from `version` to it).
  */
-function statements (layout: TableLayout, version?: number): Statements {
+function statements (layout: TableLayout, version?: number, until?: number): Statements {
   const { declaration, table, fields, routines } = layout
   // A connection keeps its prepared statements by name: a changed declaration's are named apart (collections changed while the server runs).
   const prefix = `rqs-${declaration.name}`
-  const shape = `@${shapeTag(layout)}${version === undefined ? '' : `~v${version}`}`
-  const guard = version === undefined ? undefined : schemaGuard(declaration.name, version)
+  const shape = `@${shapeTag(layout)}${version === undefined ? '' : `~v${version}`}${until === undefined || until === version ? '' : `-${until}`}`
+  const guard = version === undefined ? undefined : schemaGuard(declaration.name, version, until)
   const and = guard === undefined ? '' : ` AND ${guard}`
   const where = guard === undefined ? '' : ` WHERE ${guard}`
 

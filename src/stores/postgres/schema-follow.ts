@@ -70,6 +70,16 @@ const SETUP = `
     END IF;
     RETURN true;
   END $$;
+  CREATE OR REPLACE FUNCTION rqs_schema_within(p_name text, p_from integer, p_to integer) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+  DECLARE held integer;
+  BEGIN
+    SELECT version INTO held FROM rqs_schema WHERE name = p_name;
+    IF held IS NULL OR held < p_from OR held > p_to THEN
+      RAISE EXCEPTION 'the declaration of % is at version %, this write was made with versions % to %', p_name, held, p_from, p_to
+        USING ERRCODE = ${literal(SCHEMA_CHANGED_STATE)}, DETAIL = p_name;
+    END IF;
+    RETURN true;
+  END $$;
   DO $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'rqs_schema_moved' AND tgrelid = 'rqs_schema'::regclass) THEN
       CREATE TRIGGER rqs_schema_moved AFTER INSERT OR UPDATE ON rqs_schema FOR EACH ROW EXECUTE FUNCTION rqs_schema_moved();
@@ -81,8 +91,13 @@ export async function ensureSchemaFollowing (client: pg.ClientBase): Promise<voi
   await client.query(SETUP)
 }
 
-/** The condition a pinned collection's write statements carry: true, or an error when the database holds another version. */
-export function schemaGuard (name: string, version: number): string {
+/**
+ * The condition a pinned collection's write statements carry: true, or an
+ * error when the database holds another version (`until`: any version from
+ * `version` to it, while this instance makes a change its old writes fit).
+ */
+export function schemaGuard (name: string, version: number, until?: number): string {
+  if (until !== undefined && until !== version) return `rqs_schema_within(${literal(name)}, ${version}, ${until})`
   return `rqs_schema_is(${literal(name)}, ${version})`
 }
 
@@ -104,7 +119,7 @@ export async function inStoredOrder (client: pg.ClientBase, declaration: Collect
 
 /** A store the follower can pin. */
 export interface PinnableStore {
-  pin: (version: number) => void
+  pin: (version: number, until?: number) => void
 }
 
 export interface SchemaFollowerOptions {
@@ -142,8 +157,8 @@ export class PostgresSchemaFollower implements SharedSchema {
     }
   }
 
-  pin (name: string, version: number): void {
-    this.#options.collections.get(name)?.pin(version)
+  pin (name: string, version: number, until?: number): void {
+    this.#options.collections.get(name)?.pin(version, until)
   }
 
   forget (name: string): void {
