@@ -21,6 +21,12 @@ export function expressionTest (expr: FilterExpr, folded: FoldedField): (record:
       return (r) => tests.every((t) => t(r))
     }
     case 'or': {
+      // An OR of equalities on one field (`year = 1965 || year = 1984`) means that field's `in`: tested as one.
+      const equalities = expr.items.filter((item): item is { op: 'eq', field: string, value: FieldValue } => item.op === 'eq')
+      const field = equalities[0]?.field
+      if (equalities.length === expr.items.length && equalities.every((item) => item.field === field)) {
+        return expressionTest({ op: 'in', field: field as string, values: equalities.map((item) => item.value) }, folded)
+      }
       const tests = expr.items.map((item) => expressionTest(item, folded))
       return (r) => tests.some((t) => t(r))
     }
