@@ -122,6 +122,33 @@ function suiteOn (kind: StoreKind): void {
       expect((await notes.create({ author: 'a', text: 'y' })).record.id).toBe(3n)
     })
 
+    it('bulk creates as creates one at a time would: ids in turn past held ones, a change each in order, the count', async () => {
+      await notes.put(300n, { author: 'a', text: 'held' })
+      await notes.put(301n, { author: 'a', text: 'held' })
+      const before = (await stores.changes.window()).latest
+      const made = await notes.createMany(Array.from({ length: 600 }, (_, i) => ({ author: 'a', text: `n${i}` })))
+      // int64: 1 … 299, then past the two a put holds, 302 … 602.
+      const ids = Array.from({ length: 600 }, (_, i) => BigInt(i < 299 ? i + 1 : i + 3))
+      expect(made.map((r) => r.outcome)).toEqual(ids.map(() => 'created'))
+      expect(made.map((r) => r.record)).toEqual(ids.map((id, i) => ({ id, author: 'a', text: `n${i}` })))
+      expect((await notes.create({ author: 'a', text: 'next' })).record.id).toBe(603n)
+      const changes = await stores.changes.since(before, 1000)
+      expect(changes.slice(0, 600).map((c) => [c.kind, c.id, c.record])).toEqual(made.map((r) => ['created', r.record.id, r.record]))
+      expect(await notes.count({ where: [] })).toBe(603)
+
+      await books.create({ title: 'first' })
+      const shelf = await books.createMany(Array.from({ length: 777 }, (_, i) => ({ title: `b${i}`, ...(i % 2 === 0 ? { year: i } : {}), available: i % 3 === 0 })))
+      expect(shelf.map((r) => r.record.id)).toEqual(Array.from({ length: 777 }, (_, i) => i + 2))
+      expect(await books.get(778)).toEqual({ id: 778, title: 'b776', year: 776, available: false })
+      expect((await books.create({ title: 'last' })).record.id).toBe(779)
+      expect(await books.count({ where: [] })).toBe(779)
+
+      const labels = await tags.createMany([{ label: 'a', weight: 1 }, { label: 'b', weight: 2 }, { label: 'c', weight: 3 }])
+      expect(new Set(labels.map((r) => r.record.id)).size).toBe(3)
+      for (const { record } of labels) expect(await tags.get(record.id)).toEqual(record)
+      expect(await tags.count({ where: [] })).toBe(3)
+    })
+
     it('writes by id honour their condition: compare-and-set on the whole record, absent, present', async () => {
       const { record } = await books.create({ title: 'Dune', year: 1965 })
       expect(await books.put(record.id, { title: 'Dune 2' }, { kind: 'matches', current: { ...record, year: 1 } })).toEqual({ outcome: 'precondition-failed' })

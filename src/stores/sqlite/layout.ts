@@ -99,7 +99,11 @@ export function sqlValue (value: unknown): unknown {
 
 /** The values of `writtenColumns` for a write's fields: each field's, then each string field's folded copy. */
 export function writtenValues (fields: readonly FieldLayout[], input: RecordInput): unknown[] {
-  const values: unknown[] = []
+  return pushWrittenValues([], fields, input)
+}
+
+/** writtenValues, added to the end of `values` (a bulk insert's rows, one flat array). */
+export function pushWrittenValues (values: unknown[], fields: readonly FieldLayout[], input: RecordInput): unknown[] {
   for (const f of fields) values.push(sqlValue(boundValue(f.type, input[f.name])))
   for (const f of fields) {
     if (f.folded === undefined) continue

@@ -14,7 +14,8 @@ import type { GroupCommit } from './group-commit.js'
 import { importStaged, type ImportPart, type ImportPlan } from './import.js'
 import { SqliteQueries } from './query.js'
 import { shareTheLoop } from '../read-budget.js'
-import { layoutOf, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
+import { layoutOf, pushWrittenValues, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
+import { RowsInsert } from './rows-insert.js'
 import { boundValue } from '../json-columns.js'
 import type { TableReferences } from '../references.js'
 import { compileWithValues, type SqlTable } from '../sql-query.js'
@@ -125,8 +126,48 @@ export class SqliteRecordStore implements RecordStore {
       }
     }
     this.#create = db.transaction((input: RecordInput, keyed: KeyedWrite<CreateResult> | undefined) => kept.run(keyed, () => createOne(input)))
+
+    // The ids creates one at a time would draw while no record holds them: a run on from the counter (undefined: past the last int64).
+    const freshIds = (count: number): RecordId[] | undefined => {
+      if (declaration.ids === 'uuid') return Array.from({ length: count }, () => randomUUID())
+      const { n, next } = counter.get(name) as Counter
+      if (declaration.ids === 'int64') {
+        const first = BigInt(next)
+        if (first + BigInt(count - 1) > MAX_INT64) return undefined
+        return Array.from({ length: count }, (_, i) => first + BigInt(i))
+      }
+      const first = declaration.ids === 'count' ? declaration.firstId + Number(n) : Number(next)
+      return Array.from({ length: count }, (_, i) => first + i)
+    }
+    const insertRows = new RowsInsert(db, table, ['id', ...written])
+    /**
+     * A bulk create as creates one at a time would make it, in bulk: the ids
+     * drawn as a run, the rows inserted many to a statement, the counter moved
+     * once. From a record whose id is held on (a PUT's), one at a time, as the
+     * id rule replaces or skips it. References are checked record by record
+     * (a record may name one made before it in the same request).
+     */
+    const createAll = (inputs: readonly RecordInput[]): CreateResult[] => {
+      const ids = declaration.references === undefined && inputs.length > 0 ? freshIds(inputs.length) : undefined
+      if (ids === undefined) return inputs.map(createOne)
+      const values: unknown[] = []
+      for (let i = 0; i < inputs.length; i++) {
+        values.push(ids[i])
+        pushWrittenValues(values, fields, inputs[i] as RecordInput)
+      }
+      const inserted = insertRows.run(values)
+      if (inserted > 0) {
+        const last = ids[inserted - 1] as RecordId
+        if (declaration.ids === 'uuid') addToCount.run(inserted, name)
+        else issued.run(inserted, typeof last === 'bigint' ? last + 1n : (last as number) + 1, name)
+      }
+      const results: CreateResult[] = []
+      for (let i = 0; i < inserted; i++) results.push({ outcome: 'created', record: recordOf(declaration, ids[i] as RecordId, inputs[i] as RecordInput) })
+      for (let i = inserted; i < inputs.length; i++) results.push(createOne(inputs[i] as RecordInput))
+      return results
+    }
     // Every record of a bulk create in one savepoint: one failure rolls them all back.
-    this.#createMany = db.transaction((inputs: readonly RecordInput[], keyed: KeyedWrite<CreateResult[]> | undefined) => kept.run(keyed, () => inputs.map(createOne)))
+    this.#createMany = db.transaction((inputs: readonly RecordInput[], keyed: KeyedWrite<CreateResult[]> | undefined) => kept.run(keyed, () => createAll(inputs)))
 
     const put = db.transaction((id: RecordId, input: RecordInput, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<WriteResult> | undefined) => kept.run(keyed, (): WriteResult => {
       const current = this.#read(id)

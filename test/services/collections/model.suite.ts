@@ -126,6 +126,13 @@ export function modelSuite (storeOf: () => Config['store'] | undefined): void {
     expect(taken.status).toBe(409)
     expect(taken.body.detail).toContain('/books/1')
     expect((await request(`${base}/books/2`)).body.isbn).toBeUndefined()
+    // A bulk create with a key held, or one twice, writes none of its records.
+    for (const items of [[{ title: 'Bulk A', year: 3 }, { title: 'Bulk B', year: 3, isbn: '978-0441013593' }], [{ title: 'Bulk A', year: 3 }, { title: 'Bulk A', year: 3 }]]) {
+      const bulk = await post(items)
+      expect(bulk.status, bulk.text).toBe(409)
+      expect(bulk.body.errors[0].error).toBe('DUPLICATE_KEY')
+      expect((await request(`${base}/books?year=3`)).body.items).toEqual([])
+    }
   })
 
   it('lets exactly one of 100 racing creates of one key through', async () => {
