@@ -8,6 +8,7 @@
 // says how a template reads). Then prints `MEMORY {...}` after a GC (with --expose-gc) and
 // `LISTENING <port>`.
 import process from 'node:process'
+import { listenAndReport } from './listen.mjs'
 import { buildServer } from '../../dist/server.js'
 import { resolveConfig } from '../../dist/options.js'
 
@@ -47,18 +48,4 @@ for (const step of JSON.parse(process.env.BENCH_SETUP ?? '[]')) {
   }
 }
 
-const stop = () => {
-  app.close().finally(() => process.exit(0))
-}
-process.once('SIGTERM', stop)
-process.once('SIGINT', stop)
-await app.listen({ port: 0, host: '127.0.0.1' })
-
-const gc = /** @type {{ gc?: () => void }} */ (globalThis).gc
-gc?.()
-gc?.()
-const m = process.memoryUsage()
-process.stdout.write(`MEMORY ${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed })}\n`)
-const address = app.server.address()
-if (address === null || typeof address === 'string') throw new Error('no TCP address')
-process.stdout.write(`LISTENING ${address.port}\n`)
+await listenAndReport(app)

@@ -7,6 +7,7 @@
 // then prints `MEMORY {...}` after a GC (with --expose-gc) and `LISTENING <port>`.
 // Plain JavaScript because it runs without tsx; bench/run.ts compiles dist/ from src/ first.
 import process from 'node:process'
+import { listenAndReport } from './listen.mjs'
 import { buildServer } from '../../dist/server.js'
 import { defaultConfig } from '../../dist/options.js'
 import { openStores } from '../../dist/stores/index.js'
@@ -41,18 +42,4 @@ for (let i = 0; i < count; i++) await students.create(studentInput)
 await addressStore(collectionStore(stores, 'addresses')).create(addressInput)
 
 const app = await buildServer(config, { stores })
-const stop = () => {
-  app.close().then(() => stores.close()).finally(() => process.exit(0))
-}
-process.once('SIGTERM', stop)
-process.once('SIGINT', stop)
-await app.listen({ port: 0, host: '127.0.0.1' })
-
-const gc = /** @type {{ gc?: () => void }} */ (globalThis).gc
-gc?.()
-gc?.()
-const m = process.memoryUsage()
-process.stdout.write(`MEMORY ${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed })}\n`)
-const address = app.server.address()
-if (address === null || typeof address === 'string') throw new Error('no TCP address')
-process.stdout.write(`LISTENING ${address.port}\n`)
+await listenAndReport(app, () => stores.close())
