@@ -82,6 +82,30 @@ describe('the cost of a GraphQL document', () => {
     }
   })
 
+  it('weighs a kept document again for each request\'s variables: refused, run, refused again as `first` and a searching filter change', async () => {
+    // 10 aliases × (1 + 1 for nodes + n × 7), plus 10 000 for each search the filter variable asks for.
+    const query = `query ($n: Int, $f: BookFilter) { ${Array.from({ length: 10 }, (_, i) => `b${i}: books(first: $n, filter: $f) { nodes { ${RECORD} } }`).join(' ')} }`
+    const costOf = (n: number, search: boolean): number => 10 * (2 + n * 7 + (search ? 10_000 : 0))
+    for (const [variables, cost] of [
+      [{ n: 2000 }, costOf(2000, false)],
+      [{ n: 5 }, costOf(5, false)],
+      [{ n: 5, f: { q: 'ß1' } }, costOf(5, true)],
+      [{ n: 5, f: { year: { gt: 1 } } }, costOf(5, false)],
+      [{ n: 5, f: { or: [{ year: { gt: 1 } }, { q: 'ß1' }] } }, costOf(5, true)],
+      [{ n: 1500 }, costOf(1500, false)],
+      [{ n: 5 }, costOf(5, false)]
+    ] as Array<[Record<string, unknown>, number]>) {
+      const res = await post(server.origin, query, variables)
+      if (cost > 100_000) {
+        expect(res.status, JSON.stringify(variables)).toBe(400)
+        expect(res.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COSTLY', cost, budget: 100_000 })
+      } else {
+        expect(res.status, JSON.stringify(variables)).toBe(200)
+        expect(res.body.errors, JSON.stringify(variables)).toBeUndefined()
+      }
+    }
+  })
+
   it('is an option: --graphql-max-cost and RQS_GRAPHQL_MAX_COST set the budget (default 100000, 0: not weighed)', () => {
     expect(resolveConfig({}, {}).albums.maxCost).toBe(100_000)
     expect(resolveConfig({ 'graphql-max-cost': '5000' }, {}).albums.maxCost).toBe(5000)

@@ -112,6 +112,17 @@ export function rulesSuite (store: () => ConfigOverrides['store'] | undefined): 
     expect(titles).toEqual(SEES[caller].titles)
   })
 
+  it('one document text sent by every caller in turn (parsed, weighed and compiled once) answers each with what its rules give it', async () => {
+    // The same text and variables each time: everything kept per document is shared, the rules' narrowing is each caller's.
+    const query = 'query ($first: Int) { notes(first: $first) { totalCount nodes { title email } pageInfo { hasNextPage } } }'
+    for (const round of [1, 2]) {
+      for (const caller of [...CALLERS, ...[...CALLERS].reverse()]) {
+        const res = (await gql(base, query, { first: 10 }, rules.as(caller))).body
+        expect(res, `${caller}, round ${round}`).toEqual({ data: { notes: { totalCount: SEES[caller].titles.length, nodes: expectedNodes(caller), pageInfo: { hasNextPage: false } } } })
+      }
+    }
+  })
+
   it.each(CALLERS)('%s gets a note by id only when the view rule holds (null otherwise, as a missing one)', async (caller) => {
     for (const title of Object.keys(ids)) {
       const res = await run(caller, `{ notesById(id: "${ids[title] as string}") { title } }`)

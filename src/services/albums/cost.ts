@@ -20,6 +20,49 @@ export const SCAN_COST = 10_000
 export type Variables = Readonly<Record<string, unknown>> | null | undefined
 
 /**
+ * What an operation costs for some variables: a constant when no weighed
+ * argument names a variable (the common case), else a function of the
+ * variables that adds up what the walk of the document left for them.
+ */
+export type Weight = number | ((variables: Variables) => number)
+
+/** A weight for these variables. */
+export function weigh (weight: Weight, variables: Variables): number {
+  return typeof weight === 'number' ? weight : weight(variables)
+}
+
+/** The sum of weights: constants added once, when the walk is made. */
+function sum (weights: readonly Weight[]): Weight {
+  let constant = 0
+  const variable: Array<(variables: Variables) => number> = []
+  for (const w of weights) {
+    if (typeof w === 'number') constant += w
+    else variable.push(w)
+  }
+  if (variable.length === 0) return constant
+  return (variables) => {
+    let total = constant
+    for (const w of variable) total += w(variables)
+    return total
+  }
+}
+
+function product (a: Weight, b: Weight): Weight {
+  if (typeof a === 'number' && typeof b === 'number') return a * b
+  return (variables) => weigh(a, variables) * weigh(b, variables)
+}
+
+/** Whether a value (an argument) names a variable anywhere in it. */
+function namesVariable (node: ValueNode): boolean {
+  switch (node.kind) {
+    case Kind.VARIABLE: return true
+    case Kind.OBJECT: return node.fields.some((f) => namesVariable(f.value))
+    case Kind.LIST: return node.values.some(namesVariable)
+    default: return false
+  }
+}
+
+/**
  * The cost of an operation, from its document and variables, before it runs
  * (issue 36). Each selected field costs 1 and an object's fields are added to
  * it; a list field (a connection: `first`, `nodes`/`edges`) costs its `first`
@@ -33,36 +76,48 @@ export type Variables = Readonly<Record<string, unknown>> | null | undefined
  * for each record's fields and a scan for `totalCount` once.
  */
 export function operationCost (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): number {
+  return weigh(operationWeight(schema, document, operation), variables)
+}
+
+/**
+ * The cost of an operation as a weight: the document is walked once, and
+ * only the arguments that name variables (`first: $n`, `filter: $f`) are
+ * read again for each request's variables.
+ */
+export function operationWeight (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Weight {
   const fragments = new Map<string, FragmentDefinitionNode>()
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d)
   const defaults = new Map<string, ValueNode>()
   for (const v of operation.variableDefinitions ?? []) if (v.defaultValue !== undefined) defaults.set(v.variable.name.value, v.defaultValue)
   /** A literal or a variable's value, as plain JavaScript (what the cost needs: numbers, strings, objects). */
-  const valueOf = (node: ValueNode | undefined): unknown => {
+  const valueOf = (node: ValueNode | undefined, variables: Variables): unknown => {
     if (node === undefined) return undefined
     switch (node.kind) {
       case Kind.VARIABLE: {
         const name = node.name.value
-        return variables != null && Object.hasOwn(variables, name) ? variables[name] : valueOf(defaults.get(name))
+        return variables != null && Object.hasOwn(variables, name) ? variables[name] : valueOf(defaults.get(name), undefined)
       }
       case Kind.INT: return Number(node.value)
       case Kind.STRING: return node.value
       case Kind.NULL: return null
-      case Kind.OBJECT: return Object.fromEntries(node.fields.map((f) => [f.name.value, valueOf(f.value)]))
+      case Kind.OBJECT: return Object.fromEntries(node.fields.map((f) => [f.name.value, valueOf(f.value, variables)]))
       // A filter's `and`/`or` hold further filters, which may search.
-      case Kind.LIST: return node.values.map(valueOf)
+      case Kind.LIST: return node.values.map((v) => valueOf(v, variables))
       default: return true // a value is given; its content does not weigh
     }
   }
+  /** What an argument weighs: read now when it names no variable, else for each request's variables. */
+  const argumentWeight = (node: ValueNode | undefined, weight: (value: unknown) => number): Weight =>
+    node !== undefined && namesVariable(node) ? (variables) => weight(valueOf(node, variables)) : weight(valueOf(node, undefined))
   const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType()
   const active = new Set<string>()
 
-  const walk = (set: SelectionSetNode, type: GraphQLNamedType | null | undefined): number => {
-    let cost = 0
+  const walk = (set: SelectionSetNode, type: GraphQLNamedType | null | undefined): Weight => {
+    const cost: Weight[] = []
     for (const selection of set.selections) {
       if (selection.kind === Kind.INLINE_FRAGMENT) {
         const on = selection.typeCondition === undefined ? type : schema.getType(selection.typeCondition.name.value)
-        cost += walk(selection.selectionSet, on)
+        cost.push(walk(selection.selectionSet, on))
         continue
       }
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
@@ -70,7 +125,7 @@ export function operationCost (schema: GraphQLSchema, document: DocumentNode, op
         const fragment = fragments.get(name)
         if (fragment === undefined || active.has(name)) continue
         active.add(name)
-        cost += walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value))
+        cost.push(walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value)))
         active.delete(name)
         continue
       }
@@ -78,51 +133,48 @@ export function operationCost (schema: GraphQLSchema, document: DocumentNode, op
       if (name === '__typename') continue
       const field = type !== null && type !== undefined && isObjectType(type) ? type.getFields()[name] : undefined
       const fieldType = field === undefined ? undefined : getNamedType(field.type)
-      if (selection.selectionSet === undefined) { cost += 1; continue }
+      if (selection.selectionSet === undefined) { cost.push(1); continue }
+      const argument = (arg: string): ValueNode | undefined => selection.arguments?.find((a) => a.name.value === arg)?.value
       if (fieldType !== undefined && isConnection(fieldType) && field?.args.some((a) => a.name === 'first') === true) {
-        const args = new Map(selection.arguments?.map((a) => [a.name.value, valueOf(a.value)]))
-        const first = typeof args.get('first') === 'number' ? Math.max(0, args.get('first') as number) : DEFAULT_FIRST
-        const filter = args.get('filter')
-        const search = searches(filter)
-        cost += 1 + (search ? SCAN_COST : 0) + connectionCost(selection.selectionSet, fieldType, first)
+        const first = argumentWeight(argument('first'), (value) => typeof value === 'number' ? Math.max(0, value) : DEFAULT_FIRST)
+        const search = argumentWeight(argument('filter'), (value) => searches(value) ? SCAN_COST : 0)
+        cost.push(1, search, connectionCost(selection.selectionSet, fieldType, first))
         continue
       }
       if (field !== undefined && isListType(getNullableType(field.type)) && field.args.some((a) => a.name === 'first')) {
         // A back-relation (books_via_author): up to `first` records (default and most: the cap), each what it selects.
-        const given = selection.arguments?.find((a) => a.name.value === 'first')
-        const value = valueOf(given?.value)
-        const first = typeof value === 'number' ? Math.min(Math.max(0, value), BACK_RELATION_CAP) : BACK_RELATION_CAP
-        cost += 1 + first * walk(selection.selectionSet, fieldType)
+        const first = argumentWeight(argument('first'), (value) => typeof value === 'number' ? Math.min(Math.max(0, value), BACK_RELATION_CAP) : BACK_RELATION_CAP)
+        cost.push(1, product(first, walk(selection.selectionSet, fieldType)))
         continue
       }
       // A list of references (tags: [Tag!]!): as many records as it may hold, each what it selects.
       const most = field?.extensions.mostItems
-      cost += 1 + (typeof most === 'number' ? most : 1) * walk(selection.selectionSet, fieldType)
+      cost.push(1, product(typeof most === 'number' ? most : 1, walk(selection.selectionSet, fieldType)))
     }
-    return cost
+    return sum(cost)
   }
 
   /** A connection's own selections: `nodes` and `edges` once per record of the page, `totalCount` a scan, the rest once. */
-  const connectionCost = (set: SelectionSetNode, type: GraphQLNamedType, first: number): number => {
-    let cost = 0
+  const connectionCost = (set: SelectionSetNode, type: GraphQLNamedType, first: Weight): Weight => {
+    const cost: Weight[] = []
     for (const selection of set.selections) {
-      if (selection.kind === Kind.INLINE_FRAGMENT) { cost += connectionCost(selection.selectionSet, type, first); continue }
+      if (selection.kind === Kind.INLINE_FRAGMENT) { cost.push(connectionCost(selection.selectionSet, type, first)); continue }
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(selection.name.value)
         if (fragment === undefined || active.has(fragment.name.value)) continue
         active.add(fragment.name.value)
-        cost += connectionCost(fragment.selectionSet, type, first)
+        cost.push(connectionCost(fragment.selectionSet, type, first))
         active.delete(fragment.name.value)
         continue
       }
       const name = selection.name.value
-      if (name === 'totalCount') cost += SCAN_COST
+      if (name === 'totalCount') cost.push(SCAN_COST)
       else if ((name === 'nodes' || name === 'edges') && selection.selectionSet !== undefined) {
         const field = isObjectType(type) ? type.getFields()[name] : undefined
-        cost += 1 + first * walk(selection.selectionSet, field === undefined ? undefined : getNamedType(field.type))
-      } else if (name !== '__typename') cost += 1 + (selection.selectionSet === undefined ? 0 : walk(selection.selectionSet, isObjectType(type) ? getNamedType(type.getFields()[name]?.type) : undefined))
+        cost.push(1, product(first, walk(selection.selectionSet, field === undefined ? undefined : getNamedType(field.type))))
+      } else if (name !== '__typename') cost.push(1, selection.selectionSet === undefined ? 0 : walk(selection.selectionSet, isObjectType(type) ? getNamedType(type.getFields()[name]?.type) : undefined))
     }
-    return cost
+    return sum(cost)
   }
 
   return walk(operation.selectionSet, root)
@@ -137,12 +189,13 @@ function isConnection (type: GraphQLNamedType): boolean {
 
 /**
  * The budget check: the operation's cost, or the error that refuses it
- * (QUERY_TOO_COSTLY, saying the cost and the budget). Costs of operations
- * without variables are kept per document (the engine caches documents, so
- * a repeated query is weighed once).
+ * (QUERY_TOO_COSTLY, saying the cost and the budget). Each operation is
+ * walked once per document (the engine caches documents): what is left for
+ * each request is reading the arguments that name variables.
  */
 export class CostBudget {
-  readonly #known = new WeakMap<DocumentNode, Map<string, number>>()
+  /** Each operation's weight by prepared document (the engine's cache bounds the documents) and operation name. */
+  readonly #weights = new WeakMap<DocumentNode, Map<string, Weight>>()
 
   /** `max`: the budget (`--graphql-max-cost`); 0 weighs nothing. */
   constructor (private readonly schema: GraphQLSchema, readonly max: number) {}
@@ -151,7 +204,7 @@ export class CostBudget {
     if (this.max === 0) return undefined
     const operation = getOperationAST(document, operationName)
     if (operation == null) return undefined // the caller says which operation is missing
-    const cost = this.#cost(document, operation, operationName, variables)
+    const cost = weigh(this.weightOf(document, operation, operationName), variables)
     if (cost <= this.max) return undefined
     return new GraphQLError(
       `The query costs ${cost}, more than the budget of ${this.max} a document may cost (--graphql-max-cost). Each list costs its \`first\` (default ${DEFAULT_FIRST}) times the fields of one record, and \`totalCount\` and a text search (\`filter: {q}\`) ${SCAN_COST} each: ask for fewer records, fields, counts or searches, or split the query.`,
@@ -159,14 +212,14 @@ export class CostBudget {
     )
   }
 
-  #cost (document: DocumentNode, operation: OperationDefinitionNode, operationName: string | null | undefined, variables: Variables): number {
-    if ((operation.variableDefinitions?.length ?? 0) > 0) return operationCost(this.schema, document, operation, variables)
-    let known = this.#known.get(document)
-    if (known === undefined) this.#known.set(document, known = new Map())
+  /** The operation's weight, walked on its document's first use (for tests: whether it was kept). */
+  weightOf (document: DocumentNode, operation: OperationDefinitionNode, operationName: string | null | undefined): Weight {
+    let known = this.#weights.get(document)
+    if (known === undefined) this.#weights.set(document, known = new Map())
     const key = operationName ?? ''
-    let cost = known.get(key)
-    if (cost === undefined) known.set(key, cost = operationCost(this.schema, document, operation, variables))
-    return cost
+    let weight = known.get(key)
+    if (weight === undefined) known.set(key, weight = operationWeight(this.schema, document, operation))
+    return weight
   }
 }
 

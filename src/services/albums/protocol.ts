@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionArgs, type SelectionSetNode } from 'graphql'
+import { getOperationAST, GraphQLError, Kind, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type SelectionSetNode } from 'graphql'
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify'
-import { createHandler, type Request as GraphQLHttpRequest, type Response as GraphQLHttpResponse } from 'graphql-http'
+import { createHandler, type Request as GraphQLHttpRequest, type RequestParams, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { ServedCollection } from '../../data/collection.js'
 import type { RecordStores } from '../../domain/index.js'
 import type { ChangeStreams } from '../../graphql/changes.js'
 import { collectionParts, type CollectionParts, type GraphQLContext } from '../../graphql/schema.js'
+import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../http/rest/index.js'
 import { appendVary } from '../../lib/vary.js'
 import type { Album } from './albums.js'
 import { AnswerCache } from './answer-cache.js'
@@ -92,6 +93,46 @@ function partsOf (opts: ProtocolOptions): CollectionParts | undefined {
   return collectionParts({ collections: opts.collections(), stores: opts.stores, streams: opts.streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
 }
 
+/**
+ * A POST body's parameters as graphql-http reads them, when graphql-http
+ * would accept them: JSON (UTF-8) within the nesting limit, an object with
+ * a query text, variables and extensions objects or null, an operation name
+ * text or null. Undefined for anything else, which graphql-http then refuses
+ * in its own words.
+ */
+function jsonParams (contentType: string | undefined, body: unknown): RequestParams | undefined {
+  if (typeof body !== 'string' || body === '' || !isJsonUtf8(contentType) || jsonNestingDepth(body, MAX_JSON_DEPTH) < 0) return undefined
+  let data: unknown
+  try {
+    data = JSON.parse(body)
+  } catch {
+    return undefined
+  }
+  if (!isPlainObject(data)) return undefined
+  const { query, variables, operationName, extensions } = data
+  if (typeof query !== 'string') return undefined
+  if (variables != null && !isPlainObject(variables)) return undefined
+  if (operationName != null && typeof operationName !== 'string') return undefined
+  if (extensions != null && !isPlainObject(extensions)) return undefined
+  return { query, variables, operationName, extensions } as RequestParams
+}
+
+/** graphql-http's test of a POST's Content-Type: application/json, charset utf-8 if any (spaces and case ignored). */
+function isJsonUtf8 (contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true
+  if (contentType === undefined) return false
+  const [mediaType, charset = 'charset=utf-8'] = contentType.replace(/\s/g, '').toLowerCase().split(';')
+  return mediaType === 'application/json' && charset === 'charset=utf-8'
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isPromise<T> (value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown }).then === 'function'
+}
+
 export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
   const { config, base, auth } = opts
   // The schema as the collections are now: swapped whole when one changes (./live-schema.ts).
@@ -99,28 +140,39 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
   /** Requests whose answer reads constants only: those answers are kept (see AnswerCache). */
   const constantAnswers = new WeakSet<FastifyRequest>()
 
+  /**
+   * What a request runs, or the errors that refuse it before it runs: the
+   * document from the engine's cache (parsed and validated once per text),
+   * the operation, its cost for these variables, and the context of this
+   * caller (made per request: the rules narrow what each caller reads).
+   */
+  function operationArgs (request: FastifyRequest, params: RequestParams): { args: ExecutionArgs & { contextValue: GraphQLContext }, operation: OperationTypeNode } | { errors: readonly GraphQLError[] } {
+    // The schema of this moment: the request finishes on it even if a change swaps it meanwhile.
+    const { engine, costs } = live.state
+    const prepared = engine.prepare(params.query)
+    if (prepared.errors !== undefined) return prepared
+    // Say which operation is missing rather than graphql-http's "Unable to detect operation AST".
+    const operation = getOperationAST(prepared.document, params.operationName)
+    if (operation == null) return { errors: [unknownOperation(params.operationName)] }
+    // graphql-http would refuse it with its own words; say where subscriptions run instead.
+    if (operation.operation === 'subscription' && engine.schema.getSubscriptionType() != null) {
+      return { errors: [new GraphQLError(`Subscriptions run over Server-Sent Events (the graphql-sse protocol) at ${engine.streamPath}.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })] }
+    }
+    // Weighed before it runs (issue 36): a document within the shape limits can still ask for a scan per alias.
+    const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
+    if (tooCostly !== undefined) return { errors: [tooCostly] }
+    if (readsConstantsOnly(prepared.document, params.operationName)) constantAnswers.add(request)
+    const contextValue: GraphQLContext = { request, auth }
+    return { args: { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }, operation: operation.operation }
+  }
+
   const handle = createHandler<FastifyRequest, string, GraphQLContext>({
     schema: () => live.state.schema,
     parseRequestParams: parseParamsSafely,
     // Parsing and validation come from the engine's cache instead of graphql-http's own per-request parse + validate.
     onSubscribe: (req, params) => {
-      // The schema of this moment: the request finishes on it even if a change swaps it meanwhile.
-      const { engine, costs } = live.state
-      const prepared = engine.prepare(params.query)
-      if (prepared.errors !== undefined) return prepared.errors
-      // Say which operation is missing rather than graphql-http's "Unable to detect operation AST".
-      const operation = getOperationAST(prepared.document, params.operationName)
-      if (operation == null) return [unknownOperation(params.operationName)]
-      // graphql-http would refuse it with its own words; say where subscriptions run instead.
-      if (operation.operation === 'subscription' && engine.schema.getSubscriptionType() != null) {
-        return [new GraphQLError(`Subscriptions run over Server-Sent Events (the graphql-sse protocol) at ${engine.streamPath}.`, { nodes: operation, extensions: { code: GRAPHQL_CODES.operationNotSupported } })]
-      }
-      // Weighed before it runs (issue 36): a document within the shape limits can still ask for a scan per alias.
-      const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
-      if (tooCostly !== undefined) return [tooCostly]
-      if (readsConstantsOnly(prepared.document, params.operationName)) constantAnswers.add(req.raw)
-      const contextValue: GraphQLContext = { request: req.raw, auth }
-      return { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }
+      const prepared = operationArgs(req.raw, params)
+      return 'errors' in prepared ? prepared.errors : prepared.args
     },
     execute: (args) => live.engineOf(args.schema).execute(args),
     onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
@@ -164,17 +216,7 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
       return reply.code(406).header('accept', `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}`).type(JSON_UTF8)
         .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', GRAPHQL_CODES.notAcceptable))
     }
-    const headers = request.headers
-    const req: HandlerRequest = {
-      method: request.method,
-      url: request.url,
-      // graphql-http does not weigh q-values: it is handed the media type negotiated above.
-      headers: { get: (name: string) => name === 'accept' ? mediaType : (headers[name] as string | undefined) ?? null },
-      body: (request.body as string | undefined) ?? null,
-      raw: request,
-      context: mediaType
-    }
-    const [body, init] = await handle(req)
+    const [body, init] = await (executeDirectly(request, mediaType) ?? handleWithGraphqlHttp(request, mediaType))
     if (key !== undefined && init.status === 200 && typeof body === 'string' && constantAnswers.has(request)) answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
     void reply.code(init.status)
     if (init.status === 405) {
@@ -187,6 +229,39 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
       return reply.type(mediaType).send(errorBody('A POST body must be JSON: Content-Type application/json (charset utf-8, if given).', GRAPHQL_CODES.unsupportedMediaType))
     }
     return reply.headers(init.headers ?? {}).send(body)
+  }
+
+  /** The request through graphql-http: it reads the parameters, words what it refuses, and runs the rest through the hooks above. */
+  async function handleWithGraphqlHttp (request: FastifyRequest, mediaType: string): Promise<GraphQLHttpResponse> {
+    const headers = request.headers
+    const req: HandlerRequest = {
+      method: request.method,
+      url: request.url,
+      // graphql-http does not weigh q-values: it is handed the media type negotiated above.
+      headers: { get: (name: string) => name === 'accept' ? mediaType : (headers[name] as string | undefined) ?? null },
+      body: (request.body as string | undefined) ?? null,
+      raw: request,
+      context: mediaType
+    }
+    return await handle(req)
+  }
+
+  /**
+   * The common request run without graphql-http: a POST of JSON whose
+   * document the engine prepares without errors, within budget, a query or
+   * a mutation. It gets what graphql-http would give it (the same hooks, the
+   * same answer); anything else (undefined here) goes through graphql-http,
+   * which words every refusal.
+   */
+  function executeDirectly (request: FastifyRequest, mediaType: string): Promise<GraphQLHttpResponse> | undefined {
+    const params = request.method === 'POST' ? jsonParams(request.headers['content-type'], request.body) : undefined
+    if (params === undefined) return undefined
+    const prepared = operationArgs(request, params)
+    if ('errors' in prepared || prepared.operation === OperationTypeNode.SUBSCRIPTION) return undefined
+    const { args } = prepared
+    const respond = (result: ExecutionResult): GraphQLHttpResponse => executionResponse(mediaType, args, concealInternalErrors(result, request.log))
+    const result = live.engineOf(args.schema).execute(args)
+    return isPromise(result) ? result.then(respond) : Promise.resolve(respond(result))
   }
 
   /**

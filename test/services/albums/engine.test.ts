@@ -1,6 +1,7 @@
-import { parse } from 'graphql'
+import { getOperationAST, parse } from 'graphql'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_ALBUMS } from '../../../src/services/albums/albums.js'
+import { CostBudget } from '../../../src/services/albums/cost.js'
 import { QueryEngine } from '../../../src/services/albums/engine.js'
 import { buildAlbumSchema } from '../../../src/services/albums/schema.js'
 
@@ -65,5 +66,18 @@ describe('QueryEngine', () => {
     expect(result.data).toBeUndefined()
     expect(result.errors?.[0]?.message).toMatch(/Unknown operation named "Nope"/)
     expect(e.isCompiled(document, 'Nope')).toBe(false)
+  })
+
+  it('weighs an operation once per prepared document: a constant when no weighed argument names a variable', () => {
+    const e = engine()
+    const costs = new CostBudget(e.schema, 100_000)
+    const { document } = e.prepare('query ($t: String) { albums(titleFilter: $t) { title artist } }')
+    if (document === undefined) throw new Error('expected a document')
+    const operation = getOperationAST(document)
+    if (operation == null) throw new Error('expected an operation')
+    // 1 for albums, 2 for its fields: titleFilter is not weighed, so the variables change nothing.
+    expect(costs.weightOf(document, operation, undefined)).toBe(3)
+    expect(costs.check(document, undefined, { t: 'Pet' })).toBeUndefined()
+    expect(new CostBudget(e.schema, 2).check(document, undefined, { t: 'Pet' })?.extensions).toEqual({ code: 'QUERY_TOO_COSTLY', cost: 3, budget: 2 })
   })
 })
