@@ -79,9 +79,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
       tags: tagsOf(services, config),
       bearerAuth: authEnabled(config.security),
       // The refusals the document lists: only those of the features that are on.
-      security: { auth: authEnabled(config.security), jwt: config.security.authJwksUrl !== undefined, rateLimit: config.security.rateLimit !== undefined, overload: config.security.overload },
-      // Declared collections make the document large: built at start rather than on the first request.
-      buildAhead: config.collections.declared.length > 0
+      security: { auth: authEnabled(config.security), jwt: config.security.authJwksUrl !== undefined, rateLimit: config.security.rateLimit !== undefined, overload: config.security.overload }
     })
     await app.register(healthPlugin, { stores })
     await app.register(mountsPlugin, { versioning: config.versioning, versions, table: mounts })

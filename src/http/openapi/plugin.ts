@@ -1,13 +1,13 @@
-import fastifySwagger from '@fastify/swagger'
-import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { onFirstUse } from '../../lib/first-use.js'
 import { PACKAGE_VERSION } from '../../version.js'
 import { declareRoutes } from '../routes/index.js'
 import { catalogueOf } from '../errors/index.js'
 import { SERVER_TAG } from './describe.js'
 import { finishDocument, transformRoute, type OpenApiDocument, type SecurityFeatures } from './document.js'
-import { SWAGGER_UI_OPTIONS } from './swagger-ui.js'
+import { collectRoutes } from './generate.js'
+import { lazySwaggerUi } from './ui.js'
 
 export interface OpenApiOptions {
   /** The newest representation's media type, named in the document's text. */
@@ -18,13 +18,6 @@ export interface OpenApiOptions {
   bearerAuth?: boolean
   /** The security features that are on: their refusals (401, 403, 429, 503) are listed where they can happen. */
   security?: SecurityFeatures
-  /**
-   * Build the document while the server starts, before it listens (declared
-   * collections make it large: seconds of generation that would otherwise
-   * hold the event loop on the first request, issue 36). Off: built on the
-   * first request. Either way built once and kept as its JSON text.
-   */
-  buildAhead?: boolean
   /** Serve Swagger UI too (default); off for a server that only lends its document (a collection changed while the server runs). */
   ui?: boolean
 }
@@ -43,6 +36,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Keeps /openapi.json in step with what `follower` changes. */
     followOpenApi: (follower: DocumentFollower) => void
+    /** The document of the routes, as @fastify/swagger makes it and finishDocument finishes it (without the followers' patches). */
+    openApiDocument: () => Promise<OpenApiDocument>
   }
 }
 
@@ -70,7 +65,9 @@ export const API_DOCS_PATH = '/docs/api'
  * and /docs/.
  */
 export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance, opts: OpenApiOptions) {
-  await app.register(fastifySwagger, {
+  // @fastify/swagger's options; the package loads, and the document is made, on the first request for it.
+  const routes = collectRoutes(app)
+  const swaggerOptions = {
     openapi: {
       openapi: '3.1.0',
       // With authentication on, Swagger UI shows an Authorize button to paste a token into.
@@ -101,25 +98,27 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
     },
     hideUntagged: true,
     convertConstToEnum: false,
-    transform: transformRoute,
-    transformObject: (document) => finishDocument((document as { openapiObject: unknown }).openapiObject as OpenApiDocument, catalogueOf(app), opts.security) as never
-  })
+    transform: transformRoute
+  }
+  // Made once per server (routes do not change once it listens), in slices that let other requests through.
+  const baseDocument = onFirstUse(async () => finishDocument(await routes.generate(swaggerOptions), catalogueOf(app), opts.security))
+  app.decorate('openApiDocument', baseDocument)
   // Documents for every client and browser: no token.
   if (opts.ui !== false) {
     await app.register(async (ui) => {
       declareRoutes(ui, { service: 'openapi', access: 'public' })
-      await ui.register(fastifySwaggerUi, { routePrefix: API_DOCS_PATH, uiConfig: { docExpansion: 'list', deepLinking: true }, ...SWAGGER_UI_OPTIONS })
+      await lazySwaggerUi(ui, API_DOCS_PATH, baseDocument)
     })
   }
-  // The document as sent: generated and serialised once per server (routes do not change once it listens),
-  // and again when a follower's version moved (collections changed while the server runs).
+  // The document as sent: serialised once per server, and again when a follower's version moved
+  // (collections changed while the server runs).
   const followers: DocumentFollower[] = []
   app.decorate('followOpenApi', (follower: DocumentFollower) => { followers.push(follower) })
   let text: { key: string, body: string } | undefined
   const documentText = async (): Promise<string> => {
     const key = followers.map((f) => f.version()).join(',')
     if (text?.key === key) return text.body
-    let document = app.swagger() as unknown as OpenApiDocument
+    let document = await baseDocument()
     for (const follower of followers) document = await follower.patch(structuredClone(document))
     text = { key, body: JSON.stringify(document) }
     return text.body
@@ -133,5 +132,4 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
       response: { 200: { type: 'object', additionalProperties: true, 'x-response-description': 'The OpenAPI document (generated from the routes\' schemas).' } }
     }
   }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(await documentText()))
-  if (opts.buildAhead === true) app.addHook('onReady', async () => { await documentText() })
 }, { name: 'rqs-openapi', fastify: '5.x' })

@@ -9,6 +9,7 @@ import { filterThrough } from './filter-through.js'
 import type { Expansion } from '../records/policy.js'
 import { collectionStore } from '../records/routes.js'
 import { narrowedThrough, readableStore } from '../records/access.js'
+import { onFirstUse } from '../../lib/first-use.js'
 
 /**
  * `?expand=` on a declared collection's routes (src/records/expand.ts): the
@@ -54,7 +55,8 @@ export type ThroughFilters = (collection: string, query: Readonly<Record<string,
 function throughFilters (relations: Relations, declared: readonly CollectionSchema[]): ThroughFilters {
   const byName = new Map(declared.map((c) => [c.declaration.name, c]))
   const checkers = new Map<string, ValidateFunction>()
-  const ajv = new Ajv(TEXT_VALIDATION)
+  // Made with the first filter through a reference, not at start.
+  const ajv = onFirstUse(() => new Ajv(TEXT_VALIDATION))
   const refuse: (param: string, detail: string) => never = (param, detail) => { throw new QueryRefused('INVALID_QUERY', detail, { errors: [{ code: 'INVALID_QUERY', detail, field: param }] }) }
   const through: ThroughFilters = (collection, query) => {
     const rest: Record<string, unknown> = {}
@@ -86,8 +88,8 @@ function throughFilters (relations: Relations, declared: readonly CollectionSche
       for (const param of Object.keys(inner)) if ((CONTROL_PARAMS as readonly string[]).includes(param)) refuse(`${name}.${param}`, `${name}.${param}: only filters apply through a reference`)
       const model = queryModel(target)
       let check = checkers.get(target.declaration.name)
-      if (check === undefined) checkers.set(target.declaration.name, check = ajv.compile(querystringSchema(model)))
-      if (!check(inner)) refuse(`${name}.`, `${name}.: ${ajv.errorsText(check.errors, { dataVar: name })}`)
+      if (check === undefined) checkers.set(target.declaration.name, check = ajv().compile(querystringSchema(model)))
+      if (!check(inner)) refuse(`${name}.`, `${name}.: ${ajv().errorsText(check.errors, { dataVar: name })}`)
       const list = parseListQuery(model, inner, 'page')
       filters.push({ field: relation.field, target: target.declaration.name, filter: nested === undefined ? list.filter : { ...list.filter, through: nested.filters } })
     }

@@ -78,7 +78,7 @@ export class LiveCollections {
 
   /** The API description of a declaration's routes, as the listening server's would list them. */
   async documentOf (schema: CollectionSchema): Promise<OpenApiDocument> {
-    return (await this.#serverOf(schema)).swagger() as unknown as OpenApiDocument
+    return await (await this.#serverOf(schema)).openApiDocument()
   }
 
   async close (): Promise<void> {
