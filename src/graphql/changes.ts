@@ -7,8 +7,8 @@ const REPLAY_BATCH = 500
 
 /**
  * The change log fanned out to GraphQL subscriptions: one subscription of the
- * server to the log (opened with the first stream, so a server nobody
- * subscribes to costs nothing), each change handed to the streams of its
+ * server to the log (opened with the first stream and ended with the last,
+ * so a server nobody subscribes to costs nothing), each change handed to the streams of its
  * collection. Changes written by any instance sharing the store arrive, as
  * they do in the change feed. At most `maxStreams` streams are open at once.
  */
@@ -103,19 +103,23 @@ export class ChangeStreams {
     } finally {
       signal.removeEventListener('abort', onAbort)
       this.#listeners.delete(listener)
+      // The last stream gone: the log is no longer read for this server (the next stream subscribes again).
+      if (this.#listeners.size === 0) this.close()
     }
     return undefined
   }
 
   async #subscribe (): Promise<ChangeSubscription> {
-    this.#subscription ??= this.changes.subscribe((change) => {
+    const subscription = this.#subscription ??= this.changes.subscribe((change) => {
+      // A subscription being ended (the streams left, then one came back) delivers nothing more.
+      if (this.#subscription !== subscription) return
       if (change.seq > this.#latest) this.#latest = change.seq
       for (const listener of this.#listeners) listener(change)
     })
     try {
-      return await this.#subscription
+      return await subscription
     } catch (err) {
-      this.#subscription = undefined
+      if (this.#subscription === subscription) this.#subscription = undefined
       throw err
     }
   }

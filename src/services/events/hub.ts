@@ -30,7 +30,8 @@ const AGE_SPREAD = 0.1
 
 /**
  * The one subscription of a server to its store's change log, fanned out to
- * every client of the feed: each change is formatted once and queued to the
+ * every client of the feed, open only while there are clients (a server
+ * nobody follows reads nothing of the log): each change is formatted once and queued to the
  * clients that follow its service. One timer sends every heartbeat. It also
  * takes each stream's slot from the server's stream registry (the budget
  * shared with GraphQL subscriptions, which also ends a stream whose
@@ -42,7 +43,10 @@ export class ChangeHub {
   readonly #subscribers = new Set<FeedSubscriber>()
   readonly #heartbeat: NodeJS.Timeout
   readonly #turns = new ReplayTurns()
-  #subscription: ChangeSubscription | undefined
+  /** The hub's subscription to the store's change log: open while a stream holds it (see hold). */
+  #subscription: Promise<ChangeSubscription> | undefined
+  /** Streams starting or open: the subscription is kept while there is one. */
+  #holds = 0
   #position = 0
 
   private constructor (changes: ChangeLog, options: HubOptions) {
@@ -51,17 +55,44 @@ export class ChangeHub {
     this.#heartbeat = setInterval(() => { for (const s of this.#subscribers) s.heartbeat() }, options.heartbeatMs).unref()
   }
 
+  /** A hub that subscribes to `changes` only while it has streams to feed (a server nobody follows reads no change). */
   static async open (changes: ChangeLog, options: HubOptions): Promise<ChangeHub> {
-    const hub = new ChangeHub(changes, options)
+    return new ChangeHub(changes, options)
+  }
+
+  /** How many streams hold the store subscription (starting or open). */
+  get holds (): number {
+    return this.#holds
+  }
+
+  /**
+   * Holds the store subscription for a stream about to start: subscribes
+   * with the first, and resolves once the hub's position is the store's, so
+   * that a start point read after it is covered by the live changes. The
+   * stream lets go when it ends; call `letGo` when it does not start.
+   */
+  async hold (): Promise<void> {
+    this.#holds++
+    const subscription = this.#subscription ??= this.changes.subscribe((change) => {
+      if (this.#subscription === subscription) this.#deliver(change)
+    })
     try {
-      hub.#subscription = await changes.subscribe((change) => { hub.#deliver(change) })
+      // A change may have been delivered before subscribe() returned: keep the later position.
+      this.#position = Math.max(this.#position, (await subscription).position)
     } catch (err) {
-      hub.#stop()
+      if (this.#subscription === subscription) this.#subscription = undefined
+      this.letGo()
       throw err
     }
-    // A change may have been delivered before subscribe() returned: keep the later position.
-    hub.#position = Math.max(hub.#position, hub.#subscription.position)
-    return hub
+  }
+
+  /** A stream ended or did not start: the last one to go ends the store subscription. */
+  letGo (): void {
+    this.#holds--
+    if (this.#holds > 0) return
+    const subscription = this.#subscription
+    this.#subscription = undefined
+    void subscription?.then((s) => { s.unsubscribe() }, () => {})
   }
 
   #deliver (change: Change): void {
@@ -115,16 +146,21 @@ export class ChangeHub {
     return this.#options.registry.reserve('events', owner)
   }
 
-  /** A new client, holding a slot `reserve` gave it, whose response has its headers written: the stream starts. */
+  /**
+   * A new client, holding a slot `reserve` gave it and a hold (`hold`),
+   * whose response has its headers written: the stream starts.
+   */
   subscribe (res: ServerResponse, services: ReadonlySet<string>, start: StartPoint, slot: StreamSlot, filter?: ChangeFilter, access?: ReadonlyMap<string, ChangeAccess>): FeedSubscriber | undefined {
     // The client left while the start was read: its response has closed already, and will not say so again.
     if (res.destroyed) {
       slot.release()
+      this.letGo()
       return undefined
     }
     const subscriber = new FeedSubscriber(res, this, services, (s) => {
       this.#subscribers.delete(s)
       slot.release()
+      this.letGo()
     }, filter, access)
     this.#subscribers.add(subscriber)
     // Its token withdrawn (a reload of the tokens file) or its JWT expired: `event: end` says which.
@@ -141,14 +177,9 @@ export class ChangeHub {
       : undefined
   }
 
-  #stop (): void {
-    clearInterval(this.#heartbeat)
-  }
-
-  /** Ends every stream (so the server can close) and the store subscription. */
+  /** Ends every stream (so the server can close), and with the last the store subscription. */
   close (): void {
-    this.#stop()
-    this.#subscription?.unsubscribe()
+    clearInterval(this.#heartbeat)
     for (const subscriber of [...this.#subscribers]) subscriber.end('shutdown')
   }
 }

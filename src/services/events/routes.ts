@@ -95,10 +95,14 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
       slot = reserved
     }
     let start: StartPoint
+    let held = false
     try {
+      // The store's changes flow to the hub from before the start point is read until the stream ends.
+      if (slot !== undefined) { await hub.hold(); held = true }
       // Read before the stream starts, so that a store outage is a 503 problem, not a broken stream.
       start = await startPoint(request.headers['last-event-id'], hub)
     } catch (err) {
+      if (held) hub.letGo()
       slot?.release()
       throw err
     }

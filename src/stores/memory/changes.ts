@@ -14,6 +14,7 @@ export class MemoryChangeLog implements ChangeLog {
   /** The last sequence number delivered to listeners. */
   #delivered = 0
   #scheduled = false
+  #feedReads = 0
   readonly #clock: Clock
 
   constructor (capacity = DEFAULT_MEMORY_CHANGES_KEPT, clock: Clock = systemClock) {
@@ -38,7 +39,14 @@ export class MemoryChangeLog implements ChangeLog {
     return { oldest: this.#oldest(), latest: this.#latest }
   }
 
+  /** How many times changes were handed to listeners (never while nobody listens). */
+  get feedReads (): number {
+    return this.#feedReads
+  }
+
   async subscribe (listener: ChangeListener): Promise<ChangeSubscription> {
+    // Nobody listened: nothing was delivered, and the first listener starts from the latest change.
+    if (this.#listeners.size === 0 && !this.#scheduled) this.#delivered = this.#latest
     this.#listeners.add(listener)
     return { position: this.#delivered, unsubscribe: () => { this.#listeners.delete(listener) } }
   }
@@ -46,13 +54,14 @@ export class MemoryChangeLog implements ChangeLog {
   #append (change: Change): void {
     this.#latest = change.seq
     this.#ring[change.seq % this.#ring.length] = change
-    if (this.#scheduled) return
+    if (this.#scheduled || this.#listeners.size === 0) return
     this.#scheduled = true
     queueMicrotask(() => { this.#deliver() })
   }
 
   #deliver (): void {
     this.#scheduled = false
+    this.#feedReads++
     // More writes than the ring holds in one turn of the event loop: the overwritten ones are
     // skipped, and a listener sees the gap in the sequence numbers.
     this.#delivered = Math.max(this.#delivered, this.#oldest() - 1)

@@ -1,24 +1,23 @@
-import pg from 'pg'
+import type pg from 'pg'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
 import { DEFAULT_CHANGES_RETENTION_MS, type CollectionDeclaration, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import { ChangeSequencer } from './sequencer.js'
+import type { Following, PostgresListener } from './listener.js'
 import { systemClock, type Clock } from '../../domain/index.js'
 
 /** The channel the sequencer (migration 8, ./sequencer.ts) NOTIFYs after numbering changes. */
 export const CHANGES_CHANNEL = 'rqs_changes'
 
-/** The listening connection's name in pg_stat_activity. */
-export const LISTENER_APPLICATION_NAME = 'rqs-changes'
+/** The listening connection's name in pg_stat_activity (one per instance, ./listener.ts). */
+export { LISTENER_APPLICATION_NAME } from './listener.js'
 
 /**
- * How often the change log reads the table even without a notification, and
- * checks that its listening connection still answers (ms). Notifications make
- * the feed fast; this makes it complete when a connection dies silently.
+ * How often a subscribed change log reads the table even without a
+ * notification (ms). Notifications make the feed fast; this makes it complete
+ * when one is lost (the listening connection checks itself, ./listener.ts).
  */
 const CHECK_INTERVAL_MS = 10_000
-const FIRST_RECONNECT_MS = 100
-const MAX_RECONNECT_MS = 5_000
 
 interface Row {
   seq: bigint
@@ -46,9 +45,8 @@ const PRUNE = {
 }
 
 export interface PostgresChangeLogOptions {
-  /** For the dedicated listening connection. */
-  url: string
-  connectTimeoutMs: number
+  /** The instance's listening connection (shared with the schema follower). */
+  listener: PostgresListener
   retentionMs?: number
   clock?: Clock
   log?: { warn: (obj: object, msg: string) => void }
@@ -56,16 +54,26 @@ export interface PostgresChangeLogOptions {
   declarations: ReadonlyMap<string, CollectionDeclaration>
 }
 
+/** The feed while someone subscribes: the pump, its channel on the listening connection, its periodic check. */
+interface LiveFeed {
+  pump: ChangePump
+  following: Following
+  checkTimer: NodeJS.Timeout
+}
+
 /**
  * The rqs_changes table, read through the pool. The triggers write changes
  * unnumbered; a ChangeSequencer numbers them after commit (migration 8), and
  * every read here numbers what has committed first, so a read sees every
- * change committed before it. Once someone subscribes, one dedicated
- * connection per instance LISTENs on CHANGES_CHANNEL; every notification
- * (sent by whichever instance numbered changes) makes the instance read the
- * table from the last sequence number it delivered. A lost connection is
- * opened again, after which the table is read again, so nothing committed
- * meanwhile is missed.
+ * change committed before it. While someone subscribes (and only then: an
+ * instance nobody follows through it reads no change it is told of), the
+ * instance's listening connection LISTENs on CHANGES_CHANNEL; every
+ * notification (sent by whichever instance numbered changes) makes the
+ * instance read the table from the last sequence number it delivered. A lost
+ * connection is opened again, after which the table is read again, so
+ * nothing committed meanwhile is missed. When the last subscriber leaves, the
+ * channel is UNLISTENed; the next first subscriber starts from the latest
+ * change then.
  */
 export class PostgresChangeLog implements ChangeLog {
   readonly #pool: pg.Pool
@@ -74,13 +82,8 @@ export class PostgresChangeLog implements ChangeLog {
   readonly #clock: Clock
   readonly #pruneTimer: NodeJS.Timeout
   readonly #sequencer: ChangeSequencer
-  #started: Promise<ChangePump> | undefined
-  #checkTimer: NodeJS.Timeout | undefined
-  #reconnectTimer: NodeJS.Timeout | undefined
-  #listener: pg.Client | undefined
-  /** A listening connection being opened. */
-  #connecting: pg.Client | undefined
-  #reconnectMs = FIRST_RECONNECT_MS
+  #live: Promise<LiveFeed> | undefined
+  #feedReads = 0
   #closed = false
 
   constructor (pool: pg.Pool, options: PostgresChangeLogOptions) {
@@ -89,9 +92,14 @@ export class PostgresChangeLog implements ChangeLog {
     this.#retentionMs = options.retentionMs ?? DEFAULT_CHANGES_RETENTION_MS
     this.#clock = options.clock ?? systemClock
     this.#pruneTimer = setInterval(() => { void this.prune() }, CHANGES_PRUNE_INTERVAL_MS).unref()
-    this.#sequencer = new ChangeSequencer(pool, () => { if (!this.#closed) void this.#pumpIfStarted() }, (err) => {
+    this.#sequencer = new ChangeSequencer(pool, () => { if (!this.#closed) void this.#pumpIfLive() }, (err) => {
       options.log?.warn({ err }, 'change log: numbering new changes failed; trying again at the next write or read')
     })
+  }
+
+  /** How many reads of the table the feed made to deliver changes to subscribers (none while nobody subscribes). */
+  get feedReads (): number {
+    return this.#feedReads
   }
 
   async since (after: number, limit: number): Promise<Change[]> {
@@ -123,12 +131,24 @@ export class PostgresChangeLog implements ChangeLog {
   }
 
   async subscribe (listener: ChangeListener): Promise<ChangeSubscription> {
-    this.#started ??= this.#start()
+    const live = this.#live ??= this.#start()
+    let feed: LiveFeed
     try {
-      return (await this.#started).subscribe(listener)
+      feed = await live
     } catch (err) {
-      this.#started = undefined
+      if (this.#live === live) this.#live = undefined
       throw err
+    }
+    const subscription = feed.pump.subscribe(listener)
+    return {
+      position: subscription.position,
+      unsubscribe: () => {
+        subscription.unsubscribe()
+        if (!feed.pump.listening && this.#live === live) {
+          this.#live = undefined
+          void this.#stop(feed)
+        }
+      }
     }
   }
 
@@ -144,104 +164,50 @@ export class PostgresChangeLog implements ChangeLog {
   async close (): Promise<void> {
     this.#closed = true
     clearInterval(this.#pruneTimer)
-    clearInterval(this.#checkTimer)
-    clearTimeout(this.#reconnectTimer)
     await this.#sequencer.close()
-    const clients = [this.#listener, this.#connecting]
-    this.#listener = undefined
-    this.#connecting = undefined
-    await Promise.all(clients.map(async (client) => { if (client !== undefined) await endListener(client) }))
+    const live = this.#live
+    this.#live = undefined
+    const feed = await live?.catch(() => undefined)
+    if (feed !== undefined) await this.#stop(feed)
   }
 
-  async #start (): Promise<ChangePump> {
+  async #start (): Promise<LiveFeed> {
+    let pump: ChangePump | undefined
+    let woken = false
+    // A notification while the position is read is not lost: the pump reads once it exists.
+    const wake = (): void => { if (pump === undefined) woken = true; else void pump.pump() }
     // Listen first, then read the position: a change committed in between is in both, and delivered once.
-    await this.#listen()
-    const pump = new ChangePump(async (after, limit) => await this.#read(after, limit), (await this.window()).latest, (err) => {
-      this.#options.log?.warn({ err }, 'change feed: reading new changes failed; trying again at the next notification or check')
-    })
-    this.#checkTimer = setInterval(() => { void this.#check(pump) }, CHECK_INTERVAL_MS).unref()
-    return pump
-  }
-
-  /** Opens the listening connection; on failure, schedules another attempt. */
-  async #listen (): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.#options.url,
-      connectionTimeoutMillis: this.#options.connectTimeoutMs,
-      query_timeout: this.#options.connectTimeoutMs,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: CHECK_INTERVAL_MS,
-      application_name: LISTENER_APPLICATION_NAME
-    })
-    this.#connecting = client
-    client.on('error', () => { this.#lost(client) })
-    client.on('end', () => { this.#lost(client) })
-    client.on('notification', () => { void this.#pumpIfStarted() })
+    // `reopened`: whatever was committed while the connection was away.
+    const following = await this.#options.listener.follow(CHANGES_CHANNEL, { notified: wake, reopened: wake })
     try {
-      await client.connect()
-      await client.query(`LISTEN ${CHANGES_CHANNEL}`)
+      pump = new ChangePump(async (after, limit) => { this.#feedReads++; return await this.#read(after, limit) }, (await this.window()).latest, (err) => {
+        this.#options.log?.warn({ err }, 'change feed: reading new changes failed; trying again at the next notification or check')
+      })
     } catch (err) {
-      this.#options.log?.warn({ err }, 'change feed: cannot LISTEN for changes; retrying')
-      this.#lost(client)
-      return
+      await following.stop()
+      throw err
     }
-    if (this.#connecting !== client) return // lost while connecting
-    this.#connecting = undefined
-    if (this.#closed) { await client.end().catch(() => {}); return }
-    this.#listener = client
-    this.#reconnectMs = FIRST_RECONNECT_MS
-    // Whatever was committed while nobody listened (not awaited: #start may be waiting for this call).
-    void this.#pumpIfStarted()
+    const live = pump
+    if (woken) void live.pump()
+    const checkTimer = setInterval(() => { this.#check(live) }, CHECK_INTERVAL_MS).unref()
+    return { pump, following, checkTimer }
   }
 
-  /** `client` failed or ended: forget it and, unless closing, open another after a growing pause. */
-  #lost (client: pg.Client): void {
-    if (client === this.#listener) {
-      this.#listener = undefined
-      this.#options.log?.warn({}, 'change feed: lost the LISTEN connection; reconnecting')
-    } else if (client === this.#connecting) {
-      this.#connecting = undefined
-    } else {
-      return // already forgotten
-    }
-    void endListener(client)
-    if (this.#closed) return
-    const delay = this.#reconnectMs
-    this.#reconnectMs = Math.min(this.#reconnectMs * 2, MAX_RECONNECT_MS)
-    this.#reconnectTimer = setTimeout(() => { void this.#listen() }, delay)
-    this.#reconnectTimer.unref()
+  async #stop (feed: LiveFeed): Promise<void> {
+    clearInterval(feed.checkTimer)
+    await feed.following.stop()
   }
 
-  async #pumpIfStarted (): Promise<void> {
-    const pump = await this.#started?.catch(() => undefined)
-    await pump?.pump()
+  async #pumpIfLive (): Promise<void> {
+    const feed = await this.#live?.catch(() => undefined)
+    await feed?.pump.pump()
   }
 
-  /** Reads the table in case a notification or a sequencer run was missed, and checks the listening connection answers. */
-  async #check (pump: ChangePump): Promise<void> {
+  /** Numbers and reads the table in case a notification or a sequencer run was missed. */
+  #check (pump: ChangePump): void {
     // Numbers what no sequencer run has (its writer's instance ended between commit and run), then reads.
     void this.#sequencer.drain().catch((err: unknown) => {
       this.#options.log?.warn({ err }, 'change log: numbering new changes failed; trying again at the next write or read')
     }).then(async () => { await pump.pump() })
-    const listener = this.#listener
-    if (listener === undefined) return
-    try {
-      await listener.query('SELECT 1')
-    } catch {
-      this.#lost(listener)
-    }
   }
-}
-
-/**
- * Ends a listening connection: politely, but a connection whose network froze
- * would wait for the server's goodbye forever (and keep the process from
- * exiting), so after a moment its socket is closed outright.
- */
-async function endListener (client: pg.Client): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const gaveUp = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => { resolve('timeout') }, 1000) })
-  const outcome = await Promise.race([client.end().then(() => 'ended' as const, () => 'ended' as const), gaveUp])
-  clearTimeout(timer)
-  if (outcome === 'timeout') client.connection.stream.destroy()
 }

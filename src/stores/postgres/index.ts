@@ -11,6 +11,7 @@ import { isUnavailable, rethrow } from './errors.js'
 import { PostgresKeptWrites } from './kept-writes.js'
 import { PostgresWrites } from './transaction.js'
 import { PostgresChangeLog } from './changes.js'
+import { PostgresListener } from './listener.js'
 import { PostgresWebhookStore } from './webhooks.js'
 import { PostgresSchema } from './schema-changes.js'
 import { importStagedAll, type ImportPart } from './import.js'
@@ -115,9 +116,10 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
   const declared = new Map(declarations.map((d) => [d.name, d]))
   const kept = new PostgresKeptWrites(pool, options.idempotencyRetentionMs, options.clock)
   const writes = new PostgresWrites(pool, kept)
+  // One listening connection for the instance: the schema follower's channel from the start, the feed's while it has subscribers.
+  const listener = new PostgresListener({ url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, log: options.log })
   const changes = new PostgresChangeLog(pool, {
-    url: options.url,
-    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    listener,
     retentionMs: options.changesRetentionMs,
     clock: options.clock,
     log: options.log,
@@ -127,7 +129,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
   const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
   // Other instances' changes of collections: a write that meets a newer declaration makes this one follow at once.
   const collections = new Map<string, PostgresRecordStore>()
-  const following = new PostgresSchemaFollower({ pool, url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5000, collections, declarations: declared, log: options.log })
+  const following = new PostgresSchemaFollower({ pool, listener, collections, declarations: declared })
   const stale = (): void => { following.stale() }
   for (const d of declarations) collections.set(d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name), stale))
   // A collection created or changed while the server runs takes part in the references as those declared at start do.
@@ -162,6 +164,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
       closed = true
       await following.close()
       await changes.close()
+      await listener.close()
       await pool.end()
     }
   }

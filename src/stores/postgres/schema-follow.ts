@@ -1,16 +1,17 @@
-import pg from 'pg'
+import type pg from 'pg'
 import type { CollectionDeclaration, SchemaMove, SharedSchema } from '../../domain/index.js'
 import { SCHEMA_CHANGED_STATE } from './errors.js'
 import { literal } from './layout.js'
+import type { Following, PostgresListener } from './listener.js'
 
 /**
  * Instances on one PostgreSQL database keep their collections' declarations
  * in step. The registry's version lives in the database (rqs_schema_head):
  * a trigger on rqs_schema raises it and NOTIFYs SCHEMA_CHANNEL in the
  * change's own transaction, so the announcement goes out at its commit and
- * never for a change rolled back. Each instance LISTENs on a connection of
- * its own (the change feed's opens only once someone subscribes, and an
- * instance must follow from its start) and reads the head every few seconds,
+ * never for a change rolled back. Each instance LISTENs from its start, on
+ * its listening connection (./listener.ts, shared with the change feed while
+ * the feed has someone to feed), and reads the head every few seconds,
  * which covers a notification lost with its connection.
  *
  * The trigger also refuses a version that does not follow the one held (a
@@ -29,13 +30,8 @@ import { literal } from './layout.js'
 /** The channel a change of a collection's declaration is announced on. */
 export const SCHEMA_CHANNEL = 'rqs_schema'
 
-/** The listening connection's name in pg_stat_activity. */
-export const SCHEMA_LISTENER_APPLICATION_NAME = 'rqs-schema'
-
 /** How often the head is read even without a notification (ms). */
 const CHECK_INTERVAL_MS = 2000
-const FIRST_RECONNECT_MS = 100
-const MAX_RECONNECT_MS = 5000
 
 /**
  * The head, the announcing trigger and the guard: created in the start's
@@ -124,25 +120,19 @@ export interface PinnableStore {
 
 export interface SchemaFollowerOptions {
   pool: pg.Pool
-  /** For the listening connection. */
-  url: string
-  connectTimeoutMs: number
+  /** The instance's listening connection (shared with the change feed). */
+  listener: PostgresListener
   /** The stores' collections and the change log's declarations, which a removal elsewhere takes out. */
   collections: Map<string, PinnableStore>
   declarations: Map<string, CollectionDeclaration>
-  log?: { warn: (obj: object, msg: string) => void }
 }
 
 export class PostgresSchemaFollower implements SharedSchema {
   readonly #options: SchemaFollowerOptions
   readonly #watchers = new Set<(why: SchemaMove) => void>()
   #head: bigint | undefined
-  #listener: pg.Client | undefined
-  #connecting: pg.Client | undefined
+  #following: Promise<Following> | undefined
   #checkTimer: NodeJS.Timeout | undefined
-  #reconnectTimer: NodeJS.Timeout | undefined
-  #reconnectMs = FIRST_RECONNECT_MS
-  #closed = false
 
   constructor (options: SchemaFollowerOptions) {
     this.#options = options
@@ -174,7 +164,6 @@ export class PostgresSchemaFollower implements SharedSchema {
   async close (): Promise<void> {
     this.#watchers.clear()
     await this.#stop()
-    this.#closed = true
   }
 
   #moved (why: SchemaMove): void {
@@ -182,24 +171,23 @@ export class PostgresSchemaFollower implements SharedSchema {
   }
 
   #start (): void {
-    this.#closed = false
-    void this.#listen()
+    // Once it listens (and again after a lost connection is back), the head is read: a change committed before was announced to nobody here.
+    this.#following = this.#options.listener.follow(SCHEMA_CHANNEL, { notified: () => { this.#moved('announced') }, reopened: () => { void this.#check() } })
     this.#checkTimer = setInterval(() => { void this.#check() }, CHECK_INTERVAL_MS)
     this.#checkTimer.unref()
   }
 
   async #stop (): Promise<void> {
     clearInterval(this.#checkTimer)
-    clearTimeout(this.#reconnectTimer)
     this.#checkTimer = undefined
-    const clients = [this.#listener, this.#connecting]
-    this.#listener = undefined
-    this.#connecting = undefined
-    await Promise.all(clients.map(async (client) => { if (client !== undefined) await endQuietly(client) }))
+    const following = this.#following
+    this.#following = undefined
+    await (await following)?.stop()
   }
 
   /** Reads the head; a move since the last read (a notification lost, or none sent yet) is followed. */
   async #check (): Promise<void> {
+    if (this.#watchers.size === 0) return
     let head: bigint
     try {
       const row = (await this.#options.pool.query<{ version: string }>({ name: 'rqs-schema-head', text: 'SELECT version::text AS version FROM rqs_schema_head' })).rows[0]
@@ -211,67 +199,5 @@ export class PostgresSchemaFollower implements SharedSchema {
     this.#head = head
     // The first read follows too: a change committed before LISTEN began was announced to nobody here.
     if (seen === undefined || seen !== head) this.#moved('announced')
-    const listener = this.#listener
-    if (listener === undefined) return
-    try {
-      await listener.query('SELECT 1')
-    } catch {
-      this.#lost(listener)
-    }
   }
-
-  async #listen (): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.#options.url,
-      connectionTimeoutMillis: this.#options.connectTimeoutMs,
-      query_timeout: this.#options.connectTimeoutMs,
-      keepAlive: true,
-      application_name: SCHEMA_LISTENER_APPLICATION_NAME
-    })
-    this.#connecting = client
-    client.on('error', () => { this.#lost(client) })
-    client.on('end', () => { this.#lost(client) })
-    client.on('notification', () => { this.#moved('announced') })
-    try {
-      await client.connect()
-      await client.query(`LISTEN ${SCHEMA_CHANNEL}`)
-    } catch (err) {
-      this.#options.log?.warn({ err }, 'collections: cannot LISTEN for changes made by other instances; retrying')
-      this.#lost(client)
-      return
-    }
-    if (this.#connecting !== client) return // lost while connecting
-    this.#connecting = undefined
-    if (this.#watchers.size === 0) { await endQuietly(client); return }
-    this.#listener = client
-    this.#reconnectMs = FIRST_RECONNECT_MS
-    // Whatever changed while nobody listened.
-    await this.#check()
-  }
-
-  #lost (client: pg.Client): void {
-    if (client === this.#listener) {
-      this.#listener = undefined
-      this.#options.log?.warn({}, 'collections: lost the connection that hears other instances\' changes; reconnecting')
-    } else if (client === this.#connecting) {
-      this.#connecting = undefined
-    } else {
-      return
-    }
-    void endQuietly(client)
-    if (this.#closed || this.#watchers.size === 0) return
-    const delay = this.#reconnectMs
-    this.#reconnectMs = Math.min(this.#reconnectMs * 2, MAX_RECONNECT_MS)
-    this.#reconnectTimer = setTimeout(() => { void this.#listen() }, delay)
-    this.#reconnectTimer.unref()
-  }
-}
-
-/** Ends a listening connection, closing its socket outright when the server does not say goodbye in a second. */
-async function endQuietly (client: pg.Client): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const gaveUp = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => { resolve('timeout') }, 1000) })
-  const outcome = await Promise.race([client.end().then(() => 'ended' as const, () => 'ended' as const), gaveUp])
-  clearTimeout(timer)
-  if (outcome === 'timeout') client.connection.stream.destroy()
 }

@@ -20,7 +20,7 @@ interface Row {
 /**
  * The rqs_changes table (filled by each collection's triggers, see ./collections.ts). Several
  * processes may share the file and SQLite has no notifications between them,
- * so while anyone listens this process looks every SQLITE_CHANGES_POLL_MS
+ * so while anyone listens (only then) this process looks every SQLITE_CHANGES_POLL_MS
  * whether the file changed (PRAGMA data_version: another connection committed;
  * total_changes(): this connection wrote), two reads of counters that touch no
  * table, and reads the table only then, from the last sequence number it
@@ -36,6 +36,7 @@ export class SqliteChangeLog implements ChangeLog {
   readonly #clock: Clock
   readonly #onError: (err: unknown) => void
   #pump: ChangePump | undefined
+  #feedReads = 0
   #poll: NodeJS.Timeout | undefined
   /** Whether the file changed since the last look: data_version (other connections' commits) and total_changes() (this one's writes). */
   readonly #dataVersion: Statement<[], number>
@@ -78,16 +79,37 @@ export class SqliteChangeLog implements ChangeLog {
     } catch (err) { return rethrow(err) }
   }
 
+  /** How many reads of the table the feed made to deliver changes to subscribers (none while nobody subscribes). */
+  get feedReads (): number {
+    return this.#feedReads
+  }
+
   async subscribe (listener: ChangeListener): Promise<ChangeSubscription> {
     if (this.#pump === undefined) {
-      this.#pump = new ChangePump(async (after, limit) => this.#read(after, limit), (await this.window()).latest, this.#onError)
+      const pump = new ChangePump(async (after, limit) => { this.#feedReads++; return this.#read(after, limit) }, (await this.window()).latest, this.#onError)
+      // Another subscribe may have started the feed while the position was read.
+      this.#pump ??= pump
     }
     const pump = this.#pump
     const subscription = pump.subscribe(listener)
-    this.#poll ??= setInterval(() => {
-      if (pump.listening && this.#changed()) void pump.pump()
-    }, SQLITE_CHANGES_POLL_MS).unref()
-    return subscription
+    if (this.#poll === undefined) {
+      this.#seen = ''
+      this.#poll = setInterval(() => {
+        if (pump.listening && this.#changed()) void pump.pump()
+      }, SQLITE_CHANGES_POLL_MS).unref()
+    }
+    return {
+      position: subscription.position,
+      unsubscribe: () => {
+        subscription.unsubscribe()
+        // The last one gone: no more looking; the next first subscriber starts from the latest change then.
+        if (!pump.listening && this.#pump === pump) {
+          clearInterval(this.#poll)
+          this.#poll = undefined
+          this.#pump = undefined
+        }
+      }
+    }
   }
 
   /** True when the file changed since the last look (a pruning counts too: one needless read a minute). */
