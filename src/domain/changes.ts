@@ -48,6 +48,12 @@ export interface ChangeLog {
   since: (after: number, limit: number) => Promise<Change[]>
   window: () => Promise<ChangeWindow>
   /**
+   * The changes of one record still held, newest first, at most `limit`:
+   * a seek on the log's (collection, id, seq) index in SQLite and
+   * PostgreSQL, a walk back through the ring in memory.
+   */
+  ofRecord: (collection: string, id: RecordId, limit: number) => Promise<Change[]>
+  /**
    * Delivers every change committed from now on, by this instance or any
    * other sharing the store, in sequence order. Listeners must not throw.
    */

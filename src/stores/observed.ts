@@ -171,6 +171,10 @@ class ObservedChangeLog implements ChangeLog {
     return await watch('window', this.failed, async () => await this.inner.window())
   }
 
+  async ofRecord (collection: string, id: RecordId, limit: number): Promise<Change[]> {
+    return await watch('ofRecord', this.failed, async () => await this.inner.ofRecord(collection, id, limit))
+  }
+
   async subscribe (listener: ChangeListener): Promise<ChangeSubscription> {
     return await watch('subscribe', this.failed, async () => await this.inner.subscribe(listener))
   }

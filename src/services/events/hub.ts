@@ -114,6 +114,11 @@ export class ChangeHub {
     return this.#options.format.message(change)
   }
 
+  /** The JSON of a change's `data:` line, undefined for a collection the feed does not carry. */
+  data (change: Change): string | undefined {
+    return this.#options.format.data(change)
+  }
+
   /** The last sequence number the store delivered. */
   get position (): number {
     return this.#position

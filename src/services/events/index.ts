@@ -44,7 +44,7 @@ export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
     // Open streams would keep the server from closing: end them first; clients reconnect.
     app.addHook('preClose', async () => { hub.close() })
     app.decorate('changeFeed', hub)
-    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), models: new Map(collections.map((c) => [c.name, c.model])), access: accessOf(collections, stores), maxStreams: app.streams.maxStreams, maxStreamsPerClient: app.streams.maxStreamsPerClient })
+    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), schemas: collections, models: new Map(collections.map((c) => [c.name, c.model])), access: accessOf(collections, stores), maxStreams: app.streams.maxStreams, maxStreamsPerClient: app.streams.maxStreamsPerClient })
   }
 }
 

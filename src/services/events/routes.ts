@@ -1,5 +1,5 @@
 import type { FastifyInstance, onSendHookHandler } from 'fastify'
-import { Type, type Static, type TObject, type TOptional, type TString } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
@@ -8,6 +8,7 @@ import { RETRY_AFTER, streamOwner, type StreamRefusal, type StreamSlot } from '.
 import { MAX_FILTER_LENGTH, type Caller, type CollectionAccess } from '../../domain/index.js'
 import { ChangeAccess, ChangeFilter, readFilterParam, type CollectionModel } from '../../records/index.js'
 import { callerOf } from '../../http/security/index.js'
+import { HISTORY_PATH, historyRoute } from './history.js'
 import type { ChangeHub } from './hub.js'
 import type { StartPoint } from './subscriber.js'
 
@@ -18,6 +19,8 @@ export interface EventsRoutesOptions {
   hub: ChangeHub
   /** The record services this server runs: what the feed carries and `?services=` may name. */
   services: readonly string[]
+  /** Each collection's record schema: how its changes read in a record's history. */
+  schemas: ReadonlyArray<{ name: string, schema: TSchema }>
   /** Each service's query model: what its `?filter=` may name. */
   models: ReadonlyMap<string, CollectionModel>
   /** The rules of the collections that declare them (docs/rules.md): each stream carries only what its caller may view. */
@@ -126,6 +129,10 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
   })
 
   routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
+
+  // One record's recent changes: a plain JSON read, declared here so that it is the feed's (service, scope, rules).
+  historyRoute(app, { hub, collections: opts.schemas, access: opts.access })
+  routeOtherMethods(app, HISTORY_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
 }
 
 /**

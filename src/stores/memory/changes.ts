@@ -35,6 +35,17 @@ export class MemoryChangeLog implements ChangeLog {
     return out
   }
 
+  /** A walk back through the ring (at most its capacity): an index would cost every write, and the ring is small. */
+  async ofRecord (collection: string, id: RecordId, limit: number): Promise<Change[]> {
+    const key = String(id)
+    const out: Change[] = []
+    for (let seq = this.#latest, oldest = this.#oldest(); seq >= oldest && out.length < limit; seq--) {
+      const change = this.#at(seq)
+      if (change.service === collection && String(change.id) === key) out.push(change)
+    }
+    return out
+  }
+
   async window (): Promise<ChangeWindow> {
     return { oldest: this.#oldest(), latest: this.#latest }
   }

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
-import { DEFAULT_CHANGES_RETENTION_MS, type CollectionDeclaration, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
+import { DEFAULT_CHANGES_RETENTION_MS, type CollectionDeclaration, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type RecordId } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import { ChangeSequencer } from './sequencer.js'
 import type { Following, PostgresListener } from './listener.js'
@@ -31,6 +31,9 @@ interface Row {
 }
 
 const SINCE = { name: 'rqs-changes-since', text: 'SELECT seq, service, kind, record_id, record_key, record, at FROM rqs_changes WHERE seq > $1 ORDER BY seq LIMIT $2' }
+// Seeks on the indexes of migration 10, newest first: integer ids by record_id, UUIDs by record_key.
+const OF_RECORD = { name: 'rqs-changes-of-record', text: 'SELECT seq, service, kind, record_id, record_key, record, at FROM rqs_changes WHERE service = $1 AND record_id = $2 AND record_key IS NULL ORDER BY seq DESC LIMIT $3' }
+const OF_KEYED_RECORD = { name: 'rqs-changes-of-keyed-record', text: 'SELECT seq, service, kind, record_id, record_key, record, at FROM rqs_changes WHERE service = $1 AND record_key = $2 ORDER BY seq DESC LIMIT $3' }
 const WINDOW = {
   name: 'rqs-changes-window',
   text: 'SELECT COALESCE((SELECT min(seq) FROM rqs_changes), h.seq + 1) AS oldest, h.seq AS latest FROM rqs_change_head h'
@@ -119,7 +122,22 @@ export class PostgresChangeLog implements ChangeLog {
     try {
       rows = (await this.#pool.query<Row>({ ...SINCE, values: [after, limit] })).rows
     } catch (err) { return rethrow(err) }
-    return rows.map((row) => changeFromRow({ seq: Number(row.seq), service: row.service, kind: row.kind, recordId: row.record_key ?? row.record_id, fields: row.record, at: row.at }, this.#options.declarations))
+    return rows.map((row) => this.#change(row))
+  }
+
+  async ofRecord (collection: string, id: RecordId, limit: number): Promise<Change[]> {
+    let rows: Row[]
+    try {
+      // Numbered first, as since() does: a change committed before this read is in it.
+      await this.#sequencer.drain()
+      const query = typeof id === 'string' ? OF_KEYED_RECORD : OF_RECORD
+      rows = (await this.#pool.query<Row>({ ...query, values: [collection, typeof id === 'string' ? id : id.toString(), limit] })).rows
+    } catch (err) { return rethrow(err) }
+    return rows.map((row) => this.#change(row))
+  }
+
+  #change (row: Row): Change {
+    return changeFromRow({ seq: Number(row.seq), service: row.service, kind: row.kind, recordId: row.record_key ?? row.record_id, fields: row.record, at: row.at }, this.#options.declarations)
   }
 
   async window (): Promise<ChangeWindow> {

@@ -528,6 +528,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX rqs_webhook_deliveries_key ON rqs_webhook_deliveries (webhook_id, record_key, seq) WHERE state = 'pending';
       CREATE INDEX rqs_webhook_deliveries_recent ON rqs_webhook_deliveries (webhook_id, n);
     `
+  },
+  // A record's recent changes (the feed's history of one record): a seek, not a scan of the log.
+  // Integer ids by record_id; UUIDs (record_id 0) by record_key, a partial index the other rows
+  // never enter. The log holds the retention window only, so the build (which holds off the
+  // sequencer's inserts while it runs, inside the migration's transaction) is short.
+  {
+    version: 10,
+    name: 'change log by record',
+    sql: `
+      CREATE INDEX IF NOT EXISTS rqs_changes_record ON rqs_changes (service, record_id, seq);
+      CREATE INDEX IF NOT EXISTS rqs_changes_record_key ON rqs_changes (service, record_key, seq) WHERE record_key IS NOT NULL;
+    `
   }
 ]
 

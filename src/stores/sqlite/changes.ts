@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes.js'
-import { DEFAULT_CHANGES_RETENTION_MS, type Change, type CollectionDeclaration, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow } from '../../domain/index.js'
+import { DEFAULT_CHANGES_RETENTION_MS, type Change, type CollectionDeclaration, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type RecordId } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import { systemClock, type Clock } from '../../domain/index.js'
 
@@ -31,6 +31,7 @@ interface Row {
 export class SqliteChangeLog implements ChangeLog {
   readonly #since: Statement<[bigint, number], Row>
   readonly #window: Statement<[], { oldest: bigint, latest: bigint }>
+  readonly #ofRecord: Statement<[string, bigint | string, number], Row>
   readonly #prune: Statement<[number]>
   readonly #retentionMs: number
   readonly #clock: Clock
@@ -59,6 +60,8 @@ export class SqliteChangeLog implements ChangeLog {
     this.#dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck()
     this.#totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck()
     this.#since = db.prepare<[bigint, number], Row>('SELECT seq, service, kind, record_id, record, at FROM rqs_changes WHERE seq > ? ORDER BY seq LIMIT ?').safeIntegers(true)
+    // A seek on the index of migration 8 (service, record_id, seq), newest first.
+    this.#ofRecord = db.prepare<[string, bigint | string, number], Row>('SELECT seq, service, kind, record_id, record, at FROM rqs_changes WHERE service = ? AND record_id = ? ORDER BY seq DESC LIMIT ?').safeIntegers(true)
     this.#window = db.prepare<[], { oldest: bigint, latest: bigint }>(`
       SELECT COALESCE((SELECT MIN(seq) FROM rqs_changes), latest + 1) AS oldest, latest
       FROM (SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'rqs_changes'), 0) AS latest)`).safeIntegers(true)
@@ -70,6 +73,12 @@ export class SqliteChangeLog implements ChangeLog {
 
   async since (after: number, limit: number): Promise<Change[]> {
     return this.#read(after, limit)
+  }
+
+  async ofRecord (collection: string, id: RecordId, limit: number): Promise<Change[]> {
+    try {
+      return this.#ofRecord.all(collection, typeof id === 'string' ? id : BigInt(id), limit).map((row) => this.#change(row))
+    } catch (err) { return rethrow(err) }
   }
 
   async window (): Promise<ChangeWindow> {
@@ -133,14 +142,18 @@ export class SqliteChangeLog implements ChangeLog {
 
   #read (after: number, limit: number): Change[] {
     try {
-      return this.#since.all(BigInt(after), limit).map((row) => changeFromRow({
-        seq: Number(row.seq),
-        service: row.service,
-        kind: row.kind,
-        recordId: row.record_id,
-        fields: row.record === null ? null : JSON.parse(row.record) as Record<string, unknown>,
-        at: new Date(Number(row.at))
-      }, this.#declarations))
+      return this.#since.all(BigInt(after), limit).map((row) => this.#change(row))
     } catch (err) { return rethrow(err) }
+  }
+
+  #change (row: Row): Change {
+    return changeFromRow({
+      seq: Number(row.seq),
+      service: row.service,
+      kind: row.kind,
+      recordId: row.record_id,
+      fields: row.record === null ? null : JSON.parse(row.record) as Record<string, unknown>,
+      at: new Date(Number(row.at))
+    }, this.#declarations)
   }
 }

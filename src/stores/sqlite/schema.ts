@@ -226,6 +226,15 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX rqs_webhook_deliveries_due ON rqs_webhook_deliveries (next_at) WHERE state = 'pending';
       CREATE INDEX rqs_webhook_deliveries_key ON rqs_webhook_deliveries (webhook_id, record_key, seq) WHERE state = 'pending';
     `
+  },
+  // A record's recent changes (the feed's history of one record): a seek, not a scan of the log.
+  // The log holds the retention window only, so building the index on an existing file is short.
+  {
+    version: 8,
+    name: 'change log by record',
+    sql: `
+      CREATE INDEX IF NOT EXISTS rqs_changes_record ON rqs_changes (service, record_id, seq);
+    `
   }
 ]
 

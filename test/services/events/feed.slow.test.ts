@@ -216,7 +216,8 @@ describe('GET /events', () => {
     const changes: ChangeLog = {
       since: async (after, limit) => await real.since(after, limit),
       window: async () => { throw new StoreUnavailableError() },
-      subscribe: async (listener) => await real.subscribe(listener)
+      subscribe: async (listener) => await real.subscribe(listener),
+      ofRecord: async (collection, id, limit) => await real.ofRecord(collection, id, limit)
     }
     server = await startServer({}, { stores: { ...stores, changes } })
     const res = await request(`${server.origin}/events`, { headers: { 'last-event-id': '0' } })

@@ -36,7 +36,8 @@ describe('a large replay', () => {
     const changes: ChangeLog = {
       since: async (after, limit) => { pages++; return await real.since(after, limit) },
       window: async () => await real.window(),
-      subscribe: async (listener) => await real.subscribe(listener)
+      subscribe: async (listener) => await real.subscribe(listener),
+      ofRecord: async (collection, id, limit) => await real.ofRecord(collection, id, limit)
     }
     const name = 'N'.repeat(100)
     for (let i = 0; i < CHANGES; i++) await stores.addresses.create({ name, city: 'Berlin', postalCode: String(i) })

@@ -125,7 +125,8 @@ describe('stream limits', () => {
     const changes: ChangeLog = {
       since: async (after, limit) => await real.since(after, limit),
       window: async () => await window(),
-      subscribe: async (listener) => await real.subscribe(listener)
+      subscribe: async (listener) => await real.subscribe(listener),
+      ofRecord: async (collection, id, limit) => await real.ofRecord(collection, id, limit)
     }
     const { origin } = await start({ events: { maxStreamsPerClient: 1 } }, { ...stores, changes })
     const resume = { accept: 'text/event-stream', 'last-event-id': '0' }
