@@ -1,12 +1,13 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
+import { LRUCache } from 'lru-cache'
 import type { CollectionAccess, RecordFilter, RecordStores, ReferenceFilter } from '../../domain/index.js'
 import { TEXT_VALIDATION } from '../../http/rest/index.js'
-import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, EXPRESSION_PARAM, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type Relations } from '../../records/index.js'
+import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, EXPRESSION_PARAM, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type ExpandNode, type Relations } from '../../records/index.js'
 import type { CollectionSchema } from './declare.js'
-import { queryModel } from './schema.js'
+import { pageSchema, queryModel, recordSchema } from './schema.js'
 import { filterThrough } from './filter-through.js'
-import type { Expansion } from '../records/policy.js'
+import type { AskedExpansion, Expansion } from '../records/policy.js'
 import { collectionStore } from '../records/routes.js'
 import { narrowedThrough, readableStore } from '../records/access.js'
 import { onFirstUse } from '../../lib/first-use.js'
@@ -24,11 +25,21 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
   const accessOf = (collection: string): CollectionAccess | undefined => storeOf(collection).declaration.access
   const through = throughFilters(relations, declared)
   const expressions = filterThrough(relations, declared)
+  const shapes = expandedShapes(declared)
+  // An `expand` text is parsed and its answer's schemas built once: the schema objects stay the same, so each route compiles their serializer once.
+  const asked = new LRUCache<string, AskedExpansion>({ max: ASKED_KEPT })
   return {
     relations: [...own.keys()],
     refers: [...own.values()].some((r) => r.kind !== 'many'),
     referred: [...own.values()].some((r) => r.kind === 'many'),
-    parse: (text) => parseExpand(relations, name, text),
+    parse: (text) => {
+      const hit = asked.get(text)
+      if (hit !== undefined) return hit
+      const nodes = parseExpand(relations, name, text)
+      const fresh = { nodes, ...shapes(name, nodes) }
+      asked.set(text, fresh)
+      return fresh
+    },
     apply: async (nodes, records, caller) => await expandRecords(nodes, records, caller === undefined ? storeOf : (collection) => readableStore(storeOf(collection), caller)),
     through: (query, caller) => {
       const found = withExpression(through(name, query), query)
@@ -47,6 +58,48 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
     delete rest[EXPRESSION_PARAM]
     return { rest, filters: [...brackets?.filters ?? [], ...expression.filters], carried: [...brackets?.carried ?? [], [EXPRESSION_PARAM, text]], ...(expression.own === undefined ? {} : { own: expression.own }) }
   }
+}
+
+/** Distinct `expand` texts whose parse and schemas one collection keeps (the least recently used go first). */
+const ASKED_KEPT = 64
+
+/**
+ * The schemas of a record and of a page expanded by one `expand` tree: each
+ * relation typed as its target's records (one record, or a list of them for
+ * a list of references and a back-relation), nested expansions inside, so
+ * the answer is written by a compiled serializer that writes only the
+ * declared fields (never JSON.stringify of whatever the object holds). A
+ * target that is no declared collection (a built-in) stays an open object.
+ */
+function expandedShapes (declared: readonly CollectionSchema[]): (collection: string, nodes: readonly ExpandNode[]) => { record: TSchema, page: TSchema } {
+  const byName = new Map(declared.map((c) => [c.declaration.name, c]))
+  const recordOf = (collection: string, nodes: readonly ExpandNode[]): TSchema => {
+    const target = byName.get(collection)
+    if (target === undefined) return { type: 'object', additionalProperties: true } as unknown as TSchema
+    const record = withoutExamples(recordSchema(target))
+    return nodes.length === 0 ? record : { ...record, properties: { ...record.properties, expand: expandOf(nodes) } }
+  }
+  const expandOf = (nodes: readonly ExpandNode[]): TSchema => {
+    const properties: Record<string, unknown> = {}
+    for (const { relation, children } of nodes) {
+      const target = recordOf(relation.target, children)
+      properties[relation.name] = relation.kind === 'one' ? target : { type: 'array', items: target }
+    }
+    if (nodes.some((n) => n.relation.kind === 'many')) properties[CAPPED_MEMBER] = { type: 'array', items: { type: 'string' } }
+    return { type: 'object', properties, additionalProperties: false } as unknown as TSchema
+  }
+  return (collection, nodes) => {
+    const record = recordOf(collection, nodes)
+    const target = byName.get(collection)
+    const page: TSchema = target === undefined ? { type: 'object', properties: { next: { type: 'string' } }, additionalProperties: false } as unknown as TSchema : withoutExamples(pageSchema(target))
+    return { record, page: { ...page, properties: { ...page.properties, items: { type: 'array', items: record } } } as unknown as TSchema }
+  }
+}
+
+/** A schema only the serializer reads: its examples are the API description's. */
+function withoutExamples (schema: TSchema): TSchema {
+  const { examples: _examples, ...rest } = schema
+  return rest as TSchema
 }
 
 /** The filters of a list through references (`author.name[contains]=…`, `author.publisher.name=…`) and the rest of its query. */

@@ -74,8 +74,8 @@ export interface Expansion {
   refers: boolean
   /** Other collections refer to it (a delete may be restricted: RECORD_REFERENCED). */
   referred: boolean
-  /** The relations an `expand` parameter names, or QueryRefused. */
-  parse: (text: string) => ExpandNode[]
+  /** The relations an `expand` parameter names and the schemas of its answers (kept per text), or QueryRefused. */
+  parse: (text: string) => AskedExpansion
   /** The records with their `expand` member: one store query per relation; with a caller, only the targets it may view, as it may see them. */
   apply: (nodes: readonly ExpandNode[], records: readonly StoredRecord[], caller?: Caller) => Promise<ExpandedRecord[]>
   /**
@@ -86,6 +86,13 @@ export interface Expansion {
    * the target records it may list.
    */
   through: (query: Readonly<Record<string, unknown>>, caller?: Caller) => { rest: Record<string, unknown>, filters: ReferenceFilter[], carried: Array<[string, string]>, own?: RecordFilter } | undefined
+}
+
+/** One `expand` text, parsed: its relations, and the schemas a record and a page expanded by them are serialised with. */
+export interface AskedExpansion {
+  nodes: ExpandNode[]
+  record: TSchema
+  page: TSchema
 }
 
 export interface Operation {

@@ -9,8 +9,8 @@ import type { CollectionModel } from '../../records/index.js'
 import { aggregateQuery, aggregateRoute } from './aggregate.js'
 import { Projection, withFields } from './projection.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
-import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
-import type { Expansion, Operation, WirePolicy } from './policy.js'
+import type { ExpandedRecord } from '../../records/index.js'
+import type { AskedExpansion, Expansion, Operation, WirePolicy } from './policy.js'
 import { patchedRecord } from '../../data/patch.js'
 import { narrowedFilter, ownedInput, permittedCreate, permittedWhere, requestCaller, ruleDenied, viewAllowed, visibleRecord, visibleStore } from './access.js'
 import { bodyMembers, bodyValidator, bulkInputs, checkPatch, checkRecord, isObject, MAX_BULK_RECORDS, MERGE_PATCH_TYPE, readOnlyFields, refuseUnknownMembers } from './bodies.js'
@@ -293,21 +293,28 @@ function listPages ({ policy, store, path, options, projection }: RouteContext):
 }
 
 /** An `expand` asked for on a collection with relations: its relations, the expansion, and the query without it. */
-interface Expanded { nodes: ExpandNode[], expansion: Expansion, text: string, query: Record<string, unknown> }
+interface Expanded extends AskedExpansion { expansion: Expansion, text: string, query: Record<string, unknown> }
 
 function expansionAsked (expansion: Expansion | undefined, query: unknown): Expanded | undefined {
   const given = query as Record<string, unknown>
   if (expansion === undefined || typeof given.expand !== 'string') return undefined
   const { expand: text, ...rest } = given
-  return { nodes: expansion.parse(text), expansion, text, query: rest }
+  return { ...expansion.parse(text), expansion, text, query: rest }
 }
 
-/** A page with each record's `expand` (one store query per relation for the page). */
-async function expandedPage (reply: FastifyReply, records: { store: QueryableStore<StoredRecord, string>, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion }: Expanded, caller: Caller | undefined): Promise<unknown> {
+/** A page with each record's `expand` (one store query per relation for the page), written by the serializer of this expansion's shape. */
+async function expandedPage (reply: FastifyReply, records: { store: QueryableStore<StoredRecord, string>, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion, page: shape }: Expanded, caller: Caller | undefined): Promise<unknown> {
   const page = await readPage(records, list)
   pageHeaders(reply, page)
   const items = await expansion.apply(nodes, page.items, caller)
-  return page.next === undefined ? { items } : { items, next: page.next }
+  return sendShaped(reply, shape, page.next === undefined ? { items } : { items, next: page.next })
+}
+
+/** A body written by the serializer of its own schema (compiled once per route and schema object). */
+function sendShaped (reply: FastifyReply, schema: unknown, body: unknown): FastifyReply {
+  // A serializer of our own leaves the content type to us: JSON unless a vendor type was negotiated.
+  if (reply.getHeader('content-type') === undefined) reply.type(JSON_TYPE)
+  return reply.serializer(reply.compileSerializationSchema(schema as Record<string, unknown>)).send(body)
 }
 
 /** The store as an NDJSON stream reads it, each batch expanded (one store query per relation per batch). */
@@ -377,7 +384,7 @@ function getRecord ({ policy, store, etagOf, projection }: RouteContext): RouteH
     if (caller !== undefined && !viewAllowed(access, caller, found)) throw notFound.error(id)
     const current = caller === undefined ? found : visibleRecord(access, found, caller)
     // The ETag names the record alone: an expanded answer has none (the records it adds change on their own).
-    if (expanded !== undefined) return (await expanded.expansion.apply(expanded.nodes, [current], caller ?? requestCaller(request)))[0]
+    if (expanded !== undefined) return sendShaped(reply, expanded.record, (await expanded.expansion.apply(expanded.nodes, [current], caller ?? requestCaller(request)))[0])
     const outcome = conditionalRead(request, reply, etagOf(current))
     if (outcome === 'not-modified') return reply
     if (outcome === 'failed') throw preconditionFailed(request.headers, `${noun} ${id}`)
