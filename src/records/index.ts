@@ -9,6 +9,7 @@ export { BRACKET_OPERATORS, CONTROL_PARAMS, MAX_CURSOR_LENGTH, MAX_SEARCH_LENGTH
 export type { CollectionModel, FieldParam, ExpressionOperator } from './model.js'
 export { parseListQuery } from './parse.js'
 export { readFilterParam, readListOperator, splitList } from './filter.js'
+export { FILTER_CACHE_SIZE, FilterCache } from './filter-cache.js'
 export { ChangeFilter, recordTest } from './change-filter.js'
 export { ChangeAccess } from './change-access.js'
 export type { ListAnswer, ListRequest } from './parse.js'

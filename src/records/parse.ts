@@ -3,6 +3,7 @@ import { listValues } from './list-filters.js'
 import { decodeCursor } from './cursor.js'
 import { QueryRefused, type QueryFailure } from './errors.js'
 import { readFilterParam, readListOperator } from './filter.js'
+import type { FilterCache } from './filter-cache.js'
 import { acceptedParameters, CONTROL_PARAMS, FILE_PARAMS, EXPRESSION_PARAM, expressionOperatorsOf, fieldParam, isSortable, operatorsOf, refusedOperator, type CollectionModel, type ExpressionOperator } from './model.js'
 
 /** A list request, understood: what to read, where to start, how much, and what to repeat in a next link. */
@@ -40,8 +41,9 @@ export type ListAnswer = 'page' | 'stream'
  * have are a 400 INVALID_QUERY naming each and listing what is accepted; a
  * cursor it did not issue is INVALID_CURSOR; a page larger than the
  * collection allows is VALIDATION_FAILED. The empty query is the plain list.
+ * `filters`: the collection's cache of `filter` texts already read (./filter-cache.ts).
  */
-export function parseListQuery<F extends string> (model: CollectionModel<F>, query: Readonly<Record<string, unknown>>, answer: ListAnswer): ListRequest<F> {
+export function parseListQuery<F extends string> (model: CollectionModel<F>, query: Readonly<Record<string, unknown>>, answer: ListAnswer, filters?: FilterCache): ListRequest<F> {
   const failures: QueryFailure[] = []
   const refuse = (param: string, detail: string): void => { failures.push({ code: 'INVALID_QUERY', field: param, detail }) }
   const where: Array<Condition<F>> = []
@@ -93,7 +95,8 @@ export function parseListQuery<F extends string> (model: CollectionModel<F>, que
     }
   }
 
-  if (typeof query[EXPRESSION_PARAM] === 'string') expression(readFilterParam(model, query[EXPRESSION_PARAM]), EXPRESSION_PARAM)
+  const text = query[EXPRESSION_PARAM]
+  if (typeof text === 'string') expression(filters === undefined ? readFilterParam(model, text) : filters.read(text), EXPRESSION_PARAM)
   const sort = typeof query.sort === 'string' ? parseSort(model, query.sort, refuse) : []
   if (failures.length > 0) {
     throw new QueryRefused('INVALID_QUERY', `${failures.map((f) => f.detail).join('; ')}. Accepted: ${acceptedParameters(model)}`, { errors: failures })

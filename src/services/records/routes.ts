@@ -5,7 +5,7 @@ import {
   sendJsonList, sendStream, streamsWhole, writeConditionFor, JSON_TYPE, type Keep, type KeptLists, type KeptPages, type ListRequest, type Page, type RecordEtags, type WriteAnswer
 } from '../../http/rest/index.js'
 import { AppError, type ErrorCode } from '../../http/errors/index.js'
-import type { CollectionModel } from '../../records/index.js'
+import { FilterCache, type CollectionModel } from '../../records/index.js'
 import { aggregateQuery, aggregateRoute } from './aggregate.js'
 import { Projection, withFields } from './projection.js'
 import { answer, noBody, type OperationNotes } from '../../http/openapi/index.js'
@@ -57,11 +57,13 @@ export interface RouteContext {
   options: RecordRoutesOptions
   /** `fields=`: the records narrowed to some fields (./projection.ts). */
   projection: Projection
+  /** `filter=` texts already read for this collection: a repeated filter is not parsed again (rules still narrow each request). */
+  filters: FilterCache
 }
 
 /** Registers list, get, create, replace and delete of one collection in `app` (a mount's scope). */
 export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options: RecordRoutesOptions): RouteContext {
-  const collection: RouteContext = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options, projection: new Projection(policy.schemas.model, policy.schemas.record) }
+  const collection: RouteContext = { policy, store: options.records, path: `${app.prefix}${policy.resources}`, etagOf: options.etags.of, options, projection: new Projection(policy.schemas.model, policy.schemas.record), filters: new FilterCache(policy.schemas.model) }
   const { resources, ids, tags, operations: ops, schemas, notFound } = policy
   const { putCreates } = collection.store.declaration
   const many = resources === '' ? '/' : resources
@@ -221,7 +223,7 @@ function notes (extra: OperationNotes): OperationNotes {
 }
 
 /** A list that is every record without parameters (an array), and a page `{items, next}` with `limit`. */
-function listWhole ({ policy, store, path, options, projection }: RouteContext): RouteHandlerMethod {
+function listWhole ({ policy, store, path, options, projection, filters }: RouteContext): RouteHandlerMethod {
   const { model, array, page: pageSchema } = policy.schemas
   if (array === undefined || pageSchema === undefined) throw new TypeError('a whole list needs the schemas of its array and its page')
   const everyone = { store, path: path === '' ? '/' : path }
@@ -241,7 +243,7 @@ function listWhole ({ policy, store, path, options, projection }: RouteContext):
     }
     const records = caller === undefined ? everyone : { store: visibleStore(store, access as CollectionAccess, caller), path: everyone.path }
     const { query, fields } = projection.split(request.query as Record<string, unknown>)
-    let list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream')
+    let list = parseListQuery(model, query, request.stream === undefined ? 'page' : 'stream', filters)
     if (caller !== undefined) list = { ...list, filter: narrowedFilter(access as CollectionAccess, caller, list.filter, { sort: list.sort }) }
     if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
     if (request.stream !== undefined) return await sendStream(reply, records, list, request.stream, writers)
@@ -253,7 +255,7 @@ function listWhole ({ policy, store, path, options, projection }: RouteContext):
 }
 
 /** A list that is always a page: `limit` per page (a default and a maximum), `next` while another follows. */
-function listPages ({ policy, store, path, options, projection }: RouteContext): RouteHandlerMethod {
+function listPages ({ policy, store, path, options, projection, filters }: RouteContext): RouteHandlerMethod {
   const { model } = policy.schemas
   const { access } = store.declaration
   const everyone = { store, path }
@@ -267,7 +269,7 @@ function listPages ({ policy, store, path, options, projection }: RouteContext):
     const asked = expanded?.query ?? unprojected
     // A filter through a reference sees only the target records the caller may list (docs/rules.md).
     const through = policy.expand?.through(asked, caller ?? requestCaller(request))
-    let list = parseListQuery(model, through?.rest ?? asked, request.stream === undefined ? 'page' : 'stream')
+    let list = parseListQuery(model, through?.rest ?? asked, request.stream === undefined ? 'page' : 'stream', filters)
     if (through !== undefined || expanded !== undefined) {
       // What the list's own parser does not know: carried on by next links as the client sent it.
       const carried: Array<[string, string]> = [...list.carried, ...through?.carried ?? [], ...(expanded === undefined ? [] : [['expand', expanded.text] as [string, string]])]
