@@ -77,6 +77,13 @@ export interface AttemptOutcome {
   disable?: string
 }
 
+/** An attempt of one delivery, to record. */
+export interface AttemptOf {
+  webhookId: string
+  id: string
+  outcome: AttemptOutcome
+}
+
 /**
  * Where a store keeps webhooks. PostgreSQL shares it between instances: the
  * position moves by compare-and-set, and a claimed delivery is leased to one
@@ -107,8 +114,11 @@ export interface WebhookStore {
    * earlier pending delivery of the same webhook and record key.
    */
   claim: (owner: string, now: Date, leaseMs: number, limit: number) => Promise<Delivery[]>
-  /** Records an attempt of a delivery `owner` holds and releases its lease (nothing when the lease was lost). */
-  settle: (webhookId: string, id: string, owner: string, outcome: AttemptOutcome) => Promise<void>
+  /**
+   * Records the attempts of deliveries `owner` holds and releases their
+   * leases, in one write (nothing for one whose lease was lost).
+   */
+  settle: (owner: string, attempts: readonly AttemptOf[]) => Promise<void>
   /** A webhook's deliveries, newest first. */
   deliveries: (webhookId: string, limit: number) => Promise<Delivery[]>
   /** Makes a delivery pending again, due `now`, retried until `retryUntil` (a lease held stays held); false when there is none. */

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto'
-import type { AttemptOutcome, ChangeLog, ChangeSubscription, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import type { AttemptOf, AttemptOutcome, ChangeLog, ChangeSubscription, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
 import type { CollectionModel } from '../../records/index.js'
 import type { ChangeFormat } from '../events/format.js'
 import type { WebhooksConfig } from './config.js'
 import { changeBody, matches, PING_EVENT, pingBody } from './events.js'
 import { HookFilters } from './filters.js'
-import { post, type AttemptResult } from './send.js'
-import { signedHeaders } from './signing.js'
+import { Connections, post, type AttemptResult } from './send.js'
+import { SigningKeys } from './signing.js'
 import { parseTarget, resolveTarget, TargetRefused } from './targets.js'
 
 /** Changes read from the log at once. */
 const PAGE = 500
+/** Deliveries claimed at once, per slot of the concurrency: one claim and one write of outcomes serve this many attempts. */
+const CLAIM_PER_SLOT = 16
 /** How often settled deliveries older than the history are deleted. */
 const PRUNE_EVERY_MS = 60_000
 
@@ -37,9 +39,12 @@ export interface DispatcherOptions {
  *    delivery per change and matching webhook, moving the position in the
  *    same write (compare-and-set: when another instance moved it first, this
  *    one reads again);
- * 2. delivery: claims due deliveries (a lease, so one instance at a time
- *    attempts each, and per record key one at a time, in order), POSTs them
- *    signed, and records the outcome with the next try or the end.
+ * 2. delivery: claims a batch of due deliveries in one statement (a lease,
+ *    so one instance at a time attempts each, and per record key only the
+ *    first pending one, so a record's go out one at a time, in order), POSTs
+ *    them signed, up to `concurrency` at once per webhook on kept-alive
+ *    connections, and records the batch's outcomes (next try or the end) in
+ *    one write.
  * It runs when the log says something changed and every `pollMs` (retries
  * coming due, other instances' changes). Writes never wait for it: it only
  * reads the log they write.
@@ -50,6 +55,8 @@ export class Dispatcher {
   readonly #owner = `i_${randomBytes(6).toString('hex')}`
   readonly #allowHosts: ReadonlySet<string>
   readonly #filters: HookFilters
+  readonly #keys = new SigningKeys()
+  readonly #connections: Connections
   #subscription: ChangeSubscription | undefined
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
@@ -60,6 +67,7 @@ export class Dispatcher {
   constructor (options: DispatcherOptions) {
     this.#o = options
     this.#allowHosts = new Set(options.config.allowHosts.map((h) => h.toLowerCase()))
+    this.#connections = new Connections(options.config.concurrency)
     this.#filters = new HookFilters(options.models, (hook, reason) => {
       options.log.warn({ webhook: hook.id, filter: hook.filter, reason }, 'webhooks: a filter no longer reads against its collection: no changes are delivered to this webhook')
     })
@@ -83,6 +91,7 @@ export class Dispatcher {
     clearInterval(this.#timer)
     this.#subscription?.unsubscribe()
     await this.#running
+    this.#connections.close()
   }
 
   async #rounds (): Promise<void> {
@@ -135,28 +144,51 @@ export class Dispatcher {
     }
   }
 
-  /** Attempts every due delivery this instance can claim. */
+  /** Attempts every due delivery this instance can claim, a batch at a time. */
   async #deliverDue (): Promise<void> {
     const { store, config } = this.#o
-    const limit = config.concurrency * 4
+    const limit = config.concurrency * CLAIM_PER_SLOT
     while (!this.#stopped) {
       const claimed = await store.claim(this.#owner, new Date(), config.leaseMs, limit)
       if (claimed.length === 0) return
       const hooks = new Map((await store.list()).map((w) => [w.id, w]))
-      let next = 0
-      const worker = async (): Promise<void> => {
-        while (next < claimed.length) {
-          const delivery = claimed[next++] as Delivery
-          const hook = hooks.get(delivery.webhookId)
-          if (hook !== undefined) await this.#attemptQueued(hook, delivery)
+      const byHook = new Map<string, Delivery[]>()
+      for (const d of claimed) byHook.set(d.webhookId, [...byHook.get(d.webhookId) ?? [], d])
+      const settled: Array<AttemptOf & { hook: Webhook }> = []
+      // Per webhook, `concurrency` attempts at once; a batch holds one delivery per record key, so order is kept.
+      await Promise.all([...byHook].map(async ([webhookId, deliveries]) => {
+        const hook = hooks.get(webhookId)
+        if (hook === undefined) return
+        let next = 0
+        const worker = async (): Promise<void> => {
+          while (next < deliveries.length) {
+            const delivery = deliveries[next++] as Delivery
+            settled.push({ webhookId, id: delivery.id, outcome: await this.#attemptQueued(hook, delivery), hook })
+          }
         }
-      }
-      await Promise.all(Array.from({ length: Math.min(config.concurrency, claimed.length) }, worker))
+        await Promise.all(Array.from({ length: Math.min(config.concurrency, deliveries.length) }, worker))
+      }))
+      await this.#record(settled)
       if (claimed.length < limit) return
     }
   }
 
-  async #attemptQueued (hook: Webhook, delivery: Delivery): Promise<void> {
+  /** Records a batch's outcomes in one write; counts and logs them. */
+  async #record (settled: ReadonlyArray<AttemptOf & { hook: Webhook }>): Promise<void> {
+    try {
+      await this.#o.store.settle(this.#owner, settled.map(({ webhookId, id, outcome }) => ({ webhookId, id, outcome })))
+    } catch (err) {
+      // Not recorded: the leases expire and the deliveries are attempted again (at least once).
+      this.#o.log.error({ err, deliveries: settled.length }, 'webhooks: could not record attempts')
+    }
+    for (const { outcome, hook } of settled) {
+      this.#o.metrics?.countWebhookAttempt(outcome.delivered ? 'delivered' : outcome.nextAt === null ? 'failed' : 'retry', outcome.durationMs / 1000)
+      if (outcome.disable !== undefined) this.#o.log.warn({ webhook: hook.id, reason: outcome.disable }, 'webhooks: webhook disabled')
+    }
+  }
+
+  /** Attempts a claimed delivery: what to record of it. */
+  async #attemptQueued (hook: Webhook, delivery: Delivery): Promise<AttemptOutcome> {
     let result: AttemptResult
     try {
       result = await this.attempt(hook, delivery)
@@ -176,14 +208,7 @@ export class Dispatcher {
     }
     const outcome: AttemptOutcome = { at, status: result.status, error: result.error, durationMs: result.durationMs, delivered, nextAt }
     if (disable !== undefined) outcome.disable = disable
-    try {
-      await this.#o.store.settle(delivery.webhookId, delivery.id, this.#owner, outcome)
-    } catch (err) {
-      // Not recorded: the lease expires and the delivery is attempted again (at least once).
-      this.#o.log.error({ err, webhook: delivery.webhookId, delivery: delivery.id }, 'webhooks: could not record an attempt')
-    }
-    this.#o.metrics?.countWebhookAttempt(delivered ? 'delivered' : nextAt === null ? 'failed' : 'retry', result.durationMs / 1000)
-    if (disable !== undefined) this.#o.log.warn({ webhook: hook.id, reason: disable }, 'webhooks: webhook disabled')
+    return outcome
   }
 
   /**
@@ -204,8 +229,8 @@ export class Dispatcher {
     const now = Date.now()
     const secrets = [hook.secret]
     if (hook.previousSecret !== null && hook.previousSecretUntil !== null && hook.previousSecretUntil.getTime() > now) secrets.push(hook.previousSecret)
-    const headers = signedHeaders(secrets, messageId(delivery), Math.floor(now / 1000), delivery.body)
-    return await post(url, target, headers, delivery.body, this.#o.config.timeoutMs)
+    const headers = this.#keys.headers(secrets, messageId(delivery), Math.floor(now / 1000), delivery.body)
+    return await post(url, target, headers, delivery.body, this.#o.config.timeoutMs, this.#connections.agentFor(url, target))
   }
 
   /** Sends a test ping at once and keeps it among the webhook's deliveries. */

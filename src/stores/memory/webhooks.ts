@@ -1,4 +1,4 @@
-import type { AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import type { AttemptOf, AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
 
 interface Held extends Delivery {
   leasedBy: string | null
@@ -93,10 +93,12 @@ export class MemoryWebhookStore implements WebhookStore {
     return claimed
   }
 
-  async settle (webhookId: string, id: string, owner: string, outcome: AttemptOutcome): Promise<void> {
-    const d = this.#deliveries.get(webhookId)?.get(id)
-    if (d === undefined || d.leasedBy !== owner || d.state !== 'pending') return
-    this.#apply(webhookId, d, outcome)
+  async settle (owner: string, attempts: readonly AttemptOf[]): Promise<void> {
+    for (const { webhookId, id, outcome } of attempts) {
+      const d = this.#deliveries.get(webhookId)?.get(id)
+      if (d === undefined || d.leasedBy !== owner || d.state !== 'pending') continue
+      this.#apply(webhookId, d, outcome)
+    }
   }
 
   #apply (webhookId: string, d: Held, outcome: AttemptOutcome): void {

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import type { AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import type { AttemptOf, AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
 import { deliveryFromRow, stateAfter, webhookData, webhookFromData, type DeliveryRow } from '../webhook-rows.js'
 import { rethrow } from './errors.js'
 
@@ -84,7 +84,7 @@ export class PostgresWebhookStore implements WebhookStore {
     await this.#transaction(async (client) => {
       await insert(client, [delivery])
       await client.query('UPDATE rqs_webhook_deliveries SET leased_by = $1 WHERE webhook_id = $2 AND id = $3', [owner, delivery.webhookId, delivery.id])
-      await apply(client, delivery.webhookId, delivery.id, owner, outcome)
+      await settleAll(client, owner, [{ webhookId: delivery.webhookId, id: delivery.id, outcome }])
     })
   }
 
@@ -108,8 +108,11 @@ export class PostgresWebhookStore implements WebhookStore {
     return rows.map(deliveryFromRow).sort((a, b) => a.seq - b.seq)
   }
 
-  async settle (webhookId: string, id: string, owner: string, outcome: AttemptOutcome): Promise<void> {
-    await this.#transaction(async (client) => { await apply(client, webhookId, id, owner, outcome) })
+  async settle (owner: string, attempts: readonly AttemptOf[]): Promise<void> {
+    if (attempts.length === 0) return
+    // One statement, unless an attempt disables its webhook (rare): then that too, in the same transaction.
+    if (attempts.every((a) => a.outcome.disable === undefined)) await settleAll(this.#pool, owner, attempts)
+    else await this.#transaction(async (client) => { await settleAll(client, owner, attempts) })
   }
 
   async deliveries (webhookId: string, limit: number): Promise<Delivery[]> {
@@ -138,15 +141,27 @@ async function insert (client: PoolClient, deliveries: readonly NewDelivery[]): 
   ])
 }
 
-/** Records an attempt on a delivery `owner` holds; disables its webhook when the outcome says so. */
-async function apply (client: PoolClient, webhookId: string, id: string, owner: string, outcome: AttemptOutcome): Promise<void> {
-  const settled = await client.query(`UPDATE rqs_webhook_deliveries SET state = $1, attempts = attempts + 1, next_at = $2, last_attempt_at = $3,
-    last_status = $4, last_error = $5, last_duration_ms = $6, leased_by = NULL, lease_until = 0
-    WHERE webhook_id = $7 AND id = $8 AND leased_by = $9 AND state = 'pending'`, [
-    stateAfter(outcome), outcome.delivered ? null : outcome.nextAt?.getTime() ?? null, outcome.at.getTime(),
-    outcome.status, outcome.error, Math.round(outcome.durationMs), webhookId, id, owner
-  ])
-  if ((settled.rowCount ?? 0) === 0 || outcome.disable === undefined) return
-  await client.query(`UPDATE rqs_webhooks SET enabled = false,
-    data = data || jsonb_build_object('enabled', false, 'disabledReason', $1::text, 'updatedAt', $2::text) WHERE id = $3`, [outcome.disable, outcome.at.toISOString(), webhookId])
+/**
+ * Records attempts on deliveries `owner` holds, in one multi-row UPDATE;
+ * disables the webhooks whose attempt (recorded, its lease still held) says so.
+ */
+async function settleAll (client: Pick<PoolClient, 'query'>, owner: string, attempts: readonly AttemptOf[]): Promise<void> {
+  let settled: { rows: Array<{ webhook_id: string, id: string }> }
+  try {
+    settled = await client.query(`UPDATE rqs_webhook_deliveries d SET state = a.state, attempts = d.attempts + 1, next_at = a.next_at, last_attempt_at = a.at,
+      last_status = a.status, last_error = a.error, last_duration_ms = a.duration_ms, leased_by = NULL, lease_until = 0
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::int[], $7::text[], $8::int[]) AS a (webhook_id, id, state, next_at, at, status, error, duration_ms)
+      WHERE d.webhook_id = a.webhook_id AND d.id = a.id AND d.leased_by = $9 AND d.state = 'pending'
+      RETURNING d.webhook_id, d.id`, [
+      attempts.map((a) => a.webhookId), attempts.map((a) => a.id), attempts.map((a) => stateAfter(a.outcome)),
+      attempts.map((a) => a.outcome.delivered ? null : a.outcome.nextAt?.getTime() ?? null), attempts.map((a) => a.outcome.at.getTime()),
+      attempts.map((a) => a.outcome.status), attempts.map((a) => a.outcome.error), attempts.map((a) => Math.round(a.outcome.durationMs)), owner
+    ])
+  } catch (err) { return rethrow(err) }
+  const recorded = new Set(settled.rows.map((r) => `${r.webhook_id} ${r.id}`))
+  for (const { webhookId, id, outcome } of attempts) {
+    if (outcome.disable === undefined || !recorded.has(`${webhookId} ${id}`)) continue
+    await client.query(`UPDATE rqs_webhooks SET enabled = false,
+      data = data || jsonb_build_object('enabled', false, 'disabledReason', $1::text, 'updatedAt', $2::text) WHERE id = $3`, [outcome.disable, outcome.at.toISOString(), webhookId])
+  }
 }

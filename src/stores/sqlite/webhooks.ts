@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import type { AttemptOf, AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
 import { deliveryFromRow, stateAfter, webhookData, webhookFromData, type DeliveryRow } from '../webhook-rows.js'
 import type { GroupCommit } from './group-commit.js'
 import { rethrow } from './errors.js'
@@ -22,9 +22,9 @@ export class SqliteWebhookStore implements WebhookStore {
   readonly #position: Database.Statement<[], number>
   readonly #setPosition: Database.Statement
   readonly #queue: Database.Statement
-  readonly #due: Database.Statement<[number, number, number], DeliveryRow>
+  readonly #claim: Database.Statement<[string, number, number, number, number], DeliveryRow>
   readonly #lease: Database.Statement
-  readonly #settle: Database.Statement
+  readonly #settle: Database.Statement<[string, string], { webhook_id: string, id: string }>
   readonly #disable: Database.Statement<[string, string]>
   readonly #recent: Database.Statement<[string, number], DeliveryRow>
   readonly #retry: Database.Statement
@@ -44,16 +44,22 @@ export class SqliteWebhookStore implements WebhookStore {
     this.#queue = db.prepare(`INSERT INTO rqs_webhook_deliveries (${DELIVERY_COLUMNS})
       VALUES (@webhookId, @id, @seq, @event, @recordKey, @body, @createdAt, @retryUntil, @state, @attempts, @nextAt, @lastAttemptAt, @lastStatus, @lastError, @lastDurationMs)
       ON CONFLICT DO NOTHING`)
-    // The first pending delivery of each key, if due and not leased, of enabled webhooks.
-    this.#due = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM rqs_webhook_deliveries d
-      WHERE d.state = 'pending' AND d.next_at <= ? AND d.lease_until <= ?
-        AND d.webhook_id IN (SELECT id FROM rqs_webhooks WHERE enabled = 1)
-        AND NOT EXISTS (SELECT 1 FROM rqs_webhook_deliveries e WHERE e.state = 'pending' AND e.webhook_id = d.webhook_id AND e.record_key = d.record_key AND e.seq < d.seq)
-      ORDER BY d.next_at, d.seq LIMIT ?`)
+    // Leases, in one statement, the first pending delivery of each key, if due and not leased, of enabled webhooks.
+    this.#claim = db.prepare(`UPDATE rqs_webhook_deliveries SET leased_by = ?, lease_until = ?
+      WHERE (webhook_id, id) IN (SELECT d.webhook_id, d.id FROM rqs_webhook_deliveries d
+        WHERE d.state = 'pending' AND d.next_at <= ? AND d.lease_until <= ?
+          AND d.webhook_id IN (SELECT id FROM rqs_webhooks WHERE enabled = 1)
+          AND NOT EXISTS (SELECT 1 FROM rqs_webhook_deliveries e WHERE e.state = 'pending' AND e.webhook_id = d.webhook_id AND e.record_key = d.record_key AND e.seq < d.seq)
+        ORDER BY d.next_at, d.seq LIMIT ?)
+      RETURNING ${DELIVERY_COLUMNS}`)
     this.#lease = db.prepare('UPDATE rqs_webhook_deliveries SET leased_by = ?, lease_until = ? WHERE webhook_id = ? AND id = ?')
-    this.#settle = db.prepare(`UPDATE rqs_webhook_deliveries SET state = @state, attempts = attempts + 1, next_at = @nextAt, last_attempt_at = @at,
-      last_status = @status, last_error = @error, last_duration_ms = @durationMs, leased_by = NULL, lease_until = 0
-      WHERE webhook_id = @webhookId AND id = @id AND leased_by = @owner AND state = 'pending'`)
+    // Every attempt of a batch, given as one JSON array, in one statement; returns those whose lease was still held.
+    this.#settle = db.prepare<[string, string], { webhook_id: string, id: string }>(`UPDATE rqs_webhook_deliveries AS d SET state = a.state, attempts = d.attempts + 1,
+      next_at = a.next_at, last_attempt_at = a.at, last_status = a.status, last_error = a.error, last_duration_ms = a.duration_ms, leased_by = NULL, lease_until = 0
+      FROM (SELECT value ->> 0 AS webhook_id, value ->> 1 AS id, value ->> 2 AS state, value ->> 3 AS next_at, value ->> 4 AS at,
+        value ->> 5 AS status, value ->> 6 AS error, value ->> 7 AS duration_ms FROM json_each(?)) AS a
+      WHERE d.webhook_id = a.webhook_id AND d.id = a.id AND d.leased_by = ? AND d.state = 'pending'
+      RETURNING webhook_id, id`)
     this.#disable = db.prepare<[string, string]>('UPDATE rqs_webhooks SET enabled = 0, data = ? WHERE id = ?')
     this.#recent = db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM rqs_webhook_deliveries WHERE webhook_id = ? ORDER BY rowid DESC LIMIT ?`)
     // The lease stays: a delivery being attempted right now is not attempted twice at once.
@@ -103,43 +109,38 @@ export class SqliteWebhookStore implements WebhookStore {
     const run = this.#db.transaction(() => {
       this.#queue.run(queued(delivery))
       this.#lease.run(owner, 0, delivery.webhookId, delivery.id)
-      this.#apply(delivery.webhookId, delivery.id, owner, outcome)
+      this.#apply(owner, [{ webhookId: delivery.webhookId, id: delivery.id, outcome }])
     })
     await this.#group.run(() => run())
   }
 
   async claim (owner: string, now: Date, leaseMs: number, limit: number): Promise<Delivery[]> {
     const t = now.getTime()
-    const run = this.#db.transaction(() => {
-      const rows = this.#due.all(t, t, limit)
-      for (const row of rows) this.#lease.run(owner, t + leaseMs, row.webhook_id, row.id)
-      return rows.map(deliveryFromRow)
-    })
-    return await this.#group.run(() => run())
+    const rows = await this.#group.run(() => this.#claim.all(owner, t + leaseMs, t, t, limit))
+    return rows.map(deliveryFromRow).sort((a, b) => a.seq - b.seq)
   }
 
-  async settle (webhookId: string, id: string, owner: string, outcome: AttemptOutcome): Promise<void> {
-    const run = this.#db.transaction(() => { this.#apply(webhookId, id, owner, outcome) })
+  async settle (owner: string, attempts: readonly AttemptOf[]): Promise<void> {
+    if (attempts.length === 0) return
+    const run = this.#db.transaction(() => { this.#apply(owner, attempts) })
     await this.#group.run(() => run())
   }
 
-  #apply (webhookId: string, id: string, owner: string, outcome: AttemptOutcome): void {
-    const settled = this.#settle.run({
-      state: stateAfter(outcome),
-      nextAt: outcome.delivered ? null : outcome.nextAt?.getTime() ?? null,
-      at: outcome.at.getTime(),
-      status: outcome.status,
-      error: outcome.error,
-      durationMs: Math.round(outcome.durationMs),
-      webhookId,
-      id,
-      owner
-    })
-    if (settled.changes === 0 || outcome.disable === undefined) return
-    const row = this.#get.get(webhookId)
-    if (row === undefined) return
-    const webhook = webhookFromData(row.data)
-    this.#disable.run(webhookData({ ...webhook, enabled: false, disabledReason: outcome.disable, updatedAt: outcome.at }), webhookId)
+  #apply (owner: string, attempts: readonly AttemptOf[]): void {
+    const rows = attempts.map(({ webhookId, id, outcome }) => [
+      webhookId, id, stateAfter(outcome), outcome.delivered ? null : outcome.nextAt?.getTime() ?? null, outcome.at.getTime(),
+      outcome.status, outcome.error, Math.round(outcome.durationMs)
+    ])
+    const settled = this.#settle.all(JSON.stringify(rows), owner)
+    if (attempts.every((a) => a.outcome.disable === undefined)) return
+    const recorded = new Set(settled.map((r) => `${r.webhook_id} ${r.id}`))
+    for (const { webhookId, id, outcome } of attempts) {
+      if (outcome.disable === undefined || !recorded.has(`${webhookId} ${id}`)) continue
+      const row = this.#get.get(webhookId)
+      if (row === undefined) continue
+      const webhook = webhookFromData(row.data)
+      this.#disable.run(webhookData({ ...webhook, enabled: false, disabledReason: outcome.disable, updatedAt: outcome.at }), webhookId)
+    }
   }
 
   async deliveries (webhookId: string, limit: number): Promise<Delivery[]> {

@@ -4,7 +4,7 @@ import { request, startServer } from '../../helpers/server.js'
 import { makeConfig } from '../../../src/options.js'
 import { openStores } from '../../../src/stores/index.js'
 import { builtInDeclarations } from '../../helpers/built-ins.js'
-import { everyChangeOnce, FAST, filteredDelivery, register, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
+import { everyChangeOnce, FAST, filteredDelivery, orderUnderConcurrency, register, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
 import { eventually, Receiver, validSignature } from './receiver.js'
 
 /** A fresh database per test: the dispatchers' position and queue are the database's. */
@@ -24,6 +24,10 @@ describe.skipIf(SKIP_POSTGRES)(`webhooks on PostgreSQL${SKIP_POSTGRES ? ` (${POS
   it('retries 500, 500, 500 with growing delays and delivers at the fourth attempt', async () => {
     await retriedWithBackoff({ store: { kind: 'postgres', url: await database() } })
   })
+
+  it('keeps per-record order with 16 attempts at once to a slow receiver, on kept-alive connections', async () => {
+    await orderUnderConcurrency({ store: { kind: 'postgres', url: await database() } })
+  }, 90_000)
 
   it('delivers only the changes a filter lets through: creates and replaces that match after, deletes when listed', async () => {
     await filteredDelivery({ store: { kind: 'postgres', url: await database() } })

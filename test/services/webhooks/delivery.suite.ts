@@ -174,3 +174,48 @@ export async function filteredDelivery (overrides: ConfigOverrides): Promise<voi
     await receiver.close()
   }
 }
+
+/**
+ * Per-record order under concurrency: 24 records changed six times each, in
+ * rounds of concurrent writes, delivered 16 at a time to a receiver whose
+ * answers take a random while (so attempts overlap and end out of order);
+ * each record's events still arrive in sequence order, over kept-alive
+ * connections (never more open at once than the concurrency).
+ */
+export async function orderUnderConcurrency (overrides: ConfigOverrides): Promise<void> {
+  const receiver = await new Receiver().listen()
+  receiver.answerSlowly(20)
+  const server = await startServer({ ...overrides, webhooks: { ...FAST, concurrency: 16 } })
+  try {
+    await register(server.origin, { url: receiver.url, events: ['students.*'] })
+    const ids: number[] = []
+    for (let i = 0; i < 24; i++) {
+      const res = await request(`${server.origin}/students`, { method: 'POST', json: { firstName: `F${i}`, lastName: 'L', age: 20 } })
+      expect(res.status).toBe(201)
+      ids.push(res.body.body.id)
+    }
+    for (let round = 1; round <= 5; round++) {
+      await Promise.all(ids.map(async (id, i) => {
+        const res = await request(`${server.origin}/students/${id}`, { method: 'PUT', headers: V2, json: { firstName: `F${i}`, lastName: `R${round}`, age: 20 + round } })
+        expect(res.status, res.text).toBe(200)
+      }))
+    }
+    const changes = ids.length * 6
+    await eventually(() => receiver.received.length >= changes, 60_000)
+    const byRecord = new Map<unknown, number[]>()
+    for (const e of receiver.events()) byRecord.set(e.data.id, [...byRecord.get(e.data.id) ?? [], e.seq])
+    expect(byRecord.size).toBe(ids.length)
+    for (const seqs of byRecord.values()) {
+      expect(seqs).toHaveLength(6)
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+    }
+    // Concurrent attempts, up to the bound, on connections that were reused.
+    expect(receiver.peaks.inFlight).toBeGreaterThan(1)
+    expect(receiver.peaks.inFlight).toBeLessThanOrEqual(16)
+    expect(receiver.peaks.openConnections).toBeLessThanOrEqual(16)
+    expect(receiver.peaks.connections).toBeLessThan(changes / 2)
+  } finally {
+    await server.close()
+    await receiver.close()
+  }
+}

@@ -21,18 +21,39 @@ export class Receiver {
   readonly #server: Server
   #script: number[] = []
   #port = 0
+  #delayMs = 0
+  #open = 0
+  #inFlight = 0
+  /** Connections opened so far, the most open at once, and the most requests waiting for their answer at once. */
+  readonly peaks = { connections: 0, openConnections: 0, inFlight: 0 }
 
   constructor () {
     this.#server = createServer((req, res) => {
       const chunks: Buffer[] = []
+      this.peaks.inFlight = Math.max(this.peaks.inFlight, ++this.#inFlight)
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
         const status = this.#script.shift() ?? 200
         this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), status })
-        res.statusCode = status
-        res.end('ok')
+        const answer = (): void => {
+          this.#inFlight--
+          res.statusCode = status
+          res.end('ok')
+        }
+        if (this.#delayMs === 0) answer()
+        else setTimeout(answer, Math.random() * this.#delayMs)
       })
     })
+    this.#server.on('connection', (socket) => {
+      this.peaks.connections++
+      this.peaks.openConnections = Math.max(this.peaks.openConnections, ++this.#open)
+      socket.on('close', () => { this.#open-- })
+    })
+  }
+
+  /** Answers after a random wait of up to `ms`, so that attempts overlap and finish out of order. */
+  answerSlowly (ms: number): void {
+    this.#delayMs = ms
   }
 
   async listen (): Promise<this> {
