@@ -30,6 +30,22 @@ describe('memory store: the change ring', () => {
     await stores.addresses.create(home)
     expect((await stores.changes.since(0, 10)).map((c) => c.at.toISOString())).toEqual(['2030-01-01T00:00:00.000Z', '2030-01-01T00:00:01.500Z'])
   })
+
+  it('with nobody subscribed, keeps every change for replay; a later subscriber is told the position and gets only what follows', async () => {
+    const stores = memoryStores()
+    await stores.students.create(ada)
+    await stores.addresses.create(home)
+    const replayed = await stores.changes.since(0, 10)
+    expect(replayed.map((c) => [c.seq, c.service, c.kind, c.id])).toEqual([[1, 'students', 'created', 0], [2, 'addresses', 'created', 1n]])
+    expect(replayed[0]!.record).toMatchObject(ada)
+    const seen: number[] = []
+    const { position } = await stores.changes.subscribe((change) => { seen.push(change.seq) })
+    expect(position).toBe(2)
+    await stores.students.delete(0)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(seen).toEqual([3])
+    expect((await stores.changes.since(2, 10))[0]).toMatchObject({ seq: 3, service: 'students', kind: 'deleted', id: 0, record: null })
+  })
 })
 
 describe('SQLite store: retention', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { AttemptOf, AttemptOutcome, ChangeLog, ChangeSubscription, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import type { AttemptOf, AttemptOutcome, Change, ChangeLog, ChangeSubscription, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
 import type { CollectionModel } from '../../records/index.js'
 import type { ChangeFormat } from '../events/format.js'
 import type { WebhooksConfig } from './config.js'
@@ -15,6 +15,14 @@ const PAGE = 500
 const CLAIM_PER_SLOT = 16
 /** How often settled deliveries older than the history are deleted. */
 const PRUNE_EVERY_MS = 60_000
+/**
+ * How soon after a change no webhook asks for the position moves past it:
+ * one round for all such changes of that time, rather than a round a write
+ * (a webhook on one collection no longer costs every other collection's
+ * writes), and soon enough that the memory store's ring (10 000 changes)
+ * still holds them.
+ */
+const CATCH_UP_MS = 50
 
 export interface DispatcherMetrics {
   /** One attempt: `delivered`, `retry` (failed, tried again later) or `failed` (for good). */
@@ -63,6 +71,11 @@ export class Dispatcher {
   #again = false
   #stopped = false
   #prunedAt = 0
+  /** The enabled webhooks' event patterns as the last round listed them; null until then, or after this instance changed a webhook (every change wakes). */
+  #patterns: ReadonlyArray<readonly string[]> | null = null
+  /** Per event (`notes.created`), whether some pattern above asks for it. */
+  readonly #wanted = new Map<string, boolean>()
+  #catchUp: NodeJS.Timeout | undefined
 
   constructor (options: DispatcherOptions) {
     this.#o = options
@@ -74,7 +87,7 @@ export class Dispatcher {
   }
 
   async start (): Promise<void> {
-    this.#subscription = await this.#o.changes.subscribe(() => { this.wake() })
+    this.#subscription = await this.#o.changes.subscribe((change) => { this.#changed(change) })
     this.#timer = setInterval(() => { this.wake() }, this.#o.config.pollMs).unref()
     this.wake()
   }
@@ -86,9 +99,40 @@ export class Dispatcher {
     this.#running = this.#rounds().finally(() => { this.#running = undefined })
   }
 
+  /** A webhook was created, changed or deleted through this instance: every change wakes until the next round lists them again. */
+  hooksChanged (): void {
+    this.#patterns = null
+    this.#wanted.clear()
+    this.wake()
+  }
+
+  /** A change some webhook may ask for wakes a round now; any other is passed by a round soon after, shared with the others. */
+  #changed (change: Change): void {
+    if (this.#asked(change)) { this.wake(); return }
+    this.#catchUp ??= setTimeout(() => { this.#catchUp = undefined; this.wake() }, CATCH_UP_MS).unref()
+  }
+
+  #asked (change: Change): boolean {
+    const patterns = this.#patterns
+    if (patterns === null) return true
+    const event = `${change.service}.${change.kind}`
+    let wanted = this.#wanted.get(event)
+    if (wanted === undefined) {
+      wanted = patterns.some((p) => matches(p, event))
+      this.#wanted.set(event, wanted)
+    }
+    return wanted
+  }
+
+  #listed (hooks: readonly Webhook[]): void {
+    this.#patterns = hooks.map((w) => w.events)
+    this.#wanted.clear()
+  }
+
   async stop (): Promise<void> {
     this.#stopped = true
     clearInterval(this.#timer)
+    clearTimeout(this.#catchUp)
     this.#subscription?.unsubscribe()
     await this.#running
     this.#connections.close()
@@ -118,6 +162,7 @@ export class Dispatcher {
       if (from === null) { await store.enqueue(null, latest, []); continue }
       if (latest <= from) return
       const hooks = (await store.list()).filter((w) => w.enabled)
+      this.#listed(hooks)
       this.#filters.keepOnly(new Set(hooks.map((w) => w.id)))
       if (hooks.length === 0) { await store.enqueue(from, latest, []); return }
       if (from < oldest - 1) this.#o.log.warn({ from, oldest }, 'webhooks: changes were pruned from the log before they were delivered')

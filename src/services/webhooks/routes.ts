@@ -177,7 +177,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
       updatedAt: now
     }
     await store.create(hook)
-    dispatcher.wake()
+    dispatcher.hooksChanged()
     return await reply.code(201).header('location', `${WEBHOOKS_PATH}/${hook.id}`).send({ ...view(hook), secret: hook.secret })
   })
 
@@ -212,7 +212,7 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
       next.disabledReason = null
     }
     if (!await store.update(next)) throw new AppError('WEBHOOK_NOT_FOUND', `No webhook has the id "${hook.id}"`)
-    dispatcher.wake()
+    dispatcher.hooksChanged()
     return view(next)
   })
 

@@ -5,13 +5,24 @@ import { DEFAULT_MEMORY_CHANGES_KEPT, type Change, type ChangeKind, type ChangeL
  * is as atomic as the write itself. Listeners are called on a microtask after
  * the write, in sequence order, never from inside it; a listener that finds a
  * gap in the sequence numbers lost changes to the ring and must read again.
+ *
+ * The ring keeps each change's parts in columns (collection, kind, id,
+ * record, time as a number), not a Change object with its Date: a write
+ * allocates nothing for its change, and the ring holds no object per change
+ * for the collector to carry into the old generation. A Change is made when
+ * it is read (a replay) or delivered, and is garbage young.
  */
 export class MemoryChangeLog implements ChangeLog {
-  readonly #ring: Array<Change | undefined>
+  readonly #capacity: number
+  readonly #services: string[]
+  readonly #kinds: ChangeKind[]
+  readonly #ids: RecordId[]
+  readonly #records: Array<StoredRecord | null>
+  readonly #times: Float64Array
   readonly #listeners = new Set<ChangeListener>()
   /** The last sequence number assigned. */
   #latest = 0
-  /** The last sequence number delivered to listeners. */
+  /** The last sequence number delivered to listeners (or passed with none to deliver to). */
   #delivered = 0
   #scheduled = false
   #feedReads = 0
@@ -19,13 +30,29 @@ export class MemoryChangeLog implements ChangeLog {
 
   constructor (capacity = DEFAULT_MEMORY_CHANGES_KEPT, clock: Clock = systemClock) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('the change ring needs room for at least one change')
-    this.#ring = new Array<Change | undefined>(capacity)
+    this.#capacity = capacity
+    this.#services = new Array<string>(capacity).fill('')
+    this.#kinds = new Array<ChangeKind>(capacity).fill('created')
+    this.#ids = new Array<RecordId>(capacity).fill(0)
+    this.#records = new Array<StoredRecord | null>(capacity).fill(null)
+    this.#times = new Float64Array(capacity)
     this.#clock = clock
   }
 
   /** Called by a write, inside it: assigns the next sequence number. */
   changed (collection: string, kind: ChangeKind, id: RecordId, record: StoredRecord | null): void {
-    this.#append({ seq: this.#latest + 1, service: collection, kind, id, record, at: new Date(this.#clock.now()) })
+    const seq = ++this.#latest
+    const slot = seq % this.#capacity
+    this.#services[slot] = collection
+    this.#kinds[slot] = kind
+    this.#ids[slot] = id
+    this.#records[slot] = record
+    this.#times[slot] = this.#clock.now()
+    if (this.#scheduled) return
+    // Nobody listens: nothing to deliver, and a listener subscribing later starts after this change.
+    if (this.#listeners.size === 0) { this.#delivered = seq; return }
+    this.#scheduled = true
+    queueMicrotask(() => { this.#deliver() })
   }
 
   async since (after: number, limit: number): Promise<Change[]> {
@@ -62,14 +89,6 @@ export class MemoryChangeLog implements ChangeLog {
     return { position: this.#delivered, unsubscribe: () => { this.#listeners.delete(listener) } }
   }
 
-  #append (change: Change): void {
-    this.#latest = change.seq
-    this.#ring[change.seq % this.#ring.length] = change
-    if (this.#scheduled || this.#listeners.size === 0) return
-    this.#scheduled = true
-    queueMicrotask(() => { this.#deliver() })
-  }
-
   #deliver (): void {
     this.#scheduled = false
     this.#feedReads++
@@ -83,10 +102,12 @@ export class MemoryChangeLog implements ChangeLog {
   }
 
   #oldest (): number {
-    return Math.max(1, this.#latest - this.#ring.length + 1)
+    return Math.max(1, this.#latest - this.#capacity + 1)
   }
 
+  /** The change numbered `seq`, which the ring still holds. */
   #at (seq: number): Change {
-    return this.#ring[seq % this.#ring.length] as Change
+    const slot = seq % this.#capacity
+    return { seq, service: this.#services[slot]!, kind: this.#kinds[slot]!, id: this.#ids[slot]!, record: this.#records[slot] ?? null, at: new Date(this.#times[slot]!) }
   }
 }

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Change, ChangeListener, ChangeLog } from '../../../src/domain/index.js'
+import { resolveConfig } from '../../../src/options.js'
+import { ChangeFormat } from '../../../src/services/events/format.js'
+import { Dispatcher } from '../../../src/services/webhooks/dispatcher.js'
+import { MemoryWebhookStore } from '../../../src/stores/memory/webhooks.js'
+import { eventually } from './receiver.js'
+
+/** A change log the test writes by hand: its listener is called synchronously, so what a change wakes is seen at once. */
+class HandLog implements ChangeLog {
+  readonly changes: Change[] = []
+  listener: ChangeListener | undefined
+  write (service: string): void {
+    const change: Change = { seq: this.changes.length + 1, service, kind: 'created', id: this.changes.length + 1, record: null, at: new Date() }
+    this.changes.push(change)
+    this.listener?.(change)
+  }
+
+  async since (after: number, limit: number): Promise<Change[]> { return this.changes.filter((c) => c.seq > after).slice(0, limit) }
+  async window (): Promise<{ oldest: number, latest: number }> { return { oldest: 1, latest: this.changes.length } }
+  async subscribe (listener: ChangeListener): Promise<{ position: number, unsubscribe: () => void }> {
+    this.listener = listener
+    return { position: this.changes.length, unsubscribe: () => { this.listener = undefined } }
+  }
+}
+
+/**
+ * Issue 35, item 7: a webhook on one collection costs nothing to the writes
+ * of the others. A change no enabled webhook asks for does not wake the
+ * dispatcher (a round reading the log, listing the webhooks, claiming) once
+ * per write; one round soon after passes all such changes.
+ */
+describe('the dispatcher wakes at once only for the changes its webhooks ask for', () => {
+  let dispatcher: Dispatcher | undefined
+  afterEach(async () => { await dispatcher?.stop() })
+
+  it('a change of another collection waits for the catch-up round; one asked for, or any after this instance changed a webhook, wakes it', async () => {
+    const log = new HandLog()
+    const store = new MemoryWebhookStore()
+    const now = new Date()
+    await store.create({ id: 'wh_0000000000000001', url: 'http://127.0.0.1:9/hook', events: ['addresses.*'], description: '', filter: null, enabled: true, disabledReason: null, secret: 'whsec_x', previousSecret: null, previousSecretUntil: null, afterSeq: 1_000, createdAt: now, updatedAt: now })
+    // No poll to speak of: whatever runs here, the changes woke.
+    const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
+    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    let wakes = 0
+    const wake = dispatcher.wake.bind(dispatcher)
+    dispatcher.wake = () => { wakes++; wake() }
+    await dispatcher.start()
+    await eventually(async () => await store.position() === 0)
+
+    // Before any round has listed the webhooks, every change wakes.
+    wakes = 0
+    log.write('students')
+    expect(wakes).toBe(1)
+    await eventually(async () => await store.position() === 1)
+
+    wakes = 0
+    for (let i = 0; i < 20; i++) log.write('students')
+    expect(wakes).toBe(0)
+    // One round soon after moves the position past them all.
+    await eventually(async () => await store.position() === 21)
+    expect(wakes).toBe(1)
+
+    log.write('addresses')
+    expect(wakes).toBe(2)
+    await eventually(async () => await store.position() === 22)
+
+    dispatcher.hooksChanged()
+    wakes = 0
+    log.write('students')
+    expect(wakes).toBe(1)
+  })
+})
