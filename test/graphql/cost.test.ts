@@ -104,6 +104,11 @@ describe('the cost of a GraphQL document', () => {
         expect(res.body.errors, JSON.stringify(variables)).toBeUndefined()
       }
     }
+    // A search named in the document's filter by a variable of its own; a condition's variable never weighs.
+    const searching = `query ($q: String, $y: SafeInt) { ${Array.from({ length: 10 }, (_, i) => `b${i}: books(first: 5, filter: {year: {gt: $y}, and: [{q: $q}]}) { nodes { ${RECORD} } }`).join(' ')} }`
+    expect((await post(server.origin, searching, { y: 1 })).status).toBe(200)
+    expect((await post(server.origin, searching, { q: 'ß1', y: 1 })).body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COSTLY', cost: costOf(5, true), budget: 100_000 })
+    expect((await post(server.origin, searching, { q: null, y: 2 })).status).toBe(200)
   })
 
   it('is an option: --graphql-max-cost and RQS_GRAPHQL_MAX_COST set the budget (default 100000, 0: not weighed)', () => {

@@ -17,6 +17,9 @@ import { GRAPHQL_CODES } from './limits.js'
  */
 export const SCAN_COST = 10_000
 
+/** A filter's fields that hold further filters. */
+const COMBINATORS = new Set(['and', 'or', 'not'])
+
 export type Variables = Readonly<Record<string, unknown>> | null | undefined
 
 /**
@@ -50,6 +53,22 @@ function sum (weights: readonly Weight[]): Weight {
 function product (a: Weight, b: Weight): Weight {
   if (typeof a === 'number' && typeof b === 'number') return a * b
   return (variables) => weigh(a, variables) * weigh(b, variables)
+}
+
+/** The largest of weights that are each 0 or one amount (a search is one scan however often it is named). */
+function anyOf (weights: readonly Weight[]): Weight {
+  const variable: Array<(variables: Variables) => number> = []
+  let constant = 0
+  for (const w of weights) {
+    if (typeof w === 'number') constant = Math.max(constant, w)
+    else variable.push(w)
+  }
+  if (variable.length === 0 || constant > 0) return constant
+  return (variables) => {
+    let most = 0
+    for (const w of variable) most = Math.max(most, w(variables))
+    return most
+  }
 }
 
 /** Whether a value (an argument) names a variable anywhere in it. */
@@ -109,6 +128,24 @@ export function operationWeight (schema: GraphQLSchema, document: DocumentNode, 
   /** What an argument weighs: read now when it names no variable, else for each request's variables. */
   const argumentWeight = (node: ValueNode | undefined, weight: (value: unknown) => number): Weight =>
     node !== undefined && namesVariable(node) ? (variables) => weight(valueOf(node, variables)) : weight(valueOf(node, undefined))
+  /**
+   * SCAN_COST when a filter argument searches (`q`, at its top or inside
+   * `and`, `or`, `not`), else 0; read from the document, so that only a
+   * variable where a search can be (`q: $q`, `filter: $f`) is read per
+   * request, and a condition's variable (`age: {gte: $age}`) never is.
+   */
+  const searchWeight = (node: ValueNode | undefined): Weight => {
+    if (node === undefined) return 0
+    switch (node.kind) {
+      case Kind.VARIABLE: return (variables) => searches(valueOf(node, variables)) ? SCAN_COST : 0
+      case Kind.LIST: return anyOf(node.values.map(searchWeight))
+      case Kind.OBJECT: return anyOf(node.fields.map((field): Weight => {
+        if (field.name.value === 'q') return field.value.kind === Kind.VARIABLE ? (variables) => valueOf(field.value, variables) != null ? SCAN_COST : 0 : field.value.kind === Kind.NULL ? 0 : SCAN_COST
+        return COMBINATORS.has(field.name.value) ? searchWeight(field.value) : 0
+      }))
+      default: return 0
+    }
+  }
   const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType()
   const active = new Set<string>()
 
@@ -137,7 +174,7 @@ export function operationWeight (schema: GraphQLSchema, document: DocumentNode, 
       const argument = (arg: string): ValueNode | undefined => selection.arguments?.find((a) => a.name.value === arg)?.value
       if (fieldType !== undefined && isConnection(fieldType) && field?.args.some((a) => a.name === 'first') === true) {
         const first = argumentWeight(argument('first'), (value) => typeof value === 'number' ? Math.max(0, value) : DEFAULT_FIRST)
-        const search = argumentWeight(argument('filter'), (value) => searches(value) ? SCAN_COST : 0)
+        const search = searchWeight(argument('filter'))
         cost.push(1, search, connectionCost(selection.selectionSet, fieldType, first))
         continue
       }
@@ -228,5 +265,5 @@ function searches (filter: unknown): boolean {
   if (Array.isArray(filter)) return filter.some(searches)
   if (typeof filter !== 'object' || filter === null) return false
   const input = filter as Record<string, unknown>
-  return input.q != null || ['and', 'or', 'not'].some((key) => searches(input[key]))
+  return input.q != null || [...COMBINATORS].some((key) => searches(input[key]))
 }
