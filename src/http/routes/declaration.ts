@@ -1,4 +1,4 @@
-import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify'
 
 /**
  * Who may use a route: `public` (pages, documents, static files, health),
@@ -65,6 +65,39 @@ export function declareRoute (route: RouteOptions, fields: Partial<RouteDeclarat
     }
   }
   route.config = { ...route.config, rqs: { ...current, ...fields } }
+  if (fields.dataOnly === true) dropPageHooks(route)
+}
+
+/** Marks the onRequest hooks that only pages (documents) need: a route declared `dataOnly` sheds them. */
+const PAGE_ONLY = Symbol('rqs.pageOnly')
+type PageHook = onRequestHookHandler & { [PAGE_ONLY]?: true }
+
+/** `hook`, marked as one that only pages need. */
+export function pageOnlyHook (hook: onRequestHookHandler): onRequestHookHandler {
+  return Object.assign(hook, { [PAGE_ONLY]: true as const })
+}
+
+/**
+ * Puts a page-only hook first of the route's own onRequest hooks (before a
+ * scope check added earlier, as a server-wide hook would run), once: a HEAD
+ * route copied from its GET route arrives with the GET route's hooks. A
+ * scope that later declares the route `dataOnly` takes it off again, so that
+ * decision is made once, as the route is added, not per request.
+ */
+export function addPageHook (route: RouteOptions, hook: onRequestHookHandler): void {
+  const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
+  if (own.includes(hook)) return
+  route.onRequest = [hook, ...own]
+}
+
+function dropPageHooks (route: RouteOptions): void {
+  const own = route.onRequest
+  if (own === undefined) return
+  if (!Array.isArray(own)) {
+    if ((own as PageHook)[PAGE_ONLY] === true) route.onRequest = []
+    return
+  }
+  if (own.some((h: PageHook) => h[PAGE_ONLY] === true)) route.onRequest = own.filter((h: PageHook) => h[PAGE_ONLY] !== true)
 }
 
 /** Declares `fields` of every route registered in `scope` (and the scopes under it) from now on. */

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import helmet, { type HelmetOptions } from 'helmet'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { addPageHook, pageOnlyHook } from '../routes/declaration.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
 /**
@@ -94,17 +95,29 @@ const ONLY_CSP: HelmetOptions = {
  * that declare they answer data only (`dataOnly`: the REST representations,
  * the GraphQL endpoint): the policy governs documents, and on a small JSON
  * answer its 300 bytes and their header check cost more than the answer's
- * own headers. On `GET /students/{id}` the whole cost is this hook: about
- * 0.3 µs of a 15–45 µs request (docs/decisions.md).
+ * own headers.
+ *
+ * Which routes get the policy is decided per route, as each is added: the
+ * policy is a hook of the route's own (a page-only hook, dropped when a scope
+ * later declares the route data only), and the server-wide hook sets the
+ * two constant headers, and the policy only where no route matched (the
+ * not-found pages). No request asks its route's options (a fresh object each
+ * time) what it is.
  */
 async function protectiveHeadersPlugin (app: FastifyInstance): Promise<void> {
   const csp = contentSecurityPolicy()
   app.addHook('onRequest', function addProtectiveHeaders (request, reply, done) {
     // Two (three) header() calls: reply.headers(object) costs a fifth more (Object.keys per call).
     reply.header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY')
-    if (request.routeOptions.config.rqs?.dataOnly !== true) reply.header('content-security-policy', csp)
+    if (request.is404) reply.header('content-security-policy', csp)
     done()
   })
+  const addPagePolicy = pageOnlyHook(function addPagePolicy (_request, reply, done) {
+    reply.header('content-security-policy', csp)
+    done()
+  })
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.rqs?.dataOnly !== true) addPageHook(route, addPagePolicy)
+  })
 }
-
 export const protectiveHeaders = fp(protectiveHeadersPlugin, { name: 'rqs-protective-headers', fastify: '5.x' })

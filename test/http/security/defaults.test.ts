@@ -22,8 +22,20 @@ describe('with no security option (npm start)', () => {
     // the Content-Encoding and Content-Type check of routes that take content (issue 19), the change feed's
     // route closing the connection of every answer that is not a stream, and the record routes' own check of a
     // write's members (POST, PUT, PATCH: an undeclared member is refused, not dropped).
-    expect([...hookNames(server)].sort()).toEqual(['addProtectiveHeaders', 'anonymous', 'checkBodyMembers', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'rqsReadBudget', 'rqsRequestEnd'])
+    expect([...hookNames(server)].sort()).toEqual(['addPagePolicy', 'addProtectiveHeaders', 'anonymous', 'checkBodyMembers', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'rqsReadBudget', 'rqsRequestEnd'])
     for (const hook of ['checkAccess', 'limitRate', 'addSecurityHeaders', 'varyByOrigin', 'observeRequest', 'audit']) expect(hookNames(server)).not.toContain(hook)
+  })
+
+  it('decides per route, as it is added, which routes carry the page policy: pages do, routes that answer data only do not (issue 35)', () => {
+    const printed = server.app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n')
+    const hooksOf = (route: RegExp): string => {
+      const at = printed.findIndex((line) => route.test(line))
+      expect(at, String(route)).toBeGreaterThanOrEqual(0)
+      return printed[at + 1] ?? ''
+    }
+    expect(hooksOf(/\/:id \(GET\) \{"apiVersion":"1"\}/)).not.toContain('addPagePolicy')
+    expect(hooksOf(/graphql \(GET\)/)).not.toContain('addPagePolicy')
+    expect(hooksOf(/graphiql \(GET\)/)).toContain('addPagePolicy')
   })
 
   it('answers as the spec says: no token needed, no rate limit headers, no /metrics, no CORS', async () => {
