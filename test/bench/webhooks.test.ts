@@ -26,6 +26,24 @@ describe('the webhook receiver', () => {
     expect(receiver.arrivalOf(3)).toBeGreaterThanOrEqual(receiver.arrivalOf(1))
   })
 
+  it('holds its answers until released: a held delivery has not arrived', async () => {
+    receiver = await startReceiver()
+    receiver.hold()
+    let answered = false
+    const res = fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'items.created', seq: 1, data: { id: 1 } }) })
+      .then((r) => { answered = true; return r })
+    for (let tries = 0; receiver.waiting() < 1; tries++) {
+      expect(tries).toBeLessThan(1_000)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(receiver.count()).toBe(0)
+    expect(answered).toBe(false)
+    receiver.release()
+    expect((await res).status).toBe(204)
+    expect(receiver.count()).toBe(1)
+    expect(receiver.waiting()).toBe(0)
+  })
+
   it('fails a wait that the deliveries do not fill in time', async () => {
     receiver = await startReceiver()
     await expect(receiver.waitFor(1, 50)).rejects.toThrow(/got 0 deliveries within 50 ms, expected 1/)
