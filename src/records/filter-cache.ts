@@ -19,6 +19,8 @@ export class FilterCache {
   readonly #model: CollectionModel
   readonly #size: number
   readonly #reads = new Map<string, Read>()
+  /** The text read last: the last in #reads. */
+  #latest: string | undefined
 
   constructor (model: CollectionModel, size = FILTER_CACHE_SIZE) {
     this.#model = model
@@ -29,14 +31,18 @@ export class FilterCache {
   read (text: string): Read {
     const kept = this.#reads.get(text)
     if (kept !== undefined) {
-      // Most recently used last: a Map iterates in insertion order.
-      this.#reads.delete(text)
-      this.#reads.set(text, kept)
+      // Most recently used last (a Map iterates in insertion order); the same text again is last already.
+      if (text !== this.#latest) {
+        this.#reads.delete(text)
+        this.#reads.set(text, kept)
+        this.#latest = text
+      }
       return kept
     }
     const read = readFilterParam(this.#model, text)
     if ('expr' in read) frozen(read.expr)
     this.#reads.set(text, Object.freeze(read))
+    this.#latest = text
     if (this.#reads.size > this.#size) this.#reads.delete(this.#reads.keys().next().value as string)
     return read
   }

@@ -43,4 +43,16 @@ describe('FilterCache', () => {
     expect(again).not.toBe(b)
     expect(again).toEqual(b)
   })
+
+  it('keeps a text read twice in a row as the most recently used', () => {
+    const cache = new FilterCache(STUDENT_QUERY, 2)
+    const a = cache.read('age = 1')
+    const b = cache.read('age = 2')
+    expect(cache.read('age = 2')).toBe(b)
+    expect(cache.read('age = 1')).toBe(a)
+    expect(cache.read('age = 1')).toBe(a)
+    cache.read('age = 3') // b goes: a was used after it
+    expect(cache.read('age = 1')).toBe(a)
+    expect(cache.read('age = 2')).not.toBe(b)
+  })
 })
