@@ -10,6 +10,9 @@ export interface Change {
   kind: ChangeKind
   id: string
   record?: Rec
+  /** The change's sequence number (the event's id) and when the store recorded it: what a record's history lists. */
+  seq?: number
+  at?: string
 }
 
 export interface FeedHandlers {
@@ -65,9 +68,10 @@ export function openFeed (opts: FeedOptions, on: FeedHandlers): () => void {
       // The exact parser is slow: only where an integer may pass 2^53 (sixteen digits or more).
       try { data = LONG_INTEGER.test(message.data) ? parseExact(message.data) : JSON.parse(message.data) } catch { return }
       if (typeof data !== 'object' || data === null) return
-      const { id, record } = data as { id?: unknown, record?: unknown }
+      const { id, record, at } = data as { id?: unknown, record?: unknown, at?: unknown }
       if (typeof id !== 'number' && typeof id !== 'string') return
-      on.change({ service: match[1] as ResourceKey, kind: match[2] as ChangeKind, id: String(id), record: toRecord(record) })
+      const seq = Number(message.id)
+      on.change({ service: match[1] as ResourceKey, kind: match[2] as ChangeKind, id: String(id), record: toRecord(record), seq: Number.isSafeInteger(seq) ? seq : undefined, at: typeof at === 'string' ? at : undefined })
     },
     onRetry (ms) { retryMs = Math.min(Math.max(ms, 500), MAX_RETRY_MS) }
   })

@@ -11,7 +11,12 @@ export const recordWords = wordsOf({
     referredByField: '{collection} ({field}): {n}',
     noReferences: 'No record refers to this one.',
     showAllReferring: 'All {n}',
-    editing: 'Editing'
+    editing: 'Editing',
+    history: 'Recent changes',
+    noHistory: 'No changes of this record are kept.',
+    historyCreated: 'Created',
+    historyUpdated: 'Updated',
+    historyDeleted: 'Deleted'
   },
   de: {
     openRecord: '{what} öffnen',
@@ -22,6 +27,11 @@ export const recordWords = wordsOf({
     referredByField: '{collection} ({field}): {n}',
     noReferences: 'Kein Eintrag verweist auf diesen.',
     showAllReferring: 'Alle {n}',
-    editing: 'Bearbeiten'
+    editing: 'Bearbeiten',
+    history: 'Letzte Änderungen',
+    noHistory: 'Von diesem Eintrag sind keine Änderungen gespeichert.',
+    historyCreated: 'Angelegt',
+    historyUpdated: 'Geändert',
+    historyDeleted: 'Gelöscht'
   }
 })

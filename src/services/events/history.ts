@@ -34,11 +34,18 @@ const Entry = Type.Object({
   event: Type.String({ description: 'The `event:` of the feed: `<collection>.created|replaced|deleted`', examples: ['students.replaced'] }),
   data: Type.Object({
     id: Type.Union([Type.Integer(), Type.String()]),
-    record: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'The record as the change left it (the v2 representation, as the caller may see it); null after a delete' }),
+    record: Type.Union([Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }), Type.Null()], { description: 'The record as the change left it (the v2 representation, as the caller may see it); null after a delete' }),
     at: Type.String({ format: 'date-time' })
   }, { description: 'The `data:` of the feed\'s event, as `/events` sends it' })
 })
-const History = Type.Object({ items: Type.Array(Entry, { description: 'Newest first' }) })
+const History = Type.Object({ items: Type.Array(Entry, { description: 'Newest first' }) }, {
+  examples: [{
+    items: [
+      { seq: 42, event: 'students.replaced', data: { id: 0, record: { id: 0, firstName: 'Ada', lastName: 'Lovelace', age: 37 }, at: '2026-11-26T05:56:33.898Z' } },
+      { seq: 41, event: 'students.created', data: { id: 0, record: { id: 0, firstName: 'Ada', lastName: 'Lovelace', age: 36 }, at: '2026-11-26T05:56:30.120Z' } }
+    ]
+  }]
+})
 export type HistoryAnswer = Static<typeof History>
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/

@@ -103,6 +103,37 @@ describe.skipIf(!hasChromium)(title, () => {
     await session.context.close()
   })
 
+  it('lists the record\'s recent changes from the feed, and puts new ones on top as they happen', async () => {
+    await post('/books', { title: 'Solaris', year: 1960, author: 1 })
+    const id = (await request(`${server.origin}/books?title=Solaris`)).body.items[0].id as number
+    expect((await request(`${server.origin}/books/${id}`, { method: 'PATCH', json: { year: 1961 } })).status).toBe(200)
+    const session = await openSession(browser)
+    const { page } = session
+    await page.goto(`${server.origin}/app/books/${id}`)
+    await page.getByRole('heading', { level: 1, name: 'Books: Solaris' }).waitFor()
+    const history = page.locator('section.record-history')
+    await history.getByRole('heading', { name: 'Recent changes' }).waitFor()
+    const entries = async (): Promise<string[]> => (await history.locator('li .change').allInnerTexts())
+    // Newest first; the update names the field it changed (compared with the version before it).
+    await poll(entries).toEqual(['Updated: Year', 'Created'])
+    expect(await history.locator('li time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/)
+
+    // An edit on this page, then one made elsewhere: each goes on top as the feed brings it.
+    await page.getByRole('button', { name: 'Edit' }).click()
+    await page.getByLabel('Title', { exact: true }).fill('Solaris (1961)')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await poll(entries).toEqual(['Updated: Title', 'Updated: Year', 'Created'])
+    expect((await request(`${server.origin}/books/${id}`, { method: 'PATCH', json: { title: 'Solaris', year: 1962 } })).status).toBe(200)
+    await poll(entries).toEqual(['Updated: Title, Year', 'Updated: Title', 'Updated: Year', 'Created'])
+    // Read again, the page lists the same.
+    await page.reload()
+    await page.getByRole('heading', { level: 1, name: 'Books: Solaris' }).waitFor()
+    await poll(entries).toEqual(['Updated: Title, Year', 'Updated: Title', 'Updated: Year', 'Created'])
+    expect(await seriousViolations(page), 'axe-core on a record\'s page with its changes').toEqual([])
+    expectClean(session)
+    await session.context.close()
+  })
+
   it('offers a reference\'s records by name as its field is typed, and names the one an id picks', async () => {
     const session = await openSession(browser)
     const { page } = session

@@ -213,7 +213,7 @@ export function App ({ config }: { config: AppPageConfig }) {
       {view === WEBHOOKS_VIEW && config.webhooks !== undefined
         ? <WebhooksView url={config.webhooks} api={api} t={t} epoch={epoch} />
         : spec !== undefined && endpoint !== undefined && place.record !== undefined
-          ? <RecordPage key={`${spec.key}/${place.record}`} spec={spec} endpoint={endpoint} api={api} t={t} id={place.record} views={views} changes={changes} epoch={epoch} />
+          ? <RecordPage key={`${spec.key}/${place.record}`} spec={spec} endpoint={endpoint} api={api} t={t} id={place.record} views={views} changes={changes} epoch={epoch} history={config.events === undefined ? undefined : `${config.events}/history`} />
           : spec !== undefined && endpoint !== undefined
             ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} live={live} />
             : <p class="notice warn">{t('unavailable')}</p>}

@@ -13,6 +13,7 @@ import { fieldMessage, invalidRuleOf } from '../../../src/http/errors/messages/f
 import { BackRelations, type View } from './BackRelations.js'
 import { DeleteDialog, type PendingDelete } from './DeleteDialog.js'
 import { FieldInput } from './FieldInput.js'
+import { RecordHistory } from './RecordHistory.js'
 import { ReferenceLink } from './ReferenceLink.js'
 import type { ChangeBus } from './ResourceView.js'
 import { focusById, NO_ERRORS, type Status } from './view-context.js'
@@ -29,6 +30,8 @@ interface Props {
   changes: ChangeBus
   /** Changes when a token was given: the record is read again. */
   epoch: number
+  /** The change feed's history of one record (`/events/history`), when the server has a feed. */
+  history?: string
 }
 
 type Loaded = { record: Rec, etag?: string } | { missing: true } | { problem: Problem }
@@ -46,7 +49,7 @@ interface Editing {
  * references as links to their records, edit and delete (each against the
  * version read, by its ETag), and the records that refer to this one.
  */
-export function RecordPage ({ spec, endpoint, api, t, id, views, changes, epoch }: Props) {
+export function RecordPage ({ spec, endpoint, api, t, id, views, changes, epoch, history }: Props) {
   // Edit and Delete go when the record rules never allow them this token (../operations.ts).
   const attemptable = useAttemptable(api, spec.key, epoch)
   const w = recordWords(t.lang)
@@ -212,6 +215,7 @@ export function RecordPage ({ spec, endpoint, api, t, id, views, changes, epoch 
         </form>
       )}
       {record !== undefined && <BackRelations api={api} t={t} spec={spec} id={record.id} views={views} />}
+      {history !== undefined && loaded !== undefined && !('problem' in loaded) && <RecordHistory api={api} t={t} spec={spec} id={id} url={history} changes={changes} epoch={epoch} />}
       {pendingDelete !== null && (
         <DeleteDialog spec={spec} t={t} pending={pendingDelete} onConfirm={() => { void confirmDelete() }}
           onCancel={() => { setPendingDelete(null); focusById('record-delete') }} />
