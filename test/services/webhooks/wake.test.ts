@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Change, ChangeListener, ChangeLog } from '../../../src/domain/index.js'
+import type { Change, ChangeListener, ChangeLog, RecordId } from '../../../src/domain/index.js'
 import { resolveConfig } from '../../../src/options.js'
 import { ChangeFormat } from '../../../src/services/events/format.js'
 import { Dispatcher } from '../../../src/services/webhooks/dispatcher.js'
@@ -17,6 +17,10 @@ class HandLog implements ChangeLog {
   }
 
   async since (after: number, limit: number): Promise<Change[]> { return this.changes.filter((c) => c.seq > after).slice(0, limit) }
+  async ofRecord (service: string, id: RecordId, limit: number): Promise<Change[]> {
+    return this.changes.filter((c) => c.service === service && String(c.id) === String(id)).reverse().slice(0, limit)
+  }
+
   async window (): Promise<{ oldest: number, latest: number }> { return { oldest: 1, latest: this.changes.length } }
   async subscribe (listener: ChangeListener): Promise<{ position: number, unsubscribe: () => void }> {
     this.listener = listener
