@@ -58,5 +58,11 @@ export interface ChangeLog {
    * other sharing the store, in sequence order. Listeners must not throw.
    */
   subscribe: (listener: ChangeListener) => Promise<ChangeSubscription>
+  /**
+   * How many reads of the log the store made to deliver changes to
+   * subscribers: none while nobody subscribes (the log is read for the feed
+   * only while it has someone to feed).
+   */
+  readonly feedReads?: number
 }
 

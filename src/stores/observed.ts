@@ -178,4 +178,8 @@ class ObservedChangeLog implements ChangeLog {
   async subscribe (listener: ChangeListener): Promise<ChangeSubscription> {
     return await watch('subscribe', this.failed, async () => await this.inner.subscribe(listener))
   }
+
+  get feedReads (): number | undefined {
+    return this.inner.feedReads
+  }
 }

@@ -78,4 +78,47 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL store: retention and the listening co
       await stores.close()
     }
   })
+
+  it('keeps one listening connection for the schema follower and the feed; both hear again after it is killed; the feed\'s channel goes with its last subscriber', async () => {
+    const stores = await openPostgresStores({ url: database.url, poolSize: 2, startupWaitMs: 0 })
+    const other = await openPostgresStores({ url: database.url, poolSize: 2, startupWaitMs: 0 })
+    const admin = new pg.Client({ connectionString: database.url })
+    await admin.connect()
+    const listeners = async (): Promise<number> => (await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_APPLICATION_NAME])).rows[0]!.n
+    const moves: string[] = []
+    const unwatch = stores.schema!.shared!.watch((why) => { moves.push(why) })
+    try {
+      const here = await collect(stores)
+      await expect.poll(listeners, { timeout: 10_000, interval: 50 }).toBe(1)
+      const announce = async (version: number): Promise<void> => {
+        const seen = moves.length
+        await admin.query('INSERT INTO rqs_schema (name, version, source) VALUES ($1, 1, NULL)', [`probe_${version}`])
+        await until(() => moves.length > seen, 'the schema announcement')
+      }
+      await announce(1)
+      await other.students.create(ada)
+      await until(() => here.changes.length === 1, 'the first change')
+      expect((await admin.query('SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_APPLICATION_NAME])).rows).toEqual([{ ended: true }])
+      await other.students.create(alan)
+      await until(() => here.changes.length === 2, 'the change made while reconnecting', 10_000)
+      await announce(2)
+      await expect.poll(listeners, { timeout: 10_000, interval: 50 }).toBe(1)
+      // The feed's last subscriber leaves: the connection stays for the schema follower, and the feed reads no more.
+      here.stop()
+      const reads = stores.changes.feedReads
+      await other.students.create(ada)
+      await stores.changes.window()
+      expect(stores.changes.feedReads).toBe(reads)
+      expect(await listeners()).toBe(1)
+      await announce(3)
+      unwatch()
+      await expect.poll(listeners, { timeout: 10_000, interval: 50 }).toBe(0)
+    } finally {
+      unwatch()
+      await admin.query("DELETE FROM rqs_schema WHERE name LIKE 'probe_%'")
+      await admin.end()
+      await other.close()
+      await stores.close()
+    }
+  })
 })

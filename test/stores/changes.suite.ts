@@ -136,6 +136,38 @@ function suiteOn (kind: StoreKind): void {
       b.stop()
     })
 
+    it('reads the log for the feed only while someone subscribes: a subscriber after 1 000 unheard writes starts at the latest, gets what follows live, and the log replays all', async () => {
+      const reads = (): number => stores.changes.feedReads ?? Number.NaN
+      // A subscriber that came and went: the feed it started stops with it.
+      const first = await collect(stores)
+      first.stop()
+      const before = reads()
+      expect(before).toBeGreaterThanOrEqual(0)
+      for (let i = 0; i < 1000; i += 50) await Promise.all(Array.from({ length: 50 }, async (_, j) => await stores.addresses.create({ ...home, postalCode: String(i + j) })))
+      // Reading the window numbers what committed (PostgreSQL), which would wake a pump still running.
+      expect((await stores.changes.window()).latest).toBe(base + 1000)
+      await stores.changes.window()
+      expect(reads()).toBe(before)
+      const later = await collect(stores)
+      expect(later.position).toBe(base + 1000)
+      await stores.students.create(ada)
+      await stores.addresses.create(home)
+      await until(() => later.changes.length === 2, 'the two changes after the subscription')
+      expect(later.changes.map(shape)).toEqual([
+        { seq: base + 1001, service: 'students', kind: 'created', id: expect.anything(), record: expect.objectContaining(ada) },
+        { seq: base + 1002, service: 'addresses', kind: 'created', id: expect.anything(), record: expect.objectContaining(home) }
+      ])
+      expect(reads()).toBeGreaterThan(before)
+      const replayed = [...await stores.changes.since(base, 500), ...await stores.changes.since(base + 500, 600)]
+      expect(replayed.map((c) => c.seq)).toEqual(Array.from({ length: 1002 }, (_, i) => base + i + 1))
+      expect(replayed.slice(0, 1000).map((c) => c.record?.postalCode).sort()).toEqual(Array.from({ length: 1000 }, (_, i) => String(i)).sort())
+      later.stop()
+      const after = reads()
+      await stores.addresses.create(home)
+      await stores.changes.window()
+      expect(reads()).toBe(after)
+    })
+
     it.skipIf(!kind.durable)('delivers changes written through another instance on the same data', async () => {
       const other = await kind.reopen() as Stores
       try {
