@@ -279,7 +279,13 @@ function listPages ({ policy, store, path, options, projection }: RouteContext):
       // The targets an expansion adds follow their own collection's rules, whether this one has any or not.
       const reader = caller ?? requestCaller(request)
       if (request.stream === 'ndjson') return await sendStream(reply, { store: expandedStore(records.store, expanded, reader), path }, list, request.stream, { ...writers, line: jsonLine })
-      if (request.stream === undefined) return await expandedPage(reply, records, list, expanded, reader)
+      if (request.stream === undefined) {
+        // Kept as the plain page is, while neither this store nor any store the expansion reads is written.
+        const kept = through === undefined && caller === undefined && isRevisioned(store) ? expanded.expansion.keptRevision(expanded, store.revision) : undefined
+        if (kept === undefined) return await expandedPage(reply, records, list, expanded, reader)
+        const serialize = reply.compileSerializationSchema(expanded.page as Record<string, unknown>)
+        return await options.pages.send(reply, { store: withRevision(store, kept), path }, list, request.url, async (page) => await expandedBody(page, expanded, reader), (body) => serialize(body as Record<string, unknown>))
+      }
     }
     // A projection is never a kept page (those hold whole records): it reads and writes its own.
     if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
@@ -303,11 +309,26 @@ function expansionAsked (expansion: Expansion | undefined, query: unknown): Expa
 }
 
 /** A page with each record's `expand` (one store query per relation for the page), written by the serializer of this expansion's shape. */
-async function expandedPage (reply: FastifyReply, records: { store: QueryableStore<StoredRecord, string>, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion, page: shape }: Expanded, caller: Caller | undefined): Promise<unknown> {
+async function expandedPage (reply: FastifyReply, records: { store: QueryableStore<StoredRecord, string>, path: string }, list: ReturnType<typeof parseListQuery>, expanded: Expanded, caller: Caller | undefined): Promise<unknown> {
   const page = await readPage(records, list)
   pageHeaders(reply, page)
+  return sendShaped(reply, expanded.page, await expandedBody(page, expanded, caller))
+}
+
+async function expandedBody (page: Page<StoredRecord>, { nodes, expansion }: Expanded, caller: Caller | undefined): Promise<unknown> {
   const items = await expansion.apply(nodes, page.items, caller)
-  return sendShaped(reply, shape, page.next === undefined ? { items } : { items, next: page.next })
+  return page.next === undefined ? { items } : { items, next: page.next }
+}
+
+/** The store read under another revision (an expanded page's, which other stores' writes move on too). */
+function withRevision (store: QueryableStore<StoredRecord, string>, revision: StoreRevision): QueryableStore<StoredRecord, string> & { revision: StoreRevision } {
+  return {
+    query: async (query) => await store.query(query),
+    count: async (filter) => await store.count(filter),
+    batches: (query) => store.batches(query),
+    importAll: async () => { throw new TypeError('a list read under another revision is read only') },
+    revision
+  }
 }
 
 /** A body written by the serializer of its own schema (compiled once per route and schema object). */
