@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { LRUCache } from 'lru-cache'
-import type { CollectionAccess, RecordFilter, RecordStores, ReferenceFilter } from '../../domain/index.js'
+import type { CollectionAccess, RecordFilter, RecordStores, ReferenceFilter, StoreRevision } from '../../domain/index.js'
 import { TEXT_VALIDATION } from '../../http/rest/index.js'
 import { BACK_RELATION_CAP, CAPPED_MEMBER, CONTROL_PARAMS, EXPRESSION_PARAM, expandRecords, MAX_EXPAND_DEPTH, MAX_EXPAND_LENGTH, parseExpand, parseListQuery, QueryRefused, querystringSchema, type ExpandNode, type Relations } from '../../records/index.js'
 import type { CollectionSchema } from './declare.js'
@@ -28,6 +28,7 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
   const shapes = expandedShapes(declared)
   // An `expand` text is parsed and its answer's schemas built once: the schema objects stay the same, so each route compiles their serializer once.
   const asked = new LRUCache<string, AskedExpansion>({ max: ASKED_KEPT })
+  const combined = new CombinedRevisions()
   return {
     relations: [...own.keys()],
     refers: [...own.values()].some((r) => r.kind !== 'many'),
@@ -36,9 +37,18 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
       const hit = asked.get(text)
       if (hit !== undefined) return hit
       const nodes = parseExpand(relations, name, text)
-      const fresh = { nodes, ...shapes(name, nodes) }
+      const fresh = { nodes, targets: targetsOf(nodes), ...shapes(name, nodes) }
       asked.set(text, fresh)
       return fresh
+    },
+    keptRevision: (expansion, own) => {
+      const revisions: StoreRevision[] = []
+      for (const target of expansion.targets) {
+        const store = storeOf(target)
+        if (store.revision === undefined || store.declaration.access !== undefined) return undefined
+        revisions.push(store.revision)
+      }
+      return combined.of(expansion, own, revisions)
     },
     apply: async (nodes, records, caller) => await expandRecords(nodes, records, caller === undefined ? storeOf : (collection) => readableStore(storeOf(collection), caller)),
     through: (query, caller) => {
@@ -57,6 +67,40 @@ export function expansionOf (relations: Relations, name: string, stores: RecordS
     const rest = { ...(brackets?.rest ?? query) }
     delete rest[EXPRESSION_PARAM]
     return { rest, filters: [...brackets?.filters ?? [], ...expression.filters], carried: [...brackets?.carried ?? [], [EXPRESSION_PARAM, text]], ...(expression.own === undefined ? {} : { own: expression.own }) }
+  }
+}
+
+/** The collections an expansion reads, each once. */
+function targetsOf (nodes: readonly ExpandNode[]): string[] {
+  const found = new Set<string>()
+  const visit = (level: readonly ExpandNode[]): void => {
+    for (const { relation, children } of level) {
+      found.add(relation.target)
+      visit(children)
+    }
+  }
+  visit(nodes)
+  return [...found]
+}
+
+/**
+ * A revision over several stores' revisions: `current` is their sum, which
+ * grows with every write to any of them (each only grows). One object per
+ * expansion, own revision and target revisions, so pages kept by it are
+ * dropped with it when a target store is replaced.
+ */
+class CombinedRevisions {
+  readonly #kept = new WeakMap<AskedExpansion, WeakMap<StoreRevision, { targets: readonly StoreRevision[], revision: StoreRevision }>>()
+
+  of (expansion: AskedExpansion, own: StoreRevision, targets: readonly StoreRevision[]): StoreRevision {
+    let byOwn = this.#kept.get(expansion)
+    if (byOwn === undefined) this.#kept.set(expansion, byOwn = new WeakMap())
+    const hit = byOwn.get(own)
+    if (hit !== undefined && hit.targets.length === targets.length && hit.targets.every((t, i) => t === targets[i])) return hit.revision
+    const all = [own, ...targets]
+    const revision: StoreRevision = { get current () { let sum = 0; for (const r of all) sum += r.current; return sum } }
+    byOwn.set(own, { targets, revision })
+    return revision
   }
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import type { Caller, RecordFilter, RecordId, ReferenceFilter, StoredRecord } from '../../domain/index.js'
+import type { Caller, RecordFilter, RecordId, ReferenceFilter, StoreRevision, StoredRecord } from '../../domain/index.js'
 import type { AppError, ErrorCode } from '../../http/errors/index.js'
 import type { CollectionModel } from '../../http/rest/index.js'
 import type { ExpandedRecord, ExpandNode } from '../../records/index.js'
@@ -76,6 +76,14 @@ export interface Expansion {
   referred: boolean
   /** The relations an `expand` parameter names and the schemas of its answers (kept per text), or QueryRefused. */
   parse: (text: string) => AskedExpansion
+  /**
+   * One revision for the pages of a store (at `own`) expanded as `asked`
+   * says: it moves on whenever that store or any store the expansion reads is
+   * written, so a page kept by it is exact while it stands. Undefined when a
+   * store it reads keeps no revision (a database) or has record rules (each
+   * caller's answer is its own).
+   */
+  keptRevision: (asked: AskedExpansion, own: StoreRevision) => StoreRevision | undefined
   /** The records with their `expand` member: one store query per relation; with a caller, only the targets it may view, as it may see them. */
   apply: (nodes: readonly ExpandNode[], records: readonly StoredRecord[], caller?: Caller) => Promise<ExpandedRecord[]>
   /**
@@ -91,6 +99,8 @@ export interface Expansion {
 /** One `expand` text, parsed: its relations, and the schemas a record and a page expanded by them are serialised with. */
 export interface AskedExpansion {
   nodes: ExpandNode[]
+  /** The collections the expansion reads, at every level. */
+  targets: readonly string[]
   record: TSchema
   page: TSchema
 }

@@ -281,7 +281,13 @@ function listPages ({ policy, store, path, options, projection, filters }: Route
       // The targets an expansion adds follow their own collection's rules, whether this one has any or not.
       const reader = caller ?? requestCaller(request)
       if (request.stream === 'ndjson') return await sendStream(reply, { store: expandedStore(records.store, expanded, reader), path }, list, request.stream, { ...writers, line: jsonLine })
-      if (request.stream === undefined) return await expandedPage(reply, records, list, expanded, reader)
+      if (request.stream === undefined) {
+        // Kept as the plain page is, while neither this store nor any store the expansion reads is written.
+        const kept = through === undefined && caller === undefined && isRevisioned(store) ? expanded.expansion.keptRevision(expanded.asked, store.revision) : undefined
+        if (kept === undefined) return await expandedPage(reply, records, list, expanded, reader)
+        const serialize = reply.compileSerializationSchema(expanded.asked.page as Record<string, unknown>)
+        return await options.pages.send(reply, { store: withRevision(store, kept), path }, list, request.url, async (page) => await expandedBody(page, expanded, reader), (body) => serialize(body as Record<string, unknown>))
+      }
     }
     // A projection is never a kept page (those hold whole records): it reads and writes its own.
     if (fields !== undefined) return await sendProjected(request, reply, projection, records, list, fields, writers)
@@ -295,21 +301,36 @@ function listPages ({ policy, store, path, options, projection, filters }: Route
 }
 
 /** An `expand` asked for on a collection with relations: its relations, the expansion, and the query without it. */
-interface Expanded extends AskedExpansion { expansion: Expansion, text: string, query: Record<string, unknown> }
+interface Expanded { asked: AskedExpansion, expansion: Expansion, text: string, query: Record<string, unknown> }
 
 function expansionAsked (expansion: Expansion | undefined, query: unknown): Expanded | undefined {
   const given = query as Record<string, unknown>
   if (expansion === undefined || typeof given.expand !== 'string') return undefined
   const { expand: text, ...rest } = given
-  return { ...expansion.parse(text), expansion, text, query: rest }
+  return { asked: expansion.parse(text), expansion, text, query: rest }
 }
 
 /** A page with each record's `expand` (one store query per relation for the page), written by the serializer of this expansion's shape. */
-async function expandedPage (reply: FastifyReply, records: { store: QueryableStore<StoredRecord, string>, path: string }, list: ReturnType<typeof parseListQuery>, { nodes, expansion, page: shape }: Expanded, caller: Caller | undefined): Promise<unknown> {
+async function expandedPage (reply: FastifyReply, records: { store: QueryableStore<StoredRecord, string>, path: string }, list: ReturnType<typeof parseListQuery>, expanded: Expanded, caller: Caller | undefined): Promise<unknown> {
   const page = await readPage(records, list)
   pageHeaders(reply, page)
+  return sendShaped(reply, expanded.asked.page, await expandedBody(page, expanded, caller))
+}
+
+async function expandedBody (page: Page<StoredRecord>, { asked: { nodes }, expansion }: Expanded, caller: Caller | undefined): Promise<unknown> {
   const items = await expansion.apply(nodes, page.items, caller)
-  return sendShaped(reply, shape, page.next === undefined ? { items } : { items, next: page.next })
+  return page.next === undefined ? { items } : { items, next: page.next }
+}
+
+/** The store read under another revision (an expanded page's, which other stores' writes move on too). */
+function withRevision (store: QueryableStore<StoredRecord, string>, revision: StoreRevision): QueryableStore<StoredRecord, string> & { revision: StoreRevision } {
+  return {
+    query: async (query) => await store.query(query),
+    count: async (filter) => await store.count(filter),
+    batches: (query) => store.batches(query),
+    importAll: async () => { throw new TypeError('a list read under another revision is read only') },
+    revision
+  }
 }
 
 /** A body written by the serializer of its own schema (compiled once per route and schema object). */
@@ -320,7 +341,7 @@ function sendShaped (reply: FastifyReply, schema: unknown, body: unknown): Fasti
 }
 
 /** The store as an NDJSON stream reads it, each batch expanded (one store query per relation per batch). */
-function expandedStore (store: QueryableStore<StoredRecord, string>, { nodes, expansion }: Expanded, caller: Caller | undefined): QueryableStore<ExpandedRecord, string> {
+function expandedStore (store: QueryableStore<StoredRecord, string>, { asked: { nodes }, expansion }: Expanded, caller: Caller | undefined): QueryableStore<ExpandedRecord, string> {
   return {
     query: async (query) => await expansion.apply(nodes, await store.query(query), caller),
     count: store.count.bind(store),
@@ -386,7 +407,7 @@ function getRecord ({ policy, store, etagOf, projection }: RouteContext): RouteH
     if (caller !== undefined && !viewAllowed(access, caller, found)) throw notFound.error(id)
     const current = caller === undefined ? found : visibleRecord(access, found, caller)
     // The ETag names the record alone: an expanded answer has none (the records it adds change on their own).
-    if (expanded !== undefined) return sendShaped(reply, expanded.record, (await expanded.expansion.apply(expanded.nodes, [current], caller ?? requestCaller(request)))[0])
+    if (expanded !== undefined) return sendShaped(reply, expanded.asked.record, (await expanded.expansion.apply(expanded.asked.nodes, [current], caller ?? requestCaller(request)))[0])
     const outcome = conditionalRead(request, reply, etagOf(current))
     if (outcome === 'not-modified') return reply
     if (outcome === 'failed') throw preconditionFailed(request.headers, `${noun} ${id}`)

@@ -105,6 +105,31 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
     expect(second.body.items[0]).toEqual({ id: 3, title: 'The Dispossessed', author: 2, expand: { author: { id: 2, name: 'Ursula K. Le Guin', expand: {} } } })
   })
 
+  it('answers an expanded page anew after a write to any collection it reads, at every level (the memory store keeps expanded pages)', async () => {
+    const names = async (): Promise<string[][]> => (await get('/books?limit=2&expand=author.publisher')).body.items.map((b: Json) => [b.title, b.expand.author.name, b.expand.author.expand.publisher?.name])
+    expect(await names()).toEqual([['Dune', 'Frank Herbert', 'Chilton'], ['Dune Messiah', 'Frank Herbert', 'Chilton']])
+    // Asked again unwritten: a store that keeps revisions (memory) answers the kept page, reading nothing; the others read each relation again.
+    const counted = countCalls(stores, ['authors', 'publishers'])
+    expect(await names()).toEqual([['Dune', 'Frank Herbert', 'Chilton'], ['Dune Messiah', 'Frank Herbert', 'Chilton']])
+    counted.restore()
+    const kept = (stores.collections.get('books') as Json).revision !== undefined
+    expect(counted.calls.sort()).toEqual(kept ? [] : ['authors.getMany', 'publishers.getMany'])
+    const put = async (path: string, json: unknown): Promise<void> => { expect((await request(`${base}${path}`, { method: 'PUT', json })).status).toBe(200) }
+    try {
+      await put('/authors/1', { name: 'F. Herbert', publisher: 1 })
+      expect(await names()).toEqual([['Dune', 'F. Herbert', 'Chilton'], ['Dune Messiah', 'F. Herbert', 'Chilton']])
+      await put('/publishers/1', { name: 'Chilton Books' })
+      expect(await names()).toEqual([['Dune', 'F. Herbert', 'Chilton Books'], ['Dune Messiah', 'F. Herbert', 'Chilton Books']])
+      await put('/books/2', { title: 'Messiah', author: 1 })
+      expect(await names()).toEqual([['Dune', 'F. Herbert', 'Chilton Books'], ['Messiah', 'F. Herbert', 'Chilton Books']])
+    } finally {
+      await put('/books/2', { title: 'Dune Messiah', author: 1 })
+      await put('/publishers/1', { name: 'Chilton' })
+      await put('/authors/1', { name: 'Frank Herbert', publisher: 1 })
+    }
+    expect(await names()).toEqual([['Dune', 'Frank Herbert', 'Chilton'], ['Dune Messiah', 'Frank Herbert', 'Chilton']])
+  })
+
   it('expands each line of an NDJSON list', async () => {
     const response = await fetch(`${base}/books?expand=author&title[contains]=dune`, { headers: { accept: 'application/x-ndjson' } })
     expect(response.status).toBe(200)

@@ -31,20 +31,21 @@ export class KeptPages {
    * A JSON page of a revisioned store (see ./kept-list.ts), read and
    * serialised once per store revision and answer key. While the revision
    * stands the kept body and its Link and X-Total-Count are the answer.
-   * `body` makes the page's representation; the route's own serializer
-   * writes it, as it would have.
+   * `body` makes the page's representation; `write` (by default the
+   * route's own serializer) writes it, as it would have.
    */
   async send<R, F extends string> (
     reply: FastifyReply,
     collection: ListSource<R, F> & { store: Revisioned },
     list: ListRequest<F>,
     target: string,
-    body: (page: Page<R>) => unknown
+    body: (page: Page<R>) => unknown,
+    write: (body: unknown) => unknown = (b) => reply.serialize(b)
   ): Promise<FastifyReply> {
     const revision = collection.store.revision
     let pages = this.#kept.get(revision)
     if (pages === undefined) this.#kept.set(revision, pages = newPageCache())
-    return await sendPage(reply, collection, list, answerKey(reply, target), body, pages)
+    return await sendPage(reply, collection, list, answerKey(reply, target), body, write, pages)
   }
 }
 
@@ -59,6 +60,7 @@ async function sendPage<R, F extends string> (
   list: ListRequest<F>,
   key: string,
   body: (page: Page<R>) => unknown,
+  write: (body: unknown) => unknown,
   pages: LRUCache<string, KeptPage>
 ): Promise<FastifyReply> {
   const revision = collection.store.revision
@@ -72,7 +74,7 @@ async function sendPage<R, F extends string> (
 
   async function readAndKeep (): Promise<KeptPage> {
     const read = await readPage(collection, list)
-    const text = reply.serialize(body(read)) // the route's schema serializer: a string
+    const text = write(await body(read)) // a schema's serializer: a string
     const fresh: KeptPage = { revision: at, next: read.next, total: read.total, body: typeof text === 'string' ? text : Buffer.from(text as Buffer).toString('utf8') }
     // A write while the page was read may or may not be in it: such a page is sent, never kept.
     if (revision.current === at && fresh.body.length <= PAGES_KEPT_CHARS / 4) pages.set(key, fresh)
