@@ -150,11 +150,28 @@ interface VersionFacts {
   deprecated: boolean
 }
 
-/** @fastify/swagger's `transformObject`: the document as published, with the codes of the server's catalogue. */
-export function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue, security: SecurityFeatures = {}): OpenApiDocument {
+/** Hands the event loop to others between slices of a long walk over the document's paths. */
+export type Pace = () => Promise<void> | undefined
+
+/** Paths a walk of finishDocument treats before it lets others in. */
+const PATHS_PER_SLICE = 16
+
+/** A pace that lets the event loop go every PATHS_PER_SLICE paths (setImmediate: waiting requests are served first). */
+export function pacedBySlices (): Pace {
+  let walked = 0
+  return () => ++walked % PATHS_PER_SLICE === 0 ? new Promise((resolve) => { setImmediate(resolve) }) : undefined
+}
+
+/**
+ * @fastify/swagger's `transformObject`: the document as published, with the
+ * codes of the server's catalogue. With many declared collections it walks
+ * thousands of operations: `pace` lets others in between its slices.
+ */
+export async function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue, security: SecurityFeatures = {}, pace: Pace = pacedBySlices()): Promise<OpenApiDocument> {
   const facts = new Map<string, VersionFacts>()
   const accepts = new Map<Operation, RepresentationRoute[]>()
   for (const [path, item] of Object.entries(doc.paths)) {
+    await pace()
     // Routes serving GET and HEAD together (static files): HEAD is said once, for the whole document.
     if (item.get !== undefined) delete item.head
     for (const [method, op] of operations(item)) {
@@ -168,8 +185,9 @@ export function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue,
       }
     }
   }
-  mergeTwins(doc, facts, accepts, catalogue)
+  await mergeTwins(doc, facts, accepts, catalogue, pace)
   for (const item of Object.values(doc.paths)) {
+    await pace()
     for (const [, op] of operations(item)) {
       const versions = accepts.get(op)
       if (versions !== undefined) addAcceptParameter(op, versions)
@@ -179,8 +197,8 @@ export function finishDocument (doc: OpenApiDocument, catalogue: ErrorCatalogue,
     }
   }
   doc.paths = Object.fromEntries(Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b)))
-  doc.components.schemas = { ...doc.components.schemas, ...hoistNamedSchemas(doc) }
-  addMediaExamples(doc)
+  doc.components.schemas = { ...doc.components.schemas, ...await hoistNamedSchemas(doc, pace) }
+  await addMediaExamples(doc, pace)
   narrowErrorCodes(doc, catalogue)
   doc.components.headers = { ...RESPONSE_HEADERS }
   checkOperationIds(doc)
@@ -365,7 +383,7 @@ function preconditionParameters (kind: 'read' | 'write'): ParameterObject[] {
  * whose answers carry each version's media types side by side. A version
  * without the method answers 405 in its own shape.
  */
-function mergeTwins (doc: OpenApiDocument, facts: Map<string, VersionFacts>, accepts: Map<Operation, RepresentationRoute[]>, catalogue: ErrorCatalogue): void {
+async function mergeTwins (doc: OpenApiDocument, facts: Map<string, VersionFacts>, accepts: Map<Operation, RepresentationRoute[]>, catalogue: ErrorCatalogue, pace: Pace): Promise<void> {
   const twins = Object.keys(doc.paths).filter((p) => p.startsWith(TWIN_PREFIX)).sort()
   const merged = new Map<string, Map<string, Array<[number, Operation]>>>()
   for (const twin of twins) {
@@ -382,6 +400,7 @@ function mergeTwins (doc: OpenApiDocument, facts: Map<string, VersionFacts>, acc
   for (const twin of twins) Reflect.deleteProperty(doc.paths, twin)
 
   for (const [path, byMethod] of merged) {
+    await pace()
     const versions = [...new Set([...byMethod.values()].flatMap((ops) => ops.map(([v]) => v)))].sort()
     const item: PathItem = doc.paths[path] ?? {}
     for (const [method, ops] of byMethod) {
@@ -497,7 +516,7 @@ const SCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
  * (a string is no type to name, and an object that differs from the record
  * keeps its own shape), so no title a declaration chooses stops the start.
  */
-function hoistNamedSchemas (doc: OpenApiDocument): Record<string, unknown> {
+async function hoistNamedSchemas (doc: OpenApiDocument, pace: Pace): Promise<Record<string, unknown>> {
   const named = new Map<string, { schema: Record<string, unknown>, text: string }>()
   const hoist = (schema: unknown): unknown => {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema
@@ -519,6 +538,7 @@ function hoistNamedSchemas (doc: OpenApiDocument): Record<string, unknown> {
     return { $ref: `#/components/schemas/${title}` }
   }
   for (const item of Object.values(doc.paths)) {
+    await pace()
     for (const [, op] of operations(item)) {
       for (const p of op.parameters ?? []) p.schema = hoist(p.schema)
       for (const media of Object.values(op.requestBody?.content ?? {})) media.schema = hoist(media.schema)
@@ -535,7 +555,7 @@ function hoistNamedSchemas (doc: OpenApiDocument): Record<string, unknown> {
  * media type's `example`: what Swagger UI puts into "Try it out" instead of a
  * body made up from the schema (random text for patterns, the maximum for numbers).
  */
-function addMediaExamples (doc: OpenApiDocument): void {
+async function addMediaExamples (doc: OpenApiDocument, pace: Pace): Promise<void> {
   const resolve = (schema: unknown): Record<string, unknown> | undefined => {
     if (typeof schema !== 'object' || schema === null) return undefined
     const ref = (schema as { $ref?: unknown }).$ref
@@ -564,6 +584,7 @@ function addMediaExamples (doc: OpenApiDocument): void {
     }
   }
   for (const item of Object.values(doc.paths)) {
+    await pace()
     for (const [, op] of operations(item)) {
       add(op.requestBody?.content)
       for (const response of Object.values(op.responses)) add(response.content)

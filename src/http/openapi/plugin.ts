@@ -5,9 +5,10 @@ import { PACKAGE_VERSION } from '../../version.js'
 import { declareRoutes } from '../routes/index.js'
 import { catalogueOf } from '../errors/index.js'
 import { SERVER_TAG } from './describe.js'
-import { finishDocument, transformRoute, type OpenApiDocument, type SecurityFeatures } from './document.js'
+import { finishDocument, pacedBySlices, transformRoute, type OpenApiDocument, type SecurityFeatures } from './document.js'
 import { collectRoutes } from './generate.js'
 import { lazySwaggerUi } from './ui.js'
+import { pacedJson } from './paced-json.js'
 
 export interface OpenApiOptions {
   /** The newest representation's media type, named in the document's text. */
@@ -114,14 +115,22 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
   // (collections changed while the server runs).
   const followers: DocumentFollower[] = []
   app.decorate('followOpenApi', (follower: DocumentFollower) => { followers.push(follower) })
-  let text: { key: string, body: string } | undefined
+  // Kept as the promise: requests that come while it is made wait for the same text.
+  let text: { key: string, body: Promise<string> } | undefined
   const documentText = async (): Promise<string> => {
     const key = followers.map((f) => f.version()).join(',')
-    if (text?.key === key) return text.body
+    if (text?.key !== key) {
+      const made = { key, body: madeText() }
+      text = made
+      // A failure is not kept: the next request tries again.
+      made.body.catch(() => { if (text === made) text = undefined })
+    }
+    return await text.body
+  }
+  const madeText = async (): Promise<string> => {
     let document = await baseDocument()
     for (const follower of followers) document = await follower.patch(structuredClone(document))
-    text = { key, body: JSON.stringify(document) }
-    return text.body
+    return await pacedJson(document, pacedBySlices())
   }
   app.get(OPENAPI_PATH, {
     config: { rqs: { service: 'openapi', access: 'public' } },

@@ -1,7 +1,7 @@
 import { Ajv, type Options } from 'ajv'
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
-import { compiledOnFirstUse, onFirstUse } from '../../lib/first-use.js'
+import { compiledOnFirstUse } from '../../lib/first-use.js'
 import { installDepthLimitedJson } from './json-depth.js'
 import { vendorJsonPattern } from './versioning.js'
 
@@ -19,20 +19,17 @@ export const BODY_VALIDATION: Options = { ...COMMON, coerceTypes: false }
 export const TEXT_VALIDATION: Options = { ...COMMON, coerceTypes: 'array' }
 
 export function installValidators (app: FastifyInstance): void {
-  // Made with the first validator compiled: a start compiles none (below).
-  const ajvWith = (options: Options) => (): Ajv => {
-    const ajv = new Ajv(options)
+  const bodyAjv = new Ajv(BODY_VALIDATION)
+  const textAjv = new Ajv(TEXT_VALIDATION)
+  for (const ajv of [bodyAjv, textAjv]) {
     // OpenAPI's 64-bit integer (address ids): any integer; the routes check the range exactly.
     ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
-    return ajv
   }
-  const bodyAjv = onFirstUse(ajvWith(BODY_VALIDATION))
-  const textAjv = onFirstUse(ajvWith(TEXT_VALIDATION))
   // Compiled on a route's first request, not at start: most routes of a start are never asked (and each
   // collection adds dozens), and compiling them all was the largest part of the start.
   app.setValidatorCompiler(({ schema, httpPart }) => compiledOnFirstUse<FastifySchemaValidationError[]>(() => {
-    if (httpPart !== 'body') return textAjv().compile(schema)
-    return withExactIntegers(bodyAjv().compile(schema))
+    if (httpPart !== 'body') return textAjv.compile(schema)
+    return withExactIntegers(bodyAjv.compile(schema))
   }))
 }
 

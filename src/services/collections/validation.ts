@@ -54,14 +54,12 @@ function ajvWith (options: Options): Ajv {
   return ajv
 }
 
-// Made with the first validator compiled, not when the module loads: adding the keywords compiles ajv's
-// meta-schema, a good part of a start that may never validate a declared collection's body.
-const bodyAjv = onFirstUse(() => ajvWith(BODY_VALIDATION))
-const textAjv = onFirstUse(() => ajvWith(TEXT_VALIDATION))
+const bodyAjv = ajvWith(BODY_VALIDATION)
+const textAjv = ajvWith(TEXT_VALIDATION)
 
 /** A route's validator compiler: bodies strictly, path and query coerced from text. */
 export const collectionValidator: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv() : textAjv()).compile(schema as object)
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object)
 
 /**
  * collectionValidator compiling each distinct schema once, for one
@@ -105,7 +103,7 @@ function lazily (compile: () => Validator): Validator {
 /** Checks a parsed value against a schema, with the API's words for what is wrong (the lines of `rqs import`). */
 export function bodyChecker (schema: object): (value: unknown) => { ok: true } | { reason: string } {
   // Compiled when first used (a seed file, an import, a default): a start checks nothing.
-  const compiled = onFirstUse((): ValidateFunction => bodyAjv().compile(schema))
+  const compiled = onFirstUse((): ValidateFunction => bodyAjv.compile(schema))
   return (value) => {
     const validate = compiled()
     if (validate(value)) return { ok: true }

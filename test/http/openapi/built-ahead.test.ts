@@ -7,8 +7,9 @@ import { declarationFiles } from '../../services/collections/fixture.js'
 /**
  * Declared collections at the field limit make /openapi.json megabytes and
  * seconds of generation (issue 36, item 6: 1 000 fields held the event loop
- * 87–121 s on the first request). It is built while the server starts and
- * kept as text, so serving it holds nobody: /healthz answers meanwhile.
+ * 87–121 s on the first request). It is made on the first request, in
+ * slices that let the event loop go between them, and kept as text: others
+ * are served while it is made.
  */
 const files = declarationFiles()
 const COLLECTIONS = 5
@@ -22,15 +23,15 @@ describe('/openapi.json with wide declared collections', () => {
   }, 180_000)
   afterAll(async () => { await server?.close() })
 
-  it('is served while /healthz keeps answering, and is the same document each time', async () => {
-    const document = request(`${server.origin}/openapi.json`, { headers: { 'accept-encoding': 'gzip' } })
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    const started = performance.now()
+  it('is made while /healthz keeps answering, and is the same document each time', async () => {
+    const received = new Promise((resolve) => { server.app.server.once('request', resolve) })
+    let finished = false
+    const document = request(`${server.origin}/openapi.json`, { headers: { 'accept-encoding': 'gzip' } }).then((answer) => { finished = true; return answer })
+    // Once the server has the document's request (so is making it), /healthz is answered before it is done.
+    await received
     const health = await request(`${server.origin}/healthz`)
-    // Generous: generating the document on this request held the loop for seconds.
-    const healthMs = performance.now() - started
     expect(health.status).toBe(200)
-    expect(healthMs).toBeLessThan(1000)
+    expect(finished).toBe(false)
     const first = await document
     expect(first.status).toBe(200)
     expect(first.headers.get('content-type')).toMatch(/^application\/json/)
