@@ -16,6 +16,8 @@ export async function lazySwaggerUi (app: FastifyInstance, prefix: string, docum
   const server = onFirstUse(async () => await uiServer(prefix, documentOf))
   const forward = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const answer = await (await server()).inject({ method: request.method as 'GET', url: request.url, headers: request.headers })
+    // What the UI's server does not have is not found here, in rqs's own shape (not that server's).
+    if (answer.statusCode === 404) { reply.callNotFound(); return reply }
     void reply.code(answer.statusCode)
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) void reply.header(name, value)

@@ -87,6 +87,10 @@ export class Dispatcher {
   }
 
   async start (): Promise<void> {
+    // First run on this database: webhooks get the changes from now on. Settled before the server takes a
+    // request, so a change written after the start is never passed over by a first round that ran late.
+    const { store, changes } = this.#o
+    if (await store.position() === null) await store.enqueue(null, (await changes.window()).latest, [])
     this.#subscription = await this.#o.changes.subscribe((change) => { this.#changed(change) })
     this.#timer = setInterval(() => { this.wake() }, this.#o.config.pollMs).unref()
     this.wake()

@@ -75,3 +75,19 @@ describe('the dispatcher wakes at once only for the changes its webhooks ask for
     expect(wakes).toBe(1)
   })
 })
+
+describe('a first start on a database takes its position before it returns', () => {
+  it('so a change written at once after the start is delivered, however late the first round runs', async () => {
+    const log = new HandLog()
+    for (let i = 0; i < 5; i++) log.write('students')
+    const store = new MemoryWebhookStore()
+    const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
+    const dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    // No round runs at all: the position is the start's own doing.
+    dispatcher.wake = () => {}
+    try {
+      await dispatcher.start()
+      expect(await store.position()).toBe(5)
+    } finally { await dispatcher.stop() }
+  })
+})
