@@ -213,10 +213,22 @@ export function App ({ config }: { config: AppPageConfig }) {
       {view === WEBHOOKS_VIEW && config.webhooks !== undefined
         ? <WebhooksView url={config.webhooks} api={api} t={t} epoch={epoch} />
         : spec !== undefined && endpoint !== undefined && place.record !== undefined
-          ? <RecordPage key={`${spec.key}/${place.record}`} spec={spec} endpoint={endpoint} api={api} t={t} id={place.record} views={views} changes={changes} epoch={epoch} history={config.events === undefined ? undefined : `${config.events}/history`} />
+          ? <RecordPage key={`${spec.key}/${place.record}`} spec={spec} endpoint={endpoint} api={api} t={t} id={place.record} views={views} changes={changes} epoch={epoch} history={config.events === undefined || !onFeed(config, spec.key) ? undefined : `${config.events}/history`} />
           : spec !== undefined && endpoint !== undefined
             ? <ResourceView key={spec.key} spec={spec} endpoint={endpoint} api={api} t={t} changes={changes} epoch={epoch} focusHeading={navigated.current} ready={feedReady} live={live} />
             : <p class="notice warn">{t('unavailable')}</p>}
     </ListingContext.Provider>
   )
+}
+
+/**
+ * Whether the change feed carries a collection: the ones the server served at
+ * its start (its own collections and those declared then). A collection
+ * created while it runs has no changes on the feed, so its records' pages
+ * show no history rather than ask for one the feed refuses.
+ */
+function onFeed (config: AppPageConfig, name: string): boolean {
+  if (name === 'students') return config.students !== undefined
+  if (name === 'addresses') return config.addresses !== undefined
+  return (config.collections ?? []).some((c) => c.name === name)
 }
