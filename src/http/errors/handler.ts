@@ -31,7 +31,7 @@ export function errorPipeline (render: ErrorRenderer): ErrorPipeline {
     handleError: (error, request, reply) => {
       const classified = logged(classifyError(error, request), request)
       // Started but not finished: cut. Finished (a late error after a whole answer, e.g. the rest of a refused body): as before.
-      return reply.raw.headersSent && !reply.raw.writableEnded ? cut(reply) : render(classified, request, reply)
+      return underway(reply) ? cut(reply) : render(classified, request, reply)
     },
     notFound: (request, reply) => {
       appendVary(reply, 'Accept')
@@ -40,6 +40,19 @@ export function errorPipeline (render: ErrorRenderer): ErrorPipeline {
     },
     methodNotAllowed: (request, reply, allow) => render(methodNotAllowed(request, allow), request, reply)
   }
+}
+
+/**
+ * An answer is underway when its headers are out, or when its body was
+ * handed over already encoded: the compression hook set Content-Encoding on
+ * the response with the stream, whose first bytes (and so the headers) may
+ * not have come yet. An error answer written then would go out under that
+ * Content-Encoding as plain text ("incorrect header check"), while the
+ * stream might still write into it.
+ */
+function underway (reply: FastifyReply): boolean {
+  const raw = reply.raw
+  return !raw.writableEnded && (raw.headersSent || raw.hasHeader('content-encoding'))
 }
 
 /**
