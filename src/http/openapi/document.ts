@@ -113,14 +113,42 @@ export function transformRoute ({ schema, url, route }: { schema: FastifySchema,
   const declaration = route.config?.rqs
   const notes: Notes = { ...schema['x-rqs'], access: declaration?.access, probe: declaration?.probe }
   const params = documentedParams(wildcardNamed(schema.params))
-  if (representation === undefined) return { schema: { ...schema, params, 'x-rqs': notes }, url }
+  const querystring = inChunks(schema.querystring)
+  if (representation === undefined) return { schema: { ...schema, params, ...(querystring === undefined ? {} : { querystring }), 'x-rqs': notes }, url }
   const operationId = schema.operationId === undefined
     ? undefined
     : representation.uriVersioned ? `${schema.operationId}V${representation.version}` : schema.operationId
   return {
-    schema: { ...schema, params, operationId, 'x-rqs': { ...notes, representation } as Notes },
+    schema: { ...schema, params, ...(querystring === undefined ? {} : { querystring }), operationId, 'x-rqs': { ...notes, representation } as Notes },
     url: representation.uriVersioned ? url : `${TWIN_PREFIX}${representation.version}${url}`
   }
+}
+
+/** Query parameters a chunk of a long query string's schema holds (see inChunks). */
+const PARAMETERS_PER_CHUNK = 32
+
+/**
+ * A query string schema of many parameters (a declared collection's list:
+ * every operator of every field) as `anyOf` chunks of its properties, for
+ * the document only. @fastify/swagger turns the properties into parameters
+ * by copying the map gathered so far once per property (quadratic: at the
+ * field limit ≈ 2 000 parameters, near a second of one call per list route)
+ * and the chunks of `anyOf` into one map in place; the parameters, their
+ * order and `required` come out the same. Fastify validates with the route's
+ * own schema, which stays as it is. Undefined when the schema stays as it is.
+ */
+function inChunks (querystring: unknown): unknown {
+  const schema = querystring as { properties?: Record<string, unknown>, required?: string[] } | undefined
+  const names = Object.keys(schema?.properties ?? {})
+  if (schema?.properties === undefined || names.length <= PARAMETERS_PER_CHUNK) return undefined
+  const { properties, required } = schema
+  const chunks = []
+  for (let at = 0; at < names.length; at += PARAMETERS_PER_CHUNK) {
+    const own = names.slice(at, at + PARAMETERS_PER_CHUNK)
+    const needed = required?.filter((name) => own.includes(name)) ?? []
+    chunks.push({ type: 'object', properties: Object.fromEntries(own.map((name) => [name, properties[name]])), ...(needed.length > 0 ? { required: needed } : {}) })
+  }
+  return { anyOf: chunks }
 }
 
 /** The wildcard's parameter (`*` in Fastify's params) under the name the path gives it, `path`. */
@@ -156,10 +184,25 @@ export type Pace = () => Promise<void> | undefined
 /** Paths a walk of finishDocument treats before it lets others in. */
 const PATHS_PER_SLICE = 16
 
-/** A pace that lets the event loop go every PATHS_PER_SLICE paths (setImmediate: waiting requests are served first). */
+/**
+ * How long a slice may hold the event loop: at the declaration limits one
+ * path holds thousands of query parameters, and 16 such paths held it for
+ * hundreds of milliseconds.
+ */
+export const SLICE_MS = 10
+
+/**
+ * A pace that lets the event loop go every PATHS_PER_SLICE paths, or sooner
+ * once SLICE_MS have passed since it last did (setImmediate: waiting
+ * requests are served first).
+ */
 export function pacedBySlices (): Pace {
   let walked = 0
-  return () => ++walked % PATHS_PER_SLICE === 0 ? new Promise((resolve) => { setImmediate(resolve) }) : undefined
+  let since = performance.now()
+  return () => {
+    if (++walked % PATHS_PER_SLICE !== 0 && performance.now() - since < SLICE_MS) return undefined
+    return new Promise<void>((resolve) => { setImmediate(() => { since = performance.now(); resolve() }) })
+  }
 }
 
 /**
@@ -459,8 +502,15 @@ function mergeOperations (ops: Array<[number, Operation]>): Operation {
     }
     responses[status] = merged
   }
+  // A set, not a search of the list: a declared collection's list has thousands of query parameters a version.
+  const named = new Set<string>()
   for (const [, op] of ops) {
-    for (const p of op.parameters ?? []) if (!parameters.some((q) => q.in === p.in && q.name === p.name)) parameters.push(p)
+    for (const p of op.parameters ?? []) {
+      const key = `${p.in}\n${p.name}`
+      if (named.has(key)) continue
+      named.add(key)
+      parameters.push(p)
+    }
   }
   // The newest version's body types first, as its answers' are: the Content-Type Swagger UI sends matches its Accept.
   for (const [, op] of [...ops].reverse()) {

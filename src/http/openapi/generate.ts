@@ -15,8 +15,40 @@ import type { OpenApiDocument } from './document.js'
  * which is what the package does in one go.
  */
 
-/** Routes a slice of the document describes: small enough that one slice holds the event loop briefly. */
-const ROUTES_PER_SLICE = 8
+/**
+ * What a slice of the document describes: up to 8 routes, fewer when their
+ * query strings are long. A declared collection's list takes every operator
+ * of every field (≈ 2 000 parameters at the field limit) and costs as much
+ * as dozens of other routes: it counts one more for each 32 parameters, and
+ * is a slice of its own.
+ */
+const WEIGHT_PER_SLICE = 8
+const PARAMETERS_PER_WEIGHT = 32
+
+function weightOf (route: RouteOptions): number {
+  const querystring = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined
+  return 1 + Math.floor(Object.keys(querystring?.properties ?? {}).length / PARAMETERS_PER_WEIGHT)
+}
+
+/** `routes` in slices of at most WEIGHT_PER_SLICE (a heavier route alone), in their order. */
+export function slicesOf (routes: readonly RouteOptions[]): RouteOptions[][] {
+  const slices: RouteOptions[][] = []
+  let slice: RouteOptions[] = []
+  let weight = 0
+  for (const route of routes) {
+    const own = weightOf(route)
+    if (slice.length > 0 && weight + own > WEIGHT_PER_SLICE) {
+      slices.push(slice)
+      slice = []
+      weight = 0
+    }
+    slice.push(route)
+    weight += own
+  }
+  // A server without routes still has a document: one slice of none.
+  slices.push(slice)
+  return slices
+}
 
 export type SwaggerOptions = FastifyDynamicSwaggerOptions
 
@@ -38,11 +70,12 @@ export function collectRoutes (app: FastifyInstance): RouteCollector {
     generate: async (options, between = letGo) => {
       const { fastifySwagger } = await import('@fastify/swagger')
       let document: OpenApiDocument | undefined
-      for (let start = 0; start < routes.length || document === undefined; start += ROUTES_PER_SLICE) {
-        const slice = generator(fastifySwagger, app, instances, routes.slice(start, start + ROUTES_PER_SLICE), options)()
+      for (const routesOfSlice of slicesOf(routes)) {
+        const slice = generator(fastifySwagger, app, instances, routesOfSlice, options)()
         document = document === undefined ? slice : joined(document, slice)
         await between()
       }
+      if (document === undefined) throw new Error('no slice of the document was made')
       return document
     }
   }

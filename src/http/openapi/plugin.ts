@@ -30,7 +30,26 @@ export interface OpenApiOptions {
  */
 export interface DocumentFollower {
   version: () => number
+  /**
+   * Gets a copy whose `paths`, `components.schemas` and `tags` are its own
+   * (entries may be added, replaced or removed); what they hold (path
+   * items, schemas) is shared with the kept document and is not changed.
+   */
   patch: (document: OpenApiDocument) => Promise<OpenApiDocument>
+}
+
+/**
+ * The copy a follower patches. A deep copy (structuredClone) of the whole
+ * document held the event loop for ≈ 0.45 s (seconds under load) at the
+ * declaration limits, for maps whose entries a patch only adds or removes.
+ */
+function patchable (document: OpenApiDocument): OpenApiDocument {
+  return {
+    ...document,
+    paths: { ...document.paths },
+    components: { ...document.components, schemas: { ...document.components.schemas } },
+    ...(document.tags === undefined ? {} : { tags: [...document.tags] })
+  }
 }
 
 declare module 'fastify' {
@@ -116,8 +135,8 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
   const followers: DocumentFollower[] = []
   app.decorate('followOpenApi', (follower: DocumentFollower) => { followers.push(follower) })
   // Kept as the promise: requests that come while it is made wait for the same text.
-  let text: { key: string, body: Promise<string> } | undefined
-  const documentText = async (): Promise<string> => {
+  let text: { key: string, body: Promise<Buffer> } | undefined
+  const documentText = async (): Promise<Buffer> => {
     const key = followers.map((f) => f.version()).join(',')
     if (text?.key !== key) {
       const made = { key, body: madeText() }
@@ -127,9 +146,10 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
     }
     return await text.body
   }
-  const madeText = async (): Promise<string> => {
+  const madeText = async (): Promise<Buffer> => {
     let document = await baseDocument()
-    for (const follower of followers) document = await follower.patch(structuredClone(document))
+    // Each follower patches its own copy of the parts it changes (see DocumentFollower): the document of the routes stays as made.
+    for (const follower of followers) document = await follower.patch(patchable(document))
     return await pacedJson(document, pacedBySlices())
   }
   app.get(OPENAPI_PATH, {

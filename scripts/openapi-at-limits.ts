@@ -1,0 +1,119 @@
+/**
+ * The longest the event loop is held while a server at the declaration
+ * limits (src/services/collections/limits.ts) makes its first /openapi.json
+ * and its GraphQL schema: a 10 ms interval probe (the largest gap between
+ * its ticks, less the 10 ms) and monitorEventLoopDelay, both started after
+ * the server listens; /healthz is asked every 20 ms meanwhile and the
+ * slowest answer reported. In-process, from the sources (tsx).
+ *
+ *   npx tsx scripts/openapi-at-limits.ts [collections] [string fields] [file to keep the document in]
+ *
+ * To see what a long block was: node --cpu-prof --import tsx scripts/openapi-at-limits.ts
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { makeConfig } from '../src/options.js'
+import { buildServer } from '../src/server.js'
+import { fromFile } from '../src/services/collections/config.js'
+import { MAX_COLLECTIONS, MAX_COLUMNS } from '../src/services/collections/limits.js'
+
+const count = Number(process.argv[2] ?? MAX_COLLECTIONS)
+const width = Number(process.argv[3] ?? MAX_COLUMNS / 2)
+const keep = process.argv[4] ?? '/dev/null'
+const dir = mkdtempSync(join(tmpdir(), 'rqs-openapi-limits-'))
+const fields = Object.fromEntries(Array.from({ length: width }, (_, i) => [`field${i}`, { type: 'string', maxLength: 200 }]))
+const declaration = { collections: Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, { schema: { type: 'object', properties: fields, required: ['field0'] } }])) }
+const file = join(dir, 'limits.json')
+writeFileSync(file, JSON.stringify(declaration))
+
+/** Watches the event loop from now until `stop`: the largest gap between 10 ms ticks, and the histogram's maximum. */
+function watch (): { stop: () => { maxGapMs: number, gapCpuMs: number, maxDelayMs: number, ticks: number } } {
+  const histogram = monitorEventLoopDelay({ resolution: 10 })
+  histogram.enable()
+  let last = performance.now()
+  let lastCpu = process.cpuUsage()
+  let maxGapMs = 0
+  let gapCpuMs = 0
+  let ticks = 0
+  const timer = setInterval(() => {
+    const now = performance.now()
+    // The process's CPU over the gap (the main thread's, and any of GC's helpers): on a loaded machine the gap is longer than the work.
+    const cpu = process.cpuUsage(lastCpu)
+    if (now - last - 10 > maxGapMs) {
+      maxGapMs = now - last - 10
+      gapCpuMs = (cpu.user + cpu.system) / 1000
+    }
+    last = now
+    lastCpu = process.cpuUsage()
+    ticks++
+  }, 10)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      histogram.disable()
+      return { maxGapMs, gapCpuMs, maxDelayMs: histogram.max / 1e6, ticks }
+    }
+  }
+}
+
+/** Asks `url` every 20 ms until `done`: how many answers, and the slowest. */
+async function poll (url: string, done: () => boolean): Promise<{ answers: number, slowestMs: number }> {
+  let answers = 0
+  let slowestMs = 0
+  while (!done()) {
+    const asked = performance.now()
+    const res = await fetch(url)
+    await res.arrayBuffer()
+    if (res.status !== 200) throw new Error(`${url}: ${res.status}`)
+    slowestMs = Math.max(slowestMs, performance.now() - asked)
+    answers++
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return { answers, slowestMs }
+}
+
+/** The answer's status and size, read by curl: a client in another process, so its reading holds no part of this event loop. */
+async function curl (url: string, args: readonly string[] = [], out = '/dev/null'): Promise<{ status: number, bytes: number }> {
+  return await new Promise((resolve, reject) => {
+    execFile('curl', ['-s', '-o', out, '-w', '%{http_code} %{size_download}', ...args, url], (err, out) => {
+      if (err !== null) { reject(err); return }
+      const [status, bytes] = out.split(' ').map(Number)
+      resolve({ status: status ?? 0, bytes: bytes ?? 0 })
+    })
+  })
+}
+
+async function measured (origin: string, what: string, path: string, args: readonly string[] = [], out?: string): Promise<void> {
+  const probe = watch()
+  const asked = performance.now()
+  const cpu = process.cpuUsage()
+  let finished = false
+  const health = poll(`${origin}/healthz`, () => finished)
+  const res = await curl(`${origin}${path}`, args, out)
+  const bytes = res.bytes
+  finished = true
+  const { answers, slowestMs } = await health
+  const used = process.cpuUsage(cpu)
+  const { maxGapMs, gapCpuMs, maxDelayMs, ticks } = probe.stop()
+  console.log(`${what}: ${res.status}, ${bytes} bytes in ${(performance.now() - asked).toFixed(0)} ms (CPU ${((used.user + used.system) / 1000).toFixed(0)} ms); ` +
+    `longest block: probe ${maxGapMs.toFixed(0)} ms (CPU ${gapCpuMs.toFixed(0)} ms), monitorEventLoopDelay ${maxDelayMs.toFixed(0)} ms over ${ticks} ticks; /healthz answered ${answers} times, slowest ${slowestMs.toFixed(0)} ms`)
+}
+
+const app = await buildServer(makeConfig({ logLevel: 'silent', port: 0, collections: fromFile(file, '--collections'), connections: { handlerTimeoutMs: 0 } }))
+try {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('no TCP port')
+  const origin = `http://127.0.0.1:${address.port}`
+  console.log(`${count} collections × ${width} string fields`)
+  await measured(origin, 'first /openapi.json', '/openapi.json', [], keep)
+  await measured(origin, 'second /openapi.json', '/openapi.json')
+  await measured(origin, 'third /openapi.json, gzip', '/openapi.json', ['--compressed'])
+  await measured(origin, 'first GraphQL query', '/graphql', ['-H', 'content-type: application/json', '--data', JSON.stringify({ query: '{ __typename }' })])
+} finally {
+  await app.close()
+  rmSync(dir, { recursive: true, force: true })
+}
