@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { checkFilter, FilterError, liftConditions, parseFilter, type FilterFields, type RecordFilter, type ReferenceFilter, type SyntaxNode } from '../../domain/index.js'
 import { EXPRESSION_PARAM, QueryRefused, type Relations } from '../../records/index.js'
 import type { CollectionSchema } from './declare.js'
@@ -72,7 +73,24 @@ export function filterThrough (relations: Relations, declared: readonly Collecti
     return [{ field, target, filter: filterOf(target, nodes) }]
   })
 
+  /**
+   * Each text's outcome, kept: a list with `filter=` asks this on every
+   * request, and a repeated text (the common case, one that names no
+   * reference included) is then not parsed again. What is kept depends only
+   * on the text and the declarations; no caller changes it (they copy).
+   * Refusals are not kept: they are answered from a fresh reading.
+   */
+  const read = new LRUCache<string, { through: ExpressionThrough | undefined }>({ max: THROUGH_KEPT })
   return (collection, text) => {
+    const key = `${collection}\u0000${text}`
+    const kept = read.get(key)
+    if (kept !== undefined) return kept.through
+    const through = readThrough(collection, text)
+    read.set(key, { through })
+    return through
+  }
+
+  function readThrough (collection: string, text: string): ExpressionThrough | undefined {
     try {
       // A text that does not parse is left to the list's own reading, which words the mistake.
       let node: SyntaxNode
@@ -88,6 +106,9 @@ export function filterThrough (relations: Relations, declared: readonly Collecti
     }
   }
 }
+
+/** How many filter texts (with their collection) the split is kept for: as the lists' own cache of filter texts, bounded against many distinct ones. */
+const THROUGH_KEPT = 1024
 
 type Comparison = Extract<SyntaxNode, { type: 'compare' }>
 

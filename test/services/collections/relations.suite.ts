@@ -356,6 +356,31 @@ export function relationsSuite (storeOf: () => Config['store'] | undefined): voi
       if (!authorHeld) expect(books).toEqual([])
     }
   })
+
+  it('answers a repeated filter= text as the first time (its reading is kept; the records are read anew), refusals included', async () => {
+    const titles = async (expression: string): Promise<string[]> => {
+      const res = await get(`/books?filter=${encodeURIComponent(expression)}`)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return res.body.items.map((b: Json) => b.title)
+    }
+    const author = await post('/authors', { name: 'Kept Filter Author' })
+    expect(author.status, JSON.stringify(author.body)).toBe(201)
+    const own = "author.name = 'Kept Filter Author' && title ~ 'kept'"
+    for (let i = 0; i < 2; i++) {
+      expect(await titles(own)).toEqual([])
+      expect(await titles("title = 'The kept one'")).toEqual([])
+      const res = await get(`/books?filter=${encodeURIComponent("author.name = 'x' || title = 'y'")}`)
+      expect(res.status).toBe(400)
+      expect(res.body.detail).toContain('joins the rest of the filter with && only')
+    }
+    // Books written since: the kept reading selects them (only the text's reading is kept, never an answer).
+    const book = await post('/books', { title: 'The kept one', author: author.body.id })
+    expect(book.status, JSON.stringify(book.body)).toBe(201)
+    expect(await titles(own)).toEqual(['The kept one'])
+    expect(await titles("title = 'The kept one'")).toEqual(['The kept one'])
+    expect((await del(`/books/${String(book.body.id)}`)).status).toBe(204)
+    expect((await del(`/authors/${String(author.body.id)}`)).status).toBe(204)
+  })
 }
 
 /** Records every read by id of the named collections' stores (get, getMany, withValues) until `restore`. */
