@@ -67,4 +67,13 @@ describe('webhook options', () => {
     expect(resolveConfig({ 'webhook-lease': '5s', 'webhook-timeout': '2s' }, {}).webhooks.leaseMs).toBe(5_000)
     expect(() => resolveConfig({ 'webhook-lease': '5s' }, {})).toThrow('--webhook-lease (5s) must be longer than --webhook-timeout (10s)')
   })
+
+  it('--webhook-concurrency: 16 attempts at once per webhook unless set, 1 to 256', () => {
+    expect(resolveConfig({}, {}).webhooks.concurrency).toBe(16)
+    expect(resolveConfig({ 'webhook-concurrency': '4' }, {}).webhooks.concurrency).toBe(4)
+    expect(resolveConfig({}, { RQS_WEBHOOK_CONCURRENCY: '256' }).webhooks.concurrency).toBe(256)
+    expect(() => resolveConfig({ 'webhook-concurrency': '0' }, {})).toThrow('--webhook-concurrency must be at least 1')
+    expect(() => resolveConfig({ 'webhook-concurrency': '257' }, {})).toThrow(/webhook-concurrency must be between 1 and 256/)
+    expect(() => resolveConfig({ 'webhook-concurrency': 'many' }, {})).toThrow(/webhook-concurrency must be a non-negative integer/)
+  })
 })
