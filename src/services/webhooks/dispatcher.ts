@@ -7,7 +7,7 @@ import { changeBody, matches, PING_EVENT, pingBody } from './events.js'
 import { HookFilters } from './filters.js'
 import { Connections, post, type AttemptResult } from './send.js'
 import { SigningKeys } from './signing.js'
-import { parseTarget, resolveTarget, TargetRefused } from './targets.js'
+import { cachedLookup, parseTarget, resolveTarget, TargetRefused, type Lookup } from './targets.js'
 
 /** Changes read from the log at once. */
 const PAGE = 500
@@ -38,6 +38,8 @@ export interface DispatcherOptions {
   config: WebhooksConfig
   log: { warn: (obj: object, msg: string) => void, error: (obj: object, msg: string) => void }
   metrics?: DispatcherMetrics
+  /** How the receivers' host names are resolved (tests); by default the system's, cached for a few seconds. */
+  lookup?: Lookup
 }
 
 /**
@@ -65,6 +67,8 @@ export class Dispatcher {
   readonly #filters: HookFilters
   readonly #keys = new SigningKeys()
   readonly #connections: Connections
+  /** The receivers' addresses, resolved at most once per host every few seconds; each attempt still checks them. */
+  readonly #lookup: Lookup
   #subscription: ChangeSubscription | undefined
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
@@ -81,6 +85,7 @@ export class Dispatcher {
     this.#o = options
     this.#allowHosts = new Set(options.config.allowHosts.map((h) => h.toLowerCase()))
     this.#connections = new Connections(options.config.concurrency)
+    this.#lookup = options.lookup ?? cachedLookup()
     this.#filters = new HookFilters(options.models, (hook, reason) => {
       options.log.warn({ webhook: hook.id, filter: hook.filter, reason }, 'webhooks: a filter no longer reads against its collection: no changes are delivered to this webhook')
     })
@@ -270,7 +275,7 @@ export class Dispatcher {
     let target
     try {
       url = parseTarget(hook.url)
-      target = await resolveTarget(url, this.#allowHosts)
+      target = await resolveTarget(url, this.#allowHosts, this.#lookup)
     } catch (err) {
       if (!(err instanceof TargetRefused)) throw err
       return { status: null, error: err.message, durationMs: performance.now() - started }
