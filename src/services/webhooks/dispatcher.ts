@@ -80,6 +80,15 @@ export class Dispatcher {
   /** Per event (`notes.created`), whether some pattern above asks for it. */
   readonly #wanted = new Map<string, boolean>()
   #catchUp: NodeJS.Timeout | undefined
+  /**
+   * The position as this instance last read or moved it: a round reads it
+   * only when unknown. Another instance moving it makes this one's
+   * compare-and-set fail, after which it is read again; until then this one
+   * may read changes another queued already, at no other cost.
+   */
+  #position: number | null = null
+  /** The enabled webhooks as this round's fan-out listed them: its deliveries' first claim uses them rather than list again. */
+  #roundHooks: Webhook[] | undefined
 
   constructor (options: DispatcherOptions) {
     this.#o = options
@@ -112,6 +121,7 @@ export class Dispatcher {
   hooksChanged (): void {
     this.#patterns = null
     this.#wanted.clear()
+    this.#roundHooks = undefined
     this.wake()
   }
 
@@ -150,6 +160,7 @@ export class Dispatcher {
   async #rounds (): Promise<void> {
     do {
       this.#again = false
+      this.#roundHooks = undefined
       try {
         await this.#fanOut()
         await this.#deliverDue()
@@ -165,15 +176,17 @@ export class Dispatcher {
   async #fanOut (): Promise<void> {
     const { store, changes, format } = this.#o
     while (!this.#stopped) {
-      const from = await store.position()
+      const from = this.#position ??= await store.position()
       const { oldest, latest } = await changes.window()
       // First run on this database: webhooks get the changes from now on.
-      if (from === null) { await store.enqueue(null, latest, []); continue }
+      if (from === null) { await this.#enqueue(null, latest, []); continue }
       if (latest <= from) return
-      const hooks = (await store.list()).filter((w) => w.enabled)
+      const all = await store.list()
+      this.#roundHooks = all
+      const hooks = all.filter((w) => w.enabled)
       this.#listed(hooks)
       this.#filters.keepOnly(new Set(hooks.map((w) => w.id)))
-      if (hooks.length === 0) { await store.enqueue(from, latest, []); return }
+      if (hooks.length === 0) { await this.#enqueue(from, latest, []); return }
       if (from < oldest - 1) this.#o.log.warn({ from, oldest }, 'webhooks: changes were pruned from the log before they were delivered')
       // Up to the window read before the webhooks: one registered since has afterSeq >= latest, so none of
       // these is its, and the later changes are read with it in the list next time round.
@@ -193,9 +206,17 @@ export class Dispatcher {
         }
       }
       // false: another instance queued these first; read the position again.
-      const moved = await store.enqueue(from, last.seq, deliveries)
+      const moved = await this.#enqueue(from, last.seq, deliveries)
       if (moved && batch.length < PAGE) return
     }
+  }
+
+  /** Moves the position from `from` to `to` with the deliveries; when another instance moved it first, it is read again next. */
+  async #enqueue (from: number | null, to: number, deliveries: readonly NewDelivery[]): Promise<boolean> {
+    this.#position = null
+    const moved = await this.#o.store.enqueue(from, to, deliveries)
+    if (moved) this.#position = to
+    return moved
   }
 
   /** Attempts every due delivery this instance can claim, a batch at a time. */
@@ -205,7 +226,8 @@ export class Dispatcher {
     while (!this.#stopped) {
       const claimed = await store.claim(this.#owner, new Date(), config.leaseMs, limit)
       if (claimed.length === 0) return
-      const hooks = new Map((await store.list()).map((w) => [w.id, w]))
+      const hooks = new Map((this.#roundHooks ?? await store.list()).map((w) => [w.id, w]))
+      this.#roundHooks = undefined
       const byHook = new Map<string, Delivery[]>()
       for (const d of claimed) byHook.set(d.webhookId, [...byHook.get(d.webhookId) ?? [], d])
       const settled: Array<AttemptOf & { hook: Webhook }> = []
