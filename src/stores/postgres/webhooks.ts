@@ -1,9 +1,11 @@
-import type { Pool, PoolClient } from 'pg'
+import pg, { type Pool, type PoolClient } from 'pg'
 import type { AttemptOf, AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
 import { deliveryFromRow, stateAfter, webhookData, webhookFromData, type DeliveryRow } from '../webhook-rows.js'
 import { rethrow } from './errors.js'
 
 const DELIVERY_COLUMNS = 'webhook_id, id, seq, event, record_key, body, created_at, retry_until, state, attempts, next_at, last_attempt_at, last_status, last_error, last_duration_ms'
+/** The webhooks' own connections: the dispatcher runs one statement at a time; a second serves the API meanwhile. */
+const OWN_CONNECTIONS = 2
 
 /**
  * PostgreSQL's webhooks (schema step 9), shared by every instance on the
@@ -11,12 +13,41 @@ const DELIVERY_COLUMNS = 'webhook_id, id, seq, event, record_key, body, created_
  * from, which a concurrent one waits for and then finds changed), and a claim
  * leases due deliveries with FOR UPDATE SKIP LOCKED, so two instances never
  * hold one delivery; a lease that expires (its instance died) frees it.
+ *
+ * Its statements run on connections of their own, opened at its first use
+ * (so only when webhooks are served) with the shared pool's settings: on the
+ * shared pool the dispatcher's statements waited behind every write queued
+ * for a connection, and under a steady write load a round of a few
+ * statements took seconds, its deliveries with it.
  */
 export class PostgresWebhookStore implements WebhookStore {
-  readonly #pool: Pool
+  readonly #shared: Pool
+  #own: Pool | undefined
+  #closed = false
 
   constructor (pool: Pool) {
-    this.#pool = pool
+    this.#shared = pool
+  }
+
+  get #pool (): Pool {
+    if (this.#closed) return this.#shared
+    if (this.#own === undefined) {
+      const options = (this.#shared as Pool & { options: pg.PoolConfig }).options
+      const own = new pg.Pool({ ...options, max: OWN_CONNECTIONS, application_name: `${options.application_name ?? 'rqs'}-webhooks` })
+      // As on the shared pool: a connection that dies is dropped (and its next query fails), never an uncaught 'error'.
+      own.on('error', () => {})
+      own.on('connect', (client) => { client.on('error', () => {}) })
+      this.#own = own
+    }
+    return this.#own
+  }
+
+  /** Closes the webhooks' own connections (the stores close). */
+  async close (): Promise<void> {
+    this.#closed = true
+    const own = this.#own
+    this.#own = undefined
+    await own?.end()
   }
 
   async #query<R extends object = Record<string, unknown>> (text: string, values: unknown[] = []): Promise<{ rows: R[], rowCount: number }> {
