@@ -11,6 +11,8 @@ import { cachedLookup, parseTarget, resolveTarget, TargetRefused, type Lookup } 
 
 /** Changes read from the log at once. */
 const PAGE = 500
+/** Changes the feed told of kept for the next round at most: past it (rounds failing, the store down) the log is read instead. */
+const FED_MAX = 10 * PAGE
 /** Deliveries claimed at once, per slot of the concurrency: one claim and one write of outcomes serve this many attempts. */
 const CLAIM_PER_SLOT = 16
 /** How often settled deliveries older than the history are deleted. */
@@ -70,6 +72,17 @@ export class Dispatcher {
   /** The receivers' addresses, resolved at most once per host every few seconds; each attempt still checks them. */
   readonly #lookup: Lookup
   #subscription: ChangeSubscription | undefined
+  /**
+   * The changes the feed told this instance of, in order, not yet passed by
+   * the position: every change after `#fedAfter` up to the last one here. A
+   * round whose position is at or after `#fedAfter` takes its changes from
+   * here rather than reading the log (two statements less a round, and on
+   * PostgreSQL two waits less behind the writes for a pooled connection).
+   */
+  #fed: Change[] = []
+  #fedAfter = Number.POSITIVE_INFINITY
+  /** The last change the feed told of: every change up to it is committed and numbered. */
+  #fedLatest = 0
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
   #again = false
@@ -106,6 +119,7 @@ export class Dispatcher {
     const { store, changes } = this.#o
     if (await store.position() === null) await store.enqueue(null, (await changes.window()).latest, [])
     this.#subscription = await this.#o.changes.subscribe((change) => { this.#changed(change) })
+    this.#fedAfter = this.#fedLatest = this.#subscription.position
     this.#timer = setInterval(() => { this.wake() }, this.#o.config.pollMs).unref()
     this.wake()
   }
@@ -127,6 +141,9 @@ export class Dispatcher {
 
   /** A change some webhook may ask for wakes a round now; any other is passed by a round soon after, shared with the others. */
   #changed (change: Change): void {
+    if (this.#fed.length >= FED_MAX) { this.#fed = []; this.#fedAfter = this.#fedLatest }
+    this.#fed.push(change)
+    this.#fedLatest = change.seq
     if (this.#asked(change)) { this.wake(); return }
     this.#catchUp ??= setTimeout(() => { this.#catchUp = undefined; this.wake() }, CATCH_UP_MS).unref()
   }
@@ -177,7 +194,9 @@ export class Dispatcher {
     const { store, changes, format } = this.#o
     while (!this.#stopped) {
       const from = this.#position ??= await store.position()
-      const { oldest, latest } = await changes.window()
+      // What the feed told of is committed and numbered: as good as the log's window, and the log's own changes.
+      const fed = from !== null && from >= this.#fedAfter
+      const { oldest, latest } = fed ? { oldest: 0, latest: this.#fedLatest } : await changes.window()
       // First run on this database: webhooks get the changes from now on.
       if (from === null) { await this.#enqueue(null, latest, []); continue }
       if (latest <= from) return
@@ -190,7 +209,7 @@ export class Dispatcher {
       if (from < oldest - 1) this.#o.log.warn({ from, oldest }, 'webhooks: changes were pruned from the log before they were delivered')
       // Up to the window read before the webhooks: one registered since has afterSeq >= latest, so none of
       // these is its, and the later changes are read with it in the list next time round.
-      const batch = (await changes.since(from, PAGE)).filter((c) => c.seq <= latest)
+      const batch = (fed ? this.#fedAfterSeq(from) : await changes.since(from, PAGE)).filter((c) => c.seq <= latest)
       const last = batch.at(-1)
       if (last === undefined) return
       const deliveries: NewDelivery[] = []
@@ -209,6 +228,15 @@ export class Dispatcher {
       const moved = await this.#enqueue(from, last.seq, deliveries)
       if (moved && batch.length < PAGE) return
     }
+  }
+
+  /** Up to a page of the changes the feed told of after `from`; those up to `from` are dropped, passed for good. */
+  #fedAfterSeq (from: number): Change[] {
+    const passed = this.#fed.findIndex((c) => c.seq > from)
+    if (passed === -1) this.#fed = []
+    else if (passed > 0) this.#fed = this.#fed.slice(passed)
+    this.#fedAfter = Math.max(this.#fedAfter, from)
+    return this.#fed.slice(0, PAGE)
   }
 
   /** Moves the position from `from` to `to` with the deliveries; when another instance moved it first, it is read again next. */
