@@ -1,15 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Delivery } from '../../src/domain/index.js'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
+import { POSTGRES_SKIP_REASON, SKIP_POSTGRES } from './harness.js'
 import { changes, claimsAndSettlesBatches, claimsUpToTheLimit, hook, openWebhookStore } from './webhook-queue.suite.js'
+import { freshDatabases } from '../helpers/fresh-databases.js'
 
-const databases: TestDatabase[] = []
-async function database (): Promise<string> {
-  const db = await createTestDatabase()
-  databases.push(db)
-  return db.url
-}
-afterAll(async () => { for (const db of databases) await db.drop() })
+const database = freshDatabases()
 
 describe.skipIf(SKIP_POSTGRES)(`the webhooks queue on PostgreSQL${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
   it('claims the first pending delivery of every record key in one call, leased to one owner, and records a batch of outcomes in one', async () => {

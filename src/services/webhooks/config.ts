@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { optionGroup, type SectionOf } from '../../config/group.js'
 import { option } from '../../config/option.js'
 import { ConfigError } from '../../config/errors.js'
-import { duration, formatDuration, host } from '../../config/readers.js'
+import { duration, formatDuration, host, integer } from '../../config/readers.js'
 import type { Reader } from '../../config/option.js'
 
 /** `a.example,127.0.0.1,[::1]` → the names and addresses, each checked like --host. */
@@ -35,12 +35,14 @@ export const webhooksOptions = optionGroup('webhooks', Type.Object({
   secretGraceMs: option(Type.Integer({ minimum: 0 }), { default: 86_400_000 }),
   // How often the dispatcher looks for due retries and for changes of other instances it was not told of.
   pollMs: option(Type.Integer({ minimum: 1 }), { default: 1_000 }),
+  // Attempts at once per webhook and instance, each on its own kept-alive connection to the receiver.
+  concurrency: option(Type.Integer({ minimum: 1, maximum: 256 }), {
+    default: 16, flag: 'webhook-concurrency', value: 'n', env: 'RQS_WEBHOOK_CONCURRENCY', read: integer({ minimum: 1, maximum: 256 }), help: 'attempts at once per webhook and instance, over as many kept-alive connections to its receiver, 1 to 256 (default 16; 1 sends one change at a time)'
+  }),
   // How long a claimed delivery is this instance's alone; longer than the timeout, so a live instance keeps it.
   leaseMs: option(Type.Integer({ minimum: 1 }), {
     default: 60_000, flag: 'webhook-lease', value: 'duration', env: 'RQS_WEBHOOK_LEASE_MS', read: duration({ minimum: 1 }), help: 'how long an instance holds a delivery it attempts; another instance takes it over after an instance died (default 60s, above --webhook-timeout)'
   }),
-  // Deliveries attempted at once by one instance.
-  concurrency: option(Type.Integer({ minimum: 1 }), { default: 16 }),
   // How long settled deliveries stay listed.
   historyMs: option(Type.Integer({ minimum: 0 }), { default: 7 * 86_400_000 })
 }), (values) => {

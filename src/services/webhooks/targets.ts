@@ -89,3 +89,37 @@ export async function resolveTarget (url: URL, allowHosts: ReadonlySet<string>, 
   }
   return first
 }
+
+/** How long a host's resolved addresses are reused by the attempts: short, so a moved receiver is followed soon. */
+export const RESOLVE_TTL_MS = 10_000
+/** Hosts remembered at most; past it, the oldest is forgotten (webhooks are few, their hosts fewer). */
+const RESOLVE_CACHE_HOSTS = 1_000
+
+/**
+ * A lookup that answers a host's addresses from memory for `ttlMs` after
+ * resolving it, so a burst of attempts to one receiver resolves its name
+ * once rather than per attempt. Only the answer is kept: `resolveTarget`
+ * still checks every address on each attempt, and an answer that changed
+ * (a public address before, a private one now) is checked as it is once
+ * the old one expired. Failures are not kept: the next attempt asks again.
+ * Lookups of one host under way at once share one resolution.
+ */
+export function cachedLookup (lookup: Lookup = systemLookup, ttlMs = RESOLVE_TTL_MS, now: () => number = Date.now): Lookup {
+  const cache = new Map<string, { until: number, addresses: Promise<ResolvedTarget[]> }>()
+  return async (host) => {
+    const t = now()
+    const hit = cache.get(host)
+    if (hit !== undefined && hit.until > t) return await hit.addresses
+    cache.delete(host)
+    if (cache.size >= RESOLVE_CACHE_HOSTS) cache.delete(cache.keys().next().value as string)
+    const addresses = lookup(host)
+    const entry = { until: t + ttlMs, addresses }
+    cache.set(host, entry)
+    try {
+      return await addresses
+    } catch (err) {
+      if (cache.get(host) === entry) cache.delete(host)
+      throw err
+    }
+  }
+}

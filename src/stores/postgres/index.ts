@@ -144,11 +144,12 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
       return new PostgresRecordStore(pool, writes, kept, d, sequence, references, referenceTables(all, (held) => layoutOf(held).sql).get(d.name), stale)
     }
   })
+  const webhooks = new PostgresWebhookStore(pool)
   return {
     collections,
     schema: Object.assign(schema, { shared: following }),
     changes,
-    webhooks: new PostgresWebhookStore(pool),
+    webhooks,
     // One connection in BEGIN … COMMIT; a keyed unit claims its key first and keeps its answer before COMMIT.
     atomically: async <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => await writes.transaction(
       async (client) => await work({ collections: new Map([...collections].map(([name, store]) => [name, store.writesIn(client)])) }),
@@ -165,6 +166,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
       await following.close()
       await changes.close()
       await listener.close()
+      await webhooks.close()
       await pool.end()
     }
   }

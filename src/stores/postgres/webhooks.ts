@@ -1,9 +1,11 @@
-import type { Pool, PoolClient } from 'pg'
+import pg, { type Pool, type PoolClient } from 'pg'
 import type { AttemptOf, AttemptOutcome, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
 import { deliveryFromRow, stateAfter, webhookData, webhookFromData, type DeliveryRow } from '../webhook-rows.js'
 import { rethrow } from './errors.js'
 
 const DELIVERY_COLUMNS = 'webhook_id, id, seq, event, record_key, body, created_at, retry_until, state, attempts, next_at, last_attempt_at, last_status, last_error, last_duration_ms'
+/** The webhooks' own connections: the dispatcher runs one statement at a time; a second serves the API meanwhile. */
+const OWN_CONNECTIONS = 2
 
 /**
  * PostgreSQL's webhooks (schema step 9), shared by every instance on the
@@ -11,12 +13,41 @@ const DELIVERY_COLUMNS = 'webhook_id, id, seq, event, record_key, body, created_
  * from, which a concurrent one waits for and then finds changed), and a claim
  * leases due deliveries with FOR UPDATE SKIP LOCKED, so two instances never
  * hold one delivery; a lease that expires (its instance died) frees it.
+ *
+ * Its statements run on connections of their own, opened at its first use
+ * (so only when webhooks are served) with the shared pool's settings: on the
+ * shared pool the dispatcher's statements waited behind every write queued
+ * for a connection, and under a steady write load a round of a few
+ * statements took seconds, its deliveries with it.
  */
 export class PostgresWebhookStore implements WebhookStore {
-  readonly #pool: Pool
+  readonly #shared: Pool
+  #own: Pool | undefined
+  #closed = false
 
   constructor (pool: Pool) {
-    this.#pool = pool
+    this.#shared = pool
+  }
+
+  get #pool (): Pool {
+    if (this.#closed) return this.#shared
+    if (this.#own === undefined) {
+      const options = (this.#shared as Pool & { options: pg.PoolConfig }).options
+      const own = new pg.Pool({ ...options, max: OWN_CONNECTIONS, application_name: `${options.application_name ?? 'rqs'}-webhooks` })
+      // As on the shared pool: a connection that dies is dropped (and its next query fails), never an uncaught 'error'.
+      own.on('error', () => {})
+      own.on('connect', (client) => { client.on('error', () => {}) })
+      this.#own = own
+    }
+    return this.#own
+  }
+
+  /** Closes the webhooks' own connections (the stores close). */
+  async close (): Promise<void> {
+    this.#closed = true
+    const own = this.#own
+    this.#own = undefined
+    await own?.end()
   }
 
   async #query<R extends object = Record<string, unknown>> (text: string, values: unknown[] = []): Promise<{ rows: R[], rowCount: number }> {
@@ -69,14 +100,20 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async enqueue (from: number | null, to: number, deliveries: readonly NewDelivery[]): Promise<boolean> {
-    return await this.#transaction(async (client) => {
-      const moved = from === null
-        ? await client.query('INSERT INTO rqs_webhook_position (singleton, seq) VALUES (true, $1) ON CONFLICT DO NOTHING', [to])
-        : await client.query('UPDATE rqs_webhook_position SET seq = $1 WHERE singleton AND seq = $2', [to, from])
-      if ((moved.rowCount ?? 0) === 0) return false
-      if (deliveries.length > 0) await insert(client, deliveries)
-      return true
-    })
+    if (from === null) {
+      return await this.#transaction(async (client) => {
+        const moved = await client.query('INSERT INTO rqs_webhook_position (singleton, seq) VALUES (true, $1) ON CONFLICT DO NOTHING', [to])
+        if ((moved.rowCount ?? 0) === 0) return false
+        if (deliveries.length > 0) await insert(client, deliveries)
+        return true
+      })
+    }
+    // One statement, so one round trip (and one wait for a pooled connection) a round: the position moves by
+    // compare-and-set and the deliveries are queued only when it moved, atomically (a statement is a transaction).
+    const { rows } = await this.#query<{ moved: boolean }>(`WITH moved AS (UPDATE rqs_webhook_position SET seq = $9 WHERE singleton AND seq = $10 RETURNING seq),
+      queued AS (${INSERT_DELIVERIES} WHERE EXISTS (SELECT 1 FROM moved) ON CONFLICT DO NOTHING)
+      SELECT EXISTS (SELECT 1 FROM moved) AS moved`, [...deliveryArrays(deliveries), to, from])
+    return rows[0]?.moved === true
   }
 
   async record (delivery: NewDelivery, outcome: AttemptOutcome): Promise<void> {
@@ -131,14 +168,20 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 }
 
-/** Queues deliveries (pending, due when created); one already queued is left as it is. */
-async function insert (client: PoolClient, deliveries: readonly NewDelivery[]): Promise<void> {
-  await client.query(`INSERT INTO rqs_webhook_deliveries (webhook_id, id, seq, event, record_key, body, created_at, retry_until, state, next_at)
-    SELECT w, i, s, e, k, b, c, r, 'pending', c FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) AS t (w, i, s, e, k, b, c, r)
-    ON CONFLICT DO NOTHING`, [
+/** Deliveries from eight arrays ($1 … $8, in deliveryArrays' order), queued pending, due when created. */
+const INSERT_DELIVERIES = `INSERT INTO rqs_webhook_deliveries (webhook_id, id, seq, event, record_key, body, created_at, retry_until, state, next_at)
+    SELECT w, i, s, e, k, b, c, r, 'pending', c FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) AS t (w, i, s, e, k, b, c, r)`
+
+function deliveryArrays (deliveries: readonly NewDelivery[]): unknown[] {
+  return [
     deliveries.map((d) => d.webhookId), deliveries.map((d) => d.id), deliveries.map((d) => d.seq), deliveries.map((d) => d.event),
     deliveries.map((d) => d.recordKey), deliveries.map((d) => d.body), deliveries.map((d) => d.createdAt.getTime()), deliveries.map((d) => d.retryUntil.getTime())
-  ])
+  ]
+}
+
+/** Queues deliveries (pending, due when created); one already queued is left as it is. */
+async function insert (client: PoolClient, deliveries: readonly NewDelivery[]): Promise<void> {
+  await client.query(`${INSERT_DELIVERIES} ON CONFLICT DO NOTHING`, deliveryArrays(deliveries))
 }
 
 /**

@@ -45,12 +45,16 @@ export class SqliteWebhookStore implements WebhookStore {
       VALUES (@webhookId, @id, @seq, @event, @recordKey, @body, @createdAt, @retryUntil, @state, @attempts, @nextAt, @lastAttemptAt, @lastStatus, @lastError, @lastDurationMs)
       ON CONFLICT DO NOTHING`)
     // Leases, in one statement, the first pending delivery of each key, if due and not leased, of enabled webhooks.
+    // Walked in the due index's order (next_at, then rowid: the order queued, which is the changes' order), so the
+    // LIMIT stops the walk: ordered by seq, or read by webhook (the `+` keeps SQLite off the primary key), it read
+    // and sorted every pending delivery a claim, 20 ms a claim of 256 with 10 000 pending. Per-key order is the
+    // NOT EXISTS's, whatever the order of the walk.
     this.#claim = db.prepare(`UPDATE rqs_webhook_deliveries SET leased_by = ?, lease_until = ?
       WHERE (webhook_id, id) IN (SELECT d.webhook_id, d.id FROM rqs_webhook_deliveries d
         WHERE d.state = 'pending' AND d.next_at <= ? AND d.lease_until <= ?
-          AND d.webhook_id IN (SELECT id FROM rqs_webhooks WHERE enabled = 1)
+          AND +d.webhook_id IN (SELECT id FROM rqs_webhooks WHERE enabled = 1)
           AND NOT EXISTS (SELECT 1 FROM rqs_webhook_deliveries e WHERE e.state = 'pending' AND e.webhook_id = d.webhook_id AND e.record_key = d.record_key AND e.seq < d.seq)
-        ORDER BY d.next_at, d.seq LIMIT ?)
+        ORDER BY d.next_at, d.rowid LIMIT ?)
       RETURNING ${DELIVERY_COLUMNS}`)
     this.#lease = db.prepare('UPDATE rqs_webhook_deliveries SET leased_by = ?, lease_until = ? WHERE webhook_id = ? AND id = ?')
     // Every attempt of a batch, given as one JSON array, in one statement; returns those whose lease was still held.

@@ -1,20 +1,15 @@
-import { afterAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from '../../stores/harness.js'
+import { describe, expect, it } from 'vitest'
+import { POSTGRES_SKIP_REASON, SKIP_POSTGRES } from '../../stores/harness.js'
 import { request, startServer } from '../../helpers/server.js'
 import { makeConfig } from '../../../src/options.js'
 import { openStores } from '../../../src/stores/index.js'
 import { builtInDeclarations } from '../../helpers/built-ins.js'
 import { everyChangeOnce, FAST, filteredDelivery, orderUnderConcurrency, register, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
 import { eventually, Receiver, validSignature } from './receiver.js'
+import { freshDatabases } from '../../helpers/fresh-databases.js'
 
 /** A fresh database per test: the dispatchers' position and queue are the database's. */
-const databases: TestDatabase[] = []
-async function database (): Promise<string> {
-  const db = await createTestDatabase()
-  databases.push(db)
-  return db.url
-}
-afterAll(async () => { for (const db of databases) await db.drop() })
+const database = freshDatabases()
 
 describe.skipIf(SKIP_POSTGRES)(`webhooks on PostgreSQL${SKIP_POSTGRES ? ` (${POSTGRES_SKIP_REASON})` : ''}`, () => {
   it('delivers every change once, in per-record order, with valid signatures', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isPublicAddress, parseTarget, resolveTarget, TargetRefused, type Lookup } from '../../../src/services/webhooks/targets.js'
+import { cachedLookup, isPublicAddress, parseTarget, resolveTarget, TargetRefused, type Lookup, type ResolvedTarget } from '../../../src/services/webhooks/targets.js'
 import { matches, badPattern } from '../../../src/services/webhooks/events.js'
 import { sign } from '../../../src/services/webhooks/signing.js'
 import { resolveConfig } from '../../../src/options.js'
@@ -25,6 +25,34 @@ describe('webhook targets', () => {
     await expect(resolveTarget(url, new Set(), async () => { throw Object.assign(new Error('x'), { code: 'ENOTFOUND' }) })).rejects.toThrow(/does not resolve \(ENOTFOUND\)/)
     await expect(resolveTarget(new URL('http://[::1]:8080/'), new Set(), resolvesTo())).rejects.toBeInstanceOf(TargetRefused)
     await expect(resolveTarget(new URL('http://[::1]:8080/'), new Set(['::1']), resolvesTo())).resolves.toEqual({ address: '::1', family: 6 })
+  })
+
+  it('resolves a host once per TTL for the attempts, and still refuses a private address the host moved to once the cached public one expired', async () => {
+    const url = new URL('https://hooks.example.com/in')
+    let answer = ['93.184.216.34']
+    let lookups = 0
+    let clock = 1_000_000
+    const lookup = cachedLookup(async () => { lookups++; return answer.map((address): ResolvedTarget => ({ address, family: 4 })) }, 10_000, () => clock)
+    await Promise.all([resolveTarget(url, new Set(), lookup), resolveTarget(url, new Set(), lookup)])
+    await expect(resolveTarget(url, new Set(), lookup)).resolves.toEqual({ address: '93.184.216.34', family: 4 })
+    expect(lookups).toBe(1)
+    // The host now points inside: within the TTL the public answer is used (and connected to, pinned); after it, refused.
+    answer = ['10.0.0.5']
+    clock += 9_999
+    await expect(resolveTarget(url, new Set(), lookup)).resolves.toEqual({ address: '93.184.216.34', family: 4 })
+    clock += 1
+    await expect(resolveTarget(url, new Set(), lookup)).rejects.toThrow(/resolves to 10\.0\.0\.5/)
+    expect(lookups).toBe(2)
+    // A private answer is kept like a public one, and checked on every attempt, not once.
+    await expect(resolveTarget(url, new Set(), lookup)).rejects.toThrow(/resolves to 10\.0\.0\.5/)
+    expect(lookups).toBe(2)
+    // A failed resolution is not kept: the next attempt asks again.
+    clock += 10_000
+    answer = []
+    const failing = cachedLookup(async () => { lookups++; throw Object.assign(new Error('x'), { code: 'EAI_AGAIN' }) }, 10_000, () => clock)
+    await expect(resolveTarget(url, new Set(), failing)).rejects.toThrow(/does not resolve \(EAI_AGAIN\)/)
+    await expect(resolveTarget(url, new Set(), failing)).rejects.toThrow(/does not resolve/)
+    expect(lookups).toBe(4)
   })
 
   it('accepts only http and https URLs without credentials', () => {
@@ -66,5 +94,14 @@ describe('webhook options', () => {
     expect(resolveConfig({ 'admin-any-address': true }, {}).security.adminAnyAddress).toBe(true)
     expect(resolveConfig({ 'webhook-lease': '5s', 'webhook-timeout': '2s' }, {}).webhooks.leaseMs).toBe(5_000)
     expect(() => resolveConfig({ 'webhook-lease': '5s' }, {})).toThrow('--webhook-lease (5s) must be longer than --webhook-timeout (10s)')
+  })
+
+  it('--webhook-concurrency: 16 attempts at once per webhook unless set, 1 to 256', () => {
+    expect(resolveConfig({}, {}).webhooks.concurrency).toBe(16)
+    expect(resolveConfig({ 'webhook-concurrency': '4' }, {}).webhooks.concurrency).toBe(4)
+    expect(resolveConfig({}, { RQS_WEBHOOK_CONCURRENCY: '256' }).webhooks.concurrency).toBe(256)
+    expect(() => resolveConfig({ 'webhook-concurrency': '0' }, {})).toThrow('--webhook-concurrency must be at least 1')
+    expect(() => resolveConfig({ 'webhook-concurrency': '257' }, {})).toThrow(/webhook-concurrency must be between 1 and 256/)
+    expect(() => resolveConfig({ 'webhook-concurrency': 'many' }, {})).toThrow(/webhook-concurrency must be a non-negative integer/)
   })
 })

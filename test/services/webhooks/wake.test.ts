@@ -91,3 +91,35 @@ describe('a first start on a database takes its position before it returns', () 
     } finally { await dispatcher.stop() }
   })
 })
+
+describe('a round takes its changes from the feed', () => {
+  let dispatcher: Dispatcher | undefined
+  afterEach(async () => { await dispatcher?.stop() })
+
+  it('moves the position past the changes the feed told of without reading the log; reads the log while the position is behind the feed', async () => {
+    const log = new HandLog()
+    // Written before the start, so before the subscription's position: only the log has them.
+    for (let i = 0; i < 3; i++) log.write('students')
+    const store = new MemoryWebhookStore()
+    const now = new Date()
+    await store.create({ id: 'wh_0000000000000001', url: 'http://127.0.0.1:9/hook', events: ['students.*'], description: '', filter: null, enabled: true, disabledReason: null, secret: 'whsec_x', previousSecret: null, previousSecretUntil: null, afterSeq: 0, createdAt: now, updatedAt: now })
+    await store.enqueue(null, 0, [])
+    let reads = 0
+    const since = log.since.bind(log)
+    const window = log.window.bind(log)
+    log.since = async (after, limit) => { reads++; return await since(after, limit) }
+    log.window = async () => { reads++; return await window() }
+    const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
+    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    await dispatcher.start()
+    await eventually(async () => await store.position() === 3)
+    expect(reads).toBeGreaterThan(0)
+
+    reads = 0
+    for (let i = 0; i < 5; i++) log.write('students')
+    await eventually(async () => await store.position() === 8)
+    for (let i = 0; i < 600; i++) log.write('students')
+    await eventually(async () => await store.position() === 608)
+    expect(reads).toBe(0)
+  })
+})
