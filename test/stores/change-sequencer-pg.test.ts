@@ -305,4 +305,30 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL change log numbered after commit${SKI
       await admin.end()
     }
   })
+
+  it('asks whether another instance follows at most once a second, and not at all once its pool is idle', async () => {
+    await (await open()).close() // the tables, migrated
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 })
+    pool.on('error', () => {})
+    let asked = 0
+    const sequencer = new ChangeSequencer(pool, () => {}, () => {}, { followed: async () => { asked++; return await pool.query('SELECT false AS followed').then(() => false) } })
+    try {
+      const started = performance.now()
+      for (let i = 0; i < 20; i++) {
+        await pool.query(INSERT_ADDRESS, [40_000 + i, 'asking', String(i)])
+        await sleep(FOLLOWED_CHECK_MS / 10)
+      }
+      const writing = performance.now() - started
+      expect(sequencer.eager).toBe(false)
+      expect(asked).toBeGreaterThanOrEqual(1)
+      expect(asked).toBeLessThanOrEqual(Math.ceil(writing / FOLLOWED_CHECK_MS) + 1)
+      await sleep(FOLLOWED_CHECK_MS * 1.5) // a question scheduled by the last writes
+      const settled = asked
+      await sleep(FOLLOWED_CHECK_MS * 2.5)
+      expect(asked).toBe(settled) // its own questions' connections going back are no reason to ask again
+    } finally {
+      await sequencer.close()
+      await pool.end()
+    }
+  })
 })
