@@ -7,6 +7,8 @@ import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatab
 import { collect, home, until } from './changes.suite.js'
 import { openPostgresStores, type Stores } from '../helpers/built-ins.js'
 import { ChangeSequencer, FOLLOWED_CHECK_MS, HINT_INTERVAL_MS } from '../../src/stores/postgres/sequencer.js'
+import { FEED_FOLLOWED_LOCK, LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'
+import { followedSomewhere } from '../../src/stores/postgres/listener.js'
 
 /**
  * The PostgreSQL change log numbered after commit (issue 20, migration 8):
@@ -329,6 +331,34 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL change log numbered after commit${SKI
     } finally {
       await sequencer.close()
       await pool.end()
+    }
+  })
+
+  it('announces a followed feed to every instance while it has a subscriber, again after its listening connection was lost, and not once the last one left', async () => {
+    const [reader, writer] = await Promise.all([open(), open()])
+    const admin = await connect(database.url)
+    const followed = async (): Promise<boolean> => await followedSomewhere(admin, FEED_FOLLOWED_LOCK)
+    try {
+      expect(await followed()).toBe(false) // the schema follower listens from the start, and announces nothing
+      const here = await collect(reader)
+      expect(await followed()).toBe(true)
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_APPLICATION_NAME])
+      await expect.poll(followed, { timeout: 5000, interval: 5 }).toBe(false)
+      // Written while the lock is gone with its connection, outside rqs: no sequencer was hinted; the reopened feed numbers it
+      // (well before its 10 s check).
+      await admin.query(INSERT_ADDRESS, [50_000, 'while reconnecting', '1'])
+      await expect.poll(followed, { timeout: 10_000, interval: 50 }).toBe(true)
+      await until(() => here.changes.length === 1, 'the change written while the listener was away', 5000)
+      expect(here.changes[0]!.id).toBe(50_000n)
+      // And the writer, told again that the feed is followed, numbers its writes right after commit.
+      const created = await writer.addresses.create({ ...home, name: 'after reconnecting' })
+      await until(() => here.changes.length === 2, 'the next write of the other instance', 5000)
+      expect(here.changes[1]!.id).toBe(created.id)
+      here.stop()
+      await expect.poll(followed, { timeout: 5000, interval: 50 }).toBe(false)
+    } finally {
+      await admin.end()
+      await Promise.all([reader.close(), writer.close()])
     }
   })
 })

@@ -206,9 +206,11 @@ export class PostgresChangeLog implements ChangeLog {
     // A notification while the position is read is not lost: the pump reads once it exists.
     const wake = (): void => { if (pump === undefined) woken = true; else void pump.pump() }
     // Listen first, then read the position: a change committed in between is in both, and delivered once.
-    // `reopened`: whatever was committed while the connection was away.
+    // `reopened`: whatever was committed while the connection was away, numbered first (without this
+    // instance's lock meanwhile, the others may have left their writes unnumbered).
+    const reopened = (): void => { if (pump === undefined) woken = true; else this.#check(pump) }
     // The lock tells the other instances to number their writes right after commit while this feed lives.
-    const following = await this.#options.listener.follow(CHANGES_CHANNEL, { notified: wake, reopened: wake, lock: FEED_FOLLOWED_LOCK })
+    const following = await this.#options.listener.follow(CHANGES_CHANNEL, { notified: wake, reopened, lock: FEED_FOLLOWED_LOCK })
     this.#sequencer.follow(true)
     try {
       pump = new ChangePump(async (after, limit) => { this.#feedReads++; return await this.#read(after, limit) }, (await this.window()).latest, (err) => {
