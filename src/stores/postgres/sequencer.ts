@@ -137,7 +137,11 @@ export class ChangeSequencer {
 
   /** Numbers everything committed so far (readers call this before reading). */
   async drain (): Promise<void> {
-    if (await drainChanges(this.#pool) > 0) this.#numbered()
+    if (await drainChanges(this.#pool) > 0) {
+      this.#numbered()
+      // Nobody following, readers and the prune do most numbering: they leave dead pending rows too.
+      this.#vacuumSoon()
+    }
   }
 
   /** Something may have committed: run soon (at most one run in flight, one per HINT_INTERVAL_MS), if someone follows. */
