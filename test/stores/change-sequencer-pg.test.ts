@@ -6,6 +6,9 @@ import { migrate as migratePostgres } from '../../src/stores/postgres/migrate.js
 import { createTestDatabase, POSTGRES_SKIP_REASON, SKIP_POSTGRES, type TestDatabase } from './harness.js'
 import { collect, home, until } from './changes.suite.js'
 import { openPostgresStores, type Stores } from '../helpers/built-ins.js'
+import { ChangeSequencer, FOLLOWED_CHECK_MS, HINT_INTERVAL_MS } from '../../src/stores/postgres/sequencer.js'
+import { FEED_FOLLOWED_LOCK, LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'
+import { followedSomewhere } from '../../src/stores/postgres/listener.js'
 
 /**
  * The PostgreSQL change log numbered after commit (issue 20, migration 8):
@@ -17,6 +20,13 @@ import { openPostgresStores, type Stores } from '../helpers/built-ins.js'
 /** An address row written in SQL, as the store writes it (the change trigger fires as for any write). */
 const INSERT_ADDRESS = `INSERT INTO rqs_addresses (id, name, city, postal_code, name_folded, city_folded, postal_code_folded)
   VALUES ($1, $2, 'kiel', $3, lower($2), 'kiel', $3)`
+
+/** How many changes wait unnumbered. */
+async function pending (client: pg.Client): Promise<number> {
+  return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM rqs_pending_changes')).rows[0]!.n)
+}
+
+const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 async function connect (url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url })
@@ -216,6 +226,139 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL change log numbered after commit${SKI
     } finally {
       await pool.end()
       await old.drop()
+    }
+  })
+
+  it('leaves writes unnumbered while no instance follows the feed, and a reader arriving later numbers and reads every change in order', async () => {
+    const stores = await open()
+    const admin = await connect(database.url)
+    try {
+      const base = (await stores.changes.window()).latest
+      const created: bigint[] = []
+      for (let i = 0; i < 20; i++) created.push((await stores.addresses.create({ ...home, name: `unheard ${i}` })).id)
+      await sleep(100) // well past a hinted run's delay
+      expect(await pending(admin)).toBe(20)
+      expect((await admin.query('SELECT count(*)::int AS n FROM rqs_changes WHERE seq > $1', [base])).rows[0].n).toBe(0)
+      const log = await stores.changes.since(base, 100)
+      expect(log.map((c) => [c.seq, c.kind, c.id])).toEqual(created.map((id, i) => [base + i + 1, 'created', id]))
+      expect(await pending(admin)).toBe(0)
+    } finally {
+      await admin.end()
+      await stores.close()
+    }
+  })
+
+  it('numbers an instance\'s writes right after commit while another instance\'s feed is followed, and leaves them again once it is not', async () => {
+    const [writer, reader] = await Promise.all([open(), open()])
+    const admin = await connect(database.url)
+    const here = await collect(reader)
+    try {
+      const base = here.position
+      const created: bigint[] = []
+      // Nobody reads the log: only the writer's sequencer, told another instance follows, can number these.
+      for (let i = 0; i < 5; i++) {
+        created.push((await writer.addresses.create({ ...home, name: `heard ${i}` })).id)
+        await sleep(FOLLOWED_CHECK_MS / 4)
+      }
+      await until(() => here.changes.length === 5, 'the writes of the other instance, live', 5000)
+      expect(here.changes.map((c) => [c.seq, c.id])).toEqual(created.map((id, i) => [base + i + 1, id]))
+      here.stop()
+      // The follower gone (its lock with its channel), the writer stops numbering at its next question.
+      let left = 0
+      for (let i = 0; i < 20 && left === 0; i++) {
+        await writer.addresses.create({ ...home, name: `unheard again ${i}` })
+        await sleep(FOLLOWED_CHECK_MS / 4)
+        left = await pending(admin)
+      }
+      expect(left).toBeGreaterThan(0)
+      const log = await writer.changes.since(base, 100)
+      expect(log.map((c) => c.seq)).toEqual(Array.from({ length: log.length }, (_, i) => base + i + 1))
+      expect(await pending(admin)).toBe(0)
+    } finally {
+      here.stop()
+      await admin.end()
+      await Promise.all([writer.close(), reader.close()])
+    }
+  })
+
+  it('closes while a run is under way and writes keep hinting: nothing runs on the pool after close, and the last writes are numbered', async () => {
+    await (await open()).close() // the tables, migrated
+    const admin = await connect(database.url)
+    const failures: unknown[] = []
+    try {
+      for (let round = 0; round < 15; round++) {
+        const pool = new pg.Pool({ connectionString: database.url, max: 4 })
+        pool.on('error', () => {})
+        // No `followed`: every write hints a run, as with a follower.
+        const sequencer = new ChangeSequencer(pool, () => {}, (err) => { failures.push(err) })
+        // Releases during the run hint another; close must not leave it (or its timer) to start after the pool ended.
+        await Promise.all(Array.from({ length: 6 }, async (_, i) => {
+          await sleep(i * 2)
+          await pool.query(INSERT_ADDRESS, [30_000 + round * 10 + i, `closing ${round}`, String(i)])
+        }))
+        await sleep(round % 3 * 4)
+        await sequencer.close()
+        await pool.end()
+        expect(await pending(admin)).toBe(0)
+      }
+      await sleep(HINT_INTERVAL_MS * 5)
+      expect(failures.map(String)).toEqual([])
+    } finally {
+      await admin.end()
+    }
+  })
+
+  it('asks whether another instance follows at most once a second, and not at all once its pool is idle', async () => {
+    await (await open()).close() // the tables, migrated
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 })
+    pool.on('error', () => {})
+    let asked = 0
+    const sequencer = new ChangeSequencer(pool, () => {}, () => {}, { followed: async () => { asked++; return await pool.query('SELECT false AS followed').then(() => false) } })
+    try {
+      const started = performance.now()
+      for (let i = 0; i < 20; i++) {
+        await pool.query(INSERT_ADDRESS, [40_000 + i, 'asking', String(i)])
+        await sleep(FOLLOWED_CHECK_MS / 10)
+      }
+      const writing = performance.now() - started
+      expect(sequencer.eager).toBe(false)
+      expect(asked).toBeGreaterThanOrEqual(1)
+      expect(asked).toBeLessThanOrEqual(Math.ceil(writing / FOLLOWED_CHECK_MS) + 1)
+      await sleep(FOLLOWED_CHECK_MS * 1.5) // a question scheduled by the last writes
+      const settled = asked
+      await sleep(FOLLOWED_CHECK_MS * 2.5)
+      expect(asked).toBe(settled) // its own questions' connections going back are no reason to ask again
+    } finally {
+      await sequencer.close()
+      await pool.end()
+    }
+  })
+
+  it('announces a followed feed to every instance while it has a subscriber, again after its listening connection was lost, and not once the last one left', async () => {
+    const [reader, writer] = await Promise.all([open(), open()])
+    const admin = await connect(database.url)
+    const followed = async (): Promise<boolean> => await followedSomewhere(admin, FEED_FOLLOWED_LOCK)
+    try {
+      expect(await followed()).toBe(false) // the schema follower listens from the start, and announces nothing
+      const here = await collect(reader)
+      expect(await followed()).toBe(true)
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_APPLICATION_NAME])
+      await expect.poll(followed, { timeout: 5000, interval: 5 }).toBe(false)
+      // Written while the lock is gone with its connection, outside rqs: no sequencer was hinted; the reopened feed numbers it
+      // (well before its 10 s check).
+      await admin.query(INSERT_ADDRESS, [50_000, 'while reconnecting', '1'])
+      await expect.poll(followed, { timeout: 10_000, interval: 50 }).toBe(true)
+      await until(() => here.changes.length === 1, 'the change written while the listener was away', 5000)
+      expect(here.changes[0]!.id).toBe(50_000n)
+      // And the writer, told again that the feed is followed, numbers its writes right after commit.
+      const created = await writer.addresses.create({ ...home, name: 'after reconnecting' })
+      await until(() => here.changes.length === 2, 'the next write of the other instance', 5000)
+      expect(here.changes[1]!.id).toBe(created.id)
+      here.stop()
+      await expect.poll(followed, { timeout: 5000, interval: 50 }).toBe(false)
+    } finally {
+      await admin.end()
+      await Promise.all([reader.close(), writer.close()])
     }
   })
 })

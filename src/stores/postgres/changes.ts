@@ -3,11 +3,14 @@ import { CHANGES_PRUNE_INTERVAL_MS, ChangePump, changeFromRow } from '../changes
 import { DEFAULT_CHANGES_RETENTION_MS, type CollectionDeclaration, type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type RecordId } from '../../domain/index.js'
 import { rethrow } from './errors.js'
 import { ChangeSequencer } from './sequencer.js'
-import type { Following, PostgresListener } from './listener.js'
+import { followedSomewhere, type Following, type PostgresListener } from './listener.js'
 import { systemClock, type Clock } from '../../domain/index.js'
 
 /** The channel the sequencer (migration 8, ./sequencer.ts) NOTIFYs after numbering changes. */
 export const CHANGES_CHANNEL = 'rqs_changes'
+
+/** The key (./listener.ts) a listening connection announces a followed feed with to every instance. */
+export const FEED_FOLLOWED_LOCK = 1
 
 /** The listening connection's name in pg_stat_activity (one per instance, ./listener.ts). */
 export { LISTENER_APPLICATION_NAME } from './listener.js'
@@ -95,9 +98,10 @@ export class PostgresChangeLog implements ChangeLog {
     this.#retentionMs = options.retentionMs ?? DEFAULT_CHANGES_RETENTION_MS
     this.#clock = options.clock ?? systemClock
     this.#pruneTimer = setInterval(() => { void this.prune() }, CHANGES_PRUNE_INTERVAL_MS).unref()
+    // Writes are numbered right after commit only while some instance's feed is followed; else by the next reader.
     this.#sequencer = new ChangeSequencer(pool, () => { if (!this.#closed) void this.#pumpIfLive() }, (err) => {
       options.log?.warn({ err }, 'change log: numbering new changes failed; trying again at the next write or read')
-    })
+    }, { followed: async () => await followedSomewhere(pool, FEED_FOLLOWED_LOCK) })
   }
 
   /** How many reads of the table the feed made to deliver changes to subscribers (none while nobody subscribes). */
@@ -164,15 +168,22 @@ export class PostgresChangeLog implements ChangeLog {
         subscription.unsubscribe()
         if (!feed.pump.listening && this.#live === live) {
           this.#live = undefined
+          this.#sequencer.follow(false)
           void this.#stop(feed)
         }
       }
     }
   }
 
-  /** Deletes the changes older than the retention window (also run once a minute). */
+  /**
+   * Deletes the changes older than the retention window (also run once a
+   * minute). Numbers what is pending first: nobody following, writes leave
+   * their changes pending, and this keeps them from piling up unnumbered
+   * (and unpruned) for longer than a minute.
+   */
   async prune (): Promise<void> {
     try {
+      await this.#sequencer.drain()
       await this.#pool.query({ ...PRUNE, values: [new Date(this.#clock.now() - this.#retentionMs)] })
     } catch (err) {
       this.#options.log?.warn({ err }, 'change log: pruning old changes failed; trying again in a minute')
@@ -195,13 +206,18 @@ export class PostgresChangeLog implements ChangeLog {
     // A notification while the position is read is not lost: the pump reads once it exists.
     const wake = (): void => { if (pump === undefined) woken = true; else void pump.pump() }
     // Listen first, then read the position: a change committed in between is in both, and delivered once.
-    // `reopened`: whatever was committed while the connection was away.
-    const following = await this.#options.listener.follow(CHANGES_CHANNEL, { notified: wake, reopened: wake })
+    // `reopened`: whatever was committed while the connection was away, numbered first (without this
+    // instance's lock meanwhile, the others may have left their writes unnumbered).
+    const reopened = (): void => { if (pump === undefined) woken = true; else this.#check(pump) }
+    // The lock tells the other instances to number their writes right after commit while this feed lives.
+    const following = await this.#options.listener.follow(CHANGES_CHANNEL, { notified: wake, reopened, lock: FEED_FOLLOWED_LOCK })
+    this.#sequencer.follow(true)
     try {
       pump = new ChangePump(async (after, limit) => { this.#feedReads++; return await this.#read(after, limit) }, (await this.window()).latest, (err) => {
         this.#options.log?.warn({ err }, 'change feed: reading new changes failed; trying again at the next notification or check')
       })
     } catch (err) {
+      this.#sequencer.follow(false)
       await following.stop()
       throw err
     }

@@ -9,6 +9,12 @@ import pg from 'pg'
  * a periodic `SELECT 1` finds out) is opened again after a growing pause,
  * and every channel's `reopened` is called once it listens again: whatever
  * was announced meanwhile is the follower's to read.
+ *
+ * A follower may also announce itself to the other instances (`lock`): the
+ * connection holds a shared advisory lock of that key while the channel is
+ * followed, which `followedSomewhere` sees from any connection. Being held by
+ * the session, it goes with the connection: an instance that died announces
+ * nothing.
  */
 
 /** The listening connection's name in pg_stat_activity. */
@@ -18,6 +24,24 @@ export const LISTENER_APPLICATION_NAME = 'rqs-listen'
 const CHECK_INTERVAL_MS = 2000
 const FIRST_RECONNECT_MS = 100
 const MAX_RECONNECT_MS = 5000
+
+/** The first key of the advisory locks followers announce themselves with (`rqs\0`); the second is the follower's `lock`. */
+export const FOLLOW_LOCK_CLASS = 0x72717300
+
+const LOCK = 'SELECT pg_advisory_lock_shared($1::int, $2::int)'
+const UNLOCK = 'SELECT pg_advisory_unlock_shared($1::int, $2::int)'
+// Advisory locks of the two-integer form show as classid, objid and objsubid 2, per database.
+const FOLLOWED = {
+  name: 'rqs-followed-somewhere',
+  text: `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid = $1::int::oid AND objid = $2::int::oid
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS followed`
+}
+
+/** Whether some connection to this database (any instance's listening one) announces a follower of `lock`. */
+export async function followedSomewhere (client: pg.ClientBase | pg.Pool, lock: number): Promise<boolean> {
+  const result = await client.query<{ followed: boolean }>({ ...FOLLOWED, values: [FOLLOW_LOCK_CLASS, lock] })
+  return result.rows[0]?.followed === true
+}
 
 export interface ListenerOptions {
   url: string
@@ -30,6 +54,8 @@ export interface ChannelFollower {
   notified: () => void
   /** The connection listens (again) after it was missing: what was announced meanwhile was missed. */
   reopened: () => void
+  /** Announced to every instance while followed: a shared advisory lock (FOLLOW_LOCK_CLASS, lock) on the connection. */
+  lock?: number
 }
 
 /** A channel followed: `stop` UNLISTENs it (and ends the connection when it was the last). */
@@ -46,6 +72,8 @@ export class PostgresListener {
   #checkTimer: NodeJS.Timeout | undefined
   #reconnectTimer: NodeJS.Timeout | undefined
   #reconnectMs = FIRST_RECONNECT_MS
+  /** The locks the connection (#client, or the one being opened) holds now, one each. */
+  #locked = new Set<number>()
   #closed = false
 
   constructor (options: ListenerOptions) {
@@ -69,13 +97,18 @@ export class PostgresListener {
       if (this.#channels.get(channel) !== follower) return
       this.#channels.delete(channel)
       if (this.#channels.size === 0) { await this.#end(); return }
-      await this.#client?.query(`UNLISTEN ${channel}`).catch(() => {}) // a dead connection listens to nothing
+      const client = this.#client
+      await client?.query(`UNLISTEN ${channel}`).catch(() => {}) // a dead connection listens to nothing
+      if (follower.lock !== undefined && client !== undefined && client === this.#client && this.#locked.delete(follower.lock)) {
+        await client.query(UNLOCK, [FOLLOW_LOCK_CLASS, follower.lock]).catch(() => {})
+      }
     }
     if (this.#closed) return { stop }
     const client = this.#client
     if (client !== undefined) {
       try {
         await client.query(`LISTEN ${channel}`)
+        await this.#announce(client, follower)
       } catch {
         this.#lost(client) // the new connection LISTENs on every channel, this one too
       }
@@ -114,7 +147,11 @@ export class PostgresListener {
     try {
       await client.connect()
       // Every channel followed by now, including those that came while connecting.
-      for (const channel of this.#channels.keys()) await client.query(`LISTEN ${channel}`)
+      this.#locked = new Set()
+      for (const [channel, follower] of this.#channels) {
+        await client.query(`LISTEN ${channel}`)
+        await this.#announce(client, follower)
+      }
     } catch (err) {
       this.#options.log?.warn({ err }, 'cannot LISTEN for other instances\' changes; retrying')
       this.#lost(client)
@@ -128,6 +165,13 @@ export class PostgresListener {
     this.#checkTimer = setInterval(() => { void this.#check(client) }, CHECK_INTERVAL_MS).unref()
     // Whatever was announced while nobody listened here (not awaited: a follower's start may wait for this call).
     for (const follower of [...this.#channels.values()]) follower.reopened()
+  }
+
+  /** Takes the follower's lock on `client`, unless the connection holds it already (a channel followed again). */
+  async #announce (client: pg.Client, follower: ChannelFollower): Promise<void> {
+    if (follower.lock === undefined || this.#locked.has(follower.lock)) return
+    this.#locked.add(follower.lock)
+    await client.query(LOCK, [FOLLOW_LOCK_CLASS, follower.lock])
   }
 
   async #check (client: pg.Client): Promise<void> {
@@ -167,6 +211,7 @@ export class PostgresListener {
     this.#client = undefined
     this.#connecting = undefined
     this.#reconnectMs = FIRST_RECONNECT_MS
+    this.#locked = new Set()
     await Promise.all(clients.map(async (client) => { if (client !== undefined) await endQuietly(client) }))
   }
 }

@@ -8,14 +8,17 @@ import type pg from 'pg'
  * never wait for each other (issue 20); someone must number them after:
  *
  * - this instance, shortly after any of its connections went back to the
- *   pool (`hint`): a write may just have committed. Runs are throttled to one
- *   per HINT_INTERVAL_MS, so a busy instance numbers in batches and an
- *   instance that only reads costs at most that many trivial queries;
+ *   pool (`hint`): a write may just have committed. Only while some instance's
+ *   feed is followed (ChangeSequencer below): nobody following, nobody waits
+ *   for the numbers. Runs are throttled to one per HINT_INTERVAL_MS, so a busy
+ *   instance numbers in batches;
  * - a reader, before it reads (`drain` in since/window, and a subscribed
  *   instance every 10 s): what committed before the read is numbered and
  *   seen, even if the writer's instance died between its commit and its
  *   sequencer run (or the write was made outside rqs, e.g. in psql);
- * - `rqs import`, right after its commit (./import.ts).
+ * - `rqs import`, right after its commit (./import.ts);
+ * - the change log's prune, once a minute, so that changes nobody read stay
+ *   pending a minute at most (./changes.ts).
  *
  * Several instances may run it at once: they queue on the head's row lock
  * and the later ones find less or nothing to number.
@@ -56,10 +59,38 @@ export async function drainChanges (client: pg.ClientBase | pg.Pool): Promise<nu
   }
 }
 
+/**
+ * How often (ms), at most, an instance that writes but has no subscriber of
+ * its own asks whether another instance's feed is followed (the listening
+ * connections' shared advisory lock, ./listener.ts): that long at most, a
+ * subscriber on another instance waits for this one's first changes.
+ */
+export const FOLLOWED_CHECK_MS = 1000
+
+export interface SequencerOptions {
+  /**
+   * Whether some instance's feed is followed now (any instance, this one
+   * included). Asked only while this instance writes and has no subscriber of
+   * its own; a failure counts as followed (numbering is always correct).
+   */
+  followed?: () => Promise<boolean>
+}
+
+/**
+ * Numbers eagerly (a run after each write, ./hint) only while the feed is
+ * followed somewhere: by this instance (`follow(true)`, told by the change
+ * log) or by another one (`followed`, asked at most every
+ * FOLLOWED_CHECK_MS while this instance writes). Nobody following, the
+ * changes stay pending, durable since their writes' commits, and whoever
+ * reads the log later numbers them first (`drain`), in the same key order an
+ * eager run would have used: the feed stays gapless and ordered, it is only
+ * numbered later.
+ */
 export class ChangeSequencer {
   readonly #pool: pg.Pool
   readonly #numbered: () => void
   readonly #failed: (err: unknown) => void
+  readonly #followed: (() => Promise<boolean>) | undefined
   /** The connection a hinted run holds: its own release is no hint. */
   #client: pg.PoolClient | undefined
   #running: Promise<void> | undefined
@@ -67,29 +98,63 @@ export class ChangeSequencer {
   #hinted = false
   #lastStart = -Infinity
   #lastVacuum = -Infinity
-  #vacuuming = false
-  #closed = false
+  #vacuuming: Promise<void> | undefined
+  /** Followed through this instance's change log. */
+  #here = false
+  /** Followed elsewhere, as last asked (#lastAsked); undefined while asking the first time. */
+  #elsewhere = false
+  #lastAsked = -Infinity
+  #asking: Promise<void> | undefined
+  #askTimer: NodeJS.Timeout | undefined
+  /** Written while nobody was known to follow: to number if someone turns out to. */
+  #unnumbered = false
+  #closing = false
 
   /**
    * `numbered`: called after a run numbered changes (the instance's own pump
    * reads them at once instead of waiting for its NOTIFY). `failed`: a hinted
-   * run failed; the next hint or reader tries again.
+   * run failed; the next hint or reader tries again. Without
+   * `options.followed` every write is numbered eagerly, as before.
    */
-  constructor (pool: pg.Pool, numbered: () => void, failed: (err: unknown) => void) {
+  constructor (pool: pg.Pool, numbered: () => void, failed: (err: unknown) => void, options: SequencerOptions = {}) {
     this.#pool = pool
     this.#numbered = numbered
     this.#failed = failed
+    this.#followed = options.followed
     pool.on('release', this.#onRelease)
+  }
+
+  /** Whether writes are numbered right after they commit (someone follows the feed, here or elsewhere). */
+  get eager (): boolean {
+    return this.#followed === undefined || this.#here || this.#elsewhere
+  }
+
+  /** This instance's feed is followed (true) or no longer (false): its writes are numbered eagerly while it is. */
+  follow (here: boolean): void {
+    this.#here = here
+    if (here && this.#unnumbered) this.hint()
   }
 
   /** Numbers everything committed so far (readers call this before reading). */
   async drain (): Promise<void> {
-    if (await drainChanges(this.#pool) > 0) this.#numbered()
+    if (await drainChanges(this.#pool) > 0) {
+      this.#numbered()
+      // Nobody following, readers and the prune do most numbering: they leave dead pending rows too.
+      this.#vacuumSoon()
+    }
   }
 
-  /** Something may have committed: run soon (at most one run in flight, one per HINT_INTERVAL_MS). */
+  /** Something may have committed: run soon (at most one run in flight, one per HINT_INTERVAL_MS), if someone follows. */
   hint (): void {
-    if (this.#closed) return
+    if (this.#closing) return
+    if (!this.eager) {
+      this.#unnumbered = true
+      this.#askSoon()
+      return
+    }
+    // Followed elsewhere only: ask again now and then, to stop numbering eagerly once nobody is.
+    if (!this.#here && this.#followed !== undefined) this.#askSoon()
+    this.#unnumbered = false
     this.#hinted = true
     if (this.#running !== undefined || this.#timer !== undefined) return
     const wait = this.#lastStart + HINT_INTERVAL_MS - performance.now()
@@ -98,19 +163,28 @@ export class ChangeSequencer {
     this.#timer.unref()
   }
 
-  /** Stops hinted runs after numbering what a last hint left (a short-lived process's writes get numbered before it exits). */
+  /**
+   * Stops hinted runs after numbering what a last hint left (a short-lived
+   * process's writes get numbered before it exits while someone follows),
+   * and waits for whatever runs, so that the pool can end after it: no run,
+   * vacuum or question starts on an ended pool.
+   */
   async close (): Promise<void> {
+    this.#closing = true
     this.#pool.off('release', this.#onRelease)
     clearTimeout(this.#timer)
     this.#timer = undefined
-    await this.#running
-    if (this.#hinted && !this.#closed) {
-      this.#closed = true
+    clearTimeout(this.#askTimer)
+    this.#askTimer = undefined
+    // A run's end starts no other once closing; a last hint is numbered here, once.
+    while (this.#running !== undefined) await this.#running
+    if (this.#hinted) {
       this.#hinted = false
-      this.#run()
+      this.#running = this.#once().finally(() => { this.#running = undefined })
       await this.#running
     }
-    this.#closed = true
+    await this.#vacuuming
+    await this.#asking
   }
 
   readonly #onRelease = (_err: Error | undefined, client: pg.PoolClient): void => {
@@ -122,16 +196,37 @@ export class ChangeSequencer {
     this.#lastStart = performance.now()
     this.#running = this.#once().finally(() => {
       this.#running = undefined
-      if (this.#hinted) this.hint()
+      if (this.#hinted && !this.#closing) this.hint()
+    })
+  }
+
+  /** Asks whether the feed is followed elsewhere, at most every FOLLOWED_CHECK_MS; numbers what was left if it is. */
+  #askSoon (): void {
+    if (this.#asking !== undefined || this.#askTimer !== undefined || this.#closing) return
+    const wait = this.#lastAsked + FOLLOWED_CHECK_MS - performance.now()
+    if (wait > 0) {
+      this.#askTimer = setTimeout(() => { this.#askTimer = undefined; this.#askSoon() }, wait)
+      this.#askTimer.unref()
+      return
+    }
+    const followed = this.#followed
+    if (followed === undefined) return
+    this.#lastAsked = performance.now()
+    this.#asking = followed().catch((err: unknown) => {
+      this.#failed(err)
+      return true
+    }).then((elsewhere) => {
+      this.#elsewhere = elsewhere
+      this.#asking = undefined
+      if (elsewhere && this.#unnumbered && !this.#closing) this.hint()
     })
   }
 
   /** Vacuums the pending changes at most every VACUUM_INTERVAL_MS, beside the runs (not delaying them). */
   #vacuumSoon (): void {
-    if (this.#vacuuming || this.#closed || performance.now() - this.#lastVacuum < VACUUM_INTERVAL_MS) return
-    this.#vacuuming = true
+    if (this.#vacuuming !== undefined || this.#closing || performance.now() - this.#lastVacuum < VACUUM_INTERVAL_MS) return
     this.#lastVacuum = performance.now()
-    this.#pool.query(VACUUM).catch(this.#failed).finally(() => { this.#vacuuming = false })
+    this.#vacuuming = this.#pool.query(VACUUM).then(() => {}, this.#failed).finally(() => { this.#vacuuming = undefined })
   }
 
   async #once (): Promise<void> {
