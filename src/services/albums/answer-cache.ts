@@ -1,10 +1,14 @@
 import type { FastifyRequest } from 'fastify'
 import { LRUCache } from 'lru-cache'
+import type { StoreRevision } from '../../domain/index.js'
 
-/** A successful GraphQL answer as sent: its body and headers. */
+/** A successful GraphQL answer as sent: its body and headers, and the revisions of the stores it read with their sum then. */
 export interface KeptAnswer {
   readonly body: string
   readonly headers: Readonly<Record<string, string>>
+  /** The revisions of every store the answer read (none: it read constants only); it stands while their sum is `at`. */
+  readonly revisions: readonly StoreRevision[]
+  readonly at: number
 }
 
 /** Bounds of the cache: total bytes (bodies and keys), and the longest request text worth a key. */
@@ -14,8 +18,11 @@ const TEXT_MAX_LENGTH = 4096
 /**
  * Successful GraphQL answers by the request that produced them. The albums
  * never change while the server runs and resolving them has no side effects,
- * so such an answer depends on the request alone: kept, a repeat is answered
- * without negotiation, graphql-http or the engine.
+ * so such an answer depends on the request alone; a query of records depends
+ * on the request and the records of the stores it reads, so it is kept with
+ * their revisions and stands only while none of them moved (stores that count
+ * their writes and have no record rules only: ./kept-reads.ts). Kept, a
+ * repeat is answered without negotiation, graphql-http or the engine.
  *
  * A key is what the answer depends on: the method, the Accept header as sent,
  * the Content-Type and the request text (GET: the URL; POST: the body as

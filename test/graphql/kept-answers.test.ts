@@ -1,0 +1,139 @@
+import { readFile } from 'node:fs/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Stores } from '../helpers/built-ins.js'
+import { fromFile } from '../../src/services/collections/config.js'
+import { request, startServer, type RunningServer } from '../helpers/server.js'
+import { declarationFiles } from '../services/collections/fixture.js'
+import { LOCAL_STORES, storeKinds } from '../stores/harness.js'
+import { gql } from './helpers.js'
+import { rulesServer, type RulesServer } from './rules.suite.js'
+
+/**
+ * GraphQL answers of record queries kept per request text and the
+ * revisions of every collection the document reads (memory store): a
+ * repeat is not read again, and a write to any collection the document
+ * reads (its list, a referenced collection, a cascade) gives the next
+ * request a fresh answer. SQLite keeps none and answers the same.
+ */
+const library = JSON.parse(await readFile(new URL('../../examples/library.json', import.meta.url), 'utf8')) as Record<string, unknown>
+const declarations = declarationFiles().write('library.json', library)
+const BOOKS_WITH_AUTHORS = '{ books(first: 50) { nodes { title author { name } tags { label } } } }'
+
+for (const kind of storeKinds(LOCAL_STORES)) {
+  describe(`kept GraphQL record answers, ${kind.name} store`, () => {
+    let stores: Stores
+    let server: RunningServer
+    /** Store queries of books and getMany of authors since the last reset. */
+    const reads = { books: 0, authors: 0 }
+    beforeAll(async () => {
+      await kind.setup()
+      const collections = fromFile(declarations, '--collections')
+      stores = await kind.fresh({ collections: collections.declared.map((c) => c.declaration) })
+      const books = stores.collections.get('books')
+      const authors = stores.collections.get('authors')
+      if (books === undefined || authors === undefined) throw new Error('library not declared')
+      const query = books.query.bind(books)
+      books.query = async (q) => { reads.books++; return await query(q) }
+      const getMany = authors.getMany.bind(authors)
+      authors.getMany = async (ids) => { reads.authors++; return await getMany(ids) }
+      server = await startServer({ collections }, { stores })
+      const post = async (path: string, json: unknown): Promise<void> => { expect((await request(`${server.origin}${path}`, { method: 'POST', json })).status).toBe(201) }
+      await post('/authors', { name: 'Frank Herbert' })
+      await post('/authors', { name: 'Ursula K. Le Guin' })
+      await post('/tags', { label: 'classic' })
+      await post('/books', { title: 'Dune', author: 1, tags: [1] })
+      await post('/books', { title: 'The Dispossessed', author: 2 })
+    })
+    afterAll(async () => {
+      await server?.close()
+      await stores?.close()
+      await kind.teardown()
+    })
+
+    const ask = async (query = BOOKS_WITH_AUTHORS): Promise<any> => {
+      const res = await gql(server.origin, query)
+      expect(res.status).toBe(200)
+      expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined()
+      return res.body.data
+    }
+    const reset = (): void => { reads.books = 0; reads.authors = 0 }
+
+    it('answers a repeat from the kept answer on memory (no store read), and reads again on SQLite', async () => {
+      const first = await ask()
+      reset()
+      expect(await ask()).toEqual(first)
+      expect(await ask()).toEqual(first)
+      expect(reads).toEqual(kind.name === 'memory' ? { books: 0, authors: 0 } : { books: 2, authors: 2 })
+    })
+
+    it('answers afresh after a write to the listed collection', async () => {
+      await ask()
+      expect((await request(`${server.origin}/books`, { method: 'POST', json: { title: 'Children of Dune', author: 1 } })).status).toBe(201)
+      expect((await ask()).books.nodes.map((n: { title: string }) => n.title)).toContain('Children of Dune')
+    })
+
+    it('answers afresh after a write to a collection it reads through a reference, not only its own', async () => {
+      expect((await ask()).books.nodes[0].author.name).toBe('Frank Herbert')
+      const renamed = await request(`${server.origin}/authors/1`, { method: 'PATCH', json: { name: 'F. Herbert' }, headers: { 'content-type': 'application/merge-patch+json' } })
+      expect(renamed.status).toBe(200)
+      expect((await ask()).books.nodes[0].author.name).toBe('F. Herbert')
+    })
+
+    it('answers afresh after a delete that changes the records it reads (a tag taken out of each list)', async () => {
+      expect((await ask()).books.nodes[0].tags).toEqual([{ label: 'classic' }])
+      expect((await request(`${server.origin}/tags/1`, { method: 'DELETE' })).status).toBe(204)
+      expect((await ask()).books.nodes[0].tags).toEqual([])
+    })
+
+    it('answers afresh after a GraphQL mutation, and a filter through a reference after a write to the referenced collection', async () => {
+      const byAuthor = '{ books(filter: {author__name: {eq: "Ursula K. Le Guin"}}) { nodes { title } } }'
+      expect((await ask(byAuthor)).books.nodes).toEqual([{ title: 'The Dispossessed' }])
+      const created = await gql(server.origin, 'mutation { createBook(input: {title: "The Lathe of Heaven", author: 2}) { record { id } } }')
+      expect(created.body.errors).toBeUndefined()
+      expect((await ask(byAuthor)).books.nodes).toHaveLength(2)
+      const renamed = await request(`${server.origin}/authors/2`, { method: 'PATCH', json: { name: 'U. K. Le Guin' }, headers: { 'content-type': 'application/merge-patch+json' } })
+      expect(renamed.status).toBe(200)
+      expect((await ask(byAuthor)).books.nodes).toEqual([])
+    })
+
+    it('keeps no answer with errors: a refused argument is refused again', async () => {
+      const bad = await gql(server.origin, '{ books(first: 0) { nodes { title } } }')
+      expect(bad.body.errors[0].extensions.code).toBe('VALIDATION_FAILED')
+      expect((await gql(server.origin, '{ books(first: 0) { nodes { title } } }')).body).toEqual(bad.body)
+    })
+  })
+}
+
+describe('kept GraphQL answers and callers', () => {
+  let rules: RulesServer
+  beforeAll(async () => {
+    rules = await rulesServer(undefined)
+    for (const [caller, title] of [['alice', 'alice private'], ['bob', 'bob private']] as const) {
+      const created = await gql(rules.server.origin, `mutation { createNote(input: {title: "${title}", public: false, email: "${caller}@example.org"}) { record { id } } }`, undefined, rules.as(caller))
+      expect(created.body.errors).toBeUndefined()
+    }
+  })
+  afterAll(async () => { await rules?.close() })
+
+  it('never serves one caller the answer another caller got under record rules', async () => {
+    const titles = async (caller: 'alice' | 'bob' | 'anonymous'): Promise<string[]> => {
+      const res = await gql(rules.server.origin, '{ notes { nodes { title } } }', undefined, rules.as(caller))
+      expect(res.body.errors).toBeUndefined()
+      return res.body.data.notes.nodes.map((n: { title: string }) => n.title)
+    }
+    for (let round = 0; round < 2; round++) {
+      expect(await titles('alice')).toEqual(['alice private'])
+      expect(await titles('bob')).toEqual(['bob private'])
+      expect(await titles('anonymous')).toEqual([])
+    }
+  })
+
+  it('never serves a kept answer to a caller the scopes refuse', async () => {
+    const query = '{ comments { nodes { text } } }'
+    const reader = await gql(rules.server.origin, query, undefined, rules.as('alice'))
+    expect(reader.status).toBe(200)
+    expect((await gql(rules.server.origin, query, undefined, rules.as('alice'))).body).toEqual(reader.body)
+    const forged = await gql(rules.server.origin, query, undefined, { authorization: 'Bearer not-a-token' })
+    expect(forged.status).toBe(401)
+  })
+})
