@@ -11,8 +11,9 @@ export interface KeptAnswer {
   readonly at: number
 }
 
-/** Bounds of the cache: total bytes (bodies and keys), and the longest request text worth a key. */
+/** Bounds of the cache: total bytes (bodies and keys), one answer's (a page of large records is sent, not kept), and the longest request text worth a key. */
 const MAX_BYTES = 8 * 1024 * 1024
+const MAX_ANSWER_BYTES = MAX_BYTES / 8
 const TEXT_MAX_LENGTH = 4096
 
 /**
@@ -38,6 +39,7 @@ export class AnswerCache {
     this.#answers = new LRUCache({
       max: Math.max(1, maxEntries),
       maxSize: MAX_BYTES,
+      maxEntrySize: MAX_ANSWER_BYTES,
       sizeCalculation: (answer, key) => answer.body.length + key.length
     })
   }
