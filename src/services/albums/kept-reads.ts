@@ -11,12 +11,13 @@ interface ReadStore {
  * The stores one operation reads, when its answer may be kept: a query
  * whose every root field is a constant (`albums`, introspection) or names
  * the stores it reads, each of which counts its writes (a revision: the
- * memory store; a database, which other processes write, has none) and has
- * no record rules (an answer under rules depends on the caller). Undefined
- * for any other operation: it runs on every request.
+ * memory store; a database, which other processes write, has none).
+ * Undefined for any other operation: it runs on every request.
  */
 export interface KeptReads {
   readonly revisions: readonly StoreRevision[]
+  /** One of the stores has record rules: the answer is the caller's own (kept per caller as the rules see it). */
+  readonly perCaller: boolean
 }
 
 /** The root fields whose answers depend on the request alone (the albums never change while the server runs). */
@@ -62,11 +63,13 @@ function walk (schema: GraphQLSchema, document: DocumentNode, operationName: str
   }))
   if (!keepable) return NOT_KEPT
   const revisions: StoreRevision[] = []
+  let perCaller = false
   for (const store of stores) {
-    if (store.revision === undefined || store.declaration.access !== undefined) return NOT_KEPT
+    if (store.revision === undefined) return NOT_KEPT
+    if (store.declaration.access !== undefined) perCaller = true
     revisions.push(store.revision)
   }
-  return { revisions }
+  return { revisions, perCaller }
 }
 
 /** The sum of revisions that only ever grow: it stands still exactly while none of them moves. */

@@ -3,7 +3,8 @@ import { getOperationAST, GraphQLError, OperationTypeNode, type ExecutionArgs, t
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify'
 import { createHandler, type Request as GraphQLHttpRequest, type RequestParams, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { ServedCollection } from '../../data/collection.js'
-import type { RecordStores } from '../../domain/index.js'
+import { callerKey, type RecordStores } from '../../domain/index.js'
+import { callerOf } from '../../http/security/index.js'
 import type { ChangeStreams } from '../../graphql/changes.js'
 import { collectionParts, type CollectionParts, type GraphQLContext } from '../../graphql/schema.js'
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../http/rest/index.js'
@@ -178,7 +179,7 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
   function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     appendVary(reply, 'Accept')
     const key = answers.keyOf(request)
-    const kept = key === undefined ? undefined : answers.get(key)
+    const kept = key === undefined ? undefined : answers.get(key, () => callerKey(callerOf(request)))
     if (kept === undefined || (kept.revisions.length > 0 && revisionSum(kept.revisions) !== kept.at)) return answerWithGraphqlHttp(request, reply, key)
     void reply.code(200).headers(kept.headers).send(kept.body)
     return undefined
@@ -195,7 +196,7 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
     const keep = keepable.get(request)
     // Kept only as read: no write to a store it read since it started, on the schema still served (an old one's stores may be gone).
     if (key !== undefined && init.status === 200 && typeof body === 'string' && keep !== undefined && keep.schema === live.state.schema && revisionSum(keep.reads.revisions) === keep.at) {
-      answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) }, revisions: keep.reads.revisions, at: keep.at })
+      answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) }, revisions: keep.reads.revisions, at: keep.at }, keep.reads.perCaller ? callerKey(callerOf(request)) : undefined)
     }
     void reply.code(init.status)
     if (init.status === 405) {
