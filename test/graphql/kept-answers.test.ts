@@ -175,3 +175,27 @@ describe('kept GraphQL answers and callers', () => {
     expect(forged.status).toBe(401)
   })
 })
+
+describe('kept GraphQL answers of the built-in students', () => {
+  let server: RunningServer
+  beforeAll(async () => { server = await startServer() })
+  afterAll(async () => { await server?.close() })
+
+  it('answers afresh after each kind of write through the student routes (create, replace, delete)', async () => {
+    const names = async (): Promise<string[]> => {
+      const res = await gql(server.origin, '{ students(first: 10) { nodes { firstName } } }')
+      expect(res.body.errors).toBeUndefined()
+      return res.body.data.students.nodes.map((n: { firstName: string }) => n.firstName)
+    }
+    const before = await names()
+    expect(await names()).toEqual(before)
+    const created = await request(`${server.origin}/students`, { method: 'POST', json: { firstName: 'Ada', lastName: 'Lovelace', age: 36 } })
+    expect(created.status).toBe(201)
+    const id = created.body.body?.id ?? created.body.id
+    expect(await names()).toEqual([...before, 'Ada'])
+    expect((await request(`${server.origin}/students`, { method: 'PUT', json: { id, firstName: 'Grace', lastName: 'Hopper', age: 85 } })).status).toBeLessThan(300)
+    expect(await names()).toEqual([...before, 'Grace'])
+    expect((await request(`${server.origin}/students/${String(id)}`, { method: 'DELETE' })).status).toBeLessThan(300)
+    expect(await names()).toEqual(before)
+  })
+})
