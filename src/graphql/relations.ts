@@ -62,6 +62,17 @@ export interface RelationTypes {
   relations: Relations
 }
 
+/**
+ * The stores a field listing `collection` may read: its own, and those its
+ * reference fields lead to (a filter through a reference reads them). Named
+ * in the field's `extensions.reads`, so the answers kept per document know
+ * which collections' writes make them stale (src/services/albums/kept-reads.ts).
+ */
+export function readsOf (collection: string, { stores, relations }: Pick<RelationTypes, 'stores' | 'relations'>): RecordStore[] {
+  const names = [collection, ...[...relations.get(collection)?.values() ?? []].filter((r) => r.kind === 'one').map((r) => r.target)]
+  return [...new Set(names)].flatMap((name) => { const store = stores.get(name); return store === undefined ? [] : [store] })
+}
+
 /** The fields of `collection`'s record type that follow its relations; those whose target has no type are left out. */
 export function relationFields (collection: string, { types, filters, stores, relations }: RelationTypes): GraphQLFieldConfigMap<StoredRecord, WriteContext> {
   const fields: GraphQLFieldConfigMap<StoredRecord, WriteContext> = {}
@@ -75,7 +86,7 @@ export function relationFields (collection: string, { types, filters, stores, re
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
         description: `The records of ${relation.target} this list names, in its order (those that no longer exist left out). Loaded in one store query for every record of a level.`,
         // The cost of a document weighs the list as its most items (src/services/albums/cost.ts).
-        extensions: { mostItems: filters.get(collection)?.model.fields[relation.field]?.mostItems },
+        extensions: { mostItems: filters.get(collection)?.model.fields[relation.field]?.mostItems, reads: [store] },
         resolve: async (record, _args, context) => {
           const value = record[relation.field]
           if (!Array.isArray(value) || value.length === 0) return []
@@ -93,6 +104,7 @@ export function relationFields (collection: string, { types, filters, stores, re
       fields[relation.name] = {
         type,
         description: `The record of ${relation.target} this field names (null when unset). Loaded in one store query for every record of a level.`,
+        extensions: { reads: [store] },
         resolve: async (record, _args, context) => {
           const value = record[relation.field]
           if (value === undefined || value === null) return null
@@ -107,6 +119,7 @@ export function relationFields (collection: string, { types, filters, stores, re
     fields[relation.name] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
       description: `The records of ${relation.target} whose ${relation.field} ${relation.list === true ? 'list holds' : 'names'} this one, in id order or \`sort\`'s (\`first\`: at most ${BACK_RELATION_CAP}, the default; \`filter\` and \`sort\`: as the list field's). Loaded in one store query for every record of a level.`,
+      extensions: { reads: readsOf(relation.target, { stores, relations }) },
       args: {
         first: { type: GraphQLInt },
         ...(filter === undefined ? {} : { filter: { type: filter.type }, sort: { type: new GraphQLList(new GraphQLNonNull(filter.sort)) } })

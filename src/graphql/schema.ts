@@ -12,7 +12,7 @@ import { filterExpression, readListArgs, sortableFields, type FilterArg, type Li
 import { namesOf, TYPE_SUFFIXES, type CollectionNames } from './names.js'
 import { ownScalar, SafeInt } from './scalars.js'
 import { CollectionWrites, type WriteContext } from './writes.js'
-import { relationFields, type RelationTypes } from './relations.js'
+import { readsOf, relationFields, type RelationTypes } from './relations.js'
 import { relationsOf } from '../records/index.js'
 import { aggregateField } from './aggregates.js'
 import { accessOfStores, callerIn, listedAggregate, listedFilter, viewable } from './access.js'
@@ -342,6 +342,7 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
 
   parts.query[names.list] = {
     type: nonNull(Connection),
+    extensions: { reads: readsOf(name, relations) },
     description: `Records of ${name}, a page at a time (\`first\`: default 50, at most ${model.maxLimit}; \`after\`: a cursor), as REST's GET /${name} lists them.`,
     args: {
       filter: { type: Filter },
@@ -359,11 +360,15 @@ function addCollection (parts: CollectionParts, collection: ServedCollection, st
     })
   } satisfies GraphQLFieldConfig<unknown, GraphQLContext, ListArgs>
 
-  parts.query[names.aggregate] = aggregateField(model, store, names, Filter, (SCALARS.get('JSON') as { scalar: GraphQLScalarType }).scalar, coded, (query, context) => listedAggregate(access, callerIn(context), query))
+  parts.query[names.aggregate] = {
+    ...aggregateField(model, store, names, Filter, (SCALARS.get('JSON') as { scalar: GraphQLScalarType }).scalar, coded, (query, context) => listedAggregate(access, callerIn(context), query)),
+    extensions: { reads: [store] }
+  }
 
   parts.query[names.byId] = {
     type: Record,
     args: { id: { type: nonNull(GraphQLID) } },
+    extensions: { reads: [store] },
     description: `The record of ${name} with this id, or null (also when the caller may not view it; field names: the list field + \`ById\`).`,
     resolve: coded(async (args: { id: string }, context) => viewable(access, callerIn(context), await store.get(writes.idOf(args.id))))
   }

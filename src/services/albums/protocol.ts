@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { getOperationAST, GraphQLError, Kind, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type SelectionSetNode } from 'graphql'
+import { getOperationAST, GraphQLError, OperationTypeNode, type ExecutionArgs, type ExecutionResult } from 'graphql'
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/fastify'
 import { createHandler, type Request as GraphQLHttpRequest, type RequestParams, type Response as GraphQLHttpResponse } from 'graphql-http'
 import type { ServedCollection } from '../../data/collection.js'
-import type { RecordStores } from '../../domain/index.js'
+import { callerKey, type RecordStores } from '../../domain/index.js'
+import { callerOf } from '../../http/security/index.js'
 import type { ChangeStreams } from '../../graphql/changes.js'
 import { collectionParts, type CollectionParts, type GraphQLContext } from '../../graphql/schema.js'
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../http/rest/index.js'
@@ -14,6 +15,7 @@ import { GRAPHQL_CODES } from './codes.js'
 import type { AlbumsConfig } from './config.js'
 import { withCode, type QueryEngine } from './engine.js'
 import { concealInternalErrors, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
+import { KeptReadsOf, revisionSum, type KeptReads } from './kept-reads.js'
 import { LiveSchema } from './live-schema.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
 import { errorBody } from './replies.js'
@@ -44,38 +46,6 @@ export interface ProtocolOptions {
   collections?: () => readonly ServedCollection[]
   stores: RecordStores
   streams?: ChangeStreams
-}
-
-/** The root fields whose answers depend on the request alone (the albums never change while the server runs). */
-const CONSTANT_FIELDS = new Set(['albums', '__typename', '__schema', '__type'])
-
-/** Per prepared document (the engine caches them) and operation name: whether it reads constants only. */
-const constantOperations = new WeakMap<DocumentNode, Map<string, boolean>>()
-
-/** Whether an operation reads only constant fields, so its answer may be kept (a record read may not). */
-function readsConstantsOnly (document: DocumentNode, operationName: string | null | undefined): boolean {
-  let known = constantOperations.get(document)
-  if (known === undefined) constantOperations.set(document, known = new Map())
-  const key = operationName ?? ''
-  let constant = known.get(key)
-  if (constant === undefined) known.set(key, constant = walkConstants(document, operationName))
-  return constant
-}
-
-function walkConstants (document: DocumentNode, operationName: string | null | undefined): boolean {
-  const operation = getOperationAST(document, operationName)
-  if (operation == null || operation.operation !== 'query') return false
-  const fragments = new Map(document.definitions.flatMap((d) => d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : []))
-  const seen = new Set<string>()
-  const constant = (set: SelectionSetNode): boolean => set.selections.every((s) => {
-    if (s.kind === Kind.FIELD) return CONSTANT_FIELDS.has(s.name.value)
-    if (s.kind === Kind.INLINE_FRAGMENT) return constant(s.selectionSet)
-    if (seen.has(s.name.value)) return true
-    seen.add(s.name.value)
-    const fragment = fragments.get(s.name.value)
-    return fragment === undefined || constant(fragment.selectionSet)
-  })
-  return constant(operation.selectionSet)
 }
 
 type HandlerRequest = GraphQLHttpRequest<FastifyRequest, string>
@@ -137,8 +107,10 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
   const { config, base, auth } = opts
   // The schema as the collections are now: swapped whole when one changes (./live-schema.ts).
   const live = new LiveSchema(opts.albums, config, `${base}/graphql/stream`, partsOf(opts))
-  /** Requests whose answer reads constants only: those answers are kept (see AnswerCache). */
-  const constantAnswers = new WeakSet<FastifyRequest>()
+  /** What each operation reads, when its answer may be kept (./kept-reads.ts). */
+  const keptReads = new KeptReadsOf()
+  /** Requests whose answer may be kept: the stores it reads and their revisions' sum before it ran (see AnswerCache). */
+  const keepable = new WeakMap<FastifyRequest, { reads: KeptReads, at: number, schema: ExecutionArgs['schema'] }>()
 
   /**
    * What a request runs, or the errors that refuse it before it runs: the
@@ -161,7 +133,9 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
     // Weighed before it runs (issue 36): a document within the shape limits can still ask for a scan per alias.
     const tooCostly = costs.check(prepared.document, params.operationName, params.variables)
     if (tooCostly !== undefined) return { errors: [tooCostly] }
-    if (readsConstantsOnly(prepared.document, params.operationName)) constantAnswers.add(request)
+    const reads = keptReads.of(engine.schema, prepared.document, params.operationName)
+    // The revisions before the stores are read: a write meanwhile moves them, and the answer is then not kept.
+    if (reads !== undefined) keepable.set(request, { reads, at: revisionSum(reads.revisions), schema: engine.schema })
     const contextValue: GraphQLContext = { request, auth }
     return { args: { schema: engine.schema, document: prepared.document, operationName: params.operationName, variableValues: params.variables, contextValue }, operation: operation.operation }
   }
@@ -175,7 +149,7 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
       return 'errors' in prepared ? prepared.errors : prepared.args
     },
     execute: (args) => live.engineOf(args.schema).execute(args),
-    onOperation: (req, args, result) => executionResponse(req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
+    onOperation: (req, args, result) => executionResponse(req.raw, req.context, args as ExecutionArgs, concealInternalErrors(result, req.raw.log)),
     // What graphql-http itself rejects (malformed JSON, a missing query...) is the client's fault; nothing else is worded.
     formatError: (error) => error instanceof GraphQLError
       ? withCode(error, GRAPHQL_CODES.badRequest)
@@ -187,7 +161,9 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
    * result without `data` (variables that do not coerce) is a request error,
    * which GraphQL over HTTP answers with 400 under application/graphql-response+json.
    */
-  function executionResponse (mediaType: string, args: ExecutionArgs, result: Awaited<ReturnType<QueryEngine['execute']>>): GraphQLHttpResponse {
+  function executionResponse (request: FastifyRequest, mediaType: string, args: ExecutionArgs, result: Awaited<ReturnType<QueryEngine['execute']>>): GraphQLHttpResponse {
+    // An answer with errors is never kept (a failure may pass; the application/json one rides on 200).
+    if (result.errors !== undefined && result.errors.length > 0) keepable.delete(request)
     const failed = result.data === undefined && mediaType === GRAPHQL_RESPONSE_JSON
     return [live.engineOf(args.schema).stringify(args, result), { status: failed ? 400 : 200, statusText: failed ? 'Bad Request' : 'OK', headers: { 'content-type': mediaType } }]
   }
@@ -203,8 +179,8 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
   function graphqlHandler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     appendVary(reply, 'Accept')
     const key = answers.keyOf(request)
-    const kept = key === undefined ? undefined : answers.get(key)
-    if (kept === undefined) return answerWithGraphqlHttp(request, reply, key)
+    const kept = key === undefined ? undefined : answers.get(key, () => callerKey(callerOf(request)))
+    if (kept === undefined || (kept.revisions.length > 0 && revisionSum(kept.revisions) !== kept.at)) return answerWithGraphqlHttp(request, reply, key)
     void reply.code(200).headers(kept.headers).send(kept.body)
     return undefined
   }
@@ -217,7 +193,11 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
         .send(errorBody('The Accept header allows neither application/graphql-response+json nor application/json.', GRAPHQL_CODES.notAcceptable))
     }
     const [body, init] = await (executeDirectly(request, mediaType) ?? handleWithGraphqlHttp(request, mediaType))
-    if (key !== undefined && init.status === 200 && typeof body === 'string' && constantAnswers.has(request)) answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) } })
+    const keep = keepable.get(request)
+    // Kept only as read: no write to a store it read since it started, on the schema still served (an old one's stores may be gone).
+    if (key !== undefined && init.status === 200 && typeof body === 'string' && keep !== undefined && keep.schema === live.state.schema && revisionSum(keep.reads.revisions) === keep.at) {
+      answers.keep(key, { body, headers: { ...(init.headers as Record<string, string> | undefined) }, revisions: keep.reads.revisions, at: keep.at }, keep.reads.perCaller ? callerKey(callerOf(request)) : undefined)
+    }
     void reply.code(init.status)
     if (init.status === 405) {
       const message = request.method === 'GET'
@@ -259,7 +239,7 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
     const prepared = operationArgs(request, params)
     if ('errors' in prepared || prepared.operation === OperationTypeNode.SUBSCRIPTION) return undefined
     const { args } = prepared
-    const respond = (result: ExecutionResult): GraphQLHttpResponse => executionResponse(mediaType, args, concealInternalErrors(result, request.log))
+    const respond = (result: ExecutionResult): GraphQLHttpResponse => executionResponse(request, mediaType, args, concealInternalErrors(result, request.log))
     const result = live.engineOf(args.schema).execute(args)
     return isPromise(result) ? result.then(respond) : Promise.resolve(respond(result))
   }
