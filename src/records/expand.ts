@@ -98,18 +98,23 @@ export type ExpandedRecord = Readonly<Record<string, unknown>> & { readonly id: 
 export async function expandRecords (nodes: readonly ExpandNode[], records: readonly StoredRecord[], storeOf: StoreOf): Promise<ExpandedRecord[]> {
   if (nodes.length === 0 || records.length === 0) return [...records]
   const expansions = await Promise.all(nodes.map(async (node) => await expandNode(node, records, storeOf)))
-  return records.map((record) => {
+  // Plain indexed loops: this runs for every record of every expanded page (no iterator or array made per record).
+  const expanded: ExpandedRecord[] = new Array(records.length)
+  for (let r = 0; r < records.length; r++) {
+    const record = records[r] as StoredRecord
     const expand: Record<string, unknown> = {}
-    const capped: string[] = []
-    for (const [i, node] of nodes.entries()) {
-      const found = expansions[i]?.(record)
+    let capped: string[] | undefined
+    for (let i = 0; i < nodes.length; i++) {
+      const found = (expansions[i] as Found)(record)
       if (found === undefined) continue
-      expand[node.relation.name] = found.value
-      if (found.capped) capped.push(node.relation.name)
+      const name = (nodes[i] as ExpandNode).relation.name
+      expand[name] = found.value
+      if (found.capped) (capped ??= []).push(name)
     }
-    if (capped.length > 0) expand[CAPPED_MEMBER] = capped
-    return { ...record, expand }
-  })
+    if (capped !== undefined) expand[CAPPED_MEMBER] = capped
+    expanded[r] = { ...record, expand }
+  }
+  return expanded
 }
 
 type Found = (record: StoredRecord) => { value: unknown, capped: boolean } | undefined
@@ -160,11 +165,20 @@ function itemsOf (record: Readonly<Record<string, unknown>>, field: string): Fie
 async function expandList (node: ExpandNode, records: readonly StoredRecord[], storeOf: StoreOf): Promise<Found> {
   const { relation } = node
   const target = storeOf(relation.target)
-  const values = new Set<FieldData>(records.flatMap((r) => itemsOf(r, relation.field)))
+  const values = new Set<FieldData>()
+  for (const r of records) for (const v of itemsOf(r, relation.field)) values.add(v)
   const ids = [...values].map((v) => referenceIdOf(target.declaration, v))
   const found = await expandRecords(node.children, await target.getMany(ids), storeOf)
   const byId = new Map<FieldData, ExpandedRecord>(found.map((r) => [typeof r.id === 'bigint' ? Number(r.id) : r.id, r]))
-  return (record) => ({ value: itemsOf(record, relation.field).flatMap((v) => byId.get(v) ?? []), capped: false })
+  return (record) => {
+    const items = itemsOf(record, relation.field)
+    const value: ExpandedRecord[] = []
+    for (const v of items) {
+      const hit = byId.get(v)
+      if (hit !== undefined) value.push(hit)
+    }
+    return { value, capped: false }
+  }
 }
 
 /**

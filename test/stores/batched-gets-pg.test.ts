@@ -50,6 +50,54 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL batched gets${SKIP_POSTGRES ? ` (${PO
     }
   })
 
+  it('joins getMany calls and gets of one I/O round into one statement over their distinct ids, each answered in its own order', async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 })
+    try {
+      const query = vi.spyOn(pool, 'query')
+      const gets = new BatchedGets<number, { id: string, first_name: string }, { id: number, firstName: string }>(pool, {
+        statement: { name: 'test-students-get-many-2', text: 'SELECT id, first_name FROM rqs_students WHERE id = ANY($1::bigint[])' },
+        idOf: (row) => Number(row.id),
+        toRecord: (row) => ({ id: Number(row.id), firstName: row.first_name })
+      })
+      const student = (id: number): { id: number, firstName: string } => ({ id, firstName: `First${id}` })
+      const [many, one, again, none] = await Promise.all([gets.getMany([2, 99, 0, 2]), gets.get(1), gets.getMany([1, 0]), gets.getMany([42])])
+      expect(query).toHaveBeenCalledTimes(1)
+      // The distinct ids, once each.
+      expect(([...(query.mock.calls[0]?.[0] as unknown as { values: number[][] }).values[0] ?? []]).sort()).toEqual([0, 1, 2, 42, 99])
+      // Missing ids left out, an id asked twice answered twice (as objects of their own), the order as asked.
+      expect(many).toEqual([student(2), student(0), student(2)])
+      expect(many[0]).not.toBe(many[2])
+      expect(one).toEqual(student(1))
+      expect(again).toEqual([student(1), student(0)])
+      expect(again[1]).not.toBe(many[1])
+      expect(none).toEqual([])
+      // No ids: no statement.
+      expect(await gets.getMany([])).toEqual([])
+      expect(query).toHaveBeenCalledTimes(1)
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('sends more distinct ids than one statement takes as several statements of the same round, answering every caller', async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 })
+    try {
+      const query = vi.spyOn(pool, 'query')
+      const gets = new BatchedGets<number, { id: string }, number>(pool, {
+        statement: { name: 'test-series', text: 'SELECT id FROM unnest($1::bigint[]) AS s(id) WHERE id % 2 = 0' },
+        idOf: (row) => Number(row.id),
+        toRecord: (row) => Number(row.id)
+      })
+      const ids = Array.from({ length: 600 }, (_, i) => i)
+      const [all, tail] = await Promise.all([gets.getMany(ids), gets.getMany([598, 599, 1000])])
+      expect(query.mock.calls.length).toBeGreaterThan(1)
+      expect(all).toEqual(ids.filter((i) => i % 2 === 0))
+      expect(tail).toEqual([598, 1000])
+    } finally {
+      await pool.end()
+    }
+  })
+
   it('answers concurrent student gets of different ids, of the same id and of missing ids', async () => {
     const ids = [0, 1, 2, 0, 0, 7, 2, Number.MAX_SAFE_INTEGER, 1]
     const answers = await Promise.all(ids.map(async (id) => await stores.students.get(id)))

@@ -155,10 +155,8 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async getMany (ids: readonly RecordId[]): Promise<StoredRecord[]> {
-    if (ids.length === 0) return []
     // Joined with every read by id issued in the same I/O round (the other pages expanded meanwhile too): one statement for all (./batched-gets.ts).
-    const found = await Promise.all(ids.map(async (id) => await this.#gets.get(id)))
-    return found.filter((record): record is StoredRecord => record !== undefined)
+    return await this.#gets.getMany(ids)
   }
 
   async withValues (field: string, values: readonly FieldData[], perValue: number, filter?: RecordFilter, sort?: readonly SortKey[]): Promise<StoredRecord[]> {
