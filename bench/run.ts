@@ -31,6 +31,7 @@ import { LOAD_CPU, PINNING, ROOT, SERVER_CPU, disablePinning, killAll, onInterru
 import { formatTable, writeResults } from './lib/report.js'
 import { ratioChart } from './lib/chart.js'
 import { measureStartup } from './lib/startup.js'
+import { bundle } from '../scripts/bundle.js'
 import type { BareRoute } from './servers/node-http.js'
 import { R, rqsSpec } from './lib/requests.js'
 import type { LoadRequest } from './lib/load.js'
@@ -436,6 +437,8 @@ if (flags['no-build'] !== true) {
   // rqs runs from dist/ as `npm start` does: compile it from src/ first, so the figures are of this tree.
   process.stderr.write('compiling src/ to dist/ (tsc -p tsconfig.build.json; --no-build skips this)\n')
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
+  // ...and bundle the executable as `npm run build` does (dist/bin.js starts the bundle, scripts/bundle.ts).
+  await bundle()
 }
 const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim() } catch { return 'unknown' } })()
 const meta = {
