@@ -27,11 +27,12 @@ const outdir = `${dist}/bundle`
 /**
  * Packages left to Node's own loader: native drivers (better-sqlite3, pg),
  * those that find files or start workers beside their own modules (pino's
- * transports, Swagger UI's static files), and the lazy GraphQL side's
+ * transports, which rqs does not use, start thread-stream's worker; Swagger
+ * UI serves its static files), and the lazy GraphQL side's
  * packages (one copy of graphql-js for every package that checks its classes).
  */
 const EXTERNAL = [
-  'better-sqlite3', 'pg', 'pg-*', 'pino', 'pino-pretty', 'thread-stream', 'sonic-boom',
+  'better-sqlite3', 'pg', 'pg-*', 'pino-pretty', 'thread-stream',
   '@fastify/swagger', '@fastify/swagger-ui', 'ioredis',
   'graphql', 'graphql-*', '@graphql-*', 'dataloader'
 ]

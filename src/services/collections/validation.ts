@@ -69,13 +69,21 @@ export const collectionValidator: FastifySchemaCompiler<FastifySchema> = ({ sche
  */
 export function sharedCollectionValidator (): FastifySchemaCompiler<FastifySchema> {
   const compiled = new Map<string, ReturnType<FastifySchemaCompiler<FastifySchema>>>()
+  // The same schema object is handed over for many routes (every mount, GET and HEAD): known by
+  // identity it is not serialised again (serialising each route's schemas was a sixth of a start).
+  const seen = { body: new WeakMap<object, Validator>(), text: new WeakMap<object, Validator>() }
   return (route) => {
-    const key = `${route.httpPart === 'body' ? 'body' : 'text'} ${JSON.stringify(route.schema)}`
-    let validate = compiled.get(key)
+    const part = route.httpPart === 'body' ? 'body' : 'text'
+    const schema = route.schema as object
+    let validate = seen[part].get(schema)
+    if (validate !== undefined) return validate
+    const key = `${part} ${JSON.stringify(schema)}`
+    validate = compiled.get(key)
     if (validate === undefined) {
       validate = lazily(() => collectionValidator(route))
       compiled.set(key, validate)
     }
+    seen[part].set(schema, validate)
     return validate
   }
 }
