@@ -32,6 +32,7 @@ import { formatTable, writeResults } from './lib/report.js'
 import { ratioChart } from './lib/chart.js'
 import { measureStartup } from './lib/startup.js'
 import { bundle } from '../scripts/bundle.js'
+import { MAX_COLLECTIONS, MAX_COLUMNS } from '../src/services/collections/limits.js'
 import type { BareRoute } from './servers/node-http.js'
 import { R, rqsSpec } from './lib/requests.js'
 import type { LoadRequest } from './lib/load.js'
@@ -379,15 +380,16 @@ const ROWS: RowSpec[] = [
       return {
         id: 'start',
         title: 'rqs serve ready (first 200 from /healthz), memory store',
-        goal: `≤ 400 ms (default services), ≤ 1 s (${collections} declared collections)`,
+        goal: `≤ 400 ms (default services), ≤ 1 s (${collections} declared collections), ≤ 3 s (at the declaration limits: ${MAX_COLLECTIONS} collections × ${MAX_COLUMNS / 2} string fields)`,
         // Judged by the CPU the process used until ready (steady on a shared machine, as every row's
         // CPU figure), on the slowest round so a verdict never rests on a lucky one; wall time beside it.
-        met: Math.max(...f.plain.cpuRounds) <= 400 && Math.max(...f.declared.cpuRounds) <= 1000,
+        met: Math.max(...f.plain.cpuRounds) <= 400 && Math.max(...f.declared.cpuRounds) <= 1000 && Math.max(...f.limits.cpuRounds) <= 3000,
         lines: [
           { label: 'default services', role: 'target', note: `CPU median ${ms(f.plain.cpuMedianMs)} (rounds ${range(f.plain.cpuRounds)}), wall median ${ms(f.plain.medianMs)} (${range(f.plain.rounds)})` },
-          { label: `${collections} declared collections`, role: 'target', note: `CPU median ${ms(f.declared.cpuMedianMs)} (rounds ${range(f.declared.cpuRounds)}), wall median ${ms(f.declared.medianMs)} (${range(f.declared.rounds)})` }
+          { label: `${collections} declared collections`, role: 'target', note: `CPU median ${ms(f.declared.cpuMedianMs)} (rounds ${range(f.declared.cpuRounds)}), wall median ${ms(f.declared.medianMs)} (${range(f.declared.rounds)})` },
+          { label: `at the declaration limits (${MAX_COLLECTIONS} × ${MAX_COLUMNS / 2} string fields)`, role: 'target', note: `CPU median ${ms(f.limits.cpuMedianMs)} (rounds ${range(f.limits.cpuRounds)}), wall median ${ms(f.limits.medianMs)} (${range(f.limits.rounds)})` }
         ],
-        figures: { plainCpuMedianMs: f.plain.cpuMedianMs, declaredCpuMedianMs: f.declared.cpuMedianMs, plainWallMedianMs: f.plain.medianMs, declaredWallMedianMs: f.declared.medianMs }
+        figures: { plainCpuMedianMs: f.plain.cpuMedianMs, declaredCpuMedianMs: f.declared.cpuMedianMs, limitsCpuMedianMs: f.limits.cpuMedianMs, plainWallMedianMs: f.plain.medianMs, declaredWallMedianMs: f.declared.medianMs, limitsWallMedianMs: f.limits.medianMs }
       }
     }
   },
