@@ -22,7 +22,7 @@ import { build, type Plugin } from 'esbuild'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const dist = `${root}dist`
-const outdir = `${dist}/bundle`
+const BUNDLE_DIR = `${dist}/bundle`
 
 /**
  * Packages left to Node's own loader: native drivers (better-sqlite3, pg),
@@ -37,8 +37,8 @@ const EXTERNAL = [
   'graphql', 'graphql-*', '@graphql-*', 'dataloader'
 ]
 
-/** Rewrites `import.meta.url` in src/ to the URL of the module's tsc output in dist/. */
-const metaUrlOfTscOutput: Plugin = {
+/** Rewrites `import.meta.url` in src/ to the URL of the module's tsc output in dist/, as seen from `outdir`. */
+const metaUrlOfTscOutput = (outdir: string): Plugin => ({
   name: 'import-meta-url',
   setup (b) {
     b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
@@ -48,10 +48,14 @@ const metaUrlOfTscOutput: Plugin = {
       return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(compiled)}, import.meta.url).href`), loader: 'ts' }
     })
   }
-}
+})
 
-/** Bundles src/bin.ts into dist/bundle/ and points dist/bin.js at it. */
-export async function bundle (): Promise<void> {
+/**
+ * Bundles src/bin.ts into dist/bundle/ and points dist/bin.js at it; given
+ * another `outdir` (a test's, within the project so packages resolve), only
+ * bundles there.
+ */
+export async function bundle (outdir = BUNDLE_DIR): Promise<void> {
   await rm(outdir, { recursive: true, force: true })
   await build({
     absWorkingDir: root,
@@ -66,11 +70,12 @@ export async function bundle (): Promise<void> {
     // CommonJS packages bundled into ESM still call require() for Node's built-ins.
     banner: { js: "import { createRequire as __rqsCreateRequire } from 'node:module'; const require = __rqsCreateRequire(import.meta.url);" },
     external: EXTERNAL,
-    plugins: [metaUrlOfTscOutput],
+    plugins: [metaUrlOfTscOutput(outdir)],
     sourcemap: 'linked',
     legalComments: 'none',
     logLevel: 'warning'
   })
+  if (outdir !== BUNDLE_DIR) return
   // The published `bin` stays dist/bin.js (`npm start`, `node dist/bin.js serve`).
   await writeFile(`${dist}/bin.js`, "#!/usr/bin/env node\n// The executable: the bundle scripts/bundle.ts built (src/bin.ts and what it imports).\nimport './bundle/rqs.js'\n")
 }
@@ -78,6 +83,6 @@ export async function bundle (): Promise<void> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now()
   await bundle()
-  const size = (await readFile(`${outdir}/rqs.js`)).byteLength
+  const size = (await readFile(`${BUNDLE_DIR}/rqs.js`)).byteLength
   console.log(`dist/bundle/rqs.js: ${(size / 1024).toFixed(0)} KB in ${(performance.now() - started).toFixed(0)} ms`)
 }
