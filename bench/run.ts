@@ -18,7 +18,7 @@
  * bench creates and drops its own beside it) and pgbench.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -441,6 +441,9 @@ if (flags['no-build'] !== true) {
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
   // ...and bundle the executable as `npm run build` does (dist/bin.js starts the bundle, scripts/bundle.ts).
   await bundle()
+} else if (existsSync(join(ROOT, 'dist/bin.js')) && !readFileSync(join(ROOT, 'dist/bin.js'), 'utf8').includes('./bundle/')) {
+  // tsc alone writes an unbundled dist/bin.js: it runs, but the `start` row would not measure what npm start runs.
+  process.stderr.write('note: dist/bin.js is not the bundled executable (tsc alone wrote it): run `npm run build:bundle` for the start row\n')
 }
 const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim() } catch { return 'unknown' } })()
 const meta = {
