@@ -18,7 +18,7 @@
  * bench creates and drops its own beside it) and pgbench.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -31,6 +31,8 @@ import { LOAD_CPU, PINNING, ROOT, SERVER_CPU, disablePinning, killAll, onInterru
 import { formatTable, writeResults } from './lib/report.js'
 import { ratioChart } from './lib/chart.js'
 import { measureStartup } from './lib/startup.js'
+import { bundle } from '../scripts/bundle.js'
+import { MAX_COLLECTIONS, MAX_COLUMNS } from '../src/services/collections/limits.js'
 import type { BareRoute } from './servers/node-http.js'
 import { R, rqsSpec } from './lib/requests.js'
 import type { LoadRequest } from './lib/load.js'
@@ -378,15 +380,16 @@ const ROWS: RowSpec[] = [
       return {
         id: 'start',
         title: 'rqs serve ready (first 200 from /healthz), memory store',
-        goal: `≤ 400 ms (default services), ≤ 1 s (${collections} declared collections)`,
+        goal: `≤ 400 ms (default services), ≤ 1 s (${collections} declared collections), ≤ 3 s (at the declaration limits: ${MAX_COLLECTIONS} collections × ${MAX_COLUMNS / 2} string fields)`,
         // Judged by the CPU the process used until ready (steady on a shared machine, as every row's
         // CPU figure), on the slowest round so a verdict never rests on a lucky one; wall time beside it.
-        met: Math.max(...f.plain.cpuRounds) <= 400 && Math.max(...f.declared.cpuRounds) <= 1000,
+        met: Math.max(...f.plain.cpuRounds) <= 400 && Math.max(...f.declared.cpuRounds) <= 1000 && Math.max(...f.limits.cpuRounds) <= 3000,
         lines: [
           { label: 'default services', role: 'target', note: `CPU median ${ms(f.plain.cpuMedianMs)} (rounds ${range(f.plain.cpuRounds)}), wall median ${ms(f.plain.medianMs)} (${range(f.plain.rounds)})` },
-          { label: `${collections} declared collections`, role: 'target', note: `CPU median ${ms(f.declared.cpuMedianMs)} (rounds ${range(f.declared.cpuRounds)}), wall median ${ms(f.declared.medianMs)} (${range(f.declared.rounds)})` }
+          { label: `${collections} declared collections`, role: 'target', note: `CPU median ${ms(f.declared.cpuMedianMs)} (rounds ${range(f.declared.cpuRounds)}), wall median ${ms(f.declared.medianMs)} (${range(f.declared.rounds)})` },
+          { label: `at the declaration limits (${MAX_COLLECTIONS} × ${MAX_COLUMNS / 2} string fields)`, role: 'target', note: `CPU median ${ms(f.limits.cpuMedianMs)} (rounds ${range(f.limits.cpuRounds)}), wall median ${ms(f.limits.medianMs)} (${range(f.limits.rounds)})` }
         ],
-        figures: { plainCpuMedianMs: f.plain.cpuMedianMs, declaredCpuMedianMs: f.declared.cpuMedianMs, plainWallMedianMs: f.plain.medianMs, declaredWallMedianMs: f.declared.medianMs }
+        figures: { plainCpuMedianMs: f.plain.cpuMedianMs, declaredCpuMedianMs: f.declared.cpuMedianMs, limitsCpuMedianMs: f.limits.cpuMedianMs, plainWallMedianMs: f.plain.medianMs, declaredWallMedianMs: f.declared.medianMs, limitsWallMedianMs: f.limits.medianMs }
       }
     }
   },
@@ -436,6 +439,11 @@ if (flags['no-build'] !== true) {
   // rqs runs from dist/ as `npm start` does: compile it from src/ first, so the figures are of this tree.
   process.stderr.write('compiling src/ to dist/ (tsc -p tsconfig.build.json; --no-build skips this)\n')
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
+  // ...and bundle the executable as `npm run build` does (dist/bin.js starts the bundle, scripts/bundle.ts).
+  await bundle()
+} else if (existsSync(join(ROOT, 'dist/bin.js')) && !readFileSync(join(ROOT, 'dist/bin.js'), 'utf8').includes('./bundle/')) {
+  // tsc alone writes an unbundled dist/bin.js: it runs, but the `start` row would not measure what npm start runs.
+  process.stderr.write('note: dist/bin.js is not the bundled executable (tsc alone wrote it): run `npm run build:bundle` for the start row\n')
 }
 const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim() } catch { return 'unknown' } })()
 const meta = {

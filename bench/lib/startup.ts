@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { cpuSeconds, pinned, ROOT, SERVER_CPU } from './procs.js'
 import { median } from './stats.js'
+import { MAX_COLLECTIONS, MAX_COLUMNS } from '../../src/services/collections/limits.js'
 
 export interface StartupFigures {
   /** Each round's wall time to ready, ms. */
@@ -39,6 +40,18 @@ export function collectionsFile (dir: string, count: number): string {
     }
   }
   const file = join(dir, `collections-${count}.json`)
+  writeFileSync(file, JSON.stringify({ collections }))
+  return file
+}
+
+/**
+ * A declaration at the documented limits (src/services/collections/limits.ts): the most collections a
+ * server takes, each with the most string fields a collection takes (as scripts/start-at-limits.ts).
+ */
+export function limitsFile (dir: string): string {
+  const fields = Object.fromEntries(Array.from({ length: MAX_COLUMNS / 2 }, (_, i) => [`field${i}`, { type: 'string', maxLength: 200 }]))
+  const collections = Object.fromEntries(Array.from({ length: MAX_COLLECTIONS }, (_, i) => [`c${i}`, { schema: { type: 'object', properties: fields, required: ['field0'] } }]))
+  const file = join(dir, 'collections-at-limits.json')
   writeFileSync(file, JSON.stringify({ collections }))
   return file
 }
@@ -76,18 +89,24 @@ async function startOnce (args: string[], timeoutMs: number): Promise<Start> {
   }
 }
 
-/** `rounds` starts with the default services and with `collections` declared collections, alternating. */
-export async function measureStartup (rounds: number, collections: number): Promise<{ plain: StartupFigures, declared: StartupFigures }> {
+/**
+ * `rounds` starts with the default services, with `collections` declared collections and with a
+ * declaration at the documented limits, alternating.
+ */
+export async function measureStartup (rounds: number, collections: number): Promise<{ plain: StartupFigures, declared: StartupFigures, limits: StartupFigures }> {
   const dir = mkdtempSync(join(tmpdir(), 'rqs-bench-start-'))
   try {
     const file = collectionsFile(dir, collections)
+    const atLimits = limitsFile(dir)
     const plain: Start[] = []
     const declared: Start[] = []
+    const limits: Start[] = []
     for (let i = 0; i < rounds; i++) {
       plain.push(await startOnce([], 60_000))
       declared.push(await startOnce(['--collections', file], 60_000))
+      limits.push(await startOnce(['--collections', atLimits], 120_000))
     }
-    return { plain: figures(plain), declared: figures(declared) }
+    return { plain: figures(plain), declared: figures(declared), limits: figures(limits) }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

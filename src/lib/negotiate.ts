@@ -12,17 +12,19 @@ const CACHE_SIZE = 512
 const NONE = ''
 
 abstract class CachedChooser {
-  readonly #cache = new LRUCache<string, string>({ max: CACHE_SIZE })
+  // Made with the first header to remember: an LRU allocates its slots up front, and routes make many choosers.
+  #cache: LRUCache<string, string> | undefined
 
   constructor (readonly offered: readonly string[]) {}
 
   protected abstract pick (header: string): string | undefined
 
   protected choose (header: string): string | undefined {
-    const cached = this.#cache.get(header)
+    const cache = this.#cache ??= new LRUCache<string, string>({ max: CACHE_SIZE })
+    const cached = cache.get(header)
     if (cached !== undefined) return cached === NONE ? undefined : cached
     const best = this.pick(header)
-    this.#cache.set(header, best ?? NONE)
+    cache.set(header, best ?? NONE)
     return best
   }
 }

@@ -27,14 +27,16 @@ function bigintDigits (_key: string, value: unknown): unknown {
  * simply miss and are hashed as before.
  */
 export class RecordEtags {
-  readonly #etags = new LRUCache<StoredRecord, string>({ max: ETAGS_KEPT })
+  // Made with the first ETag asked: an LRU allocates its slots up front, and a start makes one per collection.
+  #etags: LRUCache<StoredRecord, string> | undefined
 
   /** The record's strong ETag (recordEtag). */
   readonly of = (record: StoredRecord): string => {
-    let etag = this.#etags.get(record)
+    const etags = this.#etags ??= new LRUCache<StoredRecord, string>({ max: ETAGS_KEPT })
+    let etag = etags.get(record)
     if (etag === undefined) {
       etag = recordEtag(record)
-      this.#etags.set(record, etag)
+      etags.set(record, etag)
     }
     return etag
   }
