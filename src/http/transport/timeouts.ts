@@ -117,19 +117,21 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
   if (watched) {
     const sweep = new DeadlineSweep<FastifyReply>(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
     app.decorateRequest(WATCH, null)
-    app.addHook('onRequest', step === undefined
-      ? function rqsRequestStart (request, reply, done) {
+    if (step === undefined) {
+      app.addHook('onRequest', (request, reply, done) => {
         request[WATCH] = sweep.watch(reply)
         done()
-      }
-      : function rqsRequestStart (request, reply, done) {
+      })
+    } else {
+      app.addHook('onRequest', (request, reply, done) => {
         request[WATCH] = sweep.watch(reply)
         step(request, reply)
         done()
       })
+    }
     app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
   } else if (step !== undefined) {
-    app.addHook('onRequest', function rqsRequestStart (request, reply, done) {
+    app.addHook('onRequest', (request, reply, done) => {
       step(request, reply)
       done()
     })
