@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { checkDeclaredNames, type Config } from './options.js'
-import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, requestIdPlugin, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
+import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, echoRequestId, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
 import { serializersOnFirstUse } from './http/transport/serializers.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
@@ -59,8 +59,8 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     // The codes this server answers with, its services' among them: every renderer, /errors and /openapi.json read them here.
     app.decorate('errorCatalogue', errorCatalogue(services))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
-    await app.register(requestLimitsPlugin, { limits: config.connections, bounds })
-    await app.register(requestIdPlugin)
+    // The request id is echoed in the limits' own onRequest hook (one hook less a request).
+    await app.register(requestLimitsPlugin, { limits: config.connections, bounds, onRequest: echoRequestId })
     // Before every route (issue 11): authentication, audit and metrics hook into routes as they are added.
     await app.register(security, securityPluginOptions(config, mounts))
     // One budget for every long-lived stream (the change feed's and GraphQL subscriptions: issue 36), set by the feed's options.

@@ -27,10 +27,39 @@ export function installValidators (app: FastifyInstance): void {
   }
   // Compiled on a route's first request, not at start: most routes of a start are never asked (and each
   // collection adds dozens), and compiling them all was the largest part of the start.
-  app.setValidatorCompiler(({ schema, httpPart }) => compiledOnFirstUse<FastifySchemaValidationError[]>(() => {
-    if (httpPart !== 'body') return textAjv.compile(schema)
-    return withExactIntegers(bodyAjv.compile(schema))
-  }))
+  app.setValidatorCompiler(({ schema, httpPart, url }) => {
+    // No validator at all: Fastify then skips validation for the route (a GET by id has no other schema).
+    if (httpPart === 'params' && paramsAlwaysValid(schema, url)) return undefined as unknown as Validate
+    return compiledOnFirstUse<FastifySchemaValidationError[]>(() => {
+      if (httpPart !== 'body') return textAjv.compile(schema)
+      return withExactIntegers(bodyAjv.compile(schema))
+    })
+  })
+}
+
+/** Keywords that describe a value without constraining it (and `x-` extensions: the API description's). */
+const DESCRIPTIVE = new Set(['description', 'title', 'examples', 'example', 'deprecated'])
+const describes = (key: string): boolean => DESCRIPTIVE.has(key) || key.startsWith('x-')
+
+/**
+ * True when validating a route's path parameters could neither fail nor
+ * change them, so the check is left out: the router hands every parameter
+ * over as a string, and the schema declares only strings without a
+ * constraint (the route's own parsing checks them: an id's digits), none
+ * required that the path does not have. A GET by id then costs no ajv call.
+ */
+export function paramsAlwaysValid (schema: unknown, url: string | undefined): boolean {
+  if (typeof schema !== 'object' || schema === null || url === undefined) return false
+  const { type, properties, required, ...rest } = schema as Record<string, unknown>
+  if (type !== 'object' || !Object.keys(rest).every(describes)) return false
+  if (typeof properties !== 'object' || properties === null) return false
+  for (const property of Object.values(properties)) {
+    if (typeof property !== 'object' || property === null) return false
+    const { type: propertyType, ...words } = property as Record<string, unknown>
+    if (propertyType !== 'string' || !Object.keys(words).every(describes)) return false
+  }
+  const segments = new Set(url.split('/'))
+  return required === undefined || (Array.isArray(required) && required.every((name) => typeof name === 'string' && Object.hasOwn(properties, name) && segments.has(`:${name}`)))
 }
 
 type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null }
@@ -46,7 +75,9 @@ function withExactIntegers (validate: Validate): Validate {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) return run(data)
     const record = data as Record<string, unknown>
     let exact: Array<[string, bigint]> | undefined
-    for (const key of Object.keys(record)) {
+    // for…in, not Object.keys: no array made for every body checked.
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue
       const value = record[key]
       if (typeof value === 'bigint') (exact ??= []).push([key, value])
     }

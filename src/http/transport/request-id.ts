@@ -54,7 +54,11 @@ export function echoRequestId (request: FastifyRequest, reply: FastifyReply): vo
   reply.header('x-request-id', request.id)
 }
 
-/** Echoes the request id on every answer (errors raised before routing echo it in ./mounts.ts). */
+/**
+ * Echoes the request id on every answer (errors raised before routing echo it in ./mounts.ts). The
+ * server does it in the request limits' hook instead (requestLimitsPlugin's `onRequest`: one hook
+ * less a request); this plugin is for a server without them.
+ */
 export const requestIdPlugin = fp(async function rqsRequestId (app: FastifyInstance) {
   app.addHook('onRequest', (request, reply, done) => {
     echoRequestId(request, reply)

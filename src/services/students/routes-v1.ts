@@ -86,7 +86,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       'x-rqs': notes({ ...(ruleErrors.length === 0 ? {} : { errors: ruleErrors }), headers: { 201: ['Replaced-Record'] } }),
       response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
     }
-  }, guarded?.create ?? (async (request, reply) => await answerOnce(request, reply, store, create)))
+  }, guarded?.create ?? ((request, reply) => answerOnce(request, reply, store, create)))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
