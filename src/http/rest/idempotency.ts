@@ -45,17 +45,33 @@ const KEEP_NOTHING: Keep = () => undefined
  * write, `render` mapping the store's result to the answer (undefined when the
  * write changed nothing, e.g. not found: then nothing is kept).
  */
-export async function answerOnce<Request extends FastifyRequest> (
+export function answerOnce<Request extends FastifyRequest> (
   request: Request,
   reply: FastifyReply,
   store: KeptWrites,
   work: (keep: Keep, request: Request) => Promise<WriteAnswer>,
   scope?: string
 ): Promise<FastifyReply> {
-  const key = scopedKey(idempotencyKey(request), scope)
-  // Without a key: the route's work as it is (a route may define it once, taking the request, so no closure is made per request).
-  if (key === undefined) return sendAnswer(reply, await work(KEEP_NOTHING, request))
+  // Not an async function: without a key (most writes) the route's work is its answer's promise, with no
+  // frame of this function's own to resume. A throw is still a rejection, as from an async function.
+  try {
+    const key = scopedKey(idempotencyKey(request), scope)
+    // Without a key: the route's work as it is (a route may define it once, taking the request, so no closure is made per request).
+    if (key === undefined) return work(KEEP_NOTHING, request).then((answer) => sendAnswer(reply, answer))
+    return answerKeyed(request, reply, store, work, key)
+  } catch (err) {
+    return Promise.reject(err)
+  }
+}
 
+/** answerOnce with a key: a replay of the kept answer, or the write done once and its answer kept. */
+async function answerKeyed<Request extends FastifyRequest> (
+  request: Request,
+  reply: FastifyReply,
+  store: KeptWrites,
+  work: (keep: Keep, request: Request) => Promise<WriteAnswer>,
+  key: string
+): Promise<FastifyReply> {
   const fingerprint = requestFingerprint(request)
   // Looked up before the route's own checks: a retry after success must not
   // fail a precondition that its own first attempt changed.

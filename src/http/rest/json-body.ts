@@ -7,6 +7,17 @@ import { jsonNestingDepth, jsonTooDeepError, MAX_JSON_DEPTH } from './json-depth
 const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
 
 /**
+ * Whether a JSON text may hold a `__proto__` or `constructor` member. JSON
+ * spells a name's characters literally or as `\uXXXX` escapes (it has no
+ * other escape for letters or `_`), so a text with neither word nor any
+ * `\u` cannot: the walk of the parsed value is then left out. A conservative
+ * test: whatever it lets through is scanned as before.
+ */
+function mayHoldForbiddenMember (text: string): boolean {
+  return text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')
+}
+
+/**
  * A JSON body parser (for `addContentTypeParser('application/json', {parseAs:
  * 'string'}, ...)`) that reports each kind of bad body with its own code, and
  * keeps top-level integers beyond 2^53 exact: JSON.parse would round
@@ -42,7 +53,7 @@ export function parseExactJson (text: string): unknown {
   }
   try {
     // JSON.parse makes `__proto__` an own property (harmless here), but code that copies objects could be fooled.
-    if (typeof value === 'object' && value !== null) sjson.scan(value, SCAN_OPTIONS)
+    if (typeof value === 'object' && value !== null && mayHoldForbiddenMember(text)) sjson.scan(value, SCAN_OPTIONS)
   } catch {
     throw new AppError('FORBIDDEN_PROPERTY', 'The request body has a __proto__ or constructor.prototype member')
   }
@@ -58,7 +69,8 @@ export function parseExactJson (text: string): unknown {
 
 function restoreExactIntegers (object: Record<string, unknown>, text: string): void {
   let exact: Record<string, unknown> | undefined
-  for (const key of Object.keys(object)) {
+  // for…in over a parsed body (own members only, no prototype but Object's): no array of keys per body.
+  for (const key in object) {
     const v = object[key]
     if (typeof v !== 'number' || Number.isSafeInteger(v) || !Number.isInteger(v)) continue
     exact ??= parseLossless(text, null, exactNumber) as Record<string, unknown>

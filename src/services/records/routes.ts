@@ -453,7 +453,8 @@ function createRecord (collection: RouteContext): RouteHandlerMethod {
     : ({ record }: CreateResult): WriteAnswer => ({ status: 201, headers: { location: `${path}/${record.id}`, etag: etagOf(record) }, body: record })
   const { access } = store.declaration
   // Made once: a create without an Idempotency-Key makes no closure of its own.
-  const createOne = async (keep: Keep, request: FastifyRequest): Promise<WriteAnswer> => created(await store.create(request.body as RecordInput, keep(created)))
+  // The store's promise carried on, not awaited in an async frame of its own.
+  const createOne = (keep: Keep, request: FastifyRequest): Promise<WriteAnswer> => store.create(request.body as RecordInput, keep(created)).then(created)
   return async function create (request, reply) {
     if (Array.isArray(request.body)) return await bulk.call(this, request, reply)
     if (request.validationError !== undefined) throw request.validationError

@@ -73,7 +73,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   // Made once: a create without an Idempotency-Key makes no closure of its own.
   const prefix = `${app.prefix}/`
   const created = ({ outcome, record }: StudentCreated): WriteAnswer => outcome === 'created' ? { status: 201, body: ok(record) } : { status: 201, headers: replacedHeader(outcome, record, prefix), body: ok(record) }
-  const create = async (keep: Keep, request: FastifyRequest<{ Body: StudentCreateBody }>): Promise<WriteAnswer> => created(await store.createReporting(request.body, keep(created)))
+  const create = (keep: Keep, request: FastifyRequest<{ Body: StudentCreateBody }>): Promise<WriteAnswer> => store.createReporting(request.body, keep(created)).then(created)
   app.post<{ Body: StudentCreateBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write', readsById: true } },
