@@ -95,7 +95,7 @@ const PROBES: Probe[] = [
   { label: 'rqs: version negotiation (negotiate, deriveConstraint)', match: any(fn('negotiate', 'versioning'), fn('deriveConstraint', 'versioning')) },
   { label: 'rqs: request id (genReqId → requestId, randomUUID)', match: any(fn('requestId', 'request-id'), fn('randomUUID')) },
   // A hook's done() runs the rest of the request synchronously: leave out what follows it (hooks.js).
-  { label: 'rqs: server-wide onRequest hooks (request id, timeouts, protective headers)', match: any(inFile('/dist/http/transport/request-id'), inFile('/dist/http/transport/timeouts'), inFile('/dist/http/transport/deadline-sweep'), inFile('/dist/http/security/headers')), exclude: inFile('fastify/lib/hooks') },
+  { label: 'rqs: server-wide onRequest hooks (the start: request id, timeouts, Host check, protective headers)', match: any(inFile('/dist/http/routes/request-start'), inFile('/dist/http/transport/request-id'), inFile('/dist/http/transport/timeouts'), inFile('/dist/http/transport/deadline-sweep'), inFile('/dist/http/security/hosts'), inFile('/dist/http/security/headers')), exclude: inFile('fastify/lib/hooks') },
   { label: 'rqs: versioned-mount onRequest hook (Vary, Content-Type, deprecation)', match: any(fn('applyChoice'), (f) => f.url.includes('/dist/http/rest/mounts') && f.functionName === ''), exclude: inFile('fastify/lib/hooks') },
   { label: 'fastify: hook runners (their own code only)', match: inFile('fastify/lib/hooks'), exclude: (f) => !f.url.includes('fastify/lib/hooks') },
   { label: 'fastify: request/reply objects and the per-request child logger', match: any(fn('createChildLogger'), fn('Request', 'fastify/lib/request'), fn('Reply', 'fastify/lib/reply'), fn('child', '/pino/')) },

@@ -19,6 +19,7 @@ import { seedStores } from './data/seed.js'
 import { observeFailures, openStores } from './stores/index.js'
 import type { RecordStores } from './domain/index.js'
 import { PACKAGE_VERSION } from './version.js'
+import { RequestStart } from './http/routes/index.js'
 
 export interface ServerDependencies {
   /** Stores to use instead of opening the configured ones (tests inject failing or shared stores). */
@@ -59,10 +60,13 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
     // The codes this server answers with, its services' among them: every renderer, /errors and /openapi.json read them here.
     app.decorate('errorCatalogue', errorCatalogue(services))
     const versions = [...new Set(services.flatMap((s) => s.versions))].sort((a, b) => a - b)
-    // The request id is echoed in the limits' own onRequest hook (one hook less a request).
-    await app.register(requestLimitsPlugin, { limits: config.connections, bounds, onRequest: echoRequestId })
+    // One onRequest hook runs the synchronous steps of every request's start, in this order: the deadline's
+    // watch and the request id's echo (the limits), the Host check and the protective headers (security).
+    const start = new RequestStart()
+    app.decorate('requestStart', start)
+    await app.register(requestLimitsPlugin, { limits: config.connections, bounds, onRequest: echoRequestId, start })
     // Before every route (issue 11): authentication, audit and metrics hook into routes as they are added.
-    await app.register(security, securityPluginOptions(config, mounts))
+    await app.register(security, { ...securityPluginOptions(config, mounts), start })
     // One budget for every long-lived stream (the change feed's and GraphQL subscriptions: issue 36), set by the feed's options.
     const perClient = config.events.maxStreamsPerClient
     await app.register(streams, { maxStreams: feedStreamCap(config.events, config.connections), maxStreamsPerClient: perClient > 0 ? perClient : Infinity })

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { hostForm } from '../../config/security.js'
 import type { Reject } from './reject.js'
+import { addStartStep, type RequestStart } from '../routes/index.js'
 
 /** The names a loopback server always answers to (besides IP addresses, see HostAllowList). */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
@@ -83,6 +84,8 @@ export function allowedHosts (listed: string[] | '*' | undefined, bind: string, 
 export interface HostsPluginOptions {
   hosts: HostAllowList
   reject: Reject
+  /** The server's one hook of synchronous start steps; without it, a hook of its own. */
+  start?: RequestStart
 }
 
 /**
@@ -95,21 +98,22 @@ export interface HostsPluginOptions {
  * names the host itself, which RFC 9112 (§3.2.2) puts before the Host
  * header: its authority is checked too.
  */
-async function hostsPlugin (app: FastifyInstance, { hosts, reject }: HostsPluginOptions): Promise<void> {
-  app.addHook('onRequest', function checkHost (request, reply, done) {
+async function hostsPlugin (app: FastifyInstance, { hosts, reject, start }: HostsPluginOptions): Promise<void> {
+  addStartStep(app, start, function checkHost (request, reply) {
     const lines = hostLines(request.raw.rawHeaders)
     if (lines > 1) {
       reject(request, reply, 'CLIENT_ERROR', { detail: `The request has ${lines} Host header lines; HTTP/1.1 allows exactly one (RFC 9112, section 3.2)` })
-      return
+      return false
     }
     const host = request.headers.host
     const authority = targetAuthority(request.raw.url)
     const refused = host !== undefined && !hosts.allows(host) ? host : authority !== undefined && !hosts.allows(authority) ? authority : undefined
-    if (refused === undefined) { done(); return }
+    if (refused === undefined) return true
     const quoted = JSON.stringify(refused.length > MAX_QUOTED ? `${refused.slice(0, MAX_QUOTED)}…` : refused)
     reject(request, reply, 'HOST_NOT_ALLOWED', {
       detail: `This server does not answer to the host ${quoted}; an operator can allow it with --allowed-hosts`
     })
+    return false
   })
 }
 

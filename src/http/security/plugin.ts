@@ -12,6 +12,7 @@ import { JwtVerifier } from './jwt.js'
 import { rateLimit } from './rate-limit.js'
 import { adminLoopback } from './admin-loopback.js'
 import { rejecter } from './reject.js'
+import type { RequestStart } from '../routes/index.js'
 
 export interface SecurityPluginOptions {
   config: SecurityConfig
@@ -19,6 +20,8 @@ export interface SecurityPluginOptions {
   hosts: HostAllowList | undefined
   /** Which service answers a path no route serves: refusals of such requests take its shape. */
   mounts: MountTable
+  /** The server's one hook of synchronous start steps: the Host check and the headers run in it. */
+  start?: RequestStart
 }
 
 /** The options for `app.register(security, …)` from the server's settings (no service's section). */
@@ -35,9 +38,9 @@ export function securityPluginOptions (config: Pick<CoreConfig, 'security' | 'ho
  * A feature that is off is not even loaded (its library neither: jose, CORS,
  * under-pressure), so a default server holds none of them.
  */
-async function securityPlugin (app: FastifyInstance, { config, hosts, mounts }: SecurityPluginOptions): Promise<void> {
+async function securityPlugin (app: FastifyInstance, { config, hosts, mounts, start }: SecurityPluginOptions): Promise<void> {
   const reject = rejecter(mounts)
-  if (hosts !== undefined) await app.register(hostCheck, { hosts, reject })
+  if (hosts !== undefined) await app.register(hostCheck, { hosts, reject, start })
   const authenticator = authEnabled(config) ? await createAuthenticator(config) : undefined
   // Features that hold a principal beyond one request (the change feed's streams) check it again through this.
   if (authenticator !== undefined) app.decorate('authenticator', authenticator)
@@ -46,8 +49,8 @@ async function securityPlugin (app: FastifyInstance, { config, hosts, mounts }: 
   if (authenticator !== undefined) await app.register(auth, { authenticator, publicRead: config.authPublicRead, reject })
   // Without authentication, `admin` routes (webhooks) answer this machine only, unless the operator says otherwise.
   else if (!config.adminAnyAddress) await app.register(adminLoopback, { reject })
-  if (config.securityHeaders) await app.register(securityHeaders)
-  else if (config.protectiveHeaders) await app.register(protectiveHeaders)
+  if (config.securityHeaders) await app.register(securityHeaders, { start })
+  else if (config.protectiveHeaders) await app.register(protectiveHeaders, { start })
   if (config.corsOrigins !== undefined) {
     const { cors } = await import('./cors.js')
     await app.register(cors, { origins: config.corsOrigins })

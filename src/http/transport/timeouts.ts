@@ -8,6 +8,7 @@ import { AppError, catalogueOf, type ErrorCode, errorsBase, HandlerTimeoutError 
 import { DeadlineSweep, type Watch } from './deadline-sweep.js'
 import { freshRequestId } from './request-id.js'
 import { holdDeadline } from '../../lib/deadline.js'
+import { addStartStep, type RequestStart } from '../routes/index.js'
 
 /**
  * Bounded time for every phase of a request, and a cap on connections
@@ -75,10 +76,12 @@ export interface RequestLimitsOptions {
    * a call and a step of its iteration on every request.
    */
   onRequest?: (request: FastifyRequest, reply: FastifyReply) => void
+  /** The server's one hook of synchronous start steps (the deadline's watch is its first); without it, a hook of its own. */
+  start?: RequestStart
 }
 
 export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: FastifyInstance, opts: RequestLimitsOptions) {
-  const { limits, bounds, onRequest: step } = opts
+  const { limits, bounds, onRequest: step, start } = opts
   bounds.attach(app.log)
   app.addHook('onClose', (_instance, done) => { bounds.flush(); done() })
 
@@ -117,24 +120,12 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
   if (watched) {
     const sweep = new DeadlineSweep<FastifyReply>(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
     app.decorateRequest(WATCH, null)
-    if (step === undefined) {
-      app.addHook('onRequest', (request, reply, done) => {
-        request[WATCH] = sweep.watch(reply)
-        done()
-      })
-    } else {
-      app.addHook('onRequest', (request, reply, done) => {
-        request[WATCH] = sweep.watch(reply)
-        step(request, reply)
-        done()
-      })
-    }
+    addStartStep(app, start, step === undefined
+      ? function watchRequest (request, reply) { request[WATCH] = sweep.watch(reply); return true }
+      : function watchRequest (request, reply) { request[WATCH] = sweep.watch(reply); step(request, reply); return true })
     app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
   } else if (step !== undefined) {
-    app.addHook('onRequest', (request, reply, done) => {
-      step(request, reply)
-      done()
-    })
+    addStartStep(app, start, function startRequest (request, reply) { step(request, reply); return true })
   }
   // One hook ends both: the watch, and the hold of the read budget's deadline.
   if (watched || limits.readBudgetMs > 0) {

@@ -6,10 +6,10 @@ import { security, writeTokensFile, type TokensFile } from './helpers.js'
 
 const ada = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
 
-/** The names of every hook on every route, as Fastify prints them. */
+/** The names of every hook on every route, as Fastify prints them, and of the steps the server's start hook runs. */
 function hookNames (server: RunningServer): Set<string> {
   const printed = server.app.printRoutes({ includeHooks: true, commonPrefix: false })
-  return new Set([...printed.matchAll(/"([A-Za-z0-9_$]+)\(\)"/g)].map((m) => m[1] as string))
+  return new Set([...[...printed.matchAll(/"([A-Za-z0-9_$]+)\(\)"/g)].map((m) => m[1] as string), ...server.app.requestStart?.names ?? []])
 }
 
 describe('with no security option (npm start)', () => {
@@ -18,11 +18,11 @@ describe('with no security option (npm start)', () => {
   afterAll(async () => { await server?.close() })
 
   it('registers no hook of its own on any route but the Host check and the protective headers (issue 19)', () => {
-    // The server's own hooks (request id, each representation's negotiation, compression, the read budget's deadline and the request's end), Fastify's HEAD handler, the two on by default (issue 19),
+    // The server's own hooks (its start: the deadline's watch and the request id, each representation's negotiation, compression, the read budget's deadline and the request's end), Fastify's HEAD handler, the two on by default (issue 19),
     // the Content-Encoding and Content-Type check of routes that take content (issue 19), the change feed's
     // route closing the connection of every answer that is not a stream, and the record routes' own check of a
     // write's members (POST, PUT, PATCH: an undeclared member is refused, not dropped).
-    expect([...hookNames(server)].sort()).toEqual(['addPagePolicy', 'addProtectiveHeaders', 'anonymous', 'checkBodyMembers', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'rqsReadBudget', 'rqsRequestEnd'])
+    expect([...hookNames(server)].sort()).toEqual(['addPagePolicy', 'addProtectiveHeaders', 'anonymous', 'checkBodyMembers', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'requestStart', 'rqsReadBudget', 'rqsRequestEnd', 'watchRequest'])
     for (const hook of ['checkAccess', 'limitRate', 'addSecurityHeaders', 'varyByOrigin', 'observeRequest', 'audit']) expect(hookNames(server)).not.toContain(hook)
   })
 
@@ -36,6 +36,14 @@ describe('with no security option (npm start)', () => {
     expect(hooksOf(/\/:id \(GET\) \{"apiVersion":"1"\}/)).not.toContain('addPagePolicy')
     expect(hooksOf(/graphql \(GET\)/)).not.toContain('addPagePolicy')
     expect(hooksOf(/graphiql \(GET\)/)).toContain('addPagePolicy')
+  })
+
+  it('runs the synchronous steps of every request\'s start in one onRequest hook, in their order (issue 35)', () => {
+    // Fastify's hook runner costs each hook a call, a sent-check and a step of its iteration: a record read meets two hooks, not four.
+    expect(server.app.requestStart?.names).toEqual(['watchRequest', 'checkHost', 'addProtectiveHeaders'])
+    const printed = server.app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n')
+    const at = printed.findIndex((line) => /\/:id \(GET\) \{"apiVersion":"1"\}/.test(line))
+    expect(printed[at + 1]).toContain('(onRequest) ["requestStart()","negotiateRepresentation()"]')
   })
 
   it('answers as the spec says: no token needed, no rate limit headers, no /metrics, no CORS', async () => {
@@ -110,7 +118,7 @@ describe('--no-security-headers', () => {
       for (const header of ['content-security-policy', 'x-content-type-options', 'x-frame-options']) expect(res.headers.get(header), `${path} ${header}`).toBeNull()
     }
     // What remains are the server's own (see above): no security hook.
-    expect([...hookNames(server)].sort()).toEqual(['anonymous', 'checkBodyMembers', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'rqsReadBudget', 'rqsRequestEnd'])
+    expect([...hookNames(server)].sort()).toEqual(['anonymous', 'checkBodyMembers', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'requestStart', 'rqsReadBudget', 'rqsRequestEnd', 'watchRequest'])
   })
 
   it('is the flag --no-security-headers or RQS_NO_SECURITY_HEADERS; it contradicts --security-headers', () => {

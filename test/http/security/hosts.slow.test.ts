@@ -167,6 +167,7 @@ describe('--allowed-hosts', () => {
     try {
       expect((await withHost(server.origin, '/students', 'evil.example', { method: 'POST', json: ada })).status).toBe(201)
       expect(server.app.printRoutes({ includeHooks: true, commonPrefix: false })).not.toContain('checkHost')
+      expect(server.app.requestStart?.names).not.toContain('checkHost')
       expect(await raw(server.origin, 'GET http://evil.example/students HTTP/1.1\r\nHost: localhost')).toBe(200)
     } finally {
       await server.close()
