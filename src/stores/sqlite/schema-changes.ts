@@ -52,7 +52,7 @@ export class SqliteSchema<S extends RecordStore> implements SchemaChanges {
       this.#tables()
       db.transaction(() => {
         if (before !== undefined && after === undefined) removeTable(db, before)
-        if (before !== undefined && after !== undefined) reshape(db, plan, before, after)
+        if (before !== undefined && after !== undefined) reshape(db, plan, before)
         if (after !== undefined) {
           syncCollections(db, [after], path)
           createTriggers(db, after)
@@ -129,7 +129,7 @@ function removeTable (db: Database.Database, before: CollectionDeclaration): voi
  * widened in the registry. The triggers and unique indexes name columns, so
  * they go first; the start's step makes them again for the new declaration.
  */
-function reshape (db: Database.Database, plan: SchemaPlan, before: CollectionDeclaration, after: CollectionDeclaration): void {
+function reshape (db: Database.Database, plan: SchemaPlan, before: CollectionDeclaration): void {
   const table = quoted(before.table)
   for (const kind of ['created', 'replaced', 'deleted']) db.exec(`DROP TRIGGER IF EXISTS ${quoted(`${before.table}_${kind}`)}`)
   const uniques = db.prepare<[string], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(before.table)
