@@ -75,6 +75,13 @@ export interface CollectionDeclaration {
    * UNIQUE treats NULL). Kept by a unique index on every store.
    */
   unique?: ReadonlyArray<readonly string[]>
+  /**
+   * The indexes the declarer chose (`"indexes"`), each the fields it orders
+   * by (then by id); absent, every field has its own (see indexKeysOf).
+   * Fewer indexes make writes cheaper; a sort or filter on an unindexed
+   * field scans.
+   */
+  indexes?: ReadonlyArray<readonly string[]>
   /** Fields that hold the id of a record of another collection (`x-references`), by field name. */
   references?: Readonly<Record<string, FieldReference>>
   /**
@@ -223,4 +230,14 @@ export function rowShaper (declaration: CollectionDeclaration): ((row: Record<st
 export function jsonOf (value: unknown, field: StoredField): unknown {
   const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value
   return field.fields === undefined ? parsed : inDeclaredOrder(parsed, field.fields)
+}
+
+/** The collection's indexes, each a list of fields: the declared ones, or one per field when none are declared. */
+export function indexKeysOf (declaration: Pick<CollectionDeclaration, 'fields' | 'indexes'>): ReadonlyArray<readonly string[]> {
+  return declaration.indexes ?? Object.keys(declaration.fields).map((f) => [f])
+}
+
+/** Whether the field has an index of its own (a single-field one). */
+export function hasOwnIndex (declaration: Pick<CollectionDeclaration, 'fields' | 'indexes'>, field: string): boolean {
+  return indexKeysOf(declaration).some((key) => key.length === 1 && key[0] === field)
 }

@@ -23,7 +23,7 @@ export { allOf, checkFilter, expressionTest, fieldsOf, liftConditions, FilterErr
 export type { Comparison, FilterExpr, FilterField, FilterFields, Literal, SyntaxNode } from './filter/index.js'
 export type { KeptAnswer, KeptWrite, KeptWrites, KeyedWrite } from './idempotency.js'
 export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow } from './changes.js'
-export { columnOf, DuplicateKeyError, jsonOf, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
+export { columnOf, DuplicateKeyError, hasOwnIndex, indexKeysOf, jsonOf, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
 export type { CollectionDeclaration, FieldData, FieldReference, OnDelete, IdKind, RecordId, RecordInput, StoredField, StoredRecord } from './collection.js'
 export { DanglingReferenceError, deletionPlan, incomingReferences, missingReference, RecordReferencedError, referenceIdOf } from './references.js'
 export type { DeletionPlan, IncomingReference, ReferenceReader } from './references.js'

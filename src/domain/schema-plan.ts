@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { CollectionDeclaration, FieldData, RecordId } from './collection.js'
+import { hasOwnIndex, type CollectionDeclaration, type FieldData, type RecordId } from './collection.js'
 import { convertsFrom, type Kind } from './kinds/index.js'
 
 /**
@@ -22,7 +22,7 @@ export interface SchemaPlan {
   converted: Array<{ field: string, from: Kind, to: Kind }>
   /** Unique keys new in the declaration: records that share their values block them. */
   uniqueAdded: string[][]
-  /** Fields that get an index (every added, renamed or converted field: sorted pages and filters). */
+  /** Fields that get an index of their own (every added, renamed or converted field, and one newly declared in `indexes`, unless `indexes` leaves it out). */
   indexed: string[]
   /** Changes no store makes (a kind that does not convert, a field made required without a default, another id kind), one line each. */
   refused: string[]
@@ -65,7 +65,7 @@ export function planChange (name: string, before: CollectionDeclaration | undefi
     return plan
   }
   if (before === undefined) {
-    plan.indexed = Object.keys(after.fields)
+    plan.indexed = Object.keys(after.fields).filter((f) => hasOwnIndex(after, f))
     plan.uniqueAdded = (after.unique ?? []).map((k) => [...k])
     return plan
   }
@@ -101,6 +101,11 @@ export function planChange (name: string, before: CollectionDeclaration | undefi
   plan.dropsData = plan.dropped.length > 0
   const held = new Set((before.unique ?? []).map((k) => k.join(',')))
   plan.uniqueAdded = (after.unique ?? []).filter((k) => !held.has(k.join(','))).map((k) => [...k])
+  for (const field of Object.keys(after.fields)) {
+    const newly = takenOver.has(field) && Object.hasOwn(before.fields, field) && !hasOwnIndex(before, field)
+    if (newly && !plan.indexed.includes(field)) plan.indexed.push(field)
+  }
+  plan.indexed = plan.indexed.filter((f) => hasOwnIndex(after, f))
   return plan
 }
 

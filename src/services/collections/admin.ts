@@ -32,7 +32,7 @@ type Named = FastifyRequest<{ Params: { name: string }, Querystring: { confirm?:
 const NameParams = { type: 'object', properties: { name: { type: 'string', maxLength: 60 } }, required: ['name'] }
 const Confirm = { type: 'object', properties: { confirm: { type: 'string', maxLength: 60, description: '`drop` to accept a change that loses values (PUT); the collection\'s name to remove it (DELETE).' } }, additionalProperties: false }
 const AnyObject = { type: 'object', additionalProperties: true }
-const Declaration = { type: 'object', additionalProperties: true, description: 'A declaration as in the declarations file: {"schema": {…}, "ids": "sequence"|"uuid", "unique": […], "description": "…"}; `"x-renamed-from"` on a field moves the values of an earlier field.' }
+const Declaration = { type: 'object', additionalProperties: true, description: 'A declaration as in the declarations file: {"schema": {…}, "ids": "sequence"|"uuid", "unique": […], "indexes": […], "description": "…"}; `"x-renamed-from"` on a field moves the values of an earlier field.' }
 const Answer = { type: 'object', additionalProperties: true, description: 'The collection (name, version, origin, declaration) and, for a change, its plan and what it met in the records held.' }
 
 export async function adminRoutes (app: FastifyInstance, { registry, parse, builtIns, taken }: AdminRoutesOptions): Promise<void> {

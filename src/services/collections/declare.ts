@@ -3,7 +3,7 @@ import { closestWord } from '../../lib/suggest.js'
 import { ConfigError } from '../../config.js'
 import { linearPattern, PatternRefusal } from '../../lib/linear-pattern.js'
 import { tooManyCollections, tooManyFields } from './limits.js'
-import { autoStamp, integerEnum, ModelMistake, nullableType, stringEnum, uniqueKeys, type CollectionModelRules } from './model.js'
+import { autoStamp, indexKeys, integerEnum, ModelMistake, nullableType, stringEnum, uniqueKeys, type CollectionModelRules } from './model.js'
 import { compositeField, isComposite, type CheckedField, type DeclarationTools } from './composite.js'
 import { checkReferences, REFERENCE_KEYWORDS, referencesOf } from './references.js'
 import { ACCESS_KEYWORDS, accessOf, fieldAccessOf, ruleTextsOf } from './access.js'
@@ -56,7 +56,7 @@ export const FORMATS = ['date', 'date-time', 'email', 'uri']
 /** A field's earlier name (a change while the server runs moves its values over): `"x-renamed-from": "name"`. */
 export const RENAMED_FROM = 'x-renamed-from'
 
-const COLLECTION_KEYS = ['schema', 'ids', 'description', 'unique', 'rules', LABEL]
+const COLLECTION_KEYS = ['schema', 'ids', 'description', 'unique', 'indexes', 'rules', LABEL]
 const OBJECT_KEYS = ['type', 'properties', 'required', 'description', 'title', 'additionalProperties']
 const COMMON_KEYS = ['type', 'description', 'title', 'examples', 'default']
 /**
@@ -163,12 +163,14 @@ function collectionOf (name: string, value: unknown): CollectionSchema {
   const tooWide = tooManyFields(Object.values(fields).map((f) => f.type))
   if (tooWide !== undefined) fail(`${schemaPath}.properties`, tooWide)
   const unique = uniqueKeys(`${path}.unique`, collection.unique, Object.keys(fields), auto)
+  const composites = Object.keys(fields).filter((f) => KINDS[(fields[f] as StoredField).type].composite !== undefined)
+  const indexes = indexKeys(`${path}.indexes`, collection.indexes, Object.keys(fields), composites)
   const rules = ruleTextsOf(`${path}.rules`, collection.rules, fail)
   const { owner, read } = fieldAccessOf(`${schemaPath}.properties`, declared, required, fail)
   // A replace keeps the stored creation time whatever the body holds, and the owner the creator gave it.
   const keptOnUpdate = [...Object.keys(auto).filter((f) => auto[f] === 'created'), ...(owner === undefined ? [] : [owner])]
   const references = referencesOf(schemaPath, properties, required, fail)
-  const declaration: CollectionDeclaration = { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate, ...(unique.length === 0 ? {} : { unique }), ...(references === undefined ? {} : { references }) }
+  const declaration: CollectionDeclaration = { name, table: userTableOf(name), fields, ids, firstId: 1, putCreates: false, keptOnUpdate, ...(unique.length === 0 ? {} : { unique }), ...(indexes === undefined ? {} : { indexes }), ...(references === undefined ? {} : { references }) }
   const access = accessOf(path, schemaPath, { ...(rules === undefined ? {} : { rules }), ...(owner === undefined ? {} : { owner }), ...(read === undefined ? {} : { read }) }, declaration, fail)
   if (access !== undefined) declaration.access = access
   const renamedFrom: Record<string, string> = {}

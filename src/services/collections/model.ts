@@ -124,3 +124,35 @@ export function uniqueKeys (path: string, value: unknown, fields: readonly strin
   }
   return keys
 }
+
+/**
+ * The collection's `indexes`: an array of indexes, each a non-empty array of
+ * at most MAX_KEY_FIELDS distinct declared fields (`[["year"], ["author",
+ * "year"]]`); `[]` declares none. A list, object or free-JSON field (in
+ * `composites`) may only be indexed alone, as it is when nothing is declared.
+ */
+export function indexKeys (path: string, value: unknown, fields: readonly string[], composites: readonly string[]): string[][] | undefined {
+  if (value === undefined) return undefined
+  if (!Array.isArray(value)) fail(path, 'must be an array of indexes, each an array of field names: [["year"], ["author", "year"]] ([] for none)')
+  const keys: string[][] = []
+  for (const [i, key] of value.entries()) {
+    const at = `${path}.${i}`
+    if (typeof key === 'string') fail(at, `must be an array of field names: write ["${key}"]`)
+    if (!Array.isArray(key) || key.length === 0) fail(at, 'must be a non-empty array of field names, e.g. ["year"]')
+    if (key.length > MAX_KEY_FIELDS) fail(at, `combines ${key.length} fields; an index combines at most ${MAX_KEY_FIELDS}`)
+    const names: string[] = []
+    for (const [j, name] of key.entries()) {
+      if (typeof name !== 'string') fail(`${at}.${j}`, `must be a field name, got ${JSON.stringify(name)}`)
+      if (!fields.includes(name)) {
+        const guess = closestWord(name, fields)
+        fail(`${at}.${j}`, `"${name}" is not a declared field${guess === undefined ? '' : `; did you mean "${guess}"?`}`)
+      }
+      if (key.length > 1 && composites.includes(name)) fail(`${at}.${j}`, `"${name}" holds a list, an object or JSON: it can be indexed alone (["${name}"]), not with other fields`)
+      if (names.includes(name)) fail(`${at}.${j}`, `"${name}" is listed twice`)
+      names.push(name)
+    }
+    if (keys.some((k) => k.length === names.length && k.every((n, x) => n === names[x]))) fail(at, `the index ${JSON.stringify(names)} is declared twice`)
+    keys.push(names)
+  }
+  return keys
+}

@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util'
 import type pg from 'pg'
-import { convertsFrom, fold, idTypeOf, KINDS, shapeChanges, unconvertible, type FieldData, type FieldShape, type Kind } from '../../domain/index.js'
+import { convertsFrom, fold, idTypeOf, indexKeysOf, KINDS, shapeChanges, unconvertible, type FieldData, type FieldShape, type Kind } from '../../domain/index.js'
 import { CollectionChangedError } from '../../domain/index.js'
-import { columnType, identifier, layoutOf, literal, type FieldLayout, type TableLayout } from './layout.js'
+import { compoundIndexName, INDEX_INFIX } from '../declared-indexes.js'
+import { columnType, identifier, layoutOf, literal, quoted, type FieldLayout, type TableLayout } from './layout.js'
 import { syncUniqueIndexes } from './unique.js'
 
 /**
@@ -97,6 +98,7 @@ export async function ensureCollections (client: pg.ClientBase, layouts: readonl
     const row = stored.get(layout.declaration.name)
     if (row === undefined) await create(client, layout)
     else await update(client, layout, row, where, prepared)
+    await syncFieldIndexes(client, layout)
     await syncUniqueIndexes(client, layout, where)
   }
 }
@@ -164,8 +166,8 @@ async function create (client: pg.ClientBase, layout: TableLayout): Promise<void
     columns.push(`${f.column} ${columnType(f.type)}${notNull}`)
     if (f.folded !== undefined) columns.push(`${f.folded} text COLLATE "C"${notNull}`)
   }
+  // Its indexes follow (syncFieldIndexes).
   await client.query(`CREATE TABLE ${table} (${columns.join(', ')})`)
-  for (const f of layout.fields) await client.query(index(layout, f))
   let sequence: string | null = null
   if (layout.counted) {
     await client.query('INSERT INTO rqs_ids (collection, n, next_id) VALUES ($1, 0, $2)', [declaration.name, declaration.firstId])
@@ -178,8 +180,32 @@ async function create (client: pg.ClientBase, layout: TableLayout): Promise<void
     [declaration.name, table, idTypeOf(declaration), sequence, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
 }
 
-function index (layout: TableLayout, field: FieldLayout): string {
-  return fieldIndex(layout, field)?.sql ?? 'SELECT 1'
+/**
+ * The collection's indexes as declared (every field's own when none are),
+ * each ordered by its fields, then id. Indexes of ours the declaration no
+ * longer names go: a field's own and those of several fields; unique keys
+ * keep theirs (./unique.ts).
+ */
+async function syncFieldIndexes (client: pg.ClientBase, layout: TableLayout): Promise<void> {
+  const { declaration, table } = layout
+  const fieldOf = (name: string): FieldLayout => layout.fields.find((f) => f.name === name) as FieldLayout
+  const wanted = new Map<string, string>()
+  for (const key of indexKeysOf(declaration)) {
+    if (key.length === 1) {
+      const index = fieldIndex(layout, fieldOf(key[0] as string))
+      if (index !== undefined) wanted.set(index.name, index.sql)
+      continue
+    }
+    const name = compoundIndexName(table, key)
+    wanted.set(name, `CREATE INDEX IF NOT EXISTS ${quoted(name)} ON ${table} (${[...key.map((f) => fieldOf(f).column), 'id'].join(', ')})`)
+  }
+  const ours = new Set(layout.fields.map((f) => identifier(table, f.columnName)))
+  const held = (await client.query<{ name: string }>('SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1', [table])).rows.map((r) => r.name)
+  for (const name of held) {
+    if (wanted.has(name)) continue
+    if (ours.has(name) || name.startsWith(`${table.slice(0, 40)}${INDEX_INFIX}`)) await client.query(`DROP INDEX ${quoted(name)}`)
+  }
+  for (const [name, sql] of wanted) if (!held.includes(name)) await client.query(sql)
 }
 
 /**
@@ -222,20 +248,20 @@ export function addedColumns (layout: TableLayout, field: FieldLayout, value: Fi
 
 /** An added optional field: nullable columns, which PostgreSQL adds without rewriting the table. */
 /**
- * A new field's columns and index. A required one (it has a default) is NOT
+ * A new field's columns (its index, if it has one, follows: syncFieldIndexes). A required one (it has a default) is NOT
  * NULL, filled with the default as the column is added; the column keeps no
  * default afterwards (every write gives a value).
  */
 function addColumns (layout: TableLayout, field: FieldLayout, value?: FieldData): string {
   if (!field.required || value === undefined) {
     const folded = field.folded === undefined ? '' : `, ADD COLUMN ${field.folded} text COLLATE "C"`
-    return `ALTER TABLE ${layout.table} ADD COLUMN ${field.column} ${columnType(field.type)}${folded}; ${index(layout, field)}`
+    return `ALTER TABLE ${layout.table} ADD COLUMN ${field.column} ${columnType(field.type)}${folded}`
   }
   const filled = (column: string, type: string, text: string): string => `ADD COLUMN ${column} ${type} NOT NULL DEFAULT ${literal(text)}::${type.split(' ')[0] ?? type}`
   const columns = [filled(field.column, columnType(field.type), String(value))]
   if (field.folded !== undefined) columns.push(filled(field.folded, 'text COLLATE "C"', fold(String(value))))
   const dropped = [field.column, ...(field.folded === undefined ? [] : [field.folded])].map((c) => `ALTER COLUMN ${c} DROP DEFAULT`)
-  return `ALTER TABLE ${layout.table} ${columns.join(', ')}; ALTER TABLE ${layout.table} ${dropped.join(', ')}; ${index(layout, field)}`
+  return `ALTER TABLE ${layout.table} ${columns.join(', ')}; ALTER TABLE ${layout.table} ${dropped.join(', ')}`
 }
 
 /**

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { SchemaChangeFailedError, type CollectionDeclaration, type RecordStore, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan, type StoredField } from '../../domain/index.js'
+import { hasOwnIndex, SchemaChangeFailedError, type CollectionDeclaration, type RecordStore, type SavedDeclaration, type SchemaChanges, type SchemaFindings, type SchemaHistoryEntry, type SchemaPlan, type StoredField } from '../../domain/index.js'
 import { findingsOf } from '../schema-changes.js'
 import { rethrow } from './errors.js'
 import { uniqueIndexName } from '../unique-index.js'
@@ -181,13 +181,13 @@ async function change (client: pg.ClientBase, plan: SchemaPlan, before: Collecti
 }
 
 /**
- * The indexes to build before the switch: each added field's, and each new
+ * The indexes to build before the switch: each added field's own (if declared), and each new
  * unique key over columns that exist by then under their final names (a
  * key over a renamed or widened field is built in the switch).
  */
 function concurrentIndexes (plan: SchemaPlan, old: TableLayout, layout: TableLayout, added: readonly FieldLayout[]): Built[] {
   const indexes: Built[] = []
-  for (const f of added) {
+  for (const f of added.filter((f) => hasOwnIndex(layout.declaration, f.name))) {
     const index = fieldIndex(layout, f, true)
     if (index !== undefined) indexes.push(index)
   }
@@ -289,7 +289,7 @@ async function reshape (client: pg.ClientBase, plan: SchemaPlan, before: Collect
       const held = await client.query('SELECT 1 FROM pg_class WHERE relname = $1 AND relnamespace = current_schema()::regnamespace', [bare(now)])
       if (held.rowCount === 0) await client.query(`ALTER INDEX IF EXISTS ${was} RENAME TO ${now}`)
     }
-    const index = fieldIndex(next, f)
+    const index = hasOwnIndex(after, f.name) ? fieldIndex(next, f) : undefined
     if (index !== undefined) await client.query(index.sql)
   }
   for (const field of widened) {

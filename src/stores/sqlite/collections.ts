@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3'
-import { CollectionChangedError, convertsFrom, fold, idTypeOf, KINDS, shapeChanges, unconvertible, type CollectionDeclaration, type FieldData, type StoredField } from '../../domain/index.js'
+import { CollectionChangedError, convertsFrom, fold, idTypeOf, indexKeysOf, KINDS, shapeChanges, unconvertible, type CollectionDeclaration, type FieldData, type StoredField } from '../../domain/index.js'
 import { fieldLayouts, literal, quoted, sqlValue, type FieldLayout } from './layout.js'
 import { syncUniqueIndexes } from './unique.js'
+import { compoundIndexName, INDEX_INFIX } from '../declared-indexes.js'
 
 /**
  * The collection registry (rqs_collections, migration 6): what each table of
@@ -26,6 +27,7 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     const row = find.get(declaration.name)
     if (row === undefined) {
       createCollection(db, declaration)
+      syncFieldIndexes(db, declaration)
       syncUniqueIndexes(db, declaration, where)
       continue
     }
@@ -36,6 +38,7 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     if (added.length > 0 || converted.length > 0) addFields(db, declaration, added)
     // A new optional field inside an object changes only the registered shape.
     else if (row.fields !== registeredFields(declaration)) db.prepare('UPDATE rqs_collections SET fields = ? WHERE name = ?').run(registeredFields(declaration), declaration.name)
+    syncFieldIndexes(db, declaration)
     syncUniqueIndexes(db, declaration, where)
   }
 }
@@ -116,17 +119,39 @@ function columnDefinitions (f: FieldLayout, filled?: FieldData): string[] {
   return definitions
 }
 
-/** The index that answers sorted pages, equality filters and keyset positions on a field (as migration 3's). */
-function indexOf (table: string, f: FieldLayout): string {
-  return `CREATE INDEX IF NOT EXISTS ${quoted(`${table}_${f.column}`)} ON ${quoted(table)} (${quoted(f.column)}, id)`
+/**
+ * The collection's indexes as declared (every field's own when none are):
+ * each ordered by its fields, then id, answering sorted pages, equality
+ * filters and keyset positions (a field's own as migration 3's). Indexes of
+ * ours the declaration no longer names go: those named after a field's
+ * column and those of several fields; unique keys keep theirs (./unique.ts).
+ */
+export function syncFieldIndexes (db: Database.Database, declaration: CollectionDeclaration): void {
+  const { table } = declaration
+  const layouts = fieldLayouts(declaration.fields)
+  const columnOf = (field: string): string => (layouts.find((l) => l.name === field) as FieldLayout).column
+  const wanted = new Map<string, readonly string[]>()
+  for (const key of indexKeysOf(declaration)) {
+    const columns = key.map(columnOf)
+    wanted.set(key.length === 1 ? `${table}_${columns[0] as string}` : compoundIndexName(table, key), columns)
+  }
+  const ours = new Set(layouts.map((l) => `${table}_${l.column}`))
+  const held = db.prepare<[string], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table).map((r) => r.name)
+  for (const name of held) {
+    if (wanted.has(name)) continue
+    if (ours.has(name) || name.startsWith(`${table.slice(0, 40)}${INDEX_INFIX}`)) db.exec(`DROP INDEX ${quoted(name)}`)
+  }
+  for (const [name, columns] of wanted) {
+    if (!held.includes(name)) db.exec(`CREATE INDEX ${quoted(name)} ON ${quoted(table)} (${[...columns.map(quoted), 'id'].join(', ')})`)
+  }
 }
 
 function createCollection (db: Database.Database, declaration: CollectionDeclaration): void {
   const fields = fieldLayouts(declaration.fields)
   const table = quoted(declaration.table)
   const id = idTypeOf(declaration) === 'string' ? 'id TEXT PRIMARY KEY NOT NULL' : 'id INTEGER PRIMARY KEY'
+  // Its indexes follow (syncFieldIndexes).
   db.exec(`CREATE TABLE ${table} (${[id, ...fields.flatMap(columnDefinitions)].join(', ')})`)
-  for (const f of fields) db.exec(indexOf(declaration.table, f))
   createTriggers(db, declaration)
   // int64 ids are generated from 1 whatever firstId says, as in the memory store.
   const next = declaration.ids === 'int64' ? 1 : declaration.firstId
@@ -138,8 +163,8 @@ function createCollection (db: Database.Database, declaration: CollectionDeclara
 function addFields (db: Database.Database, declaration: CollectionDeclaration, added: readonly string[]): void {
   const all = fieldLayouts(declaration.fields)
   for (const f of all.filter((f) => added.includes(f.name))) {
+    // Its index, if it has one, follows (syncFieldIndexes).
     for (const definition of columnDefinitions(f, declaration.fields[f.name]?.default)) db.exec(`ALTER TABLE ${quoted(declaration.table)} ADD COLUMN ${definition}`)
-    db.exec(indexOf(declaration.table, f))
   }
   // The triggers name every field: a change must carry the new ones too.
   createTriggers(db, declaration)

@@ -12,7 +12,7 @@ import { fieldLayouts, quoted, type FieldLayout } from './layout.js'
  * indexes, then DROP COLUMN), widened kinds in the registry; then the
  * start's own step (./collections.ts) adds fields with their default,
  * converts kinds and builds the unique indexes, and the change triggers are
- * written for the new fields. The declarations and their history are kept
+ * written for the new fields, and the indexes made and dropped as declared. The declarations and their history are kept
  * in rqs_schema and rqs_schema_history.
  */
 export interface SqliteSchemaParts<S extends RecordStore> {
@@ -52,7 +52,7 @@ export class SqliteSchema<S extends RecordStore> implements SchemaChanges {
       this.#tables()
       db.transaction(() => {
         if (before !== undefined && after === undefined) removeTable(db, before)
-        if (before !== undefined && after !== undefined) reshape(db, plan, before, after)
+        if (before !== undefined && after !== undefined) reshape(db, plan, before)
         if (after !== undefined) {
           syncCollections(db, [after], path)
           createTriggers(db, after)
@@ -129,7 +129,7 @@ function removeTable (db: Database.Database, before: CollectionDeclaration): voi
  * widened in the registry. The triggers and unique indexes name columns, so
  * they go first; the start's step makes them again for the new declaration.
  */
-function reshape (db: Database.Database, plan: SchemaPlan, before: CollectionDeclaration, after: CollectionDeclaration): void {
+function reshape (db: Database.Database, plan: SchemaPlan, before: CollectionDeclaration): void {
   const table = quoted(before.table)
   for (const kind of ['created', 'replaced', 'deleted']) db.exec(`DROP TRIGGER IF EXISTS ${quoted(`${before.table}_${kind}`)}`)
   const uniques = db.prepare<[string], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(before.table)
@@ -151,7 +151,7 @@ function reshape (db: Database.Database, plan: SchemaPlan, before: CollectionDec
   // Renamed in two steps through a free name, so two fields may swap names.
   const renamed = plan.renamed.map(({ from, to }, i) => ({ was: layoutOf(from), to, step: `rqs_renaming_${i}` }))
   for (const r of renamed) {
-    // The index named after the old name goes; the new name's index is made below.
+    // The index named after the old name goes; the start's step makes the new name's, if declared.
     db.exec(`DROP INDEX IF EXISTS ${quoted(`${before.table}_${r.was.column}`)}`)
     db.exec(`ALTER TABLE ${table} RENAME COLUMN ${quoted(r.was.column)} TO ${quoted(r.step)}`)
     if (r.was.folded !== undefined) db.exec(`ALTER TABLE ${table} RENAME COLUMN ${quoted(r.was.folded)} TO ${quoted(`${r.step}_folded`)}`)
@@ -170,7 +170,6 @@ function reshape (db: Database.Database, plan: SchemaPlan, before: CollectionDec
     const f = next.find((l) => l.name === r.to) as FieldLayout
     db.exec(`ALTER TABLE ${table} RENAME COLUMN ${quoted(r.step)} TO ${quoted(f.column)}`)
     if (r.was.folded !== undefined && f.folded !== undefined) db.exec(`ALTER TABLE ${table} RENAME COLUMN ${quoted(`${r.step}_folded`)} TO ${quoted(f.folded)}`)
-    db.exec(`CREATE INDEX IF NOT EXISTS ${quoted(`${after.table}_${f.column}`)} ON ${table} (${quoted(f.column)}, id)`)
   }
   db.prepare('UPDATE rqs_collections SET fields = ? WHERE name = ?').run(registeredFields({ ...before, fields }), before.name)
 }

@@ -50,7 +50,7 @@ describe('refused declarations', () => {
     ['an unknown id kind', { collections: { books: { ids: 'int64', schema: { type: 'object', properties: { t: { type: 'string' } } } } } },
       'FILE: collections.books.ids: "int64" is no id kind: use "sequence" (1, 2, 3 …, never reused) or "uuid"'],
     ['a misspelt collection member', { collections: { books: { shema: {} } } },
-      'FILE: collections.books.shema: unknown keyword "shema"; did you mean "schema"? (allowed here: schema, ids, description, unique, rules, x-label)'],
+      'FILE: collections.books.shema: unknown keyword "shema"; did you mean "schema"? (allowed here: schema, ids, description, unique, indexes, rules, x-label)'],
     ['a bad pattern', books({ isbn: { type: 'string', pattern: '([' } }),
       'FILE: collections.books.schema.properties.isbn.pattern: is not a regular expression: Invalid regular expression: /([/u: Unterminated character class'],
     ['an unknown format', books({ at: { type: 'string', format: 'datetime' } }),

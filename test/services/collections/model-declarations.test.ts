@@ -58,7 +58,23 @@ describe('refused model declarations', () => {
     ['an empty unique key', books({ a: { type: 'string' } }, {}, { unique: [[]] }),
       'FILE: collections.books.unique.0: must be a non-empty array of field names, e.g. ["isbn"]'],
     ['unique not an array', books({ a: { type: 'string' } }, {}, { unique: 'a' }),
-      'FILE: collections.books.unique: must be an array of keys, each an array of field names: [["isbn"], ["title", "year"]]']
+      'FILE: collections.books.unique: must be an array of keys, each an array of field names: [["isbn"], ["title", "year"]]'],
+    ['indexes not an array', books({ a: { type: 'string' } }, {}, { indexes: 'a' }),
+      'FILE: collections.books.indexes: must be an array of indexes, each an array of field names: [["year"], ["author", "year"]] ([] for none)'],
+    ['an index as a name', books({ a: { type: 'string' } }, {}, { indexes: ['a'] }),
+      'FILE: collections.books.indexes.0: must be an array of field names: write ["a"]'],
+    ['an empty index', books({ a: { type: 'string' } }, {}, { indexes: [[]] }),
+      'FILE: collections.books.indexes.0: must be a non-empty array of field names, e.g. ["year"]'],
+    ['an index naming an unknown field', books({ year: { type: 'integer' } }, {}, { indexes: [['yaer']] }),
+      'FILE: collections.books.indexes.0.0: "yaer" is not a declared field; did you mean "year"?'],
+    ['an index of five fields', books({ a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' }, d: { type: 'string' }, e: { type: 'string' } }, {}, { indexes: [['a', 'b', 'c', 'd', 'e']] }),
+      'FILE: collections.books.indexes.0: combines 5 fields; an index combines at most 4'],
+    ['a field twice in an index', books({ a: { type: 'string' } }, {}, { indexes: [['a', 'a']] }),
+      'FILE: collections.books.indexes.0.1: "a" is listed twice'],
+    ['an index twice', books({ a: { type: 'string' }, b: { type: 'string' } }, {}, { indexes: [['a', 'b'], ['a', 'b']] }),
+      'FILE: collections.books.indexes.1: the index ["a","b"] is declared twice'],
+    ['a list in a compound index', books({ a: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, {}, { indexes: [['a', 'tags']] }),
+      'FILE: collections.books.indexes.0.1: "tags" holds a list, an object or JSON: it can be indexed alone (["tags"]), not with other fields']
   ])('refuses %s', (_name, content, message) => {
     expect(refusal(content)).toBe(message)
   })
@@ -74,5 +90,12 @@ describe('refused model declarations', () => {
     expect(books_?.rules).toEqual({ nullable: ['rating'], auto: { at: 'updated' }, unique: [['title'], ['title', 'status']] })
     expect(books_?.declaration.fields.rating).toEqual({ type: 'integer', required: false })
     expect(books_?.declaration.fields.at).toEqual({ type: 'date-time', required: true, default: expect.stringMatching(/Z$/) })
+  })
+
+  it('keeps declared indexes as given, none for [], and leaves them out when not declared (every field indexed)', () => {
+    const declared = (indexes?: unknown): unknown => fromFile(files.write('ix.json', books({ a: { type: 'string' }, b: { type: 'integer' } }, {}, indexes === undefined ? {} : { indexes })), '--collections').declared[0]?.declaration.indexes
+    expect(declared([['b'], ['a', 'b']])).toEqual([['b'], ['a', 'b']])
+    expect(declared([])).toEqual([])
+    expect(declared()).toBeUndefined()
   })
 })
