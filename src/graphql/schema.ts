@@ -17,6 +17,7 @@ import { relationsOf } from '../records/index.js'
 import { aggregateField } from './aggregates.js'
 import { accessOfStores, callerIn, listedAggregate, listedFilter, viewable } from './access.js'
 import { ChangeAccess } from '../records/index.js'
+import { drain } from './turns.js'
 
 /**
  * The GraphQL fields of every collection, generated from its declaration and
@@ -180,6 +181,15 @@ function coded<A, T> (resolve: (args: A, context: GraphQLContext) => Promise<T>)
 }
 
 export function collectionParts (options: CollectionSchemaOptions): CollectionParts {
+  return drain(collectionPartsInSteps(options))
+}
+
+/**
+ * collectionParts a collection at a time (./turns.ts: at the declaration
+ * limits the whole is tens of milliseconds): it yields each collection's own
+ * root fields, and returns them all.
+ */
+export function * collectionPartsInSteps (options: CollectionSchemaOptions): Generator<CollectionParts, CollectionParts> {
   const parts: CollectionParts = { query: {}, mutation: {}, subscription: {} }
   const takenTypes = new Set([...options.takenTypes, ...SHARED_TYPES])
   const takenFields = new Set(options.takenFields)
@@ -191,7 +201,12 @@ export function collectionParts (options: CollectionSchemaOptions): CollectionPa
     const names = namesOf(collection, takenTypes, takenFields)
     for (const suffix of TYPE_SUFFIXES) takenTypes.add(names.type + suffix)
     for (const field of [names.list, names.byId, names.changed, names.create, names.replace, names.update, names.delete, names.aggregate]) takenFields.add(field)
-    addCollection(parts, collection, store, names, options.streams, takenTypes, relations)
+    const own: CollectionParts = { query: {}, mutation: {}, subscription: {} }
+    addCollection(own, collection, store, names, options.streams, takenTypes, relations)
+    Object.assign(parts.query, own.query)
+    Object.assign(parts.mutation, own.mutation)
+    Object.assign(parts.subscription, own.subscription)
+    yield own
   }
   return parts
 }

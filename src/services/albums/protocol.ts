@@ -6,7 +6,7 @@ import type { ServedCollection } from '../../data/collection.js'
 import { callerKey, type RecordStores } from '../../domain/index.js'
 import { callerOf } from '../../http/security/index.js'
 import type { ChangeStreams } from '../../graphql/changes.js'
-import { collectionParts, type CollectionParts, type GraphQLContext } from '../../graphql/schema.js'
+import { collectionPartsInSteps, type GraphQLContext } from '../../graphql/schema.js'
 import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../http/rest/index.js'
 import { appendVary } from '../../lib/vary.js'
 import type { Album } from './albums.js'
@@ -16,7 +16,7 @@ import type { AlbumsConfig } from './config.js'
 import { withCode, type QueryEngine } from './engine.js'
 import { concealInternalErrors, isClientMessage, parseParamsSafely, UNPROCESSABLE_MESSAGE } from './internal-errors.js'
 import { KeptReadsOf, revisionSum, type KeptReads } from './kept-reads.js'
-import { LiveSchema } from './live-schema.js'
+import { LiveSchema, type PartsInSteps } from './live-schema.js'
 import { GRAPHQL_RESPONSE_JSON, JSON_UTF8, responseMediaType } from './negotiation.js'
 import { errorBody } from './replies.js'
 import { ALBUM_FIELDS, ALBUM_TYPES } from './schema.js'
@@ -33,6 +33,8 @@ export interface GraphqlProtocol {
   streamHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
   /** The schema as SDL. */
   sdl: () => string
+  /** Builds the first schema, a step per turn of the event loop (the handlers above need it built). */
+  ready: () => Promise<void>
   /** Builds the schema again from the collections as they are now (one changed while the server runs). */
   followCollections: () => void
 }
@@ -57,10 +59,11 @@ function unknownOperation (operationName: string | null | undefined): GraphQLErr
   return new GraphQLError(message, { extensions: { code: GRAPHQL_CODES.badRequest } })
 }
 
-/** Every collection's fields beside `albums`, as the collections are now. */
-function partsOf (opts: ProtocolOptions): CollectionParts | undefined {
-  if (opts.collections === undefined || opts.streams === undefined) return undefined
-  return collectionParts({ collections: opts.collections(), stores: opts.stores, streams: opts.streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
+/** Every collection's fields beside `albums`, as the collections are now (a collection a step). */
+function partsOf (opts: ProtocolOptions): PartsInSteps | undefined {
+  const { collections, streams } = opts
+  if (collections === undefined || streams === undefined) return undefined
+  return () => collectionPartsInSteps({ collections: collections(), stores: opts.stores, streams, takenTypes: ALBUM_TYPES, takenFields: ALBUM_FIELDS })
 }
 
 /**
@@ -274,9 +277,7 @@ export function graphqlProtocol (opts: ProtocolOptions): GraphqlProtocol {
     graphqlHandler,
     streamHandler: async (request, reply) => { await handler(request, reply) },
     sdl: () => live.state.sdl,
-    followCollections: () => {
-      const parts = partsOf(opts)
-      if (parts !== undefined) live.replace(parts)
-    }
+    ready: async () => { await live.ready() },
+    followCollections: () => { live.changed() }
   }
 }

@@ -13,6 +13,7 @@ import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { GRAPHQL_CODES } from './codes.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
 import { JSON_UTF8, prefersHtml, responseMediaType } from './negotiation.js'
+import { loadGraphqlPackages } from './packages.js'
 import { graphiqlSchema, graphqlGetSchema, graphqlPostSchema, sdlSchema, streamSchema } from './openapi.js'
 import type { GraphqlProtocol, ProtocolOptions } from './protocol.js'
 import { errorBody, INTERNAL_MESSAGE } from './replies.js'
@@ -64,17 +65,36 @@ function keepBodyText (_request: FastifyRequest, body: string, done: (error: nul
 /**
  * The GraphQL side, loaded by the first request that needs it: a start
  * loads neither graphql-js nor graphql-http, graphql-sse and graphql-jit,
- * nor builds the schema. Once loaded, requests reach it without waiting.
+ * nor builds the schema. It is loaded and built a part per turn of the event
+ * loop (./packages.ts, src/graphql/turns.ts), so that other requests are
+ * answered meanwhile; those that need it wait for the same load. Once
+ * loaded, requests reach it without waiting.
  */
 class LazyProtocol {
   #loading: Promise<GraphqlProtocol> | undefined
+  /** Made, its schema maybe not built yet: a change of the collections reaches its build. */
+  #made: GraphqlProtocol | undefined
   loaded: GraphqlProtocol | undefined
 
   constructor (private readonly options: ProtocolOptions) {}
 
   async load (): Promise<GraphqlProtocol> {
-    this.#loading ??= import('./protocol.js').then(({ graphqlProtocol }) => (this.loaded = graphqlProtocol(this.options)))
+    // A load that failed (a schema that cannot be built) is tried again by the next request, as a build was before.
+    this.#loading ??= this.#load().catch((err: unknown) => { this.#loading = undefined; throw err })
     return await this.#loading
+  }
+
+  /** The collections changed: a schema built (or being built) is built again from them. */
+  followCollections (): void {
+    this.#made?.followCollections()
+  }
+
+  async #load (): Promise<GraphqlProtocol> {
+    await loadGraphqlPackages()
+    const { graphqlProtocol } = await import('./protocol.js')
+    const made = this.#made ??= graphqlProtocol(this.options)
+    await made.ready()
+    return (this.loaded = made)
   }
 }
 
@@ -91,7 +111,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
   const stores = opts.stores ?? { collections: new Map() } as unknown as RecordStores
   const protocol = new LazyProtocol({ albums, config, base, auth, collections: opts.collections, stores, streams: opts.streams })
   // A change of the collections rebuilds a schema already built; one not yet built is built from the collections as they are then.
-  opts.follow?.(() => { protocol.loaded?.followCollections() })
+  opts.follow?.(() => { protocol.followCollections() })
 
   // graphql-http reads the raw body itself so that it, not Fastify, decides
   // what a wrong content type or malformed JSON gets (415, 400 per the spec).
