@@ -143,9 +143,9 @@ describe('a subscription ends with its credential', () => {
     cleanups.push(() => { jwks.close() })
     const url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`
     await start({ security: security({ authJwksUrl: url, authIssuer: 'https://idp.test/', authAudience: 'rqs', authJwksCooldownMs: 0 }) })
-    // Expired 28 s ago: still accepted for about 2 s.
+    // Expired 24 s ago: still accepted for about 6 s, long enough for both streams to open on a loaded machine.
     const token = await new SignJWT({ scope: 'read' })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.test/').setAudience('rqs').setSubject('alice').setExpirationTime(Math.floor(Date.now() / 1000) - 28)
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer('https://idp.test/').setAudience('rqs').setSubject('alice').setExpirationTime(Math.floor(Date.now() / 1000) - 24)
       .sign(privateKey)
     const posted = await live('POST', bearer(token))
     const got = await live('GET', bearer(token))
