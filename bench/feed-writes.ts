@@ -3,7 +3,8 @@
  * API, W concurrent writers create addresses for a bounded time on a fresh
  * database, with the feed
  *
- *   off         the change trigger disabled on rqs_addresses (the store has no
+ *   off         the change trigger disabled on rqs_addresses and their create
+ *               function written again without its change (the store has no
  *               option to open without its change log: this is the write
  *               without any change appended),
  *   on          the default (every create appends its change), nobody reading,
@@ -32,7 +33,9 @@ import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import type { Change } from '../src/domain/index.js'
-import { openPostgresStores, type Stores } from '../test/helpers/built-ins.js'
+import { ADDRESSES_DECLARATION, openPostgresStores, type Stores } from '../test/helpers/built-ins.js'
+import { createRoutineSql } from '../src/stores/postgres/registry.js'
+import { layoutOf } from '../src/stores/postgres/layout.js'
 import { freshDatabase } from './lib/postgres.js'
 import { load } from './lib/load.js'
 import { cpuSeconds, startServer, type RunningServer } from './lib/procs.js'
@@ -92,17 +95,27 @@ export interface FeedWritesResult {
   ratio: { on: number, reader: number }
 }
 
+/**
+ * The feed off: the addresses' change trigger disabled, and their create
+ * function, which appends its change in its own statement, written again
+ * without it (the same SQL the store generates, less the change).
+ */
+async function feedOff (url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query('ALTER TABLE rqs_addresses DISABLE TRIGGER USER')
+    for (const sql of createRoutineSql(layoutOf(ADDRESSES_DECLARATION), 'rqs_address_ids', false)) await client.query(sql)
+  } finally { await client.end() }
+}
+
 /** One variant on a fresh database: creates/s over the whole run. */
 async function runOnce (variant: FeedVariant, options: FeedWritesOptions): Promise<FeedWritesRun> {
   const db = await freshDatabase(options.url)
   let stores: Stores | undefined
   try {
     stores = await openPostgresStores({ url: db.url, poolSize: options.poolSize, startupWaitMs: 0, log: { warn: (obj, msg) => { process.stderr.write(`${variant}: ${msg} ${String((obj as { err?: Error }).err?.message ?? '')}\n`) } } })
-    if (variant === 'off') {
-      const client = new pg.Client({ connectionString: db.url })
-      await client.connect()
-      try { await client.query('ALTER TABLE rqs_addresses DISABLE TRIGGER USER') } finally { await client.end() }
-    }
+    if (variant === 'off') await feedOff(db.url)
     const delivered: Change[] = []
     const subscription = variant === 'on + reader' ? await stores.changes.subscribe((change) => { delivered.push(change) }) : undefined
     // Warm the pool's connections and the prepared plans.
@@ -192,11 +205,7 @@ async function runHttpOnce (variant: 'off' | 'on', url: string, durationSec: num
   const servers: RunningServer[] = []
   try {
     for (let i = 0; i < 2; i++) servers.push(await startServer(rqsSpec(`rqs ${i}`, 1, { env: { BENCH_STORE: db.url } })))
-    if (variant === 'off') {
-      const client = new pg.Client({ connectionString: db.url })
-      await client.connect()
-      try { await client.query('ALTER TABLE rqs_addresses DISABLE TRIGGER USER') } finally { await client.end() }
-    }
+    if (variant === 'off') await feedOff(db.url)
     const pids = [...servers.map((server) => server.pid), ...await backendPids(db.url)]
     const before = cpuOf(pids)
     const results = await Promise.all(servers.map(async (server) => await load(server.origin, R.postAddress, { connections: 16, durationSec }, server.pid)))

@@ -172,6 +172,49 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL change log numbered after commit${SKI
     }
   })
 
+  it('appends a create\'s change in the create\'s own statement (no row trigger), created or replaced as the id rule did, and gives the trigger back to the rest of its transaction', async () => {
+    const stores = await open()
+    const admin = await connect(database.url)
+    try {
+      const base = (await stores.changes.window()).latest
+      // With the row triggers off, only the create functions' own statements can append these changes.
+      await admin.query('ALTER TABLE rqs_addresses DISABLE TRIGGER USER; ALTER TABLE rqs_students DISABLE TRIGGER USER')
+      const address = await stores.addresses.create({ ...home, name: 'own statement' })
+      const first = await stores.students.createReporting({ firstName: 'Ada', lastName: 'L', age: 36 })
+      const second = await stores.students.createReporting({ firstName: 'Bo', lastName: 'M', age: 37 })
+      // The first record gone as the delete function would (the trigger is off: no change for it).
+      await admin.query(`DELETE FROM rqs_students WHERE id = ${first.record.id}; UPDATE rqs_ids SET n = n - 1 WHERE collection = 'students'`)
+      // The count rule gives the next create the id of the record held (second's): it replaces it.
+      const third = await stores.students.createReporting({ firstName: 'Cy', lastName: 'N', age: 38 })
+      expect([third.outcome, third.record.id]).toEqual(['replaced', second.record.id])
+      await admin.query('ALTER TABLE rqs_addresses ENABLE TRIGGER USER; ALTER TABLE rqs_students ENABLE TRIGGER USER')
+      // A create turns the trigger off for its own statement only: a write after it in its transaction still gets its change, once.
+      const inOne = (await admin.query<{ id: string }>(`BEGIN; SELECT o_id AS id FROM rqs_addresses_create('in one', 'kiel', '9', 'in one', 'kiel', '9');
+        ${INSERT_ADDRESS.replace(/\$1/g, '9301').replace(/\$2/g, "'after it'").replace(/\$3/g, "'9'")}; COMMIT`) as unknown as Array<pg.QueryResult<{ id: string }>>)[1]!.rows[0]!.id
+      const log = await stores.changes.since(base, 10)
+      expect(log.map((c) => [c.seq, c.service, c.kind, c.id])).toEqual([
+        [base + 1, 'addresses', 'created', address.id],
+        [base + 2, 'students', 'created', first.record.id],
+        [base + 3, 'students', 'created', second.record.id],
+        [base + 4, 'students', 'replaced', second.record.id],
+        [base + 5, 'addresses', 'created', BigInt(inOne)],
+        [base + 6, 'addresses', 'created', 9301n]
+      ])
+      expect(log.map((c) => c.record)).toMatchObject([
+        { ...home, name: 'own statement' },
+        { firstName: 'Ada', lastName: 'L', age: 36 },
+        { firstName: 'Bo', lastName: 'M', age: 37 },
+        { firstName: 'Cy', lastName: 'N', age: 38 },
+        { name: 'in one', city: 'kiel', postalCode: '9' },
+        { name: 'after it', city: 'kiel', postalCode: '9' }
+      ])
+    } finally {
+      await admin.query('ROLLBACK; ALTER TABLE rqs_addresses ENABLE TRIGGER USER; ALTER TABLE rqs_students ENABLE TRIGGER USER')
+      await admin.end()
+      await stores.close()
+    }
+  })
+
   it('numbers an import\'s changes (one per record, in id order) right after it commits', async () => {
     const stores = await open()
     const other = await open()

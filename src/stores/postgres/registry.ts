@@ -19,9 +19,10 @@ import { syncUniqueIndexes } from './unique.js'
  * The version of the routines (create/delete functions, change trigger) this
  * build generates. A collection whose stored version is lower gets them
  * (re)written on open; migration 7 registers the built-ins at 0. 2: the
- * change trigger appends to rqs_pending_changes itself (migration 8).
+ * change trigger appends to rqs_pending_changes itself (migration 8). 3: the
+ * create functions append their change in their own statement (appendChange).
  */
-export const ROUTINES_VERSION = 2
+export const ROUTINES_VERSION = 3
 
 interface StoredField {
   name: string
@@ -285,6 +286,15 @@ async function writeRoutines (client: pg.ClientBase, layout: TableLayout, sequen
 }
 
 function routineSql (layout: TableLayout, sequence: string | null): string[] {
+  return [...createRoutineSql(layout, sequence), ...changeTrigger(layout)]
+}
+
+/**
+ * The create functions. `changes: false` leaves their change out (the
+ * write alone, which no rqs makes: bench/feed-writes.ts measures the feed's
+ * cost against it).
+ */
+export function createRoutineSql (layout: TableLayout, sequence: string | null, changes = true): string[] {
   const { declaration, table, fields, routines } = layout
   const name = literal(declaration.name)
   const columns = layout.columns
@@ -294,26 +304,33 @@ function routineSql (layout: TableLayout, sequence: string | null): string[] {
   const shift = (n: number): string[] => argTypes.map((_, i) => `$${i + 1 + n}`)
   const updates = columns.length === 0 ? 'id = r.id' : columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ')
   const into = ['id', ...columns].join(', ')
+  const append = appendChange(layout, changes)
   const sql: string[] = []
   if (layout.counted) {
     // count: id = firstId ($1) + records held, under the counter row's lock; a record already under it is replaced.
     sql.push(`CREATE OR REPLACE FUNCTION ${routines.create} (bigint${argTypes.map((t) => `, ${t}`).join('')}, OUT o_id bigint, OUT o_replaced boolean)
       LANGUAGE plpgsql AS $$
+      ${append.declare}
       BEGIN
         SELECT c.n + $1 INTO o_id FROM rqs_ids c WHERE c.collection = ${name} FOR UPDATE;
-        INSERT INTO ${table} AS r (${into}) VALUES (o_id${shift(1).map((a) => `, ${a}`).join('')})
-          ON CONFLICT (id) DO UPDATE SET ${updates}
-          RETURNING r.xmax <> 0 INTO o_replaced;
+        ${append.skipTrigger}
+        ${append.with(`INSERT INTO ${table} AS r (${into}) VALUES (o_id${shift(1).map((a) => `, ${a}`).join('')})
+          ON CONFLICT (id) DO UPDATE SET ${updates}`)}
+          SELECT a.rqs__replaced INTO o_replaced FROM a;
+        ${append.restoreTrigger}
         UPDATE rqs_ids SET n = n + CASE WHEN o_replaced THEN 0 ELSE 1 END, next_id = GREATEST(next_id, o_id + 1) WHERE collection = ${name};
       END $$`)
     // sequence: one past the highest id ever issued, under the same lock (so switching rules keeps both exact).
     sql.push(`CREATE OR REPLACE FUNCTION ${routines.createNext} (${argTypes.join(', ')}${argTypes.length === 0 ? '' : ', '}OUT o_id bigint, OUT o_replaced boolean)
       LANGUAGE plpgsql AS $$
+      ${append.declare}
       BEGIN
         SELECT c.next_id INTO o_id FROM rqs_ids c WHERE c.collection = ${name} FOR UPDATE;
-        INSERT INTO ${table} AS r (${into}) VALUES (o_id${args.map((a) => `, ${a}`).join('')})
-          ON CONFLICT (id) DO UPDATE SET ${updates}
-          RETURNING r.xmax <> 0 INTO o_replaced;
+        ${append.skipTrigger}
+        ${append.with(`INSERT INTO ${table} AS r (${into}) VALUES (o_id${args.map((a) => `, ${a}`).join('')})
+          ON CONFLICT (id) DO UPDATE SET ${updates}`)}
+          SELECT a.rqs__replaced INTO o_replaced FROM a;
+        ${append.restoreTrigger}
         UPDATE rqs_ids SET n = n + CASE WHEN o_replaced THEN 0 ELSE 1 END, next_id = o_id + 1 WHERE collection = ${name};
       END $$`)
     // The counter lock before the record's, in the same order as a create: no deadlock.
@@ -331,19 +348,44 @@ function routineSql (layout: TableLayout, sequence: string | null): string[] {
     // Generated ids come from the sequence; one a write by id already holds is skipped.
     sql.push(`CREATE OR REPLACE FUNCTION ${routines.create} (${argTypes.join(', ')}${argTypes.length === 0 ? '' : ', '}OUT o_id bigint)
       LANGUAGE plpgsql AS $$
+      ${append.declare}
       BEGIN
+        ${append.skipTrigger}
         LOOP
-          INSERT INTO ${table} (${into}) VALUES (nextval(${literal(sequence)})${args.map((a) => `, ${a}`).join('')})
-            ON CONFLICT (id) DO NOTHING
-            RETURNING id INTO o_id;
-          IF o_id IS NOT NULL THEN
-            RETURN;
-          END IF;
+          ${append.with(`INSERT INTO ${table} AS r (${into}) VALUES (nextval(${literal(sequence)})${args.map((a) => `, ${a}`).join('')})
+            ON CONFLICT (id) DO NOTHING`)}
+            SELECT a.id INTO o_id FROM a;
+          EXIT WHEN o_id IS NOT NULL;
         END LOOP;
+        ${append.restoreTrigger}
       END $$`)
   }
-  sql.push(...changeTrigger(layout))
   return sql
+}
+
+/**
+ * A create function's change, appended by the create's own statement (a
+ * data-modifying WITH): no row trigger fires for it, which saves the
+ * trigger's event queue, its re-read of the new row and its separate
+ * INSERT (issue 35: a third of what the change cost a create). The trigger
+ * stays for every other write (and writes made in SQL); the function turns
+ * it off for its own statement with the setting an import uses, and gives
+ * the setting back as it found it. `changes: false`: the write alone.
+ */
+function appendChange (layout: TableLayout, changes: boolean): { declare: string, skipTrigger: string, restoreTrigger: string, with: (insert: string) => string } {
+  const [idColumns, id] = layout.idSqlType === 'text' ? ['record_id, record_key', '0, a.id'] : ['record_id', 'a.id']
+  const returning = 'RETURNING r.*, r.xmax <> 0 AS rqs__replaced'
+  if (!changes) return { declare: '', skipTrigger: '', restoreTrigger: '', with: (insert) => `WITH a AS (${insert} ${returning})` }
+  return {
+    declare: "DECLARE rqs__import text := current_setting('rqs.import', true);",
+    skipTrigger: "PERFORM set_config('rqs.import', 'on', true);",
+    restoreTrigger: "PERFORM set_config('rqs.import', coalesce(rqs__import, ''), true);",
+    with: (insert) => `WITH a AS (${insert} ${returning}),
+          changed AS (
+            INSERT INTO rqs_pending_changes (service, kind, ${idColumns}, record)
+            SELECT ${literal(layout.declaration.name)}, CASE WHEN a.rqs__replaced THEN 'replaced' ELSE 'created' END, ${id}, ${changedJson(layout, 'a')} FROM a
+          )`
+  }
 }
 
 /** jsonb_build_object takes at most 100 arguments: 50 fields a call, joined with ||. */
