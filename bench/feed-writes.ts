@@ -105,7 +105,7 @@ async function feedOff (url: string): Promise<void> {
   await client.connect()
   try {
     await client.query('ALTER TABLE rqs_addresses DISABLE TRIGGER USER')
-    for (const sql of createRoutineSql(layoutOf(ADDRESSES_DECLARATION), 'rqs_address_ids', false)) await client.query(sql)
+    for (const sql of createRoutineSql(layoutOf(ADDRESSES_DECLARATION), 'rqs_address_ids', 'none')) await client.query(sql)
   } finally { await client.end() }
 }
 

@@ -20,9 +20,11 @@ const BOOKS: CollectionDeclaration = {
   keptOnUpdate: []
 }
 const WITHOUT_YEAR: CollectionDeclaration = { ...BOOKS, fields: { title: { type: 'string', required: true } } }
+const SHELVED: CollectionDeclaration = { ...BOOKS, name: 'reshelved', table: userTableOf('reshelved') }
+const WITH_SHELF: CollectionDeclaration = { ...SHELVED, fields: { ...BOOKS.fields, shelf: { type: 'string', required: false, default: 'new' } } }
 
-function entryOf (version: number, before: CollectionDeclaration | undefined, after: CollectionDeclaration | undefined): SchemaHistoryEntry {
-  return { name: BOOKS.name, version, source: after === undefined ? null : { version }, at: new Date().toISOString(), caller: 'test', plan: planChange(BOOKS.name, before, after) }
+function entryOf (version: number, before: CollectionDeclaration | undefined, after: CollectionDeclaration | undefined, name = BOOKS.name): SchemaHistoryEntry {
+  return { name, version, source: after === undefined ? null : { version }, at: new Date().toISOString(), caller: 'test', plan: planChange(name, before, after) }
 }
 
 export function schemaChangeInflightSuite (kinds: StoreKind[]): void {
@@ -49,6 +51,28 @@ export function schemaChangeInflightSuite (kinds: StoreKind[]): void {
           expect((await next.query({ where: [], sort: [] })).map((r) => r.title)).toEqual(['Dune'])
           expect(await next.get(1)).toEqual({ id: 1, title: 'Dune' })
           await schema.apply(planChange(BOOKS.name, WITHOUT_YEAR, undefined), WITHOUT_YEAR, undefined, entryOf(3, WITHOUT_YEAR, undefined))
+        } finally {
+          await stores.close()
+        }
+      })
+
+      // Memory retires the store before any change (its writes answer SchemaChangedError, as above).
+      it.skipIf(kind.name === 'memory')('a create through the store before an added field reports in its change the record as stored (on PostgreSQL with the field\'s default)', async () => {
+        const stores = await kind.fresh()
+        try {
+          const schema = stores.schema as SchemaChanges
+          const name = SHELVED.name
+          const old = await schema.apply(planChange(name, undefined, SHELVED), undefined, SHELVED, entryOf(1, undefined, SHELVED, name)) as RecordStore
+          await old.create({ title: 'Dune', year: 1965 })
+          const next = await schema.apply(planChange(name, SHELVED, WITH_SHELF), SHELVED, WITH_SHELF, entryOf(2, SHELVED, WITH_SHELF, name)) as RecordStore
+          const base = (await stores.changes.window()).latest
+          const late = (await old.create({ title: 'Late', year: 2000 })).record
+          const stored = await next.get(late.id)
+          // PostgreSQL keeps a declared default in the column, so the older statement's record takes it there.
+          if (kind.name === 'postgres') expect(stored).toEqual({ id: late.id, title: 'Late', year: 2000, shelf: 'new' })
+          const [change] = await stores.changes.since(base, 10)
+          expect([change?.kind, change?.record]).toEqual(['created', stored])
+          await schema.apply(planChange(name, WITH_SHELF, undefined), WITH_SHELF, undefined, entryOf(3, WITH_SHELF, undefined, name))
         } finally {
           await stores.close()
         }

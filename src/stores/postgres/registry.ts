@@ -119,6 +119,8 @@ async function update (client: pg.ClientBase, layout: TableLayout, row: Registry
   for (const field of added) if (!prepared.fields.has(field.name)) await client.query(addColumns(layout, field, layout.declaration.fields[field.name]?.default))
   const before = layoutOf({ ...layout.declaration, fields: Object.fromEntries(row.fields.map((f) => [f.name, { type: f.type, required: f.required }])) })
   for (const { field, was } of converted) await dropFolded(client, layout, before, field, was)
+  // The kept older functions (a field addition) take their change from the trigger written below for the new fields.
+  if (prepared.keepRoutines && added.length > 0) for (const sql of createRoutineSql(before, row.id_sequence, 'trigger')) await client.query(sql)
   await writeRoutines(client, layout, row.id_sequence, prepared.keepRoutines)
   for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
   for (const field of added) if (!prepared.fields.has(field.name)) await fillDefault(client, layout, field)
@@ -290,11 +292,20 @@ function routineSql (layout: TableLayout, sequence: string | null): string[] {
 }
 
 /**
- * The create functions. `changes: false` leaves their change out (the
+ * Where a create function's change comes from: its own statement (`own`, what
+ * rqs writes), the row trigger (`trigger`: an older field list's functions kept
+ * through a field addition, whose own statement would build the change without
+ * the new fields; the trigger, rewritten for the new list, includes their
+ * defaults), or nowhere (`none`: bench/feed-writes.ts's write alone).
+ */
+export type ChangeSource = 'own' | 'trigger' | 'none'
+
+/**
+ * The create functions. `changes: 'none'` leaves their change out (the
  * write alone, which no rqs makes: bench/feed-writes.ts measures the feed's
  * cost against it).
  */
-export function createRoutineSql (layout: TableLayout, sequence: string | null, changes = true): string[] {
+export function createRoutineSql (layout: TableLayout, sequence: string | null, changes: ChangeSource = 'own'): string[] {
   const { declaration, table, fields, routines } = layout
   const name = literal(declaration.name)
   const columns = layout.columns
@@ -372,10 +383,10 @@ export function createRoutineSql (layout: TableLayout, sequence: string | null, 
  * it off for its own statement with the setting an import uses, and gives
  * the setting back as it found it. `changes: false`: the write alone.
  */
-function appendChange (layout: TableLayout, changes: boolean): { declare: string, skipTrigger: string, restoreTrigger: string, with: (insert: string) => string } {
+function appendChange (layout: TableLayout, changes: ChangeSource): { declare: string, skipTrigger: string, restoreTrigger: string, with: (insert: string) => string } {
   const [idColumns, id] = layout.idSqlType === 'text' ? ['record_id, record_key', '0, a.id'] : ['record_id', 'a.id']
   const returning = 'RETURNING r.*, r.xmax <> 0 AS rqs__replaced'
-  if (!changes) return { declare: '', skipTrigger: '', restoreTrigger: '', with: (insert) => `WITH a AS (${insert} ${returning})` }
+  if (changes !== 'own') return { declare: '', skipTrigger: '', restoreTrigger: '', with: (insert) => `WITH a AS (${insert} ${returning})` }
   return {
     declare: "DECLARE rqs__import text := current_setting('rqs.import', true);",
     skipTrigger: "PERFORM set_config('rqs.import', 'on', true);",
