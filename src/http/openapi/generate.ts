@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger'
 import type { OpenApiDocument } from './document.js'
+import { importSwagger } from './load-in-steps.js'
 
 /**
  * @fastify/swagger (and the YAML library it loads) only when a document is
@@ -68,7 +69,7 @@ export function collectRoutes (app: FastifyInstance): RouteCollector {
   app.addHook('onRegister', (instance) => { instances.push(instance) })
   return {
     generate: async (options, between = letGo) => {
-      const { fastifySwagger } = await import('@fastify/swagger')
+      const { fastifySwagger } = await importSwagger(between)
       let document: OpenApiDocument | undefined
       const shared = new Map<string, unknown>()
       for (const routesOfSlice of slicesOf(routes)) {
