@@ -587,10 +587,16 @@ async function hoistNamedSchemas (doc: OpenApiDocument, pace: Pace): Promise<Rec
     else if (known.text !== text) return s
     return { $ref: `#/components/schemas/${title}` }
   }
+  const hoisted = new WeakSet<ParameterObject>()
   for (const item of Object.values(doc.paths)) {
     await pace()
     for (const [, op] of operations(item)) {
-      for (const p of op.parameters ?? []) p.schema = hoist(p.schema)
+      // Operations share equal parameters (see generate.ts): each is hoisted once.
+      for (const p of op.parameters ?? []) {
+        if (hoisted.has(p)) continue
+        hoisted.add(p)
+        p.schema = hoist(p.schema)
+      }
       for (const media of Object.values(op.requestBody?.content ?? {})) media.schema = hoist(media.schema)
       for (const response of Object.values(op.responses)) {
         for (const media of Object.values(response.content ?? {})) media.schema = hoist(media.schema)

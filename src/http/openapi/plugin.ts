@@ -9,6 +9,7 @@ import { finishDocument, pacedBySlices, transformRoute, type OpenApiDocument, ty
 import { collectRoutes } from './generate.js'
 import { lazySwaggerUi } from './ui.js'
 import { pacedJson } from './paced-json.js'
+import { pacedYaml } from './paced-yaml.js'
 
 export interface OpenApiOptions {
   /** The newest representation's media type, named in the document's text. */
@@ -49,6 +50,24 @@ function patchable (document: OpenApiDocument): OpenApiDocument {
     paths: { ...document.paths },
     components: { ...document.components, schemas: { ...document.components.schemas } },
     ...(document.tags === undefined ? {} : { tags: [...document.tags] })
+  }
+}
+
+/**
+ * What `make` made for the followers' versions now, kept as the promise
+ * (requests that come while it is made wait for the same value) until a
+ * version moves. A failure is not kept: the next request tries again.
+ */
+function keptPerVersion<T> (versions: () => string, make: () => Promise<T>): () => Promise<T> {
+  let kept: { key: string, value: Promise<T> } | undefined
+  return async () => {
+    const key = versions()
+    if (kept?.key !== key) {
+      const made = { key, value: make() }
+      kept = made
+      made.value.catch(() => { if (kept === made) kept = undefined })
+    }
+    return await kept.value
   }
 }
 
@@ -123,34 +142,26 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
   // Made once per server (routes do not change once it listens), in slices that let other requests through.
   const baseDocument = onFirstUse(async () => finishDocument(await routes.generate(swaggerOptions), catalogueOf(app), opts.security))
   app.decorate('openApiDocument', baseDocument)
+  // The document as sent: made once per server, and again when a follower's version moved
+  // (collections changed while the server runs).
+  const followers: DocumentFollower[] = []
+  app.decorate('followOpenApi', (follower: DocumentFollower) => { followers.push(follower) })
+  const versions = (): string => followers.map((f) => f.version()).join(',')
+  const currentDocument = keptPerVersion(versions, async () => {
+    let document = await baseDocument()
+    // Each follower patches its own copy of the parts it changes (see DocumentFollower): the document of the routes stays as made.
+    for (const follower of followers) document = await follower.patch(patchable(document))
+    return document
+  })
+  const documentText = keptPerVersion(versions, async () => await pacedJson(await currentDocument(), pacedBySlices()))
+  // Only when Swagger UI's /yaml is asked for.
+  const documentYaml = keptPerVersion(versions, async () => await pacedYaml(await currentDocument(), pacedBySlices()))
   // Documents for every client and browser: no token.
   if (opts.ui !== false) {
     await app.register(async (ui) => {
       declareRoutes(ui, { service: 'openapi', access: 'public' })
-      await lazySwaggerUi(ui, API_DOCS_PATH, baseDocument)
+      await lazySwaggerUi(ui, API_DOCS_PATH, { json: documentText, yaml: documentYaml })
     })
-  }
-  // The document as sent: serialised once per server, and again when a follower's version moved
-  // (collections changed while the server runs).
-  const followers: DocumentFollower[] = []
-  app.decorate('followOpenApi', (follower: DocumentFollower) => { followers.push(follower) })
-  // Kept as the promise: requests that come while it is made wait for the same text.
-  let text: { key: string, body: Promise<Buffer> } | undefined
-  const documentText = async (): Promise<Buffer> => {
-    const key = followers.map((f) => f.version()).join(',')
-    if (text?.key !== key) {
-      const made = { key, body: madeText() }
-      text = made
-      // A failure is not kept: the next request tries again.
-      made.body.catch(() => { if (text === made) text = undefined })
-    }
-    return await text.body
-  }
-  const madeText = async (): Promise<Buffer> => {
-    let document = await baseDocument()
-    // Each follower patches its own copy of the parts it changes (see DocumentFollower): the document of the routes stays as made.
-    for (const follower of followers) document = await follower.patch(patchable(document))
-    return await pacedJson(document, pacedBySlices())
   }
   app.get(OPENAPI_PATH, {
     config: { rqs: { service: 'openapi', access: 'public' } },
@@ -160,5 +171,8 @@ export const openApiPlugin = fp(async function rqsOpenApi (app: FastifyInstance,
       summary: 'This OpenAPI 3.1 document',
       response: { 200: { type: 'object', additionalProperties: true, 'x-response-description': 'The OpenAPI document (generated from the routes\' schemas).' } }
     }
-  }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(await documentText()))
+  }, async (_request, reply) => {
+    const text = await documentText()
+    return await reply.type('application/json; charset=utf-8').header('content-length', text.length).send(text.stream())
+  })
 }, { name: 'rqs-openapi', fastify: '5.x' })
