@@ -70,7 +70,7 @@ export function collectRoutes (app: FastifyInstance): RouteCollector {
     generate: async (options, between = letGo) => {
       const { fastifySwagger } = await import('@fastify/swagger')
       let document: OpenApiDocument | undefined
-      for (const routesOfSlice of slicesOf(routes)) {
+      for (const routesOfSlice of slicesOf(routes.flatMap(eachRepresentation))) {
         const slice = generator(fastifySwagger, app, instances, routesOfSlice, options)()
         document = document === undefined ? slice : joined(document, slice)
         await between()
@@ -79,6 +79,16 @@ export function collectRoutes (app: FastifyInstance): RouteCollector {
       return document
     }
   }
+}
+
+/**
+ * A route that serves several versions at a base path (alike representations, src/http/rest/mounts.ts)
+ * is described as the route of each version it serves, as if each had its own.
+ */
+function eachRepresentation (route: RouteOptions): RouteOptions[] {
+  const representations = route.config?.representations
+  if (representations === undefined) return [route]
+  return representations.map((representation) => ({ ...route, config: { ...route.config, representation } }))
 }
 
 async function letGo (): Promise<void> {
