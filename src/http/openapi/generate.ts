@@ -72,7 +72,7 @@ export function collectRoutes (app: FastifyInstance): RouteCollector {
       const { fastifySwagger } = await importSwagger(between)
       let document: OpenApiDocument | undefined
       const shared = new Map<string, unknown>()
-      for (const routesOfSlice of slicesOf(routes)) {
+      for (const routesOfSlice of slicesOf(routes.flatMap(eachRepresentation))) {
         const slice = sharingParameters(generator(fastifySwagger, app, instances, routesOfSlice, options)(), shared)
         document = document === undefined ? slice : joined(document, slice)
         await between()
@@ -81,6 +81,16 @@ export function collectRoutes (app: FastifyInstance): RouteCollector {
       return document
     }
   }
+}
+
+/**
+ * A route that serves several versions at a base path (alike representations, src/http/rest/mounts.ts)
+ * is described as the route of each version it serves, as if each had its own.
+ */
+function eachRepresentation (route: RouteOptions): RouteOptions[] {
+  const representations = route.config?.representations
+  if (representations === undefined) return [route]
+  return representations.map((representation) => ({ ...route, config: { ...route.config, representation } }))
 }
 
 async function letGo (): Promise<void> {

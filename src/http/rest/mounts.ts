@@ -7,7 +7,7 @@ import { notAcceptable, problems, type ErrorPipeline } from '../errors/index.js'
 import { routeOtherMethods } from './method-not-allowed.js'
 import { declareRoute, declareRoutes } from '../routes/index.js'
 import { echoRequestId } from '../transport/index.js'
-import { apiVersionConstraint, applyChoice, STREAM_TYPES, VersionNegotiator, vendorType, type StreamFormat } from './versioning.js'
+import { apiVersionConstraint, applyChoice, STREAM_TYPES, VERSION_LIST, VersionNegotiator, vendorType, type StreamFormat } from './versioning.js'
 
 /** One representation (version) of a REST service: its routes, and how it words errors. */
 export interface Representation<Options extends FastifyPluginOptions> {
@@ -111,9 +111,12 @@ export interface RepresentationRoute {
   streams?: readonly string[]
 }
 
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     representation?: RepresentationRoute
+    /** Set where one route serves several versions (alike representations at the base path): each of them. */
+    representations?: readonly RepresentationRoute[]
   }
   interface FastifyInstance {
     /**
@@ -212,34 +215,46 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
     return problems.render(notAcceptable(collection ? [...negotiator.available, ...STREAM_TYPES] : negotiator.available), request, reply)
   }
 
-  for (const representation of service.representations) {
-    if (fixedVersion !== undefined && representation.version !== fixedVersion) continue
+  // The routes of each representation in a scope of their own; at the base path, one set for every version when
+  // the representations are alike (a declared collection's): half the routes, each chosen by the same constraint.
+  const served = service.representations.filter((r) => fixedVersion === undefined || r.version === fixedVersion)
+  const scopes = fixedVersion === undefined && alikeRepresentations(served) ? [served] : served.map((r) => [r])
+  for (const representations of scopes) {
+    const representation = representations[0] as Representation<Options>
     await app.register(async (scope) => {
-      const version = representation.version
-      const deprecation = mount.deprecations.get(version)
+      const versions = representations.map((r) => r.version)
+      const one = versions.length === 1 ? versions[0] : undefined
       scope.setErrorHandler(representation.errors.handleError)
       // What the API description needs to know of each route: its version, and how this mount reaches it.
-      const described: RepresentationRoute = { version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: deprecation !== undefined }
+      const described = versions.map((version): RepresentationRoute => ({ version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: mount.deprecations.has(version) }))
       // The representation's own hook, made per route as it is added (what the route streams is known then, not
       // asked of each request) and run first of the route's own hooks, as a hook of this scope would be.
       const negotiation = (streams: boolean): onRequestHookHandler => function negotiateRepresentation (request, reply, done) {
         const choice = negotiator.negotiate(request.headers.accept, streams)
-        request.apiVersion = version
         request.stream = choice?.stream
         if (choice === undefined) { // a URI mount, or a stream asked of a route that is no collection
+          request.apiVersion = one ?? representation.version
           void refuse(request, reply)
           return
         }
+        // Serving every version: the one the router chose by (apiVersionConstraint's: a JSON version first).
+        const version = one ?? (streams ? negotiator.negotiate(request.headers.accept) ?? choice : choice).version
+        request.apiVersion = version
         applyChoice(reply, choice)
+        const deprecation = mount.deprecations.get(version)
         if (deprecation !== undefined) applyDeprecation(reply, deprecation, mount.successor(request.url, version))
         done()
       }
       const negotiated = { streams: negotiation(true), single: negotiation(false) }
+      const constraint = versions.join(VERSION_LIST)
       scope.addHook('onRoute', (route) => {
-        if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: String(version) }
+        if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: constraint }
         const streams = route.config?.streams === true
-        route.config = { ...route.config, representation: streams ? { ...described, streams: STREAM_TYPES } : described }
-        declareRoute(route, { version, dataOnly: true })
+        const representations = streams ? described.map((d) => ({ ...d, streams: STREAM_TYPES })) : described
+        route.config = one === undefined
+          ? { ...route.config, representation: representations[0], representations }
+          : { ...route.config, representation: representations[0] }
+        declareRoute(route, one === undefined ? { dataOnly: true } : { version: one, dataOnly: true })
         const own = route.onRequest
         route.onRequest = [streams ? negotiated.streams : negotiated.single, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])]
       })
@@ -272,6 +287,17 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
       })
     }
   })
+}
+
+/**
+ * Representations one set of routes can serve: the same routes (plugin), errors and methods, so nothing but
+ * the version differs, and the version is the negotiated one (the reply's type, deprecation, request.apiVersion).
+ */
+function alikeRepresentations<Options extends FastifyPluginOptions> (representations: ReadonlyArray<Representation<Options>>): boolean {
+  const [first, ...others] = representations
+  if (first === undefined || others.length === 0) return false
+  const methods = JSON.stringify(first.methods)
+  return others.every((r) => r.plugin === first.plugin && r.errors === first.errors && JSON.stringify(r.methods) === methods)
 }
 
 function deprecationPolicies (versioning: VersioningConfig): Map<number, DeprecationPolicy> {

@@ -85,11 +85,14 @@ export class VersionNegotiator {
   }
 }
 
+/** Joins the versions a route serves in its `apiVersion` constraint ('1,2'). */
+export const VERSION_LIST = ','
+
 /**
  * A find-my-way constraint: routes registered with `constraints: { apiVersion: '2' }`
- * answer only requests whose Accept negotiates to version 2. A request whose
- * Accept matches nothing derives 'none' and falls through to the not-found
- * handler, which answers 406.
+ * answer only requests whose Accept negotiates to version 2 (`'1,2'`: to either). A
+ * request whose Accept matches nothing derives 'none' and falls through to the
+ * not-found handler, which answers 406.
  */
 type ConstraintStrategy = Parameters<FastifyInstance['addConstraintStrategy']>[0]
 type RouteHandler = NonNullable<ReturnType<ReturnType<ConstraintStrategy['storage']>['get']>>
@@ -98,10 +101,14 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
   return {
     name: 'apiVersion',
     storage () {
-      const handlers = new Map<string, RouteHandler>()
+      // What the router keeps per version is a mask of the handlers serving it (find-my-way's handler storage):
+      // a route serving several versions ('1,2') is added to each one's mask; setting a mask again only adds to it.
+      const masks = new Map<string, number>()
       return {
-        get: (version: string) => handlers.get(version) ?? null,
-        set: (version: string, handler: RouteHandler) => { handlers.set(version, handler) }
+        get: (version: string) => (masks.get(version) ?? null) as unknown as RouteHandler | null,
+        set: (versions: string, mask: RouteHandler) => {
+          for (const version of versions.split(VERSION_LIST)) masks.set(version, (masks.get(version) ?? 0) | (mask as unknown as number))
+        }
       }
     },
     deriveConstraint (req: IncomingMessage): string {

@@ -70,6 +70,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   const one = `${resources}/:id`
   const described = (op: Operation): { operationId: string, tags: string[], summary: string, description?: string } =>
     op.description === undefined ? { operationId: op.operationId, tags, summary: op.summary } : { operationId: op.operationId, tags, summary: op.summary, description: op.description }
+  const queries = routeSchemasOf(policy, collection.store.declaration.keptOnUpdate)
   policy.prepare(app)
   // RFC 7396 patches are JSON; a POST or PUT sent as one is refused (checkBody).
   app.addContentTypeParser(MERGE_PATCH_TYPE, { parseAs: 'string' }, exactJsonParser)
@@ -81,7 +82,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   app.get(many, {
     schema: {
       ...described(ops.list),
-      querystring: withFields(schemas.querystring),
+      querystring: queries.list,
       'x-rqs': notes({ errors: ['INVALID_QUERY', 'INVALID_CURSOR'], headers: { 200: ['Link', 'X-Total-Count'] } }),
       response: { 200: answer(schemas.list, ops.list.answer) }
     },
@@ -89,7 +90,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   }, policy.list === 'whole' ? listWhole(collection) : listPages(collection))
 
   // A static path: the router prefers it to `/:id`, and no id codec reads `aggregate` as an id.
-  if (policy.aggregates !== false) aggregateRoute(app, policy, collection.store, `${resources}/aggregate`, filteredWriteQuery(schemas.querystring, 'aggregate', schemas.model))
+  if (policy.aggregates !== false) aggregateRoute(app, policy, collection.store, `${resources}/aggregate`, queries.aggregate)
 
   app.get(one, {
     // Without expand the only read is the record's own, by id (no read budget to keep).
@@ -98,7 +99,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     schema: {
       ...described(ops.get),
       params: ids.params,
-      querystring: withFields(policy.expand === undefined ? undefined : schemas.expandQuery),
+      querystring: queries.record,
       'x-rqs': notes({ errors: policy.expand === undefined ? ['INVALID_ID', notFound.code] : ['INVALID_ID', 'INVALID_QUERY', notFound.code], preconditions: 'read', headers: { 200: ['ETag'] } }),
       response: { 200: answer(schemas.record, ops.get.answer) }
     }
@@ -141,7 +142,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     }
   }, putRecord(collection))
 
-  const patchBody = mergePatchSchema(policy, collection.store.declaration.keptOnUpdate)
+  const { patchBody, where } = queries
   app.patch(one, {
     config: { rqs: { access: 'write' } },
     compress: false, // one record: always small (src/http/compression.ts)
@@ -158,7 +159,6 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     }
   }, patchRecord(collection))
 
-  const where = filteredWriteQuery(schemas.querystring)
   const changed = { 200: { type: 'object', title: 'Changed', description: 'How many records the write changed.', properties: { changed: { type: 'integer', minimum: 0 } }, required: ['changed'], additionalProperties: false, examples: [{ changed: 2 }] } }
   app.patch(many, {
     config: { rqs: { access: 'write' } },
@@ -199,6 +199,38 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
     }
   }, deleteRecord(collection))
   return collection
+}
+
+/** The schemas a collection's routes derive from its policy, on every mount. */
+interface RouteSchemas {
+  list: Record<string, unknown>
+  record: Record<string, unknown>
+  aggregate: Record<string, unknown>
+  where: Record<string, unknown>
+  patchBody: Record<string, unknown>
+}
+
+/**
+ * Made once per policy and shared by every mount of the collection (each version at the base, /v1, /v2):
+ * the same objects, which a shared validator knows by identity. Made anew on every mount, each was
+ * serialised to be recognised, and building them again was a part of a start with many collections.
+ */
+const routeSchemas = new WeakMap<WirePolicy, RouteSchemas & { kept: readonly string[] }>()
+
+function routeSchemasOf (policy: WirePolicy, kept: readonly string[]): RouteSchemas {
+  const found = routeSchemas.get(policy)
+  if (found !== undefined && found.kept === kept) return found
+  const { schemas } = policy
+  const made = {
+    kept,
+    list: withFields(schemas.querystring),
+    record: withFields(policy.expand === undefined ? undefined : schemas.expandQuery),
+    aggregate: filteredWriteQuery(schemas.querystring, 'aggregate', schemas.model),
+    where: filteredWriteQuery(schemas.querystring),
+    patchBody: mergePatchSchema(policy, kept)
+  }
+  routeSchemas.set(policy, made)
+  return made
 }
 
 /** A PATCH body as the API description shows it: any object, its example one field (not a kept one) of the create example. */

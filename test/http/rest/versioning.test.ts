@@ -219,4 +219,23 @@ describe('deprecation signalling', () => {
       }
     } finally { await srv.close() }
   })
+  it('the address book, alike in v1 and v2, is one route per path and method at its base serving both: each answer in the negotiated version', async () => {
+    const srv = await startServer({ versioning: { deprecated: [1], deprecatedSince: new Date('2026-12-01T00:00:00Z') } })
+    try {
+      await request(`${srv.origin}/addresses`, { method: 'POST', json: home })
+      const v1 = await request(`${srv.origin}/addresses/1`, { headers: { accept: V1 } })
+      expect(v1.status).toBe(200)
+      expect(v1.headers.get('content-type')).toContain(V1)
+      expect(v1.headers.get('deprecation')).not.toBeNull()
+      expect(v1.headers.get('link')).toContain(`</addresses/1>; rel="successor-version"; type="${V2}"`)
+      const v2 = await request(`${srv.origin}/addresses/1`, { headers: { accept: V2 } })
+      expect(v2.status).toBe(200)
+      expect(v2.headers.get('content-type')).toContain(V2)
+      expect(v2.headers.get('deprecation')).toBeNull()
+      expect(v2.body).toEqual(v1.body)
+      // What no version serves still falls through the router to 406, and a method no route has is 405 in either.
+      expect((await request(`${srv.origin}/addresses/1`, { headers: { accept: 'application/vnd.rqs.v9+json' } })).status).toBe(406)
+      for (const accept of [V1, V2]) expect((await request(`${srv.origin}/addresses`, { method: 'PUT', headers: { accept } })).status).toBe(405)
+    } finally { await srv.close() }
+  })
 })
