@@ -45,6 +45,7 @@ describe('the first GraphQL request at the declaration limits', () => {
       ticks++
     }, 10)
     let finished = false
+    const started = performance.now()
     const query = request(`${server.origin}/graphql`, { method: 'POST', json: { query: '{ c0(first: 1) { nodes { id field0 } } c19(first: 1) { nodes { field47 } } }' } }).finally(() => { finished = true })
     let health = 0
     try {
@@ -58,10 +59,13 @@ describe('the first GraphQL request at the declaration limits', () => {
       clearInterval(timer)
     }
     const answer = await query
+    const elapsedMs = performance.now() - started
     expect(answer.status).toBe(200)
     expect(answer.body).toEqual({ data: { c0: { nodes: [] }, c19: { nodes: [] } } })
-    expect(health).toBeGreaterThanOrEqual(3)
-    expect(ticks).toBeGreaterThanOrEqual(20)
+    // Others were answered and the timer ran while it worked; how often depends on how long it took (the GraphQL
+    // packages may already be loaded in this test process by an earlier file, which leaves only the schema).
+    expect(health).toBeGreaterThanOrEqual(Math.min(3, Math.floor(elapsedMs / 200)))
+    expect(ticks).toBeGreaterThanOrEqual(Math.min(20, Math.floor(elapsedMs / 100)))
     // ≤ 50 ms of CPU a part on an idle machine; the bound is for a loaded one (the old blocks were 250–950 ms).
     expect(longestGapCpuMs, `longest gap ${longestGapMs.toFixed(0)} ms`).toBeLessThan(200)
     // The schema is whole: the SDL (printed when first asked for) names every collection.
