@@ -101,28 +101,15 @@ export const MAX_KEY_FIELDS = 4
  */
 export function uniqueKeys (path: string, value: unknown, fields: readonly string[], auto: Readonly<Record<string, AutoStamp>>): string[][] {
   if (value === undefined) return []
-  if (!Array.isArray(value)) fail(path, 'must be an array of keys, each an array of field names: [["isbn"], ["title", "year"]]')
-  const keys: string[][] = []
-  for (const [i, key] of value.entries()) {
-    const at = `${path}.${i}`
-    if (typeof key === 'string') fail(at, `must be an array of field names: write ["${key}"]`)
-    if (!Array.isArray(key) || key.length === 0) fail(at, 'must be a non-empty array of field names, e.g. ["isbn"]')
-    if (key.length > MAX_KEY_FIELDS) fail(at, `combines ${key.length} fields; a key combines at most ${MAX_KEY_FIELDS}`)
-    const names: string[] = []
-    for (const [j, name] of key.entries()) {
-      if (typeof name !== 'string') fail(`${at}.${j}`, `must be a field name, got ${JSON.stringify(name)}`)
-      if (!fields.includes(name)) {
-        const guess = closestWord(name, fields)
-        fail(`${at}.${j}`, `"${name}" is not a declared field${guess === undefined ? '' : `; did you mean "${guess}"?`}`)
-      }
-      if (auto[name] !== undefined) fail(`${at}.${j}`, `"${name}" is set by the server (x-auto) and cannot be part of a unique key`)
-      if (names.includes(name)) fail(`${at}.${j}`, `"${name}" is listed twice`)
-      names.push(name)
-    }
-    if (keys.some((k) => k.length === names.length && k.every((n) => names.includes(n)))) fail(at, `the key ${JSON.stringify(names)} is declared twice`)
-    keys.push(names)
-  }
-  return keys
+  return fieldLists(path, value, fields, {
+    shape: 'an array of keys, each an array of field names: [["isbn"], ["title", "year"]]',
+    example: '["isbn"]',
+    what: 'a key',
+    field: (name) => auto[name] === undefined ? undefined : `"${name}" is set by the server (x-auto) and cannot be part of a unique key`,
+    // A key is a set of fields: ["title", "year"] and ["year", "title"] are one key.
+    same: (a, b) => a.length === b.length && a.every((n) => b.includes(n)),
+    twice: 'the key'
+  })
 }
 
 /**
@@ -133,13 +120,38 @@ export function uniqueKeys (path: string, value: unknown, fields: readonly strin
  */
 export function indexKeys (path: string, value: unknown, fields: readonly string[], composites: readonly string[]): string[][] | undefined {
   if (value === undefined) return undefined
-  if (!Array.isArray(value)) fail(path, 'must be an array of indexes, each an array of field names: [["year"], ["author", "year"]] ([] for none)')
+  return fieldLists(path, value, fields, {
+    shape: 'an array of indexes, each an array of field names: [["year"], ["author", "year"]] ([] for none)',
+    example: '["year"]',
+    what: 'an index',
+    field: (name, key) => key.length > 1 && composites.includes(name) ? `"${name}" holds a list, an object or JSON: it can be indexed alone (["${name}"]), not with other fields` : undefined,
+    // An index is ordered: ["author", "year"] and ["year", "author"] sort differently.
+    same: (a, b) => a.length === b.length && a.every((n, x) => n === b[x]),
+    twice: 'the index'
+  })
+}
+
+/** How fieldLists words and checks one kind of list of field lists (unique keys, indexes). */
+interface FieldListRules {
+  shape: string
+  example: string
+  /** "a key", "an index": what combines at most MAX_KEY_FIELDS fields. */
+  what: string
+  /** A mistake of this kind's own about one field of a list, or undefined. */
+  field: (name: string, key: readonly unknown[]) => string | undefined
+  same: (a: readonly string[], b: readonly string[]) => boolean
+  twice: string
+}
+
+/** An array of non-empty arrays of at most MAX_KEY_FIELDS distinct declared fields, each list once. */
+function fieldLists (path: string, value: unknown, fields: readonly string[], rules: FieldListRules): string[][] {
+  if (!Array.isArray(value)) fail(path, `must be ${rules.shape}`)
   const keys: string[][] = []
   for (const [i, key] of value.entries()) {
     const at = `${path}.${i}`
     if (typeof key === 'string') fail(at, `must be an array of field names: write ["${key}"]`)
-    if (!Array.isArray(key) || key.length === 0) fail(at, 'must be a non-empty array of field names, e.g. ["year"]')
-    if (key.length > MAX_KEY_FIELDS) fail(at, `combines ${key.length} fields; an index combines at most ${MAX_KEY_FIELDS}`)
+    if (!Array.isArray(key) || key.length === 0) fail(at, `must be a non-empty array of field names, e.g. ${rules.example}`)
+    if (key.length > MAX_KEY_FIELDS) fail(at, `combines ${key.length} fields; ${rules.what} combines at most ${MAX_KEY_FIELDS}`)
     const names: string[] = []
     for (const [j, name] of key.entries()) {
       if (typeof name !== 'string') fail(`${at}.${j}`, `must be a field name, got ${JSON.stringify(name)}`)
@@ -147,11 +159,12 @@ export function indexKeys (path: string, value: unknown, fields: readonly string
         const guess = closestWord(name, fields)
         fail(`${at}.${j}`, `"${name}" is not a declared field${guess === undefined ? '' : `; did you mean "${guess}"?`}`)
       }
-      if (key.length > 1 && composites.includes(name)) fail(`${at}.${j}`, `"${name}" holds a list, an object or JSON: it can be indexed alone (["${name}"]), not with other fields`)
+      const mistake = rules.field(name, key)
+      if (mistake !== undefined) fail(`${at}.${j}`, mistake)
       if (names.includes(name)) fail(`${at}.${j}`, `"${name}" is listed twice`)
       names.push(name)
     }
-    if (keys.some((k) => k.length === names.length && k.every((n, x) => n === names[x]))) fail(at, `the index ${JSON.stringify(names)} is declared twice`)
+    if (keys.some((k) => rules.same(k, names))) fail(at, `${rules.twice} ${JSON.stringify(names)} is declared twice`)
     keys.push(names)
   }
   return keys
