@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { MAX_COLLECTIONS, MAX_COLUMNS } from '../../../src/services/collections/limits.js'
+import { watchWhile } from '../../helpers/event-loop-watch.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { declarationFiles } from '../../services/collections/fixture.js'
 
@@ -19,15 +19,6 @@ const files = declarationFiles()
 const fields = Object.fromEntries(Array.from({ length: MAX_COLUMNS / 2 }, (_, i) => [`field${i}`, { type: 'string', maxLength: 200 }]))
 const DECLARATION = { collections: Object.fromEntries(Array.from({ length: MAX_COLLECTIONS }, (_, i) => [`c${i}`, { schema: { type: 'object', properties: fields, required: ['field0'] } }])) }
 
-/** The main thread's time on a CPU so far, in ms (Linux: its schedstat), or undefined where there is none. */
-function mainThreadCpuMs (): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
-  } catch {
-    return undefined
-  }
-}
-
 describe('/openapi.json at the declaration limits', () => {
   let server: RunningServer
   beforeAll(async () => {
@@ -36,35 +27,8 @@ describe('/openapi.json at the declaration limits', () => {
   afterAll(async () => { await server?.close() })
 
   it('is made in slices: /healthz answers meanwhile, the event loop is never held for long', async () => {
-    let last = performance.now()
-    let longestGapMs = 0
-    let lastCpu = mainThreadCpuMs()
-    let mostCpuMs = 0
-    let ticks = 0
-    const timer = setInterval(() => {
-      const now = performance.now()
-      longestGapMs = Math.max(longestGapMs, now - last)
-      last = now
-      const cpu = mainThreadCpuMs()
-      if (cpu !== undefined && lastCpu !== undefined) mostCpuMs = Math.max(mostCpuMs, cpu - lastCpu)
-      lastCpu = cpu
-      ticks++
-    }, 10)
-    let finished = false
     // Done once the answer's headers came (the document is made then): reading 45 MB of it here would hold this process's loop.
-    const document = fetch(`${server.origin}/openapi.json`).finally(() => { finished = true })
-    let health = 0
-    try {
-      while (!finished) {
-        const answer = await request(`${server.origin}/healthz`)
-        expect(answer.status).toBe(200)
-        if (!finished) health++
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    } finally {
-      clearInterval(timer)
-    }
-    const answer = await document
+    const { result: answer, health, ticks, longestGapMs, mostMainCpuMs: mostCpuMs } = await watchWhile(server.origin, async () => await fetch(`${server.origin}/openapi.json`))
     expect(answer.status).toBe(200)
     const text = await answer.text()
     const paths = Object.keys((JSON.parse(text) as { paths: Record<string, unknown> }).paths)

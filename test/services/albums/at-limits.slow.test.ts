@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromFile } from '../../../src/services/collections/config.js'
 import { MAX_COLLECTIONS, MAX_COLUMNS } from '../../../src/services/collections/limits.js'
+import { watchWhile } from '../../helpers/event-loop-watch.js'
 import { request, startServer, type RunningServer } from '../../helpers/server.js'
 import { declarationFiles } from '../../services/collections/fixture.js'
 
@@ -28,38 +29,8 @@ describe('the first GraphQL request at the declaration limits', () => {
   afterAll(async () => { await server?.close() })
 
   it('loads and builds in parts: /healthz answers meanwhile, the event loop is never held for long', async () => {
-    let last = performance.now()
-    let lastCpu = process.cpuUsage()
-    let longestGapMs = 0
-    let longestGapCpuMs = 0
-    let ticks = 0
-    const timer = setInterval(() => {
-      const now = performance.now()
-      const cpu = process.cpuUsage(lastCpu)
-      if (now - last > longestGapMs) {
-        longestGapMs = now - last
-        longestGapCpuMs = (cpu.user + cpu.system) / 1000
-      }
-      last = now
-      lastCpu = process.cpuUsage()
-      ticks++
-    }, 10)
-    let finished = false
-    const started = performance.now()
-    const query = request(`${server.origin}/graphql`, { method: 'POST', json: { query: '{ c0(first: 1) { nodes { id field0 } } c19(first: 1) { nodes { field47 } } }' } }).finally(() => { finished = true })
-    let health = 0
-    try {
-      while (!finished) {
-        const answer = await request(`${server.origin}/healthz`)
-        expect(answer.status).toBe(200)
-        if (!finished) health++
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    } finally {
-      clearInterval(timer)
-    }
-    const answer = await query
-    const elapsedMs = performance.now() - started
+    const query = async (): Promise<Awaited<ReturnType<typeof request>>> => await request(`${server.origin}/graphql`, { method: 'POST', json: { query: '{ c0(first: 1) { nodes { id field0 } } c19(first: 1) { nodes { field47 } } }' } })
+    const { result: answer, health, ticks, elapsedMs, longestGapMs, longestGapCpuMs } = await watchWhile(server.origin, query)
     expect(answer.status).toBe(200)
     expect(answer.body).toEqual({ data: { c0: { nodes: [] }, c19: { nodes: [] } } })
     // Others were answered and the timer ran while it worked; how often depends on how long it took (the GraphQL
