@@ -51,14 +51,38 @@ export function answerOnce<Request extends FastifyRequest> (
   store: KeptWrites,
   work: (keep: Keep, request: Request) => Promise<WriteAnswer>,
   scope?: string
-): Promise<FastifyReply> {
+): Promise<unknown> {
   // Not an async function: without a key (most writes) the route's work is its answer's promise, with no
   // frame of this function's own to resume. A throw is still a rejection, as from an async function.
   try {
     const key = scopedKey(idempotencyKey(request), scope)
     // Without a key: the route's work as it is (a route may define it once, taking the request, so no closure is made per request).
-    if (key === undefined) return work(KEEP_NOTHING, request).then((answer) => sendAnswer(reply, answer))
+    if (key === undefined) return work(KEEP_NOTHING, request).then((answer) => answerPayload(reply, answer))
     return answerKeyed(request, reply, store, work, key)
+  } catch (err) {
+    return Promise.reject(err)
+  }
+}
+
+/**
+ * answerOnce for a route whose work is one store write: `write` gets the
+ * keyed write to pass to the store (undefined without a key) and `render`
+ * turns the store's result into the answer. Without a key that is one step
+ * after the store's promise (no promise of the route's own work in between);
+ * a route may define both once, so a write without a key makes no closure.
+ */
+export function answerWrite<Request extends FastifyRequest, R> (
+  request: Request,
+  reply: FastifyReply,
+  store: KeptWrites,
+  write: (keyed: KeyedWrite<R> | undefined, request: Request) => Promise<R>,
+  render: (result: R) => WriteAnswer,
+  scope?: string
+): Promise<unknown> {
+  try {
+    const key = scopedKey(idempotencyKey(request), scope)
+    if (key === undefined) return write(undefined, request).then((result) => answerPayload(reply, render(result)))
+    return answerKeyed(request, reply, store, (keep, keyedRequest) => write(keep(render), keyedRequest).then(render), key)
   } catch (err) {
     return Promise.reject(err)
   }
@@ -158,6 +182,24 @@ function serialise (reply: FastifyReply, answer: WriteAnswer): KeptAnswer {
   reply.code(answer.status) // reply.serialize picks the response schema of the current status
   const text = answer.text ?? (answer.body === undefined ? '' : reply.serialize(answer.body))
   return { status: answer.status, headers: answer.headers ?? {}, body: typeof text === 'string' ? text : Buffer.from(text as ArrayBuffer).toString('utf8') }
+}
+
+/**
+ * An answer made ready to send: status and headers set on the reply, the
+ * payload handed back for the route to return, which Fastify sends as it
+ * sends any handler's value (returning the reply instead, a thenable, costs
+ * a turn through its `then`).
+ */
+function answerPayload (reply: FastifyReply, answer: WriteAnswer): unknown {
+  reply.code(answer.status)
+  const headers = answer.headers
+  if (headers !== undefined) for (const name in headers) reply.header(name, headers[name])
+  if (answer.text === undefined) {
+    // No body (204): sent here, as before (a handler's `undefined` is no payload to Fastify, which would then send only if nothing was).
+    return answer.body === undefined ? reply.send() : answer.body
+  }
+  if (reply.getHeader('content-type') === undefined) reply.type('application/json; charset=utf-8')
+  return answer.text
 }
 
 function sendAnswer (reply: FastifyReply, answer: WriteAnswer): FastifyReply {

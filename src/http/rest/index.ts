@@ -1,6 +1,6 @@
 /** REST conventions: versioned mounting, negotiation, validation and JSON bodies, conditional requests, idempotency, list queries. */
 export { conditionalRead, hasPreconditions, preconditionFailed, strongEtag, writeConditionFor } from './conditional.js'
-export { answerOnce } from './idempotency.js'
+export { answerOnce, answerWrite } from './idempotency.js'
 export type { Keep, WriteAnswer } from './idempotency.js'
 export { parseNonNegativeInteger } from './ids.js'
 export { exactJsonParser, parseExactJson } from './json-body.js'

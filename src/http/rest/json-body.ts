@@ -2,7 +2,7 @@ import sjson from 'secure-json-parse'
 import { isInteger, parse as parseLossless } from 'lossless-json'
 import type { FastifyRequest } from 'fastify'
 import { AppError } from '../errors/index.js'
-import { jsonNestingDepth, jsonTooDeepError, MAX_JSON_DEPTH } from './json-depth.js'
+import { jsonTooDeepError, nestsTooDeep } from './json-depth.js'
 
 const SCAN_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const
 
@@ -44,7 +44,7 @@ export function exactJsonParser (_request: FastifyRequest, text: string, done: (
 export function parseExactJson (text: string): unknown {
   if (text.length === 0) throw new AppError('JSON_EXPECTED', 'The request body is empty')
   // Before any parsing: the exact-integer re-parse below recurses once per level.
-  if (jsonNestingDepth(text, MAX_JSON_DEPTH) < 0) throw jsonTooDeepError()
+  if (nestsTooDeep(text)) throw jsonTooDeepError()
   let value: unknown
   try {
     value = JSON.parse(text)

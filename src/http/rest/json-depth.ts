@@ -38,6 +38,15 @@ export function jsonNestingDepth (text: string, limit: number): number {
   return deepest
 }
 
+/**
+ * Whether a JSON text nests deeper than `limit`. Each level takes a
+ * character, so a text no longer than the limit cannot (a create's body is
+ * shorter than that): it is not walked.
+ */
+export function nestsTooDeep (text: string, limit = MAX_JSON_DEPTH): boolean {
+  return text.length > limit && jsonNestingDepth(text, limit) < 0
+}
+
 /** The error a too-deep JSON body is answered with (400 NESTING_TOO_DEEP in the service's shape). */
 export function jsonTooDeepError (limit = MAX_JSON_DEPTH): AppError {
   return new AppError('NESTING_TOO_DEEP', `The request body nests arrays or objects deeper than ${limit} levels`)
@@ -48,7 +57,7 @@ type BodyParser = (request: FastifyRequest, body: string, done: (err: Error | nu
 /** Wraps a string body parser so that a body nested deeper than the limit is refused before it is parsed. */
 export function depthLimited (parser: BodyParser, limit = MAX_JSON_DEPTH): BodyParser {
   return function parseDepthLimited (request, body, done) {
-    if (jsonNestingDepth(body, limit) < 0) {
+    if (nestsTooDeep(body, limit)) {
       done(jsonTooDeepError(limit))
       return
     }

@@ -30,10 +30,8 @@ export function installValidators (app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart, url }) => {
     // No validator at all: Fastify then skips validation for the route (a GET by id has no other schema).
     if (httpPart === 'params' && paramsAlwaysValid(schema, url)) return undefined as unknown as Validate
-    return compiledOnFirstUse<FastifySchemaValidationError[]>(() => {
-      if (httpPart !== 'body') return textAjv.compile(schema)
-      return withExactIntegers(bodyAjv.compile(schema))
-    })
+    if (httpPart !== 'body') return compiledOnFirstUse<FastifySchemaValidationError[]>(() => textAjv.compile(schema))
+    return withExactIntegers(() => bodyAjv.compile(schema))
   })
 }
 
@@ -69,10 +67,14 @@ type Validate = ((data: unknown) => boolean) & { errors?: FastifySchemaValidatio
  * which ajv cannot type-check: they are validated as the nearest double (an
  * integer of the same sign) and put back, so a 64-bit id is an `integer`
  * like any other. Bodies without a bigint pay one look at their members.
+ * The validator is compiled on first use (as compiledOnFirstUse does), in
+ * this one function: a create's body passes one wrapper, not three.
  */
-function withExactIntegers (validate: Validate): Validate {
-  const wrapped: Validate = (data) => {
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return run(data)
+function withExactIntegers (compile: () => Validate): Validate {
+  let validate: Validate | undefined
+  const check: Validate = (data) => {
+    validate ??= compile()
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return run(validate, data)
     const record = data as Record<string, unknown>
     let exact: Array<[string, bigint]> | undefined
     // for…in, not Object.keys: no array made for every body checked.
@@ -81,20 +83,21 @@ function withExactIntegers (validate: Validate): Validate {
       const value = record[key]
       if (typeof value === 'bigint') (exact ??= []).push([key, value])
     }
-    if (exact === undefined) return run(data)
+    if (exact === undefined) return run(validate, data)
     for (const [key, value] of exact) record[key] = Number(value)
     try {
-      return run(data)
+      return run(validate, data)
     } finally {
       for (const [key, value] of exact) record[key] = value
     }
   }
-  const run = (data: unknown): boolean => {
+  const run = (validate: Validate, data: unknown): boolean => {
     const valid = validate(data)
-    wrapped.errors = validate.errors ?? null
+    check.errors = validate.errors ?? null
     return valid
   }
-  return wrapped
+  check.errors = null
+  return check
 }
 
 /**

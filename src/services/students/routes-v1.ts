@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { type Representation, answerOnce, type Keep, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendStream, csvColumns, streamsWhole, isRevisioned } from '../../http/rest/index.js'
+import { type Representation, answerOnce, answerWrite, type WriteAnswer, parseListQuery, ENVELOPE_FRAME, pageHeaders, readPage, sendJsonList, sendStream, csvColumns, streamsWhole, isRevisioned } from '../../http/rest/index.js'
 import type { StudentRoutesOptions } from './options.js'
 import { messages, ok } from './envelope.js'
 import { studentNotFound } from './failures.js'
 import { studentId as pathId } from './ids.js'
 import { envelopeErrors, envelopeShape } from './v1-errors.js'
 import { answer, type OperationNotes } from '../../http/openapi/index.js'
-import type { DeleteResult, ReplaceResult } from '../../domain/index.js'
+import type { DeleteResult, KeyedWrite, ReplaceResult } from '../../domain/index.js'
 import type { ErrorCode } from '../../http/errors/index.js'
 import type { Student, StudentCreated } from './records.js'
 import { replacedHeader } from './replaced.js'
@@ -73,7 +73,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   // Made once: a create without an Idempotency-Key makes no closure of its own.
   const prefix = `${app.prefix}/`
   const created = ({ outcome, record }: StudentCreated): WriteAnswer => outcome === 'created' ? { status: 201, body: ok(record) } : { status: 201, headers: replacedHeader(outcome, record, prefix), body: ok(record) }
-  const create = (keep: Keep, request: FastifyRequest<{ Body: StudentCreateBody }>): Promise<WriteAnswer> => store.createReporting(request.body, keep(created)).then(created)
+  const create = (keyed: KeyedWrite<StudentCreated> | undefined, request: FastifyRequest<{ Body: StudentCreateBody }>): Promise<StudentCreated> => store.createReporting(request.body, keyed)
   app.post<{ Body: StudentCreateBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
     config: { rqs: { access: 'write', readsById: true } },
@@ -86,7 +86,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
       'x-rqs': notes({ ...(ruleErrors.length === 0 ? {} : { errors: ruleErrors }), headers: { 201: ['Replaced-Record'] } }),
       response: { 201: answer(StudentEnvelope, 'Created: the stored student with its id.'), ...errorResponses }
     }
-  }, guarded?.create ?? ((request, reply) => answerOnce(request, reply, store, create)))
+  }, guarded?.create ?? ((request, reply) => answerWrite(request, reply, store, create, created)))
 
   app.put<{ Body: StudentReplaceBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)

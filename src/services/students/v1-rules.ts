@@ -22,9 +22,9 @@ import type { StudentCreateBody, StudentReplaceBody } from './schema.js'
 export interface GuardedV1 {
   list: (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply: FastifyReply) => Promise<unknown>
   get: (request: FastifyRequest<{ Params: { id: string } }>) => Promise<Envelope<Student>>
-  create: (request: FastifyRequest<{ Body: StudentCreateBody }>, reply: FastifyReply) => Promise<FastifyReply>
-  replace: (request: FastifyRequest<{ Body: StudentReplaceBody }>, reply: FastifyReply) => Promise<FastifyReply>
-  remove: (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => Promise<FastifyReply>
+  create: (request: FastifyRequest<{ Body: StudentCreateBody }>, reply: FastifyReply) => Promise<unknown>
+  replace: (request: FastifyRequest<{ Body: StudentReplaceBody }>, reply: FastifyReply) => Promise<unknown>
+  remove: (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => Promise<unknown>
 }
 
 /** How often a write reads again when another write came between its check and its write. */

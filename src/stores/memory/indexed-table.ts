@@ -135,7 +135,8 @@ export class IndexedTable<K extends RecordId, R extends { id: K }> {
     }
     const row = record as unknown as Readonly<Record<string, FieldData | undefined>>
     for (let i = 0; i < this.#fields.length; i++) this.#columns[i]?.set(slot, row[this.#fields[i] as string])
-    for (const index of this.#indexes.values()) index.set(slot, undefined)
+    // No index built yet (no query has asked for one): no iterator made for none.
+    if (this.#indexes.size !== 0) for (const index of this.#indexes.values()) index.set(slot, undefined)
     this.#recent.set(slot, record)
     this.revision.advance()
     return this

@@ -78,6 +78,8 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
   }
 
   async create (input: RecordInput, keyed?: KeyedWrite<CreateResult>): Promise<CreateResult> {
+    // Without a key (most creates) the write itself: no closure made for the keeping that does not happen.
+    if (keyed === undefined) return this.#create(input)
     return this.#kept.run(keyed, () => this.#create(input))
   }
 
@@ -129,7 +131,7 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
 
   #create (input: RecordInput, unit?: MemoryUnit): CreateResult {
     // Checked before an id is issued: a refused create spends none (as on the SQL stores, whose transaction rolls back).
-    this.#unique.check(input, undefined)
+    if (!this.#unique.empty) this.#unique.check(input, undefined)
     this.#references?.check(this.declaration, input)
     if (unit !== undefined) {
       const next = this.#next
