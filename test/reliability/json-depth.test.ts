@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request, startServer, type RunningServer } from '../helpers/server.js'
-import { jsonNestingDepth, MAX_JSON_DEPTH } from '../../src/http/rest/json-depth.js'
+import { jsonNestingDepth, MAX_JSON_DEPTH, nestsTooDeep } from '../../src/http/rest/json-depth.js'
 
 /**
  * Issue 10, defect 5: valid JSON nested 20 000 deep was answered "The request
@@ -56,5 +56,14 @@ describe('deep but valid JSON bodies (issue 10, defect 5)', () => {
     expect(jsonNestingDepth(nest(65), 64)).toBe(-1)
     expect(jsonNestingDepth(nest(64), 64)).toBe(64)
     expect(jsonNestingDepth('"\\\\"[', 64)).toBe(1)
+  })
+
+  it('leaves out the walk only where the text is too short to pass the limit', () => {
+    // A level takes a character: `limit` characters of brackets are `limit` levels at most.
+    expect(nestsTooDeep('['.repeat(4), 4)).toBe(false)
+    expect(nestsTooDeep('['.repeat(5), 4)).toBe(true)
+    expect(nestsTooDeep(nest(MAX_JSON_DEPTH))).toBe(false)
+    expect(nestsTooDeep(nest(MAX_JSON_DEPTH + 1))).toBe(true)
+    expect(nestsTooDeep(`{"a":"${'['.repeat(100)}"}`)).toBe(false)
   })
 })

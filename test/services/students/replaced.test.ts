@@ -46,6 +46,22 @@ describe('a create that replaced a record (count id rule)', () => {
     expect(again.text).toBe(once.text)
   })
 
+  it('is kept with the answer of an Idempotency-Key in v1 too: the envelope and the header sent again as a replay', async () => {
+    server = await startServer()
+    await threeThenDeleteOne(server.origin)
+    const keyed = { method: 'POST', headers: { 'idempotency-key': 'replace-once-v1' }, json: { firstName: 'New', lastName: 'Person', age: 20 } }
+    const once = await request(`${server.origin}/students`, keyed)
+    const again = await request(`${server.origin}/students`, keyed)
+    expect(once.status).toBe(201)
+    expect(once.body).toEqual({ isSuccessful: true, body: { id: 2, firstName: 'New', lastName: 'Person', age: 20 } })
+    expect(once.headers.get('replaced-record')).toBe('/students/2')
+    expect(again.status).toBe(201)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.headers.get('replaced-record')).toBe('/students/2')
+    expect(again.text).toBe(once.text)
+    expect((await request(`${server.origin}/students`)).body.body).toEqual([{ id: 0, firstName: 'Grace', lastName: 'X', age: 30 }, { id: 2, firstName: 'New', lastName: 'Person', age: 20 }])
+  })
+
   it('never happens with --student-ids sequence', async () => {
     server = await startServer({ students: { ids: 'sequence' } })
     await threeThenDeleteOne(server.origin)
