@@ -9,6 +9,7 @@ import { openPostgresStores, type Stores } from '../helpers/built-ins.js'
 import { ChangeSequencer, FOLLOWED_CHECK_MS, HINT_INTERVAL_MS } from '../../src/stores/postgres/sequencer.js'
 import { FEED_FOLLOWED_LOCK, LISTENER_APPLICATION_NAME } from '../../src/stores/postgres/changes.js'
 import { followedSomewhere } from '../../src/stores/postgres/listener.js'
+import { ROUTINES_VERSION } from '../../src/stores/postgres/registry.js'
 
 /**
  * The PostgreSQL change log numbered after commit (issue 20, migration 8):
@@ -212,6 +213,34 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL change log numbered after commit${SKI
       await admin.query('ROLLBACK; ALTER TABLE rqs_addresses ENABLE TRIGGER USER; ALTER TABLE rqs_students ENABLE TRIGGER USER')
       await admin.end()
       await stores.close()
+    }
+  })
+
+  it('rewrites a create function of an older routines version on open (the trigger turned off by assignments), and its create still appends one change', async () => {
+    const admin = await connect(database.url)
+    try {
+      // A database whose addresses' functions are of version 3: the trigger turned off and back on by PERFORMs.
+      await (await open()).close()
+      const current = await admin.query<{ body: string }>("SELECT pg_get_functiondef('rqs_addresses_create'::regproc) AS body")
+      const older = current.rows[0]!.body.replace(/ rqs__set text;/, '').replace(/rqs__set := set_config/g, 'PERFORM set_config')
+      expect(older).toContain('PERFORM set_config')
+      await admin.query(older)
+      await admin.query("UPDATE rqs_collections SET routines = 3 WHERE name = 'addresses'")
+      const stores = await open()
+      try {
+        const body = (await admin.query<{ body: string }>("SELECT pg_get_functiondef('rqs_addresses_create'::regproc) AS body")).rows[0]!.body
+        expect(body).not.toContain('PERFORM')
+        expect(body).toContain("rqs__set := set_config('rqs.import', 'on', true)")
+        expect((await admin.query<{ routines: number }>("SELECT routines FROM rqs_collections WHERE name = 'addresses'")).rows[0]!.routines).toBe(ROUTINES_VERSION)
+        const base = (await stores.changes.window()).latest
+        const address = await stores.addresses.create({ ...home, name: 'rewritten' })
+        const log = await stores.changes.since(base, 10)
+        expect(log.map((c) => [c.seq, c.kind, c.id, (c.record as { name?: string } | undefined)?.name])).toEqual([[base + 1, 'created', address.id, 'rewritten']])
+      } finally {
+        await stores.close()
+      }
+    } finally {
+      await admin.end()
     }
   })
 
