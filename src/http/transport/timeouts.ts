@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { ConnectionLimits } from '../../config.js'
 import type { BoundLog } from './bound-log.js'
 import { AppError, catalogueOf, type ErrorCode, errorsBase, HandlerTimeoutError } from '../errors/index.js'
-import { DeadlineSweep, type Watch } from './deadline-sweep.js'
+import { ConnectionSweep } from './connection-sweep.js'
 import { freshRequestId } from './request-id.js'
 import { holdDeadline } from '../../lib/deadline.js'
 import { addStartStep, type RequestStart } from '../routes/index.js'
@@ -111,30 +111,23 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
     app.decorateRequest(RELEASE, null)
     app.addHook('onRoute', (route: RouteOptions) => {
       if (route.config?.rqs?.readsById === true || route.config?.rqs?.longLived === true) return
-      // First of the route's own preHandlers, as a server-wide hook would be.
+      // First of the route's own preHandlers, as a server-wide hook would be; the hold ends when the answer has gone.
+      // Only these routes have the onResponse hook: on the others Fastify then neither times nor listens to the response.
       route.preHandler = [function rqsReadBudget (request, _reply, done) { request[RELEASE] = holdDeadline(ms, done) }, ...hooks(route.preHandler)]
+      route.onResponse = [...hooks(route.onResponse), releaseReadBudget]
     })
   }
 
-  const watched = limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0
-  if (watched) {
-    const sweep = new DeadlineSweep<FastifyReply>(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
-    app.decorateRequest(WATCH, null)
+  if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {
+    // Watched through the server's connections: nothing to do when a request ends (./connection-sweep.ts).
+    const sweep = new ConnectionSweep(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
+    sweep.attach(app.server)
     addStartStep(app, start, step === undefined
-      ? function watchRequest (request, reply) { request[WATCH] = sweep.watch(reply); return true }
-      : function watchRequest (request, reply) { request[WATCH] = sweep.watch(reply); step(request, reply); return true })
+      ? function watchRequest (_request, reply) { sweep.watch(reply); return true }
+      : function watchRequest (request, reply) { sweep.watch(reply); step(request, reply); return true })
     app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
   } else if (step !== undefined) {
     addStartStep(app, start, function startRequest (request, reply) { step(request, reply); return true })
-  }
-  // One hook ends both: the watch, and the hold of the read budget's deadline.
-  if (watched || limits.readBudgetMs > 0) {
-    app.addHook('onResponse', function rqsRequestEnd (request, _reply, done) {
-      if (watched && request[WATCH] !== null) DeadlineSweep.finish(request[WATCH])
-      const release = request[RELEASE]
-      if (release != null) release()
-      done()
-    })
   }
 }, { name: 'rqs-request-limits', fastify: '5.x' })
 
@@ -143,8 +136,14 @@ function hasBody (request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }
 
-const WATCH = 'rqsDeadline'
 const RELEASE = 'rqsReadBudget'
+
+/** Ends the request's hold of its read budget's deadline, once its handler started under one. */
+function releaseReadBudget (request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  const release = request[RELEASE]
+  if (release != null) release()
+  done()
+}
 
 function hooks<T> (value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
@@ -152,8 +151,6 @@ function hooks<T> (value: T | T[] | undefined): T[] {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** This request's place in the deadline sweep (./deadline-sweep.ts), while it is watched. */
-    rqsDeadline: Watch<FastifyReply> | null
     /** Ends this request's hold of its read budget (src/lib/deadline.ts), once its handler started under one. */
     rqsReadBudget: (() => void) | null
   }
