@@ -38,18 +38,24 @@ import { addStartStep, type RequestStart } from '../routes/index.js'
 const BACKSTOP_SLACK_MS = 5000
 const IDLE_SLACK_MS = 10_000
 
+/** How long nothing may move on a connection (a client that stops reading): the largest limit + 10 s; 0 when one is off. */
+export function idleLimitMs (limits: ConnectionLimits): number {
+  const phases = [limits.headersTimeoutMs, limits.bodyTimeoutMs, limits.handlerTimeoutMs]
+  return phases.every((ms) => ms > 0) ? Math.max(...phases) + IDLE_SLACK_MS : 0
+}
+
 /** Fastify and node:http options that apply the limits; `bounds` counts what they cut. */
 export function serverLimitOptions (limits: ConnectionLimits, bounds: BoundLog): FastifyHttpOptions<Server> {
   const requestTimeout = limits.headersTimeoutMs > 0 && limits.bodyTimeoutMs > 0
     ? limits.headersTimeoutMs + limits.bodyTimeoutMs + BACKSTOP_SLACK_MS
     : 0
-  const phases = [limits.headersTimeoutMs, limits.bodyTimeoutMs, limits.handlerTimeoutMs]
-  const idle = phases.every((ms) => ms > 0) ? Math.max(...phases) + IDLE_SLACK_MS : 0
   const shortest = Math.min(...[limits.headersTimeoutMs, requestTimeout].filter((ms) => ms > 0), 4000)
   return {
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout,
-    connectionTimeout: idle,
+    // No node:http idle limit (server.timeout): it would arm a socket timer on every request. The request limits'
+    // sweep closes the connections on which nothing moves (idleLimitMs), as it watches the requests' deadlines.
+    connectionTimeout: 0,
     http: {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout,
@@ -95,14 +101,6 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
     app.server.on('drop', () => { bounds.count('connection-dropped') })
   }
 
-  // Node destroys a socket that stays silent past the idle limit; this counts the ones that were busy.
-  if (app.server.timeout > 0) {
-    app.server.on('timeout', (socket: Socket) => {
-      if (hasRequestInFlight(socket)) bounds.count('socket-idle')
-      socket.destroy()
-    })
-  }
-
   if (limits.readBudgetMs > 0) {
     // Every read the handler makes, directly or through what it starts, sees this request's deadline (src/lib/deadline.ts),
     // held until the answer has gone. A route that reads records by id only (no walk, nothing a budget bounds) gets none:
@@ -120,7 +118,12 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
 
   if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {
     // Watched through the server's connections: nothing to do when a request ends (./connection-sweep.ts).
-    const sweep = new ConnectionSweep(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
+    // A connection silent past the idle limit is closed; counted when it was busy (a client that stopped reading).
+    const idleMs = idleLimitMs(limits)
+    const idle = idleMs > 0
+      ? { ms: idleMs, onIdle: (socket: Socket) => { if (hasRequestInFlight(socket)) bounds.count('socket-idle'); socket.destroy() } }
+      : undefined
+    const sweep = new ConnectionSweep(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds), idle)
     sweep.attach(app.server)
     addStartStep(app, start, step === undefined
       ? function watchRequest (_request, reply) { sweep.watch(reply); return true }
