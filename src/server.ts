@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { checkDeclaredNames, type Config } from './options.js'
-import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, echoRequestId, fastifyOptions, requestLimitsPlugin } from './http/transport/index.js'
+import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, echoRequestId, fastifyOptions, requestLimitsPlugin, serverLogger, timeForAccessLog } from './http/transport/index.js'
 import { serializersOnFirstUse } from './http/transport/serializers.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
@@ -40,7 +40,11 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   const mounts = new MountTable()
   const bounds = new BoundLog()
   // Response serialisers compiled when first used: the start compiles none (see serializersOnFirstUse).
-  const app = Fastify({ ...fastifyOptions(config, { frameworkErrors: mounts.frameworkErrors, bounds, principalOf, logStream: deps.logStream }), schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse } } })
+  const app = Fastify({ ...fastifyOptions(config, { frameworkErrors: mounts.frameworkErrors, bounds, principalOf }), schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse } } })
+  // Fastify is given no logger, so that it times and listens to a response only where an onResponse hook
+  // needs it (see serverLogger); everything logs through this one: app.log, and every request's child of it.
+  app.log = serverLogger(config, deps.logStream)
+  if (config.accessLog) app.addHook('onResponse', timeForAccessLog)
   // Before any route: routes take the error handler in force when they are added, and the ones added
   // before the services (health, /openapi.json) answer refusals such as a foreign Host as problems too.
   app.setErrorHandler(mounts.rootErrors)

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net'
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import { LogController, type FastifyReply, type FastifyRequest, type onResponseHookHandler } from 'fastify'
 
 /** Who sent a request, when authentication proved it (http/security's `principalOf`, handed down: transport imports no layer above it). */
 export type PrincipalOf = (request: FastifyRequest) => { readonly name: string } | undefined
@@ -44,3 +44,10 @@ export class AccessLogController extends LogController {
     return written - before
   }
 }
+
+/**
+ * Added as a server-wide onResponse hook when the access log is on: Fastify,
+ * given no logger of its own (./server-logger.ts), times a response and calls
+ * the controller's requestCompleted only on routes with onResponse hooks.
+ */
+export const timeForAccessLog: onResponseHookHandler = function timeForAccessLog (_request, _reply, done) { done() }

@@ -1,8 +1,10 @@
 /** Transport: connection and request limits, time-outs, request ids, compression, CONNECT, the Fastify options. */
 export { bodyHeadersPlugin } from './body-headers.js'
+export { timeForAccessLog } from './access-log.js'
 export { BoundLog } from './bound-log.js'
 export { compressionPlugin } from './compression.js'
 export { connectPlugin } from './connect.js'
 export { echoRequestId, freshRequestId, requestIdPlugin } from './request-id.js'
 export { fastifyOptions } from './server-options.js'
+export { serverLogger } from './server-logger.js'
 export { requestLimitsPlugin } from './timeouts.js'

@@ -50,7 +50,12 @@ class RequestLogger {
   }
 }
 
-/** Fastify's childLoggerFactory: a RequestLogger instead of an eager pino child. */
-export const lazyRequestLogger: ChildLoggerFactory = function lazyRequestLogger (logger, bindings, options) {
-  return new RequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger
+/**
+ * Fastify's childLoggerFactory: a RequestLogger instead of an eager pino child.
+ * Its parent is the server's logger (`this.log`, set by src/server.ts), not the
+ * one Fastify passes, which is Fastify's silent stand-in when it was given no
+ * logger (./server-logger.ts); Fastify calls a custom factory either way.
+ */
+export const lazyRequestLogger: ChildLoggerFactory = function lazyRequestLogger (this: { log?: FastifyBaseLogger } | undefined, logger, bindings, options) {
+  return new RequestLogger(this?.log ?? logger, bindings, options) as unknown as FastifyBaseLogger
 }

@@ -13,15 +13,14 @@ export interface ServerParts {
   bounds: BoundLog
   /** Who sent a request, for the access log (http/security). */
   principalOf: PrincipalOf
-  logStream?: { write: (line: string) => void }
 }
 
 /** What the Fastify instance is built with; each choice is explained where it is made. */
-export function fastifyOptions (config: CoreConfig, { frameworkErrors, bounds, principalOf, logStream }: ServerParts): FastifyServerOptions {
+export function fastifyOptions (config: CoreConfig, { frameworkErrors, bounds, principalOf }: ServerParts): FastifyServerOptions {
   return {
     // Bounded time for every phase of a request, answered or closed and counted in the log (issue 10).
     ...serverLimitOptions(config.connections, bounds),
-    logger: { level: config.logLevel, ...(logStream === undefined ? {} : { stream: logStream }) },
+    // No logger: the server's (./server-logger.ts) is set as app.log once the instance is made.
     logController: new AccessLogController({ disableRequestLogging: !config.accessLog }, principalOf),
     // A request's child logger is made when it first logs, not for every request (issue 12).
     childLoggerFactory: lazyRequestLogger,

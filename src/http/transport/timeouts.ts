@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { ConnectionLimits } from '../../config.js'
 import type { BoundLog } from './bound-log.js'
 import { AppError, catalogueOf, type ErrorCode, errorsBase, HandlerTimeoutError } from '../errors/index.js'
-import { DeadlineSweep, type Watch } from './deadline-sweep.js'
+import { ConnectionSweep } from './connection-sweep.js'
 import { freshRequestId } from './request-id.js'
 import { holdDeadline } from '../../lib/deadline.js'
 import { addStartStep, type RequestStart } from '../routes/index.js'
@@ -38,18 +38,24 @@ import { addStartStep, type RequestStart } from '../routes/index.js'
 const BACKSTOP_SLACK_MS = 5000
 const IDLE_SLACK_MS = 10_000
 
+/** How long nothing may move on a connection (a client that stops reading): the largest limit + 10 s; 0 when one is off. */
+export function idleLimitMs (limits: ConnectionLimits): number {
+  const phases = [limits.headersTimeoutMs, limits.bodyTimeoutMs, limits.handlerTimeoutMs]
+  return phases.every((ms) => ms > 0) ? Math.max(...phases) + IDLE_SLACK_MS : 0
+}
+
 /** Fastify and node:http options that apply the limits; `bounds` counts what they cut. */
 export function serverLimitOptions (limits: ConnectionLimits, bounds: BoundLog): FastifyHttpOptions<Server> {
   const requestTimeout = limits.headersTimeoutMs > 0 && limits.bodyTimeoutMs > 0
     ? limits.headersTimeoutMs + limits.bodyTimeoutMs + BACKSTOP_SLACK_MS
     : 0
-  const phases = [limits.headersTimeoutMs, limits.bodyTimeoutMs, limits.handlerTimeoutMs]
-  const idle = phases.every((ms) => ms > 0) ? Math.max(...phases) + IDLE_SLACK_MS : 0
   const shortest = Math.min(...[limits.headersTimeoutMs, requestTimeout].filter((ms) => ms > 0), 4000)
   return {
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout,
-    connectionTimeout: idle,
+    // No node:http idle limit (server.timeout): it would arm a socket timer on every request. The request limits'
+    // sweep closes the connections on which nothing moves (idleLimitMs), as it watches the requests' deadlines.
+    connectionTimeout: 0,
     http: {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout,
@@ -95,14 +101,6 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
     app.server.on('drop', () => { bounds.count('connection-dropped') })
   }
 
-  // Node destroys a socket that stays silent past the idle limit; this counts the ones that were busy.
-  if (app.server.timeout > 0) {
-    app.server.on('timeout', (socket: Socket) => {
-      if (hasRequestInFlight(socket)) bounds.count('socket-idle')
-      socket.destroy()
-    })
-  }
-
   if (limits.readBudgetMs > 0) {
     // Every read the handler makes, directly or through what it starts, sees this request's deadline (src/lib/deadline.ts),
     // held until the answer has gone. A route that reads records by id only (no walk, nothing a budget bounds) gets none:
@@ -111,30 +109,28 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
     app.decorateRequest(RELEASE, null)
     app.addHook('onRoute', (route: RouteOptions) => {
       if (route.config?.rqs?.readsById === true || route.config?.rqs?.longLived === true) return
-      // First of the route's own preHandlers, as a server-wide hook would be.
+      // First of the route's own preHandlers, as a server-wide hook would be; the hold ends when the answer has gone.
+      // Only these routes have the onResponse hook: on the others Fastify then neither times nor listens to the response.
       route.preHandler = [function rqsReadBudget (request, _reply, done) { request[RELEASE] = holdDeadline(ms, done) }, ...hooks(route.preHandler)]
+      route.onResponse = [...hooks(route.onResponse), releaseReadBudget]
     })
   }
 
-  const watched = limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0
-  if (watched) {
-    const sweep = new DeadlineSweep<FastifyReply>(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds))
-    app.decorateRequest(WATCH, null)
+  if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {
+    // Watched through the server's connections: nothing to do when a request ends (./connection-sweep.ts).
+    // A connection silent past the idle limit is closed; counted when it was busy (a client that stopped reading).
+    const idleMs = idleLimitMs(limits)
+    const idle = idleMs > 0
+      ? { ms: idleMs, onIdle: (socket: Socket) => { if (hasRequestInFlight(socket)) bounds.count('socket-idle'); socket.destroy() } }
+      : undefined
+    const sweep = new ConnectionSweep(sweepPeriod(limits), (reply, elapsedMs) => expired(reply, elapsedMs, limits, bounds), idle)
+    sweep.attach(app.server)
     addStartStep(app, start, step === undefined
-      ? function watchRequest (request, reply) { request[WATCH] = sweep.watch(reply); return true }
-      : function watchRequest (request, reply) { request[WATCH] = sweep.watch(reply); step(request, reply); return true })
+      ? function watchRequest (_request, reply) { sweep.watch(reply); return true }
+      : function watchRequest (request, reply) { sweep.watch(reply); step(request, reply); return true })
     app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
   } else if (step !== undefined) {
     addStartStep(app, start, function startRequest (request, reply) { step(request, reply); return true })
-  }
-  // One hook ends both: the watch, and the hold of the read budget's deadline.
-  if (watched || limits.readBudgetMs > 0) {
-    app.addHook('onResponse', function rqsRequestEnd (request, _reply, done) {
-      if (watched && request[WATCH] !== null) DeadlineSweep.finish(request[WATCH])
-      const release = request[RELEASE]
-      if (release != null) release()
-      done()
-    })
   }
 }, { name: 'rqs-request-limits', fastify: '5.x' })
 
@@ -143,8 +139,14 @@ function hasBody (request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }
 
-const WATCH = 'rqsDeadline'
 const RELEASE = 'rqsReadBudget'
+
+/** Ends the request's hold of its read budget's deadline, once its handler started under one. */
+function releaseReadBudget (request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  const release = request[RELEASE]
+  if (release != null) release()
+  done()
+}
 
 function hooks<T> (value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
@@ -152,8 +154,6 @@ function hooks<T> (value: T | T[] | undefined): T[] {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** This request's place in the deadline sweep (./deadline-sweep.ts), while it is watched. */
-    rqsDeadline: Watch<FastifyReply> | null
     /** Ends this request's hold of its read budget (src/lib/deadline.ts), once its handler started under one. */
     rqsReadBudget: (() => void) | null
   }
