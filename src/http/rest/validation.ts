@@ -1,7 +1,7 @@
 import { Ajv, type Options } from 'ajv'
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import fp from 'fastify-plugin'
-import { compiledOnFirstUse } from '../../lib/first-use.js'
+import { compiledOnFirstUse, onFirstUse } from '../../lib/first-use.js'
 import { installDepthLimitedJson } from './json-depth.js'
 import { vendorJsonPattern } from './versioning.js'
 
@@ -19,20 +19,23 @@ export const BODY_VALIDATION: Options = { ...COMMON, coerceTypes: false }
 export const TEXT_VALIDATION: Options = { ...COMMON, coerceTypes: 'array' }
 
 export function installValidators (app: FastifyInstance): void {
-  const bodyAjv = new Ajv(BODY_VALIDATION)
-  const textAjv = new Ajv(TEXT_VALIDATION)
-  for (const ajv of [bodyAjv, textAjv]) {
-    // OpenAPI's 64-bit integer (address ids): any integer; the routes check the range exactly.
-    ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
-  }
+  // Made with the first validator compiled (a route's first request), not at start, as the validators are.
+  const bodyAjv = onFirstUse(() => withFormats(new Ajv(BODY_VALIDATION)))
+  const textAjv = onFirstUse(() => withFormats(new Ajv(TEXT_VALIDATION)))
   // Compiled on a route's first request, not at start: most routes of a start are never asked (and each
   // collection adds dozens), and compiling them all was the largest part of the start.
   app.setValidatorCompiler(({ schema, httpPart, url }) => {
     // No validator at all: Fastify then skips validation for the route (a GET by id has no other schema).
     if (httpPart === 'params' && paramsAlwaysValid(schema, url)) return undefined as unknown as Validate
-    if (httpPart !== 'body') return compiledOnFirstUse<FastifySchemaValidationError[]>(() => textAjv.compile(schema))
-    return withExactIntegers(() => bodyAjv.compile(schema))
+    if (httpPart !== 'body') return compiledOnFirstUse<FastifySchemaValidationError[]>(() => textAjv().compile(schema))
+    return withExactIntegers(() => bodyAjv().compile(schema))
   })
+}
+
+function withFormats (ajv: Ajv): Ajv {
+  // OpenAPI's 64-bit integer (address ids): any integer; the routes check the range exactly.
+  ajv.addFormat('int64', { type: 'number', validate: Number.isInteger })
+  return ajv
 }
 
 /** Keywords that describe a value without constraining it (and `x-` extensions: the API description's). */

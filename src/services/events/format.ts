@@ -1,6 +1,7 @@
 import fastJson from 'fast-json-stringify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { Change } from '../../domain/index.js'
+import { onFirstUse } from '../../lib/first-use.js'
 
 /**
  * The text of the change feed's messages (Server-Sent Events). A change is
@@ -24,12 +25,14 @@ function idOf (record: TSchema): TSchema {
 export class ChangeFormat {
   // One serialiser for records and one for deletes rather than one with `record: anyOf [record, null]`:
   // fast-json-stringify picks an anyOf branch by validating, and a bigint id validates as no JSON type.
-  readonly #records: ReadonlyMap<string, Serialise>
-  readonly #deletes: ReadonlyMap<string, Serialise>
+  // Each compiled with the first change of its collection sent, not at start: compiling two per collection
+  // (code generated and evaluated) was paid by every start, also for collections no client follows.
+  readonly #records: ReadonlyMap<string, () => Serialise>
+  readonly #deletes: ReadonlyMap<string, () => Serialise>
 
   constructor (collections: ReadonlyArray<{ name: string, schema: TSchema }>) {
-    this.#records = new Map(collections.map((c) => [c.name, dataWith(c.schema, idOf(c.schema))]))
-    this.#deletes = new Map(collections.map((c) => [c.name, dataWith(Type.Null(), idOf(c.schema))]))
+    this.#records = new Map(collections.map((c) => [c.name, onFirstUse(() => dataWith(c.schema, idOf(c.schema)))]))
+    this.#deletes = new Map(collections.map((c) => [c.name, onFirstUse(() => dataWith(Type.Null(), idOf(c.schema)))]))
   }
 
   /** The message of a change; undefined for a collection the feed does not carry. */
@@ -43,7 +46,8 @@ export class ChangeFormat {
   data (change: Change): string | undefined {
     const record = this.#records.get(change.service)
     if (record === undefined) return undefined
-    return (change.record === null ? this.#deletes.get(change.service) as Serialise : record)({ id: change.id, record: change.record, at: change.at.toISOString() })
+    const serialise = change.record === null ? (this.#deletes.get(change.service) as () => Serialise)() : record()
+    return serialise({ id: change.id, record: change.record, at: change.at.toISOString() })
   }
 }
 

@@ -423,23 +423,27 @@ function rowView<R> (fields: readonly string[], columns: readonly Column[], idAt
 
 /** The records of the last slots read or written, RECENT_RECORDS places, a slot's place fixed by its low bits. */
 class RecentRecords<R> {
-  readonly #slots = new Int32Array(RECENT_RECORDS).fill(-1)
-  readonly #records = new Array<R | undefined>(RECENT_RECORDS)
+  // Made with the first record kept, not with the table: a start opens a table per collection (the
+  // declared ones, the change feed's...) and most hold nothing yet; 192 KB each was garbage to collect.
+  #slots: Int32Array | undefined
+  #records: Array<R | undefined> | undefined
 
   get (slot: number): R | undefined {
     const at = slot & (RECENT_RECORDS - 1)
-    return this.#slots[at] === slot ? this.#records[at] : undefined
+    return this.#slots !== undefined && this.#slots[at] === slot ? this.#records?.[at] : undefined
   }
 
   set (slot: number, record: R): void {
     const at = slot & (RECENT_RECORDS - 1)
-    this.#slots[at] = slot
-    this.#records[at] = record
+    const slots = this.#slots ??= new Int32Array(RECENT_RECORDS).fill(-1)
+    const records = this.#records ??= new Array<R | undefined>(RECENT_RECORDS)
+    slots[at] = slot
+    records[at] = record
   }
 
   delete (slot: number): void {
     const at = slot & (RECENT_RECORDS - 1)
-    if (this.#slots[at] !== slot) return
+    if (this.#slots === undefined || this.#records === undefined || this.#slots[at] !== slot) return
     this.#slots[at] = -1
     this.#records[at] = undefined
   }
