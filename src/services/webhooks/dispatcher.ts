@@ -13,7 +13,7 @@ import { cachedLookup, parseTarget, resolveTarget, TargetRefused, type Lookup } 
 const PAGE = 500
 /** Changes the feed told of kept for the next round at most: past it (rounds failing, the store down) the log is read instead. */
 const FED_MAX = 10 * PAGE
-/** Deliveries claimed at once, per slot of the concurrency: one claim and one write of outcomes serve this many attempts. */
+/** Deliveries claimed and not yet attempted at most, per slot of the concurrency (a claim is made when half are left). */
 const CLAIM_PER_SLOT = 16
 /** How often settled deliveries older than the history are deleted. */
 const PRUNE_EVERY_MS = 60_000
@@ -51,12 +51,13 @@ export interface DispatcherOptions {
  *    delivery per change and matching webhook, moving the position in the
  *    same write (compare-and-set: when another instance moved it first, this
  *    one reads again);
- * 2. delivery: claims a batch of due deliveries in one statement (a lease,
- *    so one instance at a time attempts each, and per record key only the
- *    first pending one, so a record's go out one at a time, in order), POSTs
- *    them signed, up to `concurrency` at once per webhook on kept-alive
- *    connections, and records the batch's outcomes (next try or the end) in
- *    one write.
+ * 2. delivery: claims due deliveries in one statement (a lease, so one
+ *    instance at a time attempts each, and per record key only the first
+ *    pending one, so a record's go out one at a time, in order), POSTs them
+ *    signed, up to `concurrency` at once per webhook on kept-alive
+ *    connections, and records outcomes (next try or the end) many to a
+ *    write; claims, attempts and writes of outcomes overlap, none waits for
+ *    a whole batch.
  * It runs when the log says something changed and every `pollMs` (retries
  * coming due, other instances' changes). Writes never wait for it: it only
  * reads the log they write.
