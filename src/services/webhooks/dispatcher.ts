@@ -15,6 +15,8 @@ const PAGE = 500
 const FED_MAX = 10 * PAGE
 /** Deliveries claimed and not yet attempted at most, per slot of the concurrency (a claim is made when half are left). */
 const CLAIM_PER_SLOT = 16
+/** How long outcomes gather before they are written while attempts are left. */
+const OUTCOMES_WAIT_MS = 50
 /** How often settled deliveries older than the history are deleted. */
 const PRUNE_EVERY_MS = 60_000
 /**
@@ -113,6 +115,7 @@ export class Dispatcher {
   /** Outcomes not yet recorded, and the write recording the ones before them. */
   #outcomes: Array<AttemptOf & { hook: Webhook }> = []
   #recording: Promise<void> | undefined
+  #outcomesTimer: NodeJS.Timeout | undefined
 
   constructor (options: DispatcherOptions) {
     this.#o = options
@@ -318,9 +321,21 @@ export class Dispatcher {
     if (queue.active === 0 && queue.items.length === 0 && this.#queues.get(webhookId) === queue) this.#queues.delete(webhookId)
   }
 
-  /** Records the outcomes gathered so far in one write, unless one is under way: those after it gather for the next. */
+  /**
+   * Records the outcomes gathered so far in one write, unless one is under
+   * way (those after it gather for the next). While attempts are left it
+   * waits for half a claim's worth or OUTCOMES_WAIT_MS: a write a few outcomes
+   * cost a durable commit each (on SQLite a disk sync on the event loop);
+   * an outcome not yet written holds back only its record's next delivery.
+   */
   #recordOutcomes (): void {
     if (this.#recording !== undefined || this.#outcomes.length === 0) return
+    if (this.#held > 0 && this.#outcomes.length < this.#o.config.concurrency * CLAIM_PER_SLOT / 2) {
+      this.#outcomesTimer ??= setTimeout(() => { this.#outcomesTimer = undefined; this.#recordOutcomes() }, OUTCOMES_WAIT_MS)
+      return
+    }
+    clearTimeout(this.#outcomesTimer)
+    this.#outcomesTimer = undefined
     const settled = this.#outcomes
     this.#outcomes = []
     this.#recording = this.#record(settled).catch(() => {}).finally(() => {
