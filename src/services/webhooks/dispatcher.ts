@@ -13,8 +13,10 @@ import { cachedLookup, parseTarget, resolveTarget, TargetRefused, type Lookup } 
 const PAGE = 500
 /** Changes the feed told of kept for the next round at most: past it (rounds failing, the store down) the log is read instead. */
 const FED_MAX = 10 * PAGE
-/** Deliveries claimed at once, per slot of the concurrency: one claim and one write of outcomes serve this many attempts. */
+/** Deliveries claimed and not yet attempted at most, per slot of the concurrency (a claim is made when half are left). */
 const CLAIM_PER_SLOT = 16
+/** How long outcomes gather before they are written while attempts are left. */
+const OUTCOMES_WAIT_MS = 50
 /** How often settled deliveries older than the history are deleted. */
 const PRUNE_EVERY_MS = 60_000
 /**
@@ -51,12 +53,13 @@ export interface DispatcherOptions {
  *    delivery per change and matching webhook, moving the position in the
  *    same write (compare-and-set: when another instance moved it first, this
  *    one reads again);
- * 2. delivery: claims a batch of due deliveries in one statement (a lease,
- *    so one instance at a time attempts each, and per record key only the
- *    first pending one, so a record's go out one at a time, in order), POSTs
- *    them signed, up to `concurrency` at once per webhook on kept-alive
- *    connections, and records the batch's outcomes (next try or the end) in
- *    one write.
+ * 2. delivery: claims due deliveries in one statement (a lease, so one
+ *    instance at a time attempts each, and per record key only the first
+ *    pending one, so a record's go out one at a time, in order), POSTs them
+ *    signed, up to `concurrency` at once per webhook on kept-alive
+ *    connections, and records outcomes (next try or the end) many to a
+ *    write; claims, attempts and writes of outcomes overlap, none waits for
+ *    a whole batch.
  * It runs when the log says something changed and every `pollMs` (retries
  * coming due, other instances' changes). Writes never wait for it: it only
  * reads the log they write.
@@ -102,6 +105,17 @@ export class Dispatcher {
   #position: number | null = null
   /** The enabled webhooks as this round's fan-out listed them: its deliveries' first claim uses them rather than list again. */
   #roundHooks: Webhook[] | undefined
+  /** Per webhook, the claimed deliveries not yet attempted, in order, and how many of its attempts are under way. */
+  readonly #queues = new Map<string, HookQueue>()
+  /** Deliveries claimed whose attempt has not ended yet. */
+  #held = 0
+  /** Told when an attempt ends: a claim waiting for room goes on. */
+  #freed: (() => void) | undefined
+  readonly #workers = new Set<Promise<void>>()
+  /** Outcomes not yet recorded, and the write recording the ones before them. */
+  #outcomes: Array<AttemptOf & { hook: Webhook }> = []
+  #recording: Promise<void> | undefined
+  #outcomesTimer: NodeJS.Timeout | undefined
 
   constructor (options: DispatcherOptions) {
     this.#o = options
@@ -171,6 +185,7 @@ export class Dispatcher {
     clearTimeout(this.#catchUp)
     this.#subscription?.unsubscribe()
     await this.#running
+    await this.#drain()
     this.#connections.close()
   }
 
@@ -247,37 +262,97 @@ export class Dispatcher {
     return moved
   }
 
-  /** Attempts every due delivery this instance can claim, a batch at a time. */
+  /**
+   * Claims due deliveries while there are, and hands them to the webhooks'
+   * workers; returns once a claim finds fewer than it asked for, the attempts
+   * going on meanwhile. No barrier a batch: a claim is made as soon as half
+   * the claimed deliveries were attempted, and outcomes are recorded as they
+   * come, so the attempts never stop for a claim, a write of outcomes, or the
+   * batch's slowest answer (those waits, a round at a time, made deliveries
+   * lag by seconds while writes kept the event loop busy).
+   */
   async #deliverDue (): Promise<void> {
     const { store, config } = this.#o
     const limit = config.concurrency * CLAIM_PER_SLOT
     while (!this.#stopped) {
-      const claimed = await store.claim(this.#owner, new Date(), config.leaseMs, limit)
+      if (this.#held > limit / 2) { await new Promise<void>((resolve) => { this.#freed = resolve }); continue }
+      const want = limit - this.#held
+      const claimed = await store.claim(this.#owner, new Date(), config.leaseMs, want)
       if (claimed.length === 0) return
       const hooks = new Map((this.#roundHooks ?? await store.list()).map((w) => [w.id, w]))
       this.#roundHooks = undefined
-      const byHook = new Map<string, Delivery[]>()
-      for (const d of claimed) byHook.set(d.webhookId, [...byHook.get(d.webhookId) ?? [], d])
-      const settled: Array<AttemptOf & { hook: Webhook }> = []
-      // Per webhook, `concurrency` attempts at once; a batch holds one delivery per record key, so order is kept.
-      await Promise.all([...byHook].map(async ([webhookId, deliveries]) => {
-        const hook = hooks.get(webhookId)
-        if (hook === undefined) return
-        let next = 0
-        const worker = async (): Promise<void> => {
-          while (next < deliveries.length) {
-            const delivery = deliveries[next++] as Delivery
-            settled.push({ webhookId, id: delivery.id, outcome: await this.#attemptQueued(hook, delivery), hook })
-          }
+      for (const delivery of claimed) {
+        const hook = hooks.get(delivery.webhookId)
+        if (hook === undefined) continue
+        let queue = this.#queues.get(hook.id)
+        if (queue === undefined) this.#queues.set(hook.id, queue = { items: [], active: 0 })
+        queue.items.push({ hook, delivery })
+        this.#held++
+      }
+      for (const [webhookId, queue] of this.#queues) {
+        // Per webhook, `concurrency` attempts at once; a claim holds one delivery per record key (the next of a key
+        // is claimed only once this one's outcome is recorded), so order is kept.
+        while (queue.active < config.concurrency && queue.active < queue.items.length) {
+          queue.active++
+          const worker: Promise<void> = this.#work(webhookId, queue).finally(() => this.#workers.delete(worker))
+          this.#workers.add(worker)
         }
-        await Promise.all(Array.from({ length: Math.min(config.concurrency, deliveries.length) }, worker))
-      }))
-      await this.#record(settled)
-      if (claimed.length < limit) return
+      }
+      if (claimed.length < want) return
     }
   }
 
-  /** Records a batch's outcomes in one write; counts and logs them. */
+  /** One of a webhook's workers: attempts its queued deliveries, one at a time, until none is left. */
+  async #work (webhookId: string, queue: HookQueue): Promise<void> {
+    for (let next = queue.items.shift(); next !== undefined; next = queue.items.shift()) {
+      const { hook, delivery } = next
+      // Awaited first: `this.#outcomes.push(… await …)` would push to the array read before the await, since recorded.
+      const outcome = await this.#attemptQueued(hook, delivery)
+      this.#outcomes.push({ webhookId, id: delivery.id, outcome, hook })
+      this.#held--
+      this.#recordOutcomes()
+      const freed = this.#freed
+      this.#freed = undefined
+      freed?.()
+      // The answer's connection goes back to the pool first: the next attempt reuses it rather than open another.
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    queue.active--
+    if (queue.active === 0 && queue.items.length === 0 && this.#queues.get(webhookId) === queue) this.#queues.delete(webhookId)
+  }
+
+  /**
+   * Records the outcomes gathered so far in one write, unless one is under
+   * way (those after it gather for the next). While attempts are left it
+   * waits for half a claim's worth or OUTCOMES_WAIT_MS: a write a few outcomes
+   * cost a durable commit each (on SQLite a disk sync on the event loop);
+   * an outcome not yet written holds back only its record's next delivery.
+   */
+  #recordOutcomes (): void {
+    if (this.#recording !== undefined || this.#outcomes.length === 0) return
+    if (this.#held > 0 && this.#outcomes.length < this.#o.config.concurrency * CLAIM_PER_SLOT / 2) {
+      this.#outcomesTimer ??= setTimeout(() => { this.#outcomesTimer = undefined; this.#recordOutcomes() }, OUTCOMES_WAIT_MS)
+      return
+    }
+    clearTimeout(this.#outcomesTimer)
+    this.#outcomesTimer = undefined
+    const settled = this.#outcomes
+    this.#outcomes = []
+    this.#recording = this.#record(settled).catch(() => {}).finally(() => {
+      this.#recording = undefined
+      this.#recordOutcomes()
+    })
+  }
+
+  /** The attempts under way finish and their outcomes are recorded (the server stops). */
+  async #drain (): Promise<void> {
+    while (this.#workers.size > 0 || this.#recording !== undefined) {
+      await Promise.all([...this.#workers])
+      await this.#recording
+    }
+  }
+
+  /** Records outcomes in one write; counts and logs them. */
   async #record (settled: ReadonlyArray<AttemptOf & { hook: Webhook }>): Promise<void> {
     try {
       await this.#o.store.settle(this.#owner, settled.map(({ webhookId, id, outcome }) => ({ webhookId, id, outcome })))
@@ -361,6 +436,11 @@ export class Dispatcher {
     this.#prunedAt = now
     await this.#o.store.prune(new Date(now - this.#o.config.historyMs))
   }
+}
+
+interface HookQueue {
+  items: Array<{ hook: Webhook, delivery: Delivery }>
+  active: number
 }
 
 function isSuccess (status: number | null): boolean {

@@ -4,7 +4,7 @@ import { request, startServer } from '../../helpers/server.js'
 import { makeConfig } from '../../../src/options.js'
 import { openStores } from '../../../src/stores/index.js'
 import { builtInDeclarations } from '../../helpers/built-ins.js'
-import { everyChangeOnce, FAST, filteredDelivery, orderUnderConcurrency, register, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
+import { everyChangeOnce, FAST, filteredDelivery, orderUnderConcurrency, register, resumesAfterRestart, retriedWithBackoff, slowAnswerHoldsNoOther } from './delivery.suite.js'
 import { eventually, Receiver, validSignature } from './receiver.js'
 import { freshDatabases } from '../../helpers/fresh-databases.js'
 
@@ -23,6 +23,10 @@ describe.skipIf(SKIP_POSTGRES)(`webhooks on PostgreSQL${SKIP_POSTGRES ? ` (${POS
   it('keeps per-record order with 16 attempts at once to a slow receiver, on kept-alive connections', async () => {
     await orderUnderConcurrency({ store: { kind: 'postgres', url: await database() } })
   }, 90_000)
+
+  it('delivers the changes written while an answer is awaited, before that answer comes', async () => {
+    await slowAnswerHoldsNoOther({ store: { kind: 'postgres', url: await database() } })
+  })
 
   it('delivers only the changes a filter lets through: creates and replaces that match after, deletes when listed', async () => {
     await filteredDelivery({ store: { kind: 'postgres', url: await database() } })

@@ -93,6 +93,41 @@ export async function retriedWithBackoff (overrides: ConfigOverrides): Promise<v
   }
 }
 
+/**
+ * An answer that takes long holds back no other record's delivery: the
+ * changes written while it is awaited are claimed and delivered meanwhile
+ * (the dispatcher used to wait for a batch's every answer before its next
+ * claim, so one slow receiver answer delayed every change behind it).
+ */
+export async function slowAnswerHoldsNoOther (overrides: ConfigOverrides): Promise<void> {
+  const receiver = await new Receiver().listen()
+  // A timeout far above the test's length: the held attempt is not given up and retried meanwhile.
+  const server = await startServer({ ...overrides, webhooks: { ...FAST, timeoutMs: 60_000 } })
+  const create = async (firstName: string): Promise<void> => {
+    expect((await request(`${server.origin}/students`, { method: 'POST', json: { firstName, lastName: 'L', age: 20 } })).status).toBe(201)
+  }
+  try {
+    const { id } = await register(server.origin, { url: receiver.url, events: ['students.created'] })
+    receiver.holdNext()
+    await create('Held')
+    await eventually(() => receiver.received.length === 1)
+    await create('Second')
+    await create('Third')
+    // Delivered while the first attempt still waits for its answer.
+    await eventually(() => receiver.received.length === 3)
+    expect(receiver.events().map((e) => e.seq)).toEqual([1, 2, 3])
+    const pending = (await request(`${server.origin}/webhooks/${id}/deliveries`)).body.deliveries.find((d: { seq: number }) => d.seq === 1)
+    expect(pending).toMatchObject({ state: 'pending', attempts: 0 })
+    receiver.releaseHeld()
+    await eventually(async () => (await request(`${server.origin}/webhooks/${id}/deliveries`)).body.deliveries.every((d: { state: string }) => d.state === 'delivered'))
+    expect(receiver.received).toHaveLength(3)
+  } finally {
+    receiver.releaseHeld()
+    await server.close()
+    await receiver.close()
+  }
+}
+
 export type { RunningServer }
 
 /**

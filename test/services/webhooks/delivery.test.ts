@@ -2,7 +2,7 @@ import { afterAll, describe, it } from 'vitest'
 import { join } from 'node:path'
 import type { ConfigOverrides } from '../../../src/options.js'
 import { tempDir } from '../../stores/harness.js'
-import { everyChangeOnce, filteredDelivery, orderUnderConcurrency, resumesAfterRestart, retriedWithBackoff } from './delivery.suite.js'
+import { everyChangeOnce, filteredDelivery, orderUnderConcurrency, resumesAfterRestart, retriedWithBackoff, slowAnswerHoldsNoOther } from './delivery.suite.js'
 
 const tmp = tempDir()
 afterAll(() => { tmp.remove() })
@@ -29,6 +29,10 @@ describe.each(STORES)('webhooks on the %s store', (_name, store) => {
   it('keeps per-record order with 16 attempts at once to a slow receiver, on kept-alive connections', async () => {
     await orderUnderConcurrency(store())
   }, 90_000)
+
+  it('delivers the changes written while an answer is awaited, before that answer comes', async () => {
+    await slowAnswerHoldsNoOther(store())
+  })
 })
 
 describe('webhooks on the SQLite store across restarts', () => {

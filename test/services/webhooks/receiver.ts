@@ -22,6 +22,9 @@ export class Receiver {
   #script: number[] = []
   #port = 0
   #delayMs = 0
+  /** Requests still to hold (answered only at `releaseHeld`), and the answers held. */
+  #toHold = 0
+  #held: Array<() => void> = []
   #open = 0
   #inFlight = 0
   /** Connections opened so far, the most open at once, and the most requests waiting for their answer at once. */
@@ -40,7 +43,7 @@ export class Receiver {
           res.statusCode = status
           res.end('ok')
         }
-        if (this.#delayMs === 0) answer()
+        if (this.#toHold > 0) { this.#toHold--; this.#held.push(answer) } else if (this.#delayMs === 0) answer()
         else setTimeout(answer, Math.random() * this.#delayMs)
       })
     })
@@ -66,6 +69,16 @@ export class Receiver {
 
   get url (): string {
     return `http://127.0.0.1:${this.#port}/hook`
+  }
+
+  /** Holds the answers of the next `n` requests until `releaseHeld`. */
+  holdNext (n = 1): void {
+    this.#toHold += n
+  }
+
+  /** Answers the held requests. */
+  releaseHeld (): void {
+    for (const answer of this.#held.splice(0)) answer()
   }
 
   /** The statuses of the next answers. */
