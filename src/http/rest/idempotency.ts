@@ -202,13 +202,10 @@ function answerPayload (reply: FastifyReply, answer: WriteAnswer): unknown {
   return answer.text
 }
 
+/** An answer sent: answerPayload's payload, unless it sent the answer itself (no body). */
 function sendAnswer (reply: FastifyReply, answer: WriteAnswer): FastifyReply {
-  reply.code(answer.status)
-  const headers = answer.headers
-  if (headers !== undefined) for (const name in headers) reply.header(name, headers[name])
-  if (answer.text === undefined) return reply.send(answer.body)
-  if (reply.getHeader('content-type') === undefined) reply.type('application/json; charset=utf-8')
-  return reply.send(answer.text)
+  const payload = answerPayload(reply, answer)
+  return payload === reply ? reply : reply.send(payload)
 }
 
 /** Sends a kept answer byte for byte; its content type is the one negotiated for this request. */

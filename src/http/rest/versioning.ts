@@ -97,18 +97,15 @@ export const VERSION_LIST = ','
 type ConstraintStrategy = Parameters<FastifyInstance['addConstraintStrategy']>[0]
 type RouteHandler = NonNullable<ReturnType<ReturnType<ConstraintStrategy['storage']>['get']>>
 
-/**
- * The versions of a constraint's value, split once: the router sets every handler's mask again each time a
- * route joins its node (a start with declared collections split the same few lists tens of thousands of times).
- */
-const versionLists = new Map<string, readonly string[]>()
-function versionsOf (versions: string): readonly string[] {
-  let list = versionLists.get(versions)
-  if (list === undefined) versionLists.set(versions, list = versions.split(VERSION_LIST))
-  return list
-}
-
 export function apiVersionConstraint (negotiator: VersionNegotiator): ConstraintStrategy {
+  // The versions of a constraint's value, split once per server: the router sets every handler's mask again each
+  // time a route joins its node (a start with declared collections split the same few lists tens of thousands of times).
+  const lists = new Map<string, readonly string[]>()
+  const versionsOf = (versions: string): readonly string[] => {
+    let list = lists.get(versions)
+    if (list === undefined) lists.set(versions, list = versions.split(VERSION_LIST))
+    return list
+  }
   return {
     name: 'apiVersion',
     storage () {
