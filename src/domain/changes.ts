@@ -32,6 +32,16 @@ export interface ChangeWindow {
 
 export type ChangeListener = (change: Change) => void
 
+export interface SubscribeOptions {
+  /**
+   * Called before a change is handed to the listener, in sequence order:
+   * true when the listener passes it over (it notes the sequence number
+   * itself), so no Change is made for it. A log may ignore this and hand
+   * every change to the listener, which must then pass over the same ones.
+   */
+  passes?: (seq: number, collection: string, kind: ChangeKind) => boolean
+}
+
 export interface ChangeSubscription {
   /** The listener gets every change after this sequence number, in order, each once. */
   position: number
@@ -55,9 +65,11 @@ export interface ChangeLog {
   ofRecord: (collection: string, id: RecordId, limit: number) => Promise<Change[]>
   /**
    * Delivers every change committed from now on, by this instance or any
-   * other sharing the store, in sequence order. Listeners must not throw.
+   * other sharing the store, in sequence order, but those `options.passes`
+   * passes over (the memory log only: the SQL logs make a Change per row
+   * read anyway). Listeners must not throw.
    */
-  subscribe: (listener: ChangeListener) => Promise<ChangeSubscription>
+  subscribe: (listener: ChangeListener, options?: SubscribeOptions) => Promise<ChangeSubscription>
   /**
    * How many reads of the log the store made to deliver changes to
    * subscribers: none while nobody subscribes (the log is read for the feed

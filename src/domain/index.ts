@@ -22,7 +22,7 @@ export type { CollectionImport, CreateResult, DeleteResult, PoolStats, RecordSto
 export { allOf, checkFilter, expressionTest, fieldsOf, liftConditions, FilterError, MAX_FILTER_COMPARISONS, MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter, parseRule, readLiteral } from './filter/index.js'
 export type { Comparison, FilterExpr, FilterField, FilterFields, Literal, SyntaxNode } from './filter/index.js'
 export type { KeptAnswer, KeptWrite, KeptWrites, KeyedWrite } from './idempotency.js'
-export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow } from './changes.js'
+export type { Change, ChangeKind, ChangeListener, ChangeLog, ChangeSubscription, ChangeWindow, SubscribeOptions } from './changes.js'
 export { columnOf, DuplicateKeyError, hasOwnIndex, indexKeysOf, jsonOf, MAX_INT64_ID, fieldKindsOf, idTypeOf, recordOf, rowShaper, sameRecord, searchedFields, userTableOf } from './collection.js'
 export type { CollectionDeclaration, FieldData, FieldReference, OnDelete, IdKind, RecordId, RecordInput, StoredField, StoredRecord } from './collection.js'
 export { DanglingReferenceError, deletionPlan, incomingReferences, missingReference, RecordReferencedError, referenceIdOf } from './references.js'

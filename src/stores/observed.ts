@@ -1,5 +1,5 @@
 import {
-  type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type CollectionDeclaration, type CreateResult, type FieldData,
+  type Change, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type SubscribeOptions, type CollectionDeclaration, type CreateResult, type FieldData,
   type DeleteResult, type ImportOutcome, type KeptWrite, type KeyedWrite, type RecordFilter, type SortKey, type RecordId, type RecordInput, type RecordQuery, type RecordStore,
   type RecordStores, type StoredRecord, type StoreRevision, type WriteCondition, type WriteResult
 } from '../domain/index.js'
@@ -175,8 +175,8 @@ class ObservedChangeLog implements ChangeLog {
     return await watch('ofRecord', this.failed, async () => await this.inner.ofRecord(collection, id, limit))
   }
 
-  async subscribe (listener: ChangeListener): Promise<ChangeSubscription> {
-    return await watch('subscribe', this.failed, async () => await this.inner.subscribe(listener))
+  async subscribe (listener: ChangeListener, options?: SubscribeOptions): Promise<ChangeSubscription> {
+    return await watch('subscribe', this.failed, async () => await this.inner.subscribe(listener, options))
   }
 
   get feedReads (): number | undefined {

@@ -22,6 +22,30 @@ describe('memory store: the change ring', () => {
     expect(seen.slice(8)).toEqual([16, 17, 18, 19, 20])
   })
 
+  it('hands a listener only the changes it does not pass over, telling it the others\' numbers; a listener without `passes` gets every change', async () => {
+    const stores = memoryStores()
+    const taken: Change[] = []
+    const passed: Array<[number, string, string]> = []
+    const all: Change[] = []
+    await stores.changes.subscribe((change) => { taken.push(change) }, {
+      passes: (seq, collection, kind) => {
+        if (collection === 'students') return false
+        passed.push([seq, collection, kind])
+        return true
+      }
+    })
+    await stores.changes.subscribe((change) => { all.push(change) })
+    const student = await stores.students.create(ada)
+    await stores.addresses.create(home)
+    await stores.students.delete(student.id)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(taken.map((c) => [c.seq, c.service, c.kind])).toEqual([[1, 'students', 'created'], [3, 'students', 'deleted']])
+    expect(passed).toEqual([[2, 'addresses', 'created']])
+    expect(all.map((c) => c.seq)).toEqual([1, 2, 3])
+    // One Change a change, shared by the listeners that take it.
+    expect(all[0]).toBe(taken[0])
+  })
+
   it('stamps each change with the store\'s clock', async () => {
     const clock = new FakeClock(Date.UTC(2030, 0, 1))
     const stores = memoryStores({ clock })

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { AttemptOf, AttemptOutcome, Change, ChangeLog, ChangeSubscription, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
+import type { AttemptOf, AttemptOutcome, Change, ChangeKind, ChangeLog, ChangeSubscription, Delivery, NewDelivery, Webhook, WebhookStore } from '../../domain/index.js'
 import type { CollectionModel } from '../../records/index.js'
 import type { ChangeFormat } from '../events/format.js'
 import type { WebhooksConfig } from './config.js'
@@ -76,16 +76,30 @@ export class Dispatcher {
   readonly #lookup: Lookup
   #subscription: ChangeSubscription | undefined
   /**
-   * The changes the feed told this instance of, in order, not yet passed by
-   * the position: every change after `#fedAfter` up to the last one here. A
-   * round whose position is at or after `#fedAfter` takes its changes from
-   * here rather than reading the log (two statements less a round, and on
-   * PostgreSQL two waits less behind the writes for a pooled connection).
+   * The changes the feed told this instance of that some enabled webhook may
+   * ask for, in order, not yet passed by the position: every such change
+   * after `#fedAfter` up to the last one here. A round whose position is at
+   * or after `#fedAfter` takes its changes from here rather than reading the
+   * log (two statements less a round, and on PostgreSQL two waits less
+   * behind the writes for a pooled connection). The others are passed over
+   * and not kept: held until the next round, up to CATCH_UP_MS, they were
+   * carried into the old generation by the hundred at every scavenge.
    */
   #fed: Change[] = []
   #fedAfter = Number.POSITIVE_INFINITY
   /** The last change the feed told of: every change up to it is committed and numbered. */
   #fedLatest = 0
+  /**
+   * The events (collection, then kinds) passed over since the position last
+   * passed them all, and the last change passed over. The patterns that
+   * passed them may be stale (another instance sharing the store added or
+   * changed a webhook): a round whose listed webhooks ask for one of them
+   * reads the log rather than `#fed` up to that change.
+   */
+  readonly #passed = new Map<string, Set<ChangeKind>>()
+  #passedTo = 0
+  /** Rounds read the log, not `#fed`, until the position reaches this: changes up to it may have been passed over wrongly. */
+  #readLogTo = 0
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
   #again = false
@@ -93,8 +107,8 @@ export class Dispatcher {
   #prunedAt = 0
   /** The enabled webhooks' event patterns as the last round listed them; null until then, or after this instance changed a webhook (every change wakes). */
   #patterns: ReadonlyArray<readonly string[]> | null = null
-  /** Per event (`notes.created`), whether some pattern above asks for it. */
-  readonly #wanted = new Map<string, boolean>()
+  /** Per collection, per kind of change, whether some pattern above asks for it. */
+  readonly #wanted = new Map<string, Record<ChangeKind, boolean>>()
   #catchUp: NodeJS.Timeout | undefined
   /**
    * The position as this instance last read or moved it: a round reads it
@@ -132,8 +146,11 @@ export class Dispatcher {
     // request, so a change written after the start is never passed over by a first round that ran late.
     const { store, changes } = this.#o
     if (await store.position() === null) await store.enqueue(null, (await changes.window()).latest, [])
-    this.#subscription = await this.#o.changes.subscribe((change) => { this.#changed(change) })
-    this.#fedAfter = this.#fedLatest = this.#subscription.position
+    this.#subscription = await this.#o.changes.subscribe((change) => { this.#changed(change) }, {
+      passes: (seq, collection, kind) => this.#passes(seq, collection, kind)
+    })
+    this.#fedAfter = this.#subscription.position
+    this.#fedLatest = Math.max(this.#fedLatest, this.#subscription.position)
     this.#timer = setInterval(() => { this.wake() }, this.#o.config.pollMs).unref()
     this.wake()
   }
@@ -153,30 +170,66 @@ export class Dispatcher {
     this.wake()
   }
 
-  /** A change some webhook may ask for wakes a round now; any other is passed by a round soon after, shared with the others. */
+  /** How many changes the feed told of are kept for the next round (tests). */
+  get fedHeld (): number {
+    return this.#fed.length
+  }
+
+  /** A change some webhook may ask for is kept and wakes a round now (see `#passes` for the others). */
   #changed (change: Change): void {
+    if (this.#passes(change.seq, change.service, change.kind)) return
     if (this.#fed.length >= FED_MAX) { this.#fed = []; this.#fedAfter = this.#fedLatest }
     this.#fed.push(change)
     this.#fedLatest = change.seq
-    if (this.#asked(change)) { this.wake(); return }
-    this.#catchUp ??= setTimeout(() => { this.#catchUp = undefined; this.wake() }, CATCH_UP_MS).unref()
+    this.wake()
   }
 
-  #asked (change: Change): boolean {
+  /**
+   * True for a change no enabled webhook asks for: it is not kept, only
+   * noted, and a round soon after moves the position past it, shared with
+   * the others. The memory log asks before it makes the change at all.
+   */
+  #passes (seq: number, collection: string, kind: ChangeKind): boolean {
+    if (this.#asked(collection, kind)) return false
+    this.#fedLatest = seq
+    this.#passedTo = seq
+    let kinds = this.#passed.get(collection)
+    if (kinds === undefined) this.#passed.set(collection, kinds = new Set())
+    kinds.add(kind)
+    this.#catchUp ??= setTimeout(() => { this.#catchUp = undefined; this.wake() }, CATCH_UP_MS).unref()
+    return true
+  }
+
+  #asked (collection: string, kind: ChangeKind): boolean {
     const patterns = this.#patterns
     if (patterns === null) return true
-    const event = `${change.service}.${change.kind}`
-    let wanted = this.#wanted.get(event)
+    let wanted = this.#wanted.get(collection)
     if (wanted === undefined) {
-      wanted = patterns.some((p) => matches(p, event))
-      this.#wanted.set(event, wanted)
+      const asks = (k: ChangeKind): boolean => patterns.some((p) => matches(p, `${collection}.${k}`))
+      wanted = { created: asks('created'), replaced: asks('replaced'), deleted: asks('deleted') }
+      this.#wanted.set(collection, wanted)
     }
-    return wanted
+    return wanted[kind]
   }
 
-  #listed (hooks: readonly Webhook[]): void {
+  /**
+   * A round listed the enabled webhooks, its position at `from`: their
+   * patterns decide from now on. When they ask for an event passed over
+   * after `from` (by older patterns), the log is read up to the last change
+   * passed over, which `#fed` may lack.
+   */
+  #listed (hooks: readonly Webhook[], from: number): void {
     this.#patterns = hooks.map((w) => w.events)
     this.#wanted.clear()
+    if (this.#passedTo <= from) { this.#passed.clear(); return }
+    for (const [collection, kinds] of this.#passed) {
+      for (const kind of kinds) {
+        if (!this.#asked(collection, kind)) continue
+        this.#readLogTo = Math.max(this.#readLogTo, this.#passedTo)
+        this.#passed.clear()
+        return
+      }
+    }
   }
 
   async stop (): Promise<void> {
@@ -218,15 +271,17 @@ export class Dispatcher {
       const all = await store.list()
       this.#roundHooks = all
       const hooks = all.filter((w) => w.enabled)
-      this.#listed(hooks)
+      this.#listed(hooks, from)
       this.#filters.keepOnly(new Set(hooks.map((w) => w.id)))
       if (hooks.length === 0) { await this.#enqueue(from, latest, []); return }
       if (from < oldest - 1) this.#o.log.warn({ from, oldest }, 'webhooks: changes were pruned from the log before they were delivered')
       // Up to the window read before the webhooks: one registered since has afterSeq >= latest, so none of
       // these is its, and the later changes are read with it in the list next time round.
-      const batch = (fed ? this.#fedAfterSeq(from) : await changes.since(from, PAGE)).filter((c) => c.seq <= latest)
-      const last = batch.at(-1)
-      if (last === undefined) return
+      const fromFed = fed && from >= this.#readLogTo
+      const batch = (fromFed ? this.#fedAfterSeq(from) : await changes.since(from, PAGE)).filter((c) => c.seq <= latest)
+      // Fewer than a page: every change up to `latest` was read, or (from `#fed`) passed over as no webhook's.
+      const to = batch.length < PAGE ? latest : batch.at(-1)?.seq
+      if (to === undefined) return
       const deliveries: NewDelivery[] = []
       const now = new Date()
       for (const change of batch) {
@@ -240,18 +295,25 @@ export class Dispatcher {
         }
       }
       // false: another instance queued these first; read the position again.
-      const moved = await this.#enqueue(from, last.seq, deliveries)
+      const moved = await this.#enqueue(from, to, deliveries)
+      // Not kept until the next round: a quiet server holds none of its changes.
+      if (moved) this.#dropFed(to)
       if (moved && batch.length < PAGE) return
     }
   }
 
   /** Up to a page of the changes the feed told of after `from`; those up to `from` are dropped, passed for good. */
   #fedAfterSeq (from: number): Change[] {
-    const passed = this.#fed.findIndex((c) => c.seq > from)
+    this.#dropFed(from)
+    return this.#fed.slice(0, PAGE)
+  }
+
+  /** Drops the changes the feed told of up to `to`, which the position has passed. */
+  #dropFed (to: number): void {
+    const passed = this.#fed.findIndex((c) => c.seq > to)
     if (passed === -1) this.#fed = []
     else if (passed > 0) this.#fed = this.#fed.slice(passed)
-    this.#fedAfter = Math.max(this.#fedAfter, from)
-    return this.#fed.slice(0, PAGE)
+    this.#fedAfter = Math.max(this.#fedAfter, to)
   }
 
   /** Moves the position from `from` to `to` with the deliveries; when another instance moved it first, it is read again next. */

@@ -1,4 +1,4 @@
-import { DEFAULT_MEMORY_CHANGES_KEPT, type Change, type ChangeKind, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type RecordId, type StoredRecord, systemClock, type Clock } from '../../domain/index.js'
+import { DEFAULT_MEMORY_CHANGES_KEPT, type Change, type ChangeKind, type ChangeListener, type ChangeLog, type ChangeSubscription, type ChangeWindow, type RecordId, type SubscribeOptions, type StoredRecord, systemClock, type Clock } from '../../domain/index.js'
 /**
  * The memory store's change log: a ring of the last `capacity` changes. The
  * memory stores' writes are synchronous, so recording a change inside a write
@@ -19,7 +19,8 @@ export class MemoryChangeLog implements ChangeLog {
   readonly #ids: RecordId[]
   readonly #records: Array<StoredRecord | null>
   readonly #times: Float64Array
-  readonly #listeners = new Set<ChangeListener>()
+  /** Each listener with what it passes over (undefined: nothing). */
+  readonly #listeners = new Map<ChangeListener, SubscribeOptions['passes']>()
   /** The last sequence number assigned. */
   #latest = 0
   /** The last sequence number delivered to listeners (or passed with none to deliver to). */
@@ -82,10 +83,10 @@ export class MemoryChangeLog implements ChangeLog {
     return this.#feedReads
   }
 
-  async subscribe (listener: ChangeListener): Promise<ChangeSubscription> {
+  async subscribe (listener: ChangeListener, options?: SubscribeOptions): Promise<ChangeSubscription> {
     // Nobody listened: nothing was delivered, and the first listener starts from the latest change.
     if (this.#listeners.size === 0 && !this.#scheduled) this.#delivered = this.#latest
-    this.#listeners.add(listener)
+    this.#listeners.set(listener, options?.passes)
     return { position: this.#delivered, unsubscribe: () => { this.#listeners.delete(listener) } }
   }
 
@@ -96,8 +97,14 @@ export class MemoryChangeLog implements ChangeLog {
     // skipped, and a listener sees the gap in the sequence numbers.
     this.#delivered = Math.max(this.#delivered, this.#oldest() - 1)
     while (this.#delivered < this.#latest) {
-      const change = this.#at(++this.#delivered)
-      for (const listener of this.#listeners) listener(change)
+      const seq = ++this.#delivered
+      const slot = seq % this.#capacity
+      // Made only when some listener takes it: one all pass over costs no Change, no Date.
+      let change: Change | undefined
+      for (const [listener, passes] of this.#listeners) {
+        if (passes?.(seq, this.#services[slot]!, this.#kinds[slot]!) === true) continue
+        listener(change ??= this.#at(seq))
+      }
     }
   }
 

@@ -123,3 +123,66 @@ describe('a round takes its changes from the feed', () => {
     expect(reads).toBe(0)
   })
 })
+
+describe('the dispatcher keeps only the changes some webhook may ask for', () => {
+  let dispatcher: Dispatcher | undefined
+  afterEach(async () => { await dispatcher?.stop() })
+
+  const hook = (id: string, events: string[], afterSeq: number): Parameters<MemoryWebhookStore['create']>[0] => {
+    const now = new Date()
+    return { id, url: 'http://127.0.0.1:9/hook', events, description: '', filter: null, enabled: true, disabledReason: null, secret: 'whsec_x', previousSecret: null, previousSecretUntil: null, afterSeq, createdAt: now, updatedAt: now }
+  }
+
+  it('passes over the changes of another collection without keeping them, and still moves the position past them', async () => {
+    const log = new HandLog()
+    const store = new MemoryWebhookStore()
+    await store.create(hook('wh_0000000000000001', ['addresses.*'], 1_000))
+    const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
+    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    await dispatcher.start()
+    log.write('addresses')
+    await eventually(async () => await store.position() === 1)
+    // The round has listed the webhooks: their patterns decide what is kept (the addresses change stays until the next round).
+    const held = dispatcher.fedHeld
+    for (let i = 0; i < 20; i++) log.write('students')
+    expect(dispatcher.fedHeld).toBe(held)
+    await eventually(async () => await store.position() === 21)
+    log.write('addresses')
+    expect(dispatcher.fedHeld).toBe(1)
+    await eventually(async () => await store.position() === 22)
+  })
+
+  it('reads the log for the changes passed over when a round finds a webhook asking for them (another instance added it)', async () => {
+    const log = new HandLog()
+    const store = new MemoryWebhookStore()
+    await store.create(hook('wh_0000000000000001', ['addresses.*'], 0))
+    let reads = 0
+    const since = log.since.bind(log)
+    log.since = async (after, limit) => { reads++; return await since(after, limit) }
+    const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
+    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    await dispatcher.start()
+    log.write('addresses')
+    await eventually(async () => await store.position() === 1)
+    for (let i = 0; i < 3; i++) log.write('students')
+    await eventually(async () => await store.position() === 4)
+    // Patterns unchanged: the changes passed over were nobody's, and the feed sufficed.
+    expect(reads).toBe(0)
+
+    // Another instance sharing the store registers a webhook for students (this one is not told).
+    await store.create(hook('wh_0000000000000002', ['students.created'], 4))
+    const held = dispatcher.fedHeld
+    for (let i = 0; i < 3; i++) log.write('students')
+    expect(dispatcher.fedHeld).toBe(held)
+    await eventually(async () => await store.position() === 7)
+    // The round listed a webhook asking for what the stale patterns passed over: it read the log for them.
+    expect(reads).toBeGreaterThan(0)
+
+    // Once past them, the feed serves again (now keeping the students' changes).
+    reads = 0
+    log.write('students')
+    expect(dispatcher.fedHeld).toBeGreaterThan(0)
+    await eventually(async () => await store.position() === 8)
+    expect(reads).toBe(0)
+  })
+})
