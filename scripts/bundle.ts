@@ -17,7 +17,8 @@
  */
 import { spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
-import { readFile, rm } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -56,6 +57,13 @@ const metaUrlOfTscOutput = (outdir: string): Plugin => ({
   }
 })
 
+/**
+ * The text with every character beyond ASCII written as a \u escape (only
+ * comments and a few regular expressions hold any): the executable then
+ * reads the bundle as Latin-1, ≈ 30 ms less than decoding UTF-8.
+ */
+const ascii = (text: string): string => text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+
 /** The executable's loader: runs the bundle `bundlePath` (relative to itself) through V8's code cache. */
 const loaderSource = (bundlePath: string): string => `
 import { runWithCodeCache } from './src/lib/code-cache.ts'
@@ -65,15 +73,15 @@ bundle.exports.runExecutable(process.argv.slice(2), process.env, bundle.saveCach
 
 /**
  * Bundles the command line (src/executable.ts and what it imports) into
- * `outdir`/rqs.cjs and writes its loader, dist/bin.js (or, given another
+ * `outdir`/rqs-<content hash>.cjs and writes its loader, dist/bin.js (or, given another
  * `outdir`, a test's within the project so packages resolve, `outdir`/bin.js).
  * CommonJS, in one file: V8 keeps a code cache for a script compiled by
  * `vm.Script`, not for an ES module (Node 20). What the start does not need
  * stays behind esbuild's lazily evaluated wrappers, run on first use.
  */
-export async function bundle (outdir = BUNDLE_DIR): Promise<void> {
+export async function bundle (outdir = BUNDLE_DIR): Promise<string> {
   await rm(outdir, { recursive: true, force: true })
-  await build({
+  const built = await build({
     absWorkingDir: root,
     entryPoints: ['src/executable.ts'],
     outfile: `${outdir}/rqs.cjs`,
@@ -87,22 +95,33 @@ export async function bundle (outdir = BUNDLE_DIR): Promise<void> {
     plugins: [metaUrlOfTscOutput(outdir)],
     sourcemap: 'linked',
     legalComments: 'none',
-    logLevel: 'warning'
+    logLevel: 'warning',
+    write: false
   })
+  const js = built.outputFiles.find((f) => f.path.endsWith('.cjs'))
+  const map = built.outputFiles.find((f) => f.path.endsWith('.map'))
+  if (js === undefined || map === undefined) throw new Error('esbuild wrote no bundle')
+  // Named by its content, so that its code cache (named after it) is never another build's.
+  const source = ascii(js.text)
+  const name = `rqs-${createHash('sha256').update(source).digest('hex').slice(0, 12)}.cjs`
+  await mkdir(outdir, { recursive: true })
+  await writeFile(`${outdir}/${name}`, source.replace(/\/\/# sourceMappingURL=rqs\.cjs\.map\s*$/, `//# sourceMappingURL=${name}.map\n`))
+  await writeFile(`${outdir}/${name}.map`, map.contents)
   const main = outdir === BUNDLE_DIR
   await build({
     absWorkingDir: root,
-    stdin: { contents: loaderSource(main ? './bundle/rqs.cjs' : './rqs.cjs'), resolveDir: root, loader: 'ts', sourcefile: 'bin.ts' },
+    stdin: { contents: loaderSource(main ? `./bundle/${name}` : `./${name}`), resolveDir: root, loader: 'ts', sourcefile: 'bin.ts' },
     outfile: main ? `${dist}/bin.js` : `${outdir}/bin.js`,
     bundle: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     // The published `bin` stays dist/bin.js (`npm start`, `node dist/bin.js serve`).
-    banner: { js: '#!/usr/bin/env node\n// The executable: runs the bundle of the command line (dist/bundle/rqs.cjs) through V8\'s code cache.' },
+    banner: { js: '#!/usr/bin/env node\n// The executable: runs the bundle of the command line (dist/bundle/rqs-<hash>.cjs) through V8\'s code cache.' },
     legalComments: 'none',
     logLevel: 'warning'
   })
+  return `${outdir}/${name}`
 }
 
 /**
@@ -126,8 +145,8 @@ export async function warmStart (outdir = BUNDLE_DIR, bin = `${dist}/bin.js`): P
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now()
-  await bundle()
-  const size = (await readFile(`${BUNDLE_DIR}/rqs.cjs`)).byteLength
+  const file = await bundle()
+  const size = (await readFile(file)).byteLength
   const warm = await warmStart()
-  console.log(`dist/bundle/rqs.cjs: ${(size / 1024).toFixed(0)} KB in ${(performance.now() - started).toFixed(0)} ms; code cache ${warm ? 'made' : 'NOT made (the first start makes it)'}`)
+  console.log(`${relative(root, file)}: ${(size / 1024).toFixed(0)} KB in ${(performance.now() - started).toFixed(0)} ms; code cache ${warm ? 'made' : 'NOT made (the first start makes it)'}`)
 }
