@@ -1,11 +1,15 @@
 /**
  * Build step of the executable (run by `npm run build` after tsc): bundles
- * the command line (src/bin.ts) with esbuild into dist/bundle/, and makes
- * dist/bin.js a two-line stub importing it, so `rqs serve` reads and compiles
- * a few files instead of ~650 modules (docs/decisions.md, "A bundled
- * executable"). What the start does not need (the GraphQL side, the OpenAPI
- * document, import/export, the SQL stores...) stays behind dynamic imports,
- * so esbuild's ESM splitting leaves it in chunks loaded on first use.
+ * the command line (src/executable.ts) with esbuild into one CommonJS file,
+ * dist/bundle/rqs-<content hash>.cjs, and makes dist/bin.js its loader, which
+ * compiles it through `vm.Script` with V8's code cache kept beside it
+ * (src/lib/code-cache.ts), so `rqs serve` neither resolves ~650 modules nor
+ * compiles 6 MB of JavaScript at each start (docs/decisions.md, "A bundled
+ * executable" and "The executable's code cache"). What the start does not
+ * need (the OpenAPI document, import/export, the SQL stores, Markdown...)
+ * stays behind esbuild's lazily evaluated wrappers, run on first use; the
+ * GraphQL packages stay external, required on first use. After bundling, one
+ * start of the executable writes the cache, so the first real start has it.
  *
  * The rest of dist/ stays as tsc wrote it (tests and the SQLite checkpoint
  * worker import it; the bundle's assets are found there): every
@@ -62,7 +66,7 @@ const metaUrlOfTscOutput = (outdir: string): Plugin => ({
  * comments and a few regular expressions hold any): the executable then
  * reads the bundle as Latin-1, ≈ 30 ms less than decoding UTF-8.
  */
-const ascii = (text: string): string => text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+const ascii = (text: string): string => text.replace(/[^\t\n\r\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
 /** The executable's loader: runs the bundle `bundlePath` (relative to itself) through V8's code cache. */
 const loaderSource = (bundlePath: string): string => `
