@@ -66,7 +66,7 @@ const metaUrlOfTscOutput = (outdir: string): Plugin => ({
  * comments and a few regular expressions hold any): the executable then
  * reads the bundle as Latin-1, ≈ 30 ms less than decoding UTF-8.
  */
-const ascii = (text: string): string => text.replace(/[^\t\n\r\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+const ascii = (text: string): string => text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
 /** The executable's loader: runs the bundle `bundlePath` (relative to itself) through V8's code cache. */
 const loaderSource = (bundlePath: string): string => `
@@ -106,10 +106,10 @@ export async function bundle (outdir = BUNDLE_DIR): Promise<string> {
   const map = built.outputFiles.find((f) => f.path.endsWith('.map'))
   if (js === undefined || map === undefined) throw new Error('esbuild wrote no bundle')
   // Named by its content, so that its code cache (named after it) is never another build's.
-  const source = ascii(js.text)
+  const source = ascii(js.text).replace(/\/\/# sourceMappingURL=rqs\.cjs\.map\s*$/, '')
   const name = `rqs-${createHash('sha256').update(source).digest('hex').slice(0, 12)}.cjs`
   await mkdir(outdir, { recursive: true })
-  await writeFile(`${outdir}/${name}`, source.replace(/\/\/# sourceMappingURL=rqs\.cjs\.map\s*$/, `//# sourceMappingURL=${name}.map\n`))
+  await writeFile(`${outdir}/${name}`, `${source}//# sourceMappingURL=${name}.map\n`)
   await writeFile(`${outdir}/${name}.map`, map.contents)
   const main = outdir === BUNDLE_DIR
   await build({

@@ -1,4 +1,6 @@
+import { isAscii } from 'node:buffer'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
@@ -63,15 +65,25 @@ describe('the bundled executable', () => {
   let server: ChildProcess | undefined
   let origin = ''
   let cacheFile = ''
+  let bundleFile = ''
   let cacheBeforeStart = true
   beforeAll(async () => {
-    cacheFile = cacheFileOf(await bundle(OUT))
+    bundleFile = await bundle(OUT)
+    cacheFile = cacheFileOf(bundleFile)
     cacheBeforeStart = existsSync(cacheFile)
     ;({ child: server, origin } = await serveFrom(['--collections', files.write('books.json', DECLARATION)]))
   }, 120_000)
   afterAll(async () => {
     if (server !== undefined) await stop(server)
     rmSync(OUT, { recursive: true, force: true })
+  })
+
+  it('is written as ASCII, named by its content', () => {
+    const bytes = readFileSync(bundleFile)
+    // Read as Latin-1 by the executable, which only an ASCII file allows.
+    expect(isAscii(bytes)).toBe(true)
+    const content = bytes.subarray(0, bytes.lastIndexOf('//# sourceMappingURL='))
+    expect(bundleFile).toMatch(new RegExp(`/rqs-${createHash('sha256').update(content).digest('hex').slice(0, 12)}\\.cjs$`))
   })
 
   it('starts without a code cache, then writes one, which the next start uses as it is', async () => {
