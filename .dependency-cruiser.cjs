@@ -38,7 +38,7 @@ const LAYERS = [
   ['cli', '^src/cli/'],
   ['commands', '^src/commands/'],
   ['cli.ts', '^src/cli\\.ts$'],
-  ['bin', '^src/bin\\.ts$']
+  ['bin', '^src/(bin|executable)\\.ts$']
 ]
 
 /** One rule per layer: nothing in it imports a layer above it. */

@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-import { EXIT_FAILURE, main } from './cli.js'
+import { runExecutable } from './executable.js'
 
-// The executable: runs the command line and leaves the exit code to the process.
-main(process.argv.slice(2), process.env).then((code) => { process.exitCode = code }, (err: unknown) => {
-  process.stderr.write(`rqs: ${(err as Error).stack ?? String(err)}\n`)
-  process.exitCode = EXIT_FAILURE
-})
+// The executable as tsc writes it (npm run build replaces it with a loader of the bundle).
+runExecutable(process.argv.slice(2), process.env)

@@ -19,6 +19,8 @@ export interface CliIo {
   stderr: Output
   /** The process unless given. */
   signals?: SignalSource
+  /** Called once `rqs serve` listens: the bundled executable then keeps the code its start compiled. */
+  started?: () => void
 }
 
 export const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr, signals: process }

@@ -65,6 +65,8 @@ export async function serve (config: Config, io: CliIo = processIo, env: NodeJS.
   } else {
     app.log.info({ version: summary.version, listening: summary.listening, store: summary.store, links: summary.links }, `Server listening at ${listening[0] ?? ''}`)
   }
+  // After the turn that answers what is already waiting (a readiness probe), not before it.
+  if (io.started !== undefined) setImmediate(io.started)
   return await stopOnSignal(app, config, io)
 }
 
