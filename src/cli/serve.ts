@@ -59,6 +59,9 @@ export async function serve (config: Config, io: CliIo = processIo, env: NodeJS.
     return EXIT_FAILURE
   }
 
+  // The signal handlers are in place before the line that says the server is up: a supervisor (or a test)
+  // that stops it as soon as it reads that line must not meet the signal's default action, which kills it.
+  const stopped = stopOnSignal(app, config, io)
   const summary = startupSummary(PACKAGE_VERSION, listening, config.store, directoryLinks(config))
   if (format === 'pretty') {
     if (['info', 'debug', 'trace'].includes(config.logLevel)) io.stdout.write(startupBlock(summary))
@@ -67,7 +70,7 @@ export async function serve (config: Config, io: CliIo = processIo, env: NodeJS.
   }
   // After the turn that answers what is already waiting (a readiness probe), not before it.
   if (io.started !== undefined) setImmediate(io.started)
-  return await stopOnSignal(app, config, io)
+  return await stopped
 }
 
 /**

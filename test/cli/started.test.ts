@@ -31,6 +31,29 @@ describe('rqs serve tells when it has started', () => {
     expect(calls).toBe(1)
   })
 
+  it('has its SIGINT and SIGTERM handlers in place before it says it is listening', async () => {
+    const signals = new EventEmitter()
+    let handlersAtListening: number | undefined
+    let ready = (): void => {}
+    const started = new Promise<void>((resolve) => { ready = resolve })
+    const io: CliIo = {
+      stdout: {
+        write: (text: string) => {
+          if (text.includes('Server listening at')) handlersAtListening = signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')
+        }
+      },
+      stderr: { write: () => {} },
+      signals,
+      started: () => { ready() }
+    }
+    const exited = main(['serve', '--port', '0', '--host', '127.0.0.1', '--log-format', 'json'], {}, io)
+    await started
+    // Without a listener, a real process meeting SIGTERM right after that line would be killed by its default action.
+    expect(handlersAtListening).toBe(2)
+    signals.emit('SIGINT', 'SIGINT')
+    expect(await exited).toBe(0)
+  })
+
   it('does not call it when the server cannot start', async () => {
     const blocker = await new Promise<Server>((resolve) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { resolve(s) }) })
     const address = blocker.address()
