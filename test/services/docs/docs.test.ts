@@ -119,6 +119,7 @@ describe('docs/decisions.md, the behaviour reference', () => {
     // Every section is in the contents.
     const sections = [...markdown.text.matchAll(/^## (.+)$/gm)].map((m) => m[1] as string).filter((s) => s !== 'Contents')
     expect(anchors.length).toBeGreaterThanOrEqual(sections.length)
+    for (const section of sections) expect(toc, section).toContain(`[${section}](#`)
   })
 
   it('speaks to users: no issue numbers, spec file or source paths they cannot see', async () => {
