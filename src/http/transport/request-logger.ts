@@ -63,6 +63,8 @@ export const lazyRequestLogger: ChildLoggerFactory = function lazyRequestLogger 
 /** Where a request keeps its lazy logger once asked for (a decoration: every request has the same shape). */
 const LAZY_LOGGER = Symbol('rqs.requestLogger')
 type WithLazyLogger = FastifyRequest & { [LAZY_LOGGER]: RequestLogger | null }
+/** Marks the server's reply class as its own (see installLazyRequestLoggers). */
+const REPLY_MARK = Symbol('rqs.replyLogger')
 
 /** This instance's request or reply class (Fastify keeps them under symbols it does not export). */
 function fastifyClass (app: FastifyInstance, description: string): { prototype: object } | undefined {
@@ -88,6 +90,9 @@ export function installLazyRequestLoggers (app: FastifyInstance): boolean {
   const reply = fastifyClass(app, 'fastify.Reply')
   if (request === undefined || reply === undefined || 'log' in request.prototype || 'log' in reply.prototype) return false
   app.decorateRequest(LAZY_LOGGER as unknown as string, null)
+  // A decoration of the reply class too (an accessor: nothing stored per reply): Fastify's routes skip an
+  // undecorated instance class for its own base class, which would leave the reply's `log` its own property.
+  app.decorateReply(REPLY_MARK as unknown as string, { getter: () => true })
   Object.defineProperty(request.prototype, 'log', {
     configurable: true,
     get (this: WithLazyLogger): RequestLogger {
