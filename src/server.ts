@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify'
 import { checkDeclaredNames, type Config } from './options.js'
-import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, echoRequestId, fastifyOptions, requestLimitsPlugin, serverLogger, timeForAccessLog } from './http/transport/index.js'
+import { BoundLog, bodyHeadersPlugin, compressionPlugin, connectPlugin, echoRequestId, fastifyOptions, installLazyRequestLoggers, lazyRequestLogger, requestLimitsPlugin, serverLogger, timeForAccessLog } from './http/transport/index.js'
 import { serializersOnFirstUse } from './http/transport/serializers.js'
 import { errorCatalogueRoutes } from './services/catalogue/index.js'
 import { createMetrics, healthPlugin, metrics, metricsOptions } from './http/operations/index.js'
@@ -44,6 +44,8 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   // Fastify is given no logger, so that it times and listens to a response only where an onResponse hook
   // needs it (see serverLogger); everything logs through this one: app.log, and every request's child of it.
   app.log = serverLogger(config, deps.logStream)
+  // Every request's child of it is made when it first logs; by the request itself where this Fastify allows, else by a factory.
+  if (!installLazyRequestLoggers(app)) app.setChildLoggerFactory(lazyRequestLogger)
   if (config.accessLog) app.addHook('onResponse', timeForAccessLog)
   // Before any route: routes take the error handler in force when they are added, and the ones added
   // before the services (health, /openapi.json) answer refusals such as a foreign Host as problems too.

@@ -197,6 +197,8 @@ interface Mount {
  */
 async function mountVersioned<Options extends FastifyPluginOptions> (app: FastifyInstance, service: RestService<Options>, mount: Mount): Promise<void> {
   const { negotiator, fixedVersion } = mount
+  // Every reply's header object, where the server's start finds it (Vary is written there in one store).
+  const headerObjects = app.requestStart?.headers
   declareRoutes(app, { service: service.name })
   const byVersion = new Map(service.representations.map((r) => [r.version, r]))
   const fallback = service.representations[0] as Representation<Options>
@@ -240,7 +242,7 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
         // Serving every version: the one the router chose by (apiVersionConstraint's: a JSON version first).
         const version = one ?? (streams ? negotiator.negotiate(request.headers.accept) ?? choice : choice).version
         request.apiVersion = version
-        applyChoice(reply, choice)
+        applyChoice(reply, choice, headerObjects?.of(reply))
         const deprecation = mount.deprecations.get(version)
         if (deprecation !== undefined) applyDeprecation(reply, deprecation, mount.successor(request.url, version))
         done()

@@ -133,8 +133,8 @@ export function apiVersionConstraint (negotiator: VersionNegotiator): Constraint
 }
 
 /** Sets Vary and the negotiated Content-Type on a reply (plain JSON is Fastify's default already). */
-export function applyChoice (reply: FastifyReply, choice: VersionChoice): void {
-  appendVary(reply, 'Accept')
+export function applyChoice (reply: FastifyReply, choice: VersionChoice, headers?: Record<string, unknown>): void {
+  appendVary(reply, 'Accept', headers)
   // A stream's route sets its type once it starts streaming: errors before that are JSON.
   if (choice.contentType !== JSON_TYPE && choice.stream === undefined) reply.header('content-type', choice.contentType)
 }

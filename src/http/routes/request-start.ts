@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { ReplyHeaderObjects, type HeaderObject } from './reply-headers.js'
 
 /**
  * One synchronous step of every request's start (the deadline's watch, the request id's echo, the Host
  * check, the protective headers). It returns true to go on, false when it has answered the request itself (a refusal):
  * the steps after it do not run, nor does the route. A step that throws fails the request as a hook would.
+ * `headers` is the reply's header object when the server's start gives it (./reply-headers.ts), a step
+ * writing a header there instead of calling `reply.header`; undefined otherwise (a plugin used alone).
  */
-export type StartStep = (request: FastifyRequest, reply: FastifyReply) => boolean
+export type StartStep = (request: FastifyRequest, reply: FastifyReply, headers?: HeaderObject) => boolean
 
 /**
  * The server-wide synchronous steps of a request's start, run in one onRequest hook. Fastify's hook
@@ -18,6 +21,8 @@ export type StartStep = (request: FastifyRequest, reply: FastifyReply) => boolea
 export class RequestStart {
   readonly #steps: StartStep[] = []
   #hooked = false
+  /** Every reply's header object, handed to the steps (and to the routes' own hooks that add a header to every answer). */
+  readonly headers = new ReplyHeaderObjects()
 
   /** The steps' names, in the order they run (what printRoutes shows of other hooks: which features hook in). */
   get names (): string[] {
@@ -30,8 +35,10 @@ export class RequestStart {
     if (this.#hooked) return
     this.#hooked = true
     const steps = this.#steps
+    const headers = this.headers
     app.addHook('onRequest', function requestStart (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
-      for (let i = 0; i < steps.length; i++) if (!steps[i]!(request, reply)) return
+      const object = headers.of(reply)
+      for (let i = 0; i < steps.length; i++) if (!steps[i]!(request, reply, object)) return
       done()
     })
   }

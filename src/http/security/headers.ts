@@ -112,9 +112,15 @@ const ONLY_CSP: HelmetOptions = {
  */
 async function protectiveHeadersPlugin (app: FastifyInstance, { start }: HeadersPluginOptions): Promise<void> {
   const csp = contentSecurityPolicy()
-  addStartStep(app, start, function addProtectiveHeaders (request, reply) {
-    // Two (three) header() calls: reply.headers(object) costs a fifth more (Object.keys per call).
-    reply.header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY')
+  addStartStep(app, start, function addProtectiveHeaders (request, reply, headers) {
+    // Two stores into the reply's header object when the start gives it, else two header() calls
+    // (reply.headers(object) costs a fifth more: Object.keys per call).
+    if (headers !== undefined) {
+      headers['x-content-type-options'] = 'nosniff'
+      headers['x-frame-options'] = 'DENY'
+    } else {
+      reply.header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY')
+    }
     if (request.is404) reply.header('content-security-policy', csp)
     return true
   })

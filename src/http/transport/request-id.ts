@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { HeaderObject } from '../routes/index.js'
 
 const MAX_LENGTH = 128
 
@@ -49,9 +50,10 @@ export function requestId (req: IncomingMessage): string {
   return typeof incoming === 'string' && acceptable(incoming) ? incoming : freshRequestId()
 }
 
-/** Tells the client the id its request is logged under. */
-export function echoRequestId (request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('x-request-id', request.id)
+/** Tells the client the id its request is logged under (into the reply's header object when given one: the same header). */
+export function echoRequestId (request: FastifyRequest, reply: FastifyReply, headers?: HeaderObject): void {
+  if (headers !== undefined) headers['x-request-id'] = request.id
+  else reply.header('x-request-id', request.id)
 }
 
 /**

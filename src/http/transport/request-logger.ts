@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 
 type Bindings = Record<string, unknown>
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1]
@@ -58,4 +58,52 @@ class RequestLogger {
  */
 export const lazyRequestLogger: ChildLoggerFactory = function lazyRequestLogger (this: { log?: FastifyBaseLogger } | undefined, logger, bindings, options) {
   return new RequestLogger(this?.log ?? logger, bindings, options) as unknown as FastifyBaseLogger
+}
+
+/** Where a request keeps its lazy logger once asked for (a decoration: every request has the same shape). */
+const LAZY_LOGGER = Symbol('rqs.requestLogger')
+type WithLazyLogger = FastifyRequest & { [LAZY_LOGGER]: RequestLogger | null }
+/** Marks the server's reply class as its own (see installLazyRequestLoggers). */
+const REPLY_MARK = Symbol('rqs.replyLogger')
+
+/** This instance's request or reply class (Fastify keeps them under symbols it does not export). */
+function fastifyClass (app: FastifyInstance, description: string): { prototype: object } | undefined {
+  const key = Object.getOwnPropertySymbols(app).find((symbol) => symbol.description === description)
+  const value: unknown = key === undefined ? undefined : (app as unknown as Record<symbol, unknown>)[key]
+  if (typeof value !== 'function' || !Array.isArray((value as { props?: unknown }).props)) return undefined
+  return value as unknown as { prototype: object }
+}
+
+/**
+ * Every request's `log` (and its reply's, the same object) becomes a lazy RequestLogger read from the
+ * request itself, instead of one made by a child-logger factory. Fastify given no logger and its own
+ * default factory makes no child at all for a routed request, where a factory of ours costs every
+ * request a bindings object, an options object, the call and Fastify's check of what it returned (an
+ * array, a closure and seven megamorphic loads): here the request and reply classes of this instance
+ * get a `log` accessor whose setter drops what Fastify hands them (its silent logger) and whose getter
+ * makes the RequestLogger, bound to the request id as Fastify's default would bind it, on first use.
+ * Lines logged are the same. Returns false, changing nothing, when this Fastify's classes are not
+ * where this looks (another version): the caller then sets the factory instead.
+ */
+export function installLazyRequestLoggers (app: FastifyInstance): boolean {
+  const request = fastifyClass(app, 'fastify.Request')
+  const reply = fastifyClass(app, 'fastify.Reply')
+  if (request === undefined || reply === undefined || 'log' in request.prototype || 'log' in reply.prototype) return false
+  app.decorateRequest(LAZY_LOGGER as unknown as string, null)
+  // A decoration of the reply class too (an accessor: nothing stored per reply): Fastify's routes skip an
+  // undecorated instance class for its own base class, which would leave the reply's `log` its own property.
+  app.decorateReply(REPLY_MARK as unknown as string, { getter: () => true })
+  Object.defineProperty(request.prototype, 'log', {
+    configurable: true,
+    get (this: WithLazyLogger): RequestLogger {
+      return (this[LAZY_LOGGER] ??= new RequestLogger(app.log, { reqId: this.id }, {}))
+    },
+    set () {}
+  })
+  Object.defineProperty(reply.prototype, 'log', {
+    configurable: true,
+    get (this: FastifyReply): FastifyBaseLogger { return this.request.log },
+    set () {}
+  })
+  return true
 }

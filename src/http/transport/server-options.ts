@@ -3,7 +3,6 @@ import type { CoreConfig } from '../../config.js'
 import { AccessLogController, type PrincipalOf } from './access-log.js'
 import type { BoundLog } from './bound-log.js'
 import { requestId } from './request-id.js'
-import { lazyRequestLogger } from './request-logger.js'
 import { serverLimitOptions } from './timeouts.js'
 
 /** What the Fastify options take from the layers above transport, handed down by the composition root (src/server.ts). */
@@ -22,8 +21,8 @@ export function fastifyOptions (config: CoreConfig, { frameworkErrors, bounds, p
     ...serverLimitOptions(config.connections, bounds),
     // No logger: the server's (./server-logger.ts) is set as app.log once the instance is made.
     logController: new AccessLogController({ disableRequestLogging: !config.accessLog }, principalOf),
-    // A request's child logger is made when it first logs, not for every request (issue 12).
-    childLoggerFactory: lazyRequestLogger,
+    // No childLoggerFactory: every request's logger is made when it first logs, by the request itself
+    // (installLazyRequestLoggers, src/server.ts), so Fastify makes and checks none per request.
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,

@@ -8,7 +8,7 @@ import { AppError, catalogueOf, type ErrorCode, errorsBase, HandlerTimeoutError 
 import { ConnectionSweep } from './connection-sweep.js'
 import { freshRequestId } from './request-id.js'
 import { holdDeadline } from '../../lib/deadline.js'
-import { addStartStep, type RequestStart } from '../routes/index.js'
+import { addStartStep, type HeaderObject, type RequestStart } from '../routes/index.js'
 
 /**
  * Bounded time for every phase of a request, and a cap on connections
@@ -81,7 +81,7 @@ export interface RequestLimitsOptions {
    * hook after the deadline's watch: one hook instead of two, as Fastify's hook runner costs each hook
    * a call and a step of its iteration on every request.
    */
-  onRequest?: (request: FastifyRequest, reply: FastifyReply) => void
+  onRequest?: (request: FastifyRequest, reply: FastifyReply, headers?: HeaderObject) => void
   /** The server's one hook of synchronous start steps (the deadline's watch is its first); without it, a hook of its own. */
   start?: RequestStart
 }
@@ -127,10 +127,10 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
     sweep.attach(app.server)
     addStartStep(app, start, step === undefined
       ? function watchRequest (_request, reply) { sweep.watch(reply); return true }
-      : function watchRequest (request, reply) { sweep.watch(reply); step(request, reply); return true })
+      : function watchRequest (request, reply, headers) { sweep.watch(reply); step(request, reply, headers); return true })
     app.addHook('onClose', (_instance, done) => { sweep.stop(); done() })
   } else if (step !== undefined) {
-    addStartStep(app, start, function startRequest (request, reply) { step(request, reply); return true })
+    addStartStep(app, start, function startRequest (request, reply, headers) { step(request, reply, headers); return true })
   }
 }, { name: 'rqs-request-limits', fastify: '5.x' })
 
