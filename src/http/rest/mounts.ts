@@ -156,22 +156,27 @@ export const mountsPlugin = fp(async function rqsMounts (app: FastifyInstance, o
 
   app.decorate('mountRest', async function mountRest<Options extends FastifyPluginOptions> (base: string, service: RestService<Options>): Promise<void> {
     const prefix = base === '/' ? '' : base
-    await app.register(async (scope) => mountVersioned(scope, service, {
-      negotiator,
-      deprecations,
-      successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) }),
-      expose: (handlers) => { table.add(prefix + service.resources, handlers) }
-    }), { prefix })
+    // Named plugins: avvio names an anonymous one by its source text, a cost on every mount of a start.
+    await app.register(async function restMount (scope) {
+      await mountVersioned(scope, service, {
+        negotiator,
+        deprecations,
+        successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) }),
+        expose: (handlers) => { table.add(prefix + service.resources, handlers) }
+      })
+    }, { prefix })
     if (!versioning.uri) return
     for (const version of versions) {
       const uriPrefix = `/v${version}${prefix}`
-      await app.register(async (scope) => mountVersioned(scope, service, {
-        negotiator: new VersionNegotiator(versioning.vendor, [version], version, versioning.mediaType),
-        fixedVersion: version,
-        deprecations,
-        successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) }),
-        expose: (handlers) => { table.add(uriPrefix + service.resources, handlers) }
-      }), { prefix: uriPrefix })
+      await app.register(async function uriVersionMount (scope) {
+        await mountVersioned(scope, service, {
+          negotiator: new VersionNegotiator(versioning.vendor, [version], version, versioning.mediaType),
+          fixedVersion: version,
+          deprecations,
+          successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) }),
+          expose: (handlers) => { table.add(uriPrefix + service.resources, handlers) }
+        })
+      }, { prefix: uriPrefix })
     }
   })
 }, { name: 'rqs-mounts', fastify: '5.x' })
@@ -267,7 +272,7 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
   const pipeline = fallback.errors
   const alone = scopes.length === 1 && service.extras === undefined && service.methods === undefined && service.representations.every((r) => r.errors === pipeline)
   if (alone) await routesOf(app, scopes[0] as ReadonlyArray<Representation<Options>>)
-  else for (const representations of scopes) await app.register(async (scope) => { await routesOf(scope, representations) })
+  else for (const representations of scopes) await app.register(async function representationRoutes (scope) { await routesOf(scope, representations) })
 
   // Errors outside the representations' routes (static files, 405 routes) speak the client's version too.
   const pipelineFor = (request: FastifyRequest): ErrorPipeline => (representationFor(request) ?? fallback).errors
@@ -283,7 +288,7 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
     }
   })
   if (service.extras === undefined && service.methods === undefined) return
-  await app.register(async (scope) => {
+  await app.register(async function mountExtras (scope) {
     await service.extras?.(scope)
     for (const [url, allowed] of service.methods ?? []) {
       routeOtherMethods(scope, url, allowed, (request, reply, allow) => {
