@@ -156,22 +156,27 @@ export const mountsPlugin = fp(async function rqsMounts (app: FastifyInstance, o
 
   app.decorate('mountRest', async function mountRest<Options extends FastifyPluginOptions> (base: string, service: RestService<Options>): Promise<void> {
     const prefix = base === '/' ? '' : base
-    await app.register(async (scope) => mountVersioned(scope, service, {
-      negotiator,
-      deprecations,
-      successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) }),
-      expose: (handlers) => { table.add(prefix + service.resources, handlers) }
-    }), { prefix })
+    // Named plugins: avvio names an anonymous one by its source text, a cost on every mount of a start.
+    await app.register(async function restMount (scope) {
+      await mountVersioned(scope, service, {
+        negotiator,
+        deprecations,
+        successor: (url, version) => ({ url, type: vendorType(versioning.vendor, version + 1) }),
+        expose: (handlers) => { table.add(prefix + service.resources, handlers) }
+      })
+    }, { prefix })
     if (!versioning.uri) return
     for (const version of versions) {
       const uriPrefix = `/v${version}${prefix}`
-      await app.register(async (scope) => mountVersioned(scope, service, {
-        negotiator: new VersionNegotiator(versioning.vendor, [version], version, versioning.mediaType),
-        fixedVersion: version,
-        deprecations,
-        successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) }),
-        expose: (handlers) => { table.add(uriPrefix + service.resources, handlers) }
-      }), { prefix: uriPrefix })
+      await app.register(async function uriVersionMount (scope) {
+        await mountVersioned(scope, service, {
+          negotiator: new VersionNegotiator(versioning.vendor, [version], version, versioning.mediaType),
+          fixedVersion: version,
+          deprecations,
+          successor: (url) => ({ url: url.replace(`/v${version}/`, `/v${version + 1}/`) }),
+          expose: (handlers) => { table.add(uriPrefix + service.resources, handlers) }
+        })
+      }, { prefix: uriPrefix })
     }
   })
 }, { name: 'rqs-mounts', fastify: '5.x' })
@@ -221,8 +226,9 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
   // the representations are alike (a declared collection's): half the routes, each chosen by the same constraint.
   const served = service.representations.filter((r) => fixedVersion === undefined || r.version === fixedVersion)
   const scopes = fixedVersion === undefined && alikeRepresentations(served) ? [served] : served.map((r) => [r])
-  for (const representations of scopes) {
+  const routesOf = async (scope: FastifyInstance, representations: ReadonlyArray<Representation<Options>>): Promise<void> => {
     const representation = representations[0] as Representation<Options>
+<<<<<<< HEAD
     await app.register(async (scope) => {
       const versions = representations.map((r) => r.version)
       const one = versions.length === 1 ? versions[0] : undefined
@@ -246,29 +252,59 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
         const deprecation = mount.deprecations.get(version)
         if (deprecation !== undefined) applyDeprecation(reply, deprecation, mount.successor(request.url, version))
         done()
+=======
+    const versions = representations.map((r) => r.version)
+    const one = versions.length === 1 ? versions[0] : undefined
+    scope.setErrorHandler(representation.errors.handleError)
+    // What the API description needs to know of each route: its version, and how this mount reaches it.
+    const described = versions.map((version): RepresentationRoute => ({ version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: mount.deprecations.has(version) }))
+    // The representation's own hook, made per route as it is added (what the route streams is known then, not
+    // asked of each request) and run first of the route's own hooks, as a hook of this scope would be.
+    const negotiation = (streams: boolean): onRequestHookHandler => function negotiateRepresentation (request, reply, done) {
+      const choice = negotiator.negotiate(request.headers.accept, streams)
+      request.stream = choice?.stream
+      if (choice === undefined) { // a URI mount, or a stream asked of a route that is no collection
+        request.apiVersion = one ?? representation.version
+        void refuse(request, reply)
+        return
+>>>>>>> wt/start2
       }
-      const negotiated = { streams: negotiation(true), single: negotiation(false) }
-      const constraint = versions.join(VERSION_LIST)
-      scope.addHook('onRoute', (route) => {
-        if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: constraint }
-        const streams = route.config?.streams === true
-        const representations = streams ? described.map((d) => ({ ...d, streams: STREAM_TYPES })) : described
-        route.config = one === undefined
-          ? { ...route.config, representation: representations[0], representations }
-          : { ...route.config, representation: representations[0] }
-        declareRoute(route, one === undefined ? { dataOnly: true } : { version: one, dataOnly: true })
-        const own = route.onRequest
-        route.onRequest = [streams ? negotiated.streams : negotiated.single, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])]
-      })
-      await scope.register(representation.plugin as FastifyPluginAsync, service.options)
-      // Registered in this scope, the 405 routes carry the version constraint too.
-      for (const [url, allowed] of representation.methods) routeOtherMethods(scope, url, allowed, representation.errors.methodNotAllowed, 'by-method')
+      // Serving every version: the one the router chose by (apiVersionConstraint's: a JSON version first).
+      const version = one ?? (streams ? negotiator.negotiate(request.headers.accept) ?? choice : choice).version
+      request.apiVersion = version
+      applyChoice(reply, choice)
+      const deprecation = mount.deprecations.get(version)
+      if (deprecation !== undefined) applyDeprecation(reply, deprecation, mount.successor(request.url, version))
+      done()
+    }
+    const negotiated = { streams: negotiation(true), single: negotiation(false) }
+    const constraint = versions.join(VERSION_LIST)
+    scope.addHook('onRoute', (route) => {
+      if (fixedVersion === undefined) route.constraints = { ...route.constraints, apiVersion: constraint }
+      const streams = route.config?.streams === true
+      const representations = streams ? described.map((d) => ({ ...d, streams: STREAM_TYPES })) : described
+      route.config = one === undefined
+        ? { ...route.config, representation: representations[0], representations }
+        : { ...route.config, representation: representations[0] }
+      declareRoute(route, one === undefined ? { dataOnly: true } : { version: one, dataOnly: true })
+      const own = route.onRequest
+      route.onRequest = [streams ? negotiated.streams : negotiated.single, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])]
     })
+    await scope.register(representation.plugin as FastifyPluginAsync, service.options)
+    // Registered in this scope, the 405 routes carry the version constraint too.
+    for (const [url, allowed] of representation.methods) routeOtherMethods(scope, url, allowed, representation.errors.methodNotAllowed, 'by-method')
   }
+  // One set of routes and nothing beside them, every version wording errors alike (a declared collection's
+  // mounts): the routes go in this mount's own scope, one plugin less per mount, since the mount's error
+  // handler would be the routes' own. Otherwise each set in a scope of its own.
+  const pipeline = fallback.errors
+  const alone = scopes.length === 1 && service.extras === undefined && service.methods === undefined && service.representations.every((r) => r.errors === pipeline)
+  if (alone) await routesOf(app, scopes[0] as ReadonlyArray<Representation<Options>>)
+  else for (const representations of scopes) await app.register(async function representationRoutes (scope) { await routesOf(scope, representations) })
 
   // Errors outside the representations' routes (static files, 405 routes) speak the client's version too.
   const pipelineFor = (request: FastifyRequest): ErrorPipeline => (representationFor(request) ?? fallback).errors
-  app.setErrorHandler((error: FastifyError, request, reply) => pipelineFor(request).handleError(error, request, reply))
+  if (!alone) app.setErrorHandler((error: FastifyError, request, reply) => pipelineFor(request).handleError(error, request, reply))
   mount.expose({
     error: (error, request, reply) => pipelineFor(request).handleError(error, request, reply),
     notFound: (request, reply) => {
@@ -280,7 +316,7 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
     }
   })
   if (service.extras === undefined && service.methods === undefined) return
-  await app.register(async (scope) => {
+  await app.register(async function mountExtras (scope) {
     await service.extras?.(scope)
     for (const [url, allowed] of service.methods ?? []) {
       routeOtherMethods(scope, url, allowed, (request, reply, allow) => {

@@ -45,10 +45,21 @@ export function isObject (value: unknown): value is Record<string, unknown> {
 }
 
 /** The fields a body schema marks `readOnly` (set by the server: automatic timestamps). */
-export function readOnlyFields (schema: unknown): string[] {
+export function readOnlyFields (schema: unknown): readonly string[] {
+  if (typeof schema !== 'object' || schema === null) return []
+  const found = readOnlyBySchema.get(schema)
+  if (found !== undefined) return found
   const properties = (schema as { properties?: Record<string, { readOnly?: unknown }> }).properties ?? {}
-  return Object.keys(properties).filter((field) => properties[field]?.readOnly === true)
+  const fields = Object.freeze(Object.keys(properties).filter((field) => properties[field]?.readOnly === true))
+  readOnlyBySchema.set(schema, fields)
+  return fields
 }
+
+/**
+ * Read once per create schema: three routes on each of a collection's mounts ask for the same schema's, and
+ * a schema object is never changed once its routes are made (one changed at run time is a new object).
+ */
+const readOnlyBySchema = new WeakMap<object, readonly string[]>()
 
 /**
  * A filtered PATCH's patch, checked without a record: each member sent as
