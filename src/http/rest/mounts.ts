@@ -228,31 +228,6 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
   const scopes = fixedVersion === undefined && alikeRepresentations(served) ? [served] : served.map((r) => [r])
   const routesOf = async (scope: FastifyInstance, representations: ReadonlyArray<Representation<Options>>): Promise<void> => {
     const representation = representations[0] as Representation<Options>
-<<<<<<< HEAD
-    await app.register(async (scope) => {
-      const versions = representations.map((r) => r.version)
-      const one = versions.length === 1 ? versions[0] : undefined
-      scope.setErrorHandler(representation.errors.handleError)
-      // What the API description needs to know of each route: its version, and how this mount reaches it.
-      const described = versions.map((version): RepresentationRoute => ({ version, uriVersioned: fixedVersion !== undefined, mediaTypes: negotiator.mediaTypesOf(version), deprecated: mount.deprecations.has(version) }))
-      // The representation's own hook, made per route as it is added (what the route streams is known then, not
-      // asked of each request) and run first of the route's own hooks, as a hook of this scope would be.
-      const negotiation = (streams: boolean): onRequestHookHandler => function negotiateRepresentation (request, reply, done) {
-        const choice = negotiator.negotiate(request.headers.accept, streams)
-        request.stream = choice?.stream
-        if (choice === undefined) { // a URI mount, or a stream asked of a route that is no collection
-          request.apiVersion = one ?? representation.version
-          void refuse(request, reply)
-          return
-        }
-        // Serving every version: the one the router chose by (apiVersionConstraint's: a JSON version first).
-        const version = one ?? (streams ? negotiator.negotiate(request.headers.accept) ?? choice : choice).version
-        request.apiVersion = version
-        applyChoice(reply, choice, headerObjects?.of(reply))
-        const deprecation = mount.deprecations.get(version)
-        if (deprecation !== undefined) applyDeprecation(reply, deprecation, mount.successor(request.url, version))
-        done()
-=======
     const versions = representations.map((r) => r.version)
     const one = versions.length === 1 ? versions[0] : undefined
     scope.setErrorHandler(representation.errors.handleError)
@@ -267,12 +242,11 @@ async function mountVersioned<Options extends FastifyPluginOptions> (app: Fastif
         request.apiVersion = one ?? representation.version
         void refuse(request, reply)
         return
->>>>>>> wt/start2
       }
       // Serving every version: the one the router chose by (apiVersionConstraint's: a JSON version first).
       const version = one ?? (streams ? negotiator.negotiate(request.headers.accept) ?? choice : choice).version
       request.apiVersion = version
-      applyChoice(reply, choice)
+      applyChoice(reply, choice, headerObjects?.of(reply))
       const deprecation = mount.deprecations.get(version)
       if (deprecation !== undefined) applyDeprecation(reply, deprecation, mount.successor(request.url, version))
       done()
