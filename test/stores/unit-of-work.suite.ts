@@ -122,7 +122,9 @@ function suiteOn (kind: StoreKind): void {
       try {
         const err = await failure(stores.atomically(async (unit) => {
           await collection(unit, 'students').create(ada)
-          await new Promise((resolve) => setTimeout(resolve, 5))
+          // Another turn of the event loop: queued after the unit's guard, so it comes after it however loaded the
+          // machine (a 5 ms timer could fire first when the loop was held up longer, and the unit then completed).
+          await new Promise((resolve) => setImmediate(resolve))
           await collection(unit, 'students').create(alan)
         }))
         expect(err).toBeInstanceOf(UnitOfWorkStalledError)
