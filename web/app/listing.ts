@@ -103,6 +103,13 @@ export class Listing {
   private serverRows: Rec[] = []
   private total: number | undefined
   private seq = 0
+  /**
+   * Server mode: the page last asked for (its URL and index), answered or not.
+   * A refresh asks for it again: while a new query's first page is on its
+   * way, the page shown is the old query's, and reading that again would
+   * overtake the new query's answer with the old one.
+   */
+  private wanted: { url: string, index: number } | undefined
   /** When the last list read was sent (performance.now()): a feed reset older than that needs no read. */
   lastReadAt: number | undefined
 
@@ -162,7 +169,7 @@ export class Listing {
   /** Fetches the current page again (after a change, or on request). */
   async refresh (): Promise<Outcome> {
     if (this.mode === 'client') return await this.fetchAll()
-    if (this.mode === 'server') return await this.fetchServerPage(this.pageUrls[this.pageIndex] ?? this.firstUrl(), this.pageIndex)
+    if (this.mode === 'server') return await this.fetchServerPage(this.wanted?.url ?? this.firstUrl(), this.wanted?.index ?? 0)
     return await this.fetchFirst()
   }
 
@@ -286,6 +293,7 @@ export class Listing {
 
   private async fetchFirst (): Promise<Outcome> {
     const url = this.firstUrl()
+    this.wanted = { url, index: this.query.cursor === undefined ? 0 : this.query.page }
     const { seq, result } = await this.get(url)
     if (seq !== this.seq) return { ok: false, stale: true }
     if (!result.ok) return { ok: false, problem: result.problem ?? { status: result.status, errors: [] } }
@@ -305,6 +313,7 @@ export class Listing {
   }
 
   private async fetchServerPage (url: string, index: number): Promise<Outcome> {
+    this.wanted = { url, index }
     const { seq, result } = await this.get(url)
     if (seq !== this.seq) return { ok: false, stale: true }
     if (!result.ok) return { ok: false, problem: result.problem ?? { status: result.status, errors: [] } }

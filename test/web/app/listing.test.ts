@@ -117,4 +117,25 @@ describe('the web app\'s list', () => {
     expect(second).toEqual({ ok: true })
     expect(await first).toEqual({ ok: false, stale: true })
   })
+
+  it('a refresh while a new query\'s page is on its way asks for the new query, not the page still shown (server mode)', async () => {
+    // The page shown answers at once; the search's answer waits until the test lets it go.
+    let release: (() => void) | undefined
+    const { api, asked } = scripted((url) => ok({ items: url.includes('q=nobody') ? [] : PEOPLE.slice(0, 2) }, { 'x-total-count': url.includes('q=nobody') ? '0' : '4' }))
+    const held: Api = { request: async (method: string, url: string, opts: RequestOptions) => {
+      if (url.includes('q=nobody') && release === undefined) await new Promise<void>((resolve) => { release = resolve })
+      return await api.request(method as 'GET', url, opts)
+    } } as unknown as Api
+    const listing = new Listing(held, STUDENTS, ENDPOINT)
+    await listing.setQuery(query())
+    expect(listing.mode).toBe('server')
+    const search = listing.setQuery(query({ q: 'nobody' }))
+    // A change heard from the feed meanwhile: the refresh must not read the old query's page again.
+    const refreshed = await listing.refresh()
+    release?.()
+    expect(await search).toEqual({ ok: false, stale: true })
+    expect(refreshed).toEqual({ ok: true })
+    expect(asked.at(-1)).toContain('q=nobody')
+    expect(listing.page()).toMatchObject({ rows: [], total: 0 })
+  })
 })
