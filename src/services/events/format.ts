@@ -21,18 +21,36 @@ function idOf (record: TSchema): TSchema {
   return typeof declared === 'object' && declared !== null && (declared as { type?: unknown }).type === 'string' ? Type.String() : Type.Integer()
 }
 
-/** The messages of the changes of some collections (those the feed carries), each serialised with its collection's schema. */
+/** A collection as the feed reads it: its name and the record schema its changes serialise with. */
+interface FeedCollection { name: string, schema: TSchema }
+
+/** The serialisers of one collection's changes: records, and deletes (record null). */
+interface Serialisers { record: () => Serialise, deleted: () => Serialise }
+
+/**
+ * The messages of the changes of the collections the feed carries, each
+ * serialised with its collection's schema as it is when the change is sent:
+ * a field added while the server runs is in the messages of the changes
+ * sent after it, and a collection created while it runs is carried.
+ */
 export class ChangeFormat {
   // One serialiser for records and one for deletes rather than one with `record: anyOf [record, null]`:
   // fast-json-stringify picks an anyOf branch by validating, and a bigint id validates as no JSON type.
   // Each compiled with the first change of its collection sent, not at start: compiling two per collection
   // (code generated and evaluated) was paid by every start, also for collections no client follows.
-  readonly #records: ReadonlyMap<string, () => Serialise>
-  readonly #deletes: ReadonlyMap<string, () => Serialise>
+  // Kept by the collection's object, which stays the same as long as its declaration does.
+  readonly #serialisers = new WeakMap<FeedCollection, Serialisers>()
+  readonly #collection: (name: string) => FeedCollection | undefined
 
-  constructor (collections: ReadonlyArray<{ name: string, schema: TSchema }>) {
-    this.#records = new Map(collections.map((c) => [c.name, onFirstUse(() => dataWith(c.schema, idOf(c.schema)))]))
-    this.#deletes = new Map(collections.map((c) => [c.name, onFirstUse(() => dataWith(Type.Null(), idOf(c.schema)))]))
+  /** `collection` gives the collection of a change as it is now (undefined: one the feed does not carry). */
+  constructor (collection: (name: string) => FeedCollection | undefined) {
+    this.#collection = collection
+  }
+
+  /** The messages of a fixed list of collections. */
+  static of (collections: readonly FeedCollection[]): ChangeFormat {
+    const byName = new Map(collections.map((c) => [c.name, c]))
+    return new ChangeFormat((name) => byName.get(name))
   }
 
   /** The message of a change; undefined for a collection the feed does not carry. */
@@ -44,9 +62,15 @@ export class ChangeFormat {
 
   /** The JSON of a change's `data:` line (webhooks send it too); undefined for a collection the feed does not carry. */
   data (change: Change): string | undefined {
-    const record = this.#records.get(change.service)
-    if (record === undefined) return undefined
-    const serialise = change.record === null ? (this.#deletes.get(change.service) as () => Serialise)() : record()
+    const collection = this.#collection(change.service)
+    if (collection === undefined) return undefined
+    let serialisers = this.#serialisers.get(collection)
+    if (serialisers === undefined) {
+      const { schema } = collection
+      serialisers = { record: onFirstUse(() => dataWith(schema, idOf(schema))), deleted: onFirstUse(() => dataWith(Type.Null(), idOf(schema))) }
+      this.#serialisers.set(collection, serialisers)
+    }
+    const serialise = change.record === null ? serialisers.deleted() : serialisers.record()
     return serialise({ id: change.id, record: change.record, at: change.at.toISOString() })
   }
 }

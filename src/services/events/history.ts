@@ -5,6 +5,7 @@ import { callerOf } from '../../http/security/index.js'
 import type { Change, CollectionAccess, RecordId } from '../../domain/index.js'
 import { ChangeAccess } from '../../records/index.js'
 import type { ChangeHub } from './hub.js'
+import type { ByName, CollectionsNow } from '../collections/served-now.js'
 
 export const HISTORY_PATH = '/events/history'
 /** How many changes a history answers without `limit=`, and the most it answers. */
@@ -13,9 +14,9 @@ export const HISTORY_MAX_LIMIT = 100
 
 export interface HistoryOptions {
   hub: ChangeHub
-  /** The collections the feed carries, each with the record schema its events serialise. */
-  collections: ReadonlyArray<{ name: string, schema: TSchema }>
-  access: ReadonlyMap<string, CollectionAccess>
+  /** The collections the feed carries now, each with the record schema its events serialise. */
+  collections: CollectionsNow
+  access: ByName<CollectionAccess>
 }
 
 const PARAMS = ['collection', 'id', 'limit']
@@ -60,8 +61,8 @@ const MAX_INT64 = 2n ** 63n - 1n
  * caller sees what a stream of that collection would carry them.
  */
 export function historyRoute (app: FastifyInstance, opts: HistoryOptions): void {
-  const names = opts.collections.map((c) => c.name)
-  const uuidIds = new Set(opts.collections.filter((c) => hasStringIds(c.schema)).map((c) => c.name))
+  // The description names the collections served at start; a request may name any served now.
+  const names = opts.collections.names()
   app.get<{ Querystring: Query }>(HISTORY_PATH, {
     config: { rqs: { access: 'read', dataOnly: true } },
     schema: {
@@ -76,12 +77,14 @@ export function historyRoute (app: FastifyInstance, opts: HistoryOptions): void 
   }, async (request, reply) => {
     refuseUnknown(request.query)
     const collection = request.query.collection
-    if (!names.includes(collection)) {
-      throw new AppError('FEED_SERVICE_UNKNOWN', `collection: "${collection.slice(0, 40)}" is not a collection of this feed; use ${names.join(', ')}`, {
-        errors: [{ code: 'FEED_SERVICE_UNKNOWN', detail: `querystring.collection names "${collection.slice(0, 40)}"; expected ${names.join(', ')}`, field: 'collection' }]
+    const served = opts.collections.get(collection)
+    if (served === undefined) {
+      const now = opts.collections.names().join(', ')
+      throw new AppError('FEED_SERVICE_UNKNOWN', `collection: "${collection.slice(0, 40)}" is not a collection of this feed; use ${now}`, {
+        errors: [{ code: 'FEED_SERVICE_UNKNOWN', detail: `querystring.collection names "${collection.slice(0, 40)}"; expected ${now}`, field: 'collection' }]
       })
     }
-    const id = parseId(request.query.id, collection, uuidIds.has(collection))
+    const id = parseId(request.query.id, collection, hasStringIds(served.schema))
     const limit = request.query.limit ?? HISTORY_DEFAULT_LIMIT
     const rules = opts.access.get(collection)
     // With rules, one change more: the one before the answer's oldest says whether a stream followed the record then.

@@ -1,5 +1,6 @@
 import type { CollectionAccess, RecordStores } from '../../domain/index.js'
-import type { ServedCollection } from '../../data/collection.js'
+import type { CollectionModel } from '../../records/index.js'
+import { collectionsNow, type ByName, type CollectionsNow } from '../collections/served-now.js'
 import type { ServiceDescriptor } from '../types.js'
 import { eventsOptions } from './config.js'
 import { FEED_ERRORS } from './errors.js'
@@ -32,11 +33,14 @@ export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
   paths: () => [{ path: EVENTS_PATH }],
   register: async (app, { config, stores, collections }) => {
     const { heartbeatMs, retryMs, maxStreamAgeMs } = config.events
+    // The collections as they are when each change is sent or each stream opens: with the admin API of
+    // collections, one created while the server runs is carried, and a field added is in later messages.
+    const now = collectionsNow(app.collectionRegistry, collections)
     const hub = await ChangeHub.open(stores.changes, {
       heartbeatMs,
       retryMs,
       maxStreamAgeMs,
-      format: new ChangeFormat(collections),
+      format: new ChangeFormat((name) => now.get(name)),
       // The server's one stream budget (src/server.ts sets it from these options), shared with GraphQL subscriptions.
       registry: app.streams,
       log: app.log
@@ -44,16 +48,18 @@ export const eventsService: ServiceDescriptor<typeof eventsOptions> = {
     // Open streams would keep the server from closing: end them first; clients reconnect.
     app.addHook('preClose', async () => { hub.close() })
     app.decorate('changeFeed', hub)
-    await app.register(eventsRoutes, { hub, services: collections.map((c) => c.name), schemas: collections, models: new Map(collections.map((c) => [c.name, c.model])), access: accessOf(collections, stores), maxStreams: app.streams.maxStreams, maxStreamsPerClient: app.streams.maxStreamsPerClient })
+    await app.register(eventsRoutes, {
+      hub,
+      collections: now,
+      models: { get: (name): CollectionModel | undefined => now.get(name)?.model },
+      access: accessOf(now, stores),
+      maxStreams: app.streams.maxStreams,
+      maxStreamsPerClient: app.streams.maxStreamsPerClient
+    })
   }
 }
 
-/** The rules of the feed's collections that declare them, by name. */
-function accessOf (collections: readonly ServedCollection[], stores: RecordStores): ReadonlyMap<string, CollectionAccess> {
-  const access = new Map<string, CollectionAccess>()
-  for (const { name } of collections) {
-    const rules = stores.collections.get(name)?.declaration.access
-    if (rules !== undefined) access.set(name, rules)
-  }
-  return access
+/** The rules of a collection of the feed that declares them, as its store holds them now. */
+function accessOf (now: CollectionsNow, stores: RecordStores): ByName<CollectionAccess> {
+  return { get: (name) => now.get(name) === undefined ? undefined : stores.collections.get(name)?.declaration.access }
 }

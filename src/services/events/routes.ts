@@ -1,5 +1,5 @@
 import type { FastifyInstance, onSendHookHandler } from 'fastify'
-import { Type, type Static, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TOptional, type TString } from '@sinclair/typebox'
 import { MediaTypeChooser } from '../../lib/negotiate.js'
 import { AppError, problems } from '../../http/errors/index.js'
 import { routeOtherMethods } from '../../http/rest/index.js'
@@ -11,20 +11,19 @@ import { callerOf } from '../../http/security/index.js'
 import { HISTORY_PATH, historyRoute } from './history.js'
 import type { ChangeHub } from './hub.js'
 import type { StartPoint } from './subscriber.js'
+import type { ByName, CollectionsNow } from '../collections/served-now.js'
 
 export const EVENTS_PATH = '/events'
 export const EVENT_STREAM = 'text/event-stream'
 
 export interface EventsRoutesOptions {
   hub: ChangeHub
-  /** The record services this server runs: what the feed carries and `?services=` may name. */
-  services: readonly string[]
-  /** Each collection's record schema: how its changes read in a record's history. */
-  schemas: ReadonlyArray<{ name: string, schema: TSchema }>
+  /** The record collections this server serves now: what the feed carries and `?services=` may name. */
+  collections: CollectionsNow
   /** Each service's query model: what its `?filter=` may name. */
-  models: ReadonlyMap<string, CollectionModel>
+  models: ByName<CollectionModel>
   /** The rules of the collections that declare them (docs/rules.md): each stream carries only what its caller may view. */
-  access: ReadonlyMap<string, CollectionAccess>
+  access: ByName<CollectionAccess>
   /** The stream budget (the server's stream registry, shared with GraphQL subscriptions), for the refusals' wording (Infinity: none). */
   maxStreams: number
   maxStreamsPerClient: number
@@ -64,6 +63,8 @@ const SEQUENCE = /^(0|[1-9]\d{0,14})$/
  */
 export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOptions): Promise<void> {
   const { hub } = opts
+  // The description names the collections served at start; a stream may name any served when it opens.
+  const atStart = opts.collections.names()
   declareRoutes(app, { service: 'events' })
   app.setErrorHandler(problems.handleError)
 
@@ -72,19 +73,19 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
     schema: {
       operationId: 'streamChanges',
       tags: ['events'],
-      summary: `Change feed: every create, replace and delete of ${opts.services.join(', ')} (Server-Sent Events)`,
-      description: `Events ${opts.services.map((s) => `\`${s}.created|replaced|deleted\``).join(', ')}, each \`id: <sequence>\` with \`data: {"id", "record" (v2 representation, null after a delete), "at"}\`; ` +
+      summary: `Change feed: every create, replace and delete of ${atStart.join(', ')} (Server-Sent Events)`,
+      description: `Events ${atStart.map((s) => `\`${s}.created|replaced|deleted\``).join(', ')}, each \`id: <sequence>\` with \`data: {"id", "record" (v2 representation, null after a delete), "at"}\`; ` +
         '`event: ready` when live, `event: reset` when the Last-Event-ID is older than what is kept, a heartbeat comment every 15 s.\n\n' +
         // Swagger UI's "Try it out" would wait for the end of a stream that does not end (src/http/openapi/swagger-ui.ts turns it off).
-        `The stream does not end, so "Try it out" is off here. Watch it with curl (then create a record in another window):\n\n\`\`\`\ncurl -N -H 'Accept: text/event-stream' 'http://localhost:8080${EVENTS_PATH}?services=${opts.services[0] ?? 'students'}'\n\`\`\``,
-      querystring: querySchema(opts.services),
+        `The stream does not end, so "Try it out" is off here. Watch it with curl (then create a record in another window):\n\n\`\`\`\ncurl -N -H 'Accept: text/event-stream' 'http://localhost:8080${EVENTS_PATH}?services=${atStart[0] ?? 'students'}'\n\`\`\``,
+      querystring: querySchema(atStart),
       headers: Headers,
       'x-rqs': { errors: ['FEED_SERVICE_UNKNOWN', 'INVALID_QUERY', 'NOT_ACCEPTABLE', 'FEED_TOO_MANY_STREAMS', 'FEED_FULL'], store: true, headers: { 429: ['Retry-After'] } },
       response: { 200: { description: 'A text/event-stream, ended by the server after `--events-max-stream-age` (1 h), when its token is withdrawn or expires, or at shutdown, each time with a last `event: end`', content: { [EVENT_STREAM]: { schema: { type: 'string' } } } } }
     },
     onSend: closeConnection
   }, async (request, reply) => {
-    const services = chosenServices(request.query.services, opts.services)
+    const services = chosenServices(request.query.services, opts.collections.names())
     const filter = changeFilter(request.query, services, opts.models)
     if (eventStream.select(request.headers.accept) === undefined) {
       throw new AppError('NOT_ACCEPTABLE', `The change feed is available as ${EVENT_STREAM} only`)
@@ -131,7 +132,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
   routeOtherMethods(app, EVENTS_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
 
   // One record's recent changes: a plain JSON read, declared here so that it is the feed's (service, scope, rules).
-  historyRoute(app, { hub, collections: opts.schemas, access: opts.access })
+  historyRoute(app, { hub, collections: opts.collections, access: opts.access })
   routeOtherMethods(app, HISTORY_PATH, ['GET'], problems.methodNotAllowed, 'by-method')
 }
 
@@ -175,7 +176,7 @@ function chosenServices (param: string | undefined, available: readonly string[]
  * /events does not take, a filter without exactly one service, and a filter
  * its collection's fields refuse (`filter: … at 7`).
  */
-function changeFilter (query: Readonly<Record<string, unknown>>, services: ReadonlySet<string>, models: ReadonlyMap<string, CollectionModel>): ChangeFilter | undefined {
+function changeFilter (query: Readonly<Record<string, unknown>>, services: ReadonlySet<string>, models: ByName<CollectionModel>): ChangeFilter | undefined {
   const unknown = Object.keys(query).filter((name) => !PARAMS.includes(name))
   if (unknown.length > 0) {
     const hint = unknown.some((name) => name.includes('[')) ? ' (a filter is written filter=, e.g. filter=year > 2000)' : ''
@@ -198,7 +199,7 @@ function changeFilter (query: Readonly<Record<string, unknown>>, services: Reado
 }
 
 /** What the stream's caller may see of each of its collections with rules; undefined when none has any. */
-function streamAccess (services: ReadonlySet<string>, access: ReadonlyMap<string, CollectionAccess>, caller: Caller): ReadonlyMap<string, ChangeAccess> | undefined {
+function streamAccess (services: ReadonlySet<string>, access: ByName<CollectionAccess>, caller: Caller): ReadonlyMap<string, ChangeAccess> | undefined {
   const own = new Map<string, ChangeAccess>()
   for (const service of services) {
     const rules = access.get(service)

@@ -8,6 +8,7 @@ import { HookFilters } from './filters.js'
 import { Connections, post, type AttemptResult } from './send.js'
 import { SigningKeys } from './signing.js'
 import { cachedLookup, parseTarget, resolveTarget, TargetRefused, type Lookup } from './targets.js'
+import type { ByName } from '../collections/served-now.js'
 
 /** Changes read from the log at once. */
 const PAGE = 500
@@ -38,7 +39,7 @@ export interface DispatcherOptions {
   changes: ChangeLog
   format: ChangeFormat
   /** Each collection's query model: what the webhooks' filters are read against. */
-  models: ReadonlyMap<string, CollectionModel>
+  models: ByName<CollectionModel>
   config: WebhooksConfig
   log: { warn: (obj: object, msg: string) => void, error: (obj: object, msg: string) => void }
   metrics?: DispatcherMetrics

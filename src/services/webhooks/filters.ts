@@ -1,6 +1,7 @@
 import type { Change, Webhook } from '../../domain/index.js'
 import { AppError } from '../../http/errors/index.js'
 import { readFilterParam, recordTest, type CollectionModel } from '../../records/index.js'
+import type { ByName } from '../collections/served-now.js'
 
 /**
  * A webhook's `filter` (issue 34 item 1): an expression of the lists'
@@ -21,7 +22,7 @@ export function filteredCollection (events: readonly string[]): string | undefin
 }
 
 /** The filter as stored (null: none), or 400 WEBHOOK_FILTER_INVALID saying why. */
-export function checkHookFilter (events: readonly string[], filter: string | null, models: ReadonlyMap<string, CollectionModel>): string | null {
+export function checkHookFilter (events: readonly string[], filter: string | null, models: ByName<CollectionModel>): string | null {
   if (filter === null || filter.trim() === '') return null
   const collection = filteredCollection(events)
   const model = collection === undefined ? undefined : models.get(collection)
@@ -46,18 +47,20 @@ type Test = (change: Change) => boolean
  * since it was registered) passes nothing, and `onBroken` says so once.
  */
 export class HookFilters {
-  /** By webhook: the test and what it was built from (its filter and events, which a PATCH may change). */
-  readonly #tests = new Map<string, { from: string, test: Test }>()
+  /** By webhook: the test and what it was built from (its filter and events, which a PATCH may change, and its collection's model then). */
+  readonly #tests = new Map<string, { from: string, model: CollectionModel | undefined, test: Test }>()
 
-  constructor (private readonly models: ReadonlyMap<string, CollectionModel>, private readonly onBroken: (hook: Webhook, reason: string) => void) {}
+  constructor (private readonly models: ByName<CollectionModel>, private readonly onBroken: (hook: Webhook, reason: string) => void) {}
 
   /** Whether the webhook's filter lets this change through (no filter: every change its events match). */
   passes (hook: Webhook, change: Change): boolean {
     if (hook.filter === null) return true
     const from = `${hook.filter}\n${hook.events.join('\n')}`
+    // Read again when its collection's declaration changed while the server runs (a new model).
+    const model = this.models.get(change.service)
     let kept = this.#tests.get(hook.id)
-    if (kept?.from !== from) {
-      kept = { from, test: this.#compile(hook, hook.filter) }
+    if (kept?.from !== from || kept.model !== model) {
+      kept = { from, model, test: this.#compile(hook, hook.filter) }
       this.#tests.set(hook.id, kept)
     }
     return kept.test(change)

@@ -1,5 +1,7 @@
 import type { ServiceDescriptor } from '../types.js'
 import { ChangeFormat } from '../events/format.js'
+import { collectionsNow } from '../collections/served-now.js'
+import type { CollectionModel } from '../../records/index.js'
 import { webhooksOptions } from './config.js'
 import { Dispatcher } from './dispatcher.js'
 import { WEBHOOK_ERRORS } from './errors.js'
@@ -34,11 +36,14 @@ export const webhooksService: ServiceDescriptor<typeof webhooksOptions> = {
   register: async (app, { config, stores, collections }) => {
     const store = stores.webhooks
     if (store === undefined) throw new Error('webhooks: this store keeps no webhooks')
-    const models = new Map(collections.map((c) => [c.name, c.model]))
+    // The collections as they are now: with the admin API of collections, one created while the server
+    // runs can be subscribed to, and a change is delivered with the fields its collection has when it is sent.
+    const now = collectionsNow(app.collectionRegistry, collections)
+    const models = { get: (name: string): CollectionModel | undefined => now.get(name)?.model }
     const dispatcher = new Dispatcher({
       store,
       changes: stores.changes,
-      format: new ChangeFormat(collections),
+      format: new ChangeFormat((name) => now.get(name)),
       models,
       config: config.webhooks,
       log: app.log,
@@ -47,6 +52,6 @@ export const webhooksService: ServiceDescriptor<typeof webhooksOptions> = {
     await dispatcher.start()
     app.addHook('preClose', async () => { await dispatcher.stop() })
     app.decorate('webhookDispatcher', dispatcher)
-    await app.register(webhookRoutes, { store, changes: stores.changes, dispatcher, config: config.webhooks, collections: collections.map((c) => c.name), models })
+    await app.register(webhookRoutes, { store, changes: stores.changes, dispatcher, config: config.webhooks, collections: () => now.names(), models })
   }
 }

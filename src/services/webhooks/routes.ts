@@ -11,6 +11,7 @@ import { badPattern } from './events.js'
 import { checkHookFilter } from './filters.js'
 import { generateSecret } from './signing.js'
 import { parseTarget, resolveTarget, TargetRefused } from './targets.js'
+import type { ByName } from '../collections/served-now.js'
 
 export const WEBHOOKS_PATH = '/webhooks'
 
@@ -19,10 +20,10 @@ export interface WebhookRoutesOptions {
   changes: ChangeLog
   dispatcher: Dispatcher
   config: WebhooksConfig
-  /** The record collections whose events can be subscribed to. */
-  collections: readonly string[]
+  /** The record collections whose events can be subscribed to now. */
+  collections: () => readonly string[]
   /** Each collection's query model: what a webhook's `filter` may name. */
-  models: ReadonlyMap<string, CollectionModel>
+  models: ByName<CollectionModel>
 }
 
 const ID = /^wh_[0-9a-f]{16}$/
@@ -136,9 +137,10 @@ export async function webhookRoutes (app: FastifyInstance, opts: WebhookRoutesOp
   }
 
   function checkEvents (events: readonly string[]): string[] {
-    const bad = badPattern(events, opts.collections)
+    const collections = opts.collections()
+    const bad = badPattern(events, collections)
     if (bad !== undefined) {
-      const detail = `events: "${bad.slice(0, 60)}" is not <collection>.<kind> of this server's collections (${opts.collections.join(', ')}) with kind created, replaced, deleted or *`
+      const detail = `events: "${bad.slice(0, 60)}" is not <collection>.<kind> of this server's collections (${collections.join(', ')}) with kind created, replaced, deleted or *`
       throw new AppError('WEBHOOK_EVENTS_INVALID', detail, { errors: [{ code: 'WEBHOOK_EVENTS_INVALID', detail, field: 'events' }] })
     }
     return [...new Set(events)]

@@ -45,7 +45,7 @@ describe('the dispatcher wakes at once only for the changes its webhooks ask for
     await store.create({ id: 'wh_0000000000000001', url: 'http://127.0.0.1:9/hook', events: ['addresses.*'], description: '', filter: null, enabled: true, disabledReason: null, secret: 'whsec_x', previousSecret: null, previousSecretUntil: null, afterSeq: 1_000, createdAt: now, updatedAt: now })
     // No poll to speak of: whatever runs here, the changes woke.
     const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
-    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    dispatcher = new Dispatcher({ store, changes: log, format: ChangeFormat.of([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
     let wakes = 0
     const wake = dispatcher.wake.bind(dispatcher)
     dispatcher.wake = () => { wakes++; wake() }
@@ -82,7 +82,7 @@ describe('a first start on a database takes its position before it returns', () 
     for (let i = 0; i < 5; i++) log.write('students')
     const store = new MemoryWebhookStore()
     const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
-    const dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    const dispatcher = new Dispatcher({ store, changes: log, format: ChangeFormat.of([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
     // No round runs at all: the position is the start's own doing.
     dispatcher.wake = () => {}
     try {
@@ -110,7 +110,7 @@ describe('a round takes its changes from the feed', () => {
     log.since = async (after, limit) => { reads++; return await since(after, limit) }
     log.window = async () => { reads++; return await window() }
     const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
-    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    dispatcher = new Dispatcher({ store, changes: log, format: ChangeFormat.of([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
     await dispatcher.start()
     await eventually(async () => await store.position() === 3)
     expect(reads).toBeGreaterThan(0)
@@ -138,7 +138,7 @@ describe('the dispatcher keeps only the changes some webhook may ask for', () =>
     const store = new MemoryWebhookStore()
     await store.create(hook('wh_0000000000000001', ['addresses.*'], 1_000))
     const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
-    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    dispatcher = new Dispatcher({ store, changes: log, format: ChangeFormat.of([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
     await dispatcher.start()
     log.write('addresses')
     await eventually(async () => await store.position() === 1)
@@ -160,7 +160,7 @@ describe('the dispatcher keeps only the changes some webhook may ask for', () =>
     const since = log.since.bind(log)
     log.since = async (after, limit) => { reads++; return await since(after, limit) }
     const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
-    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    dispatcher = new Dispatcher({ store, changes: log, format: ChangeFormat.of([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
     await dispatcher.start()
     log.write('addresses')
     await eventually(async () => await store.position() === 1)
