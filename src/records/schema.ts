@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox'
+import { OptionalKind, Type, type TSchema } from '@sinclair/typebox'
 import { STORABLE_TEXT_PATTERN } from '../lib/storable-text.js'
 import { KINDS, MAX_FILTER_LENGTH, type FilterOperator } from '../domain/index.js'
 import {
@@ -84,7 +84,17 @@ export function querystringSchema (model: CollectionModel): TSchema {
     for (const op of operatorsOf(param)) properties[filterParam(field, op)] = valueSchema(field, param, op)
     for (const op of expressionOperatorsOf(param)) properties[`${field}[${op}]`] = listSchema(field, param, op)
   }
-  return Type.Partial(Type.Object(properties))
+  return everyPropertyOptional(properties)
+}
+
+/**
+ * `Type.Partial(Type.Object(properties))` for properties made by the caller and used nowhere else: each is
+ * marked optional where it is, not copied (a collection at the declaration limits has thousands of
+ * parameters, and copying each was ≈ 5 % of such a start). The same schema, key for key.
+ */
+function everyPropertyOptional (properties: Record<string, TSchema>): TSchema {
+  for (const schema of Object.values(properties)) (schema as TSchema & { [OptionalKind]?: string })[OptionalKind] = 'Optional'
+  return Type.Object(properties)
 }
 
 function exampleSort (model: CollectionModel): string {

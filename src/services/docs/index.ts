@@ -18,10 +18,11 @@ const FOR_USERS = ['collections.md', 'rules.md', 'webhooks.md', 'operations.md',
 
 const pages = new MediaTypeChooser(['text/markdown', 'text/html'])
 
-interface Doc {
+export interface Doc {
   file: string
-  title: string
-  markdown: string
+  /** The title (the first heading) and the Markdown: read from the file when first asked for, then kept. */
+  title: () => string
+  markdown: () => string
   /** The page for browsers: rendered on first request, then kept. */
   html: () => Promise<string>
 }
@@ -30,6 +31,28 @@ interface Doc {
 function titleOf (markdown: string, fallback: string): string {
   const match = /^# (.+)$/m.exec(markdown)
   return match?.[1]?.trim() ?? fallback
+}
+
+/**
+ * The Markdown files of `dir` (by name) and the user guide at `readme`, each read when first asked for
+ * (its title, its Markdown or its page), then kept: reading the half megabyte of Markdown at start was
+ * ≈ 1.5 % of every start, for documents most servers never serve.
+ */
+export function documentsOf (dir: string, readme: string): { docs: Doc[], guide: Doc } {
+  const render = (file: string, source: string, path: string, fixedTitle?: string): Doc => {
+    let markdown: string | undefined
+    let html: Promise<string> | undefined
+    const read = (): string => (markdown ??= readFileSync(source, 'utf8'))
+    const rendered = async (): Promise<string> => {
+      const { markdownToHtml } = await import('./markdown.js')
+      return renderPage({ title: `${doc.title()} — rqs`, current: '/docs/', body: `<article class="doc">${markdownToHtml(read(), path)}</article>` })
+    }
+    const doc: Doc = { file, title: () => fixedTitle ?? titleOf(read(), file), markdown: read, html: () => (html ??= rendered()) }
+    return doc
+  }
+  const docs = readdirSync(dir).filter((f) => f.endsWith('.md')).sort()
+    .map((file) => render(file, join(dir, file), `docs/${file}`))
+  return { docs, guide: render(GUIDE, readme, GUIDE, 'User guide') }
 }
 
 /**
@@ -43,29 +66,20 @@ function titleOf (markdown: string, fallback: string): string {
  */
 export async function docsService (app: FastifyInstance): Promise<void> {
   declareRoutes(app, { service: 'docs', access: 'public' })
-  const render = (file: string, markdown: string, path: string, title = titleOf(markdown, file)): Doc => {
-    let html: Promise<string> | undefined
-    const rendered = async (): Promise<string> => {
-      const { markdownToHtml } = await import('./markdown.js')
-      return renderPage({ title: `${title} — rqs`, current: '/docs/', body: `<article class="doc">${markdownToHtml(markdown, path)}</article>` })
-    }
-    return { file, title, markdown, html: () => (html ??= rendered()) }
-  }
-  const docs = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md')).sort()
-    .map((file) => render(file, readFileSync(join(DOCS_DIR, file), 'utf8'), `docs/${file}`))
-  const guide = render(GUIDE, readFileSync(README, 'utf8'), GUIDE, 'User guide')
+  const { docs, guide } = documentsOf(DOCS_DIR, README)
   const byFile = new Map([guide, ...docs].map((d) => [d.file, d]))
-  const item = (d: Doc): string => `<li><a href="/docs/${escapeHtml(d.file)}">${escapeHtml(d.title)}</a></li>`
+  const item = (d: Doc): string => `<li><a href="/docs/${escapeHtml(d.file)}">${escapeHtml(d.title())}</a></li>`
   const users = [guide, ...FOR_USERS.map((f) => byFile.get(f)).filter((d): d is Doc => d !== undefined)]
   const others = docs.filter((d) => !FOR_USERS.includes(d.file))
-  const index = renderPage({
+  let index: string | undefined
+  const indexPage = (): string => (index ??= renderPage({
     title: 'Documentation — rqs',
     current: '/docs/',
     body: `<h1>Documentation</h1>
 <ul>${users.map(item).join('')}<li><a href="/docs/api">API reference (Swagger UI)</a></li></ul>
 ${others.length === 0 ? '' : `<h2>For contributors</h2><ul>${others.map(item).join('')}</ul>`}`
-  })
-  app.get('/docs/', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(index))
+  }))
+  app.get('/docs/', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(indexPage()))
 
   // Browsers get the rendered page; anything else (curl, scripts) the Markdown itself.
   app.addHook('onRequest', async (request, reply) => {
@@ -77,7 +91,7 @@ ${others.length === 0 ? '' : `<h2>For contributors</h2><ul>${others.map(item).jo
     if (pages.prefers(request.headers.accept, 'text/html')) return reply.type('text/html; charset=utf-8').send(await doc.html())
   })
   // The README is not under docs/, so the static files below do not hold it: its Markdown is served from memory.
-  app.get(`/docs/${GUIDE}`, { schema: { hide: true } }, async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(guide.markdown))
+  app.get(`/docs/${GUIDE}`, { schema: { hide: true } }, async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(guide.markdown()))
 
   await app.register(fastifyStatic, {
     root: DOCS_DIR,

@@ -672,8 +672,18 @@ function filteredWriteQuery (list: unknown, use: 'write' | 'aggregate' = 'write'
   const properties: Record<string, unknown> = {}
   for (const [param, schema] of Object.entries((list as { properties?: Record<string, unknown> }).properties ?? {})) {
     if (PAGE_PARAMS.includes(param)) continue
-    const { examples: _examples, example: _example, ...rest } = schema as Record<string, unknown>
-    properties[param] = param === 'q' && use === 'write' ? { ...rest, examples: ['no record holds this text'] } : rest
+    const own = schema as Record<string, unknown>
+    if (param === 'q' && use === 'write') {
+      const { examples: _examples, example: _example, ...rest } = own
+      properties[param] = { ...rest, examples: ['no record holds this text'] }
+    } else if (Object.hasOwn(own, 'examples') || Object.hasOwn(own, 'example')) {
+      const { examples: _examples, example: _example, ...rest } = own
+      properties[param] = rest
+    } else {
+      // Nothing to leave out: the list's own parameter, shared as the mounts share the list's schema (copying
+      // each of thousands of parameters at the declaration limits was ≈ 4 % of such a start).
+      properties[param] = own
+    }
   }
   if (use === 'aggregate' && model !== undefined) return { type: 'object', properties: { ...properties, ...aggregateQuery(model) } }
   properties.all = { type: 'boolean', description: '`true`: every record the filters select, or with no filter every record of the collection (without it, no filter is 400 FILTER_REQUIRED).' }

@@ -153,3 +153,29 @@ describe('headings and links in the renderer', () => {
       .toBe('<p><a href="/docs/README.md#command-line">g</a> <a href="/docs/operations.md">o</a></p>\n')
   })
 })
+
+describe('the documents, read when first asked for', () => {
+  it('reads no file until a title or a document is asked for, then keeps what it read', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { documentsOf } = await import('../../../src/services/docs/index.js')
+    const dir = mkdtempSync(join(tmpdir(), 'rqs-docs-'))
+    try {
+      writeFileSync(join(dir, 'a.md'), '# Before\n')
+      const readme = join(dir, 'missing-readme.md') // not there yet: listing the documents must not read it
+      const { docs, guide } = documentsOf(dir, readme)
+      writeFileSync(join(dir, 'a.md'), 'text\n\n# After\n')
+      writeFileSync(readme, '# rqs\n')
+      expect(docs.map((d) => d.file)).toEqual(['a.md'])
+      expect(docs[0]?.title()).toBe('After')
+      expect(guide.title()).toBe('User guide')
+      expect(guide.markdown()).toBe('# rqs\n')
+      writeFileSync(join(dir, 'a.md'), '# Later\n')
+      expect(docs[0]?.title()).toBe('After')
+      expect(docs[0]?.markdown()).toBe('text\n\n# After\n')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
