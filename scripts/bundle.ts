@@ -77,26 +77,37 @@ const ascii = (text: string): string => text.replace(/[\u0080-\uffff]/g, (c) => 
  * trace, and it makes a class per status code) is only called when
  * @fastify/send fails a file; `thread-stream` (left out of the bundle, so
  * read and compiled by Node's loader) only when pino starts a transport,
- * which rqs never asks for. A package whose text no longer has the require
+ * which rqs never asks for; glob and minipass (with their own dependencies)
+ * only on paths rqs does not take at start. A package whose text no longer has the require
  * fails the build, so an update that moves it is noticed.
  */
-const DEFERRED_REQUIRES = [
+const DEFERRED_REQUIRES: ReadonlyArray<{ file: string, binding: string, module: string, named?: true }> = [
   { file: '@fastify/send/lib/createHttpError.js', binding: 'createError', module: 'http-errors' },
-  { file: 'pino/lib/transport.js', binding: 'ThreadStream', module: 'thread-stream' }
+  { file: 'pino/lib/transport.js', binding: 'ThreadStream', module: 'thread-stream' },
+  // Only for @fastify/static's `wildcard: false` (rqs serves its folders with `wildcard: true`).
+  { file: '@fastify/static/index.js', binding: 'glob', module: 'glob', named: true },
+  // Only when @fastify/compress inflates a request body.
+  { file: '@fastify/compress/index.js', binding: 'Minipass', module: 'minipass', named: true }
 ]
+
+/**
+ * `source` with the require of `module` bound to `binding` made on first call
+ * or construction (`named`: the binding is the module's export of that name).
+ * Throws when the source has no such require.
+ */
+export function deferRequire (source: string, { binding, module, named }: { binding: string, module: string, named?: true }): string {
+  const eager = named === true ? `const { ${binding} } = require('${module}')` : `const ${binding} = require('${module}')`
+  if (!source.includes(eager)) throw new Error(`no \`${eager}\` to defer: see DEFERRED_REQUIRES in scripts/bundle.ts`)
+  const loaded = named === true ? `require('${module}').${binding}` : `require('${module}')`
+  return source.replace(eager, `let ${binding} = function (...args) { ${binding} = ${loaded}; return new.target === undefined ? ${binding}(...args) : new ${binding}(...args) }`)
+}
 
 const deferredRequires = (): Plugin => ({
   name: 'deferred-requires',
   setup (b) {
-    for (const { file, binding, module } of DEFERRED_REQUIRES) {
-      const filter = new RegExp(`[\\\\/]node_modules[\\\\/]${file.replace(/[.]/g, '\\.').replace(/\//g, '[\\\\/]')}$`)
-      b.onLoad({ filter }, async (args) => {
-        const source = await readFile(args.path, 'utf8')
-        const eager = `const ${binding} = require('${module}')`
-        if (!source.includes(eager)) throw new Error(`${file} no longer has \`${eager}\`: see DEFERRED_REQUIRES in scripts/bundle.ts`)
-        const deferred = `let ${binding} = function (...args) { ${binding} = require('${module}'); return new.target === undefined ? ${binding}(...args) : new ${binding}(...args) }`
-        return { contents: source.replace(eager, deferred), loader: 'js' }
-      })
+    for (const entry of DEFERRED_REQUIRES) {
+      const filter = new RegExp(`[\\\\/]node_modules[\\\\/]${entry.file.replace(/[.]/g, '\\.').replace(/\//g, '[\\\\/]')}$`)
+      b.onLoad({ filter }, async (args) => ({ contents: deferRequire(await readFile(args.path, 'utf8'), entry), loader: 'js' }))
     }
   }
 })
