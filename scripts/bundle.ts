@@ -20,6 +20,7 @@
  *   npx tsc -p tsconfig.build.json && npx tsx scripts/bundle.ts
  */
 import { spawn } from 'node:child_process'
+import { isAscii } from 'node:buffer'
 import { readdirSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
@@ -68,10 +69,53 @@ const metaUrlOfTscOutput = (outdir: string): Plugin => ({
  */
 const ascii = (text: string): string => text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
+/**
+ * Requires in packages that a start reaches but never calls before a request
+ * needs them: each binding becomes a function that requires the module when
+ * first called (or constructed) and then stands for it. `http-errors` (≈ 20
+ * ms of a start on the loaded machine: its deprecation helper reads a stack
+ * trace, and it makes a class per status code) is only called when
+ * @fastify/send fails a file; `thread-stream` (left out of the bundle, so
+ * read and compiled by Node's loader) only when pino starts a transport,
+ * which rqs never asks for; glob and minipass (with their own dependencies)
+ * only on paths rqs does not take at start. A package whose text no longer has the require
+ * fails the build, so an update that moves it is noticed.
+ */
+const DEFERRED_REQUIRES: ReadonlyArray<{ file: string, binding: string, module: string, named?: true }> = [
+  { file: '@fastify/send/lib/createHttpError.js', binding: 'createError', module: 'http-errors' },
+  { file: 'pino/lib/transport.js', binding: 'ThreadStream', module: 'thread-stream' },
+  // Only for @fastify/static's `wildcard: false` (rqs serves its folders with `wildcard: true`).
+  { file: '@fastify/static/index.js', binding: 'glob', module: 'glob', named: true },
+  // Only when @fastify/compress inflates a request body.
+  { file: '@fastify/compress/index.js', binding: 'Minipass', module: 'minipass', named: true }
+]
+
+/**
+ * `source` with the require of `module` bound to `binding` made on first call
+ * or construction (`named`: the binding is the module's export of that name).
+ * Throws when the source has no such require.
+ */
+export function deferRequire (source: string, { binding, module, named }: { binding: string, module: string, named?: true }): string {
+  const eager = named === true ? `const { ${binding} } = require('${module}')` : `const ${binding} = require('${module}')`
+  if (!source.includes(eager)) throw new Error(`no \`${eager}\` to defer: see DEFERRED_REQUIRES in scripts/bundle.ts`)
+  const loaded = named === true ? `require('${module}').${binding}` : `require('${module}')`
+  return source.replace(eager, `let ${binding} = function (...args) { ${binding} = ${loaded}; return new.target === undefined ? ${binding}(...args) : new ${binding}(...args) }`)
+}
+
+const deferredRequires = (): Plugin => ({
+  name: 'deferred-requires',
+  setup (b) {
+    for (const entry of DEFERRED_REQUIRES) {
+      const filter = new RegExp(`[\\\\/]node_modules[\\\\/]${entry.file.replace(/[.]/g, '\\.').replace(/\//g, '[\\\\/]')}$`)
+      b.onLoad({ filter }, async (args) => ({ contents: deferRequire(await readFile(args.path, 'utf8'), entry), loader: 'js' }))
+    }
+  }
+})
+
 /** The executable's loader: runs the bundle `bundlePath` (relative to itself) through V8's code cache. */
 const loaderSource = (bundlePath: string): string => `
 import { runWithCodeCache } from './src/lib/code-cache.ts'
-const bundle = runWithCodeCache(new URL(${JSON.stringify(bundlePath)}, import.meta.url))
+const bundle = runWithCodeCache(new URL(${JSON.stringify(bundlePath)}, import.meta.url), { ascii: true })
 bundle.exports.runExecutable(process.argv.slice(2), process.env, bundle.saveCache)
 `
 
@@ -96,7 +140,7 @@ export async function bundle (outdir = BUNDLE_DIR): Promise<string> {
     // Every import() becomes a require() run when reached: the bundle runs as a script, with no module loader behind it.
     supported: { 'dynamic-import': false },
     external: EXTERNAL,
-    plugins: [metaUrlOfTscOutput(outdir)],
+    plugins: [metaUrlOfTscOutput(outdir), deferredRequires()],
     sourcemap: 'linked',
     legalComments: 'none',
     logLevel: 'warning',
@@ -107,6 +151,8 @@ export async function bundle (outdir = BUNDLE_DIR): Promise<string> {
   if (js === undefined || map === undefined) throw new Error('esbuild wrote no bundle')
   // Named by its content, so that its code cache (named after it) is never another build's.
   const source = ascii(js.text).replace(/\/\/# sourceMappingURL=rqs\.cjs\.map\s*$/, '')
+  // The executable reads it as Latin-1 without checking (src/lib/code-cache.ts): checked here.
+  if (!isAscii(Buffer.from(source))) throw new Error('the bundle is not ASCII')
   const name = `rqs-${createHash('sha256').update(source).digest('hex').slice(0, 12)}.cjs`
   await mkdir(outdir, { recursive: true })
   await writeFile(`${outdir}/${name}`, `${source}//# sourceMappingURL=${name}.map\n`)

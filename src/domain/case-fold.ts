@@ -24,12 +24,12 @@ export function fold (text: string): string {
   if (isAscii(text)) return text.toLowerCase()
   // Lower-casing first leaves few characters whose folding differs (ß, ς, ﬁ, Cherokee): one pass of the
   // engine's own lower-casing and a rare replacement is faster than a lookup per character.
-  return text.normalize('NFD').toLowerCase().replace(UNLIKE_LOWERCASE, foldChar).normalize('NFC')
+  return text.normalize('NFD').toLowerCase().replace(foldTables().unlikeLowercase, foldChar).normalize('NFC')
 }
 
 /** Folds one character (its CaseFolding.txt C or F mapping, or itself). */
 export function foldChar (c: string): string {
-  return FOLDS.get(c) ?? c
+  return foldTables().folds.get(c) ?? c
 }
 
 /** A record's text field, folded; a store may keep what it folded. */
@@ -42,11 +42,23 @@ export function isAscii (text: string): boolean {
   return ASCII.test(text)
 }
 
-const FOLDS: ReadonlyMap<string, string> = new Map(CASE_FOLDING.map(([from, ...to]) => [String.fromCodePoint(from as number), String.fromCodePoint(...to)]))
+interface FoldTables {
+  /** Each character's CaseFolding.txt mapping. */
+  readonly folds: ReadonlyMap<string, string>
+  /**
+   * The characters that are their own lower case but fold to something else.
+   * Lower-casing never changes how a text folds (Unicode keeps
+   * fold(lower(x)) = fold(x)), so after it only these are left to fold.
+   */
+  readonly unlikeLowercase: RegExp
+}
 
-/**
- * The characters that are their own lower case but fold to something else.
- * Lower-casing never changes how a text folds (Unicode keeps
- * fold(lower(x)) = fold(x)), so after it only these are left to fold.
- */
-const UNLIKE_LOWERCASE = new RegExp(`[${[...FOLDS.keys()].filter((c) => c.toLowerCase() === c).map((c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`).join('')}]`, 'gu')
+let tables: FoldTables | undefined
+
+/** Made with the first text that is not ASCII: a start (and ASCII data) never needs the ≈ 1 500 mappings. */
+function foldTables (): FoldTables {
+  if (tables !== undefined) return tables
+  const folds = new Map(CASE_FOLDING.map(([from, ...to]) => [String.fromCodePoint(from as number), String.fromCodePoint(...to)]))
+  const unlikeLowercase = new RegExp(`[${[...folds.keys()].filter((c) => c.toLowerCase() === c).map((c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`).join('')}]`, 'gu')
+  return (tables = { folds, unlikeLowercase })
+}

@@ -61,6 +61,11 @@ describe('runWithCodeCache', () => {
     expect(runWithCodeCache(file).exports.text).toBe('café')
   })
 
+  it('reads a file the caller knows to be ASCII as Latin-1, unchecked', () => {
+    writeFileSync(file, "exports.text = 'caf\\u00e9'\n")
+    expect(runWithCodeCache(file, { ascii: true }).exports.text).toBe('café')
+  })
+
   it('removes the caches other Node versions left for the file once it writes its own', () => {
     const stale = join(dir, 'mod.cjs.v0.0.0-x64.v8cache')
     const otherFile = join(dir, 'other.cjs.v0.0.0-x64.v8cache')

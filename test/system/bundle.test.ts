@@ -178,6 +178,29 @@ describe('the bundled executable', () => {
     }
   })
 
+  it('answers a file\'s failure with the error @fastify/send makes on first use (http-errors, required when first called)', async () => {
+    const res = await fetch(`${origin}/students/assets/index.html`, { headers: { range: 'bytes=99999999-' } })
+    expect(res.status).toBe(416)
+    expect(await res.json()).toEqual({ isSuccessful: false, body: 'Range Not Satisfiable' })
+  })
+
+  it('starts without reading thread-stream (pino\'s transports, which rqs never starts)', async () => {
+    const listed = `${OUT}/required-${process.pid}.json`
+    const preload = `${OUT}/list-required.cjs`
+    writeFileSync(preload, `process.on('exit', () => { require('node:fs').writeFileSync(${JSON.stringify(listed)}, JSON.stringify(Object.keys(require.cache))) })\n`)
+    const child = spawn(process.execPath, ['--require', preload, `${OUT}/bin.js`, 'serve', '--port', '0', '--host', '127.0.0.1', '--log-level', 'info', '--log-format', 'json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    const next = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => { out += c.toString(); const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out); if (m !== null) resolve(m[1] as string) })
+      child.on('exit', (code) => { reject(new Error(`exited with ${String(code)}`)) })
+    })
+    expect((await fetch(`${next}/healthz`)).status).toBe(200)
+    expect(await stop(child)).toBe(0)
+    const required = JSON.parse(readFileSync(listed, 'utf8')) as string[]
+    expect(required).toContain(preload) // the listing works
+    expect(required.filter((file) => file.includes('thread-stream'))).toEqual([])
+  })
+
   it('loads the GraphQL side on its first request', async () => {
     const res = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) })
     expect(res.status).toBe(200)

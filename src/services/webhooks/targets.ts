@@ -13,16 +13,23 @@ import { BlockList, isIP } from 'node:net'
  * rule (receivers on this machine, in tests, on a private network).
  */
 
-const BLOCKED = new BlockList()
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4]
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv4')
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['2002::', 16],
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]
-] as const) BLOCKED.addSubnet(net, prefix, 'ipv6')
+let blockedRanges: BlockList | undefined
+
+/** The ranges refused, made with the first address checked: a start that sends no webhook needs none (each range is a SocketAddress made by Node). */
+function blocked (): BlockList {
+  if (blockedRanges !== undefined) return blockedRanges
+  const ranges = new BlockList()
+  for (const [net, prefix] of [
+    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+    ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4]
+  ] as const) ranges.addSubnet(net, prefix, 'ipv4')
+  for (const [net, prefix] of [
+    ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['2002::', 16],
+    ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]
+  ] as const) ranges.addSubnet(net, prefix, 'ipv6')
+  return (blockedRanges = ranges)
+}
 
 /** Why a URL or its address is not a webhook target; the message is the problem's detail. */
 export class TargetRefused extends Error {
@@ -57,11 +64,11 @@ export function parseTarget (text: string): URL {
 /** True when an address is none of the blocked ranges (IPv4-mapped IPv6 addresses are checked as IPv4). */
 export function isPublicAddress (address: string): boolean {
   const family = isIP(address)
-  if (family === 4) return !BLOCKED.check(address, 'ipv4')
+  if (family === 4) return !blocked().check(address, 'ipv4')
   if (family !== 6) return false
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped !== null) return !BLOCKED.check(mapped[1] as string, 'ipv4')
-  return !BLOCKED.check(address, 'ipv6')
+  if (mapped !== null) return !blocked().check(mapped[1] as string, 'ipv4')
+  return !blocked().check(address, 'ipv6')
 }
 
 /**
