@@ -148,6 +148,8 @@ const recipes: Record<string, ServerRecipe> = {
   // Both set explicitly, so the row means the same whichever way the default of --security-headers points.
   'rqs-headers-on': rqsSpec('rqs-headers-on', 1, { env: { BENCH_SECURITY_HEADERS: 'on' } }),
   'rqs-headers-off': rqsSpec('rqs-headers-off', 1, { env: { BENCH_SECURITY_HEADERS: 'off' } }),
+  // The same server as rqs-headers-on in a process of its own: the `headers-self` row's second place.
+  'rqs-headers-on-2': rqsSpec('rqs-headers-on-2', 1, { env: { BENCH_SECURITY_HEADERS: 'on' } }),
   'rqs-sqlite': rqsSpec('rqs-sqlite', 1, { env: { BENCH_STORE: `sqlite:${join(temp, 'bench.db')}` } }),
   'rqs-postgres': async () => {
     postgres = await freshDatabase(DATABASE_URL!)
@@ -295,6 +297,18 @@ const ROWS: RowSpec[] = [
     run: async (s) => await compare({ id: 'headers', title: 'GET /students/{id} with the default protective headers', goal: { against: 'rqs, headers off', min: 0.98, text: '≥ 0.98× headers off' } }, [
       httpContender('rqs, headers on', 'target', s['rqs-headers-on']!, R.getStudent, settings.connections, hasSecurityHeaders(true)),
       httpContender('rqs, headers off', 'baseline', s['rqs-headers-off']!, R.getStudent, settings.connections, hasSecurityHeaders(false))
+    ], settings)
+  },
+  {
+    // Two processes of one server, built and loaded alike: what separates them is the process (its JIT's outcome,
+    // where its memory landed), which a row keeps for all its rounds. The ratio is the bias such a row can show
+    // with no difference at all, to read the rows that judge a gap of a few percent (`headers`) against.
+    id: 'headers-self',
+    title: 'GET /students/{id}, headers on, against a second process of the same server',
+    servers: ['rqs-headers-on', 'rqs-headers-on-2'],
+    run: async (s) => await compare({ id: 'headers-self', title: 'GET /students/{id}, headers on, against a second process of the same server' }, [
+      httpContender('rqs, headers on', 'target', s['rqs-headers-on']!, R.getStudent, settings.connections, hasSecurityHeaders(true)),
+      httpContender('rqs, headers on, second process', 'baseline', s['rqs-headers-on-2']!, R.getStudent, settings.connections, hasSecurityHeaders(true))
     ], settings)
   },
   {
