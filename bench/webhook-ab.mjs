@@ -11,8 +11,11 @@
 // Servers run pinned to core 0 with the bench's environment (NODE_ENV=production) and webhook options;
 // the receiver and the load run in this process (pin it to core 1). Per round and variant: the CPU µs a
 // delivered change of a 10 000-change backlog released at once, its events/s, and the p50/p99 from a
-// change to its delivery while single writes arrive at 1 000/s. With --perf DIR the servers run with
+// change to its delivery while single writes arrive at 1 000/s (with the server's CPU a paced write, its
+// delivery included). With --perf DIR the servers run with
 // --perf-basic-prof and `perf record` samples each backlog's delivery alone, into DIR/<variant>-r<n>.data.
+// With --syncs, `perf stat` counts the server's fsync and fdatasync calls in each phase (a disk sync a
+// commit, on the event loop: ≈ 3 ms each on the host measured).
 import { Buffer } from 'node:buffer'
 import { spawn } from 'node:child_process'
 import console from 'node:console'
@@ -27,7 +30,7 @@ import { parseArgs } from 'node:util'
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { rounds: { type: 'string', default: '4' }, backlog: { type: 'string', default: '10000' }, paced: { type: 'string', default: '3000' }, perf: { type: 'string' } }
+  options: { rounds: { type: 'string', default: '4' }, backlog: { type: 'string', default: '10000' }, paced: { type: 'string', default: '3000' }, perf: { type: 'string' }, syncs: { type: 'boolean' } }
 })
 const ROUNDS = Number(flags.rounds)
 const BACKLOG = Number(flags.backlog)
@@ -120,8 +123,23 @@ async function startServer (variant, tag) {
     return { child, port: Number(/LISTENING (\d+)/.exec(out)?.[1]) }
   }
   for (;;) {
+    if (child.exitCode !== null) throw new Error(`${variant} exited before it was ready`)
     try { if (await send(port, 'GET', '/healthz') === 200) return { child, port } } catch { /* not yet */ }
     await new Promise((ok) => setTimeout(ok, 50))
+  }
+}
+
+/** Counts the fsync and fdatasync calls of `pid` until the returned function is called (with --syncs). */
+function countSyncs (pid) {
+  if (flags.syncs !== true) return async () => Number.NaN
+  const perf = spawn('perf', ['stat', '-x', ',', '-e', 'syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let text = ''
+  perf.stderr.on('data', (d) => { text += d })
+  return async () => {
+    const done = new Promise((ok) => perf.once('exit', ok))
+    perf.kill('SIGINT')
+    await done
+    return text.split('\n').reduce((sum, line) => sum + (Number(line.split(',')[0]) || 0), 0)
   }
 }
 
@@ -144,10 +162,13 @@ async function round (variant, tag) {
     }
     const perf = flags.perf === undefined ? undefined : spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '4999', '-g', '-p', String(child.pid), '-o', join(flags.perf, `${tag}.data`)], { stdio: 'ignore' })
     if (perf !== undefined) await new Promise((ok) => setTimeout(ok, 500))
+    const syncsOfBacklog = countSyncs(child.pid)
+    await new Promise((ok) => setTimeout(ok, flags.syncs === true ? 300 : 0))
     const cpu0 = cpuSeconds(child.pid)
     const t0 = performance.now()
     release()
     await waitFor(start + BACKLOG)
+    const backlogSyncs = await syncsOfBacklog()
     if (perf !== undefined) { const done = new Promise((ok) => perf.once('exit', ok)); perf.kill('SIGINT'); await done }
     const seconds = (arrivals[start + BACKLOG - 1] - t0) / 1000
     const cpuUs = (cpuSeconds(child.pid) - cpu0) * 1e6 / BACKLOG
@@ -157,6 +178,8 @@ async function round (variant, tag) {
     const pending = new Set()
     let sent = 0
     const p0 = performance.now()
+    const syncsOfPaced = countSyncs(child.pid)
+    const pacedCpu0 = cpuSeconds(child.pid)
     while (sent < PACED) {
       const due = Math.min(PACED, Math.floor((performance.now() - p0) / 1000 * RATE) + 1)
       while (sent < due && pending.size < 256) {
@@ -168,8 +191,10 @@ async function round (variant, tag) {
     await Promise.all(pending)
     const rate = PACED / ((performance.now() - p0) / 1000)
     await waitFor(mark + PACED)
+    const pacedCpuUs = (cpuSeconds(child.pid) - pacedCpu0) * 1e6 / PACED
+    const pacedSyncs = await syncsOfPaced()
     const ms = latencies.slice(mark)
-    return { cpuUs, eventsPerSecond: BACKLOG / seconds, rate, p50: percentile(ms, 50), p99: percentile(ms, 99) }
+    return { cpuUs, eventsPerSecond: BACKLOG / seconds, rate, pacedCpuUs, backlogSyncs, pacedSyncs, p50: percentile(ms, 50), p99: percentile(ms, 99) }
   } finally {
     const exited = new Promise((ok) => child.once('exit', ok))
     child.kill('SIGTERM')
@@ -182,12 +207,13 @@ for (let r = 1; r <= ROUNDS; r++) {
   for (const variant of r % 2 === 1 ? positionals : [...positionals].reverse()) {
     const res = await round(variant, `${variant.replace(/\W+/g, '_')}-r${r}`)
     results.get(variant)?.push(res)
-    console.log(`round ${r} ${variant}: ${res.cpuUs.toFixed(0)} µs a change, ${res.eventsPerSecond.toFixed(0)} ev/s; paced ${res.rate.toFixed(0)} writes/s p50 ${res.p50} ms p99 ${res.p99} ms`)
+    const syncs = flags.syncs === true ? ` [syncs: backlog ${res.backlogSyncs}, paced ${res.pacedSyncs}]` : ''
+    console.log(`round ${r} ${variant}: ${res.cpuUs.toFixed(0)} µs a change, ${res.eventsPerSecond.toFixed(0)} ev/s; paced ${res.rate.toFixed(0)} writes/s (${res.pacedCpuUs.toFixed(0)} µs a write and its delivery) p50 ${res.p50} ms p99 ${res.p99} ms${syncs}`)
   }
 }
 const range = (xs, d = 0) => `${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`
 for (const [variant, rs] of results) {
-  console.log(`${variant}: ${range(rs.map((x) => x.cpuUs))} µs a change, ${range(rs.map((x) => x.eventsPerSecond))} ev/s; p99 ${range(rs.map((x) => x.p99))} ms (p50 ${range(rs.map((x) => x.p50))}) at ${range(rs.map((x) => x.rate))} writes/s`)
+  console.log(`${variant}: ${range(rs.map((x) => x.cpuUs))} µs a change, ${range(rs.map((x) => x.eventsPerSecond))} ev/s; p99 ${range(rs.map((x) => x.p99))} ms (p50 ${range(rs.map((x) => x.p50))}) at ${range(rs.map((x) => x.rate))} writes/s, ${range(rs.map((x) => x.pacedCpuUs))} µs a write and its delivery`)
 }
 agent.destroy()
 receiver.close()

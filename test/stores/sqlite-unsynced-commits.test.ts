@@ -8,8 +8,9 @@ import { tempDir } from './harness.js'
 import { changes, hook } from './webhook-queue.suite.js'
 
 /**
- * Writes that may be lost to a crash of the machine (the webhooks' leases
- * and attempt outcomes: a lost one is attempted again) commit without the
+ * Writes that may be lost to a crash of the machine (the webhooks' leases,
+ * attempt outcomes and deliveries queued from the change log: a lost one is
+ * attempted or queued again) commit without the
  * WAL sync, but only in a group of such writes alone: any other write of the
  * group is synced, and the connection is back to synchronous = FULL after.
  * Read from within the group: `PRAGMA synchronous` is 1 (NORMAL) or 2 (FULL).
@@ -50,13 +51,13 @@ it('a group of writes that may go unsynced commits with NORMAL; one synced write
   expect(db.pragma('synchronous', { simple: true })).toBe(FULL)
 })
 
-it('the webhook store leases and records outcomes unsynced; queueing deliveries and an outcome that disables a webhook are synced', async () => {
+it('the webhook store leases, records outcomes and queues deliveries from the log unsynced; its first position, webhooks and an outcome that disables one are synced', async () => {
   const { db, group } = await opened()
   const webhooks = new SqliteWebhookStore(db, group)
   const h = hook('wh_0000000000000001')
   expect(await Promise.all([webhooks.create(h), probe(db, group)])).toEqual([undefined, FULL])
-  await webhooks.enqueue(null, 0, [])
-  expect(await Promise.all([webhooks.enqueue(0, 2, changes(h.id, 2, 1)), probe(db, group)])).toEqual([true, FULL])
+  expect(await Promise.all([webhooks.enqueue(null, 0, []), probe(db, group)])).toEqual([true, FULL])
+  expect(await Promise.all([webhooks.enqueue(0, 2, changes(h.id, 2, 1)), probe(db, group)])).toEqual([true, NORMAL])
   const [claimed, claimSync] = await Promise.all([webhooks.claim('a', new Date(), 60_000, 10), probe(db, group)])
   expect(claimed.map((d) => d.id)).toEqual(['c1', 'c2'])
   expect(claimSync).toBe(NORMAL)

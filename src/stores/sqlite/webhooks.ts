@@ -11,10 +11,19 @@ const DELIVERY_COLUMNS = 'webhook_id, id, seq, event, record_key, body, created_
  * PostgreSQL, synchronous_commit = off): one lost to a crash of the machine
  * only means its delivery is attempted again, at least once still holds; a
  * sync each cost a claim and a write of outcomes ≈ 3 ms of the event loop.
- * Queued deliveries with the position, webhooks, and outcomes that disable
- * a webhook wait for it.
+ * Webhooks and outcomes that disable a webhook wait for it.
  */
 const LEASE_OR_OUTCOME: WriteOptions = { durable: false }
+
+/**
+ * Deliveries queued with the position's move commit without waiting for the
+ * disk too: the changes they were made from are in the change log, synced
+ * before them (WAL frames reach the disk in order), so a crash that loses
+ * the queueing loses the position's move with it, and the next start queues
+ * the same changes again from the log (at least once). Only the first
+ * position, set before any change is read, waits for the disk.
+ */
+const QUEUED_FROM_THE_LOG: WriteOptions = { durable: false }
 
 /**
  * SQLite's webhooks (tables of schema step 7). Writes go through the group
@@ -115,7 +124,8 @@ export class SqliteWebhookStore implements WebhookStore {
       this.#setPosition.run(to)
       return true
     })
-    return await this.#group.run(() => run())
+    // The first position waits for the disk; a later move need not (QUEUED_FROM_THE_LOG).
+    return await this.#group.run(() => run(), from === null ? undefined : QUEUED_FROM_THE_LOG)
   }
 
   async record (delivery: NewDelivery, outcome: AttemptOutcome): Promise<void> {
