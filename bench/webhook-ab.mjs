@@ -15,7 +15,7 @@
 // delivery included). With --perf DIR the servers run with
 // --perf-basic-prof and `perf record` samples each backlog's delivery alone, into DIR/<variant>-r<n>.data.
 // With --syncs, `perf stat` counts the server's fsync and fdatasync calls in each phase (a disk sync a
-// commit, on the event loop: ≈ 3 ms each on the host measured).
+// commit, on the event loop: ≈ 3 ms each on the host measured) and its pwrite64 calls (pages written).
 import { Buffer } from 'node:buffer'
 import { spawn } from 'node:child_process'
 import console from 'node:console'
@@ -129,17 +129,18 @@ async function startServer (variant, tag) {
   }
 }
 
-/** Counts the fsync and fdatasync calls of `pid` until the returned function is called (with --syncs). */
+/** Counts the fsync and fdatasync calls of `pid`, and its pwrite64 calls (SQLite's page writes, a few a commit), until the returned function is called (with --syncs). */
 function countSyncs (pid) {
-  if (flags.syncs !== true) return async () => Number.NaN
-  const perf = spawn('perf', ['stat', '-x', ',', '-e', 'syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] })
+  if (flags.syncs !== true) return async () => ''
+  const perf = spawn('perf', ['stat', '-x', ',', '-e', 'syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync,syscalls:sys_enter_pwrite64', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] })
   let text = ''
   perf.stderr.on('data', (d) => { text += d })
   return async () => {
     const done = new Promise((ok) => perf.once('exit', ok))
     perf.kill('SIGINT')
     await done
-    return text.split('\n').reduce((sum, line) => sum + (Number(line.split(',')[0]) || 0), 0)
+    const count = (event) => text.split('\n').filter((line) => line.includes(event)).reduce((sum, line) => sum + (Number(line.split(',')[0]) || 0), 0)
+    return `${count('fsync') + count('fdatasync')} syncs, ${count('pwrite64')} page writes`
   }
 }
 
@@ -207,7 +208,7 @@ for (let r = 1; r <= ROUNDS; r++) {
   for (const variant of r % 2 === 1 ? positionals : [...positionals].reverse()) {
     const res = await round(variant, `${variant.replace(/\W+/g, '_')}-r${r}`)
     results.get(variant)?.push(res)
-    const syncs = flags.syncs === true ? ` [syncs: backlog ${res.backlogSyncs}, paced ${res.pacedSyncs}]` : ''
+    const syncs = flags.syncs === true ? ` [backlog: ${res.backlogSyncs}; paced: ${res.pacedSyncs}]` : ''
     console.log(`round ${r} ${variant}: ${res.cpuUs.toFixed(0)} µs a change, ${res.eventsPerSecond.toFixed(0)} ev/s; paced ${res.rate.toFixed(0)} writes/s (${res.pacedCpuUs.toFixed(0)} µs a write and its delivery) p50 ${res.p50} ms p99 ${res.p99} ms${syncs}`)
   }
 }
