@@ -16,8 +16,9 @@ export interface WriteOptions {
    * false: the write may be lost by a crash of the machine (never by a crash
    * of the process) if nothing synced after it, so its group's COMMIT does
    * not wait for the disk when every write of the group says so. For what is
-   * redone when lost: the webhooks' leases and attempt outcomes (a lost one
-   * only means a delivery is attempted again). WAL frames reach the disk in
+   * redone when lost: the webhooks' leases, attempt outcomes and deliveries
+   * queued from the change log (a lost one is attempted or queued again). WAL
+   * frames reach the disk in
    * order: the next synced commit syncs these too, and a crash loses only a
    * tail of commits, never one from the middle.
    */
@@ -36,10 +37,9 @@ export interface WriteOptions {
  * one that throws — a precondition, a used idempotency key, a constraint — is
  * undone alone and gets its own error, and the next write sees the file as
  * if it had run right after the ones before it. Nobody is answered before
- * COMMIT returns: an acknowledged write is synced (synchronous = FULL). If
- * `durable: false` writes alone in a group commit with synchronous = NORMAL
- * instead (see WriteOptions). If
- * the group cannot commit (or SQLite rolls the whole transaction back, as it
+ * COMMIT returns: an acknowledged write is synced (synchronous = FULL); a
+ * group of `durable: false` writes alone commits with synchronous = NORMAL
+ * instead (see WriteOptions). If the group cannot commit (or SQLite rolls the whole transaction back, as it
  * may on a full disk or an I/O error), every write of the group not already
  * failed gets that error: nothing of the group is acknowledged, nothing was
  * kept.
