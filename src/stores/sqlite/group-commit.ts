@@ -18,9 +18,8 @@ export interface WriteOptions {
    * not wait for the disk when every write of the group says so. For what is
    * redone when lost: the webhooks' leases, attempt outcomes and deliveries
    * queued from the change log (a lost one is attempted or queued again). WAL
-   * frames reach the disk in
-   * order: the next synced commit syncs these too, and a crash loses only a
-   * tail of commits, never one from the middle.
+   * frames reach the disk in order: the next synced commit syncs these too,
+   * and a crash loses only a tail of commits, never one from the middle.
    */
   durable?: boolean
 }
