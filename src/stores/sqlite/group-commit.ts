@@ -6,6 +6,22 @@ interface Pending {
   reject: (err: unknown) => void
   /** A unit of work (exclusive): runs alone, in a turn of its own, in its own transaction. */
   unit?: () => Promise<unknown>
+  /** Committed without waiting for the disk, if every write of its group may be (see `run`). */
+  unsynced?: true
+}
+
+/** How a write is committed. */
+export interface WriteOptions {
+  /**
+   * false: the write may be lost by a crash of the machine (never by a crash
+   * of the process) if nothing synced after it, so its group's COMMIT does
+   * not wait for the disk when every write of the group says so. For what is
+   * redone when lost: the webhooks' leases, attempt outcomes and deliveries
+   * queued from the change log (a lost one is attempted or queued again). WAL
+   * frames reach the disk in order: the next synced commit syncs these too,
+   * and a crash loses only a tail of commits, never one from the middle.
+   */
+  durable?: boolean
 }
 
 /**
@@ -20,8 +36,9 @@ interface Pending {
  * one that throws — a precondition, a used idempotency key, a constraint — is
  * undone alone and gets its own error, and the next write sees the file as
  * if it had run right after the ones before it. Nobody is answered before
- * COMMIT returns: an acknowledged write is synced (synchronous = FULL). If
- * the group cannot commit (or SQLite rolls the whole transaction back, as it
+ * COMMIT returns: an acknowledged write is synced (synchronous = FULL); a
+ * group of `durable: false` writes alone commits with synchronous = NORMAL
+ * instead (see WriteOptions). If the group cannot commit (or SQLite rolls the whole transaction back, as it
  * may on a full disk or an I/O error), every write of the group not already
  * failed gets that error: nothing of the group is acknowledged, nothing was
  * kept.
@@ -44,9 +61,11 @@ export class GroupCommit {
   }
 
   /** Runs `write` (synchronous, on this connection) in the next group; settles once the group committed. */
-  async run<R> (write: () => R): Promise<R> {
+  async run<R> (write: () => R, options?: WriteOptions): Promise<R> {
     return await new Promise<R>((resolve, reject) => {
-      this.#queue.push({ write, resolve: resolve as (value: unknown) => void, reject })
+      const pending: Pending = { write, resolve: resolve as (value: unknown) => void, reject }
+      if (options?.durable === false) pending.unsynced = true
+      this.#queue.push(pending)
       if (!this.#scheduled) {
         this.#scheduled = true
         setImmediate(() => { this.#flush() })
@@ -113,9 +132,13 @@ export class GroupCommit {
     if (this.#queue.length > 0) this.#schedule()
     const db = this.#db
     const outcomes: Array<{ ok: true, value: unknown } | { ok: false, err: unknown }> = []
+    const unsynced = group.every((p) => p.unsynced === true)
     try {
+      // NORMAL only for this group (the stores open the connection FULL). Not a prepared statement: SQLite applies this pragma as it compiles it.
+      if (unsynced) db.exec('PRAGMA synchronous = NORMAL')
       db.exec('BEGIN IMMEDIATE')
     } catch (err) {
+      if (unsynced) this.#resync()
       for (const p of group) p.reject(err)
       return
     }
@@ -134,16 +157,23 @@ export class GroupCommit {
       if (db.open && db.inTransaction) {
         try { db.exec('ROLLBACK') } catch { /* the transaction is gone either way */ }
       }
+      if (unsynced) this.#resync()
       group.forEach((p, i) => {
         const o = outcomes[i]
         p.reject(o !== undefined && !o.ok ? o.err : err)
       })
       return
     }
+    if (unsynced) this.#resync()
     group.forEach((p, i) => {
       const o = outcomes[i]!
       if (o.ok) p.resolve(o.value)
       else p.reject(o.err)
     })
+  }
+
+  /** Back to synced commits; a connection that cannot even set it (closed) has no commit left to sync. */
+  #resync (): void {
+    try { this.#db.exec('PRAGMA synchronous = FULL') } catch { /* closed */ }
   }
 }

@@ -186,3 +186,42 @@ describe('the dispatcher keeps only the changes some webhook may ask for', () =>
     expect(reads).toBe(0)
   })
 })
+
+describe('changes arriving at a steady rate share rounds', () => {
+  let dispatcher: Dispatcher | undefined
+  afterEach(async () => { await dispatcher?.stop() })
+
+  it('a change after a quiet spell is queued at once; those written during a round wait for the next, at least 10 ms after its start', async () => {
+    const log = new HandLog()
+    const store = new MemoryWebhookStore()
+    const now = new Date()
+    // The change format serves no collection, so no delivery is made: what counts is each round's move of the position.
+    await store.create({ id: 'wh_0000000000000001', url: 'http://127.0.0.1:9/hook', events: ['students.*'], description: '', filter: null, enabled: true, disabledReason: null, secret: 'whsec_x', previousSecret: null, previousSecretUntil: null, afterSeq: 0, createdAt: now, updatedAt: now })
+    const queueings: number[] = []
+    const enqueue = store.enqueue.bind(store)
+    store.enqueue = async (from, to, deliveries) => { if (from !== null && to > from) queueings.push(performance.now()); return await enqueue(from, to, deliveries) }
+    const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
+    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    await dispatcher.start()
+    await eventually(async () => await store.position() === 0)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+
+    // Queued within the turn it was written in (the memory store answers in microtasks), before any timer.
+    log.write('students')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(queueings.length).toBe(1)
+    await eventually(async () => await store.position() === 1)
+
+    // 60 changes, a millisecond or more apart: without the gap, about one round (and one queueing) each.
+    queueings.length = 0
+    const started = performance.now()
+    for (let i = 0; i < 60; i++) {
+      log.write('students')
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+    const written = log.changes.length
+    await eventually(async () => await store.position() === written)
+    expect(queueings.length).toBeLessThanOrEqual(Math.ceil((performance.now() - started) / 10) + 1)
+    for (let i = 1; i < queueings.length; i++) expect(queueings[i]! - queueings[i - 1]!).toBeGreaterThanOrEqual(9)
+  })
+})
