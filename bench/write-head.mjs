@@ -4,6 +4,7 @@
 // its construction included). Every variant's head is checked to be byte for byte the `checked-6` one's.
 //   node bench/write-head.mjs [rounds]
 import http from 'node:http'
+import console from 'node:console'
 import process from 'node:process'
 
 const rounds = Number(process.argv[2] ?? '30')
@@ -49,7 +50,7 @@ class NamesOnce extends http.ServerResponse {
 
 const variants = {
   // Fastify with nothing added: its two headers, checked.
-  'checked-2': (i) => { const res = new http.ServerResponse(req); const h = {}; h['content-type'] = JSON_TYPE; h['content-length'] = '95'; res.writeHead(200, h); return res },
+  'checked-2': (_i) => { const res = new http.ServerResponse(req); const h = {}; h['content-type'] = JSON_TYPE; h['content-length'] = '95'; res.writeHead(200, h); return res },
   // rqs today: six headers in the reply's header object, each name and value checked by writeHead.
   'checked-6': (i) => { const res = new http.ServerResponse(req); res.writeHead(200, rqsHeaders(i)); return res },
   // The start's three stored into node's store first: writeHead then takes its "progressive" path, every header
