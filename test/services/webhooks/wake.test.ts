@@ -201,7 +201,7 @@ describe('changes arriving at a steady rate share rounds', () => {
     const enqueue = store.enqueue.bind(store)
     store.enqueue = async (from, to, deliveries) => { if (from !== null && to > from) queueings.push(performance.now()); return await enqueue(from, to, deliveries) }
     const config = { ...resolveConfig({}, {}).webhooks, enabled: true, pollMs: 600_000 }
-    dispatcher = new Dispatcher({ store, changes: log, format: new ChangeFormat([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
+    dispatcher = new Dispatcher({ store, changes: log, format: ChangeFormat.of([]), models: new Map(), config, log: { warn: () => {}, error: () => {} } })
     await dispatcher.start()
     await eventually(async () => await store.position() === 0)
     await new Promise((resolve) => setTimeout(resolve, 50))
