@@ -1,3 +1,4 @@
+import { onFirstUse } from '../lib/first-use.js'
 import { CASE_FOLDING } from './case-folding-table.js'
 
 /**
@@ -53,12 +54,9 @@ interface FoldTables {
   readonly unlikeLowercase: RegExp
 }
 
-let tables: FoldTables | undefined
-
 /** Made with the first text that is not ASCII: a start (and ASCII data) never needs the ≈ 1 500 mappings. */
-function foldTables (): FoldTables {
-  if (tables !== undefined) return tables
+const foldTables = onFirstUse((): FoldTables => {
   const folds = new Map(CASE_FOLDING.map(([from, ...to]) => [String.fromCodePoint(from as number), String.fromCodePoint(...to)]))
   const unlikeLowercase = new RegExp(`[${[...folds.keys()].filter((c) => c.toLowerCase() === c).map((c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`).join('')}]`, 'gu')
-  return (tables = { folds, unlikeLowercase })
-}
+  return { folds, unlikeLowercase }
+})

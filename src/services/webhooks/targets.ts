@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
+import { onFirstUse } from '../../lib/first-use.js'
 
 /**
  * Where webhooks may be sent (issue 34, "safe targets"): http and https URLs
@@ -13,11 +14,8 @@ import { BlockList, isIP } from 'node:net'
  * rule (receivers on this machine, in tests, on a private network).
  */
 
-let blockedRanges: BlockList | undefined
-
 /** The ranges refused, made with the first address checked: a start that sends no webhook needs none (each range is a SocketAddress made by Node). */
-function blocked (): BlockList {
-  if (blockedRanges !== undefined) return blockedRanges
+const blocked = onFirstUse((): BlockList => {
   const ranges = new BlockList()
   for (const [net, prefix] of [
     ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
@@ -28,8 +26,8 @@ function blocked (): BlockList {
     ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['2002::', 16],
     ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]
   ] as const) ranges.addSubnet(net, prefix, 'ipv6')
-  return (blockedRanges = ranges)
-}
+  return ranges
+})
 
 /** Why a URL or its address is not a webhook target; the message is the problem's detail. */
 export class TargetRefused extends Error {
