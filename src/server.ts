@@ -53,7 +53,7 @@ export async function buildServer (config: Config, deps: ServerDependencies = {}
   if (deps.onRoute !== undefined) app.addHook('onRoute', deps.onRoute)
   // Every service this server knows hands its declarations to the stores, whether it runs or not (seed files and imports reach them).
   const known = [...SERVICES, ...deps.services ?? []]
-  const opened = deps.stores ?? await openStores(config.store, app.log, declarationsOf(known, config))
+  const opened = deps.stores ?? await openStores(config.store, app.log, declarationsOf(known, config), config.connections.readBudgetMs)
   // Stores this server opened are closed with it, also when a later start-up step fails.
   if (deps.stores === undefined) app.addHook('onClose', async () => { await opened.close() })
   // With --metrics, the services get stores that count their failures (a decorator implementing the whole contract).

@@ -20,9 +20,9 @@ export const connectionsOptions = Type.Object({
   handlerTimeoutMs: option(Type.Integer({ minimum: 0 }), {
     default: 60_000, flag: 'handler-timeout', value: 'duration', env: 'RQS_HANDLER_TIMEOUT_MS', read: duration(), help: 'time from routing to the answer, body included, e.g. 2m, else 503 (default 60s; 0: none)'
   }),
-  // The store's work of one request: reads are refused after it (503 STORE_TIMEOUT); streams bound each batch alike.
+  // The time one read of a store may take (a page, a count, an aggregate, one batch of a stream): else 503 STORE_TIMEOUT.
   readBudgetMs: option(Type.Integer({ minimum: 0 }), {
-    default: 30_000, flag: 'read-budget', value: 'duration', env: 'RQS_READ_BUDGET_MS', read: duration(), help: 'time the store reads of one request may take, e.g. 5s, else 503 (default 30s; 0: none)'
+    default: 30_000, flag: 'read-budget', value: 'duration', env: 'RQS_READ_BUDGET_MS', read: duration(), help: 'time one store read may take (a page, a count, an aggregate), e.g. 5s, else 503 (default 30s; 0: none)'
   }),
   // How long an idle keep-alive connection stays open.
   keepAliveTimeoutMs: option(Type.Integer({ minimum: 0 }), {

@@ -47,6 +47,8 @@ export interface StoreOptions {
   clock?: Clock
   /** Every collection the stores keep, in order: the services hand theirs over (src/server.ts). */
   collections?: readonly CollectionDeclaration[]
+  /** How long one read may take (ms; `--read-budget`), else StoreTimeoutError. Default 0: no bound. */
+  readBudgetMs?: number
 }
 
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000

@@ -9,6 +9,7 @@ import { MemoryUnit } from './memory/unit.js'
 import { runUnit } from './unit.js'
 import { TableReferences } from './references.js'
 import { MemorySchema } from './memory/schema.js'
+import { ReadBudget } from './read-budget.js'
 
 /**
  * Opens the stores the configuration names: in memory by default, as the
@@ -17,8 +18,9 @@ import { MemorySchema } from './memory/schema.js'
  * stores keep the collections they are given (the services' declarations,
  * handed over by the composition root) and know of no other.
  */
-export async function openStores (store: StoreConfig, log: StoreLog | undefined, collections: readonly CollectionDeclaration[]): Promise<RecordStores> {
-  const common: StoreOptions = { changesRetentionMs: store.changesRetentionMs, collections }
+/** `readBudgetMs`: how long one read may take (`--read-budget`; 0, the default, for the commands: no bound). */
+export async function openStores (store: StoreConfig, log: StoreLog | undefined, collections: readonly CollectionDeclaration[], readBudgetMs = 0): Promise<RecordStores> {
+  const common: StoreOptions = { changesRetentionMs: store.changesRetentionMs, collections, readBudgetMs }
   switch (store.kind) {
     case 'memory':
       return memoryStores(common)
@@ -41,11 +43,12 @@ export function memoryStores (options: StoreOptions = {}): RecordStores {
   const changes = new MemoryChangeLog(options.memoryChangesKept, options.clock)
   const declarations = options.collections ?? []
   const references = new TableReferences<MemoryUnit>(declarations)
-  const collections = new Map(declarations.map((d) => [d.name, new MemoryRecordStore(d, kept, changes, references)]))
+  const budget = new ReadBudget(options.readBudgetMs ?? 0)
+  const collections = new Map(declarations.map((d) => [d.name, new MemoryRecordStore(d, kept, changes, references, budget)]))
   return {
     collections,
     // A collection created or changed while the server runs takes part in the references as those declared at start do.
-    schema: new MemorySchema(collections, (d) => new MemoryRecordStore(d, kept, changes, references), references),
+    schema: new MemorySchema(collections, (d) => new MemoryRecordStore(d, kept, changes, references, budget), references),
     changes,
     webhooks: new MemoryWebhookStore(),
     atomically: async <R>(work: (unit: UnitOfWork) => Promise<R>, keyed?: KeyedWrite<R>) => await new Promise<R>((resolve, reject) => {

@@ -1,30 +1,59 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { StoreTimeoutError } from '../domain/index.js'
-import { passedDeadline, turnDue } from '../lib/deadline.js'
 
-/** How long one request's synchronous reads may run back to back before other requests get a turn (ms). */
+/** How long reads may run back to back before other requests get a turn (ms). */
 const SLICE_MS = 10
 
 /**
- * The per-request time budget as the stores keep it (`--read-budget`, set by
- * the HTTP layer for each request, src/lib/deadline.ts): a read is refused
- * once the request's deadline has passed, before it starts and, on the memory
- * store, at every pause of a long walk. A statement already running in
- * SQLite cannot be interrupted (better-sqlite3 has no interrupt or progress
- * handler), so there the bound is checked between statements; PostgreSQL's
- * own statement timeout bounds a single statement.
+ * The time one read of a store may take (`--read-budget`; 0: no bound),
+ * given to the stores when they open, as PostgreSQL's statement_timeout is
+ * given to a session: each read (a page, a count, an aggregate, one batch of
+ * a stream) starts its own clock. No asynchronous context carries it, so no
+ * request pays for it: an AsyncLocalStorage once used on Node 20 slows every
+ * later request of the process (see docs/decisions.md, "The read budget is
+ * the store's, per read"). A whole request stays bounded by the handler
+ * timeout.
  */
-export function checkReadBudget (): void {
-  const ms = passedDeadline()
-  if (ms !== undefined) throw new StoreTimeoutError(ms, `The request's reads took longer than its budget of ${ms} ms (--read-budget)`)
+export class ReadBudget {
+  static readonly NONE = new ReadBudget(0)
+
+  constructor (readonly ms: number) {}
+
+  /** When a read starting now must end (Date.now() scale); Infinity when reads are not bounded. */
+  start (): number {
+    return this.ms > 0 ? Date.now() + this.ms : Infinity
+  }
+
+  /** Throws StoreTimeoutError once `end` (from start()) has passed. */
+  check (end: number): void {
+    if (end !== Infinity && Date.now() >= end) throw this.spent()
+  }
+
+  spent (cause?: unknown): StoreTimeoutError {
+    return new StoreTimeoutError(this.ms, `A read took longer than its budget of ${this.ms} ms (--read-budget)`, cause === undefined ? undefined : { cause })
+  }
 }
 
 /**
- * For a synchronous store (SQLite), asked right before a read: a turn of the
- * event loop to wait for when the request's reads have held it for more
- * than a slice (a GraphQL document's many lists run back to back otherwise,
- * each a statement, and /healthz waits for all of them); undefined, so a
- * short request never waits, not even a microtask.
+ * For a synchronous store (SQLite): whether its reads have held the event
+ * loop for a slice. A GraphQL document's many lists run back to back, each a
+ * statement, in one turn of the loop (their promises resolve as microtasks);
+ * /healthz would wait for all of them. The first read of a turn marks the
+ * slice's start and asks the loop to clear the mark at its next turn; a read
+ * past the slice waits for that turn. A short request never waits, not even
+ * a microtask. One per database file: every collection's reads share it.
  */
-export function shareTheLoop (): Promise<void> | undefined {
-  return turnDue(SLICE_MS)
+export class LoopShare {
+  #sliceStart: number | undefined
+
+  /** Undefined when the read may go on at once; else a promise of the loop's next turn. */
+  due (): Promise<void> | undefined {
+    const now = Date.now()
+    if (this.#sliceStart === undefined) {
+      this.#sliceStart = now
+      setImmediate(() => { this.#sliceStart = undefined })
+      return undefined
+    }
+    return now - this.#sliceStart < SLICE_MS ? undefined : yieldToEventLoop()
+  }
 }

@@ -26,17 +26,6 @@ export interface RouteDeclaration {
    * Content-Security-Policy, which governs documents (REST representations, the GraphQL endpoint).
    */
   dataOnly?: boolean
-  /**
-   * The route reads records by id only (one record, or none: a create), never walks a collection: the
-   * read budget (`--read-budget`) bounds nothing there, and its per-request deadline is not set up.
-   */
-  readsById?: boolean
-  /**
-   * The route holds a long-lived stream (the change feed, GraphQL subscriptions): it gets no read
-   * budget, whose context would cost every promise of the process for as long as the stream lasts;
-   * its replays read in bounded batches.
-   */
-  longLived?: boolean
 }
 
 declare module 'fastify' {

@@ -1,13 +1,12 @@
 import { STATUS_CODES, type Server } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ConnectionLimits } from '../../config.js'
 import type { BoundLog } from './bound-log.js'
 import { AppError, catalogueOf, type ErrorCode, errorsBase, HandlerTimeoutError } from '../errors/index.js'
 import { ConnectionSweep } from './connection-sweep.js'
 import { freshRequestId } from './request-id.js'
-import { holdDeadline } from '../../lib/deadline.js'
 import { addStartStep, type HeaderObject, type RequestStart } from '../routes/index.js'
 
 /**
@@ -101,21 +100,6 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
     app.server.on('drop', () => { bounds.count('connection-dropped') })
   }
 
-  if (limits.readBudgetMs > 0) {
-    // Every read the handler makes, directly or through what it starts, sees this request's deadline (src/lib/deadline.ts),
-    // held until the answer has gone. A route that reads records by id only (no walk, nothing a budget bounds) gets none:
-    // the deadline's context costs every promise of the process while any request holds one.
-    const ms = limits.readBudgetMs
-    app.decorateRequest(RELEASE, null)
-    app.addHook('onRoute', (route: RouteOptions) => {
-      if (route.config?.rqs?.readsById === true || route.config?.rqs?.longLived === true) return
-      // First of the route's own preHandlers, as a server-wide hook would be; the hold ends when the answer has gone.
-      // Only these routes have the onResponse hook: on the others Fastify then neither times nor listens to the response.
-      route.preHandler = [function rqsReadBudget (request, _reply, done) { request[RELEASE] = holdDeadline(ms, done) }, ...hooks(route.preHandler)]
-      route.onResponse = [...hooks(route.onResponse), releaseReadBudget]
-    })
-  }
-
   if (limits.handlerTimeoutMs > 0 || limits.bodyTimeoutMs > 0) {
     // Watched through the server's connections: nothing to do when a request ends (./connection-sweep.ts).
     // A connection silent past the idle limit is closed; counted when it was busy (a client that stopped reading).
@@ -137,26 +121,6 @@ export const requestLimitsPlugin = fp(async function rqsRequestLimits (app: Fast
 function hasBody (request: FastifyRequest): boolean {
   const length = request.headers['content-length']
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
-}
-
-const RELEASE = 'rqsReadBudget'
-
-/** Ends the request's hold of its read budget's deadline, once its handler started under one. */
-function releaseReadBudget (request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
-  const release = request[RELEASE]
-  if (release != null) release()
-  done()
-}
-
-function hooks<T> (value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value]
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Ends this request's hold of its read budget (src/lib/deadline.ts), once its handler started under one. */
-    rqsReadBudget: (() => void) | null
-  }
 }
 
 /** How often the deadlines are checked: a twentieth of the shortest limit, between 10 ms and 1 s. */

@@ -8,7 +8,6 @@ import { ACCESS_REFUSALS, type ErrorCode, type Classified, errorPipeline, proble
 import { routableMethods } from '../../http/rest/index.js'
 import { declareRoutes } from '../../http/routes/index.js'
 import { appendVary } from '../../lib/vary.js'
-import { withoutDeadline } from '../../lib/deadline.js'
 import { DEFAULT_ALBUMS, loadAlbumsFile } from './albums.js'
 import { GRAPHQL_CODES } from './codes.js'
 import { BUNDLE_MISSING_PAGE, graphiqlBundleExists, graphiqlPage } from './graphiql.js'
@@ -194,7 +193,7 @@ export async function albumRoutes (app: FastifyInstance, opts: AlbumsServiceOpti
  * by any instance sharing the store arrive.
  */
 function registerStream (app: FastifyInstance, protocol: LazyProtocol): void {
-  const stream = { rqs: { access: 'read' as const, longLived: true } }
+  const stream = { rqs: { access: 'read' as const } }
   for (const method of ['GET', 'POST'] as const) {
     app.route({
       method,
@@ -207,8 +206,7 @@ function registerStream (app: FastifyInstance, protocol: LazyProtocol): void {
         // A slot of the server's stream budget first: a refusal is a 429 or 503, before any byte of a stream.
         if (takeStreamSlot(app.streams, request, reply) === undefined) return reply
         reply.hijack() // graphql-sse writes the response itself, event by event
-        // A subscription lives as long as its client listens: the request's read budget (--read-budget), spent long before, must not refuse its later reads.
-        await withoutDeadline(async () => { await streamHandler(request, reply) })
+        await streamHandler(request, reply)
       }
     })
   }

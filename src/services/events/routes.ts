@@ -69,7 +69,7 @@ export async function eventsRoutes (app: FastifyInstance, opts: EventsRoutesOpti
   app.setErrorHandler(problems.handleError)
 
   app.get<{ Querystring: Query, Headers: Static<typeof Headers> }>(EVENTS_PATH, {
-    config: { rqs: { access: 'read', longLived: true } }, // the records themselves, as their GETs are
+    config: { rqs: { access: 'read' } }, // the records themselves, as their GETs are
     schema: {
       operationId: 'streamChanges',
       tags: ['events'],

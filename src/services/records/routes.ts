@@ -93,8 +93,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
   if (policy.aggregates !== false) aggregateRoute(app, policy, collection.store, `${resources}/aggregate`, queries.aggregate)
 
   app.get(one, {
-    // Without expand the only read is the record's own, by id (no read budget to keep).
-    config: { rqs: policy.expand === undefined ? { access: 'read', readsById: true } : { access: 'read' } },
+    config: { rqs: { access: 'read' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: {
       ...described(ops.get),
@@ -107,8 +106,7 @@ export function recordRoutes (app: FastifyInstance, policy: WirePolicy, options:
 
   app.post(many, {
     compress: false, // one record: always small (src/http/compression.ts)
-    // A create reads nothing but, through references, its targets by id.
-    config: { rqs: { access: 'write', readsById: true } },
+    config: { rqs: { access: 'write' } },
     preValidation: checkBody,
     // A JSON array is a bulk create, its items validated by the handler (naming `/index/field`).
     attachValidation: true,

@@ -60,7 +60,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   }))
 
   app.get<{ Params: IdParams }>('/:id', {
-    config: { rqs: { access: 'read', readsById: true } },
+    config: { rqs: { access: 'read' } },
     compress: false, // one record: always small (src/http/compression.ts)
     schema: { operationId: 'getStudent', tags, summary: 'Retrieve a student', params: IdParams, 'x-rqs': notes({ errors: ['INVALID_ID', 'STUDENT_NOT_FOUND'] }), response: { 200: answer(StudentEnvelope, 'The student.'), ...errorResponses } }
   }, guarded?.get ?? (async (request) => {
@@ -76,7 +76,7 @@ async function routesV1 (app: FastifyInstance, opts: StudentRoutesOptions): Prom
   const create = (keyed: KeyedWrite<StudentCreated> | undefined, request: FastifyRequest<{ Body: StudentCreateBody }>): Promise<StudentCreated> => store.createReporting(request.body, keyed)
   app.post<{ Body: StudentCreateBody }>('/', {
     compress: false, // one record: always small (src/http/compression.ts)
-    config: { rqs: { access: 'write', readsById: true } },
+    config: { rqs: { access: 'write' } },
     schema: {
       operationId: 'createStudent',
       tags,

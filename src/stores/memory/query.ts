@@ -6,8 +6,7 @@ import {
 import type { IndexedTable } from './indexed-table.js'
 import { PAUSE, SCAN_CHUNK } from './scan.js'
 import { FoldedTexts } from './folded-texts.js'
-import { checkReadBudget } from '../read-budget.js'
-import { withFreshDeadline } from '../../lib/deadline.js'
+import { ReadBudget } from '../read-budget.js'
 
 /**
  * An equality condition whose index range holds at most this many records is
@@ -28,19 +27,19 @@ export { SCAN_CHUNK }
 export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   readonly #folded = new FoldedTexts()
 
-  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>, private readonly collection: string) {}
+  constructor (private readonly table: IndexedTable<K, R>, private readonly kinds: FieldKinds<string>, private readonly collection: string, private readonly budget = ReadBudget.NONE) {}
 
   /** `keep`: a further test every record must pass (filters through references, resolved by the store). */
   async query (query: RecordQuery, keep?: (record: R) => boolean): Promise<R[]> {
     const out: R[] = []
     const limit = query.limit ?? Infinity
     if (limit <= 0) return out
-    checkReadBudget()
+    const end = this.budget.start()
     for (const record of this.walk(query, keep)) {
       if (record === PAUSE) {
-        // Other requests run between chunks; the walk stops here once the request's budget is spent.
+        // Other requests run between chunks; the walk stops here once the read's budget is spent.
         await yieldToEventLoop()
-        checkReadBudget()
+        this.budget.check(end)
         continue
       }
       out.push(record)
@@ -54,11 +53,11 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
     // Walk the narrowest index a condition offers: an equality range, else a range condition's field.
     const bounded = filter.where.find((c) => c.op === 'eq') ?? filter.where.find((c) => c.op !== 'ne' && c.op !== 'contains')
     let n = 0
-    checkReadBudget()
+    const end = this.budget.start()
     for (const record of this.walk({ ...filter, sort: bounded === undefined ? [] : [{ field: bounded.field, descending: false }] }, keep)) {
       if (record === PAUSE) {
         await yieldToEventLoop()
-        checkReadBudget()
+        this.budget.check(end)
       } else n++
     }
     return n
@@ -67,13 +66,13 @@ export class MemoryQueries<K extends RecordId, R extends { id: K }> {
   /**
    * Every matching record in order, a batch at a time; each batch is a fresh
    * walk from the last position, so writes in between are safe. A stream may
-   * last as long as its client reads, so each batch has a budget of its own.
+   * last as long as its client reads; each batch is a read, with a budget of its own.
    */
   async * batches (query: RecordQuery, keep?: (record: R) => boolean): AsyncGenerator<R[]> {
     let remaining = query.limit ?? Infinity
     let after = query.after
     while (remaining > 0) {
-      const batch = await withFreshDeadline(async () => await this.query({ ...query, after, limit: Math.min(STREAM_BATCH_SIZE, remaining) }, keep))
+      const batch = await this.query({ ...query, after, limit: Math.min(STREAM_BATCH_SIZE, remaining) }, keep)
       if (batch.length === 0) return
       yield batch
       remaining -= batch.length

@@ -15,6 +15,7 @@ import type { Revision } from './revision.js'
 import type { MemoryUnit } from './unit.js'
 import { PAUSE } from './scan.js'
 import type { ReferencedTable, TableReferences } from '../references.js'
+import { ReadBudget } from '../read-budget.js'
 
 /**
  * The records of one collection in columns with a sorted index per queried
@@ -38,13 +39,13 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
   /** Set when a change of the collection moved its records to a new store (./schema.ts): a write still on its way here is refused, never lost. */
   #retired = false
 
-  constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog(), references?: TableReferences<MemoryUnit>) {
+  constructor (declaration: CollectionDeclaration, kept = new MemoryKeptWrites(), changes = new MemoryChangeLog(), references?: TableReferences<MemoryUnit>, budget = ReadBudget.NONE) {
     this.declaration = declaration
     const kinds = fieldKindsOf(declaration)
     const optional = Object.keys(declaration.fields).filter((f) => declaration.fields[f]?.required === false)
     const dense = declaration.ids === 'count' || declaration.ids === 'sequence'
     this.#records = new IndexedTable<RecordId, StoredRecord>({ kinds, fields: Object.keys(declaration.fields), optional, firstId: dense ? declaration.firstId : undefined })
-    this.#queries = new MemoryQueries(this.#records, kinds, declaration.name)
+    this.#queries = new MemoryQueries(this.#records, kinds, declaration.name, budget)
     this.revision = this.#records.revision
     this.#kept = kept
     this.#changes = changes

@@ -16,6 +16,7 @@ import { PostgresWebhookStore } from './webhooks.js'
 import { PostgresSchema } from './schema-changes.js'
 import { importStagedAll, type ImportPart } from './import.js'
 import { ensureSchemaFollowing, PostgresSchemaFollower } from './schema-follow.js'
+import { ReadBudget } from '../read-budget.js'
 
 export interface PostgresOptions extends StoreOptions {
   url: string
@@ -131,7 +132,8 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
   const collections = new Map<string, PostgresRecordStore>()
   const following = new PostgresSchemaFollower({ pool, listener, collections, declarations: declared })
   const stale = (): void => { following.stale() }
-  for (const d of declarations) collections.set(d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name), stale))
+  const budget = new ReadBudget(options.readBudgetMs ?? 0)
+  for (const d of declarations) collections.set(d.name, new PostgresRecordStore(pool, writes, kept, d, sequences.get(d.name) ?? null, references, targets.get(d.name), stale, budget))
   // A collection created or changed while the server runs takes part in the references as those declared at start do.
   const schema = new PostgresSchema({
     pool,
@@ -141,7 +143,7 @@ export async function openPostgresStores (options: PostgresOptions): Promise<Rec
     references,
     open: (d, sequence) => {
       const all = [...[...declared.values()].filter((held) => held.name !== d.name), d]
-      return new PostgresRecordStore(pool, writes, kept, d, sequence, references, referenceTables(all, (held) => layoutOf(held).sql).get(d.name), stale)
+      return new PostgresRecordStore(pool, writes, kept, d, sequence, references, referenceTables(all, (held) => layoutOf(held).sql).get(d.name), stale, budget)
     }
   })
   const webhooks = new PostgresWebhookStore(pool)

@@ -4,6 +4,7 @@ import { aggregateRow, compileAggregate, compileCount, compileSelect, type SqlDi
 import { isUnavailable, rethrow } from './errors.js'
 import { postgresListHas } from '../json-columns.js'
 import { budgetedRead } from './budgeted-read.js'
+import { ReadBudget } from '../read-budget.js'
 
 /** `contains` and the search: the folded needle in a folded column (migration 5), whatever the database's locale. */
 const dialect: SqlDialect = {
@@ -21,12 +22,12 @@ const dialect: SqlDialect = {
  * Every FETCH is an ordinary query, so the pool's query timeout still guards it.
  */
 export class PostgresQueries<F extends string, Row extends object, R> {
-  constructor (private readonly pool: Pool, private readonly table: SqlTable<F>, private readonly toRecord: (row: Row) => R) {}
+  constructor (private readonly pool: Pool, private readonly table: SqlTable<F>, private readonly toRecord: (row: Row) => R, private readonly budget = ReadBudget.NONE) {}
 
   async query (query: RecordQuery<F>): Promise<R[]> {
     const { text, values } = compileSelect(this.table, dialect, query)
     try {
-      return (await budgetedRead<Row>(this.pool, { text, values })).rows.map(this.toRecord)
+      return (await budgetedRead<Row>(this.pool, { text, values }, this.budget)).rows.map(this.toRecord)
     } catch (err) { return rethrow(err) }
   }
 
@@ -39,14 +40,14 @@ export class PostgresQueries<F extends string, Row extends object, R> {
   async count (filter: RecordFilter<F>): Promise<number> {
     const { text, values } = compileCount(this.table, dialect, filter)
     try {
-      return Number((await budgetedRead<{ n: bigint }>(this.pool, { text, values })).rows[0]?.n ?? 0)
+      return Number((await budgetedRead<{ n: bigint }>(this.pool, { text, values }, this.budget)).rows[0]?.n ?? 0)
     } catch (err) { return rethrow(err) }
   }
 
   async aggregate (query: AggregateQuery<F>): Promise<AggregateRow[]> {
     const { text, values } = compileAggregate(this.table, dialect, query)
     try {
-      const rows = (await budgetedRead<Record<string, unknown>>(this.pool, { text, values })).rows
+      const rows = (await budgetedRead<Record<string, unknown>>(this.pool, { text, values }, this.budget)).rows
       return rows.map((row) => aggregateRow(this.table.kinds, query, row))
     } catch (err) { return rethrow(err) }
   }

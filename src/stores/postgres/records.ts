@@ -22,6 +22,7 @@ import { readQuery } from './read-retry.js'
 import { compileWithValues, type SqlTable } from '../sql-query.js'
 import { POSTGRES_DIALECT } from './query.js'
 import { schemaGuard } from './schema-follow.js'
+import { ReadBudget } from '../read-budget.js'
 
 type Row = Record<string, unknown>
 
@@ -93,7 +94,7 @@ export class PostgresRecordStore implements RecordStore {
   /** `sequence`: the SEQUENCE of an int64 collection, as the registry names it. */
   /** `targets`: the tables its reference fields name (filters through references). */
   /** `stale`: told when a write met a newer declaration than this store's. */
-  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null, references?: PostgresReferences, targets?: Record<string, SqlTable<string>>, stale?: () => void) {
+  constructor (pool: Pool, writes: PostgresWrites, kept: PostgresKeptWrites, declaration: CollectionDeclaration, sequence: string | null, references?: PostgresReferences, targets?: Record<string, SqlTable<string>>, stale?: () => void, budget = ReadBudget.NONE) {
     this.declaration = declaration
     const layout = this.#layout = layoutOf(declaration)
     this.#pool = pool
@@ -101,7 +102,7 @@ export class PostgresRecordStore implements RecordStore {
     this.#kept = kept
     this.#s = statements(layout)
     this.#table = targets === undefined ? layout.sql : { ...layout.sql, targets }
-    this.#queries = new PostgresQueries(pool, this.#table, layout.toRecord)
+    this.#queries = new PostgresQueries(pool, this.#table, layout.toRecord, budget)
     this.#gets = new BatchedGets(pool, { statement: this.#s.getMany, idOf: (row) => layout.idOf(row.id), toRecord: layout.toRecord })
     this.#sequence = sequence
     const keptColumns = new Set(declaration.keptOnUpdate.flatMap((name) => {

@@ -4,7 +4,7 @@ import { runUnit } from '../unit.js'
 import { SQLITE_MIGRATIONS } from './schema.js'
 import { migrate } from './migrate.js'
 import { syncCollections } from './collections.js'
-import { SqliteRecordStore } from './records.js'
+import { SqliteRecordStore, type SqliteReads } from './records.js'
 import { rethrow } from './errors.js'
 import { SqliteKeptWrites } from './kept-writes.js'
 import { SqliteChangeLog } from './changes.js'
@@ -16,6 +16,7 @@ import { layoutOf } from './layout.js'
 import { sqliteReferencedTable } from './references.js'
 import { SqliteSchema } from './schema-changes.js'
 import { importStagedAll } from './import.js'
+import { LoopShare, ReadBudget } from '../read-budget.js'
 
 export interface SqliteOptions extends StoreOptions {
   /** Database file; created when missing (its folder must exist). */
@@ -62,7 +63,8 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
   const ping = file.prepare('SELECT n FROM rqs_counters LIMIT 1')
   const references = referencesOf(file, declarations)
   const targets = referenceTables(declarations, (d) => layoutOf(d).sql)
-  const collections = new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group, references, targets.get(d.name))]))
+  const reads: SqliteReads = { loop: new LoopShare(), budget: new ReadBudget(options.readBudgetMs ?? 0) }
+  const collections = new Map(declarations.map((d) => [d.name, new SqliteRecordStore(file, d, kept, group, references, targets.get(d.name), reads)]))
   return {
     collections,
     // A collection created or changed while the server runs takes part in the references as those declared at start do.
@@ -75,7 +77,7 @@ export function openSqliteStores (options: SqliteOptions): RecordStores {
       open: (d) => {
         references.register(sqliteReferencedTable(file, d))
         const all = [...[...declared.values()].filter((held) => held.name !== d.name), d]
-        return new SqliteRecordStore(file, d, kept, group, references, referenceTables(all, (held) => layoutOf(held).sql).get(d.name))
+        return new SqliteRecordStore(file, d, kept, group, references, referenceTables(all, (held) => layoutOf(held).sql).get(d.name), reads)
       },
       removed: (name) => { references.unregister(name) }
     }),

@@ -4,7 +4,7 @@ import { STREAM_BATCH_SIZE, type AggregateQuery, type AggregateRow, type RecordF
 import { aggregateRow, compileAggregate, compileCount, compileRangeSize, compileSelect, type QueryPlan, type SqlDialect, type SqlTable } from '../sql-query.js'
 import { rethrow } from './errors.js'
 import { sqliteListHas } from '../json-columns.js'
-import { checkReadBudget } from '../read-budget.js'
+import { ReadBudget } from '../read-budget.js'
 
 /**
  * An equality condition selecting more rows than this makes a sorted page
@@ -31,12 +31,18 @@ const dialect: SqlDialect = {
 export class SqliteQueries<F extends string, R> {
   readonly #statements = new LRUCache<string, Statement>({ max: 200 })
 
-  /** `shape` turns a row into a record; without it rows are handed over as read (no per-row work). */
+  /**
+   * `shape` turns a row into a record; without it rows are handed over as read (no per-row work).
+   * `budget`: a statement cannot be interrupted once it runs (better-sqlite3 has neither interrupt nor
+   * progress handler), so a read that outlasted its budget is refused when it ends, as the other stores
+   * refuse it (the same answer on every store).
+   */
   constructor (
     private readonly db: Database.Database,
     private readonly table: SqlTable<F>,
     private readonly bigintIds = false,
-    private readonly shape?: (row: Record<string, unknown>) => R
+    private readonly shape?: (row: Record<string, unknown>) => R,
+    private readonly budget = ReadBudget.NONE
   ) {}
 
   #prepare (db: Database.Database, text: string): Statement {
@@ -50,11 +56,11 @@ export class SqliteQueries<F extends string, R> {
   }
 
   query (query: RecordQuery<F>): R[] {
-    // A statement cannot be interrupted once it runs: the request's budget is checked before each one.
-    checkReadBudget()
+    const end = this.budget.start()
     try {
       const { text, values } = compileSelect(this.table, dialect, query, this.#plan(query))
       const rows = this.#prepare(this.db, text).all(...bound(values))
+      this.budget.check(end)
       const shape = this.shape
       return shape === undefined ? rows as R[] : rows.map((row) => shape(row as Record<string, unknown>))
     } catch (err) { return rethrow(err) }
@@ -74,16 +80,20 @@ export class SqliteQueries<F extends string, R> {
   }
 
   count (filter: RecordFilter<F>): number {
-    checkReadBudget()
+    const end = this.budget.start()
     const { text, values } = compileCount(this.table, dialect, filter)
-    try { return Number(this.#prepare(this.db, text).pluck().get(...bound(values))) } catch (err) { return rethrow(err) }
+    let n: number
+    try { n = Number(this.#prepare(this.db, text).pluck().get(...bound(values))) } catch (err) { return rethrow(err) }
+    this.budget.check(end)
+    return n
   }
 
   aggregate (query: AggregateQuery<F>): AggregateRow[] {
-    checkReadBudget()
+    const end = this.budget.start()
     const { text, values } = compileAggregate(this.table, dialect, query)
     try {
       const rows = this.#prepare(this.db, text).all(...bound(values)) as Array<Record<string, unknown>>
+      this.budget.check(end)
       return rows.map((row) => aggregateRow(this.table.kinds, query, row))
     } catch (err) { return rethrow(err) }
   }

@@ -13,7 +13,7 @@ import type { SqliteKeptWrites } from './kept-writes.js'
 import type { GroupCommit } from './group-commit.js'
 import { importStaged, type ImportPart, type ImportPlan } from './import.js'
 import { SqliteQueries } from './query.js'
-import { shareTheLoop } from '../read-budget.js'
+import { LoopShare, ReadBudget } from '../read-budget.js'
 import { layoutOf, pushWrittenValues, quoted, sqlValue, writtenValues, type TableLayout } from './layout.js'
 import { RowsInsert } from './rows-insert.js'
 import { boundValue } from '../json-columns.js'
@@ -32,6 +32,12 @@ interface Counter {
   next: number | bigint
 }
 
+/** What the collections of one file share about reading: turns of the event loop, and the budget of one read. */
+export interface SqliteReads {
+  loop: LoopShare
+  budget: ReadBudget
+}
+
 /**
  * The records of one collection in its SQLite table (see ./layout.ts), for
  * any declaration. Every write runs in its own savepoint inside a group's
@@ -48,6 +54,8 @@ export class SqliteRecordStore implements RecordStore {
   readonly declaration: CollectionDeclaration
   readonly #layout: TableLayout
   readonly #db: Database.Database
+  /** Shared by the collections of one file: their reads take turns with other requests (../read-budget.ts). */
+  readonly #loop: LoopShare
   readonly #kept: SqliteKeptWrites
   readonly #group: GroupCommit
   readonly #get: Statement<[RecordId], Record<string, unknown>>
@@ -64,8 +72,9 @@ export class SqliteRecordStore implements RecordStore {
   readonly #remove: (id: RecordId, condition: WriteCondition<StoredRecord>, keyed: KeyedWrite<DeleteResult> | undefined) => DeleteResult
 
   /** `references`: the references between the collections of this file (x-references), checked inside each write's transaction. */
-  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit, references?: TableReferences, targets?: Record<string, SqlTable<string>>) {
+  constructor (db: Database.Database, declaration: CollectionDeclaration, kept: SqliteKeptWrites, group: GroupCommit, references?: TableReferences, targets?: Record<string, SqlTable<string>>, reads: SqliteReads = { loop: new LoopShare(), budget: ReadBudget.NONE }) {
     this.declaration = declaration
+    this.#loop = reads.loop
     this.#db = db
     this.#group = group
     this.#kept = kept
@@ -75,7 +84,7 @@ export class SqliteRecordStore implements RecordStore {
     const table = quoted(declaration.table)
     this.#targets = targets
     this.#table = targets === undefined ? layout.sql : { ...layout.sql, targets }
-    this.#queries = new SqliteQueries(db, this.#table, bigintIds, layout.shape)
+    this.#queries = new SqliteQueries(db, this.#table, bigintIds, layout.shape, reads.budget)
     this.#get = db.prepare<[RecordId], Record<string, unknown>>(`SELECT ${layout.sql.select} FROM ${table} WHERE id = ?`).safeIntegers(bigintIds)
 
     const counter = db.prepare<[string], Counter>('SELECT n, next FROM rqs_counters WHERE collection = ?').safeIntegers(bigintIds)
@@ -312,21 +321,21 @@ export class SqliteRecordStore implements RecordStore {
     try { return await this.#group.run(() => this.#deleteWhere(filter, keyed)) } catch (err) { return rethrow(err) }
   }
 
-  // Each read may first let other requests run (one request's many reads never hold the loop for long: ../read-budget.ts).
+  // Each read may first let other requests run (reads never hold the loop for long: ../read-budget.ts, LoopShare).
   async query (query: RecordQuery): Promise<StoredRecord[]> {
-    const turn = shareTheLoop()
+    const turn = this.#loop.due()
     if (turn !== undefined) await turn
     return this.#queries.query(query)
   }
 
   async aggregate (query: AggregateQuery): Promise<AggregateRow[]> {
-    const turn = shareTheLoop()
+    const turn = this.#loop.due()
     if (turn !== undefined) await turn
     return this.#queries.aggregate(query)
   }
 
   async count (filter: RecordFilter): Promise<number> {
-    const turn = shareTheLoop()
+    const turn = this.#loop.due()
     if (turn !== undefined) await turn
     return this.#queries.count(filter)
   }

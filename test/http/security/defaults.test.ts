@@ -22,7 +22,7 @@ describe('with no security option (npm start)', () => {
     // the Content-Encoding and Content-Type check of routes that take content (issue 19), the change feed's
     // route closing the connection of every answer that is not a stream, and the record routes' own check of a
     // write's members (POST, PUT, PATCH: an undeclared member is refused, not dropped).
-    expect([...hookNames(server)].sort()).toEqual(['addPagePolicy', 'addProtectiveHeaders', 'anonymous', 'checkBodyMembers', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'releaseReadBudget', 'requestStart', 'rqsReadBudget', 'watchRequest'])
+    expect([...hookNames(server)].sort()).toEqual(['addPagePolicy', 'addProtectiveHeaders', 'anonymous', 'checkBodyMembers', 'checkHost', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'requestStart', 'watchRequest'])
     for (const hook of ['checkAccess', 'limitRate', 'addSecurityHeaders', 'varyByOrigin', 'observeRequest', 'audit']) expect(hookNames(server)).not.toContain(hook)
   })
 
@@ -121,7 +121,7 @@ describe('--no-security-headers', () => {
       for (const header of ['content-security-policy', 'x-content-type-options', 'x-frame-options']) expect(res.headers.get(header), `${path} ${header}`).toBeNull()
     }
     // What remains are the server's own (see above): no security hook.
-    expect([...hookNames(server)].sort()).toEqual(['anonymous', 'checkBodyMembers', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'releaseReadBudget', 'requestStart', 'rqsReadBudget', 'watchRequest'])
+    expect([...hookNames(server)].sort()).toEqual(['anonymous', 'checkBodyMembers', 'closeConnection', 'headRouteOnSendHandler', 'negotiateRepresentation', 'onRequest', 'onSend', 'readContentHeaders', 'requestStart', 'watchRequest'])
   })
 
   it('is the flag --no-security-headers or RQS_NO_SECURITY_HEADERS; it contradicts --security-headers', () => {
