@@ -14,7 +14,7 @@
  * met from not met, and says "undecided" (bench/README.md, "How it judges").
  */
 import { load, type LoadOptions, type LoadRequest, type LoadResult } from './load.js'
-import type { RunningServer } from './procs.js'
+import { startServer, type RunningServer, type ServerSpec } from './procs.js'
 import { median } from './stats.js'
 
 export interface Settings {
@@ -34,6 +34,8 @@ export interface Contender {
   measure: (opts: LoadOptions) => Promise<LoadResult>
   /** Fails unless the contender answers as it must (run once before measuring). */
   check?: () => Promise<void>
+  /** Warms itself in each run (a fresh process each round): the row's warm-up skips it. */
+  warmsItself?: boolean
 }
 
 export interface Line {
@@ -110,11 +112,37 @@ export function httpContender (label: string, role: Contender['role'], server: R
   }
 }
 
+/**
+ * Like httpContender, but each run starts a server of its own from `spec` (checked, then warmed for
+ * `warmSec`, measured, stopped). V8's optimised code, and with it the CPU a request costs, is decided
+ * early in a process's life by what it happened to run first: two processes of the same server may
+ * differ by a quarter for as long as they live (bench/README.md, "One process is one draw"). A
+ * contender run in one process per round makes the rounds' spread show that, and the median is over
+ * processes, not over the rounds of one.
+ */
+export function freshHttpContender (label: string, role: Contender['role'], spec: () => Promise<ServerSpec>, request: LoadRequest, connections: number, warmSec: number, check?: AnswerCheck): Contender {
+  return {
+    label,
+    role,
+    warmsItself: true,
+    measure: async (opts) => {
+      const server = await startServer(await spec())
+      try {
+        await httpContender(label, role, server, request, connections, check).check!()
+        if (warmSec > 0) await load(server.origin, request, { connections, durationSec: warmSec }, server.pid)
+        return await load(server.origin, request, { ...opts, connections }, server.pid)
+      } finally {
+        await server.stop()
+      }
+    }
+  }
+}
+
 export async function compare (row: { id: string, title: string, goal?: Goal }, contenders: Contender[], settings: Settings): Promise<RowResult> {
   const runs = new Map<string, LoadResult[]>(contenders.map((c) => [c.label, []]))
   for (const c of contenders) await c.check?.()
   if (!settings.quick) {
-    for (const c of contenders) await c.measure({ connections: settings.connections, durationSec: settings.warmSec })
+    for (const c of contenders) if (c.warmsItself !== true) await c.measure({ connections: settings.connections, durationSec: settings.warmSec })
   }
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < contenders.length; i++) {

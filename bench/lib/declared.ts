@@ -21,6 +21,7 @@ export type Template = string | number | boolean | null | Template[] | { cycle: 
 export type SetupStep =
   | { seed: { collection: string, count: number, record: Record<string, Template> } }
   | { method: 'POST' | 'PUT' | 'PATCH', url: string, body: unknown }
+  | { method: 'GET', url: string }
 
 export type StoreKind = 'memory' | 'sqlite' | 'postgres'
 
