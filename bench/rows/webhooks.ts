@@ -18,7 +18,7 @@
  * until the last is delivered (events/s, CPU µs a delivered event). Before
  * each run the previous run's deliveries are drained.
  */
-import { compare, httpContender, type Contender, type Line, type RowResult } from '../lib/compare.js'
+import { compare, httpContender, type Contender, type Line, type RowResult, type Verdict } from '../lib/compare.js'
 import { declaredSpec, type StoreKind } from '../lib/declared.js'
 import { postJson } from '../lib/loops.js'
 import { cpuSeconds } from '../lib/procs.js'
@@ -86,9 +86,14 @@ export function webhookRows (ctx: RowContext): RowModule {
         // Writes the generator had in flight when it stopped are stored too: wait for them, then count from there.
         await receiver.waitFor(written.count, DRAIN_TIMEOUT_MS)
         await new Promise((resolve) => setTimeout(resolve, 500))
-        const throughput = await backlogDelivery(`${on.origin}/items`, on.pid, receiver, quick ? 200 : 10_000)
-        const latency = await changeToDelivery(`${on.origin}/items`, receiver, quick ? 100 : Math.round(WRITE_RATE * settings.durationSec))
-        return webhookResult(cost, throughput, latency)
+        // The delivery figures in rounds too: one paced run is one stretch of a shared host, and its p99 moves with it.
+        const throughputs: Throughput[] = []
+        const latencies: Latency[] = []
+        for (let round = 0; round < (quick ? 1 : settings.rounds); round++) {
+          throughputs.push(await backlogDelivery(`${on.origin}/items`, on.pid, receiver, quick ? 200 : 10_000))
+          latencies.push(await changeToDelivery(`${on.origin}/items`, receiver, quick ? 100 : Math.round(WRITE_RATE * settings.durationSec)))
+        }
+        return webhookResult(cost, medianRound(throughputs, (t) => t.eventsPerSecond), medianRound(latencies, (l) => l.p99Ms))
       }
     })
   }
@@ -116,8 +121,29 @@ function heldContender (inner: Contender, receiver: Receiver, written: { count: 
   }
 }
 
-/** `cpuUsPerEvent`: the server's CPU from the receiver's release until the last delivery, per event (the delivery alone). */
-export interface Throughput { events: number, seconds: number, eventsPerSecond: number, serverCpu?: number, cpuUsPerEvent?: number }
+/**
+ * `cpuUsPerEvent`: the server's CPU from the receiver's release until the last delivery, per event (the delivery alone).
+ * `rounds`: each round's events a second, when there were several (this one is their median).
+ */
+export interface Throughput { events: number, seconds: number, eventsPerSecond: number, serverCpu?: number, cpuUsPerEvent?: number, rounds?: number[] }
+
+/** The round whose `key` is the median (the lower middle of an even count), with every round's `key` beside it. */
+export function medianRound<T extends { rounds?: number[] }> (runs: readonly T[], key: (run: T) => number): T {
+  const sorted = [...runs].sort((a, b) => key(a) - key(b))
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, rounds: runs.map(key) }
+}
+
+/** Met when every round meets `ok`, not met when none does, else undecided. */
+function roundsVerdict (value: number, rounds: number[] | undefined, ok: (v: number) => boolean): Verdict {
+  const all = rounds ?? [value]
+  if (all.every(ok)) return 'met'
+  return all.some(ok) ? 'undecided' : 'not met'
+}
+
+function spreadText (rounds: number[] | undefined, digits = 0): string {
+  if (rounds === undefined || rounds.length < 2) return ''
+  return ` (rounds ${Math.min(...rounds).toFixed(digits)}–${Math.max(...rounds).toFixed(digits)})`
+}
 
 /**
  * A backlog: bulk-creates `n` items (1 000 a request) while the receiver
@@ -140,7 +166,8 @@ async function backlogDelivery (url: string, pid: number, receiver: Receiver, n:
   return { events: n, seconds, eventsPerSecond: n / seconds, serverCpu: cpu / seconds, cpuUsPerEvent: cpu * 1e6 / n }
 }
 
-export interface Latency { writes: number, writesPerSecond: number, p50Ms: number, p99Ms: number, maxMs: number }
+/** `rounds`: each round's p99, when there were several (this one is their median). */
+export interface Latency { writes: number, writesPerSecond: number, p50Ms: number, p99Ms: number, maxMs: number, rounds?: number[] }
 
 /** `n` single POSTs paced at WRITE_RATE a second (at most 256 in flight); each change's time to its delivery. */
 async function changeToDelivery (url: string, receiver: Receiver, n: number): Promise<Latency> {
@@ -165,12 +192,12 @@ async function changeToDelivery (url: string, receiver: Receiver, n: number): Pr
 
 /** The cost row with the delivery figures beside it; met when all three parts are. */
 export function webhookResult (cost: RowResult, throughput: Throughput, latency: Latency): RowResult {
-  const fast = throughput.eventsPerSecond >= 2000
-  const prompt = latency.p99Ms <= 1000
+  const fast = roundsVerdict(throughput.eventsPerSecond, throughput.rounds, (v) => v >= 2000)
+  const prompt = roundsVerdict(latency.p99Ms, latency.rounds, (v) => v <= 1000)
   const lines: Line[] = [
     ...cost.lines,
-    { label: 'delivery of a backlog', role: 'target', rps: throughput.eventsPerSecond, serverCpu: throughput.serverCpu, cpuUsPerRequest: throughput.cpuUsPerEvent, note: `${throughput.events.toLocaleString('en')} bulk-created changes, held, then delivered in ${throughput.seconds.toFixed(2)} s (events/s; the server's CPU a delivered change)` },
-    { label: 'change → delivery', role: 'target', rps: latency.writesPerSecond, p99Ms: latency.p99Ms, note: `${latency.writes.toLocaleString('en')} single POSTs paced at ${WRITE_RATE}/s (req/s: the rate reached): p50 ${latency.p50Ms.toFixed(0)} ms, p99 ${latency.p99Ms.toFixed(0)} ms, max ${latency.maxMs.toFixed(0)} ms` }
+    { label: 'delivery of a backlog', role: 'target', rps: throughput.eventsPerSecond, serverCpu: throughput.serverCpu, cpuUsPerRequest: throughput.cpuUsPerEvent, note: `${throughput.events.toLocaleString('en')} bulk-created changes, held, then delivered in ${throughput.seconds.toFixed(2)} s (events/s${spreadText(throughput.rounds)}; the server's CPU a delivered change)` },
+    { label: 'change → delivery', role: 'target', rps: latency.writesPerSecond, p99Ms: latency.p99Ms, note: `${latency.writes.toLocaleString('en')} single POSTs paced at ${WRITE_RATE}/s (req/s: the rate reached): p50 ${latency.p50Ms.toFixed(0)} ms, p99 ${latency.p99Ms.toFixed(0)} ms${spreadText(latency.rounds)}, max ${latency.maxMs.toFixed(0)} ms` }
   ]
   const result: RowResult = {
     ...cost,
@@ -186,12 +213,19 @@ export function webhookResult (cost: RowResult, throughput: Throughput, latency:
       writeCostRatio: cost.judged ?? Number.NaN
     }
   }
-  const misses = [...(fast ? [] : ['delivery below 2 000 events/s']), ...(prompt ? [] : ['p99 above 1 s'])]
+  const misses = [...(fast === 'not met' ? ['delivery below 2 000 events/s'] : []), ...(prompt === 'not met' ? ['p99 above 1 s'] : [])]
   if (cost.verdict === 'not met') misses.push('writes more than 5 % dearer')
+  const untold = [...(fast === 'undecided' ? ['the delivery rate'] : []), ...(prompt === 'undecided' ? ['the p99'] : [])]
   if (misses.length > 0) {
     result.verdict = 'not met'
     result.met = false
+    result.note = `not met: ${misses.join('; ')}`
+  } else if (untold.length > 0) {
+    result.verdict = 'undecided'
+    delete result.met
+    result.note = `undecided: ${untold.join(' and ')} met in some rounds only${cost.verdict === 'undecided' ? '; the write cost undecided' : ''}`
+  } else {
+    result.note = cost.verdict === 'undecided' ? 'delivery met; the write cost undecided' : undefined
   }
-  result.note = misses.length > 0 ? `not met: ${misses.join('; ')}` : cost.verdict === 'undecided' ? 'delivery met; the write cost undecided' : undefined
   return result
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startReceiver, type Receiver } from '../../bench/lib/receiver.js'
 import { judge, type Line } from '../../bench/lib/compare.js'
-import { webhookResult } from '../../bench/rows/webhooks.js'
+import { medianRound, webhookResult, type Latency } from '../../bench/rows/webhooks.js'
 
 /**
  * The webhooks rows' receiver (bench/lib/receiver.ts), on a real listening
@@ -72,6 +72,24 @@ describe('the webhooks row verdict', () => {
     expect(slow.verdict).toBe('not met')
     expect(slow.met).toBe(false)
     expect(slow.note).toBe('not met: delivery below 2 000 events/s; p99 above 1 s')
+  })
+
+  it('judges the delivery figures by their rounds: met in every round, in none, or undecided between', () => {
+    const rounds = webhookResult(cost([102, 101, 103], [100, 100, 100]), { ...fast, rounds: [2500, 2100, 3000] }, { ...prompt, rounds: [300, 700, 900] })
+    expect(rounds.verdict).toBe('met')
+    const mixed = webhookResult(cost([102, 101, 103], [100, 100, 100]), { ...fast, rounds: [2500, 2100, 3000] }, { ...prompt, p99Ms: 900, rounds: [300, 900, 2600] })
+    expect(mixed.verdict).toBe('undecided')
+    expect(mixed.met).toBeUndefined()
+    expect(mixed.note).toBe('undecided: the p99 met in some rounds only')
+    expect(mixed.lines.find((l) => l.label === 'change → delivery')?.note).toMatch(/p99 900 ms \(rounds 300–2600\)/)
+    const none = webhookResult(cost([102, 101, 103], [100, 100, 100]), { ...fast, eventsPerSecond: 1500, rounds: [1500, 1200, 1900] }, prompt)
+    expect(none.verdict).toBe('not met')
+    expect(none.note).toBe('not met: delivery below 2 000 events/s')
+  })
+
+  it('takes the median round of the delivery figures, every round beside it', () => {
+    const runs: Latency[] = [{ ...prompt, p99Ms: 900 }, { ...prompt, p99Ms: 100 }, { ...prompt, p99Ms: 400 }]
+    expect(medianRound(runs, (l) => l.p99Ms)).toEqual({ ...prompt, p99Ms: 400, rounds: [900, 100, 400] })
   })
 
   it('stays undecided when only the write cost cannot be told', () => {
