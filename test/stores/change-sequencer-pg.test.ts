@@ -406,6 +406,37 @@ describe.skipIf(SKIP_POSTGRES)(`PostgreSQL change log numbered after commit${SKI
     }
   })
 
+  it('takes no connection of the pool while its statements fail: a failed question is not "followed", a failed statement no hint', async () => {
+    await (await open()).close() // the tables, migrated
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 })
+    pool.on('error', () => {})
+    let asked = 0
+    // Every check-out: the test's own statements (one each) and the sequencer's runs, if any.
+    let checkouts = 0
+    pool.on('acquire', () => { checkouts++ })
+    const failures: unknown[] = []
+    const sequencer = new ChangeSequencer(pool, () => {}, (err) => { failures.push(err) }, {
+      followed: async () => { asked++; throw new Error('database away') }
+    })
+    try {
+      // Statements that fail (the database away, a bad statement: the pool cannot tell) are no reason to number.
+      for (let i = 0; i < 5; i++) await expect(pool.query('SELECT * FROM no_such_table')).rejects.toThrow()
+      await sleep(HINT_INTERVAL_MS * 5)
+      expect(asked).toBe(0)
+      expect(checkouts).toBe(5)
+      // A write that succeeds asks; the question fails, which leaves "not followed" standing: no run.
+      await pool.query(INSERT_ADDRESS, [41_000, 'failing question', '1'])
+      await sleep(HINT_INTERVAL_MS * 5)
+      expect(asked).toBe(1)
+      expect(failures.map(String)).toEqual(['Error: database away'])
+      expect(sequencer.eager).toBe(false)
+      expect(checkouts).toBe(6)
+    } finally {
+      await sequencer.close()
+      await pool.end()
+    }
+  })
+
   it('announces a followed feed to every instance while it has a subscriber, again after its listening connection was lost, and not once the last one left', async () => {
     const [reader, writer] = await Promise.all([open(), open()])
     const admin = await connect(database.url)

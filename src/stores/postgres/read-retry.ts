@@ -13,7 +13,8 @@ function endedConnection (err: unknown): boolean {
   if (err instanceof DatabaseError) return ENDED_BY_SERVER.has(err.code ?? '')
   if (!(err instanceof Error)) return false
   const code = (err as { code?: unknown }).code
-  return code === 'ECONNRESET' || code === 'EPIPE' || /^Connection terminated/.test(err.message)
+  // "Connection terminated due to connection timeout" is the pool giving up on a new connection: a timeout.
+  return code === 'ECONNRESET' || code === 'EPIPE' || (/^Connection terminated/.test(err.message) && !/timeout/.test(err.message))
 }
 
 /**

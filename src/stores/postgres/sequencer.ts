@@ -71,7 +71,10 @@ export interface SequencerOptions {
   /**
    * Whether some instance's feed is followed now (any instance, this one
    * included). Asked only while this instance writes and has no subscriber of
-   * its own; a failure counts as followed (numbering is always correct).
+   * its own. A failure leaves the last answer standing and is asked again a
+   * second later: counting it as followed would start a run after every
+   * statement while the database is away, each holding a connection of the
+   * pool that the requests need (numbering late is always correct).
    */
   followed?: () => Promise<boolean>
 }
@@ -187,8 +190,15 @@ export class ChangeSequencer {
     await this.#asking
   }
 
-  readonly #onRelease = (_err: Error | undefined, client: pg.PoolClient): void => {
-    if (client !== this.#client) this.hint()
+  /**
+   * A connection back in the pool: a write may have committed on it. One
+   * released with an error is no hint: its statement failed, most often
+   * because the database is away, and a run then would only take a
+   * connection from the requests. Whatever did commit on it is numbered by
+   * the next hint or reader.
+   */
+  readonly #onRelease = (err: Error | undefined, client: pg.PoolClient): void => {
+    if (err == null && client !== this.#client) this.hint() // pg-pool passes null after a statement that succeeded
   }
 
   #run (): void {
@@ -214,7 +224,7 @@ export class ChangeSequencer {
     this.#lastAsked = performance.now()
     this.#asking = followed().catch((err: unknown) => {
       this.#failed(err)
-      return true
+      return this.#elsewhere
     }).then((elsewhere) => {
       this.#elsewhere = elsewhere
       this.#asking = undefined
