@@ -2,6 +2,7 @@
 // (user + system) and minor page faults of the process at its first 200 from /healthz, min–median–max, and the
 // paired differences against the first: an A/B of the start on a shared machine.
 //   node bench/start-ab.mjs <rounds> <before>/bin.js <after>/bin.js   (the server pinned to CPU 0)
+//   START_ARGS='--collections c20.json' node bench/start-ab.mjs …      (more options of `rqs serve`, split on spaces)
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -11,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 /* global fetch, console */
 
 const [rounds, ...bins] = process.argv.slice(2)
+const EXTRA_ARGS = (process.env.START_ARGS ?? '').split(' ').filter((a) => a !== '')
 const TICK_MS = 10 // /proc/<pid>/stat counts clock ticks of 1/100 s
 /** CPU ms, minor faults and system ms of a process so far. */
 const usage = (pid) => {
@@ -21,7 +23,7 @@ const freePort = () => new Promise((resolve) => { const s = createServer(); s.li
 
 async function start (bin) {
   const port = await freePort()
-  const child = spawn('taskset', ['-c', '0', process.execPath, bin, 'serve', '--host', '127.0.0.1', '--port', String(port), '--log-format', 'json', '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn('taskset', ['-c', '0', process.execPath, bin, 'serve', '--host', '127.0.0.1', '--port', String(port), '--log-format', 'json', '--log-level', 'warn', ...EXTRA_ARGS], { stdio: ['ignore', 'ignore', 'inherit'] })
   const started = performance.now()
   while (!await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false)) {
     if (performance.now() - started > 30_000) throw new Error(`${bin} was not ready within 30 s`)
