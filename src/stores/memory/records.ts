@@ -344,6 +344,26 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
     return { created: staged.size - replaced, replaced }
   }
 
+  /**
+   * The records a changed collection takes over from its table before the
+   * change (./schema.ts), each as the new declaration reads it: checked as
+   * an import's (unique keys, references), stored in id order, and announced
+   * nowhere. A change of a collection is no write of its records, on every
+   * store (docs/decisions.md, "Defaults and the change feed").
+   */
+  takeOver (records: readonly StoredRecord[]): void {
+    const staged = new Map<RecordId, StoredRecord>()
+    for (const r of records) staged.set(r.id, recordOf(this.declaration, r.id, r))
+    this.#unique.checkAll(staged)
+    for (const r of staged.values()) this.#references?.check(this.declaration, r)
+    this.#writable()
+    for (const r of [...staged.values()].sort(byId)) {
+      if (!this.#unique.empty) this.#unique.move(undefined, r)
+      this.#records.set(r.id, r)
+      this.#issued(r.id)
+    }
+  }
+
   /** Stores a record that #unique.check passed (a create's and a put's; an import's checked as a whole). */
   #store (kind: 'created' | 'replaced', record: StoredRecord, unit?: MemoryUnit): void {
     this.#writable()

@@ -123,13 +123,17 @@ async function update (client: pg.ClientBase, layout: TableLayout, row: Registry
   // The kept older functions (a field addition) take their change from the trigger written below for the new fields.
   if (prepared.keepRoutines && added.length > 0) for (const sql of createRoutineSql(before, row.id_sequence, 'trigger')) await client.query(sql)
   await writeRoutines(client, layout, row.id_sequence, prepared.keepRoutines)
+  // Conversions and default fills rewrite records without a write of theirs: the change trigger is off for them (the
+  // setting an import uses), as memory and SQLite announce none either (docs/decisions.md, "Defaults and the change feed").
+  await client.query("SET LOCAL rqs.import = 'on'")
   for (const { field, was } of converted) await convertValues(client, layout, field, was, where)
   for (const field of added) if (!prepared.fields.has(field.name)) await fillDefault(client, layout, field)
+  await client.query("SET LOCAL rqs.import = 'off'")
   await client.query('UPDATE rqs_collections SET fields = $2, routines = $3 WHERE name = $1',
     [layout.declaration.name, JSON.stringify(storedFields(layout)), ROUTINES_VERSION])
 }
 
-/** An added field with a default gets it in every record held (after the routines, so each reaches the change feed as replaced). */
+/** An added field with a default gets it in every record held (no change announced: the caller turned the trigger off). */
 async function fillDefault (client: pg.ClientBase, layout: TableLayout, field: FieldLayout): Promise<void> {
   const value = layout.declaration.fields[field.name]?.default
   if (value === undefined) return
@@ -147,9 +151,9 @@ async function dropFolded (client: pg.ClientBase, layout: TableLayout, before: T
 /**
  * A field whose new kind takes over its stored values (a date-time kept as
  * text before): each value rewritten in the kind's form, in the migration
- * transaction, after the routines are (each rewritten record reaches the
- * change feed as replaced: its representation changed). A value the kind
- * cannot take stops the start naming the records.
+ * transaction, after the routines are (no change announced: the caller
+ * turned the trigger off). A value the kind cannot take stops the start
+ * naming the records.
  */
 async function convertValues (client: pg.ClientBase, layout: TableLayout, field: FieldLayout, was: StoredField, where: string): Promise<void> {
   const canonical = KINDS[field.type].canonical ?? ((value: unknown) => value as string)

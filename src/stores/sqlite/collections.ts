@@ -34,6 +34,8 @@ export function syncCollections (db: Database.Database, declarations: readonly C
     const stored = JSON.parse(row.fields) as Record<string, StoredField>
     const { changes, added, converted } = differences(row, stored, declaration)
     if (changes.length > 0) throw new CollectionChangedError(declaration.name, changes, where)
+    // Conversions and default fills rewrite records without a write of theirs: no trigger sees them (addFields makes them again after).
+    if (added.length > 0 || converted.length > 0) dropTriggers(db, declaration.table)
     if (converted.length > 0) convertFields(db, declaration, stored, converted, where)
     if (added.length > 0 || converted.length > 0) addFields(db, declaration, added)
     // A new optional field inside an object changes only the registered shape.
@@ -47,9 +49,9 @@ export function syncCollections (db: Database.Database, declarations: readonly C
  * Fields whose kind takes over their stored values (a date-time field kept
  * as text before): each value rewritten in its new kind's form, in the
  * migrations' transaction, and the folded copy dropped when the new kind has
- * none. A value it cannot take stops the open naming the records. Each
- * rewritten record is announced in the change feed as replaced (its
- * representation, hence its ETag, changed).
+ * none. A value it cannot take stops the open naming the records. No
+ * record is announced in the change feed (the caller dropped the triggers):
+ * a change of a collection is no write of its records, on every store.
  */
 function convertFields (db: Database.Database, declaration: CollectionDeclaration, stored: Record<string, StoredField>, converted: readonly string[], where: string): void {
   const layouts = fieldLayouts(declaration.fields)
@@ -166,15 +168,16 @@ function addFields (db: Database.Database, declaration: CollectionDeclaration, a
     // Its index, if it has one, follows (syncFieldIndexes).
     for (const definition of columnDefinitions(f, declaration.fields[f.name]?.default)) db.exec(`ALTER TABLE ${quoted(declaration.table)} ADD COLUMN ${definition}`)
   }
-  // The triggers name every field: a change must carry the new ones too.
-  createTriggers(db, declaration)
-  // An added field with a default gets it in every record held (each announced as replaced, as a conversion's are).
+  // An added field with a default gets it in every record held, announced nowhere (the caller dropped the triggers):
+  // a change of a collection is no write of its records, as on PostgreSQL, where the column's default does it.
   for (const f of all.filter((f) => added.includes(f.name))) {
     const value = declaration.fields[f.name]?.default
     if (value === undefined) continue
     const folded = f.folded === undefined ? '' : `, ${quoted(f.folded)} = ?`
     db.prepare(`UPDATE ${quoted(declaration.table)} SET ${quoted(f.column)} = ?${folded}`).run(sqlValue(value), ...(f.folded === undefined ? [] : [fold(String(value))]))
   }
+  // The triggers name every field: a change must carry the new ones too.
+  createTriggers(db, declaration)
   db.prepare('UPDATE rqs_collections SET fields = ? WHERE name = ?').run(registeredFields(declaration), declaration.name)
 }
 
@@ -200,7 +203,7 @@ export function createTriggers (db: Database.Database, declaration: CollectionDe
   const record = `json_object(${fields.map((f) => `${literal(f.name)}, ${jsonValue(f)}`).join(', ')})`
   const insert = "INSERT INTO rqs_changes (service, kind, record_id, record, at) VALUES"
   const of = fields.length === 0 ? '' : ` OF ${fields.map((f) => quoted(f.column)).join(', ')}`
-  for (const kind of ['created', 'replaced', 'deleted']) db.exec(`DROP TRIGGER IF EXISTS ${quoted(`${table}_${kind}`)}`)
+  dropTriggers(db, table)
   db.exec(`
     CREATE TRIGGER ${quoted(`${table}_created`)} AFTER INSERT ON ${quoted(table)} BEGIN
       ${insert} (${service}, 'created', NEW.id, ${record}, ${at});
@@ -217,4 +220,9 @@ function jsonValue (f: FieldLayout): string {
   const column = `NEW.${quoted(f.column)}`
   if (KINDS[f.type].composite !== undefined) return `json(${column})` // JSON text, kept as JSON in the change's record
   return f.type === 'boolean' ? `CASE ${column} WHEN 1 THEN json('true') WHEN 0 THEN json('false') END` : column
+}
+
+/** The change log's triggers of `table`, if it has them. */
+export function dropTriggers (db: Database.Database, table: string): void {
+  for (const kind of ['created', 'replaced', 'deleted']) db.exec(`DROP TRIGGER IF EXISTS ${quoted(`${table}_${kind}`)}`)
 }

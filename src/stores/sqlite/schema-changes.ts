@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import type { CollectionDeclaration, RecordStore, SavedDeclaration, SchemaChanges, SchemaFindings, SchemaHistoryEntry, SchemaPlan, StoredField } from '../../domain/index.js'
 import { findingsOf } from '../schema-changes.js'
 import { UNIQUE_INDEX_INFIX } from '../unique-index.js'
-import { createTriggers, registeredFields, syncCollections } from './collections.js'
+import { createTriggers, dropTriggers, registeredFields, syncCollections } from './collections.js'
 import { fieldLayouts, quoted, type FieldLayout } from './layout.js'
 
 /**
@@ -131,7 +131,7 @@ function removeTable (db: Database.Database, before: CollectionDeclaration): voi
  */
 function reshape (db: Database.Database, plan: SchemaPlan, before: CollectionDeclaration): void {
   const table = quoted(before.table)
-  for (const kind of ['created', 'replaced', 'deleted']) db.exec(`DROP TRIGGER IF EXISTS ${quoted(`${before.table}_${kind}`)}`)
+  dropTriggers(db, before.table)
   const uniques = db.prepare<[string], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?").all(before.table)
   for (const { name } of uniques) if (name.includes(UNIQUE_INDEX_INFIX)) db.exec(`DROP INDEX ${quoted(name)}`)
   const old = fieldLayouts(before.fields)
