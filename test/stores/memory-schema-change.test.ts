@@ -22,24 +22,21 @@ function entryOf (declaration: CollectionDeclaration): SchemaHistoryEntry {
 describe('a memory collection changed while writes arrive', () => {
   it('takes over a write that lands during the copy, and refuses (503) a write that reaches the old store after the swap', async () => {
     const collections = new Map<string, MemoryRecordStore>()
-    const opened: { old?: MemoryRecordStore } = {}
     let landed = false
-    // The new store's import is where the copy waits after reading the records held: a write lands on the old store there.
-    const schema = new MemorySchema(collections, (d) => {
-      const store = new MemoryRecordStore(d)
-      const importAll = store.importAll.bind(store)
-      store.importAll = async (source, onApplied) => {
-        if (opened.old !== undefined && !landed) {
-          landed = true
-          await opened.old.create({ title: 'during' })
-        }
-        return await importAll(source, onApplied)
-      }
-      return store
-    })
+    const schema = new MemorySchema(collections, (d) => new MemoryRecordStore(d))
     const old = await schema.open(before) as MemoryRecordStore
-    opened.old = old
     for (let i = 0; i < 3; i++) await old.create({ title: `T${i}` })
+    // The copy reads the records held in batches, turns of the event loop apart: a write lands on the old store there.
+    const batches = old.batches.bind(old)
+    old.batches = (query) => (async function * () {
+      for await (const batch of batches(query)) {
+        yield batch
+        if (!landed) {
+          landed = true
+          await old.create({ title: 'during' })
+        }
+      }
+    })()
 
     const plan = planChange('books', before, after)
     const next = await schema.apply(plan, before, after, entryOf(after))
