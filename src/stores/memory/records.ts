@@ -331,9 +331,7 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
    * changes wait for the unit's commit.
    */
   applyImport (staged: ReadonlyMap<RecordId, StoredRecord>, unit?: MemoryUnit): ImportOutcome {
-    this.#unique.checkAll(staged)
-    // References are checked as a write's are, before anything is stored: all or nothing.
-    for (const r of staged.values()) this.#references?.check(this.declaration, r)
+    this.#checkAll(staged)
     let replaced = 0
     for (const r of [...staged.values()].sort(byId)) {
       const held = this.#records.has(r.id)
@@ -354,14 +352,20 @@ export class MemoryRecordStore implements RecordStore, ReferencedTable<MemoryUni
   takeOver (records: readonly StoredRecord[]): void {
     const staged = new Map<RecordId, StoredRecord>()
     for (const r of records) staged.set(r.id, recordOf(this.declaration, r.id, r))
-    this.#unique.checkAll(staged)
-    for (const r of staged.values()) this.#references?.check(this.declaration, r)
+    this.#checkAll(staged)
     this.#writable()
     for (const r of [...staged.values()].sort(byId)) {
       if (!this.#unique.empty) this.#unique.move(undefined, r)
       this.#records.set(r.id, r)
       this.#issued(r.id)
     }
+  }
+
+  /** Unique keys and references of records to store together, checked before any is stored: all or nothing. */
+  #checkAll (staged: ReadonlyMap<RecordId, StoredRecord>): void {
+    this.#unique.checkAll(staged)
+    // References are checked as a write's are.
+    for (const r of staged.values()) this.#references?.check(this.declaration, r)
   }
 
   /** Stores a record that #unique.check passed (a create's and a put's; an import's checked as a whole). */
