@@ -11,8 +11,9 @@
  *   on + reader the default with one subscriber in this process, which must
  *               receive every create once (checked; the row fails otherwise).
  *
- * Rounds alternate the three variants (a fresh database each) so that drift
- * on a shared machine hits them alike; the figures are medians. Prints
+ * Each round opens off and on (a fresh database each) and measures them in
+ * turns of a second, so that drift on a shared machine hits them alike, then
+ * on + reader; the figures are medians of the rounds. Prints
  * creates/s per variant and the ratios on ÷ off (target ≥ 0.9), and the CPU
  * each create cost (this process, or the rqs servers, plus the database's
  * backends serving them, from /proc): on a machine shared with other work
@@ -109,63 +110,115 @@ async function feedOff (url: string): Promise<void> {
   } finally { await client.end() }
 }
 
-/** One variant on a fresh database: creates/s over the whole run. */
-async function runOnce (variant: FeedVariant, options: FeedWritesOptions): Promise<FeedWritesRun> {
+/** A variant's stores on a fresh database, warmed, ready for timed runs of the writers. */
+interface FeedSession {
+  measure: (durationSec: number) => Promise<FeedWritesRun>
+  close: () => Promise<void>
+}
+
+/** One variant on a fresh database (and its subscriber, for `on + reader`): its pool's connections and plans warmed. */
+async function openVariant (variant: FeedVariant, options: FeedWritesOptions): Promise<FeedSession> {
   const db = await freshDatabase(options.url)
   let stores: Stores | undefined
   try {
     stores = await openPostgresStores({ url: db.url, poolSize: options.poolSize, startupWaitMs: 0, log: { warn: (obj, msg) => { process.stderr.write(`${variant}: ${msg} ${String((obj as { err?: Error }).err?.message ?? '')}\n`) } } })
     if (variant === 'off') await feedOff(db.url)
+    const open = stores
     const delivered: Change[] = []
-    const subscription = variant === 'on + reader' ? await stores.changes.subscribe((change) => { delivered.push(change) }) : undefined
+    const subscription = variant === 'on + reader' ? await open.changes.subscribe((change) => { delivered.push(change) }) : undefined
     // Warm the pool's connections and the prepared plans.
-    await Promise.all(Array.from({ length: options.poolSize }, async (_, i) => await stores!.addresses.create({ name: 'warm', city: 'Kiel', postalCode: String(i) })))
-    const warmed = options.poolSize
-    const latencies: number[] = []
+    await Promise.all(Array.from({ length: options.poolSize }, async (_, i) => await open.addresses.create({ name: 'warm', city: 'Kiel', postalCode: String(i) })))
+    let written = options.poolSize
     const backends = await backendPids(db.url)
-    const backendsBefore = cpuOf(backends)
-    const selfBefore = process.cpuUsage()
-    const started = performance.now()
-    const deadline = started + options.durationSec * 1000
-    const writer = async (w: number): Promise<void> => {
-      for (let i = 0; performance.now() < deadline; i++) {
-        const begun = performance.now()
-        await stores!.addresses.create({ name: `w${w}`, city: 'Berlin', postalCode: String(i) })
-        latencies.push(performance.now() - begun)
+    return {
+      measure: async (durationSec) => {
+        const latencies: number[] = []
+        const backendsBefore = cpuOf(backends)
+        const selfBefore = process.cpuUsage()
+        const started = performance.now()
+        const deadline = started + durationSec * 1000
+        const writer = async (w: number): Promise<void> => {
+          for (let i = 0; performance.now() < deadline; i++) {
+            const begun = performance.now()
+            await open.addresses.create({ name: `w${w}`, city: 'Berlin', postalCode: String(i) })
+            latencies.push(performance.now() - begun)
+          }
+        }
+        await Promise.all(Array.from({ length: options.writers }, async (_, w) => { await writer(w) }))
+        const seconds = (performance.now() - started) / 1000
+        const self = process.cpuUsage(selfBefore)
+        const dbCpu = cpuSpent(backendsBefore, cpuOf(backends))
+        const cpu = (self.user + self.system) / 1e6 + dbCpu
+        const run: FeedWritesRun = { rate: latencies.length / seconds, p99Ms: percentile(latencies, 99), creates: latencies.length, cpuUs: cpu / latencies.length * 1e6, dbCpuUs: dbCpu / latencies.length * 1e6 }
+        written += latencies.length
+        if (subscription !== undefined) {
+          // Every change delivered once, in order, before the next slice (of another variant) is measured.
+          const until = performance.now() + 30_000
+          while (delivered.length < written && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
+          const seqs = delivered.map((c) => c.seq)
+          const gapFree = seqs.every((s, i) => s === subscription.position + i + 1)
+          if (delivered.length !== written || !gapFree) throw new Error(`the reader got ${delivered.length} of ${written} changes${gapFree ? '' : ', not numbered 1, 2, 3 …'}`)
+          run.delivered = latencies.length
+        }
+        return run
+      },
+      close: async () => {
+        subscription?.unsubscribe()
+        await open.close()
+        await db.drop()
       }
     }
-    await Promise.all(Array.from({ length: options.writers }, async (_, w) => { await writer(w) }))
-    const seconds = (performance.now() - started) / 1000
-    const self = process.cpuUsage(selfBefore)
-    const dbCpu = cpuSpent(backendsBefore, cpuOf(backends))
-    const cpu = (self.user + self.system) / 1e6 + dbCpu
-    const run: FeedWritesRun = { rate: latencies.length / seconds, p99Ms: percentile(latencies, 99), creates: latencies.length, cpuUs: cpu / latencies.length * 1e6, dbCpuUs: dbCpu / latencies.length * 1e6 }
-    if (subscription !== undefined) {
-      const expected = warmed + latencies.length
-      const until = performance.now() + 30_000
-      while (delivered.length < expected && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
-      const seqs = delivered.map((c) => c.seq)
-      const gapFree = seqs.every((s, i) => s === subscription.position + i + 1)
-      if (delivered.length !== expected || !gapFree) throw new Error(`the reader got ${delivered.length} of ${expected} changes${gapFree ? '' : ', not numbered 1, 2, 3 …'}`)
-      run.delivered = delivered.length
-      subscription.unsubscribe()
-    }
-    return run
-  } finally {
+  } catch (err) {
     await stores?.close()
     await db.drop()
+    throw err
   }
 }
 
+/** A run from its slices: creates and CPU summed, the rate over their time, the slices' median p99. */
+function combineRuns (parts: readonly FeedWritesRun[], seconds: number): FeedWritesRun {
+  const creates = parts.reduce((n, p) => n + p.creates, 0)
+  const cpu = parts.reduce((n, p) => n + p.cpuUs * p.creates, 0)
+  const dbCpu = parts.reduce((n, p) => n + (p.dbCpuUs ?? 0) * p.creates, 0)
+  const delivered = parts.every((p) => p.delivered !== undefined) ? parts.reduce((n, p) => n + p.delivered!, 0) : undefined
+  return { rate: creates / seconds, p99Ms: median(parts.map((p) => p.p99Ms)), creates, cpuUs: cpu / creates, dbCpuUs: dbCpu / creates, ...(delivered === undefined ? {} : { delivered }) }
+}
+
+/** Slices of a round, in seconds: the variants take turns a second at a time, so the host's weather meets them alike. */
+const FEED_SLICE_SEC = 1
+
+/**
+ * The variants measured together, in turns: the judged pair, then the reader. PostgreSQL's 100 connections
+ * hold two pools of 32 beside the bench's own, not three.
+ */
+const FEED_GROUPS: ReadonlyArray<readonly FeedVariant[]> = [['off', 'on'], ['on + reader']]
+
 export async function runFeedWrites (options: FeedWritesOptions, progress: (line: string) => void = () => {}): Promise<FeedWritesResult> {
   const runs: Record<FeedVariant, FeedWritesRun[]> = { off: [], on: [], 'on + reader': [] }
+  const slices = Math.max(1, Math.round(options.durationSec / FEED_SLICE_SEC))
   for (let round = 0; round < options.rounds; round++) {
-    // Alternating order: each variant is first in some round.
-    const order = FEED_VARIANTS.map((_, i) => FEED_VARIANTS[(i + round) % FEED_VARIANTS.length]!)
-    for (const variant of order) {
-      const run = await runOnce(variant, options)
-      runs[variant].push(run)
-      progress(`round ${round + 1} ${variant}: ${run.rate.toFixed(0)} creates/s, p99 ${run.p99Ms.toFixed(1)} ms, ${run.cpuUs.toFixed(0)} µs CPU/create (database ${run.dbCpuUs?.toFixed(0) ?? '?'})${run.delivered === undefined ? '' : `, ${run.delivered} delivered`}`)
+    for (const group of FEED_GROUPS) {
+      // Each variant of the group on a database of its own, measured in turns of a second, the order rotating
+      // from slice to slice and round to round (each variant is first and last alike).
+      const sessions = new Map<FeedVariant, FeedSession>()
+      try {
+        for (const variant of group) sessions.set(variant, await openVariant(variant, options))
+        const parts = new Map<FeedVariant, FeedWritesRun[]>(group.map((v) => [v, []]))
+        for (let slice = 0; slice < slices; slice++) {
+          for (let i = 0; i < group.length; i++) {
+            const variant = group[(i + round + slice) % group.length]!
+            parts.get(variant)!.push(await sessions.get(variant)!.measure(options.durationSec / slices))
+          }
+        }
+        for (const variant of group) {
+          const measured = parts.get(variant)!
+          const run = combineRuns(measured, measured.reduce((n, p) => n + p.creates / p.rate, 0))
+          runs[variant].push(run)
+          progress(`round ${round + 1} ${variant}${slices > 1 ? ` (${slices} slices)` : ''}: ${run.rate.toFixed(0)} creates/s, p99 ${run.p99Ms.toFixed(1)} ms, ${run.cpuUs.toFixed(0)} µs CPU/create (database ${run.dbCpuUs?.toFixed(0) ?? '?'})${run.delivered === undefined ? '' : `, ${run.delivered} delivered`}`)
+        }
+      } finally {
+        for (const session of sessions.values()) await session.close()
+      }
     }
   }
   const med = Object.fromEntries(FEED_VARIANTS.map((v) => [v, median(runs[v].map((r) => r.rate))])) as Record<FeedVariant, number>

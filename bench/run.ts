@@ -168,18 +168,21 @@ const albumsCount = (n: number) => (s: number, body: string): string | undefined
 /** A REST row: rqs against the bare server, Fastify (nothing added, when asked; the hand-written service) and Express 5. */
 function restRow (id: string, title: string, request: LoadRequest, status: number, bareLabel: string, options: RestRowOptions = {}): RowSpec {
   const { goal, rqsCheck, nothingAdded = false } = options
-  // Against Fastify with nothing added, rqs runs in a process of its own that, like that baseline, has answered
-  // nothing but these rows' requests: the shared one has answered the bare server's captures (GraphQL among them)
-  // and the other rows' load, which leaves V8's inline caches in the code they share wider and slower.
-  const rqs = nothingAdded ? 'rqs-framework' : 'rqs'
+  // Against Fastify with nothing added, rqs and that baseline run in a fresh process each every round, which has
+  // answered nothing but this row's requests: the shared one has answered the bare server's captures (GraphQL among
+  // them) and the other rows' load, which leaves V8's inline caches in the code they share wider and slower, and
+  // one process is one draw of V8's (bench/README.md, "One process is one draw"): the spread shows the draws.
+  const warm = settings.quick ? 0 : settings.warmSec
   return {
     id,
     title,
-    servers: [rqs, 'bare', ...(nothingAdded ? ['fastify-bare'] : []), 'fastify', 'express'],
+    servers: [...(nothingAdded ? [] : ['rqs']), 'bare', 'fastify', 'express'],
     run: async (s) => await compare({ id, title, goal: goal === undefined ? undefined : { against: bareLabel, ...goal } }, [
-      httpContender('rqs (default config)', 'target', s[rqs]!, request, settings.connections, rqsCheck ?? statusIs(status)),
+      nothingAdded
+        ? freshHttpContender('rqs (default config)', 'target', async () => recipes['rqs-framework'] as ServerSpec, request, settings.connections, warm, rqsCheck ?? statusIs(status))
+        : httpContender('rqs (default config)', 'target', s.rqs!, request, settings.connections, rqsCheck ?? statusIs(status)),
       httpContender(bareLabel, 'baseline', s.bare!, request, settings.connections, statusIs(status)),
-      ...(nothingAdded ? [httpContender(FASTIFY_BARE, 'baseline', s['fastify-bare']!, request, settings.connections, statusIs(status))] : []),
+      ...(nothingAdded ? [freshHttpContender(FASTIFY_BARE, 'baseline', async () => recipes['fastify-bare'] as ServerSpec, request, settings.connections, warm, statusIs(status))] : []),
       httpContender(FASTIFY_SERVICE, 'baseline', s.fastify!, request, settings.connections, statusIs(status)),
       httpContender('express 5', 'baseline', s.express!, request, settings.connections, statusIs(status))
     ], settings)

@@ -12,6 +12,13 @@
  * least and greatest of its rounds' ratios. When that spread is wider than
  * the distance between the judged ratio and the target, the run cannot tell
  * met from not met, and says "undecided" (bench/README.md, "How it judges").
+ *
+ * The host's other work comes and goes over seconds, and it slows the CPU a
+ * request costs too (a shared core's caches): two contenders measured one
+ * after the other for 5 s each meet different weather. So a round of HTTP
+ * contenders is cut into slices of a second, interleaved — A B, B A, A B … —
+ * and each contender's slices are summed: both sides of a round's ratio meet
+ * the same weather.
  */
 import { load, type LoadOptions, type LoadRequest, type LoadResult } from './load.js'
 import { startServer, type RunningServer, type ServerSpec } from './procs.js'
@@ -34,9 +41,23 @@ export interface Contender {
   measure: (opts: LoadOptions) => Promise<LoadResult>
   /** Fails unless the contender answers as it must (run once before measuring). */
   check?: () => Promise<void>
-  /** Warms itself in each run (a fresh process each round): the row's warm-up skips it. */
-  warmsItself?: boolean
+  /**
+   * A fresh process each round: opens it (started, checked, warmed) for the round's runs, which go to
+   * the session's `measure`. The row's warm-up skips such a contender.
+   */
+  open?: () => Promise<Session>
+  /** Its runs may be cut into slices of about a second, interleaved with the other contenders' (a run of the generator). */
+  sliceable?: boolean
 }
+
+/** A contender's process for one round. */
+export interface Session {
+  measure: (opts: LoadOptions) => Promise<LoadResult>
+  close: () => Promise<void>
+}
+
+/** A slice of a round, in seconds: the shortest run the generator takes (wrk counts whole seconds). */
+export const SLICE_SEC = 1
 
 export interface Line {
   label: string
@@ -102,6 +123,7 @@ export function httpContender (label: string, role: Contender['role'], server: R
   return {
     label,
     role,
+    sliceable: true,
     measure: async (opts) => await load(server.origin, request, { ...opts, connections }, server.pid),
     check: async () => {
       const res = await fetch(`${server.origin}${request.path}`, { method: request.method, body: request.body, headers: request.headers })
@@ -121,19 +143,28 @@ export function httpContender (label: string, role: Contender['role'], server: R
  * processes, not over the rounds of one.
  */
 export function freshHttpContender (label: string, role: Contender['role'], spec: () => Promise<ServerSpec>, request: LoadRequest, connections: number, warmSec: number, check?: AnswerCheck): Contender {
+  const open = async (): Promise<Session> => {
+    const server = await startServer(await spec())
+    try {
+      await httpContender(label, role, server, request, connections, check).check!()
+      if (warmSec > 0) await load(server.origin, request, { connections, durationSec: warmSec }, server.pid)
+    } catch (err) {
+      await server.stop()
+      throw err
+    }
+    return {
+      measure: async (opts) => await load(server.origin, request, { ...opts, connections }, server.pid),
+      close: async () => { await server.stop() }
+    }
+  }
   return {
     label,
     role,
-    warmsItself: true,
+    sliceable: true,
+    open,
     measure: async (opts) => {
-      const server = await startServer(await spec())
-      try {
-        await httpContender(label, role, server, request, connections, check).check!()
-        if (warmSec > 0) await load(server.origin, request, { connections, durationSec: warmSec }, server.pid)
-        return await load(server.origin, request, { ...opts, connections }, server.pid)
-      } finally {
-        await server.stop()
-      }
+      const session = await open()
+      try { return await session.measure(opts) } finally { await session.close() }
     }
   }
 }
@@ -142,15 +173,29 @@ export async function compare (row: { id: string, title: string, goal?: Goal }, 
   const runs = new Map<string, LoadResult[]>(contenders.map((c) => [c.label, []]))
   for (const c of contenders) await c.check?.()
   if (!settings.quick) {
-    for (const c of contenders) if (c.warmsItself !== true) await c.measure({ connections: settings.connections, durationSec: settings.warmSec })
+    for (const c of contenders) if (c.open === undefined) await c.measure({ connections: settings.connections, durationSec: settings.warmSec })
   }
+  const slices = !settings.quick && contenders.every((c) => c.sliceable === true) ? Math.max(1, Math.round(settings.durationSec / SLICE_SEC)) : 1
   for (let round = 0; round < settings.rounds; round++) {
-    for (let i = 0; i < contenders.length; i++) {
-      const c = contenders[(i + round) % contenders.length]!
-      const r = await c.measure({ connections: settings.connections, durationSec: settings.durationSec, maxRequests: settings.maxRequests })
-      runs.get(c.label)!.push(r)
-      process.stderr.write(`  ${row.title} · ${c.label} · round ${round + 1}: ${Math.round(r.rps)} req/s, p99 ${r.p99Ms.toFixed(2)} ms` +
-        `${r.serverCpu === undefined ? '' : `, server CPU ${Math.round(r.serverCpu * 100)}% (${r.cpuUsPerRequest?.toFixed(1) ?? '–'} µs a request)`}${r.generatorCpu === undefined ? '' : `, generator CPU ${Math.round(r.generatorCpu * 100)}%`}\n`)
+    const sessions: Session[] = []
+    try {
+      for (const c of contenders) sessions.push(c.open === undefined ? { measure: c.measure, close: async () => {} } : await c.open())
+      const parts = contenders.map((): LoadResult[] => [])
+      // Slice s of round r starts with contender r + s: each contender is first, middle and last alike.
+      for (let slice = 0; slice < slices; slice++) {
+        for (let i = 0; i < contenders.length; i++) {
+          const k = (i + round + slice) % contenders.length
+          parts[k]!.push(await sessions[k]!.measure({ connections: settings.connections, durationSec: settings.durationSec / slices, maxRequests: settings.maxRequests }))
+        }
+      }
+      contenders.forEach((c, k) => {
+        const r = combineSlices(parts[k]!)
+        runs.get(c.label)!.push(r)
+        process.stderr.write(`  ${row.title} · ${c.label} · round ${round + 1}${slices > 1 ? ` (${slices} slices)` : ''}: ${Math.round(r.rps)} req/s, p99 ${r.p99Ms.toFixed(2)} ms` +
+          `${r.serverCpu === undefined ? '' : `, server CPU ${Math.round(r.serverCpu * 100)}% (${r.cpuUsPerRequest?.toFixed(1) ?? '–'} µs a request)`}${r.generatorCpu === undefined ? '' : `, generator CPU ${Math.round(r.generatorCpu * 100)}%`}\n`)
+      })
+    } finally {
+      for (const s of sessions) await s.close()
     }
   }
   const lines: Line[] = contenders.map((c) => {
@@ -172,6 +217,32 @@ export async function compare (row: { id: string, title: string, goal?: Goal }, 
     }
   })
   return judge(row, lines)
+}
+
+/**
+ * One round of a contender from its slices: requests, time, errors and CPU summed (CPU per request is
+ * the slices' CPU over their requests), the latencies and the generator's share as the slices' median
+ * (a slice's p99 is of its own requests; the round's cannot be had from them).
+ */
+export function combineSlices (parts: readonly LoadResult[]): LoadResult {
+  if (parts.length === 1) return parts[0]!
+  const requests = parts.reduce((n, p) => n + p.requests, 0)
+  const seconds = parts.reduce((n, p) => n + p.seconds, 0)
+  const cpuKnown = parts.every((p) => p.cpuUsPerRequest !== undefined)
+  const cpuSeconds = cpuKnown ? parts.reduce((n, p) => n + p.cpuUsPerRequest! * p.requests / 1e6, 0) : Number.NaN
+  const shares = parts.every((p) => p.serverCpu !== undefined) ? parts.reduce((n, p) => n + p.serverCpu! * p.seconds, 0) / seconds : undefined
+  const generator = parts.map((p) => p.generatorCpu).filter((v): v is number => v !== undefined)
+  return {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50Ms: median(parts.map((p) => p.p50Ms)),
+    p99Ms: median(parts.map((p) => p.p99Ms)),
+    errors: parts.reduce((n, p) => n + p.errors, 0),
+    serverCpu: shares,
+    cpuUsPerRequest: cpuKnown && requests > 0 ? cpuSeconds * 1e6 / requests : undefined,
+    generatorCpu: generator.length > 0 ? median(generator) : undefined
+  }
 }
 
 /** Ratios, spreads and the verdict of a row from its lines (each with its rounds in the same order). */

@@ -20,6 +20,7 @@
  */
 import { compare, httpContender, type Contender, type Line, type RowResult, type Verdict } from '../lib/compare.js'
 import { declaredSpec, type StoreKind } from '../lib/declared.js'
+import type { LoadResult } from '../lib/load.js'
 import { postJson } from '../lib/loops.js'
 import { cpuSeconds } from '../lib/procs.js'
 import { startReceiver, type Receiver } from '../lib/receiver.js'
@@ -102,8 +103,8 @@ export function webhookRows (ctx: RowContext): RowModule {
 
 /**
  * A load run on the server with the webhook while the receiver holds its
- * answers: the run's CPU is its writes'. It starts once the previous run's
- * deliveries are in; they are delivered after it, uncounted.
+ * answers: the run's CPU is its writes'. The run's deliveries follow it,
+ * uncounted, and are in before it returns.
  */
 function heldContender (inner: Contender, receiver: Receiver, written: { count: number }): Contender {
   return {
@@ -112,11 +113,14 @@ function heldContender (inner: Contender, receiver: Receiver, written: { count: 
       await receiver.waitFor(written.count, DRAIN_TIMEOUT_MS)
       written.count = Math.max(written.count, receiver.count())
       receiver.hold()
+      let r: LoadResult
       try {
-        const r = await inner.measure(opts)
-        written.count += r.requests - r.errors
-        return r
+        r = await inner.measure(opts)
       } finally { receiver.release() }
+      written.count += r.requests - r.errors
+      // Delivered before the next run (a slice of the other server, measured interleaved with this one's) starts.
+      await receiver.waitFor(written.count, DRAIN_TIMEOUT_MS)
+      return r
     }
   }
 }
