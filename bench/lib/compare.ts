@@ -135,12 +135,12 @@ export function httpContender (label: string, role: Contender['role'], server: R
 }
 
 /**
- * Like httpContender, but each run starts a server of its own from `spec` (checked, then warmed for
- * `warmSec`, measured, stopped). V8's optimised code, and with it the CPU a request costs, is decided
- * early in a process's life by what it happened to run first: two processes of the same server may
- * differ by a quarter for as long as they live (bench/README.md, "One process is one draw"). A
- * contender run in one process per round makes the rounds' spread show that, and the median is over
- * processes, not over the rounds of one.
+ * Like httpContender, but each round opens a server of its own from `spec` (started, checked, warmed
+ * for `warmSec`), measures it in that round's slices and stops it. What a request costs a process is
+ * settled early in its life and kept: two processes of the same server may differ by a quarter for as
+ * long as they live (bench/README.md, "One process is one draw"). A contender run in one process per
+ * round makes the rounds' spread show that, and the median is over processes, not over the rounds of
+ * one. `measure` alone (outside compare) opens, measures once and stops.
  */
 export function freshHttpContender (label: string, role: Contender['role'], spec: () => Promise<ServerSpec>, request: LoadRequest, connections: number, warmSec: number, check?: AnswerCheck): Contender {
   const open = async (): Promise<Session> => {
