@@ -91,8 +91,12 @@ export function webhookRows (ctx: RowContext): RowModule {
         const throughputs: Throughput[] = []
         const latencies: Latency[] = []
         for (let round = 0; round < (quick ? 1 : settings.rounds); round++) {
-          throughputs.push(await backlogDelivery(`${on.origin}/items`, on.pid, receiver, quick ? 200 : 10_000))
-          latencies.push(await changeToDelivery(`${on.origin}/items`, receiver, quick ? 100 : Math.round(WRITE_RATE * settings.durationSec)))
+          const throughput = await backlogDelivery(`${on.origin}/items`, on.pid, receiver, quick ? 200 : 10_000)
+          const latency = await changeToDelivery(`${on.origin}/items`, receiver, quick ? 100 : Math.round(WRITE_RATE * settings.durationSec))
+          throughputs.push(throughput)
+          latencies.push(latency)
+          process.stderr.write(`  ${title} · delivery · round ${round + 1}: backlog ${Math.round(throughput.eventsPerSecond)} events/s; ` +
+            `paced ${Math.round(latency.writesPerSecond)} writes/s, change → delivery p50 ${latency.p50Ms.toFixed(0)} ms, p99 ${latency.p99Ms.toFixed(0)} ms, max ${latency.maxMs.toFixed(0)} ms\n`)
         }
         return webhookResult(cost, medianRound(throughputs, (t) => t.eventsPerSecond), medianRound(latencies, (l) => l.p99Ms))
       }
