@@ -60,6 +60,8 @@ export interface FeedWritesOptions {
 
 export interface FeedWritesRun {
   rate: number
+  /** How long the writers ran. */
+  seconds: number
   p99Ms: number
   creates: number
   /** CPU per create (µs): this process (or the servers) plus the database's backends. */
@@ -149,7 +151,7 @@ async function openVariant (variant: FeedVariant, options: FeedWritesOptions): P
         const self = process.cpuUsage(selfBefore)
         const dbCpu = cpuSpent(backendsBefore, cpuOf(backends))
         const cpu = (self.user + self.system) / 1e6 + dbCpu
-        const run: FeedWritesRun = { rate: latencies.length / seconds, p99Ms: percentile(latencies, 99), creates: latencies.length, cpuUs: cpu / latencies.length * 1e6, dbCpuUs: dbCpu / latencies.length * 1e6 }
+        const run: FeedWritesRun = { rate: latencies.length / seconds, seconds, p99Ms: percentile(latencies, 99), creates: latencies.length, cpuUs: cpu / latencies.length * 1e6, dbCpuUs: dbCpu / latencies.length * 1e6 }
         written += latencies.length
         if (subscription !== undefined) {
           // Every change delivered once, in order, before the next slice (of another variant) is measured.
@@ -176,12 +178,13 @@ async function openVariant (variant: FeedVariant, options: FeedWritesOptions): P
 }
 
 /** A run from its slices: creates and CPU summed, the rate over their time, the slices' median p99. */
-function combineRuns (parts: readonly FeedWritesRun[], seconds: number): FeedWritesRun {
+function combineRuns (parts: readonly FeedWritesRun[]): FeedWritesRun {
+  const seconds = parts.reduce((n, p) => n + p.seconds, 0)
   const creates = parts.reduce((n, p) => n + p.creates, 0)
   const cpu = parts.reduce((n, p) => n + p.cpuUs * p.creates, 0)
   const dbCpu = parts.reduce((n, p) => n + (p.dbCpuUs ?? 0) * p.creates, 0)
   const delivered = parts.every((p) => p.delivered !== undefined) ? parts.reduce((n, p) => n + p.delivered!, 0) : undefined
-  return { rate: creates / seconds, p99Ms: median(parts.map((p) => p.p99Ms)), creates, cpuUs: cpu / creates, dbCpuUs: dbCpu / creates, ...(delivered === undefined ? {} : { delivered }) }
+  return { rate: creates / seconds, seconds, p99Ms: median(parts.map((p) => p.p99Ms)), creates, cpuUs: cpu / creates, dbCpuUs: dbCpu / creates, ...(delivered === undefined ? {} : { delivered }) }
 }
 
 /** Slices of a round, in seconds: the variants take turns a second at a time, so the host's weather meets them alike. */
@@ -212,7 +215,7 @@ export async function runFeedWrites (options: FeedWritesOptions, progress: (line
         }
         for (const variant of group) {
           const measured = parts.get(variant)!
-          const run = combineRuns(measured, measured.reduce((n, p) => n + p.creates / p.rate, 0))
+          const run = combineRuns(measured)
           runs[variant].push(run)
           progress(`round ${round + 1} ${variant}${slices > 1 ? ` (${slices} slices)` : ''}: ${run.rate.toFixed(0)} creates/s, p99 ${run.p99Ms.toFixed(1)} ms, ${run.cpuUs.toFixed(0)} µs CPU/create (database ${run.dbCpuUs?.toFixed(0) ?? '?'})${run.delivered === undefined ? '' : `, ${run.delivered} delivered`}`)
         }
