@@ -22,7 +22,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/feed-writes.ts
  *   … --writers 32 --pool 32 --duration 5 --rounds 3
  *
- * With --http (needs dist/: npx tsc -p tsconfig.build.json) it measures, after
+ * With --http (needs dist/: npm run build) it measures, after
  * the store-API row, two rqs instances (servers/rqs.mjs, default config, pool
  * 10 each) on one database, both pinned to the server core, each loaded by its
  * own wrk (POST /addresses, 16 connections, on the load core) at once: the

@@ -16,7 +16,6 @@
  * Chrome DevTools or speedscope for flame graphs), summaries to <scenario>.md
  * and, all together, to stdout.
  */
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +23,8 @@ import { parseArgs } from 'node:util'
 import { formatBeyond, formatSummary, summarise, type Probe, type ProfileSummary } from './lib/cpuprofile.js'
 import { load, type LoadRequest } from './lib/load.js'
 import { freshDatabase } from './lib/postgres.js'
-import { BENCH_DIR, ROOT, killAll, onInterrupt, startServer } from './lib/procs.js'
+import { buildDist } from './lib/build.js'
+import { BENCH_DIR, killAll, onInterrupt, startServer } from './lib/procs.js'
 import { R, rqsSpec } from './lib/requests.js'
 
 const { values: flags } = parseArgs({
@@ -125,7 +125,7 @@ const only = flags.only?.split(',') ?? Object.keys(SCENARIOS)
 const duration = Number(flags.duration)
 const dir = join(BENCH_DIR, 'results', 'profiles')
 mkdirSync(dir, { recursive: true })
-if (flags['no-build'] !== true && flags.summarise !== true) execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
+if (flags['no-build'] !== true && flags.summarise !== true) await buildDist()
 
 /** The BENCH_STORE for a scenario and how to remove what it made; undefined for PostgreSQL without DATABASE_URL. */
 async function storeFor (kind: StoreKind): Promise<{ env: Record<string, string>, drop: () => Promise<void> } | undefined> {

@@ -18,7 +18,7 @@
  * bench creates and drops its own beside it) and pgbench.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -31,7 +31,7 @@ import { LOAD_CPU, PINNING, ROOT, SERVER_CPU, disablePinning, killAll, onInterru
 import { formatTable, writeResults } from './lib/report.js'
 import { ratioChart } from './lib/chart.js'
 import { measureStartup } from './lib/startup.js'
-import { bundle, warmStart } from '../scripts/bundle.js'
+import { buildDist, warnIfUnbundled } from './lib/build.js'
 import { MAX_COLLECTIONS, MAX_COLUMNS } from '../src/services/collections/limits.js'
 import type { BareRoute } from './servers/node-http.js'
 import { R, rqsSpec } from './lib/requests.js'
@@ -133,6 +133,7 @@ const recipes: Record<string, ServerRecipe> = {
     ])
   },
   'fastify-bare': { label: 'fastify-bare', script: 'fastify-bare.ts' },
+  'fastify-bare-headers': { label: 'fastify-bare-headers', script: 'fastify-bare.ts', env: { BENCH_RQS_HEADERS: '1' } },
   fastify: { label: 'fastify', script: 'fastify.ts' },
   express: { label: 'express', script: 'express.ts' },
   apollo: { label: 'apollo', script: 'apollo.ts' },
@@ -182,7 +183,13 @@ function restRow (id: string, title: string, request: LoadRequest, status: numbe
         ? freshHttpContender('rqs (default config)', 'target', async () => recipes['rqs-framework'] as ServerSpec, request, settings.connections, warm, rqsCheck ?? statusIs(status))
         : httpContender('rqs (default config)', 'target', s.rqs!, request, settings.connections, rqsCheck ?? statusIs(status)),
       httpContender(bareLabel, 'baseline', s.bare!, request, settings.connections, statusIs(status)),
-      ...(nothingAdded ? [freshHttpContender(FASTIFY_BARE, 'baseline', async () => recipes['fastify-bare'] as ServerSpec, request, settings.connections, warm, statusIs(status))] : []),
+      ...(nothingAdded
+        ? [
+            freshHttpContender(FASTIFY_BARE, 'baseline', async () => recipes['fastify-bare'] as ServerSpec, request, settings.connections, warm, statusIs(status)),
+            // What rqs's default response headers alone cost the framework: the part of the gap to the line above that is Node's.
+            freshHttpContender(FASTIFY_BARE_HEADERS, 'baseline', async () => recipes['fastify-bare-headers'] as ServerSpec, request, settings.connections, warm, hasRqsHeaders(status))
+          ]
+        : []),
       httpContender(FASTIFY_SERVICE, 'baseline', s.fastify!, request, settings.connections, statusIs(status)),
       httpContender('express 5', 'baseline', s.express!, request, settings.connections, statusIs(status))
     ], settings)
@@ -200,6 +207,13 @@ interface RestRowOptions {
 
 /** Fastify 5 with one route per request and nothing else (servers/fastify-bare.ts). */
 const FASTIFY_BARE = 'fastify, nothing added'
+/** The same with rqs's four default response headers besides Fastify's (servers/fastify-bare.ts, BENCH_RQS_HEADERS). */
+const FASTIFY_BARE_HEADERS = 'fastify, nothing added + rqs\'s headers'
+/** The status, and the headers rqs sends by default present: the line measures what it says it does. */
+const hasRqsHeaders = (status: number): AnswerCheck => (s, _body, headers) => {
+  if (s !== status) return `status ${s}, expected ${status}`
+  return ['x-request-id', 'x-content-type-options', 'x-frame-options', 'vary'].every((h) => headers.get(h) !== null) ? undefined : 'not every header of rqs'
+}
 /** Fastify 5 as a hand-written service (servers/fastify.ts); the row was "fastify alone" until issue 20. */
 const FASTIFY_SERVICE = 'fastify, hand-written service'
 
@@ -454,18 +468,9 @@ const selected = flags.only === undefined ? ROWS : [...new Set(flags.only.split(
 
 if (quick) disablePinning()
 pinSelfToLoadCore()
-if (flags['no-build'] !== true) {
-  // rqs runs from dist/ as `npm start` does: compile it from src/ first, so the figures are of this tree.
-  process.stderr.write('compiling src/ to dist/ (tsc -p tsconfig.build.json; --no-build skips this)\n')
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
-  // ...and bundle the executable as `npm run build` does (dist/bin.js starts the bundle, scripts/bundle.ts),
-  // with the code cache its build-time start writes, so no measured start is the one writing it.
-  await bundle()
-  await warmStart()
-} else if (existsSync(join(ROOT, 'dist/bin.js')) && !readFileSync(join(ROOT, 'dist/bin.js'), 'utf8').includes('./bundle/')) {
-  // tsc alone writes an unbundled dist/bin.js: it runs, but the `start` row would not measure what npm start runs.
-  process.stderr.write('note: dist/bin.js is not the bundled executable (tsc alone wrote it): run `npm run build:bundle` for the start row\n')
-}
+// rqs runs from dist/ as `npm start` does: built from src/ first, so the figures are of this tree.
+if (flags['no-build'] !== true) await buildDist()
+else warnIfUnbundled()
 const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim() } catch { return 'unknown' } })()
 const meta = {
   date: new Date().toISOString(),

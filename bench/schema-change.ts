@@ -9,7 +9,7 @@
  * failed writes, and how long the change took. The database is dropped at
  * the end.
  *
- *   npx tsc -p tsconfig.build.json && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/schema-change.ts
+ *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/schema-change.ts
  *   … --records 20000 --rate 500 --warmup 3        (a quick run)
  */
 import { spawn, type ChildProcess } from 'node:child_process'

@@ -1,7 +1,7 @@
 /**
  * SQLite under many writers (issue 20): `POST /students` on the SQLite store
  * at 200 connections. The rqs server (bench/servers/rqs.mjs, the compiled
- * dist/ — run `npx tsc -p tsconfig.build.json` first) runs on CPU 0 with a
+ * dist/ — run `npm run build` first) runs on CPU 0 with a
  * fresh database file per round; the load runs on CPU 1. Prints, per round
  * and as medians: requests/s, p50, p99 and max latency, errors.
  *

@@ -7,7 +7,7 @@
  * the server listens; /healthz is asked every 20 ms meanwhile and the
  * slowest answer reported. Then the second query, the SDL, and the first
  * query after the collections changed are measured the same way.
- * In-process, from dist/ (npx tsc -p tsconfig.build.json first) or, with
+ * In-process, from dist/ (npm run build first) or, with
  * --src, from the sources (tsx then transforms each module it loads).
  *
  *   npx tsx scripts/graphql-at-limits.ts [collections] [string fields] [--src]
