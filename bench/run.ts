@@ -36,7 +36,7 @@ import { MAX_COLLECTIONS, MAX_COLUMNS } from '../src/services/collections/limits
 import type { BareRoute } from './servers/node-http.js'
 import { R, rqsSpec } from './lib/requests.js'
 import type { LoadRequest } from './lib/load.js'
-import { STUDENT_BODY, STUDENT_INPUT } from './servers/shared.js'
+import { RQS_HEADERS, STUDENT_BODY, STUDENT_INPUT } from './servers/shared.js'
 import { fold } from '../src/domain/case-fold.js'
 import { FEED_WRITES_ROW, feedWritesRow, runFeedWrites } from './feed-writes.js'
 import { noDatabase, statusIs, type RowContext, type RowSpec } from './lib/row.js'
@@ -212,7 +212,7 @@ const FASTIFY_BARE_HEADERS = 'fastify, nothing added + rqs\'s headers'
 /** The status, and the headers rqs sends by default present: the line measures what it says it does. */
 const hasRqsHeaders = (status: number): AnswerCheck => (s, _body, headers) => {
   if (s !== status) return `status ${s}, expected ${status}`
-  return ['x-request-id', 'x-content-type-options', 'x-frame-options', 'vary'].every((h) => headers.get(h) !== null) ? undefined : 'not every header of rqs'
+  return ['x-request-id', ...Object.keys(RQS_HEADERS)].every((h) => headers.get(h) !== null) ? undefined : 'not every header of rqs'
 }
 /** Fastify 5 as a hand-written service (servers/fastify.ts); the row was "fastify alone" until issue 20. */
 const FASTIFY_SERVICE = 'fastify, hand-written service'

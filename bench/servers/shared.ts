@@ -11,6 +11,14 @@ export const STUDENT_INPUT = { firstName: 'Ada', lastName: 'Lovelace', age: 36 }
 export const STUDENT = { id: 0, ...STUDENT_INPUT }
 export const STUDENT_BODY = JSON.stringify({ isSuccessful: true, body: STUDENT })
 
+/**
+ * The headers rqs sends by default besides Fastify's own and its request id
+ * (X-Request-Id): the protective pair and the negotiation's Vary. The GET and
+ * POST rows' "Fastify, nothing added + rqs's headers" sends these and a request
+ * id (fastify-bare.ts), and checks they came back (bench/run.ts).
+ */
+export const RQS_HEADERS = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', vary: 'Accept' } as const
+
 /** The address every server holds under id 1, and the bodies its writes send. */
 export const ADDRESS_INPUT = { name: 'Ada Lovelace', city: 'London', postalCode: 'W1' }
 export const ADDRESS = { id: 1, ...ADDRESS_INPUT }
